@@ -1,0 +1,114 @@
+/* sm_kern.h: the CPU kernels (modified GEMMs, vector sums, finalize). Plain
+ * C: no runtime header in here. Every optimized kernel has a _ref twin.
+ *
+ * Layouts. A tile of vectors is vector-major: vector v's field q is at
+ * X[v * ldx + q] (czekanowski, elements) or 2-bit code q of row X + v * ldx
+ * (ccc, 64-bit words, 32 fields per word, bits past nf are zero). Results of
+ * a 2-way block are row-major: pair (i, j) at C[i * ldc + j]. */
+#ifndef SM_KERN_H
+#define SM_KERN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- Czekanowski 2-way mGEMM: C[i,j] = sum_{q<k} min(A[i,q], B[j,q]) */
+void sm_kern_czek2_ref_d(size_t m, size_t n, size_t k, const double *A, size_t lda,
+                         const double *B, size_t ldb, double *C, size_t ldc);
+void sm_kern_czek2_ref_s(size_t m, size_t n, size_t k, const float *A, size_t lda,
+                         const float *B, size_t ldb, float *C, size_t ldc);
+/* Cache-blocked, register-tiled portable kernel (vectorized by the compiler
+ * for the widest ISA found at run time). */
+void sm_kern_czek2_blocked_d(size_t m, size_t n, size_t k, const double *A,
+                             size_t lda, const double *B, size_t ldb, double *C,
+                             size_t ldc);
+void sm_kern_czek2_blocked_s(size_t m, size_t n, size_t k, const float *A,
+                             size_t lda, const float *B, size_t ldb, float *C,
+                             size_t ldc);
+
+/* ---- vector sums: s[v] = sum_q X[v,q] (czekanowski) */
+void sm_kern_sums_czek_d(size_t nv, size_t k, const double *X, size_t ldx, double *s);
+void sm_kern_sums_czek_s(size_t nv, size_t k, const float *X, size_t ldx, float *s);
+
+/* ---- CCC. Moments of a pair (sm_formulas.h, sm_ccc2_tally):
+ * dense: 1 moment per pair, sum r_i r_j (code 10 counts as 1 copy);
+ * sparse: 4 per pair {rr, rm, mr, mm} (missing entries have r = 0, m = 0).
+ * C[(i * ldc + j) * nmom + x], nmom = SM_CCC2_NMOM(sparse). */
+#define SM_CCC2_NMOM(sparse) ((sparse) ? 4 : 1)
+void sm_kern_ccc2_ref(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
+                      const uint64_t *B, size_t ldb, int sparse, uint32_t *C,
+                      size_t ldc);
+/* Bit-plane AND + popcount kernel on packed planes (64 fields per word). */
+void sm_kern_ccc2_popc(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
+                       const uint64_t *B, size_t ldb, int sparse, uint32_t *C,
+                       size_t ldc);
+
+/* Per-vector CCC sums: s[2v] = allele-1 count (sum of r over counted
+ * entries), s[2v+1] = counted entries (dense: nf; sparse: present calls). */
+void sm_kern_sums_ccc(size_t nv, size_t nf, const uint64_t *X, size_t ldx,
+                      int sparse, uint32_t *s);
+
+/* ---- results */
+/* One result record: vector indices (global, ascending; idx[2] unused in
+ * 2-way), the table entry for CCC (a*2+b, 3-way a*4+b*2+c; 0 for czek) and
+ * the value. */
+typedef struct sm_rec {
+  uint32_t idx[3];
+  uint32_t entry;
+  double value;
+} sm_rec_t;
+
+/* Order-independent checksum accumulator (SPEC 5): sum of the fixed-point
+ * values (128 bits), sum of value x index-hash (mod 2^64), and the count. */
+typedef struct sm_cksum {
+  uint64_t sum_lo, sum_hi;
+  uint64_t hash;
+  uint64_t count;
+} sm_cksum_t;
+
+/* Fixed-point scale of the checksum: 2^-40 resolution. */
+#define SM_CKSUM_SCALE 1099511627776.0
+
+void sm_cksum_add(sm_cksum_t *c, const uint32_t idx[3], int way, uint32_t entry,
+                  double value);
+void sm_cksum_merge(sm_cksum_t *into, const sm_cksum_t *from);
+
+/* Header of a block's record buffer; the records follow it. */
+typedef struct sm_recbuf {
+  uint64_t count;     /* records written below */
+  uint64_t nvalues;   /* values computed (before threshold) */
+  sm_cksum_t cksum;   /* over every computed value */
+  uint64_t pad;
+  sm_rec_t rec[];
+} sm_recbuf_t;
+
+/* What a 2-way finalize needs to know about its block. */
+typedef struct sm_fin2_args {
+  int metric;        /* 0 czekanowski, 1 ccc */
+  int single;        /* czekanowski: numerators and sums are float */
+  int sparse;        /* ccc: sparse method */
+  int diag;          /* diagonal block: only i < j */
+  uint32_t i0, j0;   /* global index of the block's first row / column */
+  uint32_t m, n;     /* block size */
+  uint64_t nf;       /* fields (dense CCC normalization) */
+  double ccc_mult, ccc_param;
+  int keep_all;      /* write every value (threshold applied later) */
+  double threshold;  /* keep values > threshold; < 0 keeps everything */
+  int thr_f32;       /* compare the float32-rounded value (float outputs) */
+  int emit;          /* 0: checksum only, no records (output none) */
+} sm_fin2_args_t;
+
+/* Form the metric values of a block from its numerators (czek: double or
+ * float matrix; ccc: moments) and the row/column sums; write the records
+ * (row-major pair order, CCC entries 0..3) and the checksum into out.
+ * Returns the number of records. */
+uint64_t sm_kern_finalize2(const sm_fin2_args_t *a, const void *num, size_t ldnum,
+                           const void *sums_i, const void *sums_j,
+                           sm_recbuf_t *out);
+
+/* Largest number of records a 2-way block can produce. */
+static inline uint64_t sm_fin2_max_records(const sm_fin2_args_t *a)
+{
+  return (uint64_t)a->m * a->n * (a->metric == 1 ? 4u : 1u);
+}
+
+#endif

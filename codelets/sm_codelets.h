@@ -1,0 +1,56 @@
+/* sm_codelets.h: the task-insertion interface of starmet's codelets. The
+ * task-graph layer (src/) calls these and never sees a codelet or a kernel.
+ * One family per file in codelets/: codelet + CPU/CUDA adapters + insert
+ * function + performance model. */
+#ifndef SM_CODELETS_H
+#define SM_CODELETS_H
+
+#include <starpu.h>
+#include <stdint.h>
+
+#include "sm_kern.h"
+
+/* Kernel implementations a codelet can run on CPU workers. */
+typedef enum sm_kernel {
+  SM_KERNEL_AUTO = 0, /* the fastest available */
+  SM_KERNEL_REF,      /* the plain reference twins */
+  SM_KERNEL_BLOCKED,  /* portable cache-blocked C (czek) / popcount (ccc) */
+} sm_kernel_t;
+
+/** Set up the codelets: MPI insertion when use_mpi, and the CPU kernel. */
+void sm_codelets_init(int use_mpi, sm_kernel_t kernel);
+
+/** Name of the CPU kernel a family runs ("czek2_d", "czek2_s", "ccc2",
+ * "ccc2_sparse"). */
+const char *sm_codelets_kernel_name(const char *family);
+
+/* Numerator of a 2-way block: C = A^T (x) B.
+ * A, B: tiles (matrix handles, nx = ld elements/words, ny = vectors);
+ * C: matrix nx = n, ny = m (czek: float/double; ccc: moments, elemsize
+ * 4 * SM_CCC2_NMOM). nf: fields in the tiles. */
+int sm_task_czek2(starpu_data_handle_t A, starpu_data_handle_t B,
+                  starpu_data_handle_t C, int single, size_t nf, int prio);
+int sm_task_ccc2(starpu_data_handle_t A, starpu_data_handle_t B,
+                 starpu_data_handle_t C, int sparse, size_t nf, int prio);
+
+/* Denominators: per-vector sums of a tile into S (vector handle; czek:
+ * float/double per vector; ccc: 2 x uint32 per vector). */
+int sm_task_sums_czek(starpu_data_handle_t X, starpu_data_handle_t S, int single,
+                      size_t nf, int prio);
+int sm_task_sums_ccc(starpu_data_handle_t X, starpu_data_handle_t S, int sparse,
+                     size_t nf, int prio);
+
+/* Finalize a 2-way block: metrics from numerators and sums into the record
+ * buffer R (variable handle holding an sm_recbuf_t). */
+int sm_task_finalize2(starpu_data_handle_t num, starpu_data_handle_t si,
+                      starpu_data_handle_t sj, starpu_data_handle_t R,
+                      const sm_fin2_args_t *args, int prio);
+
+/* Hand a block's records to the output: calls sink(ctx, recbuf, block) on a
+ * CPU worker. token (a variable handle, RW) serializes the output tasks in
+ * submission order, so files are written in a deterministic order. */
+typedef int (*sm_sink_fn)(void *ctx, const sm_recbuf_t *rb, uint64_t block);
+int sm_task_output(starpu_data_handle_t R, starpu_data_handle_t token,
+                   sm_sink_fn sink, void *ctx, uint64_t block, int prio);
+
+#endif

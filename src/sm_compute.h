@@ -1,0 +1,20 @@
+/* sm_compute.h: the two commands, `starmet compute` and `starmet synth`,
+ * from parsed options to files and summaries. */
+#ifndef SM_COMPUTE_H
+#define SM_COMPUTE_H
+
+#include "sm_options.h"
+
+/** Run a computation; returns an sm_err_t (SM_OK on success). command is
+ * the whole command line, for the summary. */
+int sm_compute_main(const sm_options_t *o, const char *command);
+
+/** Write a synthetic problem to o->output in the format of
+ * o->input_format (tsv, npy, raw, plink). */
+int sm_synth_main(const sm_options_t *o);
+
+/** Write a vector set as an input file (the inverse of the readers). */
+sm_err_t sm_vectors_write(const sm_vectors_t *v, sm_input_format_t fmt,
+                          const char *path) SM_MUST_CHECK;
+
+#endif

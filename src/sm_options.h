@@ -1,0 +1,55 @@
+/* sm_options.h: the options of `starmet compute` and `starmet synth`,
+ * parsed and validated before anything runs. */
+#ifndef SM_OPTIONS_H
+#define SM_OPTIONS_H
+
+#include <stdio.h>
+
+#include "sm_codelets.h"
+#include "sm_output.h"
+#include "sm_read.h"
+#include "sm_synth.h"
+
+typedef enum sm_method {
+  SM_METHOD_TASKS = 0, /* the StarPU task graph (default) */
+  SM_METHOD_REF,       /* the reference implementation */
+} sm_method_t;
+
+typedef struct sm_options {
+  /* what */
+  sm_metric_t metric;
+  int num_way;            /* 2 or 3 */
+  int single;             /* czekanowski --precision single */
+  int sparse;             /* ccc: -1 auto (sparse when missing calls), 0, 1 */
+  double ccc_param, ccc_mult;
+  sm_method_t method;
+  sm_kernel_t kernel;
+  /* input */
+  const char *input;      /* path, or PLINK prefix with --bfile */
+  sm_input_format_t input_format;
+  int transpose;
+  size_t num_vector, num_field, raw_elem_size;
+  sm_synth_t synth;       /* kind SM_SYNTH_NONE when reading a file */
+  /* output */
+  const char *output;     /* prefix, or NULL */
+  sm_outfmt_t output_format;
+  double threshold;       /* < 0: none */
+  const char *summary;    /* JSON summary path (default PREFIX.json) */
+  /* runtime */
+  size_t block_size;      /* vectors per tile; 0 = automatic */
+  const char *sched;      /* StarPU policy or NULL */
+  int progress;           /* 1 on, 0 off, -1 when stderr is a terminal */
+  int quiet;
+} sm_options_t;
+
+/** Parse the arguments of `starmet compute` (argv[0] is "compute").
+ * Returns SM_OK, SM_EOPTION (logged), or 1 when help was printed. */
+int sm_options_parse_compute(int argc, char **argv, sm_options_t *o);
+
+/** Parse `starmet synth` (writes a synthetic problem to a file). */
+int sm_options_parse_synth(int argc, char **argv, sm_options_t *o);
+
+/** The top-level help text. */
+void sm_options_usage(FILE *f);
+
+#endif

@@ -1,0 +1,86 @@
+/* sm_read.c: choosing the input reader, by the format option or by the
+ * path's extension, and parsing the format option's value. The readers live
+ * in sm_read_{tsv,npy,plink,raw}.c. */
+#include "sm_read.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+/* Does path have this extension (case-insensitive, after the last '/')? */
+static int has_ext(const char *path, const char *ext)
+{
+  const char *slash = strrchr(path, '/');
+  const char *dot = strrchr(slash ? slash : path, '.');
+  return dot && strcasecmp(dot, ext) == 0;
+}
+
+/* A PLINK prefix: "P" such that "P.bed" exists. */
+static int is_plink_prefix(const char *path)
+{
+  size_t len = strlen(path);
+  char *bed = malloc(len + 5);
+  if (!bed)
+    return 0; /* falls back to raw, whose open will report any real problem */
+  snprintf(bed, len + 5, "%s.bed", path);
+  int yes = access(bed, F_OK) == 0;
+  free(bed);
+  return yes;
+}
+
+static sm_input_format_t guess_format(const char *path)
+{
+  if (has_ext(path, ".tsv") || has_ext(path, ".txt") || has_ext(path, ".csv"))
+    return SM_INPUT_TSV;
+  if (has_ext(path, ".npy"))
+    return SM_INPUT_NPY;
+  if (has_ext(path, ".bed") || is_plink_prefix(path))
+    return SM_INPUT_PLINK;
+  return SM_INPUT_RAW;
+}
+
+sm_err_t sm_read_input(const char *path, sm_input_format_t fmt,
+                       const sm_read_opts_t *o, sm_vectors_t *out,
+                       sm_dims_t *dims)
+{
+  if (fmt == SM_INPUT_AUTO)
+    fmt = guess_format(path);
+  switch (fmt) {
+  case SM_INPUT_TSV:
+    return sm_read_tsv(path, o, out, dims);
+  case SM_INPUT_NPY:
+    return sm_read_npy(path, o, out, dims);
+  case SM_INPUT_PLINK:
+    return sm_read_plink(path, o, out, dims);
+  case SM_INPUT_RAW:
+    return sm_read_raw(path, o, out, dims);
+  default:
+    memset(out, 0, sizeof *out);
+    if (dims)
+      memset(dims, 0, sizeof *dims);
+    sm_log_error("%s: unknown input format %d", path, (int)fmt);
+    return SM_EOPTION;
+  }
+}
+
+sm_err_t sm_input_format_parse(const char *s, sm_input_format_t *fmt)
+{
+  static const struct {
+    const char *name;
+    sm_input_format_t fmt;
+  } names[] = {
+      {"auto", SM_INPUT_AUTO}, {"tsv", SM_INPUT_TSV},     {"csv", SM_INPUT_TSV},
+      {"npy", SM_INPUT_NPY},   {"plink", SM_INPUT_PLINK}, {"raw", SM_INPUT_RAW},
+  };
+  for (size_t i = 0; s && i < sizeof names / sizeof names[0]; i++) {
+    if (strcasecmp(s, names[i].name) == 0) {
+      *fmt = names[i].fmt;
+      return SM_OK;
+    }
+  }
+  sm_log_error("unknown input format '%s'; use auto, tsv, csv, npy, plink or raw",
+               s ? s : "");
+  return SM_EOPTION;
+}

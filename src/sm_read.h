@@ -1,0 +1,85 @@
+/* sm_read.h: input readers. Each reads a whole file or only a slice of it
+ * (a range of vectors and a range of fields, for one rank's share) into an
+ * sm_vectors_t, validating as it goes. Errors are logged once, naming the
+ * file, the place and what to do, and returned as codes. */
+#ifndef SM_READ_H
+#define SM_READ_H
+
+#include "sm_vectors.h"
+
+typedef enum sm_input_format {
+  SM_INPUT_AUTO = 0, /* by extension: .tsv/.txt/.csv, .npy, .bed (or prefix), else raw */
+  SM_INPUT_TSV,      /* delimited text (tab, comma, or spaces; auto-detected) */
+  SM_INPUT_NPY,      /* NumPy .npy, 2-D [vector, field] */
+  SM_INPUT_PLINK,    /* PLINK 1 .bed/.bim/.fam (SNP-major), path is the prefix */
+  SM_INPUT_RAW,      /* CoMet raw layout (float32/float64 or 2-bit packed) */
+} sm_input_format_t;
+
+typedef struct sm_read_opts {
+  sm_metric_t metric;   /* what the data are for: czekanowski or ccc */
+  size_t elem_size;     /* czekanowski: 4 (single) or 8 (double) */
+  int transpose;        /* text: columns are the vectors */
+  /* raw input: the sizes (raw files have no header). num_field is required
+   * for raw; num_vector 0 means "as many as the file holds" (the file size
+   * must then be a whole number of vectors). raw czekanowski files hold
+   * elem_size-wide floats unless raw_elem_size says otherwise (4 or 8). */
+  size_t num_vector, num_field, raw_elem_size;
+  /* The slice to keep: vectors [v0, v0 + vcount) and fields [f0, f0 + fcount)
+   * of the whole set; a count of 0 means "to the end". */
+  size_t v0, vcount, f0, fcount;
+} sm_read_opts_t;
+
+typedef struct sm_dims {
+  size_t nv, nf; /* sizes of the whole input, before slicing */
+} sm_dims_t;
+
+/* Every reader: fills *out with the slice (names included when the input
+ * has them: TSV row/column names, PLINK .bim SNP ids) and, when dims is not
+ * NULL, the whole input's sizes. Czekanowski values are checked (finite,
+ * >= 0: SM_EVALUE otherwise). CCC inputs are 2-bit codes (sm_vectors.h)
+ * and out->nmissing counts the missing calls of the slice.
+ * An input with no vectors or no fields is SM_EDEGEN. */
+
+/** Delimited text. Czekanowski only. Rows are vectors (columns with
+ * transpose). A first row whose cells (after the first) are not all numbers
+ * is a header giving names (used with transpose); a first column that is not
+ * numeric gives row names. Ragged rows and non-numeric cells are SM_EFORMAT
+ * with file:line:column. */
+sm_err_t sm_read_tsv(const char *path, const sm_read_opts_t *o,
+                     sm_vectors_t *out, sm_dims_t *dims) SM_MUST_CHECK;
+
+/** NumPy .npy (format 1.0/2.0/3.0), 2-D, C order, little-endian.
+ * czekanowski: float32, float64 or any integer dtype (converted);
+ * ccc: integer dtype holding 2-bit codes 0..3 (CoMet's), other values are
+ * SM_EVALUE. Other dtypes, Fortran order, big-endian, other ranks:
+ * SM_EFORMAT naming the dtype found and what is accepted. Reads the slice
+ * by offset. */
+sm_err_t sm_read_npy(const char *path, const sm_read_opts_t *o,
+                     sm_vectors_t *out, sm_dims_t *dims) SM_MUST_CHECK;
+
+/** PLINK 1 binary fileset prefix.bed/.bim/.fam, SNP-major. Vectors are SNPs
+ * (names from .bim column 2), fields are samples (.fam lines). Allele "1" of
+ * CCC is the .bim A1 allele: PLINK code 00 (hom A1) -> SM_GT_2, 10 (het) ->
+ * SM_GT_1, 11 (hom A2) -> SM_GT_0, 01 (missing) -> SM_GT_MISSING.
+ * Checks the magic (0x6c 0x1b 0x01; sample-major is refused), the .bed size
+ * against the .bim and .fam line counts. Reads the slice by offset. */
+sm_err_t sm_read_plink(const char *prefix, const sm_read_opts_t *o,
+                       sm_vectors_t *out, sm_dims_t *dims) SM_MUST_CHECK;
+
+/** CoMet raw layout, no header. czekanowski: float32 or float64 per
+ * raw_elem_size (default elem_size), vector after vector, field fastest.
+ * ccc: 2-bit values, 4 fields per byte, field f at bits 2*(f%4), each
+ * vector padded to a whole byte. The file size must match the sizes. */
+sm_err_t sm_read_raw(const char *path, const sm_read_opts_t *o,
+                     sm_vectors_t *out, sm_dims_t *dims) SM_MUST_CHECK;
+
+/** Dispatch on fmt (SM_INPUT_AUTO: by the path's extension; a path whose
+ * prefix.bed exists is PLINK). */
+sm_err_t sm_read_input(const char *path, sm_input_format_t fmt,
+                       const sm_read_opts_t *o, sm_vectors_t *out,
+                       sm_dims_t *dims) SM_MUST_CHECK;
+
+/** Parse a format name ("auto", "tsv", "csv", "npy", "plink", "raw"). */
+sm_err_t sm_input_format_parse(const char *s, sm_input_format_t *fmt) SM_MUST_CHECK;
+
+#endif

@@ -1,0 +1,381 @@
+/* sm_read_tsv.c: delimited text input for czekanowski (tab, comma or spaces;
+ * optional header row and row-name column; rows, or columns when transposed,
+ * are the vectors). The whole file is checked; only the slice is kept. */
+#include "sm_read.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* Growable array of pointers (cells of a line, names). */
+typedef struct ptrvec {
+  char **p;
+  size_t n, cap;
+} ptrvec_t;
+
+/* The parse state. Rows are the file's data rows, columns its data columns
+ * (row names excluded); vectors are rows, or columns with transpose. */
+typedef struct tsv {
+  const char *path;
+  const sm_read_opts_t *o;
+  char sep;              /* '\t', ',' or ' ' (runs of blanks), 0 = not known */
+  ptrvec_t cells;        /* cells of the current line (pointers into it) */
+  ptrvec_t header;       /* header cells (copies), if there is a header */
+  size_t header_line;
+  int rownames;          /* the first column holds row names */
+  size_t ncells;         /* cells per data row, 0 until the first one */
+  size_t nrows;          /* data rows seen */
+  size_t r0, rc;         /* rows to keep: [r0, r0 + rc), rc 0 = to the end */
+  size_t c0, ckeep;      /* columns to keep: [c0, c0 + ckeep) */
+  double *vals;          /* kept values, [kept row][ckeep] */
+  size_t nvals, valcap;
+  ptrvec_t rnames;       /* row names of the kept rows */
+} tsv_t;
+
+/* Check [start, start + count) against an axis of n items (count 0 = to the
+ * end) and return the number of items kept. */
+static sm_err_t slice_axis(const char *path, const char *what, size_t n,
+                           size_t start, size_t count, size_t *kept)
+{
+  if (start >= n || count > n - start) {
+    char range[64];
+    if (count)
+      snprintf(range, sizeof range, "%zu..%zu", start + 1, start + count);
+    else
+      snprintf(range, sizeof range, "from %zu on", start + 1);
+    sm_log_error("%s: %ss %s requested but the input has %zu %ss; adjust the "
+                 "%s range", path, what, range, n, what, what);
+    return SM_EOPTION;
+  }
+  *kept = count ? count : n - start;
+  return SM_OK;
+}
+
+static int push_ptr(ptrvec_t *v, char *s)
+{
+  if (v->n == v->cap) {
+    size_t cap = v->cap ? 2 * v->cap : 64;
+    char **p = realloc(v->p, cap * sizeof *p);
+    if (!p)
+      return -1;
+    v->p = p;
+    v->cap = cap;
+  }
+  v->p[v->n++] = s;
+  return 0;
+}
+
+static void free_strings(ptrvec_t *v)
+{
+  for (size_t i = 0; i < v->n; i++)
+    free(v->p[i]);
+  free(v->p);
+  memset(v, 0, sizeof *v);
+}
+
+/* A whole cell that strtod reads completely ("nan" and "inf" count: they are
+ * numbers, refused later as values). */
+static int parse_number(const char *s, double *x)
+{
+  char *end;
+  if (!*s)
+    return 0;
+  *x = strtod(s, &end);
+  return *end == '\0';
+}
+
+/* Split a line in place into t->cells. Tab and comma separate single cells
+ * (trimmed of blanks and surrounding double quotes, as spreadsheets write
+ * them); with spaces, runs of blanks separate cells. */
+static int split_line(tsv_t *t, char *s)
+{
+  t->cells.n = 0;
+  if (t->sep == ' ') {
+    char *save = NULL;
+    for (char *c = strtok_r(s, " \t", &save); c; c = strtok_r(NULL, " \t", &save))
+      if (push_ptr(&t->cells, c))
+        return -1;
+    return 0;
+  }
+  for (;;) {
+    char *next = strchr(s, t->sep);
+    if (next)
+      *next = '\0';
+    s += strspn(s, " \t");
+    size_t len = strlen(s);
+    while (len > 0 && (s[len - 1] == ' ' || s[len - 1] == '\t'))
+      s[--len] = '\0';
+    if (len >= 2 && s[0] == '"' && s[len - 1] == '"') {
+      s[len - 1] = '\0';
+      s++;
+    }
+    if (push_ptr(&t->cells, s))
+      return -1;
+    if (!next)
+      return 0;
+    s = next + 1;
+  }
+}
+
+/* The first row is a header when the cells after the first are not all
+ * numbers, or when it has a single, non-numeric cell. */
+static int is_header(const ptrvec_t *c)
+{
+  double x;
+  for (size_t i = 1; i < c->n; i++)
+    if (!parse_number(c->p[i], &x))
+      return 1;
+  return c->n == 1 && !parse_number(c->p[0], &x);
+}
+
+/* The header's name for data column c (NULL without a header). The header
+ * may or may not have a cell above the row names. */
+static const char *column_name(const tsv_t *t, size_t c)
+{
+  if (!t->header.n)
+    return NULL;
+  size_t skip = t->header.n == t->ncells ? (size_t)t->rownames : 0;
+  return t->header.p[skip + c];
+}
+
+/* First data row: row names or not, the column count and the columns kept. */
+static sm_err_t first_data_row(tsv_t *t, size_t lineno)
+{
+  double x;
+  const sm_read_opts_t *o = t->o;
+  t->rownames = !parse_number(t->cells.p[0], &x);
+  t->ncells = t->cells.n;
+  size_t ncols = t->ncells - (size_t)t->rownames;
+  if (ncols == 0) {
+    sm_log_error("%s:%zu: no numeric columns (only a row name); no %ss",
+                 t->path, lineno, o->transpose ? "vector" : "field");
+    return SM_EDEGEN;
+  }
+  if (t->header.n && t->header.n != t->ncells &&
+      !(t->rownames && t->header.n == ncols)) {
+    sm_log_error("%s:%zu: the header has %zu names but the data rows (line %zu) "
+                 "have %zu columns; fix the header", t->path, t->header_line,
+                 t->header.n, lineno, t->ncells);
+    return SM_EFORMAT;
+  }
+  t->c0 = o->transpose ? o->v0 : o->f0;
+  return slice_axis(t->path, o->transpose ? "vector" : "field", ncols, t->c0,
+                    o->transpose ? o->vcount : o->fcount, &t->ckeep);
+}
+
+/* One data row: every cell must be a number in the metric's domain; the
+ * kept ones are stored. */
+static sm_err_t data_row(tsv_t *t, size_t lineno)
+{
+  const sm_read_opts_t *o = t->o;
+  if (t->cells.n != t->ncells) {
+    sm_log_error("%s:%zu: expected %zu columns, found %zu; every row needs the "
+                 "same number of cells", t->path, lineno, t->ncells, t->cells.n);
+    return SM_EFORMAT;
+  }
+  size_t r = t->nrows++;
+  int keep = r >= t->r0 && (t->rc == 0 || r < t->r0 + t->rc);
+  if (keep && t->nvals + t->ckeep > t->valcap) {
+    size_t cap = t->valcap ? 2 * t->valcap : 4096;
+    while (cap < t->nvals + t->ckeep)
+      cap *= 2;
+    double *v = realloc(t->vals, cap * sizeof *v);
+    if (!v)
+      goto nomem;
+    t->vals = v;
+    t->valcap = cap;
+  }
+  for (size_t c = 0; c + t->rownames < t->ncells; c++) {
+    const char *s = t->cells.p[c + t->rownames];
+    double x;
+    if (!parse_number(s, &x)) {
+      sm_log_error("%s:%zu:%zu: '%.60s' is not a number; fix the cell", t->path,
+                   lineno, c + t->rownames + 1, s);
+      return SM_EFORMAT;
+    }
+    double stored = o->elem_size == 4 ? (double)(float)x : x;
+    if (!(stored >= 0.0) || isinf(stored)) {
+      /* Name the vector as the output would: its name, else its number. */
+      size_t vi = o->transpose ? c : r, fi = o->transpose ? r : c;
+      const char *name = o->transpose ? column_name(t, c)
+                                      : t->rownames ? t->cells.p[0] : NULL;
+      char num[32];
+      snprintf(num, sizeof num, "%zu", vi + 1);
+      sm_log_error("%s:%zu:%zu: vector %s, field %zu: value %s is not allowed "
+                   "for czekanowski (entries must be finite and >= 0); fix the "
+                   "cell", t->path, lineno, c + t->rownames + 1,
+                   name ? name : num, fi + 1, s);
+      return SM_EVALUE;
+    }
+    if (keep && c >= t->c0 && c < t->c0 + t->ckeep)
+      t->vals[t->nvals++] = x;
+  }
+  if (keep && t->rownames) {
+    char *name = strdup(t->cells.p[0]);
+    if (!name || push_ptr(&t->rnames, name)) {
+      free(name);
+      goto nomem;
+    }
+  }
+  return SM_OK;
+nomem:
+  sm_log_error("%s:%zu: out of memory", t->path, lineno);
+  return SM_ENOMEM;
+}
+
+/* One non-blank, non-comment line (already split when sep was known). */
+static sm_err_t parse_line(tsv_t *t, char *s, size_t lineno)
+{
+  if (!t->sep) {
+    /* The first row fixes the separator for the whole file. */
+    const char *dot = strrchr(t->path, '.');
+    t->sep = dot && strcasecmp(dot, ".csv") == 0 ? ','
+             : strchr(s, '\t')                    ? '\t'
+             : strchr(s, ',')                     ? ','
+                                                  : ' ';
+    if (split_line(t, s))
+      goto nomem;
+    if (is_header(&t->cells)) {
+      t->header_line = lineno;
+      for (size_t i = 0; i < t->cells.n; i++) {
+        char *name = strdup(t->cells.p[i]);
+        if (!name || push_ptr(&t->header, name)) {
+          free(name);
+          goto nomem;
+        }
+      }
+      return SM_OK;
+    }
+  } else if (split_line(t, s)) {
+    goto nomem;
+  }
+  sm_err_t err;
+  if (!t->ncells && (err = first_data_row(t, lineno)))
+    return err;
+  return data_row(t, lineno);
+nomem:
+  sm_log_error("%s:%zu: out of memory", t->path, lineno);
+  return SM_ENOMEM;
+}
+
+/* Build *out from the kept values: rows are vectors, or fields with
+ * transpose. Names come from the row names, or the header with transpose. */
+static sm_err_t build(tsv_t *t, sm_vectors_t *out)
+{
+  const sm_read_opts_t *o = t->o;
+  size_t rkeep = t->nvals / t->ckeep;
+  size_t nv = o->transpose ? t->ckeep : rkeep, nf = o->transpose ? rkeep : t->ckeep;
+  sm_err_t err = sm_vectors_alloc(out, SM_METRIC_CZEK, o->elem_size, nv, nf);
+  if (err)
+    return err;
+  for (size_t r = 0; r < rkeep; r++) {
+    for (size_t c = 0; c < t->ckeep; c++) {
+      double x = t->vals[r * t->ckeep + c];
+      size_t v = o->transpose ? c : r, f = o->transpose ? r : c;
+      if (o->elem_size == 4)
+        ((float *)sm_vectors_row(out, v))[f] = (float)x;
+      else
+        ((double *)sm_vectors_row(out, v))[f] = x;
+    }
+  }
+  if (!o->transpose && t->rownames) {
+    out->names = t->rnames.p; /* exactly the kept rows' names */
+    t->rnames.p = NULL;
+    t->rnames.n = 0;
+  } else if (o->transpose && t->header.n) {
+    if (!(out->names = calloc(nv, sizeof *out->names)))
+      goto nomem;
+    for (size_t v = 0; v < nv; v++)
+      if (!(out->names[v] = strdup(column_name(t, t->c0 + v))))
+        goto nomem;
+  }
+  return SM_OK;
+nomem:
+  sm_log_error("%s: out of memory for the vector names", t->path);
+  return SM_ENOMEM;
+}
+
+sm_err_t sm_read_tsv(const char *path, const sm_read_opts_t *o,
+                     sm_vectors_t *out, sm_dims_t *dims)
+{
+  sm_err_t err = SM_OK;
+  tsv_t t;
+  char *buf = NULL;
+  size_t cap = 0, lineno = 0;
+  FILE *f = NULL;
+  memset(&t, 0, sizeof t);
+  memset(out, 0, sizeof *out);
+  if (dims)
+    memset(dims, 0, sizeof *dims);
+  t.path = path;
+  t.o = o;
+  t.r0 = o->transpose ? o->f0 : o->v0;
+  t.rc = o->transpose ? o->fcount : o->vcount;
+
+  if (o->metric != SM_METRIC_CZEK) {
+    sm_log_error("%s: text input is for czekanowski; CCC needs PLINK, raw, npy "
+                 "or VCF input", path);
+    err = SM_EOPTION;
+    goto fail;
+  }
+  if (o->elem_size != 4 && o->elem_size != 8) {
+    sm_log_error("%s: working precision of %zu bytes; 4 or 8 are supported",
+                 path, o->elem_size);
+    err = SM_EOPTION;
+    goto fail;
+  }
+  if (!(f = fopen(path, "r"))) {
+    sm_log_error("%s: cannot open: %s; check the path", path, strerror(errno));
+    err = SM_EIO;
+    goto fail;
+  }
+  ssize_t len;
+  while ((len = getline(&buf, &cap, f)) >= 0) {
+    lineno++;
+    while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
+      buf[--len] = '\0';
+    /* Comments and blank lines (anywhere, e.g. at the end) are skipped. */
+    if (buf[0] == '#' || buf[strspn(buf, " \t")] == '\0')
+      continue;
+    if ((err = parse_line(&t, buf, lineno)))
+      goto fail;
+  }
+  if (ferror(f)) {
+    sm_log_error("%s: read error after line %zu: %s", path, lineno, strerror(errno));
+    err = SM_EIO;
+    goto fail;
+  }
+  if (t.nrows == 0) {
+    sm_log_error("%s: no data rows (%s); no vectors", path,
+                 t.header.n ? "only a header" : "empty file");
+    err = SM_EDEGEN;
+    goto fail;
+  }
+  size_t rkeep;
+  if ((err = slice_axis(path, o->transpose ? "field" : "vector", t.nrows, t.r0,
+                        t.rc, &rkeep)) ||
+      (err = build(&t, out)))
+    goto fail;
+  if (dims) {
+    size_t ncols = t.ncells - (size_t)t.rownames;
+    dims->nv = o->transpose ? ncols : t.nrows;
+    dims->nf = o->transpose ? t.nrows : ncols;
+  }
+
+fail:
+  if (err) {
+    sm_vectors_free(out);
+    memset(out, 0, sizeof *out);
+  }
+  if (f)
+    fclose(f);
+  free(buf);
+  free(t.cells.p);
+  free_strings(&t.header);
+  free_strings(&t.rnames);
+  free(t.vals);
+  return err;
+}

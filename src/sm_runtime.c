@@ -1,0 +1,67 @@
+/* sm_runtime.c: StarPU start/stop and profiling counters. */
+#include "sm_runtime.h"
+
+#include <starpu.h>
+#include <starpu_profiling.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double ts_s(struct timespec t) { return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec; }
+
+sm_err_t sm_runtime_init(const char *sched)
+{
+  struct starpu_conf conf;
+  starpu_conf_init(&conf);
+  if (sched && !getenv("STARPU_SCHED"))
+    conf.sched_policy_name = sched;
+  else if (sched)
+    setenv("STARPU_SCHED", sched, 1); /* the option wins over the environment */
+  int ret = starpu_init(&conf);
+  if (ret == -ENODEV) {
+    sm_log_error("StarPU found no worker to run on (check STARPU_NCPU and friends)");
+    return SM_ERUNTIME;
+  }
+  if (ret != 0) {
+    sm_log_error("StarPU initialization failed (%d)", ret);
+    return SM_ERUNTIME;
+  }
+  if (starpu_cpu_worker_get_count() == 0) {
+    sm_log_error("no CPU worker: starmet needs at least one (unset STARPU_NCPU=0)");
+    starpu_shutdown();
+    return SM_ERUNTIME;
+  }
+  starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
+  return SM_OK;
+}
+
+void sm_runtime_collect(sm_runtime_stats_t *st)
+{
+  memset(st, 0, sizeof *st);
+  st->nworkers = (int)starpu_worker_get_count();
+  if (st->nworkers > SM_MAX_WORKERS)
+    st->nworkers = SM_MAX_WORKERS;
+  st->ncpu = (int)starpu_cpu_worker_get_count();
+  st->ncuda = (int)starpu_cuda_worker_get_count();
+  st->nopencl = (int)starpu_opencl_worker_get_count();
+  struct starpu_sched_policy *sp = starpu_sched_ctx_get_sched_policy(0);
+  const char *pol = sp ? sp->policy_name : "?";
+  snprintf(st->sched, sizeof st->sched, "%s", pol ? pol : "?");
+  for (int w = 0; w < st->nworkers; w++) {
+    struct starpu_profiling_worker_info info;
+    starpu_worker_get_name(w, st->w[w].name, sizeof st->w[w].name);
+    if (starpu_profiling_worker_get_info(w, &info) == 0) {
+      st->w[w].executed = info.executed_tasks;
+      st->w[w].busy_s = ts_s(info.executing_time);
+      st->w[w].total_s = ts_s(info.total_time);
+    }
+  }
+  int nbus = starpu_bus_get_count();
+  for (int b = 0; b < nbus; b++) {
+    struct starpu_profiling_bus_info bi;
+    if (starpu_bus_get_profiling_info(b, &bi) == 0)
+      st->bus_bytes += (uint64_t)bi.transferred_bytes;
+  }
+}
+
+void sm_runtime_shutdown(void) { starpu_shutdown(); }

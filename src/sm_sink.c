@@ -1,0 +1,133 @@
+/* sm_sink.c: the record sink: threshold, analytic check, checksum, output,
+ * progress. */
+#include "sm_sink.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "sm_formulas.h"
+#include "sm_timer.h"
+
+/* Expected value of a record of the analytic problem. */
+static double analytic_value(const sm_sink_t *s, const sm_rec_t *r)
+{
+  const sm_synth_t *a = s->analytic;
+  if (s->metric == SM_METRIC_CZEK) {
+    double n2ij, si, sj;
+    sm_synth_expect_czek2(a, r->idx[0], r->idx[1], &n2ij, &si, &sj);
+    if (s->way == 2)
+      return sm_f_czek2(n2ij, si, sj);
+    double n2ik, n2jk, sk, d1, d2;
+    sm_synth_expect_czek2(a, r->idx[0], r->idx[2], &n2ik, &d1, &sk);
+    sm_synth_expect_czek2(a, r->idx[1], r->idx[2], &n2jk, &d1, &d2);
+    return sm_f_czek3(n2ij, n2ik, n2jk,
+                      sm_synth_expect_czek3_n3(a, r->idx[0], r->idx[1], r->idx[2]),
+                      si, sj, sk);
+  }
+  if (s->way == 2) {
+    uint64_t t[4], s1[2], c[2];
+    double v[4];
+    sm_synth_expect_ccc2(a, s->sparse, r->idx[0], r->idx[1], t, s1, c);
+    sm_ccc2_values(t, s1[0], s1[1], c[0], c[1], a->nf, !s->sparse, s->ccc_mult,
+                   s->ccc_param, v);
+    return v[r->entry & 3];
+  }
+  uint64_t t[8], s1[3], c[3];
+  double v[8];
+  sm_synth_expect_ccc3(a, s->sparse, r->idx[0], r->idx[1], r->idx[2], t);
+  for (int x = 0; x < 3; x++)
+    sm_synth_expect_ccc_sums(a, s->sparse, r->idx[x], &s1[x], &c[x]);
+  sm_ccc3_values(t, s1, c, a->nf, !s->sparse, s->ccc_mult, s->ccc_param, v);
+  return v[r->entry & 7];
+}
+
+static void check_analytic(sm_sink_t *s, const sm_rec_t *r)
+{
+  double want = analytic_value(s, r);
+  double err = fabs(r->value - want) / (fabs(want) > 1e-300 ? fabs(want) : 1.0);
+  /* single precision sums are exact for these integer data, but the
+   * numerator and formula round in float */
+  double tol = s->single ? 1e-6 : 1e-12;
+  s->nchecked++;
+  if (err > s->max_rel_err)
+    s->max_rel_err = err;
+  if (!(err <= tol)) {
+    if (s->nbad < 5)
+      sm_log_error("analytic check failed at (%u, %u%s%u) entry %u: got %.17g, "
+                   "expected %.17g", r->idx[0], r->idx[1], s->way == 3 ? ", " : "",
+                   s->way == 3 ? r->idx[2] : 0, r->entry, r->value, want);
+    s->nbad++;
+  }
+}
+
+static void show_progress(sm_sink_t *s)
+{
+  double el = sm_now() - s->t_start;
+  double frac = s->blocks_total ? (double)s->blocks_done / (double)s->blocks_total : 1;
+  double eta = frac > 0 ? el * (1 - frac) / frac : 0;
+  fprintf(stderr, "\rstarmet: %llu/%llu blocks  %.1f%%  %.3g values/s  ETA %.0f s   ",
+          (unsigned long long)s->blocks_done, (unsigned long long)s->blocks_total,
+          100 * frac, el > 0 ? (double)s->nvalues / el : 0.0, eta);
+  if (s->blocks_done == s->blocks_total)
+    fputc('\n', stderr);
+}
+
+static void capture(sm_sink_t *s, const sm_rec_t *r)
+{
+  if (s->capture_n == s->capture_cap) {
+    size_t cap = s->capture_cap ? 2 * s->capture_cap : 1024;
+    sm_rec_t *p = realloc(s->capture, cap * sizeof *p);
+    if (!p) {
+      s->err = SM_ENOMEM;
+      return;
+    }
+    s->capture = p;
+    s->capture_cap = cap;
+  }
+  s->capture[s->capture_n++] = *r;
+}
+
+void sm_sink_capture_free(sm_sink_t *s)
+{
+  free(s->capture);
+  s->capture = NULL;
+  s->capture_n = s->capture_cap = 0;
+}
+
+int sm_sink_put(void *ctx, const sm_recbuf_t *rb, uint64_t block)
+{
+  sm_sink_t *s = ctx;
+  (void)block;
+  sm_cksum_merge(&s->cksum, &rb->cksum);
+  s->nvalues += rb->nvalues;
+  if (s->analytic)
+    for (uint64_t r = 0; r < rb->count; r++)
+      check_analytic(s, &rb->rec[r]);
+  if (!s->err) {
+    sm_err_t err = SM_OK;
+    if (s->apply_threshold && s->threshold >= 0) {
+      for (uint64_t r = 0; r < rb->count && !err; r++)
+        if ((s->thr_f32 ? (double)(float)rb->rec[r].value : rb->rec[r].value) >
+            s->threshold) {
+          err = s->writer ? sm_writer_put(s->writer, &rb->rec[r], 1) : SM_OK;
+          if (s->capture_cap || !s->writer)
+            capture(s, &rb->rec[r]);
+          s->nwritten++;
+        }
+    } else {
+      err = s->writer ? sm_writer_put(s->writer, rb->rec, rb->count) : SM_OK;
+      if (s->capture_cap || !s->writer)
+        for (uint64_t r = 0; r < rb->count; r++)
+          capture(s, &rb->rec[r]);
+      s->nwritten += rb->count;
+    }
+    if (err)
+      s->err = err;
+  }
+  s->blocks_done++;
+  if (s->progress)
+    show_progress(s);
+  return s->err ? -1 : 0;
+}

@@ -1,0 +1,42 @@
+/* sm_sink.h: where computed records go: the threshold (when the finalize
+ * did not apply it), the analytic self-check, the run checksum, the output
+ * writer and progress. Fed by output tasks (serialized) or the reference
+ * implementation. */
+#ifndef SM_SINK_H
+#define SM_SINK_H
+
+#include "sm_output.h"
+#include "sm_synth.h"
+
+typedef struct sm_sink {
+  sm_writer_t *writer;  /* NULL: records are kept in capture (below) */
+  int way;
+  sm_metric_t metric;
+  int single, sparse;
+  double ccc_mult, ccc_param;
+  int apply_threshold; /* records arrive unthresholded */
+  double threshold;    /* keep > threshold; < 0: keep all */
+  int thr_f32;         /* compare float32-rounded values (float outputs) */
+  const sm_synth_t *analytic; /* check every value against it, or NULL */
+  /* results */
+  sm_cksum_t cksum;
+  uint64_t nvalues, nwritten;
+  uint64_t nchecked, nbad;
+  double max_rel_err;
+  uint64_t blocks_done, blocks_total;
+  int progress;        /* print progress on stderr */
+  double t_start;
+  int err;             /* first error code seen */
+  /* optional copy of every record passed on (tests, small problems) */
+  sm_rec_t *capture;
+  size_t capture_n, capture_cap;
+} sm_sink_t;
+
+/** Release the captured records. */
+void sm_sink_capture_free(sm_sink_t *s);
+
+/** sm_sink_fn: take one block's records. Returns 0, or -1 on error (the
+ * error is logged and kept in sink->err). */
+int sm_sink_put(void *sink, const sm_recbuf_t *rb, uint64_t block);
+
+#endif

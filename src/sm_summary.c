@@ -1,0 +1,164 @@
+/* sm_summary.c: JSON and printed run summaries. */
+#include "config.h"
+#include "sm_summary.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sm_checksum.h"
+
+double sm_summary_nresults(size_t nv, int way)
+{
+  double n = (double)nv;
+  return way == 2 ? n * (n - 1) / 2 : n * (n - 1) * (n - 2) / 6;
+}
+
+static void json_str(FILE *f, const char *s)
+{
+  fputc('"', f);
+  for (; s && *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\')
+      fprintf(f, "\\%c", c);
+    else if (c < 0x20)
+      fprintf(f, "\\u%04x", c);
+    else
+      fputc(c, f);
+  }
+  fputc('"', f);
+}
+
+static const char *metric_name(const sm_summary_t *s)
+{
+  return s->opt->metric == SM_METRIC_CCC ? "ccc" : "czekanowski";
+}
+
+static const char *variant(const sm_summary_t *s)
+{
+  if (s->opt->metric == SM_METRIC_CCC)
+    return s->sparse ? "sparse" : "dense";
+  return s->opt->single ? "single" : "double";
+}
+
+sm_err_t sm_summary_write_json(const sm_summary_t *s, const char *path)
+{
+  char tmp[4096];
+  snprintf(tmp, sizeof tmp, "%s.part.%ld", path, (long)getpid());
+  FILE *f = fopen(tmp, "w");
+  if (!f) {
+    sm_log_error("%s: cannot write the summary: %s", tmp, strerror(errno));
+    return SM_EIO;
+  }
+  const sm_sink_t *k = s->sink;
+  double nres = sm_summary_nresults(s->nv, s->opt->num_way);
+  double cmp = nres * (double)s->nf;
+  char cks[128];
+  sm_checksum_format(&k->cksum, cks, sizeof cks);
+  fprintf(f, "{\n  \"starmet_version\": \"%s\",\n  \"status\": ", PACKAGE_VERSION);
+  json_str(f, s->status);
+  fprintf(f, ",\n  \"command\": ");
+  json_str(f, s->command);
+  fprintf(f, ",\n  \"problem\": {\"metric\": \"%s\", \"variant\": \"%s\", \"num_way\": %d, "
+             "\"num_vector\": %zu, \"num_field\": %zu, \"missing_calls\": %zu, \"input\": ",
+          metric_name(s), variant(s), s->opt->num_way, s->nv, s->nf, s->nmissing);
+  json_str(f, s->input_desc);
+  fprintf(f, "},\n  \"method\": \"%s\",\n  \"kernel\": ",
+          s->opt->method == SM_METHOD_REF ? "ref" : "tasks");
+  json_str(f, s->kernel);
+  fprintf(f, ",\n  \"decomposition\": {\"num_proc\": %d, \"num_proc_vector\": %d, "
+             "\"num_proc_field\": 1, \"num_proc_repl\": 1",
+          s->nranks, s->nranks);
+  if (s->graph)
+    fprintf(f, ", \"block_size\": %zu, \"tiles\": %zu, \"blocks\": %llu, \"tasks\": %llu",
+            s->graph->block_size, s->graph->ntiles, (unsigned long long)s->graph->nblocks,
+            (unsigned long long)s->graph->ntasks);
+  fprintf(f, ", \"num_phase\": 1, \"num_stage\": 1},\n");
+  fprintf(f, "  \"timings_s\": {\"input\": %.6f, \"runtime_init\": %.6f, \"compute\": %.6f, "
+             "\"output_close\": %.6f, \"total\": %.6f",
+          s->t_input, s->t_init, s->t_compute, s->t_output, s->t_total);
+  if (s->graph)
+    fprintf(f, ", \"task_submission\": %.6f", s->graph->t_submit);
+  fprintf(f, "},\n  \"counts\": {\"results\": %.0f, \"values\": %llu, \"written\": %llu, "
+             "\"element_comparisons\": %.0f},\n",
+          nres, (unsigned long long)k->nvalues, (unsigned long long)k->nwritten, cmp);
+  double tc = s->t_compute > 0 ? s->t_compute : 1e-9;
+  fprintf(f, "  \"rates\": {\"results_per_s\": %.6g, \"comparisons_per_s\": %.6g},\n",
+          nres / tc, cmp / tc);
+  fprintf(f, "  \"checksum\": \"%s\",\n", cks);
+  fprintf(f, "  \"threshold\": %.17g,\n", s->opt->threshold);
+  if (s->opt->synth.kind == SM_SYNTH_ANALYTIC)
+    fprintf(f, "  \"analytic_check\": {\"checked\": %llu, \"failed\": %llu, "
+               "\"max_rel_error\": %.3g},\n",
+            (unsigned long long)k->nchecked, (unsigned long long)k->nbad, k->max_rel_err);
+  fprintf(f, "  \"reexecuted_tasks\": 0,\n");
+  if (s->rt) {
+    fprintf(f, "  \"runtime\": {\"sched\": ");
+    json_str(f, s->rt->sched);
+    fprintf(f, ", \"workers\": [");
+    for (int w = 0; w < s->rt->nworkers; w++) {
+      const sm_worker_stats_t *x = &s->rt->w[w];
+      fprintf(f, "%s\n    {\"name\": ", w ? "," : "");
+      json_str(f, x->name);
+      fprintf(f, ", \"tasks\": %d, \"busy_s\": %.6f, \"idle_s\": %.6f}", x->executed,
+              x->busy_s, x->total_s > x->busy_s ? x->total_s - x->busy_s : 0.0);
+    }
+    fprintf(f, "],\n    \"bytes_between_memory_nodes\": %llu},\n",
+            (unsigned long long)s->rt->bus_bytes);
+  }
+  fprintf(f, "  \"output\": ");
+  if (s->output_path)
+    json_str(f, s->output_path);
+  else
+    fputs("null", f);
+  fprintf(f, "\n}\n");
+  int bad = ferror(f);
+  bad |= fflush(f) != 0 || fsync(fileno(f)) != 0;
+  bad |= fclose(f) != 0;
+  if (bad || rename(tmp, path) != 0) {
+    sm_log_error("%s: cannot write the summary: %s", path, strerror(errno));
+    unlink(tmp);
+    return SM_EIO;
+  }
+  return SM_OK;
+}
+
+void sm_summary_print(const sm_summary_t *s, FILE *f)
+{
+  const sm_sink_t *k = s->sink;
+  double nres = sm_summary_nresults(s->nv, s->opt->num_way);
+  double cmp = nres * (double)s->nf;
+  double tc = s->t_compute > 0 ? s->t_compute : 1e-9;
+  char cks[128];
+  sm_checksum_format(&k->cksum, cks, sizeof cks);
+  fprintf(f, "starmet %s: %s %d-way (%s), %zu vectors x %zu fields, %s\n",
+          s->status, metric_name(s), s->opt->num_way, variant(s), s->nv, s->nf,
+          s->input_desc);
+  fprintf(f, "  method      %s, kernel %s", s->opt->method == SM_METHOD_REF ? "ref" : "tasks",
+          s->kernel);
+  if (s->graph)
+    fprintf(f, ", %d rank, block %zu, %zu tiles, %llu blocks, %llu tasks", s->nranks,
+            s->graph->block_size, s->graph->ntiles, (unsigned long long)s->graph->nblocks,
+            (unsigned long long)s->graph->ntasks);
+  fputc('\n', f);
+  if (s->rt) {
+    fprintf(f, "  workers     %d (%d cpu, %d cuda, %d opencl), sched %s, %llu bytes moved\n",
+            s->rt->nworkers, s->rt->ncpu, s->rt->ncuda, s->rt->nopencl, s->rt->sched,
+            (unsigned long long)s->rt->bus_bytes);
+    for (int w = 0; w < s->rt->nworkers; w++)
+      fprintf(f, "    %-24s %6d tasks  busy %.3f s\n", s->rt->w[w].name,
+              s->rt->w[w].executed, s->rt->w[w].busy_s);
+  }
+  fprintf(f, "  results     %.0f, values %llu, written %llu\n", nres,
+          (unsigned long long)k->nvalues, (unsigned long long)k->nwritten);
+  fprintf(f, "  time        input %.3f s, init %.3f s, compute %.3f s, output %.3f s, "
+             "total %.3f s\n",
+          s->t_input, s->t_init, s->t_compute, s->t_output, s->t_total);
+  fprintf(f, "  rate        %.4g results/s, %.4g comparisons/s\n", nres / tc, cmp / tc);
+  if (s->opt->synth.kind == SM_SYNTH_ANALYTIC)
+    fprintf(f, "  analytic    %llu values checked, %llu wrong, max rel error %.3g\n",
+            (unsigned long long)k->nchecked, (unsigned long long)k->nbad, k->max_rel_err);
+  fprintf(f, "  checksum    %s\n", cks);
+  if (s->output_path)
+    fprintf(f, "  output      %s\n", s->output_path);
+}

@@ -1,0 +1,120 @@
+/* sm_vectors.c: allocation and small helpers of the vector set. */
+#define _POSIX_C_SOURCE 200809L
+#include "sm_vectors.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+size_t sm_vectors_ld(sm_metric_t metric, size_t elem_size, size_t nf)
+{
+  if (metric == SM_METRIC_CCC) {
+    size_t words = (nf + SM_GT_PER_WORD - 1) / SM_GT_PER_WORD;
+    words = (words + 7) & ~(size_t)7; /* whole 64-byte lines */
+    if (words == 0)
+      words = 8;
+    if ((words * 8) % 4096 == 0)
+      words += 8; /* avoid power-of-two strides (cache set conflicts) */
+    return words;
+  }
+  size_t per_line = 64 / elem_size;
+  size_t ld = (nf + per_line - 1) / per_line * per_line;
+  if (ld == 0)
+    ld = per_line;
+  if ((ld * elem_size) % 4096 == 0)
+    ld += per_line;
+  return ld;
+}
+
+sm_err_t sm_vectors_alloc(sm_vectors_t *v, sm_metric_t metric,
+                          size_t elem_size, size_t nv, size_t nf)
+{
+  memset(v, 0, sizeof(*v));
+  v->metric = metric;
+  v->elem_size = metric == SM_METRIC_CCC ? 8 : elem_size;
+  v->nv = nv;
+  v->nf = nf;
+  v->ld = sm_vectors_ld(metric, v->elem_size, nf);
+  size_t bytes = v->ld * v->elem_size * (nv ? nv : 1);
+  bytes = (bytes + 63) & ~(size_t)63;
+  v->data = aligned_alloc(64, bytes);
+  if (!v->data) {
+    sm_log_error("cannot allocate %zu bytes for %zu vectors x %zu fields",
+                 bytes, nv, nf);
+    return SM_ENOMEM;
+  }
+  memset(v->data, 0, bytes);
+  return SM_OK;
+}
+
+void sm_vectors_free(sm_vectors_t *v)
+{
+  if (!v)
+    return;
+  free(v->data);
+  if (v->names) {
+    for (size_t i = 0; i < v->nv; i++)
+      free(v->names[i]);
+    free(v->names);
+  }
+  v->data = NULL;
+  v->names = NULL;
+}
+
+void sm_vectors_count_missing(sm_vectors_t *v)
+{
+  size_t n = 0;
+  if (v->metric == SM_METRIC_CCC) {
+    for (size_t i = 0; i < v->nv; i++) {
+      const uint64_t *row = sm_vectors_row(v, i);
+      for (size_t w = 0; w < v->ld; w++) {
+        /* code 10: high bit set, low bit clear */
+        uint64_t hi = (row[w] >> 1) & 0x5555555555555555ull;
+        uint64_t lo = row[w] & 0x5555555555555555ull;
+        n += (size_t)__builtin_popcountll(hi & ~lo);
+      }
+    }
+  }
+  v->nmissing = n;
+}
+
+sm_err_t sm_vectors_set_names(sm_vectors_t *v, char **names)
+{
+  if (v->names) {
+    for (size_t i = 0; i < v->nv; i++)
+      free(v->names[i]);
+    free(v->names);
+    v->names = NULL;
+  }
+  if (!names)
+    return SM_OK;
+  v->names = calloc(v->nv ? v->nv : 1, sizeof(char *));
+  if (!v->names)
+    return SM_ENOMEM;
+  for (size_t i = 0; i < v->nv; i++) {
+    v->names[i] = strdup(names[i]);
+    if (!v->names[i])
+      return SM_ENOMEM;
+  }
+  return SM_OK;
+}
+
+sm_err_t sm_vectors_check_czek(const sm_vectors_t *v, const char *what)
+{
+  for (size_t i = 0; i < v->nv; i++) {
+    for (size_t f = 0; f < v->nf; f++) {
+      double x = v->elem_size == 4 ? ((const float *)sm_vectors_row(v, i))[f]
+                                   : ((const double *)sm_vectors_row(v, i))[f];
+      if (!(x >= 0.0) || isinf(x)) {
+        char idx[32];
+        snprintf(idx, sizeof idx, "%zu", i + 1);
+        sm_log_error("%s: vector %s, field %zu: value %g is not allowed for "
+                     "czekanowski (entries must be finite and >= 0)",
+                     what, v->names ? v->names[i] : idx, f + 1, x);
+        return SM_EVALUE;
+      }
+    }
+  }
+  return SM_OK;
+}

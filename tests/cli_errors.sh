@@ -1,0 +1,84 @@
+#!/bin/sh
+# cli_errors.sh: bad input and bad options give one clear error line that
+# names the file or option and the problem, a non-zero exit, and no output
+# file (complete-looking or temporary) left behind.
+. "$(dirname "$0")/lib.sh"
+
+O=$T/out
+c() { "$STARMET" compute --quiet --output "$O" "$@"; }
+
+# a good genotype set to corrupt
+"$STARMET" synth --metric ccc --num-vector 10 --num-field 21 --output-format plink --output "$T/g" \
+  > /dev/null 2>&1 || fail "synth plink"
+"$STARMET" synth --metric czekanowski --num-vector 4 --num-field 5 --output-format npy --output "$T/good.npy" \
+  > /dev/null 2>&1 || fail "synth npy"
+
+expect_error "missing file" "nope\.tsv.*(No such file|cannot open)" "$O" c --input "$T/nope.tsv"
+expect_error "missing plink" "nope.*(No such file|cannot open)" "$O" c --bfile "$T/nope"
+
+cp "$T/g.bim" "$T/m.bim"; cp "$T/g.fam" "$T/m.fam"
+printf 'XY\001' > "$T/m.bed"; tail -c +4 "$T/g.bed" >> "$T/m.bed"
+expect_error "bed magic" "m\.bed.*magic" "$O" c --bfile "$T/m"
+
+cp "$T/g.bim" "$T/s.bim"; cp "$T/g.fam" "$T/s.fam"; head -c 20 "$T/g.bed" > "$T/s.bed"
+expect_error "bed size" "s\.bed.*(size|bytes)" "$O" c --bfile "$T/s"
+
+cp "$T/g.bed" "$T/x.bed"; cp "$T/g.fam" "$T/x.fam"; cp "$T/g.bim" "$T/x.bim"
+echo "1	extra	0	99	A	G" >> "$T/x.bim"
+expect_error "bim/bed count mismatch" "x\.(bed|bim).*(11|size|bytes)" "$O" c --bfile "$T/x"
+
+cp "$T/g.bed" "$T/y.bed"; cp "$T/g.bim" "$T/y.bim"; head -n 20 "$T/g.fam" > "$T/y.fam"
+expect_error "fam/bed count mismatch" "y\.(bed|fam).*(20|size|bytes)" "$O" c --bfile "$T/y"
+
+printf 'a\t1\t2\nb\t3\tx\n' > "$T/nonnum.tsv"
+expect_error "non-numeric tsv" "nonnum\.tsv.*2.*'x'" "$O" c --input "$T/nonnum.tsv"
+printf 'a\t1\t2\nb\t3\n' > "$T/ragged.tsv"
+expect_error "ragged tsv" "ragged\.tsv.*2.*(column|field)" "$O" c --input "$T/ragged.tsv"
+printf 'a\t1\t2\nb\t-3\t1\n' > "$T/neg.tsv"
+expect_error "negative value" "neg\.tsv.*-3" "$O" c --input "$T/neg.tsv"
+printf 'a\t1\t2\nb\tnan\t1\n' > "$T/nan.tsv"
+expect_error "nan value" "nan\.tsv.*nan" "$O" c --input "$T/nan.tsv"
+: > "$T/empty.tsv"
+expect_error "empty file" "empty\.tsv.*(empty|no vector|no data)" "$O" c --input "$T/empty.tsv"
+printf 'name\tf1\tf2\n' > "$T/hdr.tsv"
+expect_error "header only" "hdr\.tsv.*(no vector|no data|empty)" "$O" c --input "$T/hdr.tsv"
+printf 'a\t1\t2\n' > "$T/one.tsv"
+expect_error "one vector" "one\.tsv.*1 vector.*at least 2" "$O" c --input "$T/one.tsv"
+printf 'a\t1\t2\nb\t2\t2\n' > "$T/two.tsv"
+expect_error "two vectors 3-way" "two\.tsv.*2 vectors.*at least 3" "$O" c --input "$T/two.tsv" \
+  --num-way 3 --compute-method ref
+
+sed 's/<f8/<c8/' "$T/good.npy" > "$T/cplx.npy"
+expect_error "npy dtype" "cplx\.npy.*c8" "$O" c --input "$T/cplx.npy"
+sed 's/<f8/>f8/' "$T/good.npy" > "$T/be.npy"
+expect_error "npy big-endian" "be\.npy.*(>f8|big)" "$O" c --input "$T/be.npy"
+sed 's/False/True /' "$T/good.npy" > "$T/fort.npy"
+expect_error "npy fortran" "fort\.npy.*Fortran" "$O" c --input "$T/fort.npy"
+head -c 100 "$T/good.npy" > "$T/trunc.npy"
+expect_error "npy truncated" "trunc\.npy.*(truncat|size|short)" "$O" c --input "$T/trunc.npy"
+
+head -c 1001 /dev/zero > "$T/odd.bin"
+expect_error "raw size" "odd\.bin.*(size|bytes)" "$O" c --input "$T/odd.bin" --num-field 25
+expect_error "raw needs num-field" "num-field" "$O" c --input "$T/odd.bin"
+
+expect_error "unknown metric" "--metric.*'foo'" "$O" c --metric foo --synthetic random --num-vector 5 --num-field 5
+expect_error "unknown option" "unknown.*--frobnicate" "$O" c --frobnicate
+expect_error "bad number" "--num-vector.*'12x'" "$O" c --synthetic random --num-vector 12x --num-field 5
+expect_error "threshold too big" "--threshold.*out of range" "$O" c --synthetic random --num-vector 5 \
+  --num-field 5 --threshold 1.5
+expect_error "threshold negative" "--threshold.*out of range" "$O" c --synthetic random --num-vector 5 \
+  --num-field 5 --threshold -0.1
+expect_error "no input" "no input" "$O" c
+expect_error "two inputs" "one input" "$O" c --input a.tsv --synthetic random
+expect_error "tsv for ccc" "(PLINK|plink)" "$O" c --metric ccc --input "$T/two.tsv"
+expect_error "single ccc" "single.*czekanowski" "$O" c --metric ccc --precision single --synthetic random \
+  --num-vector 5 --num-field 5
+expect_error "bad sched" "--sched.*'nosuch'" "$O" c --synthetic random --num-vector 5 --num-field 5 --sched nosuch
+mkdir -p "$T/ro"; chmod 500 "$T/ro"
+if [ "$(id -u)" -ne 0 ]; then
+  expect_error "unwritable dir" "ro/x.*(cannot create|Permission)" "$T/ro/x" \
+    "$STARMET" compute --quiet --synthetic random --num-vector 5 --num-field 5 --output "$T/ro/x"
+fi
+expect_error "missing dir" "nodir/x.*cannot create" "$T/nodir/x" \
+  "$STARMET" compute --quiet --synthetic random --num-vector 5 --num-field 5 --output "$T/nodir/x"
+finish

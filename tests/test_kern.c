@@ -1,0 +1,236 @@
+/* test_kern.c: every optimized kernel against its reference twin on odd
+ * sizes (m, n, k not multiples of the tiles or SIMD width, k = 0, one and
+ * two vectors, zero vectors, pad bits), and the finalize kernel against the
+ * formulas computed by hand. */
+#include <math.h>
+#include <stdint.h>
+
+#include "sm_formulas.h"
+#include "sm_kern.h"
+#include "sm_test.h"
+
+static uint64_t rng = 88172645463325252ull;
+static uint64_t xr(void)
+{
+  rng ^= rng << 13;
+  rng ^= rng >> 7;
+  rng ^= rng << 17;
+  return rng;
+}
+
+static const size_t ms[] = {1, 2, 3, 5, 17, 33};
+static const size_t ks[] = {0, 1, 7, 15, 16, 17, 31, 63, 64, 65, 513, 1029};
+#define NM (sizeof ms / sizeof ms[0])
+#define NK (sizeof ks / sizeof ks[0])
+
+/* fill an m x k matrix with ld, pad zero; integer or real values; some rows
+ * all zero */
+static void fill_d(double *x, size_t m, size_t k, size_t ld, int integer)
+{
+  for (size_t i = 0; i < m; i++)
+    for (size_t q = 0; q < ld; q++) {
+      double v = integer ? (double)(xr() % 100) : (double)(xr() >> 11) * 0x1.0p-53;
+      x[i * ld + q] = q < k && i % 7 != 6 ? v : 0.0;
+    }
+}
+
+START_TEST(czek2_blocked_vs_ref_double)
+{
+  for (size_t a = 0; a < NM; a++)
+    for (size_t b = 0; b < NM; b++)
+      for (size_t c = 0; c < NK; c++)
+        for (int integer = 0; integer < 2; integer++) {
+          size_t m = ms[a], n = ms[b], k = ks[c], lda = k + 3, ldb = k + 5, ldc = n + 1;
+          double *A = malloc(m * lda * 8 + 8), *B = malloc(n * ldb * 8 + 8);
+          double *C1 = calloc(m * ldc, 8), *C2 = calloc(m * ldc, 8);
+          fill_d(A, m, k, lda, integer);
+          fill_d(B, n, k, ldb, integer);
+          sm_kern_czek2_ref_d(m, n, k, A, lda, B, ldb, C1, ldc);
+          sm_kern_czek2_blocked_d(m, n, k, A, lda, B, ldb, C2, ldc);
+          for (size_t i = 0; i < m; i++)
+            for (size_t j = 0; j < n; j++) {
+              double x = C1[i * ldc + j], y = C2[i * ldc + j];
+              if (integer)
+                ck_assert_msg(x == y, "m=%zu n=%zu k=%zu (%zu,%zu): %g vs %g", m, n, k, i, j, x, y);
+              else
+                ck_assert_msg(fabs(x - y) <= 1e-12 * fabs(x), "m=%zu n=%zu k=%zu: %.17g vs %.17g",
+                              m, n, k, x, y);
+            }
+          free(A), free(B), free(C1), free(C2);
+        }
+}
+END_TEST
+
+START_TEST(czek2_blocked_vs_ref_single)
+{
+  for (size_t a = 0; a < NM; a++)
+    for (size_t c = 0; c < NK; c++) {
+      size_t m = ms[a], n = ms[NM - 1 - a], k = ks[c], ld = k + 1;
+      float *A = malloc(m * ld * 4 + 4), *B = malloc(n * ld * 4 + 4);
+      float *C1 = calloc(m * n, 4), *C2 = calloc(m * n, 4);
+      for (size_t x = 0; x < m * ld; x++)
+        A[x] = (float)(xr() % 64);
+      for (size_t x = 0; x < n * ld; x++)
+        B[x] = (float)(xr() % 64);
+      sm_kern_czek2_ref_s(m, n, k, A, ld, B, ld, C1, n);
+      sm_kern_czek2_blocked_s(m, n, k, A, ld, B, ld, C2, n);
+      /* integer sums below 2^24 are exact in float whatever the order */
+      for (size_t x = 0; x < m * n; x++)
+        ck_assert_msg(C1[x] == C2[x], "m=%zu n=%zu k=%zu: %g vs %g", m, n, k, C1[x], C2[x]);
+      free(A), free(B), free(C1), free(C2);
+    }
+}
+END_TEST
+
+START_TEST(czek_sums)
+{
+  double X[3 * 9];
+  for (int x = 0; x < 27; x++)
+    X[x] = x;
+  double s[3];
+  sm_kern_sums_czek_d(3, 7, X, 9, s); /* pads at 7 and 8 are not counted */
+  ck_assert(s[0] == 21 && s[1] == 9 * 7 + 21 && s[2] == 18 * 7 + 21);
+}
+END_TEST
+
+/* random 2-bit codes with a given chance of missing (code 2) */
+static void fill_codes(uint64_t *x, size_t m, size_t nf, size_t ld, double miss)
+{
+  for (size_t i = 0; i < m; i++) {
+    for (size_t w = 0; w < ld; w++)
+      x[i * ld + w] = 0;
+    for (size_t q = 0; q < nf; q++) {
+      unsigned c;
+      if ((double)(xr() % 1000) < miss * 1000)
+        c = 2;
+      else {
+        static const unsigned codes[3] = {0, 1, 3};
+        c = codes[xr() % 3];
+      }
+      if (i % 5 == 4)
+        c = 0; /* a few all-zero vectors */
+      x[i * ld + q / 32] |= (uint64_t)c << (2 * (q % 32));
+    }
+  }
+}
+
+START_TEST(ccc2_popc_vs_ref)
+{
+  static const size_t nfs[] = {1, 2, 31, 32, 33, 63, 64, 65, 127, 128, 129, 517};
+  for (size_t a = 0; a < NM; a++)
+    for (size_t c = 0; c < sizeof nfs / sizeof nfs[0]; c++)
+      for (int sparse = 0; sparse < 2; sparse++) {
+        size_t m = ms[a], n = ms[(a + 2) % NM], nf = nfs[c], ld = (nf + 31) / 32 + 1;
+        size_t nmom = SM_CCC2_NMOM(sparse);
+        uint64_t *A = malloc(m * ld * 8), *B = malloc(n * ld * 8);
+        uint32_t *C1 = calloc(m * n * nmom, 4), *C2 = calloc(m * n * nmom, 4);
+        fill_codes(A, m, nf, ld, 0.1);
+        fill_codes(B, n, nf, ld, 0.1);
+        sm_kern_ccc2_ref(m, n, nf, A, ld, B, ld, sparse, C1, n);
+        sm_kern_ccc2_popc(m, n, nf, A, ld, B, ld, sparse, C2, n);
+        for (size_t x = 0; x < m * n * nmom; x++)
+          ck_assert_msg(C1[x] == C2[x], "m=%zu n=%zu nf=%zu sparse=%d [%zu]: %u vs %u", m, n,
+                        nf, sparse, x, C1[x], C2[x]);
+        free(A), free(B), free(C1), free(C2);
+      }
+}
+END_TEST
+
+START_TEST(ccc2_moments_by_hand)
+{
+  /* vector a: codes 0,1,3,2 (0,1,2 copies, missing); b: 3,3,1,1 */
+  uint64_t a = 0 | 1u << 2 | 3u << 4 | 2u << 6, b = 3 | 3u << 2 | 1u << 4 | 1u << 6;
+  uint32_t c[4];
+  sm_kern_ccc2_popc(1, 1, 4, &a, 1, &b, 1, 0, c, 1);
+  /* dense: r_a = 0,1,2,1  r_b = 2,2,1,1 -> sum = 0+2+2+1 = 5 */
+  ck_assert_uint_eq(c[0], 5);
+  sm_kern_ccc2_popc(1, 1, 4, &a, 1, &b, 1, 1, c, 1);
+  /* sparse: field 4 dropped: rr = 4, rm = 0+1+2 = 3, mr = 2+2+1 = 5, mm = 3 */
+  ck_assert_uint_eq(c[0], 4);
+  ck_assert_uint_eq(c[1], 3);
+  ck_assert_uint_eq(c[2], 5);
+  ck_assert_uint_eq(c[3], 3);
+  uint32_t s[2];
+  sm_kern_sums_ccc(1, 4, &a, 1, 1, s);
+  ck_assert_uint_eq(s[0], 3);
+  ck_assert_uint_eq(s[1], 3);
+  sm_kern_sums_ccc(1, 4, &a, 1, 0, s);
+  ck_assert_uint_eq(s[0], 4);
+  ck_assert_uint_eq(s[1], 4);
+  /* tallies: t11 = 4, t10 = 2*3-4 = 2, t01 = 2*5-4 = 6, t00 = 12-6-10+4 = 0 */
+  uint64_t t[4];
+  sm_ccc2_tally(4, 3, 5, 3, t);
+  ck_assert(t[3] == 4 && t[2] == 2 && t[1] == 6 && t[0] == 0);
+  /* check by counting: fields 1..3 present: (0,2),(1,2),(2,1):
+   * t11 = 0*2+1*2+2*1 = 4; t10 = 0*0+1*0+2*1 = 2; t01 = 2*2+1*2+0*1 = 6 */
+}
+END_TEST
+
+START_TEST(finalize_czek_and_ccc)
+{
+  /* czekanowski 2x2 block against the formula; the diagonal keeps i < j */
+  double num[4] = {10, 3, 3, 8}, s[2] = {10, 8};
+  sm_fin2_args_t a = {.metric = 0, .diag = 1, .i0 = 4, .j0 = 4, .m = 2, .n = 2,
+                      .threshold = -1, .emit = 1};
+  sm_recbuf_t *rb = malloc(sizeof *rb + 8 * sizeof(sm_rec_t));
+  ck_assert_uint_eq(sm_kern_finalize2(&a, num, 2, s, s, rb), 1);
+  ck_assert(rb->rec[0].idx[0] == 4 && rb->rec[0].idx[1] == 5);
+  ck_assert(rb->rec[0].value == 2.0 * 3 / 18);
+  /* zero vectors give 0, not NaN */
+  double z[4] = {0, 0, 0, 0}, zs[2] = {0, 0};
+  a.diag = 0;
+  sm_kern_finalize2(&a, z, 2, zs, zs, rb);
+  for (int r = 0; r < 4; r++)
+    ck_assert(rb->rec[r].value == 0.0);
+  /* threshold and emit = 0: the checksum still covers every value */
+  a.threshold = 0.5;
+  sm_kern_finalize2(&a, num, 2, s, s, rb);
+  uint64_t kept = rb->count;
+  sm_cksum_t all = rb->cksum;
+  a.emit = 0;
+  sm_kern_finalize2(&a, num, 2, s, s, rb);
+  ck_assert_uint_eq(rb->count, 0);
+  ck_assert_uint_eq(rb->nvalues, 4);
+  ck_assert(all.hash == rb->cksum.hash && all.sum_lo == rb->cksum.sum_lo);
+  ck_assert_uint_eq(kept, 2); /* 2*10/20 = 1 and 2*8/16 = 1 > 0.5; 3/9 < 0.5 */
+  /* ccc dense: one pair, moments rr=5, nf=4 (from the by-hand case) */
+  uint32_t mom = 5, si[2] = {4, 4}, sj[2] = {6, 4};
+  sm_fin2_args_t b = {.metric = 1, .m = 1, .n = 1, .nf = 4, .ccc_mult = 4.5,
+                      .ccc_param = 2.0 / 3, .threshold = -1, .emit = 1};
+  sm_kern_finalize2(&b, &mom, 1, si, sj, rb);
+  ck_assert_uint_eq(rb->count, 4);
+  /* t11 = 5: f_ij = 5/16, f_i(1) = 4/8, f_j(1) = 6/8 */
+  double want = 4.5 * (5.0 / 16) * (1 - (2.0 / 3) * 0.5) * (1 - (2.0 / 3) * 0.75);
+  ck_assert_msg(fabs(rb->rec[3].value - want) < 1e-15, "%.17g vs %.17g", rb->rec[3].value, want);
+  free(rb);
+}
+END_TEST
+
+START_TEST(formulas_symmetric)
+{
+  ck_assert(sm_f_czek2(3, 1.1, 2.7) == sm_f_czek2(3, 2.7, 1.1));
+  ck_assert(sm_f_czek3(1.1, 2.2, 3.3, 0.5, 0.1, 0.7, 1.3) ==
+            sm_f_czek3(3.3, 1.1, 2.2, 0.5, 1.3, 0.1, 0.7));
+  ck_assert(sm_f_czek2(0, 0, 0) == 0.0);
+  ck_assert(sm_f_ccc2(7, 3, 5, 0.1, 0.2, 0.05, 4.5, 2.0 / 3) ==
+            sm_f_ccc2(7, 5, 3, 0.2, 0.1, 0.05, 4.5, 2.0 / 3));
+}
+END_TEST
+
+static Suite *kern_suite(void)
+{
+  Suite *s = suite_create("kern");
+  TCase *tc = tcase_create("kernels");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, czek2_blocked_vs_ref_double);
+  tcase_add_test(tc, czek2_blocked_vs_ref_single);
+  tcase_add_test(tc, czek_sums);
+  tcase_add_test(tc, ccc2_popc_vs_ref);
+  tcase_add_test(tc, ccc2_moments_by_hand);
+  tcase_add_test(tc, finalize_czek_and_ccc);
+  tcase_add_test(tc, formulas_symmetric);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+SM_TEST_MAIN(kern_suite)

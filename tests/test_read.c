@@ -1,0 +1,951 @@
+/* test_read.c: tests of the input readers: raw and npy on the CoMet reference
+ * inputs, and PLINK, TSV and npy files written here by hand (good ones with
+ * known values, bad ones with the error code each must give); dispatch. */
+#include "sm_read.h"
+#include "sm_test.h"
+
+#include <math.h>
+#include <stdint.h>
+
+#define REF_NV 200
+#define REF_NF 500
+
+static sm_read_opts_t czek_opts(size_t elem_size)
+{
+  sm_read_opts_t o;
+  memset(&o, 0, sizeof o);
+  o.metric = SM_METRIC_CZEK;
+  o.elem_size = elem_size;
+  return o;
+}
+
+static sm_read_opts_t ccc_opts(void)
+{
+  sm_read_opts_t o = czek_opts(8);
+  o.metric = SM_METRIC_CCC;
+  return o;
+}
+
+/* Value (i, f) of a czekanowski set, in double. */
+static double val(const sm_vectors_t *v, size_t i, size_t f)
+{
+  const void *row = sm_vectors_row(v, i);
+  return v->elem_size == 4 ? ((const float *)row)[f] : ((const double *)row)[f];
+}
+
+/* Code of field f of vector i of a genotype set. */
+static unsigned code(const sm_vectors_t *v, size_t i, size_t f)
+{
+  return sm_gt_get(sm_vectors_row(v, i), f);
+}
+
+/* All bits past nf of every packed row are zero. */
+static int pad_is_zero(const sm_vectors_t *v)
+{
+  for (size_t i = 0; i < v->nv; i++) {
+    const uint64_t *row = sm_vectors_row(v, i);
+    for (size_t f = v->nf; f < v->ld * SM_GT_PER_WORD; f++)
+      if (sm_gt_get(row, f))
+        return 0;
+  }
+  return 1;
+}
+
+/* A whole file in memory. */
+static unsigned char *slurp(const char *path, size_t *len)
+{
+  FILE *f = fopen(path, "rb");
+  ck_assert_msg(f != NULL, "cannot open %s", path);
+  fseek(f, 0, SEEK_END);
+  *len = (size_t)ftell(f);
+  fseek(f, 0, SEEK_SET);
+  unsigned char *buf = malloc(*len + 1);
+  ck_assert(buf != NULL);
+  ck_assert_uint_eq(fread(buf, 1, *len, f), *len);
+  fclose(f);
+  return buf;
+}
+
+/* Write a text file; its path is copied to path (sm_test_write's buffers
+ * are reused). */
+static void write_text(char *path, const char *name, const char *text)
+{
+  snprintf(path, 4096, "%s", sm_test_write(name, text, strlen(text)));
+}
+
+/* Write a .npy file by hand: magic, version, header length, the dict padded
+ * with spaces to a multiple of 64 bytes and ended by '\n', then the data. */
+static void write_npy(char *path, const char *name, int major, const char *descr,
+                      const char *fortran, const char *shape, const void *data,
+                      size_t len)
+{
+  char dict[256];
+  int n = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': %s, "
+                   "'shape': %s, }", descr, fortran, shape);
+  size_t pre = major == 1 ? 10 : 12;
+  size_t total = (pre + (size_t)n + 1 + 63) / 64 * 64;
+  size_t hlen = total - pre;
+  unsigned char *buf = malloc(total + len);
+  ck_assert(buf != NULL);
+  memcpy(buf, "\x93NUMPY", 6);
+  buf[6] = (unsigned char)major;
+  buf[7] = 0;
+  for (size_t b = 0; b < pre - 8; b++)
+    buf[8 + b] = (unsigned char)(hlen >> (8 * b));
+  memset(buf + pre, ' ', hlen);
+  memcpy(buf + pre, dict, (size_t)n);
+  buf[total - 1] = '\n';
+  if (len)
+    memcpy(buf + total, data, len);
+  snprintf(path, 4096, "%s", sm_test_write(name, buf, total + len));
+  free(buf);
+}
+
+/* The reference int64 npy, read as doubles: the values every raw czek
+ * reference file must reproduce. */
+static void read_ref(sm_vectors_t *ref)
+{
+  sm_read_opts_t o = czek_opts(8);
+  sm_dims_t d;
+  ck_assert_int_eq(sm_read_npy(sm_test_srcpath("tests/data/comet/czek_int_200x500.npy"),
+                               &o, ref, &d), SM_OK);
+  ck_assert_uint_eq(d.nv, REF_NV);
+  ck_assert_uint_eq(d.nf, REF_NF);
+  ck_assert_uint_eq(ref->nv, REF_NV);
+  ck_assert_uint_eq(ref->nf, REF_NF);
+  ck_assert(ref->names == NULL);
+}
+
+/* v equals ref's vectors [v0, v0 + v->nv), fields [f0, f0 + v->nf). */
+static void assert_czek_part(const sm_vectors_t *v, const sm_vectors_t *ref,
+                             size_t v0, size_t f0)
+{
+  for (size_t i = 0; i < v->nv; i++)
+    for (size_t f = 0; f < v->nf; f++)
+      ck_assert_msg(val(v, i, f) == val(ref, v0 + i, f0 + f),
+                    "vector %zu field %zu: %g != %g", i, f, val(v, i, f),
+                    val(ref, v0 + i, f0 + f));
+}
+
+/* ------------------------------------------------------------------ raw */
+
+START_TEST(test_raw_czek_f64)
+{
+  sm_vectors_t ref, v;
+  sm_dims_t d;
+  read_ref(&ref);
+  sm_read_opts_t o = czek_opts(8);
+  o.num_field = REF_NF;
+  ck_assert_int_eq(sm_read_raw(sm_test_srcpath("tests/data/comet/czek_int_200x500_f64.bin"),
+                               &o, &v, &d), SM_OK);
+  ck_assert_uint_eq(d.nv, REF_NV);
+  ck_assert_uint_eq(d.nf, REF_NF);
+  ck_assert_uint_eq(v.nv, REF_NV);
+  ck_assert_uint_eq(v.nf, REF_NF);
+  ck_assert(v.names == NULL);
+  assert_czek_part(&v, &ref, 0, 0);
+  /* integers 0..99, and not all zero */
+  double sum = 0;
+  for (size_t i = 0; i < v.nv; i++)
+    for (size_t f = 0; f < v.nf; f++) {
+      ck_assert(val(&v, i, f) == floor(val(&v, i, f)) && val(&v, i, f) <= 99);
+      sum += val(&v, i, f);
+    }
+  ck_assert(sum > 0);
+  sm_vectors_free(&v);
+  sm_vectors_free(&ref);
+}
+END_TEST
+
+START_TEST(test_raw_czek_f32)
+{
+  sm_vectors_t ref, v;
+  read_ref(&ref);
+  const char *path = sm_test_srcpath("tests/data/comet/czek_int_200x500_f32.bin");
+  /* float32 file into double precision */
+  sm_read_opts_t o = czek_opts(8);
+  o.num_field = REF_NF;
+  o.raw_elem_size = 4;
+  ck_assert_int_eq(sm_read_raw(path, &o, &v, NULL), SM_OK);
+  ck_assert_uint_eq(v.elem_size, 8);
+  ck_assert_uint_eq(v.nv, REF_NV);
+  assert_czek_part(&v, &ref, 0, 0);
+  sm_vectors_free(&v);
+  /* float32 file in single precision (raw_elem_size defaults to elem_size) */
+  o = czek_opts(4);
+  o.num_field = REF_NF;
+  ck_assert_int_eq(sm_read_raw(path, &o, &v, NULL), SM_OK);
+  ck_assert_uint_eq(v.elem_size, 4);
+  ck_assert_uint_eq(v.nv, REF_NV);
+  assert_czek_part(&v, &ref, 0, 0);
+  sm_vectors_free(&v);
+  /* float64 file in single precision */
+  o.raw_elem_size = 8;
+  ck_assert_int_eq(sm_read_raw(sm_test_srcpath("tests/data/comet/czek_int_200x500_f64.bin"),
+                               &o, &v, NULL), SM_OK);
+  assert_czek_part(&v, &ref, 0, 0);
+  sm_vectors_free(&v);
+  sm_vectors_free(&ref);
+}
+END_TEST
+
+START_TEST(test_czek_slice)
+{
+  sm_vectors_t ref, v;
+  sm_dims_t d;
+  read_ref(&ref);
+  const char *paths[3] = {"tests/data/comet/czek_int_200x500_f64.bin",
+                          "tests/data/comet/czek_int_200x500_f32.bin",
+                          "tests/data/comet/czek_int_200x500.npy"};
+  for (int k = 0; k < 3; k++) {
+    sm_read_opts_t o = czek_opts(8);
+    o.num_field = REF_NF;
+    o.raw_elem_size = k == 1 ? 4 : 8;
+    o.v0 = 17;
+    o.vcount = 33;
+    o.f0 = 101;
+    o.fcount = 77;
+    const char *path = sm_test_srcpath(paths[k]);
+    sm_err_t err = k == 2 ? sm_read_npy(path, &o, &v, &d) : sm_read_raw(path, &o, &v, &d);
+    ck_assert_int_eq(err, SM_OK);
+    ck_assert_uint_eq(d.nv, REF_NV);
+    ck_assert_uint_eq(d.nf, REF_NF);
+    ck_assert_uint_eq(v.nv, 33);
+    ck_assert_uint_eq(v.nf, 77);
+    assert_czek_part(&v, &ref, 17, 101);
+    for (size_t i = 0; i < v.nv; i++) /* padding past nf stays zero */
+      for (size_t f = v.nf; f < v.ld; f++)
+        ck_assert(val(&v, i, f) == 0);
+    sm_vectors_free(&v);
+    /* count 0 = to the end */
+    o.vcount = 0;
+    o.fcount = 0;
+    err = k == 2 ? sm_read_npy(path, &o, &v, NULL) : sm_read_raw(path, &o, &v, NULL);
+    ck_assert_int_eq(err, SM_OK);
+    ck_assert_uint_eq(v.nv, REF_NV - 17);
+    ck_assert_uint_eq(v.nf, REF_NF - 101);
+    assert_czek_part(&v, &ref, 17, 101);
+    sm_vectors_free(&v);
+  }
+  sm_vectors_free(&ref);
+}
+END_TEST
+
+START_TEST(test_raw_czek_errors)
+{
+  const char *ref = sm_test_srcpath("tests/data/comet/czek_int_200x500_f64.bin");
+  sm_vectors_t v;
+  sm_dims_t d;
+  sm_read_opts_t o = czek_opts(8);
+  ck_assert_int_eq(sm_read_raw(ref, &o, &v, NULL), SM_EOPTION); /* no num_field */
+  ck_assert(v.data == NULL);
+  o.num_field = 7; /* 800000 bytes is not a whole number of 56-byte vectors */
+  ck_assert_int_eq(sm_read_raw(ref, &o, &v, NULL), SM_EINCONSIST);
+  o.num_field = REF_NF;
+  o.num_vector = REF_NV + 1;
+  ck_assert_int_eq(sm_read_raw(ref, &o, &v, NULL), SM_EINCONSIST);
+  o.num_vector = 60; /* fewer than the file holds: the first ones (CoMet) */
+  ck_assert_int_eq(sm_read_raw(ref, &o, &v, &d), SM_OK);
+  ck_assert_uint_eq(v.nv, 60);
+  ck_assert_uint_eq(d.nv, 60);
+  sm_vectors_free(&v);
+  o.num_vector = 0;
+  o.v0 = REF_NV;
+  ck_assert_int_eq(sm_read_raw(ref, &o, &v, &d), SM_EOPTION);
+  ck_assert(v.data == NULL && d.nv == 0);
+  o.v0 = 100;
+  o.vcount = 101;
+  ck_assert_int_eq(sm_read_raw(ref, &o, &v, NULL), SM_EOPTION);
+  o.v0 = o.vcount = 0;
+  o.f0 = REF_NF;
+  ck_assert_int_eq(sm_read_raw(ref, &o, &v, NULL), SM_EOPTION);
+  o.f0 = 0;
+  o.raw_elem_size = 2;
+  ck_assert_int_eq(sm_read_raw(ref, &o, &v, NULL), SM_EOPTION);
+  o.raw_elem_size = 0;
+
+  char path[4096];
+  o.num_field = 3;
+  ck_assert_int_eq(sm_read_raw("/nonexistent/x.bin", &o, &v, NULL), SM_EIO);
+  write_text(path, "empty.bin", "");
+  ck_assert_int_eq(sm_read_raw(path, &o, &v, NULL), SM_EDEGEN);
+  double bad[2][6] = {{1, 2, -1, 4, 5, 6}, {NAN, 2, 3, 4, 5, 6}};
+  for (int k = 0; k < 2; k++) {
+    snprintf(path, sizeof path, "%s", sm_test_write("bad.bin", bad[k], sizeof bad[k]));
+    ck_assert_int_eq(sm_read_raw(path, &o, &v, NULL), SM_EVALUE);
+    ck_assert(v.data == NULL);
+    o.v0 = 1; /* the bad value is outside the slice: fine */
+    ck_assert_int_eq(sm_read_raw(path, &o, &v, NULL), SM_OK);
+    ck_assert(val(&v, 0, 0) == 4);
+    sm_vectors_free(&v);
+    o.v0 = 0;
+  }
+  /* 1e300 does not fit in single precision */
+  double big[3] = {1, 1e300, 2};
+  snprintf(path, sizeof path, "%s", sm_test_write("big.bin", big, sizeof big));
+  o.raw_elem_size = 8;
+  ck_assert_int_eq(sm_read_raw(path, &o, &v, NULL), SM_OK);
+  sm_vectors_free(&v);
+  o.elem_size = 4;
+  ck_assert_int_eq(sm_read_raw(path, &o, &v, NULL), SM_EVALUE);
+}
+END_TEST
+
+/* Code of field f of vector i of a CoMet 2-bit file held in memory. */
+static unsigned raw_code(const unsigned char *bytes, size_t nf, size_t i, size_t f)
+{
+  size_t bpv = (nf + 3) / 4;
+  return (bytes[i * bpv + f / 4] >> (2 * (f % 4))) & 3u;
+}
+
+/* Read a CoMet 2-bit file (whole and a few slices) and compare every code,
+ * the missing count and the padding with a direct decode of its bytes. */
+static void check_raw_ccc(const char *rel, size_t nv, size_t nf)
+{
+  const char *path = sm_test_srcpath(rel);
+  size_t len;
+  unsigned char *bytes = slurp(path, &len);
+  ck_assert_uint_eq(len, nv * ((nf + 3) / 4));
+  size_t slices[4][4] = {{0, 0, 0, 0}, {3, 10, 5, 300}, {1, 0, 8, 0}, {0, 2, 33, 64}};
+  for (int s = 0; s < 4; s++) {
+    sm_read_opts_t o = ccc_opts();
+    o.num_field = nf;
+    o.v0 = slices[s][0];
+    o.vcount = slices[s][1];
+    o.f0 = slices[s][2];
+    o.fcount = slices[s][3];
+    sm_vectors_t v;
+    sm_dims_t d;
+    ck_assert_int_eq(sm_read_raw(path, &o, &v, &d), SM_OK);
+    ck_assert_uint_eq(d.nv, nv);
+    ck_assert_uint_eq(d.nf, nf);
+    ck_assert_uint_eq(v.nv, o.vcount ? o.vcount : nv - o.v0);
+    ck_assert_uint_eq(v.nf, o.fcount ? o.fcount : nf - o.f0);
+    size_t miss = 0;
+    for (size_t i = 0; i < v.nv; i++)
+      for (size_t f = 0; f < v.nf; f++) {
+        unsigned c = raw_code(bytes, nf, o.v0 + i, o.f0 + f);
+        ck_assert_uint_eq(code(&v, i, f), c);
+        miss += c == SM_GT_MISSING;
+      }
+    ck_assert_uint_eq(v.nmissing, miss);
+    ck_assert(miss > 0);
+    ck_assert(pad_is_zero(&v));
+    sm_vectors_free(&v);
+  }
+  free(bytes);
+}
+
+START_TEST(test_raw_ccc_odd)
+{
+  check_raw_ccc("tests/data/comet/bits2_miss10_37x517.bin", 37, 517);
+}
+END_TEST
+
+START_TEST(test_raw_ccc_uniform)
+{
+  check_raw_ccc("tests/data/comet/bits2_uniform_200x500.bin", 200, 500);
+  /* num_field 517 does not divide 25000 bytes into 130-byte vectors */
+  sm_read_opts_t o = ccc_opts();
+  o.num_field = 517;
+  sm_vectors_t v;
+  ck_assert_int_eq(sm_read_raw(sm_test_srcpath("tests/data/comet/bits2_uniform_200x500.bin"),
+                               &o, &v, NULL), SM_EINCONSIST);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- PLINK */
+
+/* Write prefix.bed/.bim/.fam for nsnp x nsample PLINK codes pl (SNP-major);
+ * mode is the third .bed byte, bed_trim drops bytes from the end. */
+static void write_plink(char *prefix, const char *name, size_t nsnp, size_t nsample,
+                        const unsigned *pl, unsigned char mode, size_t bed_trim)
+{
+  char fname[256];
+  size_t bps = (nsample + 3) / 4, len = 3 + nsnp * bps;
+  unsigned char *bed = calloc(len, 1);
+  ck_assert(bed != NULL);
+  bed[0] = 0x6c;
+  bed[1] = 0x1b;
+  bed[2] = mode;
+  for (size_t s = 0; s < nsnp; s++)
+    for (size_t k = 0; k < nsample; k++)
+      bed[3 + s * bps + k / 4] |= (unsigned char)(pl[s * nsample + k] << (2 * (k % 4)));
+  snprintf(fname, sizeof fname, "%s.bed", name);
+  const char *p = sm_test_write(fname, bed, len - bed_trim);
+  free(bed);
+  snprintf(prefix, 4096, "%.*s", (int)(strlen(p) - 4), p);
+
+  char *text = malloc(64 * (nsnp + nsample) + 1), *t = text;
+  ck_assert(text != NULL);
+  for (size_t s = 0; s < nsnp; s++)
+    t += sprintf(t, "1\trs%zu\t0\t%zu\tA\tG\n", s + 1, 1000 * (s + 1));
+  snprintf(fname, sizeof fname, "%s.bim", name);
+  sm_test_write(fname, text, (size_t)(t - text));
+  t = text;
+  for (size_t k = 0; k < nsample; k++)
+    t += sprintf(t, "F%zu I%zu 0 0 1 -9\n", k, k);
+  snprintf(fname, sizeof fname, "%s.fam", name);
+  sm_test_write(fname, text, (size_t)(t - text));
+  free(text);
+}
+
+/* 5 SNPs x 7 samples, PLINK codes: 0 hom A1, 1 missing, 2 het, 3 hom A2. */
+static const unsigned PL57[5 * 7] = {
+    0, 1, 2, 3, 0, 1, 2, /* */
+    3, 3, 3, 3, 3, 3, 3, /* */
+    0, 0, 0, 0, 0, 0, 0, /* the .bed pad bits (0) would decode to 3 */
+    2, 2, 1, 1, 0, 3, 2, /* */
+    1, 0, 3, 2, 1, 0, 3,
+};
+
+/* The CCC code of a PLINK code (hom A1 = 2 copies of allele "1"). */
+static unsigned comet_of(unsigned plink)
+{
+  static const unsigned map[4] = {SM_GT_2, SM_GT_MISSING, SM_GT_1, SM_GT_0};
+  return map[plink];
+}
+
+/* v equals the PLINK codes pl (nsample per SNP) from SNP v0, sample f0. */
+static void assert_plink_part(const sm_vectors_t *v, const unsigned *pl,
+                              size_t nsample, size_t v0, size_t f0)
+{
+  size_t miss = 0;
+  for (size_t i = 0; i < v->nv; i++) {
+    char id[32];
+    snprintf(id, sizeof id, "rs%zu", v0 + i + 1);
+    ck_assert(v->names != NULL);
+    ck_assert_str_eq(v->names[i], id);
+    for (size_t f = 0; f < v->nf; f++) {
+      unsigned p = pl[(v0 + i) * nsample + f0 + f];
+      ck_assert_uint_eq(code(v, i, f), comet_of(p));
+      miss += p == 1;
+    }
+  }
+  ck_assert_uint_eq(v->nmissing, miss);
+  ck_assert(pad_is_zero(v));
+}
+
+START_TEST(test_plink_decode)
+{
+  char prefix[4096], withbed[4096];
+  sm_vectors_t v;
+  sm_dims_t d;
+  sm_read_opts_t o = ccc_opts();
+  write_plink(prefix, "p57", 5, 7, PL57, 0x01, 0);
+  ck_assert_int_eq(sm_read_plink(prefix, &o, &v, &d), SM_OK);
+  ck_assert_uint_eq(d.nv, 5);
+  ck_assert_uint_eq(d.nf, 7);
+  ck_assert_uint_eq(v.nv, 5);
+  ck_assert_uint_eq(v.nf, 7);
+  assert_plink_part(&v, PL57, 7, 0, 0);
+  ck_assert_uint_eq(v.nmissing, 6); /* the 1s of PL57 */
+  sm_vectors_free(&v);
+  /* the prefix may carry ".bed" */
+  snprintf(withbed, sizeof withbed, "%.4000s.bed", prefix);
+  ck_assert_int_eq(sm_read_plink(withbed, &o, &v, NULL), SM_OK);
+  assert_plink_part(&v, PL57, 7, 0, 0);
+  sm_vectors_free(&v);
+}
+END_TEST
+
+START_TEST(test_plink_slice)
+{
+  char prefix[4096];
+  sm_vectors_t v;
+  sm_dims_t d;
+  sm_read_opts_t o = ccc_opts();
+  write_plink(prefix, "p57s", 5, 7, PL57, 0x01, 0);
+  o.v0 = 1;
+  o.vcount = 3;
+  o.f0 = 2; /* not byte aligned */
+  o.fcount = 4;
+  ck_assert_int_eq(sm_read_plink(prefix, &o, &v, &d), SM_OK);
+  ck_assert_uint_eq(d.nv, 5);
+  ck_assert_uint_eq(v.nv, 3);
+  ck_assert_uint_eq(v.nf, 4);
+  assert_plink_part(&v, PL57, 7, 1, 2);
+  sm_vectors_free(&v);
+  o.f0 = 4; /* byte aligned, to the end */
+  o.fcount = 0;
+  ck_assert_int_eq(sm_read_plink(prefix, &o, &v, NULL), SM_OK);
+  ck_assert_uint_eq(v.nf, 3);
+  assert_plink_part(&v, PL57, 7, 1, 4);
+  sm_vectors_free(&v);
+  o.f0 = 7;
+  ck_assert_int_eq(sm_read_plink(prefix, &o, &v, NULL), SM_EOPTION);
+  ck_assert(v.data == NULL && v.names == NULL);
+
+  /* several words per row: 3 SNPs x 101 samples, pseudo-random codes */
+  unsigned pl[3 * 101];
+  uint32_t x = 12345;
+  for (size_t k = 0; k < 3 * 101; k++) {
+    x = x * 1103515245u + 12345u;
+    pl[k] = (x >> 16) & 3u;
+  }
+  write_plink(prefix, "p101", 3, 101, pl, 0x01, 0);
+  size_t sl[4][2] = {{0, 0}, {36, 50}, {37, 0}, {64, 33}};
+  for (int s = 0; s < 4; s++) {
+    o = ccc_opts();
+    o.f0 = sl[s][0];
+    o.fcount = sl[s][1];
+    ck_assert_int_eq(sm_read_plink(prefix, &o, &v, NULL), SM_OK);
+    ck_assert_uint_eq(v.nf, o.fcount ? o.fcount : 101 - o.f0);
+    assert_plink_part(&v, pl, 101, 0, o.f0);
+    sm_vectors_free(&v);
+  }
+}
+END_TEST
+
+START_TEST(test_plink_bad)
+{
+  char prefix[4096], path[4096];
+  sm_vectors_t v;
+  sm_read_opts_t o = ccc_opts();
+  write_plink(prefix, "magic", 5, 7, PL57, 0x01, 0);
+  /* wrong magic: overwrite the .bed with a non-PLINK header */
+  unsigned char junk[3 + 5 * 2] = {0x6c, 0x1c, 0x01};
+  sm_test_write("magic.bed", junk, sizeof junk);
+  ck_assert_int_eq(sm_read_plink(prefix, &o, &v, NULL), SM_EFORMAT);
+  ck_assert(v.data == NULL && v.names == NULL);
+
+  write_plink(prefix, "smaj", 5, 7, PL57, 0x00, 0);
+  ck_assert_int_eq(sm_read_plink(prefix, &o, &v, NULL), SM_EFORMAT);
+
+  write_plink(prefix, "short", 5, 7, PL57, 0x01, 1);
+  ck_assert_int_eq(sm_read_plink(prefix, &o, &v, NULL), SM_EINCONSIST);
+
+  write_plink(prefix, "bim5", 5, 7, PL57, 0x01, 0);
+  write_text(path, "bim5.bim", "1 rs1 0 1000 A G\n1 rs2 0 2000 A\n");
+  ck_assert_int_eq(sm_read_plink(prefix, &o, &v, NULL), SM_EFORMAT);
+
+  write_plink(prefix, "nofam", 5, 7, PL57, 0x01, 0);
+  snprintf(path, sizeof path, "%.4000s.fam", prefix);
+  ck_assert_int_eq(remove(path), 0);
+  ck_assert_int_eq(sm_read_plink(prefix, &o, &v, NULL), SM_EIO);
+
+  write_plink(prefix, "nobim", 0, 7, PL57, 0x01, 0); /* empty .bim */
+  ck_assert_int_eq(sm_read_plink(prefix, &o, &v, NULL), SM_EDEGEN);
+
+  write_plink(prefix, "czek", 5, 7, PL57, 0x01, 0);
+  o = czek_opts(8);
+  ck_assert_int_eq(sm_read_plink(prefix, &o, &v, NULL), SM_EOPTION);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ TSV */
+
+/* Read a text file written here with the given opts; asserts the code. */
+static void tsv(const char *name, const char *text, const sm_read_opts_t *o,
+                sm_err_t want, sm_vectors_t *v, sm_dims_t *d)
+{
+  char path[4096];
+  write_text(path, name, text);
+  sm_err_t err = sm_read_tsv(path, o, v, d);
+  ck_assert_msg(err == want, "%s: got %s, want %s", name, sm_strerror(err),
+                sm_strerror(want));
+  if (err)
+    ck_assert(v->data == NULL && v->names == NULL);
+}
+
+/* v holds the 2 x 3 values 1..6 named a, b (or unnamed). */
+static void assert_2x3(const sm_vectors_t *v, int named)
+{
+  ck_assert_uint_eq(v->nv, 2);
+  ck_assert_uint_eq(v->nf, 3);
+  for (size_t i = 0; i < 2; i++)
+    for (size_t f = 0; f < 3; f++)
+      ck_assert(val(v, i, f) == (double)(i * 3 + f + 1));
+  if (named) {
+    ck_assert(v->names != NULL);
+    ck_assert_str_eq(v->names[0], "a");
+    ck_assert_str_eq(v->names[1], "b");
+  } else {
+    ck_assert(v->names == NULL);
+  }
+}
+
+START_TEST(test_tsv_good)
+{
+  sm_vectors_t v;
+  sm_dims_t d;
+  sm_read_opts_t o = czek_opts(8);
+  tsv("hr.tsv", "id\tx\ty\tz\na\t1\t2\t3\nb\t4\t5\t6\n", &o, SM_OK, &v, &d);
+  assert_2x3(&v, 1);
+  ck_assert_uint_eq(d.nv, 2);
+  ck_assert_uint_eq(d.nf, 3);
+  sm_vectors_free(&v);
+  /* header without a cell above the row names (R's write.table) */
+  tsv("hr2.tsv", "x\ty\tz\na\t1\t2\t3\nb\t4\t5\t6\n", &o, SM_OK, &v, NULL);
+  assert_2x3(&v, 1);
+  sm_vectors_free(&v);
+  tsv("plain.tsv", "1\t2\t3\n4\t5\t6\n", &o, SM_OK, &v, NULL);
+  assert_2x3(&v, 0);
+  sm_vectors_free(&v);
+  tsv("rownames.tsv", "a\t1\t2\t3\nb\t4\t5\t6\n", &o, SM_OK, &v, NULL);
+  assert_2x3(&v, 1);
+  sm_vectors_free(&v);
+  tsv("header.csv", "x,y,z\n1,2,3\n 4 , 5,\"6\"\n", &o, SM_OK, &v, NULL);
+  assert_2x3(&v, 0);
+  sm_vectors_free(&v);
+  tsv("comma.txt", "a,1,2,3\nb,4,5,6\n", &o, SM_OK, &v, NULL);
+  assert_2x3(&v, 1);
+  sm_vectors_free(&v);
+  tsv("spaces.txt", "  1   2 3\n4 5     6   \n", &o, SM_OK, &v, NULL);
+  assert_2x3(&v, 0);
+  sm_vectors_free(&v);
+  tsv("crlf.csv", "# made by hand\r\nid,x,y,z\r\n# a comment\r\na,1,2,3\r\nb,4,5e0,6\r\n\r\n\r\n",
+      &o, SM_OK, &v, NULL);
+  assert_2x3(&v, 1);
+  sm_vectors_free(&v);
+  o.elem_size = 4;
+  tsv("single.tsv", "a 1 2 3\nb 4 5 6\n", &o, SM_OK, &v, NULL);
+  ck_assert_uint_eq(v.elem_size, 4);
+  assert_2x3(&v, 1);
+  sm_vectors_free(&v);
+  o.elem_size = 8;
+  tsv("real.tsv", "0.25\t1e-3\n", &o, SM_OK, &v, NULL);
+  ck_assert(val(&v, 0, 0) == 0.25 && val(&v, 0, 1) == 1e-3);
+  sm_vectors_free(&v);
+}
+END_TEST
+
+START_TEST(test_tsv_transpose)
+{
+  sm_vectors_t v;
+  sm_dims_t d;
+  sm_read_opts_t o = czek_opts(8);
+  o.transpose = 1;
+  const char *text = "gene\ts1\ts2\ts3\ng1\t1\t2\t3\ng2\t4\t5\t6\n";
+  tsv("tr.tsv", text, &o, SM_OK, &v, &d);
+  ck_assert_uint_eq(d.nv, 3);
+  ck_assert_uint_eq(d.nf, 2);
+  ck_assert_uint_eq(v.nv, 3);
+  ck_assert_uint_eq(v.nf, 2);
+  for (size_t i = 0; i < 3; i++) {
+    char name[8];
+    snprintf(name, sizeof name, "s%zu", i + 1);
+    ck_assert_str_eq(v.names[i], name);
+    ck_assert(val(&v, i, 0) == (double)(i + 1));
+    ck_assert(val(&v, i, 1) == (double)(i + 4));
+  }
+  sm_vectors_free(&v);
+  o.v0 = 1;
+  o.vcount = 2;
+  o.f0 = 1;
+  tsv("tr2.tsv", text, &o, SM_OK, &v, &d);
+  ck_assert_uint_eq(d.nv, 3);
+  ck_assert_uint_eq(v.nv, 2);
+  ck_assert_uint_eq(v.nf, 1);
+  ck_assert_str_eq(v.names[0], "s2");
+  ck_assert_str_eq(v.names[1], "s3");
+  ck_assert(val(&v, 0, 0) == 5 && val(&v, 1, 0) == 6);
+  sm_vectors_free(&v);
+  /* no header: no names */
+  o = czek_opts(8);
+  o.transpose = 1;
+  tsv("tr3.tsv", "1 4\n2 5\n3 6\n", &o, SM_OK, &v, NULL);
+  assert_2x3(&v, 0);
+  sm_vectors_free(&v);
+}
+END_TEST
+
+START_TEST(test_tsv_slice)
+{
+  sm_vectors_t v;
+  sm_dims_t d;
+  sm_read_opts_t o = czek_opts(8);
+  const char *text = "r0 0 1 2 3 4\nr1 10 11 12 13 14\nr2 20 21 22 23 24\nr3 30 31 32 33 34\n";
+  o.v0 = 1;
+  o.vcount = 2;
+  o.f0 = 2;
+  o.fcount = 2;
+  tsv("slice.txt", text, &o, SM_OK, &v, &d);
+  ck_assert_uint_eq(d.nv, 4);
+  ck_assert_uint_eq(d.nf, 5);
+  ck_assert_uint_eq(v.nv, 2);
+  ck_assert_uint_eq(v.nf, 2);
+  ck_assert_str_eq(v.names[0], "r1");
+  ck_assert_str_eq(v.names[1], "r2");
+  for (size_t i = 0; i < 2; i++)
+    for (size_t f = 0; f < 2; f++)
+      ck_assert(val(&v, i, f) == (double)(10 * (i + 1) + f + 2));
+  sm_vectors_free(&v);
+  o.vcount = 4;
+  tsv("slice2.txt", text, &o, SM_EOPTION, &v, NULL);
+  o.vcount = 0;
+  o.f0 = 5;
+  tsv("slice3.txt", text, &o, SM_EOPTION, &v, NULL);
+}
+END_TEST
+
+START_TEST(test_tsv_long_line)
+{
+  /* one vector of 400000 fields: a 2.4 MB line */
+  size_t nf = 400000;
+  char *text = malloc(nf * 6 + 2), *t = text;
+  ck_assert(text != NULL);
+  for (size_t f = 0; f < nf; f++)
+    t += sprintf(t, "%s%zu", f ? "\t" : "", f % 10000);
+  strcpy(t, "\n");
+  sm_vectors_t v;
+  sm_read_opts_t o = czek_opts(8);
+  tsv("long.tsv", text, &o, SM_OK, &v, NULL);
+  free(text);
+  ck_assert_uint_eq(v.nv, 1);
+  ck_assert_uint_eq(v.nf, nf);
+  for (size_t f = 0; f < nf; f += 997)
+    ck_assert(val(&v, 0, f) == (double)(f % 10000));
+  ck_assert(val(&v, 0, nf - 1) == (double)((nf - 1) % 10000));
+  sm_vectors_free(&v);
+}
+END_TEST
+
+START_TEST(test_tsv_bad)
+{
+  sm_vectors_t v;
+  sm_read_opts_t o = czek_opts(8);
+  tsv("ragged.tsv", "1\t2\t3\n4\t5\n", &o, SM_EFORMAT, &v, NULL);
+  tsv("ragged2.tsv", "id\tx\ty\na\t1\t2\nb\t3\t4\t5\n", &o, SM_EFORMAT, &v, NULL);
+  tsv("badhead.tsv", "id\tx\ty\tz\tw\na\t1\t2\nb\t3\t4\n", &o, SM_EFORMAT, &v, NULL);
+  tsv("text.tsv", "1\t2\t3\n4\txyz\t6\n", &o, SM_EFORMAT, &v, NULL);
+  tsv("empty_cell.csv", "1,2,3\n4,,6\n", &o, SM_EFORMAT, &v, NULL);
+  tsv("negative.tsv", "a\t1\t2\nb\t-3\t4\n", &o, SM_EVALUE, &v, NULL);
+  tsv("nan.tsv", "1 2\n3 nan\n", &o, SM_EVALUE, &v, NULL);
+  tsv("inf.tsv", "1 2\n3 inf\n", &o, SM_EVALUE, &v, NULL);
+  tsv("huge.tsv", "1 2\n3 1e999\n", &o, SM_EVALUE, &v, NULL);
+  o.elem_size = 4; /* fine in double, not in single */
+  tsv("huge4.tsv", "1 2\n3 1e300\n", &o, SM_EVALUE, &v, NULL);
+  o.elem_size = 8;
+  tsv("empty.tsv", "", &o, SM_EDEGEN, &v, NULL);
+  tsv("blank.tsv", "\n\n  \n", &o, SM_EDEGEN, &v, NULL);
+  tsv("header_only.tsv", "id\tx\ty\n", &o, SM_EDEGEN, &v, NULL);
+  tsv("comments.tsv", "# nothing here\n", &o, SM_EDEGEN, &v, NULL);
+  tsv("names_only.tsv", "id\na\nb\n", &o, SM_EDEGEN, &v, NULL);
+  ck_assert_int_eq(sm_read_tsv("/nonexistent/x.tsv", &o, &v, NULL), SM_EIO);
+  o.metric = SM_METRIC_CCC;
+  tsv("ccc.tsv", "1 2\n3 4\n", &o, SM_EOPTION, &v, NULL);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ NPY */
+
+START_TEST(test_npy_good)
+{
+  char path[4096];
+  sm_vectors_t v;
+  sm_dims_t d;
+  sm_read_opts_t o = czek_opts(8);
+  float f4[2][3] = {{1, 2, 3}, {4, 5, 6}};
+  double f8[2][3] = {{1, 2, 3}, {4, 5, 6}};
+  int64_t i8[2][3] = {{1, 2, 3}, {4, 5, 6}};
+  uint16_t u2[2][3] = {{1, 2, 3}, {4, 5, 6}};
+  int8_t i1[2][3] = {{1, 2, 3}, {4, 5, 6}};
+
+  write_npy(path, "f4.npy", 1, "<f4", "False", "(2, 3)", f4, sizeof f4);
+  ck_assert_int_eq(sm_read_npy(path, &o, &v, &d), SM_OK);
+  ck_assert_uint_eq(d.nv, 2);
+  ck_assert_uint_eq(d.nf, 3);
+  assert_2x3(&v, 0);
+  sm_vectors_free(&v);
+  write_npy(path, "f8.npy", 2, "<f8", "False", "(2, 3)", f8, sizeof f8);
+  ck_assert_int_eq(sm_read_npy(path, &o, &v, NULL), SM_OK);
+  assert_2x3(&v, 0);
+  sm_vectors_free(&v);
+  write_npy(path, "i8.npy", 3, "<i8", "False", "(2,3)", i8, sizeof i8);
+  ck_assert_int_eq(sm_read_npy(path, &o, &v, NULL), SM_OK);
+  assert_2x3(&v, 0);
+  sm_vectors_free(&v);
+  write_npy(path, "u2.npy", 1, "=u2", "False", "(2, 3)", u2, sizeof u2);
+  ck_assert_int_eq(sm_read_npy(path, &o, &v, NULL), SM_OK);
+  assert_2x3(&v, 0);
+  sm_vectors_free(&v);
+  o.elem_size = 4;
+  write_npy(path, "i1.npy", 1, "|i1", "False", "(2, 3)", i1, sizeof i1);
+  ck_assert_int_eq(sm_read_npy(path, &o, &v, NULL), SM_OK);
+  ck_assert_uint_eq(v.elem_size, 4);
+  assert_2x3(&v, 0);
+  sm_vectors_free(&v);
+}
+END_TEST
+
+START_TEST(test_npy_refused)
+{
+  char path[4096];
+  sm_vectors_t v;
+  sm_read_opts_t o = czek_opts(8);
+  double f8[24] = {0};
+  write_npy(path, "fortran.npy", 1, "<f8", "True", "(2, 3)", f8, 48);
+  ck_assert_int_eq(sm_read_npy(path, &o, &v, NULL), SM_EFORMAT);
+  ck_assert(v.data == NULL);
+  write_npy(path, "big.npy", 1, ">f8", "False", "(2, 3)", f8, 48);
+  ck_assert_int_eq(sm_read_npy(path, &o, &v, NULL), SM_EFORMAT);
+  write_npy(path, "c16.npy", 1, "<c16", "False", "(1, 3)", f8, 48);
+  ck_assert_int_eq(sm_read_npy(path, &o, &v, NULL), SM_EFORMAT);
+  write_npy(path, "bool.npy", 1, "|b1", "False", "(2, 3)", f8, 6);
+  ck_assert_int_eq(sm_read_npy(path, &o, &v, NULL), SM_EFORMAT);
+  write_npy(path, "str.npy", 1, "<U4", "False", "(2, 3)", f8, 96);
+  ck_assert_int_eq(sm_read_npy(path, &o, &v, NULL), SM_EFORMAT);
+  write_npy(path, "d3.npy", 1, "<f8", "False", "(2, 3, 4)", f8, 192);
+  ck_assert_int_eq(sm_read_npy(path, &o, &v, NULL), SM_EFORMAT);
+  write_npy(path, "d1.npy", 1, "<f8", "False", "(6,)", f8, 48);
+  ck_assert_int_eq(sm_read_npy(path, &o, &v, NULL), SM_EFORMAT);
+  write_npy(path, "trunc.npy", 1, "<f8", "False", "(2, 3)", f8, 47);
+  ck_assert_int_eq(sm_read_npy(path, &o, &v, NULL), SM_EFORMAT);
+  write_npy(path, "long.npy", 1, "<f8", "False", "(2, 3)", f8, 56);
+  ck_assert_int_eq(sm_read_npy(path, &o, &v, NULL), SM_EFORMAT);
+  write_npy(path, "ver.npy", 4, "<f8", "False", "(2, 3)", f8, 48);
+  ck_assert_int_eq(sm_read_npy(path, &o, &v, NULL), SM_EFORMAT);
+  write_text(path, "magic.npy", "NUMPY and more text here");
+  ck_assert_int_eq(sm_read_npy(path, &o, &v, NULL), SM_EFORMAT);
+  write_npy(path, "empty.npy", 1, "<f8", "False", "(0, 3)", f8, 0);
+  ck_assert_int_eq(sm_read_npy(path, &o, &v, NULL), SM_EDEGEN);
+  f8[4] = -1;
+  write_npy(path, "neg.npy", 1, "<f8", "False", "(2, 3)", f8, 48);
+  ck_assert_int_eq(sm_read_npy(path, &o, &v, NULL), SM_EVALUE);
+  ck_assert(v.data == NULL);
+  o.v0 = 2; /* slice past the end */
+  write_npy(path, "ok.npy", 1, "<f8", "False", "(2, 3)", f8 + 6, 48);
+  ck_assert_int_eq(sm_read_npy(path, &o, &v, NULL), SM_EOPTION);
+}
+END_TEST
+
+START_TEST(test_npy_ccc)
+{
+  char path[4096];
+  sm_vectors_t v;
+  sm_dims_t d;
+  sm_read_opts_t o = ccc_opts();
+  enum { NV = 3, NF = 37 };
+  uint8_t u1[NV][NF];
+  int64_t i8[NV][NF];
+  size_t miss = 0;
+  for (size_t i = 0; i < NV; i++)
+    for (size_t f = 0; f < NF; f++) {
+      u1[i][f] = (uint8_t)((i * 7 + f * 3 + f / 5) % 4);
+      i8[i][f] = u1[i][f];
+      miss += u1[i][f] == SM_GT_MISSING;
+    }
+  write_npy(path, "ccc_u1.npy", 1, "|u1", "False", "(3, 37)", u1, sizeof u1);
+  ck_assert_int_eq(sm_read_npy(path, &o, &v, &d), SM_OK);
+  ck_assert_uint_eq(d.nv, NV);
+  ck_assert_uint_eq(d.nf, NF);
+  for (size_t i = 0; i < NV; i++)
+    for (size_t f = 0; f < NF; f++)
+      ck_assert_uint_eq(code(&v, i, f), u1[i][f]);
+  ck_assert_uint_eq(v.nmissing, miss);
+  ck_assert(pad_is_zero(&v));
+  sm_vectors_free(&v);
+
+  o.v0 = 1;
+  o.f0 = 3;
+  o.fcount = 30;
+  write_npy(path, "ccc_i8.npy", 1, "<i8", "False", "(3, 37)", i8, sizeof i8);
+  ck_assert_int_eq(sm_read_npy(path, &o, &v, NULL), SM_OK);
+  ck_assert_uint_eq(v.nv, 2);
+  ck_assert_uint_eq(v.nf, 30);
+  for (size_t i = 0; i < 2; i++)
+    for (size_t f = 0; f < 30; f++)
+      ck_assert_uint_eq(code(&v, i, f), u1[1 + i][3 + f]);
+  ck_assert(pad_is_zero(&v));
+  sm_vectors_free(&v);
+
+  o = ccc_opts();
+  i8[2][5] = 4;
+  write_npy(path, "ccc_bad.npy", 1, "<i8", "False", "(3, 37)", i8, sizeof i8);
+  ck_assert_int_eq(sm_read_npy(path, &o, &v, NULL), SM_EVALUE);
+  i8[2][5] = -1;
+  write_npy(path, "ccc_neg.npy", 1, "<i8", "False", "(3, 37)", i8, sizeof i8);
+  ck_assert_int_eq(sm_read_npy(path, &o, &v, NULL), SM_EVALUE);
+  double f8[2] = {0, 1};
+  write_npy(path, "ccc_f8.npy", 1, "<f8", "False", "(1, 2)", f8, sizeof f8);
+  ck_assert_int_eq(sm_read_npy(path, &o, &v, NULL), SM_EFORMAT);
+}
+END_TEST
+
+/* ------------------------------------------------------------- dispatch */
+
+START_TEST(test_dispatch)
+{
+  sm_input_format_t fmt;
+  const char *names[] = {"auto", "tsv", "csv", "npy", "plink", "raw", "TSV"};
+  const sm_input_format_t want[] = {SM_INPUT_AUTO, SM_INPUT_TSV, SM_INPUT_TSV,
+                                    SM_INPUT_NPY, SM_INPUT_PLINK, SM_INPUT_RAW,
+                                    SM_INPUT_TSV};
+  for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+    ck_assert_int_eq(sm_input_format_parse(names[k], &fmt), SM_OK);
+    ck_assert_int_eq(fmt, want[k]);
+  }
+  ck_assert_int_eq(sm_input_format_parse("vcf2", &fmt), SM_EOPTION);
+  ck_assert_int_eq(sm_input_format_parse(NULL, &fmt), SM_EOPTION);
+
+  char path[4096];
+  sm_vectors_t v;
+  sm_read_opts_t o = czek_opts(8);
+  o.num_field = 3;
+  const char *text[] = {"d.tsv", "d.txt", "d.CSV"};
+  for (int k = 0; k < 3; k++) {
+    write_text(path, text[k], "a,1,2,3\nb,4,5,6\n");
+    ck_assert_int_eq(sm_read_input(path, SM_INPUT_AUTO, &o, &v, NULL), SM_OK);
+    assert_2x3(&v, 1);
+    sm_vectors_free(&v);
+  }
+  double f8[2][3] = {{1, 2, 3}, {4, 5, 6}};
+  write_npy(path, "d.npy", 1, "<f8", "False", "(2, 3)", f8, sizeof f8);
+  ck_assert_int_eq(sm_read_input(path, SM_INPUT_AUTO, &o, &v, NULL), SM_OK);
+  assert_2x3(&v, 0);
+  sm_vectors_free(&v);
+  /* anything else is raw */
+  snprintf(path, sizeof path, "%s", sm_test_write("d.bin", f8, sizeof f8));
+  ck_assert_int_eq(sm_read_input(path, SM_INPUT_AUTO, &o, &v, NULL), SM_OK);
+  assert_2x3(&v, 0);
+  sm_vectors_free(&v);
+  /* an explicit format wins over the extension */
+  write_text(path, "d.dat", "1 2 3\n4 5 6\n");
+  ck_assert_int_eq(sm_read_input(path, SM_INPUT_TSV, &o, &v, NULL), SM_OK);
+  assert_2x3(&v, 0);
+  sm_vectors_free(&v);
+  ck_assert_int_eq(sm_read_input(path, SM_INPUT_RAW, &o, &v, NULL), SM_EINCONSIST);
+
+  /* PLINK: by ".bed" or by a prefix whose .bed exists */
+  char prefix[4096];
+  o = ccc_opts();
+  write_plink(prefix, "disp", 5, 7, PL57, 0x01, 0);
+  ck_assert_int_eq(sm_read_input(prefix, SM_INPUT_AUTO, &o, &v, NULL), SM_OK);
+  assert_plink_part(&v, PL57, 7, 0, 0);
+  sm_vectors_free(&v);
+  snprintf(path, sizeof path, "%.4000s.bed", prefix);
+  ck_assert_int_eq(sm_read_input(path, SM_INPUT_AUTO, &o, &v, NULL), SM_OK);
+  assert_plink_part(&v, PL57, 7, 0, 0);
+  sm_vectors_free(&v);
+}
+END_TEST
+
+static Suite *read_suite(void)
+{
+  Suite *s = suite_create("read");
+  TCase *tc = tcase_create("readers");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_raw_czek_f64);
+  tcase_add_test(tc, test_raw_czek_f32);
+  tcase_add_test(tc, test_czek_slice);
+  tcase_add_test(tc, test_raw_czek_errors);
+  tcase_add_test(tc, test_raw_ccc_odd);
+  tcase_add_test(tc, test_raw_ccc_uniform);
+  tcase_add_test(tc, test_plink_decode);
+  tcase_add_test(tc, test_plink_slice);
+  tcase_add_test(tc, test_plink_bad);
+  tcase_add_test(tc, test_tsv_good);
+  tcase_add_test(tc, test_tsv_transpose);
+  tcase_add_test(tc, test_tsv_slice);
+  tcase_add_test(tc, test_tsv_long_line);
+  tcase_add_test(tc, test_tsv_bad);
+  tcase_add_test(tc, test_npy_good);
+  tcase_add_test(tc, test_npy_refused);
+  tcase_add_test(tc, test_npy_ccc);
+  tcase_add_test(tc, test_dispatch);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+SM_TEST_MAIN(read_suite)
