@@ -7,8 +7,8 @@ static void cpu_finalize2(void *buffers[], void *cl_arg)
   const sm_fin2_args_t *a = cl_arg;
   sm_kern_finalize2(a, (const void *)STARPU_MATRIX_GET_PTR(buffers[0]),
                     STARPU_MATRIX_GET_LD(buffers[0]),
-                    (const void *)STARPU_VECTOR_GET_PTR(buffers[1]),
-                    (const void *)STARPU_VECTOR_GET_PTR(buffers[2]),
+                    (const void *)STARPU_MATRIX_GET_PTR(buffers[1]),
+                    (const void *)STARPU_MATRIX_GET_PTR(buffers[2]),
                     (sm_recbuf_t *)STARPU_VARIABLE_GET_PTR(buffers[3]));
 }
 

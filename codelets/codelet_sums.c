@@ -13,7 +13,7 @@ static void cpu_sums_czek_d(void *buffers[], void *cl_arg)
   sm_kern_sums_czek_d(STARPU_MATRIX_GET_NY(buffers[0]), a->nf,
                       (const double *)STARPU_MATRIX_GET_PTR(buffers[0]),
                       STARPU_MATRIX_GET_LD(buffers[0]),
-                      (double *)STARPU_VECTOR_GET_PTR(buffers[1]));
+                      (double *)STARPU_MATRIX_GET_PTR(buffers[1]));
 }
 
 static void cpu_sums_czek_s(void *buffers[], void *cl_arg)
@@ -22,7 +22,7 @@ static void cpu_sums_czek_s(void *buffers[], void *cl_arg)
   sm_kern_sums_czek_s(STARPU_MATRIX_GET_NY(buffers[0]), a->nf,
                       (const float *)STARPU_MATRIX_GET_PTR(buffers[0]),
                       STARPU_MATRIX_GET_LD(buffers[0]),
-                      (float *)STARPU_VECTOR_GET_PTR(buffers[1]));
+                      (float *)STARPU_MATRIX_GET_PTR(buffers[1]));
 }
 
 static void cpu_sums_ccc(void *buffers[], void *cl_arg)
@@ -31,7 +31,7 @@ static void cpu_sums_ccc(void *buffers[], void *cl_arg)
   sm_kern_sums_ccc(STARPU_MATRIX_GET_NY(buffers[0]), a->nf,
                    (const uint64_t *)STARPU_MATRIX_GET_PTR(buffers[0]),
                    STARPU_MATRIX_GET_LD(buffers[0]), a->sparse,
-                   (uint32_t *)STARPU_VECTOR_GET_PTR(buffers[1]));
+                   (uint32_t *)STARPU_MATRIX_GET_PTR(buffers[1]));
 }
 
 static struct starpu_perfmodel model_sums_czek_d = {.type = STARPU_HISTORY_BASED,

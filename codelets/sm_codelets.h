@@ -33,12 +33,17 @@ int sm_task_czek2(starpu_data_handle_t A, starpu_data_handle_t B,
 int sm_task_ccc2(starpu_data_handle_t A, starpu_data_handle_t B,
                  starpu_data_handle_t C, int sparse, size_t nf, int prio);
 
-/* Denominators: per-vector sums of a tile into S (vector handle; czek:
- * float/double per vector; ccc: 2 x uint32 per vector). */
+/* Denominators: per-vector sums of a tile into S (matrix handle, ny = 1;
+ * czek: nx = vectors of float/double; ccc: nx = 2 x vectors of uint32). */
 int sm_task_sums_czek(starpu_data_handle_t X, starpu_data_handle_t S, int single,
                       size_t nf, int prio);
 int sm_task_sums_ccc(starpu_data_handle_t X, starpu_data_handle_t S, int sparse,
                      size_t nf, int prio);
+
+/* Field-axis reduction: C += B, elementwise over two matrix handles of the
+ * same shape (contiguous rows). type: SM_ADD_F64, SM_ADD_F32, SM_ADD_U32. */
+enum { SM_ADD_F64 = 0, SM_ADD_F32, SM_ADD_U32 };
+int sm_task_add(starpu_data_handle_t C, starpu_data_handle_t B, int type, int prio);
 
 /* Finalize a 2-way block: metrics from numerators and sums into the record
  * buffer R (variable handle holding an sm_recbuf_t). */

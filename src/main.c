@@ -6,6 +6,7 @@
 
 #include "config.h"
 #include "sm_compute.h"
+#include "sm_mpi.h"
 
 static char *join_args(int argc, char **argv)
 {
@@ -44,7 +45,9 @@ int main(int argc, char **argv)
     if (r != SM_OK)
       return 2;
     char *cmd = join_args(argc, argv);
+    sm_mpi_init(&argc, &argv);
     r = sm_compute_main(&o, cmd ? cmd : "starmet compute");
+    sm_mpi_finalize();
     free(cmd);
     return r == SM_OK ? 0 : 1;
   }

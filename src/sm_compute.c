@@ -1,82 +1,180 @@
-/* sm_compute.c: `starmet compute` from options to output: load or generate
- * the vectors, validate them, run the task graph (or the reference loops),
- * commit the output and write the summaries. */
+/* sm_compute.c: `starmet compute` from options to output, on one rank or
+ * many: size the problem, set up the rank grid, read this rank's slice (or
+ * generate it), run the task graph (or the reference loops), commit the
+ * output and write the summaries. */
 #include "sm_compute.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "sm_graph.h"
+#include "sm_mpi.h"
 #include "sm_ref.h"
 #include "sm_runtime.h"
 #include "sm_summary.h"
 #include "sm_timer.h"
 
-static sm_err_t load(const sm_options_t *o, sm_vectors_t *v, char *desc, size_t len)
+#include <starpu.h>
+
+static sm_read_opts_t read_opts(const sm_options_t *o)
 {
-  size_t es = o->single ? 4 : 8;
-  if (o->synth.kind != SM_SYNTH_NONE) {
-    snprintf(desc, len, "synthetic %s (seed %llu%s)",
-             o->synth.kind == SM_SYNTH_ANALYTIC ? "analytic" : "random",
-             (unsigned long long)o->synth.seed,
-             o->synth.missing_rate > 0 ? ", missing calls" : "");
-    return sm_synth_make(&o->synth, es, 0, 0, 0, 0, v);
-  }
-  snprintf(desc, len, "%s", o->input);
   sm_read_opts_t ro = {
       .metric = o->metric,
-      .elem_size = es,
+      .elem_size = o->single ? 4 : 8,
       .transpose = o->transpose,
       .num_vector = o->num_vector,
       .num_field = o->num_field,
       .raw_elem_size = o->raw_elem_size,
   };
-  return sm_read_input(o->input, o->input_format, &ro, v, NULL);
+  return ro;
+}
+
+/* Load vectors [v0, v0+vc) x fields [f0, f0+fc) of the input. */
+static sm_err_t load(const sm_options_t *o, size_t v0, size_t vc, size_t f0, size_t fc,
+                     sm_vectors_t *v, sm_dims_t *dims)
+{
+  if (o->synth.kind != SM_SYNTH_NONE) {
+    if (dims) {
+      dims->nv = o->synth.nv;
+      dims->nf = o->synth.nf;
+    }
+    return sm_synth_make(&o->synth, o->single ? 4 : 8, v0, vc, f0, fc, v);
+  }
+  sm_read_opts_t ro = read_opts(o);
+  ro.v0 = v0;
+  ro.vcount = vc;
+  ro.f0 = f0;
+  ro.fcount = fc;
+  return sm_read_input(o->input, o->input_format, &ro, v, dims);
+}
+
+static void describe(const sm_options_t *o, char *desc, size_t len)
+{
+  if (o->synth.kind != SM_SYNTH_NONE)
+    snprintf(desc, len, "synthetic %s (seed %llu%s)",
+             o->synth.kind == SM_SYNTH_ANALYTIC ? "analytic" : "random",
+             (unsigned long long)o->synth.seed,
+             o->synth.missing_rate > 0 ? ", missing calls" : "");
+  else
+    snprintf(desc, len, "%s", o->input);
+}
+
+/* Sizes of the whole problem: rank 0 looks (a one-vector read), every rank
+ * gets the answer. */
+static sm_err_t problem_dims(const sm_options_t *o, sm_dims_t *dims)
+{
+  struct {
+    int err;
+    sm_dims_t dims;
+  } msg = {0};
+  if (sm_mpi_rank() == 0) {
+    sm_vectors_t probe = {0};
+    msg.err = load(o, 0, 1, 0, 1, &probe, &msg.dims);
+    sm_vectors_free(&probe);
+  }
+  sm_mpi_bcast(&msg, sizeof msg);
+  *dims = msg.dims;
+  return (sm_err_t)msg.err;
+}
+
+static sm_err_t make_decomp(const sm_options_t *o, const sm_dims_t *dims, sm_decomp_t *d)
+{
+  const int P = sm_mpi_size();
+  d->nv = dims->nv;
+  d->nf = dims->nf;
+  d->npf = o->npf ? o->npf : 1;
+  d->npr = o->npr ? o->npr : 1;
+  d->npv = o->npv ? o->npv : (P % (d->npf * d->npr) == 0 ? P / (d->npf * d->npr) : 0);
+  d->num_phase = o->num_phase;
+  d->block_size = o->block_size ? o->block_size : 1;
+  if (d->npv == 0) {
+    if (sm_mpi_rank() == 0)
+      sm_log_error("%d ranks cannot be split into --num-proc-field %d x --num-proc-repl "
+                   "%d; choose factors of the rank count", P, d->npf, d->npr);
+    return SM_EOPTION;
+  }
+  sm_err_t err = SM_OK;
+  if (sm_mpi_rank() == 0)
+    err = sm_decomp_check(d, P);
+  return (sm_err_t)sm_mpi_agree(err);
 }
 
 int sm_compute_main(const sm_options_t *o, const char *command)
 {
   double t0 = sm_now();
-  sm_log_set_quiet(o->quiet);
-  sm_vectors_t v = {0};
+  const int me = sm_mpi_rank(), P = sm_mpi_size();
+  sm_log_set_quiet(o->quiet || me != 0);
   char desc[4096];
-  sm_err_t err = load(o, &v, desc, sizeof desc);
+  describe(o, desc, sizeof desc);
+  if (P > 1 && o->method == SM_METHOD_REF) {
+    if (me == 0)
+      sm_log_error("--compute-method ref runs on one rank (run it without mpirun)");
+    return SM_EOPTION;
+  }
+  sm_dims_t dims;
+  sm_err_t err = problem_dims(o, &dims);
   if (err)
     return err;
-  double t_input = sm_now() - t0;
-  if (v.nv < (size_t)o->num_way) {
-    sm_log_error("%s: %zu vector%s: %d-way metrics need at least %d vectors", desc,
-                 v.nv, v.nv == 1 ? "" : "s", o->num_way, o->num_way);
-    sm_vectors_free(&v);
+  if (dims.nv < (size_t)o->num_way) {
+    if (me == 0)
+      sm_log_error("%s: %zu vector%s: %d-way metrics need at least %d vectors", desc,
+                   dims.nv, dims.nv == 1 ? "" : "s", o->num_way, o->num_way);
     return SM_EDEGEN;
   }
-  if (v.nv > UINT32_MAX) {
-    sm_log_error("%s: %zu vectors is more than starmet indexes (2^32 - 1)", desc, v.nv);
-    sm_vectors_free(&v);
+  if (dims.nv > UINT32_MAX || (o->metric == SM_METRIC_CCC && dims.nf > (1u << 28))) {
+    if (me == 0)
+      sm_log_error("%s: %zu vectors x %zu fields is beyond what starmet indexes "
+                   "(2^32 - 1 vectors; CCC: 2^28 fields)", desc, dims.nv, dims.nf);
     return SM_EDEGEN;
-  }
-  if (v.metric == SM_METRIC_CCC && v.nf > (1u << 28)) {
-    sm_log_error("%s: %zu fields exceeds the 2^28 that CCC tallies hold exactly", desc,
-                 v.nf);
-    sm_vectors_free(&v);
-    return SM_EDEGEN;
-  }
-  int sparse = 0;
-  if (o->metric == SM_METRIC_CCC) {
-    sparse = o->sparse < 0 ? v.nmissing > 0 : o->sparse;
-    if (o->sparse < 0 && sparse)
-      sm_log_info("%s has %zu missing calls: using the sparse CCC method", desc,
-                  v.nmissing);
-    else if (!sparse && v.nmissing)
-      sm_log_warn("%s has %zu missing calls but --no-sparse was given: dense CCC "
-                  "counts them as one copy of allele 1", desc, v.nmissing);
   }
   if (o->num_way == 3 && o->method != SM_METHOD_REF) {
-    sm_log_error("--num-way 3 runs with --compute-method ref in this version "
-                 "(the 3-way task graph is not part of it)");
-    sm_vectors_free(&v);
+    if (me == 0)
+      sm_log_error("--num-way 3 runs with --compute-method ref in this version "
+                   "(the 3-way task graph is not part of it)");
     return SM_EOPTION;
+  }
+  sm_decomp_t d;
+  if ((err = make_decomp(o, &dims, &d)))
+    return err;
+  int pv, pf, pr;
+  sm_decomp_coords(&d, me, &pv, &pf, &pr);
+
+  /* this rank's slice */
+  size_t v0, vc, f0, fc;
+  sm_decomp_part(&d, pv, &v0, &vc);
+  sm_decomp_slice(&d, pf, &f0, &fc);
+  sm_vectors_t v = {0};
+  err = (sm_err_t)sm_mpi_agree(load(o, v0, vc, f0, fc, &v, NULL));
+  if (err) {
+    sm_vectors_free(&v);
+    return err;
+  }
+  double t_input = sm_now() - t0;
+  /* sparse when any slice has missing calls */
+  uint64_t nmissing = pr == 0 ? v.nmissing : 0;
+  sm_mpi_sum_u64(&nmissing, 1);
+  int sparse = 0;
+  if (o->metric == SM_METRIC_CCC) {
+    sparse = o->sparse < 0 ? nmissing > 0 : o->sparse;
+    if (o->sparse < 0 && sparse)
+      sm_log_info("%s has %llu missing calls: using the sparse CCC method", desc,
+                  (unsigned long long)nmissing);
+    else if (!sparse && nmissing && me == 0)
+      sm_log_warn("%s has %llu missing calls but --no-sparse was given: dense CCC "
+                  "counts them as one copy of allele 1", desc, (unsigned long long)nmissing);
+  }
+  /* names of every vector, for text output */
+  char **names = NULL;
+  if (o->output_format == SM_OUT_TSV) {
+    int have = v.names != NULL;
+    have = sm_mpi_agree(have);
+    if (have && (err = sm_mpi_allgather_names(v.names, v0, vc, pf == 0 && pr == 0, d.nv,
+                                               &names))) {
+      sm_vectors_free(&v);
+      return err;
+    }
   }
 
   /* output */
@@ -86,19 +184,24 @@ int sm_compute_main(const sm_options_t *o, const char *command)
       .way = o->num_way,
       .metric = o->metric,
       .single = o->single,
-      .nv = v.nv,
-      .nf = v.nf,
-      .names = v.names,
+      .nv = d.nv,
+      .nf = d.nf,
+      .names = names,
   };
   if (o->output && o->output_format != SM_OUT_NONE)
-    sm_output_path(out_path, sizeof out_path, o->output, o->output_format, 0, 1);
+    sm_output_path(out_path, sizeof out_path, o->output, o->output_format, me, P);
   if (o->summary)
     snprintf(json_path, sizeof json_path, "%s", o->summary);
   else if (o->output)
     snprintf(json_path, sizeof json_path, "%s.json", o->output);
   sm_writer_t *w = NULL;
-  if ((err = sm_writer_open(&w, out_path, &wi))) {
+  err = (sm_err_t)sm_mpi_agree(sm_writer_open(&w, out_path, &wi));
+  if (err) {
+    sm_writer_close(w, 0);
     sm_vectors_free(&v);
+    for (size_t i = 0; names && i < d.nv; i++)
+      free(names[i]);
+    free(names);
     return err;
   }
   sm_sink_t sink = {
@@ -112,23 +215,25 @@ int sm_compute_main(const sm_options_t *o, const char *command)
       .threshold = o->threshold,
       .thr_f32 = o->single || o->output_format == SM_OUT_COMET,
       .analytic = o->synth.kind == SM_SYNTH_ANALYTIC ? &o->synth : NULL,
-      .progress = o->progress < 0 ? isatty(2) && !o->quiet : o->progress,
+      .progress = me == 0 && (o->progress < 0 ? isatty(2) && !o->quiet : o->progress),
       .t_start = sm_now(),
   };
   sm_summary_t sum = {
       .opt = o,
       .command = command,
       .input_desc = desc,
-      .nv = v.nv,
-      .nf = v.nf,
+      .nv = d.nv,
+      .nf = d.nf,
       .sparse = sparse,
-      .nmissing = v.nmissing,
-      .nranks = 1,
-      .sink = &sink,
+      .nmissing = (size_t)nmissing,
+      .nranks = P,
+      .decomp = &d,
+      .phase_min = o->phase_min,
+      .phase_max = o->phase_max,
       .t_input = t_input,
   };
   sm_graph_stats_t gs = {0};
-  sm_runtime_stats_t rs;
+  sm_runtime_stats_t rs = {0};
   double t1 = sm_now();
   if (o->method == SM_METHOD_REF) {
     sink.apply_threshold = 1;
@@ -138,21 +243,32 @@ int sm_compute_main(const sm_options_t *o, const char *command)
     err = sm_ref_run(&v, &ro, &sink);
     sum.t_compute = sm_now() - t1;
   } else {
-    err = sm_runtime_init(o->sched);
+    err = (sm_err_t)sm_mpi_agree(sm_runtime_init(o->sched, P > 1));
     sum.t_init = sm_now() - t1;
     if (!err) {
-      sm_codelets_init(0, o->kernel);
+      sm_codelets_init(P > 1, o->kernel);
       sum.kernel = sm_codelets_kernel_name(
           o->metric == SM_METRIC_CCC ? "ccc2" : (o->single ? "czek2_s" : "czek2_d"));
+      int emit = o->output_format != SM_OUT_NONE || sink.analytic != NULL;
+      if (!o->block_size) { /* rank 0 decides, every rank uses it */
+        size_t bs = sm_graph_auto_block(vc, (int)starpu_worker_get_count(), emit,
+                                        o->metric == SM_METRIC_CCC);
+        sm_mpi_bcast(&bs, sizeof bs);
+        d.block_size = bs;
+      }
       sm_graph_opts_t go = {
+          .d = &d,
+          .rank = me,
+          .use_mpi = P > 1,
+          .phase_min = o->phase_min,
+          .phase_max = o->phase_max,
           .single = o->single,
           .sparse = sparse,
           .ccc_mult = o->ccc_mult,
           .ccc_param = o->ccc_param,
-          .block_size = o->block_size,
           .threshold = o->threshold,
           .thr_f32 = sink.thr_f32,
-          .emit = o->output_format != SM_OUT_NONE || sink.analytic != NULL,
+          .emit = emit,
           .keep_all = sink.analytic != NULL,
           .prio = 1,
       };
@@ -165,27 +281,70 @@ int sm_compute_main(const sm_options_t *o, const char *command)
       sum.rt = &rs;
     }
   }
+  /* gather what every rank did */
+  sm_rank_stats_t mine = {
+      .cksum = sink.cksum,
+      .nvalues = sink.nvalues,
+      .nwritten = sink.nwritten,
+      .nchecked = sink.nchecked,
+      .nbad = sink.nbad,
+      .subblocks = gs.my_subblocks,
+      .pairs = gs.my_pairs,
+      .outputs = gs.my_outputs,
+      .mpi_bytes = rs.mpi_bytes,
+      .bus_bytes = rs.bus_bytes,
+      .t_compute = sum.t_compute,
+      .max_rel_err = sink.max_rel_err,
+      .nworkers = rs.nworkers,
+  };
+  sm_rank_stats_t *all = me == 0 ? calloc((size_t)P, sizeof *all) : NULL;
+  sm_rank_stats_t dummy[1];
+  sm_mpi_gather_bytes(&mine, sizeof mine, all ? all : dummy);
+  if (all)
+    for (int r = 0; r < P; r++) {
+      sm_rank_stats_t *x = &all[r];
+      sm_cksum_merge(&sum.total.cksum, &x->cksum);
+      sum.total.nvalues += x->nvalues;
+      sum.total.nwritten += x->nwritten;
+      sum.total.nchecked += x->nchecked;
+      sum.total.nbad += x->nbad;
+      sum.total.mpi_bytes += x->mpi_bytes;
+      if (x->max_rel_err > sum.total.max_rel_err)
+        sum.total.max_rel_err = x->max_rel_err;
+      if (x->t_compute > sum.t_compute)
+        sum.t_compute = x->t_compute;
+    }
+  sum.ranks = all;
   if (!err && sink.nbad) {
     sm_log_error("analytic problem: %llu of %llu values differ from the closed form",
                  (unsigned long long)sink.nbad, (unsigned long long)sink.nchecked);
     err = SM_ECHECK;
   }
+  err = (sm_err_t)sm_mpi_agree(err);
   double t2 = sm_now();
-  sm_err_t cerr = sm_writer_close(w, err == SM_OK);
+  sm_err_t cerr = (sm_err_t)sm_mpi_agree(sm_writer_close(w, err == SM_OK));
   if (!err)
     err = cerr;
   sum.t_output = sm_now() - t2;
   sum.t_total = sm_now() - t0;
   sum.output_path = err == SM_OK && out_path[0] ? out_path : NULL;
+  if (P > 1 && sum.output_path) /* name the set of files */
+    sm_output_path(out_path, sizeof out_path, o->output, o->output_format, -1, P);
   sum.status = err == SM_OK ? "ok" : sm_strerror(err);
-  if (json_path[0]) {
-    sm_err_t jerr = sm_summary_write_json(&sum, json_path);
-    if (!err)
-      err = jerr;
+  if (me == 0) {
+    if (json_path[0]) {
+      sm_err_t jerr = sm_summary_write_json(&sum, json_path);
+      if (!err)
+        err = jerr;
+    }
+    sm_summary_print(&sum, stdout);
   }
-  sm_summary_print(&sum, stdout);
+  free(all);
   sm_vectors_free(&v);
-  return err;
+  for (size_t i = 0; names && i < d.nv; i++)
+    free(names[i]);
+  free(names);
+  return sm_mpi_agree(err);
 }
 
 int sm_synth_main(const sm_options_t *o)

@@ -1,37 +1,50 @@
-/* sm_graph.h: building and running the task graph of a computation on one
- * rank: tiles of vectors as StarPU handles, one numerator task per 2-way
- * block, denominator (sums) tasks per tile, a finalize and an output task
- * per block, with a bounded number of blocks in flight. */
+/* sm_graph.h: building and running the task graph of a computation. Every
+ * rank registers the same handles (tiles of vector partitions per field
+ * slice and replica, partial numerators, sums, record buffers) and submits
+ * the same tasks; StarPU-MPI runs each task on the rank that owns the data
+ * it writes and moves partitions where they are needed. Per tile pair:
+ * numerator tasks per field slice, reduction tasks in a fixed order,
+ * finalize, then output (ordered per rank by a token). */
 #ifndef SM_GRAPH_H
 #define SM_GRAPH_H
 
+#include "sm_decomp.h"
 #include "sm_sink.h"
 #include "sm_vectors.h"
 
 typedef struct sm_graph_opts {
-  int single;          /* czekanowski in float */
-  int sparse;          /* ccc sparse method */
+  const sm_decomp_t *d;  /* decomposition (npv = npf = npr = 1 on one rank) */
+  int rank;              /* this rank */
+  int use_mpi;           /* insert through StarPU-MPI */
+  int phase_min, phase_max; /* phases to compute (0-based, inclusive) */
+  int single;            /* czekanowski in float */
+  int sparse;            /* ccc sparse method */
   double ccc_mult, ccc_param;
-  size_t block_size;   /* vectors per tile; 0 = automatic */
-  double threshold;    /* < 0: none */
-  int thr_f32;         /* threshold on float32-rounded values */
-  int emit;            /* produce records (0 when output is none and no check) */
-  int keep_all;        /* records unthresholded (sink thresholds) */
-  int prio;            /* use task priorities */
+  double threshold;      /* < 0: none */
+  int thr_f32;           /* threshold on float32-rounded values */
+  int emit;              /* produce records (0 when output is none and no check) */
+  int keep_all;          /* records unthresholded (sink thresholds) */
+  int prio;              /* use task priorities */
 } sm_graph_opts_t;
 
 typedef struct sm_graph_stats {
-  size_t block_size, ntiles;
-  uint64_t nblocks, ntasks;
-  double t_submit;     /* time spent inserting tasks */
-  double t_run;        /* from first insertion to the last task's end */
+  size_t block_size, ntiles;  /* tiles over all partitions */
+  uint64_t nblocks;           /* tile pairs in the whole graph (these phases) */
+  uint64_t ntasks;            /* tasks in the whole graph */
+  uint64_t my_subblocks;      /* tile pairs whose numerators ran here */
+  uint64_t my_pairs;          /* vector pairs computed here (per field slice) */
+  uint64_t my_outputs;        /* blocks finalized and written here */
+  double t_submit;            /* time spent inserting tasks */
+  double t_run;               /* from first insertion to the end */
 } sm_graph_stats_t;
 
-/** Automatic tile size for nv vectors on nworkers workers. */
+/** Automatic tile size for a partition of nv vectors on nworkers workers. */
 size_t sm_graph_auto_block(size_t nv, int nworkers, int emit, int metric_ccc);
 
-/** Run the 2-way graph over all vectors of v (StarPU initialized). */
-sm_err_t sm_graph2_run(const sm_vectors_t *v, const sm_graph_opts_t *o,
+/** Run the 2-way graph. local holds this rank's partition slice: the
+ * vectors of partition pv restricted to field slice pf (StarPU, and
+ * StarPU-MPI when use_mpi, initialized). */
+sm_err_t sm_graph2_run(const sm_vectors_t *local, const sm_graph_opts_t *o,
                        sm_sink_t *sink, sm_graph_stats_t *st) SM_MUST_CHECK;
 
 #endif

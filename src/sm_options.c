@@ -16,7 +16,8 @@ enum {
   OPT_MULT, OPT_METHOD, OPT_KERNEL, OPT_INPUT, OPT_BFILE, OPT_INFMT, OPT_TRANSPOSE,
   OPT_NV, OPT_NF, OPT_RAWTYPE, OPT_SYNTH, OPT_SEED, OPT_MISSING, OPT_OUTPUT,
   OPT_OUTFMT, OPT_THRESHOLD, OPT_SUMMARY, OPT_BLOCK, OPT_SCHED, OPT_PROGRESS,
-  OPT_NO_PROGRESS, OPT_QUIET, OPT_HELP
+  OPT_NO_PROGRESS, OPT_QUIET, OPT_HELP, OPT_NPV, OPT_NPF, OPT_NPR, OPT_NPHASE,
+  OPT_PHMIN, OPT_PHMAX
 };
 
 static const struct option long_opts[] = {
@@ -49,6 +50,12 @@ static const struct option long_opts[] = {
     {"no-progress", no_argument, 0, OPT_NO_PROGRESS},
     {"quiet", no_argument, 0, OPT_QUIET},
     {"help", no_argument, 0, OPT_HELP},
+    {"num-proc-vector", required_argument, 0, OPT_NPV},
+    {"num-proc-field", required_argument, 0, OPT_NPF},
+    {"num-proc-repl", required_argument, 0, OPT_NPR},
+    {"num-phase", required_argument, 0, OPT_NPHASE},
+    {"phase-min", required_argument, 0, OPT_PHMIN},
+    {"phase-max", required_argument, 0, OPT_PHMAX},
     {0, 0, 0, 0},
 };
 
@@ -85,6 +92,13 @@ void sm_options_usage(FILE *f)
       "  --output-format tsv|bin|comet|none   (default tsv; none without --output)\n"
       "  --threshold T              write only values > T\n"
       "  --summary FILE             JSON summary path (default PREFIX.json)\n"
+      "Parallel decomposition (under mpirun -np P):\n"
+      "  --num-proc-vector N        vector partitions (default P)\n"
+      "  --num-proc-field N         field slices, reduced by tasks (default 1)\n"
+      "  --num-proc-repl N          replicas sharing a block row (default 1)\n"
+      "                             (the product must equal P)\n"
+      "  --num-phase N              split each rank's blocks into N phases (default 1)\n"
+      "  --phase-min A, --phase-max B   compute phases A..B only (0-based)\n"
       "Runtime:\n"
       "  --block-size N             vectors per tile (default: automatic)\n"
       "  --sched POLICY             StarPU scheduler (eager, lws, ws, dmda, ...)\n"
@@ -99,6 +113,8 @@ void sm_options_usage(FILE *f)
       "                  --num-field 5000 --output-format none\n"
       "  starmet compute --metric ccc --num-way 3 --synthetic random --num-vector 60 \\\n"
       "                  --num-field 500 --missing-rate 0.1 --compute-method ref --output r\n"
+      "  mpirun -np 4 starmet compute --bfile geno --num-proc-vector 2 --num-proc-field 2 \\\n"
+      "                  --output out/ccc          (writes out/ccc_<rank>.tsv)\n"
       "  starmet synth --metric ccc --synthetic random --num-vector 1000 --num-field 2000 \\\n"
       "                --output-format plink --output geno\n"
       "  starmet synth --metric czekanowski --synthetic random --num-vector 100 \\\n"
@@ -162,6 +178,21 @@ static void defaults(sm_options_t *o)
   o->threshold = -1;
   o->progress = -1;
   o->synth.seed = 1;
+  o->num_phase = 1;
+  o->phase_max = -1;
+}
+
+static int parse_int(const char *opt, const char *s, int min, int *out)
+{
+  size_t v;
+  if (parse_size(opt, s, &v))
+    return -1;
+  if (v > 1000000000 || (int)v < min) {
+    sm_log_error("%s: %s is out of range (at least %d)", opt, s, min);
+    return -1;
+  }
+  *out = (int)v;
+  return 0;
 }
 
 /* One option shared by compute and synth; returns 1 if handled, -1 on
@@ -302,6 +333,30 @@ int sm_options_parse_compute(int argc, char **argv, sm_options_t *o)
       }
       break;
     case OPT_SCHED: o->sched = optarg; break;
+    case OPT_NPV:
+      if (parse_int("--num-proc-vector", optarg, 1, &o->npv))
+        return SM_EOPTION;
+      break;
+    case OPT_NPF:
+      if (parse_int("--num-proc-field", optarg, 1, &o->npf))
+        return SM_EOPTION;
+      break;
+    case OPT_NPR:
+      if (parse_int("--num-proc-repl", optarg, 1, &o->npr))
+        return SM_EOPTION;
+      break;
+    case OPT_NPHASE:
+      if (parse_int("--num-phase", optarg, 1, &o->num_phase))
+        return SM_EOPTION;
+      break;
+    case OPT_PHMIN:
+      if (parse_int("--phase-min", optarg, 0, &o->phase_min))
+        return SM_EOPTION;
+      break;
+    case OPT_PHMAX:
+      if (parse_int("--phase-max", optarg, 0, &o->phase_max))
+        return SM_EOPTION;
+      break;
     case OPT_PROGRESS: o->progress = 1; break;
     case OPT_NO_PROGRESS: o->progress = 0; break;
     case 'h':
@@ -367,6 +422,15 @@ int sm_options_parse_compute(int argc, char **argv, sm_options_t *o)
                    o->metric == SM_METRIC_CZEK ? "czekanowski" : "ccc", o->num_way, max);
       return SM_EOPTION;
     }
+  }
+  if (o->phase_max < 0)
+    o->phase_max = o->num_phase - 1;
+  if (o->phase_min >= o->num_phase || o->phase_max >= o->num_phase ||
+      o->phase_min > o->phase_max) {
+    sm_log_error("--phase-min %d / --phase-max %d: out of range for --num-phase %d "
+                 "(phases are 0..%d, min <= max)", o->phase_min, o->phase_max,
+                 o->num_phase, o->num_phase - 1);
+    return SM_EOPTION;
   }
   if ((int)o->output_format < 0)
     o->output_format = o->output ? SM_OUT_TSV : SM_OUT_NONE;

@@ -35,6 +35,10 @@ typedef struct sm_options {
   sm_outfmt_t output_format;
   double threshold;       /* < 0: none */
   const char *summary;    /* JSON summary path (default PREFIX.json) */
+  /* decomposition */
+  int npv, npf, npr;      /* rank grid; 0 = default (npv = ranks, 1, 1) */
+  int num_phase;          /* phases (default 1) */
+  int phase_min, phase_max; /* 0-based, inclusive; -1 = last phase */
   /* runtime */
   size_t block_size;      /* vectors per tile; 0 = automatic */
   const char *sched;      /* StarPU policy or NULL */

@@ -39,6 +39,8 @@ void sm_output_path(char *buf, size_t len, const char *prefix, sm_outfmt_t fmt,
   const char *ext = fmt == SM_OUT_TSV ? "tsv" : "bin";
   if (nranks <= 1)
     snprintf(buf, len, "%s.%s", prefix, ext);
+  else if (rank < 0) /* the pattern of the set */
+    snprintf(buf, len, "%s_<rank>.%s", prefix, ext);
   else
     snprintf(buf, len, "%s_%d.%s", prefix, rank, ext);
 }

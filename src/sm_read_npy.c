@@ -2,10 +2,10 @@
  * little-endian float or integer dtypes). Parses the header, then reads only
  * the requested slice by file offset. */
 #include "sm_read.h"
+#include "sm_read_util.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,44 +27,6 @@ typedef struct npy_header {
   size_t nv, nf;  /* shape */
   off_t data_off; /* where the data start */
 } npy_header_t;
-
-/* Check [start, start + count) against an axis of n items (count 0 = to the
- * end) and return the number of items kept. */
-static sm_err_t slice_axis(const char *path, const char *what, size_t n,
-                           size_t start, size_t count, size_t *kept)
-{
-  if (start >= n || count > n - start) {
-    char range[64];
-    if (count)
-      snprintf(range, sizeof range, "%zu..%zu", start + 1, start + count);
-    else
-      snprintf(range, sizeof range, "from %zu on", start + 1);
-    sm_log_error("%s: %ss %s requested but the input has %zu %ss; adjust the "
-                 "%s range", path, what, range, n, what, what);
-    return SM_EOPTION;
-  }
-  *kept = count ? count : n - start;
-  return SM_OK;
-}
-
-/* pread exactly n bytes at off; 0 or an errno value (EIO at end of file). */
-static int read_at(int fd, void *buf, size_t n, off_t off)
-{
-  char *p = buf;
-  while (n > 0) {
-    ssize_t r = pread(fd, p, n, off);
-    if (r < 0 && errno == EINTR)
-      continue;
-    if (r < 0)
-      return errno;
-    if (r == 0)
-      return EIO;
-    p += r;
-    n -= (size_t)r;
-    off += r;
-  }
-  return 0;
-}
 
 /* The text after "'key':" in the header dict, or NULL. numpy writes single
  * quotes; double quotes are accepted too. */
@@ -191,7 +153,7 @@ static sm_err_t parse_header(const char *path, int fd, size_t size,
                              sm_metric_t metric, npy_header_t *h)
 {
   unsigned char pre[12];
-  if (size < 10 || read_at(fd, pre, 10, 0) || memcmp(pre, "\x93NUMPY", 6) != 0) {
+  if (size < 10 || sm_read_at(fd, pre, 10, 0) || memcmp(pre, "\x93NUMPY", 6) != 0) {
     sm_log_error("%s: not a NumPy .npy file (no \\x93NUMPY magic at byte 0); "
                  "save the array with numpy.save", path);
     return SM_EFORMAT;
@@ -201,7 +163,7 @@ static sm_err_t parse_header(const char *path, int fd, size_t size,
     hlen = pre[8] | (size_t)pre[9] << 8;
     off = 10;
   } else if (pre[6] == 2 || pre[6] == 3) {
-    if (size < 12 || read_at(fd, pre, 12, 0)) {
+    if (size < 12 || sm_read_at(fd, pre, 12, 0)) {
       sm_log_error("%s: npy file ends inside its header; the file is truncated", path);
       return SM_EFORMAT;
     }
@@ -223,7 +185,7 @@ static sm_err_t parse_header(const char *path, int fd, size_t size,
     return SM_ENOMEM;
   }
   sm_err_t err = SM_OK;
-  if (read_at(fd, text, hlen, (off_t)off)) {
+  if (sm_read_at(fd, text, hlen, (off_t)off)) {
     sm_log_error("%s: cannot read the npy header (%zu bytes at byte offset %zu)",
                  path, hlen, off);
     err = SM_EIO;
@@ -291,12 +253,8 @@ static sm_err_t convert_row(const char *path, const npy_header_t *h,
       else
         problem = "is not a 2-bit genotype code (CoMet's 0, 1, 2 = missing, 3)";
     } else {
-      double stored = x;
-      if (out->elem_size == 4)
-        stored = ((float *)row)[f] = (float)x;
-      else
-        ((double *)row)[f] = x;
-      if (!(stored >= 0.0) || isinf(stored))
+      sm_read_store_czek(row, out->elem_size, f, x);
+      if (!sm_read_czek_ok(x, out->elem_size))
         problem = "is not allowed for czekanowski (entries must be finite and "
                   ">= 0 in the working precision)";
     }
@@ -358,8 +316,8 @@ sm_err_t sm_read_npy(const char *path, const sm_read_opts_t *o,
   }
 
   size_t nvk, nfk;
-  if ((err = slice_axis(path, "vector", h.nv, o->v0, o->vcount, &nvk)) ||
-      (err = slice_axis(path, "field", h.nf, o->f0, o->fcount, &nfk)))
+  if ((err = sm_read_slice_axis(path, "vector", h.nv, o->v0, o->vcount, &nvk)) ||
+      (err = sm_read_slice_axis(path, "field", h.nf, o->f0, o->fcount, &nfk)))
     goto fail;
   if ((err = sm_vectors_alloc(out, o->metric, o->elem_size, nvk, nfk)))
     goto fail;
@@ -372,7 +330,7 @@ sm_err_t sm_read_npy(const char *path, const sm_read_opts_t *o,
   for (size_t i = 0; i < nvk; i++) {
     size_t v = o->v0 + i;
     off_t off = h.data_off + (off_t)((v * h.nf + o->f0) * h.size);
-    int e = read_at(fd, buf, nfk * h.size, off);
+    int e = sm_read_at(fd, buf, nfk * h.size, off);
     if (e) {
       sm_log_error("%s: cannot read vector %zu (%zu bytes at byte offset %lld): %s",
                    path, v + 1, nfk * h.size, (long long)off, strerror(e));

@@ -2,6 +2,7 @@
  * for CCC. The .bim and .fam are read whole (to count SNPs and samples and
  * keep the slice's SNP ids); the .bed slice is read by file offset. */
 #include "sm_read.h"
+#include "sm_read_util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,44 +16,6 @@
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "sm_read_plink.c assumes a little-endian host"
 #endif
-
-/* Check [start, start + count) against an axis of n items (count 0 = to the
- * end) and return the number of items kept. */
-static sm_err_t slice_axis(const char *path, const char *what, size_t n,
-                           size_t start, size_t count, size_t *kept)
-{
-  if (start >= n || count > n - start) {
-    char range[64];
-    if (count)
-      snprintf(range, sizeof range, "%zu..%zu", start + 1, start + count);
-    else
-      snprintf(range, sizeof range, "from %zu on", start + 1);
-    sm_log_error("%s: %ss %s requested but the input has %zu %ss; adjust the "
-                 "%s range", path, what, range, n, what, what);
-    return SM_EOPTION;
-  }
-  *kept = count ? count : n - start;
-  return SM_OK;
-}
-
-/* pread exactly n bytes at off; 0 or an errno value (EIO at end of file). */
-static int read_at(int fd, void *buf, size_t n, off_t off)
-{
-  char *p = buf;
-  while (n > 0) {
-    ssize_t r = pread(fd, p, n, off);
-    if (r < 0 && errno == EINTR)
-      continue;
-    if (r < 0)
-      return errno;
-    if (r == 0)
-      return EIO;
-    p += r;
-    n -= (size_t)r;
-    off += r;
-  }
-  return 0;
-}
 
 /* Split a line in place into whitespace-separated words; returns how many
  * there are (only the first max are stored). */
@@ -186,7 +149,8 @@ static sm_err_t open_bed(const char *path, size_t nsnp, size_t nsample,
     return SM_EIO;
   }
   sm_err_t err = SM_OK;
-  if (st.st_size < 3 || read_at(fd, magic, 3, 0) || magic[0] != 0x6c || magic[1] != 0x1b) {
+  if (st.st_size < 3 || sm_read_at(fd, magic, 3, 0) || magic[0] != 0x6c ||
+      magic[1] != 0x1b) {
     sm_log_error("%s: not a PLINK 1 .bed file (bad magic bytes at offset 0); "
                  "re-export it with plink --make-bed", path);
     err = SM_EFORMAT;
@@ -263,8 +227,8 @@ sm_err_t sm_read_plink(const char *prefix, const sm_read_opts_t *o,
     goto fail;
 
   size_t nvk, nfk;
-  if ((err = slice_axis(prefix, "vector", nsnp, o->v0, o->vcount, &nvk)) ||
-      (err = slice_axis(prefix, "field", nsample, o->f0, o->fcount, &nfk)))
+  if ((err = sm_read_slice_axis(prefix, "vector", nsnp, o->v0, o->vcount, &nvk)) ||
+      (err = sm_read_slice_axis(prefix, "field", nsample, o->f0, o->fcount, &nfk)))
     goto fail;
   if ((err = sm_vectors_alloc(out, SM_METRIC_CCC, 8, nvk, nfk)))
     goto fail;
@@ -283,7 +247,7 @@ sm_err_t sm_read_plink(const char *prefix, const sm_read_opts_t *o,
   for (size_t i = 0; i < nvk; i++) {
     size_t v = o->v0 + i;
     off_t off = (off_t)(3 + v * bps + o->f0 / 4);
-    int e = read_at(fd, buf, nbytes, off);
+    int e = sm_read_at(fd, buf, nbytes, off);
     if (e) {
       sm_log_error("%s: cannot read SNP %zu (%zu bytes at byte offset %lld): %s",
                    bed, v + 1, nbytes, (long long)off, strerror(e));

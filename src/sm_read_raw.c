@@ -2,11 +2,10 @@
  * vectors for czekanowski, 2-bit packed genotype vectors for CCC. Only the
  * requested slice is read, by file offset, so each rank reads its share. */
 #include "sm_read.h"
+#include "sm_read_util.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -17,44 +16,6 @@
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "sm_read_raw.c assumes a little-endian host"
 #endif
-
-/* Check [start, start + count) against an axis of n items (count 0 = to the
- * end) and return the number of items kept. */
-static sm_err_t slice_axis(const char *path, const char *what, size_t n,
-                           size_t start, size_t count, size_t *kept)
-{
-  if (start >= n || count > n - start) {
-    char range[64];
-    if (count)
-      snprintf(range, sizeof range, "%zu..%zu", start + 1, start + count);
-    else
-      snprintf(range, sizeof range, "from %zu on", start + 1);
-    sm_log_error("%s: %ss %s requested but the input has %zu %ss; adjust the "
-                 "%s range", path, what, range, n, what, what);
-    return SM_EOPTION;
-  }
-  *kept = count ? count : n - start;
-  return SM_OK;
-}
-
-/* pread exactly n bytes at off; 0 or an errno value (EIO at end of file). */
-static int read_at(int fd, void *buf, size_t n, off_t off)
-{
-  char *p = buf;
-  while (n > 0) {
-    ssize_t r = pread(fd, p, n, off);
-    if (r < 0 && errno == EINTR)
-      continue;
-    if (r < 0)
-      return errno;
-    if (r == 0)
-      return EIO;
-    p += r;
-    n -= (size_t)r;
-    off += r;
-  }
-  return 0;
-}
 
 /* Czekanowski: convert one row of float32/float64 values into out's
  * precision and check each stored value (finite, >= 0). */
@@ -72,12 +33,8 @@ static sm_err_t convert_czek_row(const char *path, const unsigned char *buf,
     } else {
       memcpy(&x, buf + f * 8, 8);
     }
-    double stored = x;
-    if (out->elem_size == 4)
-      stored = ((float *)row)[f] = (float)x;
-    else
-      ((double *)row)[f] = x;
-    if (!(stored >= 0.0) || isinf(stored)) {
+    sm_read_store_czek(row, out->elem_size, f, x);
+    if (!sm_read_czek_ok(x, out->elem_size)) {
       sm_log_error("%s: vector %zu, field %zu (byte offset %lld): value %g is "
                    "not allowed for czekanowski (entries must be finite and "
                    ">= 0 in the working precision); fix the input",
@@ -175,8 +132,8 @@ sm_err_t sm_read_raw(const char *path, const sm_read_opts_t *o,
   }
 
   size_t nvk, nfk;
-  if ((err = slice_axis(path, "vector", nv, o->v0, o->vcount, &nvk)) ||
-      (err = slice_axis(path, "field", nf, o->f0, o->fcount, &nfk)))
+  if ((err = sm_read_slice_axis(path, "vector", nv, o->v0, o->vcount, &nvk)) ||
+      (err = sm_read_slice_axis(path, "field", nf, o->f0, o->fcount, &nfk)))
     goto fail;
   if ((err = sm_vectors_alloc(out, o->metric, o->elem_size, nvk, nfk)))
     goto fail;
@@ -193,7 +150,7 @@ sm_err_t sm_read_raw(const char *path, const sm_read_opts_t *o,
   for (size_t i = 0; i < nvk; i++) {
     size_t v = o->v0 + i;
     off_t off = (off_t)(v * bpv + first);
-    int e = read_at(fd, buf, nbytes, off);
+    int e = sm_read_at(fd, buf, nbytes, off);
     if (e) {
       sm_log_error("%s: cannot read vector %zu (%zu bytes at byte offset %lld): %s",
                    path, v + 1, nbytes, (long long)off, strerror(e));

@@ -2,9 +2,9 @@
  * optional header row and row-name column; rows, or columns when transposed,
  * are the vectors). The whole file is checked; only the slice is kept. */
 #include "sm_read.h"
+#include "sm_read_util.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,25 +34,6 @@ typedef struct tsv {
   size_t nvals, valcap;
   ptrvec_t rnames;       /* row names of the kept rows */
 } tsv_t;
-
-/* Check [start, start + count) against an axis of n items (count 0 = to the
- * end) and return the number of items kept. */
-static sm_err_t slice_axis(const char *path, const char *what, size_t n,
-                           size_t start, size_t count, size_t *kept)
-{
-  if (start >= n || count > n - start) {
-    char range[64];
-    if (count)
-      snprintf(range, sizeof range, "%zu..%zu", start + 1, start + count);
-    else
-      snprintf(range, sizeof range, "from %zu on", start + 1);
-    sm_log_error("%s: %ss %s requested but the input has %zu %ss; adjust the "
-                 "%s range", path, what, range, n, what, what);
-    return SM_EOPTION;
-  }
-  *kept = count ? count : n - start;
-  return SM_OK;
-}
 
 static int push_ptr(ptrvec_t *v, char *s)
 {
@@ -162,8 +143,9 @@ static sm_err_t first_data_row(tsv_t *t, size_t lineno)
     return SM_EFORMAT;
   }
   t->c0 = o->transpose ? o->v0 : o->f0;
-  return slice_axis(t->path, o->transpose ? "vector" : "field", ncols, t->c0,
-                    o->transpose ? o->vcount : o->fcount, &t->ckeep);
+  return sm_read_slice_axis(t->path, o->transpose ? "vector" : "field", ncols,
+                            t->c0, o->transpose ? o->vcount : o->fcount,
+                            &t->ckeep);
 }
 
 /* One data row: every cell must be a number in the metric's domain; the
@@ -196,8 +178,7 @@ static sm_err_t data_row(tsv_t *t, size_t lineno)
                    lineno, c + t->rownames + 1, s);
       return SM_EFORMAT;
     }
-    double stored = o->elem_size == 4 ? (double)(float)x : x;
-    if (!(stored >= 0.0) || isinf(stored)) {
+    if (!sm_read_czek_ok(x, o->elem_size)) {
       /* Name the vector as the output would: its name, else its number. */
       size_t vi = o->transpose ? c : r, fi = o->transpose ? r : c;
       const char *name = o->transpose ? column_name(t, c)
@@ -275,10 +256,7 @@ static sm_err_t build(tsv_t *t, sm_vectors_t *out)
     for (size_t c = 0; c < t->ckeep; c++) {
       double x = t->vals[r * t->ckeep + c];
       size_t v = o->transpose ? c : r, f = o->transpose ? r : c;
-      if (o->elem_size == 4)
-        ((float *)sm_vectors_row(out, v))[f] = (float)x;
-      else
-        ((double *)sm_vectors_row(out, v))[f] = x;
+      sm_read_store_czek(sm_vectors_row(out, v), o->elem_size, f, x);
     }
   }
   if (!o->transpose && t->rownames) {
@@ -355,8 +333,8 @@ sm_err_t sm_read_tsv(const char *path, const sm_read_opts_t *o,
     goto fail;
   }
   size_t rkeep;
-  if ((err = slice_axis(path, o->transpose ? "field" : "vector", t.nrows, t.r0,
-                        t.rc, &rkeep)) ||
+  if ((err = sm_read_slice_axis(path, o->transpose ? "field" : "vector", t.nrows,
+                                t.r0, t.rc, &rkeep)) ||
       (err = build(&t, out)))
     goto fail;
   if (dims) {

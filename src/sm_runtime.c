@@ -2,6 +2,7 @@
 #include "sm_runtime.h"
 
 #include <starpu.h>
+#include <starpu_mpi.h>
 #include <starpu_profiling.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,7 +10,9 @@
 
 static double ts_s(struct timespec t) { return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec; }
 
-sm_err_t sm_runtime_init(const char *sched)
+static int with_mpi;
+
+sm_err_t sm_runtime_init(const char *sched, int use_mpi)
 {
   struct starpu_conf conf;
   starpu_conf_init(&conf);
@@ -17,7 +20,14 @@ sm_err_t sm_runtime_init(const char *sched)
     conf.sched_policy_name = sched;
   else if (sched)
     setenv("STARPU_SCHED", sched, 1); /* the option wins over the environment */
-  int ret = starpu_init(&conf);
+  int ret;
+  with_mpi = use_mpi;
+  if (use_mpi) {
+    setenv("STARPU_COMM_STATS", "1", 0); /* bytes sent, for the summary */
+    ret = starpu_mpi_init_conf(NULL, NULL, 0, MPI_COMM_WORLD, &conf);
+  } else {
+    ret = starpu_init(&conf);
+  }
   if (ret == -ENODEV) {
     sm_log_error("StarPU found no worker to run on (check STARPU_NCPU and friends)");
     return SM_ERUNTIME;
@@ -28,7 +38,7 @@ sm_err_t sm_runtime_init(const char *sched)
   }
   if (starpu_cpu_worker_get_count() == 0) {
     sm_log_error("no CPU worker: starmet needs at least one (unset STARPU_NCPU=0)");
-    starpu_shutdown();
+    sm_runtime_shutdown();
     return SM_ERUNTIME;
   }
   starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
@@ -56,6 +66,17 @@ void sm_runtime_collect(sm_runtime_stats_t *st)
       st->w[w].total_s = ts_s(info.total_time);
     }
   }
+  if (with_mpi) {
+    int size = 1;
+    starpu_mpi_comm_size(MPI_COMM_WORLD, &size);
+    size_t *amounts = calloc((size_t)size + 1, sizeof *amounts);
+    if (amounts) {
+      starpu_mpi_comm_amounts_retrieve(amounts);
+      for (int r = 0; r < size; r++)
+        st->mpi_bytes += amounts[r];
+      free(amounts);
+    }
+  }
   int nbus = starpu_bus_get_count();
   for (int b = 0; b < nbus; b++) {
     struct starpu_profiling_bus_info bi;
@@ -64,4 +85,11 @@ void sm_runtime_collect(sm_runtime_stats_t *st)
   }
 }
 
-void sm_runtime_shutdown(void) { starpu_shutdown(); }
+void sm_runtime_shutdown(void)
+{
+  if (with_mpi)
+    starpu_mpi_shutdown();
+  if (starpu_is_initialized())
+    starpu_shutdown();
+  with_mpi = 0;
+}

@@ -20,13 +20,15 @@ typedef struct sm_runtime_stats {
   int nworkers, ncpu, ncuda, nopencl;
   sm_worker_stats_t w[SM_MAX_WORKERS];
   uint64_t bus_bytes;  /* bytes moved between memory nodes */
+  uint64_t mpi_bytes;  /* bytes this rank sent through StarPU-MPI */
   char sched[64];
 } sm_runtime_stats_t;
 
 /** Start StarPU with the given policy (NULL: StarPU's default or
- * STARPU_SCHED) and profiling on. Fails with SM_ERUNTIME and a message when
+ * STARPU_SCHED) and profiling on; with use_mpi, StarPU-MPI too (MPI itself
+ * already initialized, see sm_mpi.h). Fails with SM_ERUNTIME and a message when
  * no worker can run the codelets. */
-sm_err_t sm_runtime_init(const char *sched) SM_MUST_CHECK;
+sm_err_t sm_runtime_init(const char *sched, int use_mpi) SM_MUST_CHECK;
 
 /** Read the per-worker and bus profiling counters (call after the graph
  * completed, before sm_runtime_shutdown). */

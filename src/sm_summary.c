@@ -1,4 +1,5 @@
-/* sm_summary.c: JSON and printed run summaries. */
+/* sm_summary.c: JSON and printed run summaries (rank 0 writes them, with
+ * the totals and per-rank figures gathered from every rank). */
 #include "config.h"
 #include "sm_summary.h"
 
@@ -41,6 +42,21 @@ static const char *variant(const sm_summary_t *s)
   return s->opt->single ? "single" : "double";
 }
 
+/* max / mean of the pairs computed per rank (1 = perfect balance) */
+static double balance(const sm_summary_t *s)
+{
+  if (!s->ranks || s->nranks < 1)
+    return 1.0;
+  double max = 0, sum = 0;
+  for (int r = 0; r < s->nranks; r++) {
+    double w = (double)s->ranks[r].pairs;
+    sum += w;
+    if (w > max)
+      max = w;
+  }
+  return sum > 0 ? max / (sum / s->nranks) : 1.0;
+}
+
 sm_err_t sm_summary_write_json(const sm_summary_t *s, const char *path)
 {
   char tmp[4096];
@@ -50,11 +66,12 @@ sm_err_t sm_summary_write_json(const sm_summary_t *s, const char *path)
     sm_log_error("%s: cannot write the summary: %s", tmp, strerror(errno));
     return SM_EIO;
   }
-  const sm_sink_t *k = s->sink;
+  const sm_rank_stats_t *t = &s->total;
+  const sm_decomp_t *d = s->decomp;
   double nres = sm_summary_nresults(s->nv, s->opt->num_way);
   double cmp = nres * (double)s->nf;
   char cks[128];
-  sm_checksum_format(&k->cksum, cks, sizeof cks);
+  sm_checksum_format(&t->cksum, cks, sizeof cks);
   fprintf(f, "{\n  \"starmet_version\": \"%s\",\n  \"status\": ", PACKAGE_VERSION);
   json_str(f, s->status);
   fprintf(f, ",\n  \"command\": ");
@@ -67,13 +84,15 @@ sm_err_t sm_summary_write_json(const sm_summary_t *s, const char *path)
           s->opt->method == SM_METHOD_REF ? "ref" : "tasks");
   json_str(f, s->kernel);
   fprintf(f, ",\n  \"decomposition\": {\"num_proc\": %d, \"num_proc_vector\": %d, "
-             "\"num_proc_field\": 1, \"num_proc_repl\": 1",
-          s->nranks, s->nranks);
+             "\"num_proc_field\": %d, \"num_proc_repl\": %d, \"num_phase\": %d, "
+             "\"phase_min\": %d, \"phase_max\": %d, \"num_stage\": 1",
+          s->nranks, d ? d->npv : 1, d ? d->npf : 1, d ? d->npr : 1,
+          d ? d->num_phase : 1, s->phase_min, s->phase_max);
   if (s->graph)
     fprintf(f, ", \"block_size\": %zu, \"tiles\": %zu, \"blocks\": %llu, \"tasks\": %llu",
             s->graph->block_size, s->graph->ntiles, (unsigned long long)s->graph->nblocks,
             (unsigned long long)s->graph->ntasks);
-  fprintf(f, ", \"num_phase\": 1, \"num_stage\": 1},\n");
+  fprintf(f, "},\n");
   fprintf(f, "  \"timings_s\": {\"input\": %.6f, \"runtime_init\": %.6f, \"compute\": %.6f, "
              "\"output_close\": %.6f, \"total\": %.6f",
           s->t_input, s->t_init, s->t_compute, s->t_output, s->t_total);
@@ -81,17 +100,35 @@ sm_err_t sm_summary_write_json(const sm_summary_t *s, const char *path)
     fprintf(f, ", \"task_submission\": %.6f", s->graph->t_submit);
   fprintf(f, "},\n  \"counts\": {\"results\": %.0f, \"values\": %llu, \"written\": %llu, "
              "\"element_comparisons\": %.0f},\n",
-          nres, (unsigned long long)k->nvalues, (unsigned long long)k->nwritten, cmp);
+          nres, (unsigned long long)t->nvalues, (unsigned long long)t->nwritten, cmp);
   double tc = s->t_compute > 0 ? s->t_compute : 1e-9;
+  double frac = 1.0;
+  if (d && d->num_phase > 1)
+    frac = (double)(s->phase_max - s->phase_min + 1) / d->num_phase;
   fprintf(f, "  \"rates\": {\"results_per_s\": %.6g, \"comparisons_per_s\": %.6g},\n",
-          nres / tc, cmp / tc);
+          frac * nres / tc, frac * cmp / tc);
   fprintf(f, "  \"checksum\": \"%s\",\n", cks);
   fprintf(f, "  \"threshold\": %.17g,\n", s->opt->threshold);
   if (s->opt->synth.kind == SM_SYNTH_ANALYTIC)
     fprintf(f, "  \"analytic_check\": {\"checked\": %llu, \"failed\": %llu, "
                "\"max_rel_error\": %.3g},\n",
-            (unsigned long long)k->nchecked, (unsigned long long)k->nbad, k->max_rel_err);
+            (unsigned long long)t->nchecked, (unsigned long long)t->nbad, t->max_rel_err);
   fprintf(f, "  \"reexecuted_tasks\": 0,\n");
+  if (s->ranks) {
+    fprintf(f, "  \"load_balance\": {\"max_over_mean_pairs\": %.6f},\n", balance(s));
+    fprintf(f, "  \"ranks\": [");
+    for (int r = 0; r < s->nranks; r++) {
+      const sm_rank_stats_t *x = &s->ranks[r];
+      fprintf(f, "%s\n    {\"rank\": %d, \"tile_pairs\": %llu, \"pairs\": %llu, "
+                 "\"blocks_written\": %llu, \"values\": %llu, \"written\": %llu, "
+                 "\"compute_s\": %.6f, \"mpi_bytes_sent\": %llu, \"workers\": %d}",
+              r ? "," : "", r, (unsigned long long)x->subblocks,
+              (unsigned long long)x->pairs, (unsigned long long)x->outputs,
+              (unsigned long long)x->nvalues, (unsigned long long)x->nwritten, x->t_compute,
+              (unsigned long long)x->mpi_bytes, x->nworkers);
+    }
+    fprintf(f, "],\n");
+  }
   if (s->rt) {
     fprintf(f, "  \"runtime\": {\"sched\": ");
     json_str(f, s->rt->sched);
@@ -103,8 +140,8 @@ sm_err_t sm_summary_write_json(const sm_summary_t *s, const char *path)
       fprintf(f, ", \"tasks\": %d, \"busy_s\": %.6f, \"idle_s\": %.6f}", x->executed,
               x->busy_s, x->total_s > x->busy_s ? x->total_s - x->busy_s : 0.0);
     }
-    fprintf(f, "],\n    \"bytes_between_memory_nodes\": %llu},\n",
-            (unsigned long long)s->rt->bus_bytes);
+    fprintf(f, "],\n    \"bytes_between_memory_nodes\": %llu, \"mpi_bytes_sent\": %llu},\n",
+            (unsigned long long)s->rt->bus_bytes, (unsigned long long)t->mpi_bytes);
   }
   fprintf(f, "  \"output\": ");
   if (s->output_path)
@@ -125,40 +162,53 @@ sm_err_t sm_summary_write_json(const sm_summary_t *s, const char *path)
 
 void sm_summary_print(const sm_summary_t *s, FILE *f)
 {
-  const sm_sink_t *k = s->sink;
+  const sm_rank_stats_t *t = &s->total;
   double nres = sm_summary_nresults(s->nv, s->opt->num_way);
   double cmp = nres * (double)s->nf;
   double tc = s->t_compute > 0 ? s->t_compute : 1e-9;
   char cks[128];
-  sm_checksum_format(&k->cksum, cks, sizeof cks);
+  sm_checksum_format(&t->cksum, cks, sizeof cks);
   fprintf(f, "starmet %s: %s %d-way (%s), %zu vectors x %zu fields, %s\n",
           s->status, metric_name(s), s->opt->num_way, variant(s), s->nv, s->nf,
           s->input_desc);
   fprintf(f, "  method      %s, kernel %s", s->opt->method == SM_METHOD_REF ? "ref" : "tasks",
           s->kernel);
   if (s->graph)
-    fprintf(f, ", %d rank, block %zu, %zu tiles, %llu blocks, %llu tasks", s->nranks,
+    fprintf(f, ", block %zu, %zu tiles, %llu tile pairs, %llu tasks",
             s->graph->block_size, s->graph->ntiles, (unsigned long long)s->graph->nblocks,
             (unsigned long long)s->graph->ntasks);
   fputc('\n', f);
+  if (s->decomp && s->nranks > 1)
+    fprintf(f, "  ranks       %d = %d vector x %d field x %d repl, load balance %.4f "
+               "(max/mean pairs), %llu bytes sent by StarPU-MPI\n",
+            s->nranks, s->decomp->npv, s->decomp->npf, s->decomp->npr, balance(s),
+            (unsigned long long)t->mpi_bytes);
+  if (s->decomp && s->decomp->num_phase > 1)
+    fprintf(f, "  phases      %d..%d of %d\n", s->phase_min, s->phase_max,
+            s->decomp->num_phase);
   if (s->rt) {
-    fprintf(f, "  workers     %d (%d cpu, %d cuda, %d opencl), sched %s, %llu bytes moved\n",
-            s->rt->nworkers, s->rt->ncpu, s->rt->ncuda, s->rt->nopencl, s->rt->sched,
+    fprintf(f, "  workers     %d (%d cpu, %d cuda, %d opencl)%s, sched %s, %llu bytes moved\n",
+            s->rt->nworkers, s->rt->ncpu, s->rt->ncuda, s->rt->nopencl,
+            s->nranks > 1 ? " on rank 0" : "", s->rt->sched,
             (unsigned long long)s->rt->bus_bytes);
     for (int w = 0; w < s->rt->nworkers; w++)
       fprintf(f, "    %-24s %6d tasks  busy %.3f s\n", s->rt->w[w].name,
               s->rt->w[w].executed, s->rt->w[w].busy_s);
   }
   fprintf(f, "  results     %.0f, values %llu, written %llu\n", nres,
-          (unsigned long long)k->nvalues, (unsigned long long)k->nwritten);
+          (unsigned long long)t->nvalues, (unsigned long long)t->nwritten);
   fprintf(f, "  time        input %.3f s, init %.3f s, compute %.3f s, output %.3f s, "
              "total %.3f s\n",
           s->t_input, s->t_init, s->t_compute, s->t_output, s->t_total);
-  fprintf(f, "  rate        %.4g results/s, %.4g comparisons/s\n", nres / tc, cmp / tc);
+  double frac = 1.0;
+  if (s->decomp && s->decomp->num_phase > 1)
+    frac = (double)(s->phase_max - s->phase_min + 1) / s->decomp->num_phase;
+  fprintf(f, "  rate        %.4g results/s, %.4g comparisons/s\n", frac * nres / tc,
+          frac * cmp / tc);
   if (s->opt->synth.kind == SM_SYNTH_ANALYTIC)
     fprintf(f, "  analytic    %llu values checked, %llu wrong, max rel error %.3g\n",
-            (unsigned long long)k->nchecked, (unsigned long long)k->nbad, k->max_rel_err);
+            (unsigned long long)t->nchecked, (unsigned long long)t->nbad, t->max_rel_err);
   fprintf(f, "  checksum    %s\n", cks);
   if (s->output_path)
-    fprintf(f, "  output      %s\n", s->output_path);
+    fprintf(f, "  output      %s%s\n", s->output_path, s->nranks > 1 ? " (one file per rank)" : "");
 }

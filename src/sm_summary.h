@@ -9,6 +9,16 @@
 #include "sm_options.h"
 #include "sm_runtime.h"
 
+/* What each rank reports to rank 0 at the end. */
+typedef struct sm_rank_stats {
+  sm_cksum_t cksum;
+  uint64_t nvalues, nwritten, nchecked, nbad;
+  uint64_t subblocks, pairs, outputs;
+  uint64_t mpi_bytes, bus_bytes;
+  double t_compute, max_rel_err;
+  int nworkers;
+} sm_rank_stats_t;
+
 typedef struct sm_summary {
   const sm_options_t *opt;
   const char *command;     /* the command line */
@@ -18,6 +28,10 @@ typedef struct sm_summary {
   size_t nmissing;
   const char *kernel;      /* kernel that ran */
   int nranks;
+  const sm_decomp_t *decomp;     /* the rank grid and phases */
+  int phase_min, phase_max;
+  const sm_rank_stats_t *ranks;  /* nranks entries (rank 0 only) */
+  sm_rank_stats_t total;         /* sums over ranks, merged checksum */
   const sm_graph_stats_t *graph; /* NULL for the reference method */
   const sm_runtime_stats_t *rt;  /* NULL for the reference method */
   const sm_sink_t *sink;

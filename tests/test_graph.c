@@ -60,13 +60,15 @@ static sm_sink_t run_graph(const problem_t *p, const sm_vectors_t *v, size_t bs,
                            const char *sched, const char *ncpu)
 {
   setenv("STARPU_NCPU", ncpu, 1);
-  ck_assert_int_eq(sm_runtime_init(sched), SM_OK);
+  ck_assert_int_eq(sm_runtime_init(sched, 0), SM_OK);
   ck_assert_int_eq((int)starpu_cpu_worker_get_count(), atoi(ncpu));
   sm_codelets_init(0, SM_KERNEL_AUTO);
   sm_sink_t s = new_sink(p);
-  sm_graph_opts_t o = {.single = p->single, .sparse = p->sparse,
+  sm_decomp_t d = {.nv = v->nv, .nf = v->nf, .npv = 1, .npf = 1, .npr = 1,
+                   .block_size = bs, .num_phase = 1};
+  sm_graph_opts_t o = {.d = &d, .single = p->single, .sparse = p->sparse,
                        .ccc_mult = SM_CCC_MULT_DEFAULT, .ccc_param = SM_CCC_PARAM_DEFAULT,
-                       .block_size = bs, .threshold = -1, .emit = 1, .prio = 1};
+                       .threshold = -1, .emit = 1, .prio = 1};
   sm_graph_stats_t st;
   ck_assert_int_eq(sm_graph2_run(v, &o, &s, &st), SM_OK);
   size_t t = (v->nv + bs - 1) / bs;
@@ -141,13 +143,16 @@ START_TEST(graph_analytic_and_tiny)
       ck_assert_int_eq(sm_synth_make(&syn, 8, 0, 0, 0, 0, &v), SM_OK);
       problem_t p = {"analytic", syn.metric, 0, 0, 0};
       setenv("STARPU_NCPU", "2", 1);
-      ck_assert_int_eq(sm_runtime_init(NULL), SM_OK);
+      ck_assert_int_eq(sm_runtime_init(NULL, 0), SM_OK);
       sm_codelets_init(0, SM_KERNEL_AUTO);
       sm_sink_t s = new_sink(&p);
       s.analytic = &syn;
       s.writer = NULL;
-      sm_graph_opts_t o = {.ccc_mult = SM_CCC_MULT_DEFAULT, .ccc_param = SM_CCC_PARAM_DEFAULT,
-                           .block_size = 16, .threshold = -1, .emit = 1, .keep_all = 1};
+      sm_decomp_t d = {.nv = v.nv, .nf = v.nf, .npv = 1, .npf = 1, .npr = 1,
+                       .block_size = 16, .num_phase = 1};
+      sm_graph_opts_t o = {.d = &d, .ccc_mult = SM_CCC_MULT_DEFAULT,
+                           .ccc_param = SM_CCC_PARAM_DEFAULT, .threshold = -1, .emit = 1,
+                           .keep_all = 1};
       sm_graph_stats_t st;
       ck_assert_int_eq(sm_graph2_run(&v, &o, &s, &st), SM_OK);
       sm_runtime_shutdown();

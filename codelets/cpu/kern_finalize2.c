@@ -40,7 +40,9 @@ void sm_cksum_merge(sm_cksum_t *into, const sm_cksum_t *from)
 static inline void put(const sm_fin2_args_t *a, sm_recbuf_t *out, uint32_t i,
                        uint32_t j, uint32_t e, double v)
 {
-  uint32_t idx[3] = {i, j, 0};
+  if (a->swap) /* entry (a, b) of pair (i, j) is entry (b, a) of (j, i) */
+    e = ((e & 1u) << 1) | (e >> 1);
+  uint32_t idx[3] = {a->swap ? j : i, a->swap ? i : j, 0};
   sm_cksum_add(&out->cksum, idx, 2, e, v);
   out->nvalues++;
   if (!a->emit)
@@ -49,8 +51,8 @@ static inline void put(const sm_fin2_args_t *a, sm_recbuf_t *out, uint32_t i,
       !((a->thr_f32 ? (double)(float)v : v) > a->threshold))
     return;
   sm_rec_t *r = &out->rec[out->count++];
-  r->idx[0] = i;
-  r->idx[1] = j;
+  r->idx[0] = idx[0];
+  r->idx[1] = idx[1];
   r->idx[2] = 0;
   r->entry = e;
   r->value = v;
@@ -96,4 +98,22 @@ uint64_t sm_kern_finalize2(const sm_fin2_args_t *a, const void *num, size_t ldnu
     }
   }
   return out->count;
+}
+
+void sm_kern_add_f64(size_t n, const double *a, double *y)
+{
+  for (size_t x = 0; x < n; x++)
+    y[x] += a[x];
+}
+
+void sm_kern_add_f32(size_t n, const float *a, float *y)
+{
+  for (size_t x = 0; x < n; x++)
+    y[x] += a[x];
+}
+
+void sm_kern_add_u32(size_t n, const uint32_t *a, uint32_t *y)
+{
+  for (size_t x = 0; x < n; x++)
+    y[x] += a[x];
 }

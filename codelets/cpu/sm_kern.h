@@ -47,6 +47,11 @@ void sm_kern_ccc2_popc(size_t m, size_t n, size_t nf, const uint64_t *A, size_t 
 void sm_kern_sums_ccc(size_t nv, size_t nf, const uint64_t *X, size_t ldx,
                       int sparse, uint32_t *s);
 
+/* ---- field-axis reduction: y[x] += a[x] */
+void sm_kern_add_f64(size_t n, const double *a, double *y);
+void sm_kern_add_f32(size_t n, const float *a, float *y);
+void sm_kern_add_u32(size_t n, const uint32_t *a, uint32_t *y);
+
 /* ---- results */
 /* One result record: vector indices (global, ascending; idx[2] unused in
  * 2-way), the table entry for CCC (a*2+b, 3-way a*4+b*2+c; 0 for czek) and
@@ -87,6 +92,8 @@ typedef struct sm_fin2_args {
   int single;        /* czekanowski: numerators and sums are float */
   int sparse;        /* ccc: sparse method */
   int diag;          /* diagonal block: only i < j */
+  int swap;          /* block below the diagonal (i0 > j0): records are
+                        written (j, i) with the CCC entry bits swapped */
   uint32_t i0, j0;   /* global index of the block's first row / column */
   uint32_t m, n;     /* block size */
   uint64_t nf;       /* fields (dense CCC normalization) */

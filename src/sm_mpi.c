@@ -1,0 +1,151 @@
+/* sm_mpi.c: MPI start-up and the non-data collectives of a run. */
+#include "sm_mpi.h"
+
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int active, rank, size = 1;
+
+void sm_mpi_init(int *argc, char ***argv)
+{
+  /* launched by an MPI launcher? (Open MPI, MPICH/PMI, PMIx, Slurm) */
+  static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK",
+                                     "SLURM_STEP_NUM_TASKS"};
+  int launched = 0;
+  for (size_t k = 0; k < sizeof vars / sizeof vars[0]; k++)
+    launched |= getenv(vars[k]) != NULL;
+  if (!launched)
+    return;
+  int provided;
+  MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  active = 1;
+  if (provided < MPI_THREAD_SERIALIZED && size > 1)
+    sm_log_warn("the MPI library gives thread level %d, StarPU-MPI needs "
+                "MPI_THREAD_SERIALIZED", provided);
+}
+
+void sm_mpi_finalize(void)
+{
+  if (active)
+    MPI_Finalize();
+  active = 0;
+}
+
+int sm_mpi_active(void) { return active; }
+int sm_mpi_rank(void) { return rank; }
+int sm_mpi_size(void) { return size; }
+
+int sm_mpi_agree(int err)
+{
+  if (!active || size == 1)
+    return err;
+  int all = err;
+  MPI_Allreduce(&err, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  return all;
+}
+
+void sm_mpi_sum_u64(uint64_t *v, int n)
+{
+  if (active && size > 1)
+    MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+}
+
+void sm_mpi_max_double(double *v, int n)
+{
+  if (active && size > 1)
+    MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+}
+
+void sm_mpi_gather_double(const double *v, int n, double *out)
+{
+  if (active && size > 1)
+    MPI_Gather(v, n, MPI_DOUBLE, out, n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  else
+    memcpy(out, v, (size_t)n * sizeof *v);
+}
+
+void sm_mpi_gather_bytes(const void *v, size_t n, void *out)
+{
+  if (active && size > 1)
+    MPI_Gather(v, (int)n, MPI_BYTE, out, (int)n, MPI_BYTE, 0, MPI_COMM_WORLD);
+  else
+    memcpy(out, v, n);
+}
+
+void sm_mpi_bcast(void *buf, size_t n)
+{
+  if (active && size > 1)
+    MPI_Bcast(buf, (int)n, MPI_BYTE, 0, MPI_COMM_WORLD);
+}
+
+sm_err_t sm_mpi_allgather_names(char **mine, size_t v0, size_t count, int contribute,
+                                size_t nv, char ***allp)
+{
+  *allp = NULL;
+  char **all = calloc(nv ? nv : 1, sizeof *all);
+  if (!all)
+    return SM_ENOMEM;
+  /* my contribution: "index\0name\0" ... */
+  size_t len = 0;
+  if (contribute && mine)
+    for (size_t i = 0; i < count; i++)
+      len += 24 + strlen(mine[i]) + 1;
+  char *buf = malloc(len ? len : 1), *p = buf;
+  if (!buf) {
+    free(all);
+    return SM_ENOMEM;
+  }
+  if (contribute && mine)
+    for (size_t i = 0; i < count; i++) {
+      int k = snprintf(p, 24, "%zu", v0 + i);
+      p += k + 1;
+      size_t l = strlen(mine[i]) + 1;
+      memcpy(p, mine[i], l);
+      p += l;
+    }
+  int mylen = (int)(p - buf);
+  int *lens = calloc((size_t)size, sizeof *lens), *offs = calloc((size_t)size, sizeof *offs);
+  if (!lens || !offs) {
+    free(buf), free(lens), free(offs), free(all);
+    return SM_ENOMEM;
+  }
+  if (active && size > 1)
+    MPI_Allgather(&mylen, 1, MPI_INT, lens, 1, MPI_INT, MPI_COMM_WORLD);
+  else
+    lens[0] = mylen;
+  size_t total = 0;
+  for (int r = 0; r < size; r++) {
+    offs[r] = (int)total;
+    total += (size_t)lens[r];
+  }
+  char *every = malloc(total ? total : 1);
+  if (!every) {
+    free(buf), free(lens), free(offs), free(all);
+    return SM_ENOMEM;
+  }
+  if (active && size > 1)
+    MPI_Allgatherv(buf, mylen, MPI_CHAR, every, lens, offs, MPI_CHAR, MPI_COMM_WORLD);
+  else
+    memcpy(every, buf, (size_t)mylen);
+  sm_err_t err = SM_OK;
+  for (char *q = every; q < every + total && !err;) {
+    size_t idx = strtoull(q, NULL, 10);
+    q += strlen(q) + 1;
+    if (idx < nv && !all[idx] && !(all[idx] = strdup(q)))
+      err = SM_ENOMEM;
+    q += strlen(q) + 1;
+  }
+  free(buf), free(lens), free(offs), free(every);
+  if (err) {
+    for (size_t i = 0; i < nv; i++)
+      free(all[i]);
+    free(all);
+    return err;
+  }
+  *allp = all;
+  return SM_OK;
+}

@@ -1,0 +1,47 @@
+/* sm_mpi.h: the MPI process layer: whether starmet runs under an MPI
+ * launcher, this rank and the rank count, and the few collective steps that
+ * are not task data (agreeing on an error, gathering the summary and the
+ * vector names). Vector data move only through StarPU-MPI. */
+#ifndef SM_MPI_H
+#define SM_MPI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sm_error.h"
+
+/** Initialize MPI when started by an MPI launcher (mpirun/srun), else run
+ * as a single process without MPI. */
+void sm_mpi_init(int *argc, char ***argv);
+
+/** Finalize MPI if it was initialized. */
+void sm_mpi_finalize(void);
+
+int sm_mpi_active(void); /* MPI initialized */
+int sm_mpi_rank(void);
+int sm_mpi_size(void);
+
+/** Every rank passes its error code; all get the largest (0 when all OK). */
+int sm_mpi_agree(int err);
+
+/** Sum (uint64) / max (double) over ranks, in place, on every rank. */
+void sm_mpi_sum_u64(uint64_t *v, int n);
+void sm_mpi_max_double(double *v, int n);
+
+/** Gather n doubles from every rank to rank 0 (out: size x n on rank 0). */
+void sm_mpi_gather_double(const double *v, int n, double *out);
+
+/** Gather n bytes from every rank to rank 0 (out: size x n on rank 0). */
+void sm_mpi_gather_bytes(const void *v, size_t n, void *out);
+
+/** Broadcast n bytes from rank 0. */
+void sm_mpi_bcast(void *buf, size_t n);
+
+/** Build the global list of nv names from each rank's contribution:
+ * ranks with contribute != 0 give names of vectors [v0, v0 + count). On
+ * return *all holds nv malloc'd strings (NULL entries where nobody gave
+ * one). Returns SM_OK or SM_ENOMEM. */
+sm_err_t sm_mpi_allgather_names(char **mine, size_t v0, size_t count, int contribute,
+                                size_t nv, char ***all) SM_MUST_CHECK;
+
+#endif

@@ -1,0 +1,87 @@
+#!/bin/sh
+# mpi_2way.sh: the 2-way graph under mpirun with real ranks, P = 1..4 and
+# every grid shape npv x npf x npr of P: CCC (dense and sparse) and
+# Czekanowski on integer inputs identical to the single-rank run, real
+# inputs within 1e-12, checksums equal; npf > 1 bit-reproducible run to run;
+# phases run separately give the full result; a grid that does not match the
+# rank count is refused.
+. "$(dirname "$0")/lib.sh"
+if [ -z "${MPIEXEC:-}" ]; then echo "no MPI launcher: skipped"; exit 77; fi
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export STARPU_NCPU=1
+
+mpi() { np=$1; shift; $MPIEXEC ${MPIEXEC_FLAGS:-} -np "$np" "$STARMET" compute --quiet "$@"; }
+cks() { sed -n 's/.*"checksum": "\([^"]*\)".*/\1/p' "$1"; }
+# merge the per-rank TSV files of a run into one
+merge() {
+  prefix=$1 np=$2 out=$3
+  if [ "$np" -eq 1 ]; then cp "$prefix.tsv" "$out"; return; fi
+  head -n 1 "${prefix}_0.tsv" > "$out"
+  r=0; while [ $r -lt "$np" ]; do tail -n +2 "${prefix}_$r.tsv" >> "$out"; r=$((r + 1)); done
+}
+
+P_CCC="--metric ccc --synthetic random --num-vector 53 --num-field 211 --seed 2"
+P_CCCS="$P_CCC --missing-rate 0.1"
+P_INT="--input $DATA/czek_int_200x500_f64.bin --num-vector 61 --num-field 500"
+P_REAL="--input $DATA/czek_real_200x500_f64.bin --num-vector 61 --num-field 500"
+
+for prob in CCC CCCS INT REAL; do
+  eval "args=\$P_$prob"
+  # shellcheck disable=SC2086
+  run_ok "one rank $prob" "$STARMET" compute --quiet $args --block-size 7 --output "$T/ref_$prob"
+done
+
+for P in 1 2 3 4; do
+  for npv in 1 2 3 4; do for npf in 1 2 3 4; do for npr in 1 2 3 4; do
+    [ $((npv * npf * npr)) -eq $P ] || continue
+    for prob in CCC CCCS INT REAL; do
+      eval "args=\$P_$prob"
+      o=$T/g_${P}_${npv}${npf}${npr}_$prob
+      # shellcheck disable=SC2086
+      run_ok "P=$P $npv x $npf x $npr $prob" mpi $P $args --block-size 7 --num-proc-vector $npv \
+        --num-proc-field $npf --num-proc-repl $npr --output "$o"
+      merge "$o" $P "$o.all.tsv"
+      tol=""; [ $prob = REAL ] && tol="--tol-rel 1e-12"
+      # shellcheck disable=SC2086
+      same "P=$P $npv x $npf x $npr $prob vs one rank" $tol "$T/ref_$prob.tsv" "$o.all.tsv"
+      if [ $prob != REAL ]; then
+        [ "$(cks "$o.json")" = "$(cks "$T/ref_$prob.json")" ] && pass ||
+          fail "P=$P $npv x $npf x $npr $prob: checksum differs"
+      fi
+    done
+  done; done; done
+done
+
+# npf > 1 on real data: bit-identical from run to run
+for k in 1 2; do
+  # shellcheck disable=SC2086
+  run_ok "npf=2 run $k" mpi 2 $P_REAL --block-size 5 --num-proc-vector 1 --num-proc-field 2 --output "$T/rep$k"
+done
+cmp -s "$T/rep1_0.tsv" "$T/rep2_0.tsv" && cmp -s "$T/rep1_1.tsv" "$T/rep2_1.tsv" && pass ||
+  fail "npf=2 output differs between two runs"
+
+# phases: every phase on its own, together, equals the full run
+for ph in 0 1 2; do
+  # shellcheck disable=SC2086
+  run_ok "phase $ph" mpi 2 $P_CCCS --block-size 7 --num-phase 3 --phase-min $ph --phase-max $ph \
+    --output "$T/ph$ph"
+  merge "$T/ph$ph" 2 "$T/ph$ph.all.tsv"
+done
+{ head -n 1 "$T/ph0.all.tsv"; for ph in 0 1 2; do tail -n +2 "$T/ph$ph.all.tsv"; done; } > "$T/phases.tsv"
+same "phases 0..2 = full run" "$T/ref_CCCS.tsv" "$T/phases.tsv"
+# shellcheck disable=SC2086
+run_ok "phases 1..2" mpi 2 $P_CCCS --block-size 7 --num-phase 3 --phase-min 1 --phase-max 2 --output "$T/ph12"
+merge "$T/ph12" 2 "$T/ph12.all.tsv"
+{ cat "$T/ph12.all.tsv"; tail -n +2 "$T/ph0.all.tsv"; } > "$T/ph012.tsv"
+same "phase 0 + phases 1..2 = full run" "$T/ref_CCCS.tsv" "$T/ph012.tsv"
+
+# the summary reports every rank and the load balance
+grep -q '"ranks": \[' "$T/g_4_221_CCC.json" && grep -q '"max_over_mean_pairs"' "$T/g_4_221_CCC.json" &&
+  pass || fail "summary lacks per-rank figures"
+
+# a grid that does not match the ranks is refused, nothing written
+expect_error "grid mismatch" "does not match the 3 MPI ranks" "$T/bad" \
+  mpi 3 $P_CCC --num-proc-vector 2 --output "$T/bad"
+expect_error "phase out of range" "phase.*out of range" "$T/badph" \
+  mpi 2 $P_CCC --num-phase 2 --phase-min 2 --output "$T/badph"
+finish
