@@ -6,11 +6,13 @@
 #include <starpu_profiling.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 
 static double ts_s(struct timespec t) { return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec; }
 
-static int with_mpi;
+static int with_mpi, quiet_comm_stats;
 
 sm_err_t sm_runtime_init(const char *sched, int use_mpi)
 {
@@ -23,7 +25,10 @@ sm_err_t sm_runtime_init(const char *sched, int use_mpi)
   int ret;
   with_mpi = use_mpi;
   if (use_mpi) {
-    setenv("STARPU_COMM_STATS", "1", 0); /* bytes sent, for the summary */
+    /* bytes sent, for the summary; StarPU then prints its own report at
+     * shutdown, which we silence unless the user asked for it */
+    quiet_comm_stats = getenv("STARPU_COMM_STATS") == NULL;
+    setenv("STARPU_COMM_STATS", "1", 0);
     ret = starpu_mpi_init_conf(NULL, NULL, 0, MPI_COMM_WORLD, &conf);
   } else {
     ret = starpu_init(&conf);
@@ -87,8 +92,24 @@ void sm_runtime_collect(sm_runtime_stats_t *st)
 
 void sm_runtime_shutdown(void)
 {
-  if (with_mpi)
+  if (with_mpi) {
+    int saved = -1;
+    if (quiet_comm_stats) {
+      fflush(stderr);
+      saved = dup(2);
+      int null = open("/dev/null", O_WRONLY);
+      if (null >= 0) {
+        dup2(null, 2);
+        close(null);
+      }
+    }
     starpu_mpi_shutdown();
+    if (saved >= 0) {
+      fflush(stderr);
+      dup2(saved, 2);
+      close(saved);
+    }
+  }
   if (starpu_is_initialized())
     starpu_shutdown();
   with_mpi = 0;
