@@ -20,6 +20,10 @@ const char *sm_codelets_kernel_name(const char *family)
     return ref ? "sm_kern_czek2_ref" : "sm_kern_czek2_blocked";
   if (!strncmp(family, "ccc2", 4))
     return ref ? "sm_kern_ccc2_ref" : "sm_kern_ccc2_popc";
+  if (!strncmp(family, "czek3", 5))
+    return ref ? "sm_kern_czek3_ref" : "sm_kern_czek3_blocked";
+  if (!strncmp(family, "ccc3", 4))
+    return ref ? "sm_kern_ccc3_ref" : "sm_kern_ccc3_popc";
   return "unknown";
 }
 

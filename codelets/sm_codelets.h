@@ -33,6 +33,23 @@ int sm_task_czek2(starpu_data_handle_t A, starpu_data_handle_t B,
 int sm_task_ccc2(starpu_data_handle_t A, starpu_data_handle_t B,
                  starpu_data_handle_t C, int sparse, size_t nf, int prio);
 
+/* 3-way planes: planes [a_off, a_off + g) of tile A against tiles X and Y
+ * into N3 (matrix handle, ny = g rows of |X| x |Y| numerators: czek float/double,
+ * ccc SM_CCC3_NMOM(sparse) uint32 each; see sm_kern.h). */
+int sm_task_czek3(starpu_data_handle_t A, size_t a_off, size_t g, starpu_data_handle_t X,
+                  starpu_data_handle_t Y, starpu_data_handle_t N3, int single, size_t nf,
+                  int prio);
+int sm_task_ccc3(starpu_data_handle_t A, size_t a_off, size_t g, starpu_data_handle_t X,
+                 starpu_data_handle_t Y, starpu_data_handle_t N3, int sparse, size_t nf,
+                 int prio);
+
+/* Finalize a 3-way piece into the record buffer R. */
+int sm_task_finalize3(starpu_data_handle_t num3, starpu_data_handle_t n2ax,
+                      starpu_data_handle_t n2ay, starpu_data_handle_t n2xy,
+                      starpu_data_handle_t sa, starpu_data_handle_t sx,
+                      starpu_data_handle_t sy, starpu_data_handle_t R,
+                      const sm_fin3_args_t *args, int prio);
+
 /* Denominators: per-vector sums of a tile into S (matrix handle, ny = 1;
  * czek: nx = vectors of float/double; ccc: nx = 2 x vectors of uint32). */
 int sm_task_sums_czek(starpu_data_handle_t X, starpu_data_handle_t S, int single,

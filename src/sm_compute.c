@@ -129,12 +129,6 @@ int sm_compute_main(const sm_options_t *o, const char *command)
                    "(2^32 - 1 vectors; CCC: 2^28 fields)", desc, dims.nv, dims.nf);
     return SM_EDEGEN;
   }
-  if (o->num_way == 3 && o->method != SM_METHOD_REF) {
-    if (me == 0)
-      sm_log_error("--num-way 3 runs with --compute-method ref in this version "
-                   "(the 3-way task graph is not part of it)");
-    return SM_EOPTION;
-  }
   sm_decomp_t d;
   if ((err = make_decomp(o, &dims, &d)))
     return err;
@@ -248,11 +242,13 @@ int sm_compute_main(const sm_options_t *o, const char *command)
     if (!err) {
       sm_codelets_init(P > 1, o->kernel);
       sum.kernel = sm_codelets_kernel_name(
-          o->metric == SM_METRIC_CCC ? "ccc2" : (o->single ? "czek2_s" : "czek2_d"));
+          o->num_way == 3 ? (o->metric == SM_METRIC_CCC ? "ccc3" : "czek3")
+                          : (o->metric == SM_METRIC_CCC ? "ccc2" : (o->single ? "czek2_s" : "czek2_d")));
       int emit = o->output_format != SM_OUT_NONE || sink.analytic != NULL;
       if (!o->block_size) { /* rank 0 decides, every rank uses it */
-        size_t bs = sm_graph_auto_block(vc, (int)starpu_worker_get_count(), emit,
-                                        o->metric == SM_METRIC_CCC);
+        size_t bs = o->num_way == 3 ? sm_graph_auto_block3(vc)
+                                    : sm_graph_auto_block(vc, (int)starpu_worker_get_count(),
+                                                          emit, o->metric == SM_METRIC_CCC);
         sm_mpi_bcast(&bs, sizeof bs);
         d.block_size = bs;
       }
@@ -262,6 +258,9 @@ int sm_compute_main(const sm_options_t *o, const char *command)
           .use_mpi = P > 1,
           .phase_min = o->phase_min,
           .phase_max = o->phase_max,
+          .num_stage = o->num_stage,
+          .stage_min = o->stage_min,
+          .stage_max = o->stage_max,
           .single = o->single,
           .sparse = sparse,
           .ccc_mult = o->ccc_mult,
@@ -273,7 +272,8 @@ int sm_compute_main(const sm_options_t *o, const char *command)
           .prio = 1,
       };
       sink.apply_threshold = go.keep_all;
-      err = sm_graph2_run(&v, &go, &sink, &gs);
+      err = o->num_way == 3 ? sm_graph3_run(&v, &go, &sink, &gs)
+                            : sm_graph2_run(&v, &go, &sink, &gs);
       sum.t_compute = gs.t_run;
       sm_runtime_collect(&rs);
       sm_runtime_shutdown();

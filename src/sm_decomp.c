@@ -145,3 +145,75 @@ sm_subblock_t *sm_decomp_subblocks2(const sm_decomp_t *d, int I, int pr, size_t 
   }
   return s;
 }
+
+void sm_decomp_stage(size_t a0, size_t a1, int st, int nst, size_t *lo, size_t *hi)
+{
+  size_t n = a1 - a0, s0, c;
+  cut(n, nst, st, &s0, &c);
+  *lo = a0 + s0;
+  *hi = a0 + s0 + c;
+}
+
+/* rank of the permutation (I,J,K) of three distinct values among the six
+ * lexicographic orderings of their sorted set */
+static int perm_rank(int I, int J, int K)
+{
+  int r1 = (I > J) + (I > K); /* position of I in the sorted triple */
+  int r2 = J > K;             /* order of the remaining two */
+  return 2 * r1 + r2;
+}
+
+sm_slice3_t *sm_decomp_slices3(const sm_decomp_t *d, int I, int pr, size_t *n,
+                               sm_err_t *err)
+{
+  const int npv = d->npv;
+  size_t cap = (size_t)(npv + 1) * (npv + 2);
+  *n = 0;
+  *err = SM_OK;
+  sm_slice3_t *out = malloc(cap * sizeof *out);
+  if (!out) {
+    *err = SM_ENOMEM;
+    return NULL;
+  }
+  uint64_t sb = 0; /* the row's slice counter, dealt over the replicas */
+  size_t nI, v0;
+  sm_decomp_part(d, I, &v0, &nI);
+#define SM_PUSH(kind_, J_, K_, pa_, px_, py_, s_, na_)                          \
+  do {                                                                         \
+    if ((int)((sb++ + (uint64_t)I) % (uint64_t)d->npr) == pr) {                \
+      sm_slice3_t *x = &out[*n];                                               \
+      size_t c0, cc;                                                           \
+      cut((na_), 6, (s_), &c0, &cc);                                           \
+      *x = (sm_slice3_t){.kind = (kind_), .I = I, .J = (J_), .K = (K_),        \
+                         .pa = (pa_), .px = (px_), .py = (py_), .s = (s_),     \
+                         .a0 = c0, .a1 = c0 + cc, .seq = *n,                   \
+                         .phase = (int)(*n % (size_t)d->num_phase)};           \
+      (*n)++;                                                                  \
+    }                                                                          \
+  } while (0)
+  for (int s = 0; s < 6; s++)
+    SM_PUSH(SM_SLICE_DIAG, I, I, I, I, I, s, nI);
+  for (int k = 1; k < npv; k++) {
+    int J = (I + k) % npv;
+    for (int s = 0; s < 6; s++)
+      SM_PUSH(SM_SLICE_FACE, J, J, I, J, J, s, nI);
+  }
+  for (int kj = 1; kj < npv; kj++)
+    for (int kk = 1; kk < npv; kk++) {
+      if (kk == kj)
+        continue;
+      int J = (I + kj) % npv, K = (I + kk) % npv;
+      int lo = I < J ? (I < K ? I : K) : (J < K ? J : K);
+      int hi = I > J ? (I > K ? I : K) : (J > K ? J : K);
+      int mid = I + J + K - lo - hi;
+      size_t na, a00;
+      sm_decomp_part(d, lo, &a00, &na);
+      SM_PUSH(SM_SLICE_VOLUME, J, K, lo, mid, hi, perm_rank(I, J, K), na);
+    }
+#undef SM_PUSH
+  if (!*n) {
+    free(out);
+    return NULL;
+  }
+  return out;
+}

@@ -34,6 +34,36 @@ typedef struct sm_subblock {
   uint64_t seq;       /* position in the rank row's list */
 } sm_subblock_t;
 
+/* 3-way: one slice of a block of rank row I. The plane axis runs over the
+ * vectors of partition pa (planes [a0, a1), partition-local); every plane a
+ * is combined with vectors x of partition px and y of partition py:
+ * SM_SLICE_DIAG (pa = px = py = I): triples a < x < y;
+ * SM_SLICE_FACE (block (I,J,J), pa = I, px = py = J): a with x < y;
+ * SM_SLICE_VOLUME (block (I,J,K) distinct; pa is the lowest of I, J, K and
+ * the slice s is the rank of the permutation (I,J,K) among the six
+ * orderings, so the six ordered blocks cover the cube once): all a, x, y. */
+enum { SM_SLICE_DIAG = 0, SM_SLICE_FACE, SM_SLICE_VOLUME };
+
+typedef struct sm_slice3 {
+  int kind;
+  int I, J, K;        /* the ordered block */
+  int pa, px, py;     /* plane, x and y partitions (px <= py) */
+  int s;              /* slice number 0..5 */
+  size_t a0, a1;      /* planes of the slice, local to partition pa */
+  int phase;
+  uint64_t seq;       /* position in this replica's list */
+} sm_slice3_t;
+
+/** Number of stages cut from [a0, a1): the planes of stage st. */
+void sm_decomp_stage(size_t a0, size_t a1, int st, int nst, size_t *lo, size_t *hi);
+
+/** The 3-way slices of rank row I computed by replica pr, in order
+ * (6 diagonal slices, 6 per face block, one per volume block: (npv+1)(npv+2)
+ * per row, dealt round-robin over the replicas), phases assigned. Returns a
+ * malloc'd array (NULL when empty), *n the count. */
+sm_slice3_t *sm_decomp_slices3(const sm_decomp_t *d, int I, int pr, size_t *n,
+                               sm_err_t *err);
+
 /** Validate a decomposition for nranks ranks (logs and returns SM_EOPTION
  * with what to change). */
 sm_err_t sm_decomp_check(const sm_decomp_t *d, int nranks) SM_MUST_CHECK;

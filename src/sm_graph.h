@@ -17,6 +17,7 @@ typedef struct sm_graph_opts {
   int rank;              /* this rank */
   int use_mpi;           /* insert through StarPU-MPI */
   int phase_min, phase_max; /* phases to compute (0-based, inclusive) */
+  int num_stage, stage_min, stage_max; /* 3-way stages (0-based, inclusive) */
   int single;            /* czekanowski in float */
   int sparse;            /* ccc sparse method */
   double ccc_mult, ccc_param;
@@ -40,6 +41,14 @@ typedef struct sm_graph_stats {
 
 /** Automatic tile size for a partition of nv vectors on nworkers workers. */
 size_t sm_graph_auto_block(size_t nv, int nworkers, int emit, int metric_ccc);
+
+/** Automatic tile size for a 3-way partition of nv vectors. */
+size_t sm_graph_auto_block3(size_t nv);
+
+/** Run the 3-way graph (same conventions as sm_graph2_run): slices of the
+ * rank's slab, their planes in groups, stages. */
+sm_err_t sm_graph3_run(const sm_vectors_t *local, const sm_graph_opts_t *o,
+                       sm_sink_t *sink, sm_graph_stats_t *st) SM_MUST_CHECK;
 
 /** Run the 2-way graph. local holds this rank's partition slice: the
  * vectors of partition pv restricted to field slice pf (StarPU, and

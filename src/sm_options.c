@@ -17,7 +17,7 @@ enum {
   OPT_NV, OPT_NF, OPT_RAWTYPE, OPT_SYNTH, OPT_SEED, OPT_MISSING, OPT_OUTPUT,
   OPT_OUTFMT, OPT_THRESHOLD, OPT_SUMMARY, OPT_BLOCK, OPT_SCHED, OPT_PROGRESS,
   OPT_NO_PROGRESS, OPT_QUIET, OPT_HELP, OPT_NPV, OPT_NPF, OPT_NPR, OPT_NPHASE,
-  OPT_PHMIN, OPT_PHMAX
+  OPT_PHMIN, OPT_PHMAX, OPT_NSTAGE, OPT_STMIN, OPT_STMAX
 };
 
 static const struct option long_opts[] = {
@@ -56,6 +56,9 @@ static const struct option long_opts[] = {
     {"num-phase", required_argument, 0, OPT_NPHASE},
     {"phase-min", required_argument, 0, OPT_PHMIN},
     {"phase-max", required_argument, 0, OPT_PHMAX},
+    {"num-stage", required_argument, 0, OPT_NSTAGE},
+    {"stage-min", required_argument, 0, OPT_STMIN},
+    {"stage-max", required_argument, 0, OPT_STMAX},
     {0, 0, 0, 0},
 };
 
@@ -99,6 +102,8 @@ void sm_options_usage(FILE *f)
       "                             (the product must equal P)\n"
       "  --num-phase N              split each rank's blocks into N phases (default 1)\n"
       "  --phase-min A, --phase-max B   compute phases A..B only (0-based)\n"
+      "  --num-stage N              3-way: cut every slice's planes into N stages\n"
+      "  --stage-min A, --stage-max B   compute stages A..B only (0-based)\n"
       "Runtime:\n"
       "  --block-size N             vectors per tile (default: automatic)\n"
       "  --sched POLICY             StarPU scheduler (eager, lws, ws, dmda, ...)\n"
@@ -180,6 +185,8 @@ static void defaults(sm_options_t *o)
   o->synth.seed = 1;
   o->num_phase = 1;
   o->phase_max = -1;
+  o->num_stage = 1;
+  o->stage_max = -1;
 }
 
 static int parse_int(const char *opt, const char *s, int min, int *out)
@@ -357,6 +364,18 @@ int sm_options_parse_compute(int argc, char **argv, sm_options_t *o)
       if (parse_int("--phase-max", optarg, 0, &o->phase_max))
         return SM_EOPTION;
       break;
+    case OPT_NSTAGE:
+      if (parse_int("--num-stage", optarg, 1, &o->num_stage))
+        return SM_EOPTION;
+      break;
+    case OPT_STMIN:
+      if (parse_int("--stage-min", optarg, 0, &o->stage_min))
+        return SM_EOPTION;
+      break;
+    case OPT_STMAX:
+      if (parse_int("--stage-max", optarg, 0, &o->stage_max))
+        return SM_EOPTION;
+      break;
     case OPT_PROGRESS: o->progress = 1; break;
     case OPT_NO_PROGRESS: o->progress = 0; break;
     case 'h':
@@ -430,6 +449,19 @@ int sm_options_parse_compute(int argc, char **argv, sm_options_t *o)
     sm_log_error("--phase-min %d / --phase-max %d: out of range for --num-phase %d "
                  "(phases are 0..%d, min <= max)", o->phase_min, o->phase_max,
                  o->num_phase, o->num_phase - 1);
+    return SM_EOPTION;
+  }
+  if (o->stage_max < 0)
+    o->stage_max = o->num_stage - 1;
+  if (o->stage_min >= o->num_stage || o->stage_max >= o->num_stage ||
+      o->stage_min > o->stage_max) {
+    sm_log_error("--stage-min %d / --stage-max %d: out of range for --num-stage %d "
+                 "(stages are 0..%d, min <= max)", o->stage_min, o->stage_max,
+                 o->num_stage, o->num_stage - 1);
+    return SM_EOPTION;
+  }
+  if (o->num_stage > 1 && o->num_way != 3) {
+    sm_log_error("--num-stage applies to --num-way 3 only");
     return SM_EOPTION;
   }
   if ((int)o->output_format < 0)

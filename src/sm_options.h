@@ -39,6 +39,8 @@ typedef struct sm_options {
   int npv, npf, npr;      /* rank grid; 0 = default (npv = ranks, 1, 1) */
   int num_phase;          /* phases (default 1) */
   int phase_min, phase_max; /* 0-based, inclusive; -1 = last phase */
+  int num_stage;          /* 3-way stages (default 1) */
+  int stage_min, stage_max; /* 0-based, inclusive; -1 = last stage */
   /* runtime */
   size_t block_size;      /* vectors per tile; 0 = automatic */
   const char *sched;      /* StarPU policy or NULL */

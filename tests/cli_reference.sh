@@ -54,6 +54,22 @@ for kind in int real; do
   same "ref czek3 $kind vs CoMet" --comet-way 3 --ulp32 1 "$DATA/czek3_${kind}_60_f64_0.bin.gz" "$T/c3$kind.bin"
 done
 
+# the 3-way task graph on CoMet's 3-way cases (several tile sizes)
+for bs in 60 16 7; do
+  run_ok "ccc3 dense bs=$bs" c --metric ccc --num-way 3 --no-sparse --input "$DATA/bits2_uniform_200x500.bin" \
+    --num-vector 60 --num-field 500 --block-size $bs --output "$T/t3d$bs" --output-format comet
+  same "ccc3 dense vs CoMet bs=$bs" --comet-way 3 --ccc "$DATA/ccc3_60_f64_0.bin.gz" "$T/t3d$bs.bin"
+  run_ok "ccc3 sparse bs=$bs" c --metric ccc --num-way 3 --input "$DATA/bits2_miss10_200x500.bin" \
+    --num-vector 60 --num-field 500 --block-size $bs --output "$T/t3s$bs" --output-format comet
+  same "ccc3 sparse vs CoMet bs=$bs" --comet-way 3 --ccc "$DATA/ccc3_sparse_60_f64_0.bin.gz" "$T/t3s$bs.bin"
+  for kind in int real; do
+    run_ok "czek3 $kind bs=$bs" c --num-way 3 --input "$DATA/czek_${kind}_200x500_f64.bin" \
+      --num-vector 60 --num-field 500 --block-size $bs --output "$T/t3c$kind$bs" --output-format comet
+    same "czek3 $kind vs CoMet bs=$bs" --comet-way 3 --ulp32 1 "$DATA/czek3_${kind}_60_f64_0.bin.gz" \
+      "$T/t3c$kind$bs.bin"
+  done
+done
+
 # float32 raw input reads the same integer values
 run_ok "czek2 f32 raw" c --input "$DATA/czek_int_200x500_f32.bin" --raw-type float32 --num-field 500 \
   --output "$T/f32" --output-format comet

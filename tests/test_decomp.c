@@ -145,6 +145,98 @@ START_TEST(cuts_and_ranks)
 }
 END_TEST
 
+/* 3-way: every unordered triple once over ranks, stages and phases */
+static void check_cover3(const sm_decomp_t *d, int nst, double *balance)
+{
+  const size_t nv = d->nv;
+  unsigned char *seen = calloc(nv * nv * nv, 1);
+  ck_assert_ptr_nonnull(seen);
+  double maxp = 0, sump = 0;
+  for (int I = 0; I < d->npv; I++)
+    for (int pr = 0; pr < d->npr; pr++) {
+      size_t n;
+      sm_err_t err;
+      sm_slice3_t *s = sm_decomp_slices3(d, I, pr, &n, &err);
+      ck_assert_int_eq(err, SM_OK);
+      double planes = 0;
+      for (size_t x = 0; x < n; x++) {
+        const sm_slice3_t *c = &s[x];
+        size_t pa0, pan, px0, pxn, py0, pyn;
+        sm_decomp_part(d, c->pa, &pa0, &pan);
+        sm_decomp_part(d, c->px, &px0, &pxn);
+        sm_decomp_part(d, c->py, &py0, &pyn);
+        planes += (double)(c->a1 - c->a0);
+        for (int st = 0; st < nst; st++) {
+          size_t lo, hi;
+          sm_decomp_stage(c->a0, c->a1, st, nst, &lo, &hi);
+          for (size_t a = lo; a < hi; a++)
+            for (size_t xx = 0; xx < pxn; xx++)
+              for (size_t yy = 0; yy < pyn; yy++) {
+                size_t i = pa0 + a, j = px0 + xx, k = py0 + yy;
+                if (c->kind == SM_SLICE_DIAG && !(i < j && j < k))
+                  continue;
+                if (c->kind == SM_SLICE_FACE && !(j < k))
+                  continue;
+                ck_assert(i != j && i != k && j != k);
+                size_t t[3] = {i, j, k}, u;
+                if (t[0] > t[1]) { u = t[0]; t[0] = t[1]; t[1] = u; }
+                if (t[1] > t[2]) { u = t[1]; t[1] = t[2]; t[2] = u; }
+                if (t[0] > t[1]) { u = t[0]; t[0] = t[1]; t[1] = u; }
+                seen[(t[0] * nv + t[1]) * nv + t[2]]++;
+              }
+        }
+      }
+      free(s);
+      sump += planes;
+      if (planes > maxp)
+        maxp = planes;
+    }
+  for (size_t i = 0; i < nv; i++)
+    for (size_t j = i + 1; j < nv; j++)
+      for (size_t k = j + 1; k < nv; k++)
+        ck_assert_msg(seen[(i * nv + j) * nv + k] == 1,
+                      "npv=%d npr=%d phases=%d: triple (%zu,%zu,%zu) computed %d times",
+                      d->npv, d->npr, d->num_phase, i, j, k, seen[(i * nv + j) * nv + k]);
+  free(seen);
+  *balance = sump > 0 ? maxp / (sump / (d->npv * d->npr)) : 1.0;
+}
+
+START_TEST(every_triple_once)
+{
+  for (int npv = 1; npv <= 8; npv++)
+    for (int npr = 1; npr <= 4; npr++)
+      for (int nst = 1; nst <= 4; nst++)
+        for (int ph = 1; ph <= 3; ph++) {
+          sm_decomp_t d = {.nv = (size_t)(6 * npv + 1), .nf = 4, .npv = npv, .npf = 1,
+                           .npr = npr, .block_size = 4, .num_phase = ph};
+          double bal;
+          check_cover3(&d, nst, &bal);
+          /* the papers' bound: efficiency >= npv^2 / ((npv+1)(npv+2)) */
+          double bound = (double)(npv + 1) * (npv + 2) / ((double)npv * npv);
+          ck_assert_msg(bal <= bound + 1e-12, "npv=%d npr=%d: max/mean planes %.4f > %.4f",
+                        npv, npr, bal, bound);
+        }
+  /* the figure for npv = 4, npr = 3 on a realistic size */
+  sm_decomp_t d = {.nv = 4 * 600, .nf = 4, .npv = 4, .npf = 1, .npr = 3, .block_size = 64,
+                   .num_phase = 1};
+  double maxp = 0, sum = 0;
+  for (int I = 0; I < 4; I++)
+    for (int pr = 0; pr < 3; pr++) {
+      size_t n;
+      sm_err_t err;
+      sm_slice3_t *s = sm_decomp_slices3(&d, I, pr, &n, &err);
+      double planes = 0;
+      for (size_t x = 0; x < n; x++)
+        planes += (double)(s[x].a1 - s[x].a0);
+      free(s);
+      sum += planes;
+      maxp = planes > maxp ? planes : maxp;
+    }
+  printf("3-way load balance npv=4 npr=3: max/mean planes per rank = %.4f (bound %.4f)\n",
+         maxp / (sum / 12), 30.0 / 16);
+}
+END_TEST
+
 static Suite *decomp_suite(void)
 {
   Suite *s = suite_create("decomp");
@@ -153,6 +245,7 @@ static Suite *decomp_suite(void)
   tcase_add_test(tc, every_pair_once);
   tcase_add_test(tc, balance_in_pairs);
   tcase_add_test(tc, cuts_and_ranks);
+  tcase_add_test(tc, every_triple_once);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -35,6 +35,15 @@ static sm_sink_t new_sink(const problem_t *p)
   return s;
 }
 
+static int cmp_rec3(const void *a, const void *b)
+{
+  const sm_rec_t *x = a, *y = b;
+  for (int k = 0; k < 3; k++)
+    if (x->idx[k] != y->idx[k])
+      return x->idx[k] < y->idx[k] ? -1 : 1;
+  return (int)x->entry - (int)y->entry;
+}
+
 static int cmp_rec(const void *a, const void *b)
 {
   const sm_rec_t *x = a, *y = b;
@@ -165,6 +174,56 @@ START_TEST(graph_analytic_and_tiny)
 }
 END_TEST
 
+/* 3-way graph vs the reference, odd sizes, several tile sizes and stages */
+START_TEST(graph3_vs_ref)
+{
+  const problem_t *p = &problems[_i];
+  const size_t nv = 23, nf = 71;
+  sm_vectors_t v;
+  make_problem(p, nv, nf, &v);
+  sm_sink_t ref = new_sink(p);
+  ref.way = 3;
+  sm_ref_opts_t ro = {.way = 3, .sparse = p->sparse, .ccc_mult = SM_CCC_MULT_DEFAULT,
+                      .ccc_param = SM_CCC_PARAM_DEFAULT};
+  ck_assert_int_eq(sm_ref_run(&v, &ro, &ref), SM_OK);
+  qsort(ref.capture, ref.capture_n, sizeof(sm_rec_t), cmp_rec3);
+  static const size_t bss[] = {4, 7, 23};
+  for (int b = 0; b < 3; b++)
+    for (int nst = 1; nst <= 2; nst++) {
+      setenv("STARPU_NCPU", "2", 1);
+      ck_assert_int_eq(sm_runtime_init("lws", 0), SM_OK);
+      sm_codelets_init(0, SM_KERNEL_AUTO);
+      sm_sink_t s = new_sink(p);
+      s.way = 3;
+      sm_decomp_t d = {.nv = nv, .nf = nf, .npv = 1, .npf = 1, .npr = 1,
+                       .block_size = bss[b], .num_phase = 1};
+      sm_graph_opts_t o = {.d = &d, .single = p->single, .sparse = p->sparse,
+                           .ccc_mult = SM_CCC_MULT_DEFAULT, .ccc_param = SM_CCC_PARAM_DEFAULT,
+                           .threshold = -1, .emit = 1, .prio = 1, .num_stage = nst,
+                           .stage_max = nst - 1};
+      sm_graph_stats_t st;
+      ck_assert_int_eq(sm_graph3_run(&v, &o, &s, &st), SM_OK);
+      sm_runtime_shutdown();
+      ck_assert_uint_eq(s.capture_n, ref.capture_n);
+      qsort(s.capture, s.capture_n, sizeof(sm_rec_t), cmp_rec3);
+      for (size_t r = 0; r < s.capture_n; r++) {
+        const sm_rec_t *x = &s.capture[r], *y = &ref.capture[r];
+        ck_assert(cmp_rec3(x, y) == 0);
+        if (p->metric == SM_METRIC_CCC)
+          ck_assert_msg(x->value == y->value, "%s bs=%zu (%u,%u,%u,%u): %.17g vs %.17g",
+                        p->name, bss[b], x->idx[0], x->idx[1], x->idx[2], x->entry, x->value,
+                        y->value);
+        else
+          ck_assert_msg(fabs(x->value - y->value) <= (p->single ? 1e-5 : 1e-12) * fabs(y->value),
+                        "%s bs=%zu: %.17g vs %.17g", p->name, bss[b], x->value, y->value);
+      }
+      sm_sink_capture_free(&s);
+    }
+  sm_sink_capture_free(&ref);
+  sm_vectors_free(&v);
+}
+END_TEST
+
 static Suite *graph_suite(void)
 {
   Suite *s = suite_create("graph");
@@ -172,6 +231,7 @@ static Suite *graph_suite(void)
   tcase_set_timeout(tc, 600);
   tcase_add_loop_test(tc, graph_vs_ref, 0, (int)(sizeof problems / sizeof problems[0]));
   tcase_add_test(tc, graph_analytic_and_tiny);
+  tcase_add_loop_test(tc, graph3_vs_ref, 0, (int)(sizeof problems / sizeof problems[0]));
   suite_add_tcase(s, tc);
   return s;
 }

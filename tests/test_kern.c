@@ -217,6 +217,60 @@ START_TEST(formulas_symmetric)
 }
 END_TEST
 
+START_TEST(czek3_blocked_vs_ref)
+{
+  static const size_t gs[] = {1, 2, 3}, xs[] = {1, 2, 5, 17}, k3[] = {0, 1, 15, 17, 65, 130};
+  for (size_t a = 0; a < 3; a++)
+    for (size_t b = 0; b < 4; b++)
+      for (size_t c = 0; c < 6; c++) {
+        size_t g = gs[a], mx = xs[b], my = xs[3 - b], k = k3[c], ld = k + 3;
+        double *P = malloc(g * ld * 8 + 8), *X = malloc(mx * ld * 8 + 8), *Y = malloc(my * ld * 8 + 8);
+        double *o1 = calloc(g * mx * my, 8), *o2 = calloc(g * mx * my, 8);
+        fill_d(P, g, k, ld, 1);
+        fill_d(X, mx, k, ld, 1);
+        fill_d(Y, my, k, ld, 1);
+        sm_kern_czek3_ref_d(g, mx, my, k, P, ld, X, ld, Y, ld, o1);
+        sm_kern_czek3_blocked_d(g, mx, my, k, P, ld, X, ld, Y, ld, o2);
+        for (size_t x = 0; x < g * mx * my; x++)
+          ck_assert_msg(o1[x] == o2[x], "g=%zu mx=%zu my=%zu k=%zu: %g vs %g", g, mx, my, k,
+                        o1[x], o2[x]);
+        float *Pf = malloc(g * ld * 4 + 4), *Xf = malloc(mx * ld * 4 + 4), *Yf = malloc(my * ld * 4 + 4);
+        float *f1 = calloc(g * mx * my, 4), *f2 = calloc(g * mx * my, 4);
+        for (size_t x = 0; x < g * ld; x++) Pf[x] = (float)P[x];
+        for (size_t x = 0; x < mx * ld; x++) Xf[x] = (float)X[x];
+        for (size_t x = 0; x < my * ld; x++) Yf[x] = (float)Y[x];
+        sm_kern_czek3_ref_s(g, mx, my, k, Pf, ld, Xf, ld, Yf, ld, f1);
+        sm_kern_czek3_blocked_s(g, mx, my, k, Pf, ld, Xf, ld, Yf, ld, f2);
+        for (size_t x = 0; x < g * mx * my; x++)
+          ck_assert(f1[x] == f2[x] && f1[x] == (float)o1[x]);
+        free(P), free(X), free(Y), free(o1), free(o2);
+        free(Pf), free(Xf), free(Yf), free(f1), free(f2);
+      }
+}
+END_TEST
+
+START_TEST(ccc3_popc_vs_ref)
+{
+  static const size_t nfs[] = {1, 31, 32, 33, 64, 65, 129, 517};
+  for (size_t c = 0; c < sizeof nfs / sizeof nfs[0]; c++)
+    for (int sparse = 0; sparse < 2; sparse++) {
+      size_t g = 1 + c % 3, mx = ms[c % NM], my = ms[(c + 3) % NM], nf = nfs[c];
+      size_t ld = (nf + 31) / 32 + 1, nmom = SM_CCC3_NMOM(sparse);
+      uint64_t *P = malloc(g * ld * 8), *X = malloc(mx * ld * 8), *Y = malloc(my * ld * 8);
+      uint32_t *o1 = calloc(g * mx * my * nmom, 4), *o2 = calloc(g * mx * my * nmom, 4);
+      fill_codes(P, g, nf, ld, 0.15);
+      fill_codes(X, mx, nf, ld, 0.1);
+      fill_codes(Y, my, nf, ld, 0.1);
+      sm_kern_ccc3_ref(g, mx, my, nf, P, ld, X, ld, Y, ld, sparse, o1);
+      sm_kern_ccc3_popc(g, mx, my, nf, P, ld, X, ld, Y, ld, sparse, o2);
+      for (size_t x = 0; x < g * mx * my * nmom; x++)
+        ck_assert_msg(o1[x] == o2[x], "nf=%zu sparse=%d [%zu]: %u vs %u", nf, sparse, x,
+                      o1[x], o2[x]);
+      free(P), free(X), free(Y), free(o1), free(o2);
+    }
+}
+END_TEST
+
 static Suite *kern_suite(void)
 {
   Suite *s = suite_create("kern");
@@ -229,6 +283,8 @@ static Suite *kern_suite(void)
   tcase_add_test(tc, ccc2_moments_by_hand);
   tcase_add_test(tc, finalize_czek_and_ccc);
   tcase_add_test(tc, formulas_symmetric);
+  tcase_add_test(tc, czek3_blocked_vs_ref);
+  tcase_add_test(tc, ccc3_popc_vs_ref);
   suite_add_tcase(s, tc);
   return s;
 }

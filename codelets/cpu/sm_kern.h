@@ -47,6 +47,35 @@ void sm_kern_ccc2_popc(size_t m, size_t n, size_t nf, const uint64_t *A, size_t 
 void sm_kern_sums_ccc(size_t nv, size_t nf, const uint64_t *X, size_t ldx,
                       int sparse, uint32_t *s);
 
+/* ---- 3-way planes. A plane is one vector p; for every x of X (mx rows)
+ * and y of Y (my rows) the kernel computes numerators over the fields:
+ * czekanowski: out[(g * mx + x) * my + y] = sum_q min(p_q, x_q, y_q) for
+ * the g planes P[g * ldp ...];
+ * ccc: moments of x and y restricted to the fields where plane p has
+ * 0, 1 or 2 copies (masks E0, E1, E2; sparse: and is present):
+ *   sparse: 12 per triple, [E0 rr rm mr mm][E1 ...][E2 ...];
+ *   dense: 2 per triple, [rr over E1, rr over E2].
+ * out[((g * mx + x) * my + y) * nmom + k], nmom = SM_CCC3_NMOM(sparse). */
+#define SM_CCC3_NMOM(sparse) ((sparse) ? 12 : 2)
+void sm_kern_czek3_ref_d(size_t g, size_t mx, size_t my, size_t k, const double *P,
+                         size_t ldp, const double *X, size_t ldx, const double *Y,
+                         size_t ldy, double *out);
+void sm_kern_czek3_ref_s(size_t g, size_t mx, size_t my, size_t k, const float *P,
+                         size_t ldp, const float *X, size_t ldx, const float *Y,
+                         size_t ldy, float *out);
+void sm_kern_czek3_blocked_d(size_t g, size_t mx, size_t my, size_t k, const double *P,
+                             size_t ldp, const double *X, size_t ldx, const double *Y,
+                             size_t ldy, double *out);
+void sm_kern_czek3_blocked_s(size_t g, size_t mx, size_t my, size_t k, const float *P,
+                             size_t ldp, const float *X, size_t ldx, const float *Y,
+                             size_t ldy, float *out);
+void sm_kern_ccc3_ref(size_t g, size_t mx, size_t my, size_t nf, const uint64_t *P,
+                      size_t ldp, const uint64_t *X, size_t ldx, const uint64_t *Y,
+                      size_t ldy, int sparse, uint32_t *out);
+void sm_kern_ccc3_popc(size_t g, size_t mx, size_t my, size_t nf, const uint64_t *P,
+                       size_t ldp, const uint64_t *X, size_t ldx, const uint64_t *Y,
+                       size_t ldy, int sparse, uint32_t *out);
+
 /* ---- field-axis reduction: y[x] += a[x] */
 void sm_kern_add_f64(size_t n, const double *a, double *y);
 void sm_kern_add_f32(size_t n, const float *a, float *y);
@@ -116,6 +145,37 @@ uint64_t sm_kern_finalize2(const sm_fin2_args_t *a, const void *num, size_t ldnu
 static inline uint64_t sm_fin2_max_records(const sm_fin2_args_t *a)
 {
   return (uint64_t)a->m * a->n * (a->metric == 1 ? 4u : 1u);
+}
+
+/* What a 3-way finalize needs to know about its piece: planes [a, a+g) of
+ * partition-tile A (global index a_glob of the first plane; row a_off of
+ * tile A), rows of tiles X and Y (global x0, y0). kind: 0 diagonal block
+ * (keep a < x < y), 1 face block (keep x < y), 2 volume block (all). */
+typedef struct sm_fin3_args {
+  int metric, single, sparse, kind;
+  uint32_t g, mx, my;
+  uint32_t a_glob, a_off, x0, y0;
+  uint64_t nf;
+  double ccc_mult, ccc_param;
+  int keep_all;
+  double threshold;
+  int thr_f32;
+  int emit;
+} sm_fin3_args_t;
+
+/* num3: plane numerators (above). n2ax: 2-way numerators of tile A against
+ * X (rows of A, ld ldax), n2ay likewise, n2xy of X against Y (ld ldxy; not
+ * read for sparse CCC); sums_a/x/y: the tiles' sums (sm_kern_sums_*).
+ * Records are written with ascending indices (CCC entry bits permuted to
+ * match). Returns the number of records. */
+uint64_t sm_kern_finalize3(const sm_fin3_args_t *a, const void *num3, const void *n2ax,
+                           size_t ldax, const void *n2ay, size_t lday, const void *n2xy,
+                           size_t ldxy, const void *sums_a, const void *sums_x,
+                           const void *sums_y, sm_recbuf_t *out);
+
+static inline uint64_t sm_fin3_max_records(const sm_fin3_args_t *a)
+{
+  return (uint64_t)a->g * a->mx * a->my * (a->metric == 1 ? 8u : 1u);
 }
 
 #endif

@@ -1,0 +1,137 @@
+/* kern_finalize3.c: metric values of a 3-way piece (a group of planes
+ * against tiles X and Y) from its plane numerators, the 2-way numerators
+ * and the vector sums; records with ascending indices and the checksum. */
+#include <string.h>
+
+#include "sm_formulas.h"
+#include "sm_kern.h"
+
+static void emit3(const sm_fin3_args_t *a, sm_recbuf_t *out, const uint32_t idx[3],
+                  uint32_t e, double v)
+{
+  sm_cksum_add(&out->cksum, idx, 3, e, v);
+  out->nvalues++;
+  if (!a->emit)
+    return;
+  if (!a->keep_all && a->threshold >= 0 &&
+      !((a->thr_f32 ? (double)(float)v : v) > a->threshold))
+    return;
+  sm_rec_t *r = &out->rec[out->count++];
+  memcpy(r->idx, idx, sizeof r->idx);
+  r->entry = e;
+  r->value = v;
+}
+
+/* The 2x2x2 tallies in role order (p, x, y) from the moments
+ * M[up][ux][uy] (index 1: r, the copies of allele 1 on present entries;
+ * 0: m, presence): rho(1) = r, rho(0) = 2m - r, expanded. */
+static void tallies_from_moments(const int64_t M[2][2][2], uint64_t T[8])
+{
+  for (int e = 0; e < 8; e++) {
+    int c[3] = {(e >> 2) & 1, (e >> 1) & 1, e & 1};
+    int64_t t = 0;
+    for (int u = 0; u < 8; u++) {
+      int b[3] = {(u >> 2) & 1, (u >> 1) & 1, u & 1};
+      int64_t coef = 1;
+      for (int k = 0; k < 3 && coef; k++) {
+        if (c[k] == 1)
+          coef *= b[k] == 1 ? 1 : 0;      /* rho(1) = r only */
+        else
+          coef *= b[k] == 1 ? -1 : 2;     /* rho(0) = 2m - r */
+      }
+      t += coef * M[b[0]][b[1]][b[2]];
+    }
+    T[e] = (uint64_t)t;
+  }
+}
+
+uint64_t sm_kern_finalize3(const sm_fin3_args_t *a, const void *num3, const void *n2ax,
+                           size_t ldax, const void *n2ay, size_t lday, const void *n2xy,
+                           size_t ldxy, const void *sums_a, const void *sums_x,
+                           const void *sums_y, sm_recbuf_t *out)
+{
+  out->count = 0;
+  out->nvalues = 0;
+  out->cksum = (sm_cksum_t){0, 0, 0, 0};
+  const size_t nmom3 = SM_CCC3_NMOM(a->sparse);
+  for (uint32_t p = 0; p < a->g; p++)
+    for (uint32_t x = 0; x < a->mx; x++)
+      for (uint32_t y = 0; y < a->my; y++) {
+        const uint32_t gp = a->a_glob + p, gx = a->x0 + x, gy = a->y0 + y;
+        if (a->kind == 0 && !(gp < gx && gx < gy))
+          continue;
+        if (a->kind == 1 && !(gx < gy))
+          continue;
+        const size_t t3 = ((size_t)p * a->mx + x) * a->my + y, ra = a->a_off + p;
+        /* ascending order of the three vectors: role of each position */
+        uint32_t g3[3] = {gp, gx, gy};
+        int ord[3] = {0, 1, 2}, tmp;
+        if (g3[ord[0]] > g3[ord[1]]) { tmp = ord[0]; ord[0] = ord[1]; ord[1] = tmp; }
+        if (g3[ord[1]] > g3[ord[2]]) { tmp = ord[1]; ord[1] = ord[2]; ord[2] = tmp; }
+        if (g3[ord[0]] > g3[ord[1]]) { tmp = ord[0]; ord[0] = ord[1]; ord[1] = tmp; }
+        const uint32_t idx[3] = {g3[ord[0]], g3[ord[1]], g3[ord[2]]};
+        if (a->metric == 0) {
+          double n3, nax, nay, nxy, sa, sx, sy;
+          if (a->single) {
+            n3 = ((const float *)num3)[t3];
+            nax = ((const float *)n2ax)[ra * ldax + x];
+            nay = ((const float *)n2ay)[ra * lday + y];
+            nxy = ((const float *)n2xy)[(size_t)x * ldxy + y];
+            sa = ((const float *)sums_a)[ra];
+            sx = ((const float *)sums_x)[x];
+            sy = ((const float *)sums_y)[y];
+          } else {
+            n3 = ((const double *)num3)[t3];
+            nax = ((const double *)n2ax)[ra * ldax + x];
+            nay = ((const double *)n2ay)[ra * lday + y];
+            nxy = ((const double *)n2xy)[(size_t)x * ldxy + y];
+            sa = ((const double *)sums_a)[ra];
+            sx = ((const double *)sums_x)[x];
+            sy = ((const double *)sums_y)[y];
+          }
+          emit3(a, out, idx, 0, sm_f_czek3(nax, nay, nxy, n3, sa, sx, sy));
+          continue;
+        }
+        const uint32_t *m3 = (const uint32_t *)num3 + t3 * nmom3;
+        const uint32_t *su[3] = {(const uint32_t *)sums_a + 2 * ra,
+                                 (const uint32_t *)sums_x + 2 * (size_t)x,
+                                 (const uint32_t *)sums_y + 2 * (size_t)y};
+        int64_t M[2][2][2];
+        if (a->sparse) {
+          /* M[1][.][.]: parts E1 + 2 E2; M[0][.][.]: E0 + E1 + E2 */
+          for (int bx = 0; bx < 2; bx++)
+            for (int by = 0; by < 2; by++) {
+              int k = (bx ? 0 : 2) + (by ? 0 : 1); /* rr, rm, mr, mm */
+              M[1][bx][by] = (int64_t)m3[4 + k] + 2 * (int64_t)m3[8 + k];
+              M[0][bx][by] = (int64_t)m3[k] + m3[4 + k] + m3[8 + k];
+            }
+        } else {
+          M[1][1][1] = (int64_t)m3[0] + 2 * (int64_t)m3[1];
+          M[0][1][1] = ((const uint32_t *)n2xy)[(size_t)x * ldxy + y];
+          M[1][1][0] = ((const uint32_t *)n2ax)[ra * ldax + x];
+          M[1][0][1] = ((const uint32_t *)n2ay)[ra * lday + y];
+          M[1][0][0] = su[0][0];
+          M[0][1][0] = su[1][0];
+          M[0][0][1] = su[2][0];
+          M[0][0][0] = (int64_t)a->nf;
+        }
+        uint64_t Tr[8], T[8], s1[3], c[3];
+        tallies_from_moments(M, Tr);
+        /* entry bits in ascending-index order */
+        for (int e = 0; e < 8; e++) {
+          int bits[3] = {0, 0, 0};
+          for (int k = 0; k < 3; k++)
+            bits[ord[k]] = (e >> (2 - k)) & 1;
+          T[e] = Tr[bits[0] * 4 + bits[1] * 2 + bits[2]];
+        }
+        for (int k = 0; k < 3; k++) {
+          s1[k] = su[ord[k]][0];
+          c[k] = su[ord[k]][1];
+        }
+        double v[8];
+        sm_ccc3_values(T, s1, c, a->nf, !a->sparse, a->ccc_mult, a->ccc_param, v);
+        for (uint32_t e = 0; e < 8; e++)
+          emit3(a, out, idx, e, v[e]);
+      }
+  return out->count;
+}
