@@ -16,10 +16,13 @@
 
 size_t sm_graph_auto_block3(size_t nv)
 {
-  /* planes are |X| x |Y| modified GEMMs: 256 x 256 keeps them efficient and
-   * their record buffers bounded */
-  size_t bs = nv < 256 ? nv : 256;
-  return bs < 16 ? 16 : bs;
+  /* Tiles of the diagonal and face blocks compute whole tile triples of
+   * which only the ordered part (a < x < y) is kept, so smaller tiles waste
+   * less; 32..64 keeps the per-plane modified GEMMs efficient (measured:
+   * 300 x 4000 czekanowski single, 1.0e10 comparisons/s at 32 vs 3.5e9 at
+   * 256 on 2 cores). */
+  size_t bs = nv / 8 / 16 * 16; /* whole register tiles */
+  return bs < 16 ? 16 : bs > 64 ? 64 : bs;
 }
 
 typedef struct piece {

@@ -50,6 +50,7 @@ void sm_kern_ccc3_ref(size_t g, size_t mx, size_t my, size_t nf, const uint64_t 
       }
 }
 
+SM_POPC_CLONES
 void sm_kern_ccc3_popc(size_t g, size_t mx, size_t my, size_t nf, const uint64_t *P,
                        size_t ldp, const uint64_t *X, size_t ldx, const uint64_t *Y,
                        size_t ldy, int sparse, uint32_t *out)

@@ -14,18 +14,30 @@ static inline uint64_t mix64(uint64_t x)
   return x ^ (x >> 31);
 }
 
-void sm_cksum_add(sm_cksum_t *c, const uint32_t idx[3], int way, uint32_t entry,
-                  double value)
+uint64_t sm_cksum_key(const uint32_t idx[3], int way)
+{
+  uint64_t key = mix64(((uint64_t)idx[0] << 32) | idx[1]);
+  return mix64(key ^ (way == 3 ? idx[2] : 0xffffffffu));
+}
+
+void sm_cksum_add_key(sm_cksum_t *c, uint64_t key, uint32_t entry, double value)
 {
   /* fixed-point rendering; metric values are bounded (|v| < 2^20) */
   int64_t q = (int64_t)llround(value * SM_CKSUM_SCALE);
-  uint64_t key = mix64(((uint64_t)idx[0] << 32) | idx[1]);
-  key = mix64(key ^ ((uint64_t)(way == 3 ? idx[2] : 0xffffffffu) << 8) ^ entry);
+  /* entries of one result differ in their key by an odd multiple of a
+   * large odd constant, so moving a value to another entry changes it */
+  uint64_t k = key + (uint64_t)entry * 0x9e3779b97f4a7c15ull;
   uint64_t lo = c->sum_lo + (uint64_t)q;
   c->sum_hi += (lo < c->sum_lo) + (q < 0 ? UINT64_MAX : 0);
   c->sum_lo = lo;
-  c->hash += (uint64_t)q * (key | 1);
+  c->hash += (uint64_t)q * (k | 1);
   c->count++;
+}
+
+void sm_cksum_add(sm_cksum_t *c, const uint32_t idx[3], int way, uint32_t entry,
+                  double value)
+{
+  sm_cksum_add_key(c, sm_cksum_key(idx, way), entry, value);
 }
 
 void sm_cksum_merge(sm_cksum_t *into, const sm_cksum_t *from)
@@ -37,13 +49,14 @@ void sm_cksum_merge(sm_cksum_t *into, const sm_cksum_t *from)
   into->count += from->count;
 }
 
-static inline void put(const sm_fin2_args_t *a, sm_recbuf_t *out, uint32_t i,
-                       uint32_t j, uint32_t e, double v)
+/* One value of pair (i, j) of the block, entry e, with the pair's
+ * checksum key (of the indices as written). */
+static inline void put(const sm_fin2_args_t *a, sm_recbuf_t *out, const uint32_t idx[3],
+                       uint64_t key, uint32_t e, double v)
 {
   if (a->swap) /* entry (a, b) of pair (i, j) is entry (b, a) of (j, i) */
     e = ((e & 1u) << 1) | (e >> 1);
-  uint32_t idx[3] = {a->swap ? j : i, a->swap ? i : j, 0};
-  sm_cksum_add(&out->cksum, idx, 2, e, v);
+  sm_cksum_add_key(&out->cksum, key, e, v);
   out->nvalues++;
   if (!a->emit)
     return;
@@ -68,6 +81,8 @@ uint64_t sm_kern_finalize2(const sm_fin2_args_t *a, const void *num, size_t ldnu
   for (uint32_t i = 0; i < a->m; i++) {
     for (uint32_t j = a->diag ? i + 1 : 0; j < a->n; j++) {
       const uint32_t gi = a->i0 + i, gj = a->j0 + j;
+      const uint32_t idx[3] = {a->swap ? gj : gi, a->swap ? gi : gj, 0};
+      const uint64_t key = sm_cksum_key(idx, 2);
       if (a->metric == 0) {
         double n2, si, sj;
         if (a->single) {
@@ -79,7 +94,7 @@ uint64_t sm_kern_finalize2(const sm_fin2_args_t *a, const void *num, size_t ldnu
           si = ((const double *)sums_i)[i];
           sj = ((const double *)sums_j)[j];
         }
-        put(a, out, gi, gj, 0, sm_f_czek2(n2, si, sj));
+        put(a, out, idx, key, 0, sm_f_czek2(n2, si, sj));
       } else {
         const uint32_t *mom = (const uint32_t *)num + (i * ldnum + j) * SM_CCC2_NMOM(a->sparse);
         const uint32_t *si = (const uint32_t *)sums_i + 2 * i;
@@ -93,7 +108,7 @@ uint64_t sm_kern_finalize2(const sm_fin2_args_t *a, const void *num, size_t ldnu
         sm_ccc2_values(t, si[0], sj[0], si[1], sj[1], a->nf, !a->sparse,
                        a->ccc_mult, a->ccc_param, v);
         for (uint32_t e = 0; e < 4; e++)
-          put(a, out, gi, gj, e, v[e]);
+          put(a, out, idx, key, e, v[e]);
       }
     }
   }

@@ -7,9 +7,9 @@
 #include "sm_kern.h"
 
 static void emit3(const sm_fin3_args_t *a, sm_recbuf_t *out, const uint32_t idx[3],
-                  uint32_t e, double v)
+                  uint64_t key, uint32_t e, double v)
 {
-  sm_cksum_add(&out->cksum, idx, 3, e, v);
+  sm_cksum_add_key(&out->cksum, key, e, v);
   out->nvalues++;
   if (!a->emit)
     return;
@@ -24,25 +24,23 @@ static void emit3(const sm_fin3_args_t *a, sm_recbuf_t *out, const uint32_t idx[
 
 /* The 2x2x2 tallies in role order (p, x, y) from the moments
  * M[up][ux][uy] (index 1: r, the copies of allele 1 on present entries;
- * 0: m, presence): rho(1) = r, rho(0) = 2m - r, expanded. */
+ * 0: m, presence): rho(1) = r and rho(0) = 2m - r, applied one axis at a
+ * time (three butterflies of four pairs instead of expanding 64 terms). */
 static void tallies_from_moments(const int64_t M[2][2][2], uint64_t T[8])
 {
-  for (int e = 0; e < 8; e++) {
-    int c[3] = {(e >> 2) & 1, (e >> 1) & 1, e & 1};
-    int64_t t = 0;
-    for (int u = 0; u < 8; u++) {
-      int b[3] = {(u >> 2) & 1, (u >> 1) & 1, u & 1};
-      int64_t coef = 1;
-      for (int k = 0; k < 3 && coef; k++) {
-        if (c[k] == 1)
-          coef *= b[k] == 1 ? 1 : 0;      /* rho(1) = r only */
-        else
-          coef *= b[k] == 1 ? -1 : 2;     /* rho(0) = 2m - r */
+  int64_t t[8];
+  for (int u = 0; u < 8; u++)
+    t[u] = M[(u >> 2) & 1][(u >> 1) & 1][u & 1];
+  for (int axis = 0; axis < 3; axis++) {
+    int bit = 4 >> axis;
+    for (int u = 0; u < 8; u++)
+      if (!(u & bit)) {
+        int64_t m = t[u], r = t[u | bit];
+        t[u] = 2 * m - r; /* entry 0 of this axis */
       }
-      t += coef * M[b[0]][b[1]][b[2]];
-    }
-    T[e] = (uint64_t)t;
   }
+  for (int e = 0; e < 8; e++)
+    T[e] = (uint64_t)t[e];
 }
 
 uint64_t sm_kern_finalize3(const sm_fin3_args_t *a, const void *num3, const void *n2ax,
@@ -70,6 +68,7 @@ uint64_t sm_kern_finalize3(const sm_fin3_args_t *a, const void *num3, const void
         if (g3[ord[1]] > g3[ord[2]]) { tmp = ord[1]; ord[1] = ord[2]; ord[2] = tmp; }
         if (g3[ord[0]] > g3[ord[1]]) { tmp = ord[0]; ord[0] = ord[1]; ord[1] = tmp; }
         const uint32_t idx[3] = {g3[ord[0]], g3[ord[1]], g3[ord[2]]};
+        const uint64_t key = sm_cksum_key(idx, 3);
         if (a->metric == 0) {
           double n3, nax, nay, nxy, sa, sx, sy;
           if (a->single) {
@@ -89,7 +88,7 @@ uint64_t sm_kern_finalize3(const sm_fin3_args_t *a, const void *num3, const void
             sx = ((const double *)sums_x)[x];
             sy = ((const double *)sums_y)[y];
           }
-          emit3(a, out, idx, 0, sm_f_czek3(nax, nay, nxy, n3, sa, sx, sy));
+          emit3(a, out, idx, key, 0, sm_f_czek3(nax, nay, nxy, n3, sa, sx, sy));
           continue;
         }
         const uint32_t *m3 = (const uint32_t *)num3 + t3 * nmom3;
@@ -131,7 +130,7 @@ uint64_t sm_kern_finalize3(const sm_fin3_args_t *a, const void *num3, const void
         double v[8];
         sm_ccc3_values(T, s1, c, a->nf, !a->sparse, a->ccc_mult, a->ccc_param, v);
         for (uint32_t e = 0; e < 8; e++)
-          emit3(a, out, idx, e, v[e]);
+          emit3(a, out, idx, key, e, v[e]);
       }
   return out->count;
 }

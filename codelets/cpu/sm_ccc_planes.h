@@ -16,6 +16,14 @@
 #define SM_EVEN64 0x5555555555555555ull
 #define SM_POPC(x) ((uint32_t)__builtin_popcountll(x))
 
+/* Clones of a kernel for the widest ISA the CPU reports (hardware popcount
+ * at least), chosen when the program loads. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define SM_POPC_CLONES __attribute__((target_clones("arch=x86-64-v4", "popcnt", "default")))
+#else
+#define SM_POPC_CLONES
+#endif
+
 typedef struct sm_planes {
   size_t nw;   /* plane words per vector */
   int np;      /* planes per vector: 2 dense (P1, P2), 3 sparse (P1, P2, M) */

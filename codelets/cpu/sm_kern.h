@@ -104,6 +104,10 @@ typedef struct sm_cksum {
 
 void sm_cksum_add(sm_cksum_t *c, const uint32_t idx[3], int way, uint32_t entry,
                   double value);
+/* The same in two steps, when one result has several table entries: the
+ * indices' hash once, then each entry's value. */
+uint64_t sm_cksum_key(const uint32_t idx[3], int way);
+void sm_cksum_add_key(sm_cksum_t *c, uint64_t key, uint32_t entry, double value);
 void sm_cksum_merge(sm_cksum_t *into, const sm_cksum_t *from);
 
 /* Header of a block's record buffer; the records follow it. */

@@ -1,0 +1,104 @@
+/* sm_kern_simd.h: the instruction-set specific CPU kernels (AVX2, AVX-512,
+ * VNNI, AMX) and the run-time choice among them. Same contracts and
+ * layouts as sm_kern.h; each kernel gives exactly what its _ref twin gives
+ * there (Czekanowski: the same sums in the same order, so bit-identical;
+ * CCC: the same integer moments).
+ *
+ * A kernel exists in every build; called on a CPU without its instruction
+ * set it would fault, so callers pick through sm_kern_pick_* below, which
+ * only returns what sm_cpu_get() reports usable. */
+#ifndef SM_KERN_SIMD_H
+#define SM_KERN_SIMD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sm_kern.h"
+
+/* ---- Czekanowski 2-way mGEMM, BLIS-style: packed panels, five loops around
+ * a register-blocked min + add micro-kernel (tile MR x NR below). Each C
+ * element adds its k terms in k order, as the _ref twin does. */
+void sm_kern_czek2_avx512_d(size_t m, size_t n, size_t k, const double *A, size_t lda,
+                            const double *B, size_t ldb, double *C, size_t ldc);
+void sm_kern_czek2_avx512_s(size_t m, size_t n, size_t k, const float *A, size_t lda,
+                            const float *B, size_t ldb, float *C, size_t ldc);
+void sm_kern_czek2_avx2_d(size_t m, size_t n, size_t k, const double *A, size_t lda,
+                          const double *B, size_t ldb, double *C, size_t ldc);
+void sm_kern_czek2_avx2_s(size_t m, size_t n, size_t k, const float *A, size_t lda,
+                          const float *B, size_t ldb, float *C, size_t ldc);
+
+/* ---- CCC 2-way moments (sm_kern.h contract) with AVX-512 VPOPCNTDQ on bit
+ * planes, 64 fields per word and the fewest popcounts the algebra allows:
+ * with u = r - 1 in {-1, 0, 1} (present entries), D = (u != 0), S = (u > 0),
+ *   sum r_i r_j = sum_i r + sum_j r - n + |Di & Dj| - 2 |Di & Dj & (Si ^ Sj)|
+ * (2 popcounts per word pair; one cannot do: see bench/README.md); sparse
+ * adds X = missing, Z = (r == 0) and three more: |Xi & Xj|,
+ * |Xi ? Sj : Zj| and |Xj ? Si : Zi| (5 in all, also the minimum). */
+void sm_kern_ccc2_avx512(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
+                         const uint64_t *B, size_t ldb, int sparse, uint32_t *C,
+                         size_t ldc);
+
+/* ---- CCC 2-way moments as an int8 GEMM (the papers' tensor-core method):
+ * per-entry allele counts r (0, 1, 2; sparse also the presence m, 0 or 1)
+ * as bytes, products summed in int32: dense C = R_A R_B^T; sparse the 2x2
+ * blocks [r; m]_i [r; m]_j^T give {rr, rm, mr, mm}. Exact for nf < 2^29.
+ * The three share packing and blocking and differ in the tile product:
+ * _amx (TDPBUSD on 16x16 tiles), _vnni (VPDPBUSD, register-blocked), and
+ * _i8ref, the plain-loop twin of the tile product (any CPU). */
+void sm_kern_ccc2_amx(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
+                      const uint64_t *B, size_t ldb, int sparse, uint32_t *C, size_t ldc);
+void sm_kern_ccc2_vnni(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
+                       const uint64_t *B, size_t ldb, int sparse, uint32_t *C, size_t ldc);
+void sm_kern_ccc2_i8ref(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
+                        const uint64_t *B, size_t ldb, int sparse, uint32_t *C,
+                        size_t ldc);
+
+/* The int8 tile product the three differ in: S[r][c] += sum_{q<kb} A8[r][q] B8[q/4][c][q%4]
+ * for r < rows, c < cols (multiples of 32), kb a multiple of 64. A8: bytes,
+ * row r at A8 + r * lda8; B8: dwords of 4 bytes (4 consecutive q of column
+ * c), row q/4 at B8 + (q/4) * ldb8 (VNNI layout); S: int32, row r at S + r * lds. */
+typedef void (*sm_i8tile_fn)(size_t rows, size_t cols, size_t kb, const uint8_t *A8,
+                             size_t lda8, const uint32_t *B8, size_t ldb8, int32_t *S,
+                             size_t lds);
+void sm_i8tile_ref(size_t rows, size_t cols, size_t kb, const uint8_t *A8, size_t lda8,
+                   const uint32_t *B8, size_t ldb8, int32_t *S, size_t lds);
+void sm_i8tile_vnni(size_t rows, size_t cols, size_t kb, const uint8_t *A8, size_t lda8,
+                    const uint32_t *B8, size_t ldb8, int32_t *S, size_t lds);
+/* Returns 0, or -1 when the tile configuration is refused (nothing done). */
+int sm_i8tile_amx(size_t rows, size_t cols, size_t kb, const uint8_t *A8, size_t lda8,
+                  const uint32_t *B8, size_t ldb8, int32_t *S, size_t lds);
+
+/* ---- run-time choice */
+/* Kernel variants (the --kernel choices, without the task-graph layer). */
+typedef enum sm_kvar {
+  SM_KVAR_AUTO = 0, /* the fastest usable one */
+  SM_KVAR_REF,      /* the plain reference twins */
+  SM_KVAR_BLOCKED,  /* portable C (czek blocked, ccc 64-bit popcount) */
+  SM_KVAR_AVX2,     /* czek: AVX2 micro-kernel */
+  SM_KVAR_AVX512,   /* czek: AVX-512 micro-kernel; ccc: VPOPCNTDQ bit planes */
+  SM_KVAR_POPC,     /* ccc: the best usable popcount kernel */
+  SM_KVAR_VNNI,     /* ccc: int8 GEMM with VPDPBUSD */
+  SM_KVAR_AMX,      /* ccc: int8 GEMM on AMX tiles */
+} sm_kvar_t;
+
+typedef void (*sm_czek2_d_fn)(size_t, size_t, size_t, const double *, size_t,
+                              const double *, size_t, double *, size_t);
+typedef void (*sm_czek2_s_fn)(size_t, size_t, size_t, const float *, size_t,
+                              const float *, size_t, float *, size_t);
+typedef void (*sm_ccc2_fn)(size_t, size_t, size_t, const uint64_t *, size_t,
+                           const uint64_t *, size_t, int, uint32_t *, size_t);
+
+/** NULL when variant v can run here for the family (ccc or czekanowski),
+ * else why not (for the error message of a forced --kernel). */
+const char *sm_kern_unusable(sm_kvar_t v, int ccc);
+
+/** The kernel of variant v (AUTO: the fastest usable) and its name; NULL
+ * when unusable. */
+const char *sm_kern_pick_czek2_d(sm_kvar_t v, sm_czek2_d_fn *fn);
+const char *sm_kern_pick_czek2_s(sm_kvar_t v, sm_czek2_s_fn *fn);
+/** CCC: AUTO times the usable candidates once per process on a small
+ * problem (a few milliseconds) and keeps the fastest for dense and for
+ * sparse separately. Thread-safe. */
+const char *sm_kern_pick_ccc2(sm_kvar_t v, int sparse, sm_ccc2_fn *fn);
+
+#endif
