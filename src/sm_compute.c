@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sm_graph.h"
@@ -77,6 +78,45 @@ static sm_err_t problem_dims(const sm_options_t *o, sm_dims_t *dims)
   sm_mpi_bcast(&msg, sizeof msg);
   *dims = msg.dims;
   return (sm_err_t)msg.err;
+}
+
+/* What must not change between a run and its --resume (the tile size is
+ * recorded apart: an automatic one is taken over from the manifest). */
+static void fingerprint(const sm_options_t *o, const sm_decomp_t *d, int sparse,
+                        int rank, int P, char *buf, size_t len)
+{
+  char input[4200];
+  if (o->synth.kind != SM_SYNTH_NONE) {
+    snprintf(input, sizeof input, "synthetic=%d seed=%llu missing=%.17g", (int)o->synth.kind,
+             (unsigned long long)o->synth.seed, o->synth.missing_rate);
+  } else {
+    struct stat sb;
+    char bed[4200];
+    const char *path = o->input;
+    if (o->input_format == SM_INPUT_PLINK) {
+      snprintf(bed, sizeof bed, "%s.bed", o->input);
+      if (stat(o->input, &sb) != 0)
+        path = bed;
+    }
+    if (stat(path, &sb) != 0)
+      sb.st_size = -1, sb.st_mtime = 0;
+    snprintf(input, sizeof input, "input=%s size=%lld mtime=%lld", o->input,
+             (long long)sb.st_size, (long long)sb.st_mtime);
+  }
+  snprintf(buf, len,
+           "metric=%d way=%d single=%d sparse=%d nv=%zu nf=%zu %s grid=%dx%dx%d rank=%d/%d "
+           "phases=%d:%d-%d stages=%d:%d-%d threshold=%.17g format=%d g=%.17g m=%.17g "
+           "kernel=%d",
+           (int)o->metric, o->num_way, o->single, sparse, d->nv, d->nf, input, d->npv, d->npf,
+           d->npr, rank, P, d->num_phase, o->phase_min, o->phase_max, o->num_stage,
+           o->stage_min, o->stage_max, o->threshold, (int)o->output_format, o->ccc_param,
+           o->ccc_mult, (int)o->kernel);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
 }
 
 static sm_err_t make_decomp(const sm_options_t *o, const sm_dims_t *dims, sm_decomp_t *d)
@@ -188,10 +228,62 @@ int sm_compute_main(const sm_options_t *o, const char *command)
     snprintf(json_path, sizeof json_path, "%s", o->summary);
   else if (o->output)
     snprintf(json_path, sizeof json_path, "%s.json", o->output);
+  /* --resume: what an interrupted run completed (every rank must know all
+   * of it, since the graph is submitted whole on every rank) */
+  sm_manifest_t man = {0};
+  int use_man = out_path[0] && o->method != SM_METHOD_REF, resumed = 0;
+  uint64_t *skip = NULL, resume_off = 0, resume_count = 0;
+  size_t nskip = 0;
+  if (use_man) {
+    char mpath[4200], fp[8192];
+    sm_manifest_path(mpath, sizeof mpath, o->output, me, P);
+    fingerprint(o, &d, sparse, me, P, fp, sizeof fp);
+    size_t bs = o->block_size;
+    err = sm_manifest_open(&man, mpath, fp, o->resume, &bs, &resumed);
+    double rbs = resumed ? (double)bs : 0;
+    sm_mpi_max_double(&rbs, 1);
+    if (rbs > 0 && !o->block_size)
+      d.block_size = (size_t)rbs; /* the interrupted run's automatic tile size */
+    else if (rbs > 0 && (size_t)rbs != o->block_size && !err) {
+      sm_log_error("%s: the interrupted run used --block-size %zu, not %zu", mpath,
+                   (size_t)rbs, o->block_size);
+      err = SM_EINCONSIST;
+    }
+    uint64_t *ids = man.ndone ? malloc(man.ndone * sizeof *ids) : NULL;
+    for (size_t k = 0; k < man.ndone && ids; k++) {
+      ids[k] = man.done[k].block;
+      if (man.done[k].end_off > resume_off)
+        resume_off = man.done[k].end_off;
+      resume_count += man.done[k].count;
+    }
+    err = (sm_err_t)sm_mpi_agree(err ? err : (man.ndone && !ids ? SM_ENOMEM : SM_OK));
+    if (!err)
+      err = (sm_err_t)sm_mpi_agree(sm_mpi_allgather_u64(ids, ids ? man.ndone : 0, &skip, &nskip));
+    free(ids);
+    if (!err && nskip) {
+      qsort(skip, nskip, sizeof *skip, cmp_u64);
+      sm_log_info("--resume: %zu output blocks were complete; computing the rest", nskip);
+    } else if (!err && o->resume) {
+      sm_log_info("--resume: no completed block recorded; computing everything");
+    }
+  }
   sm_writer_t *w = NULL;
-  err = (sm_err_t)sm_mpi_agree(sm_writer_open(&w, out_path, &wi));
+  if (!err)
+    err = (sm_err_t)sm_mpi_agree(sm_writer_open(&w, out_path, &wi, resume_off, resume_count));
+  if (!err && use_man && !resume_off) {
+    uint64_t hdr;
+    int fd;
+    err = sm_writer_flush(w, &hdr, &fd);
+    man.block_size = d.block_size;
+    if (!err && !resumed)
+      err = sm_manifest_header(&man, hdr);
+    err = (sm_err_t)sm_mpi_agree(err);
+  }
   if (err) {
-    sm_writer_close(w, 0);
+    /* a refused or failed start leaves an interrupted run's files alone */
+    sm_writer_close(w, resumed ? -1 : 0);
+    sm_manifest_close(&man, 0);
+    free(skip);
     sm_vectors_free(&v);
     for (size_t i = 0; names && i < d.nv; i++)
       free(names[i]);
@@ -211,7 +303,13 @@ int sm_compute_main(const sm_options_t *o, const char *command)
       .analytic = o->synth.kind == SM_SYNTH_ANALYTIC ? &o->synth : NULL,
       .progress = me == 0 && (o->progress < 0 ? isatty(2) && !o->quiet : o->progress),
       .t_start = sm_now(),
+      .manifest = use_man ? &man : NULL,
   };
+  for (size_t k = 0; k < man.ndone; k++) { /* what the interrupted run did */
+    sm_cksum_merge(&sink.cksum, &man.done[k].cksum);
+    sink.nvalues += man.done[k].nvalues;
+    sink.nwritten += man.done[k].count;
+  }
   sm_summary_t sum = {
       .opt = o,
       .command = command,
@@ -272,6 +370,8 @@ int sm_compute_main(const sm_options_t *o, const char *command)
           .prio = 1,
       };
       sink.apply_threshold = go.keep_all;
+      go.skip = skip;
+      go.nskip = nskip;
       err = o->num_way == 3 ? sm_graph3_run(&v, &go, &sink, &gs)
                             : sm_graph2_run(&v, &go, &sink, &gs);
       sum.t_compute = gs.t_run;
@@ -322,9 +422,13 @@ int sm_compute_main(const sm_options_t *o, const char *command)
   }
   err = (sm_err_t)sm_mpi_agree(err);
   double t2 = sm_now();
-  sm_err_t cerr = (sm_err_t)sm_mpi_agree(sm_writer_close(w, err == SM_OK));
+  /* on failure, the partial output and its manifest stay for --resume
+   * (a ".part" file never looks complete) */
+  sm_err_t cerr = (sm_err_t)sm_mpi_agree(sm_writer_close(w, err == SM_OK ? 1 : use_man ? -1 : 0));
   if (!err)
     err = cerr;
+  sm_manifest_close(&man, err == SM_OK);
+  free(skip);
   sum.t_output = sm_now() - t2;
   sum.t_total = sm_now() - t0;
   sum.output_path = err == SM_OK && out_path[0] ? out_path : NULL;

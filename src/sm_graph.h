@@ -26,7 +26,14 @@ typedef struct sm_graph_opts {
   int emit;              /* produce records (0 when output is none and no check) */
   int keep_all;          /* records unthresholded (sink thresholds) */
   int prio;              /* use task priorities */
+  /* output blocks an interrupted run completed (--resume), sorted: their
+   * tasks are not submitted */
+  const uint64_t *skip;
+  size_t nskip;
 } sm_graph_opts_t;
+
+/** 1 when output block id is in o->skip. */
+int sm_graph_skipped(const sm_graph_opts_t *o, uint64_t id);
 
 typedef struct sm_graph_stats {
   size_t block_size, ntiles;  /* tiles over all partitions */

@@ -152,6 +152,10 @@ sm_err_t sm_graph2_run(const sm_vectors_t *local, const sm_graph_opts_t *o,
       const sm_subblock_t *s = &list[row][p];
       if (s->phase < o->phase_min || s->phase > o->phase_max)
         continue;
+      if (sm_graph_skipped(o, st->nblocks)) { /* done by an interrupted run */
+        st->nblocks++;
+        continue;
+      }
       ts = sm_now();
       if (submit_subblock(&g, s, row / d->npv, sink, st)) {
         sm_log_error("task insertion failed");

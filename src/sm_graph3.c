@@ -125,6 +125,10 @@ static int submit_piece(sm_gcore_t *g, const piece_t *pc, sm_sink_t *sink,
         for (size_t p0 = a; p0 < aend && !ret; p0 += gsz) {
           const size_t gn = aend - p0 < gsz ? aend - p0 : gsz;
           const int ffin = (int)((*counter)++ % (uint64_t)npf);
+          if (sm_graph_skipped(o, st->nblocks)) { /* done by an interrupted run */
+            st->nblocks++;
+            continue;
+          }
           const int fin_rank = sm_decomp_rank(d, I, ffin, r);
           starpu_data_handle_t rec;
           for (int f = 0; f < npf; f++) {

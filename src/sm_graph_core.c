@@ -152,3 +152,14 @@ void sm_gcore_fini(sm_gcore_t *g)
     starpu_mpi_wait_for_all(MPI_COMM_WORLD);
   unregister_all(g);
 }
+
+static int cmp_u64(const void *a, const void *b)
+{
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+int sm_graph_skipped(const sm_graph_opts_t *o, uint64_t id)
+{
+  return o->nskip && bsearch(&id, o->skip, o->nskip, sizeof id, cmp_u64) != NULL;
+}

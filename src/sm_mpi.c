@@ -76,6 +76,38 @@ void sm_mpi_gather_bytes(const void *v, size_t n, void *out)
     memcpy(out, v, n);
 }
 
+sm_err_t sm_mpi_allgather_u64(const uint64_t *mine, size_t n, uint64_t **allp, size_t *nall)
+{
+  int *lens = calloc((size_t)size, sizeof *lens), *offs = calloc((size_t)size, sizeof *offs);
+  int myn = (int)n;
+  if (!lens || !offs) {
+    free(lens), free(offs);
+    return SM_ENOMEM;
+  }
+  if (active && size > 1)
+    MPI_Allgather(&myn, 1, MPI_INT, lens, 1, MPI_INT, MPI_COMM_WORLD);
+  else
+    lens[0] = myn;
+  size_t total = 0;
+  for (int r = 0; r < size; r++) {
+    offs[r] = (int)total;
+    total += (size_t)lens[r];
+  }
+  uint64_t *all = malloc((total ? total : 1) * sizeof *all);
+  if (!all) {
+    free(lens), free(offs);
+    return SM_ENOMEM;
+  }
+  if (active && size > 1)
+    MPI_Allgatherv(mine, myn, MPI_UINT64_T, all, lens, offs, MPI_UINT64_T, MPI_COMM_WORLD);
+  else if (n)
+    memcpy(all, mine, n * sizeof *all);
+  free(lens), free(offs);
+  *allp = all;
+  *nall = total;
+  return SM_OK;
+}
+
 void sm_mpi_bcast(void *buf, size_t n)
 {
   if (active && size > 1)

@@ -34,6 +34,10 @@ void sm_mpi_gather_double(const double *v, int n, double *out);
 /** Gather n bytes from every rank to rank 0 (out: size x n on rank 0). */
 void sm_mpi_gather_bytes(const void *v, size_t n, void *out);
 
+/** Concatenate every rank's array of uint64 (malloc'd *all, *nall). */
+sm_err_t sm_mpi_allgather_u64(const uint64_t *mine, size_t n, uint64_t **all,
+                              size_t *nall) SM_MUST_CHECK;
+
 /** Broadcast n bytes from rank 0. */
 void sm_mpi_bcast(void *buf, size_t n);
 

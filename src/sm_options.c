@@ -17,7 +17,7 @@ enum {
   OPT_NV, OPT_NF, OPT_RAWTYPE, OPT_SYNTH, OPT_SEED, OPT_MISSING, OPT_OUTPUT,
   OPT_OUTFMT, OPT_THRESHOLD, OPT_SUMMARY, OPT_BLOCK, OPT_SCHED, OPT_PROGRESS,
   OPT_NO_PROGRESS, OPT_QUIET, OPT_HELP, OPT_NPV, OPT_NPF, OPT_NPR, OPT_NPHASE,
-  OPT_PHMIN, OPT_PHMAX, OPT_NSTAGE, OPT_STMIN, OPT_STMAX
+  OPT_PHMIN, OPT_PHMAX, OPT_NSTAGE, OPT_STMIN, OPT_STMAX, OPT_RESUME
 };
 
 static const struct option long_opts[] = {
@@ -57,6 +57,7 @@ static const struct option long_opts[] = {
     {"phase-min", required_argument, 0, OPT_PHMIN},
     {"phase-max", required_argument, 0, OPT_PHMAX},
     {"num-stage", required_argument, 0, OPT_NSTAGE},
+    {"resume", no_argument, 0, OPT_RESUME},
     {"stage-min", required_argument, 0, OPT_STMIN},
     {"stage-max", required_argument, 0, OPT_STMAX},
     {0, 0, 0, 0},
@@ -98,6 +99,8 @@ void sm_options_usage(FILE *f)
       "Parallel decomposition (under mpirun -np P):\n"
       "  --num-proc-vector N        vector partitions (default P)\n"
       "  --num-proc-field N         field slices, reduced by tasks (default 1)\n"
+      "  --resume                   continue an interrupted run with the same command:\n"
+      "                             only the blocks it did not complete are computed\n"
       "  --num-proc-repl N          replicas sharing a block row (default 1)\n"
       "                             (the product must equal P)\n"
       "  --num-phase N              split each rank's blocks into N phases (default 1)\n"
@@ -369,6 +372,7 @@ int sm_options_parse_compute(int argc, char **argv, sm_options_t *o)
         return SM_EOPTION;
       break;
     case OPT_STMIN:
+    case OPT_RESUME: o->resume = 1; break;
       if (parse_int("--stage-min", optarg, 0, &o->stage_min))
         return SM_EOPTION;
       break;
@@ -471,6 +475,12 @@ int sm_options_parse_compute(int argc, char **argv, sm_options_t *o)
     return SM_EOPTION;
   }
   if (o->sched) {
+  if (o->resume && (!o->output || o->output_format == SM_OUT_NONE ||
+                    o->method == SM_METHOD_REF)) {
+    sm_log_error("--resume needs an output (--output PREFIX, format tsv, bin or comet) "
+                 "and the task graph");
+    return SM_EOPTION;
+  }
     static const char *const pol[] = {
         "eager", "prio", "random", "ws", "lws", "dm", "dmda", "dmdap", "dmdar",
         "dmdas", "dmdasd", "heteroprio", "pheft", "peager", "graph_test",

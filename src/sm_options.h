@@ -46,6 +46,7 @@ typedef struct sm_options {
   const char *sched;      /* StarPU policy or NULL */
   int progress;           /* 1 on, 0 off, -1 when stderr is a terminal */
   int quiet;
+  int resume;             /* continue an interrupted run */
 } sm_options_t;
 
 /** Parse the arguments of `starmet compute` (argv[0] is "compute").

@@ -72,8 +72,8 @@ static sm_err_t write_bin_header(sm_writer_t *w)
   return SM_OK;
 }
 
-sm_err_t sm_writer_open(sm_writer_t **wp, const char *path,
-                        const sm_writer_info_t *info)
+sm_err_t sm_writer_open(sm_writer_t **wp, const char *path, const sm_writer_info_t *info,
+                        uint64_t resume_off, uint64_t resume_count)
 {
   *wp = NULL;
   sm_writer_t *w = calloc(1, sizeof *w);
@@ -89,8 +89,33 @@ sm_err_t sm_writer_open(sm_writer_t **wp, const char *path,
   w->tmp = malloc(n);
   if (!w->path || !w->tmp)
     goto fail_mem;
-  snprintf(w->tmp, n, "%s.part.%ld", path, (long)getpid());
-  w->f = fopen(w->tmp, "wb");
+  snprintf(w->tmp, n, "%s.part", path);
+  w->f = fopen(w->tmp, resume_off ? "r+b" : "wb");
+  if (w->f && resume_off) {
+    /* continue an interrupted run: drop what it wrote past its last
+     * recorded block */
+    if (ftruncate(fileno(w->f), (off_t)resume_off) != 0 ||
+        fseeko(w->f, (off_t)resume_off, SEEK_SET) != 0) {
+      sm_log_error("%s: cannot resume the partial output: %s", w->tmp, strerror(errno));
+      fclose(w->f);
+      free(w->path);
+      free(w->tmp);
+      free(w);
+      return SM_EIO;
+    }
+    w->count = resume_count;
+    setvbuf(w->f, NULL, _IOFBF, 1 << 20);
+    *wp = w;
+    return SM_OK;
+  }
+  if (!w->f && resume_off) {
+    sm_log_error("%s: the partial output of the interrupted run is missing (%s); "
+                 "rerun without --resume", w->tmp, strerror(errno));
+    free(w->path);
+    free(w->tmp);
+    free(w);
+    return SM_EINCONSIST;
+  }
   if (!w->f) {
     sm_log_error("%s: cannot create output file: %s (check that the directory "
                  "exists and is writable)", w->tmp, strerror(errno));
@@ -198,13 +223,32 @@ sm_err_t sm_writer_put(sm_writer_t *w, const sm_rec_t *rec, size_t n)
 
 uint64_t sm_writer_count(const sm_writer_t *w) { return w->count; }
 
+sm_err_t sm_writer_flush(sm_writer_t *w, uint64_t *off, int *fd)
+{
+  *off = 0;
+  *fd = -1;
+  if (!w->f)
+    return SM_OK;
+  if (fflush(w->f) != 0) {
+    sm_log_error("%s: write failed: %s (disk full?)", w->tmp, strerror(errno));
+    w->failed = 1;
+    return SM_EIO;
+  }
+  off_t o = ftello(w->f);
+  if (o < 0)
+    return SM_EIO;
+  *off = (uint64_t)o;
+  *fd = fileno(w->f);
+  return SM_OK;
+}
+
 sm_err_t sm_writer_close(sm_writer_t *w, int commit)
 {
   if (!w)
     return SM_OK;
   sm_err_t err = SM_OK;
   if (w->f) {
-    if (commit && !w->failed) {
+    if (commit > 0 && !w->failed) {
       if (w->info.fmt == SM_OUT_BIN && write_bin_header(w) != SM_OK)
         err = SM_EIO;
       if (fflush(w->f) != 0 || fsync(fileno(w->f)) != 0)
@@ -212,15 +256,15 @@ sm_err_t sm_writer_close(sm_writer_t *w, int commit)
     }
     if (fclose(w->f) != 0)
       err = SM_EIO;
-    if (commit && !w->failed && err == SM_OK) {
+    if (commit > 0 && !w->failed && err == SM_OK) {
       if (rename(w->tmp, w->path) != 0) {
         sm_log_error("%s: cannot rename to %s: %s", w->tmp, w->path, strerror(errno));
         err = SM_EIO;
       }
-    } else if (commit && err != SM_OK) {
+    } else if (commit > 0 && err != SM_OK) {
       sm_log_error("%s: write failed: %s (disk full?)", w->tmp, strerror(errno));
     }
-    if (!commit || w->failed || err != SM_OK) {
+    if (commit >= 0 && (!commit || w->failed || err != SM_OK)) {
       unlink(w->tmp);
       if (w->failed)
         err = SM_EIO;

@@ -33,9 +33,16 @@ sm_err_t sm_outfmt_parse(const char *s, sm_outfmt_t *fmt) SM_MUST_CHECK;
 void sm_output_path(char *buf, size_t len, const char *prefix, sm_outfmt_t fmt,
                     int rank, int nranks);
 
-/** Open a writer on a temporary name beside path (SM_OUT_NONE: no file). */
-sm_err_t sm_writer_open(sm_writer_t **w, const char *path,
-                        const sm_writer_info_t *info) SM_MUST_CHECK;
+/** Open a writer on the temporary name PATH.part (SM_OUT_NONE: no file).
+ * resume_off 0 starts a new file; otherwise the existing PATH.part is
+ * truncated to resume_off bytes (what an interrupted run completed, holding
+ * resume_count records) and appended to. */
+sm_err_t sm_writer_open(sm_writer_t **w, const char *path, const sm_writer_info_t *info,
+                        uint64_t resume_off, uint64_t resume_count) SM_MUST_CHECK;
+
+/** Flush buffered records to the file; *off gets the file size and *fd the
+ * descriptor (-1 without a file). */
+sm_err_t sm_writer_flush(sm_writer_t *w, uint64_t *off, int *fd) SM_MUST_CHECK;
 
 /** Append records. */
 sm_err_t sm_writer_put(sm_writer_t *w, const sm_rec_t *rec, size_t n) SM_MUST_CHECK;
@@ -44,7 +51,8 @@ sm_err_t sm_writer_put(sm_writer_t *w, const sm_rec_t *rec, size_t n) SM_MUST_CH
 uint64_t sm_writer_count(const sm_writer_t *w);
 
 /** Close: commit != 0 flushes, syncs and renames to the final name;
- * commit == 0 removes the temporary file. Accepts NULL. */
+ * commit == 0 removes the temporary file, commit < 0 keeps it (an
+ * interrupted run's partial output, for --resume). Accepts NULL. */
 sm_err_t sm_writer_close(sm_writer_t *w, int commit);
 
 #endif

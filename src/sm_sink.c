@@ -99,12 +99,12 @@ void sm_sink_capture_free(sm_sink_t *s)
 int sm_sink_put(void *ctx, const sm_recbuf_t *rb, uint64_t block)
 {
   sm_sink_t *s = ctx;
-  (void)block;
   sm_cksum_merge(&s->cksum, &rb->cksum);
   s->nvalues += rb->nvalues;
   if (s->analytic)
     for (uint64_t r = 0; r < rb->count; r++)
       check_analytic(s, &rb->rec[r]);
+  uint64_t written_before = s->nwritten;
   if (!s->err) {
     sm_err_t err = SM_OK;
     if (s->apply_threshold && s->threshold >= 0) {
@@ -122,6 +122,17 @@ int sm_sink_put(void *ctx, const sm_recbuf_t *rb, uint64_t block)
         for (uint64_t r = 0; r < rb->count; r++)
           capture(s, &rb->rec[r]);
       s->nwritten += rb->count;
+    }
+    if (!err && s->manifest && s->writer) {
+      /* the block is in the file: record it for --resume */
+      sm_resume_entry_t e = {.block = block,
+                             .count = s->nwritten - written_before,
+                             .nvalues = rb->nvalues,
+                             .cksum = rb->cksum};
+      int fd;
+      err = sm_writer_flush(s->writer, &e.end_off, &fd);
+      if (!err)
+        err = sm_manifest_add(s->manifest, &e, fd, 0);
     }
     if (err)
       s->err = err;

@@ -6,6 +6,7 @@
 #define SM_SINK_H
 
 #include "sm_output.h"
+#include "sm_resume.h"
 #include "sm_synth.h"
 
 typedef struct sm_sink {
@@ -27,6 +28,7 @@ typedef struct sm_sink {
   int progress;        /* print progress on stderr */
   double t_start;
   int err;             /* first error code seen */
+  sm_manifest_t *manifest; /* record completed blocks for --resume, or NULL */
   /* optional copy of every record passed on (tests, small problems) */
   sm_rec_t *capture;
   size_t capture_n, capture_cap;

@@ -1,0 +1,211 @@
+/* sm_resume.c: the resume manifest: a header line with the run's
+ * fingerprint, one with the tile size and output header size, then one line
+ * per completed output block. Lines are only trusted when complete. */
+#include "sm_resume.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sm_timer.h"
+
+#define SM_MANIFEST_MAGIC "starmet-manifest 1"
+
+void sm_manifest_path(char *buf, size_t len, const char *prefix, int rank, int nranks)
+{
+  if (nranks <= 1)
+    snprintf(buf, len, "%s.manifest", prefix);
+  else
+    snprintf(buf, len, "%s_%d.manifest", prefix, rank);
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+  uint64_t x = ((const sm_resume_entry_t *)a)->block, y = ((const sm_resume_entry_t *)b)->block;
+  return x < y ? -1 : x > y;
+}
+
+/* Read an existing manifest; returns SM_OK, SM_EINCONSIST or SM_EFORMAT. */
+static sm_err_t read_manifest(sm_manifest_t *m, FILE *f, const char *fingerprint)
+{
+  char *line = NULL;
+  size_t cap = 0;
+  ssize_t n;
+  int lineno = 0;
+  sm_err_t err = SM_OK;
+  while ((n = getline(&line, &cap, f)) > 0) {
+    lineno++;
+    if (line[n - 1] != '\n')
+      break; /* an incomplete last line: not trusted */
+    line[n - 1] = 0;
+    if (lineno == 1) {
+      if (strncmp(line, SM_MANIFEST_MAGIC " ", strlen(SM_MANIFEST_MAGIC) + 1) ||
+          strcmp(line + strlen(SM_MANIFEST_MAGIC) + 1, fingerprint)) {
+        sm_log_error("%s: this manifest was written by a different run (%s); the "
+                     "current command is (%s); rerun without --resume to start over",
+                     m->path, line, fingerprint);
+        err = SM_EINCONSIST;
+        break;
+      }
+      continue;
+    }
+    if (lineno == 2) {
+      unsigned long long bs, he;
+      if (sscanf(line, "block_size %llu header %llu", &bs, &he) != 2) {
+        sm_log_error("%s:2: malformed manifest line; rerun without --resume", m->path);
+        err = SM_EFORMAT;
+        break;
+      }
+      m->block_size = (size_t)bs;
+      m->header_end = he;
+      continue;
+    }
+    sm_resume_entry_t e;
+    if (sscanf(line, "B %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNx64 " %" SCNx64
+                     " %" SCNx64 " %" SCNu64,
+               &e.block, &e.end_off, &e.count, &e.nvalues, &e.cksum.sum_lo, &e.cksum.sum_hi,
+               &e.cksum.hash, &e.cksum.count) != 8)
+      break; /* torn write: ignore this and what follows */
+    if (m->ndone == m->cap) {
+      size_t nc = m->cap ? 2 * m->cap : 256;
+      sm_resume_entry_t *p = realloc(m->done, nc * sizeof *p);
+      if (!p) {
+        err = SM_ENOMEM;
+        break;
+      }
+      m->done = p;
+      m->cap = nc;
+    }
+    m->done[m->ndone++] = e;
+  }
+  free(line);
+  if (!err && lineno < 2) {
+    sm_log_error("%s: manifest is incomplete; rerun without --resume", m->path);
+    err = SM_EFORMAT;
+  }
+  if (!err)
+    qsort(m->done, m->ndone, sizeof *m->done, cmp_entry);
+  m->cap = 0;
+  return err;
+}
+
+sm_err_t sm_manifest_open(sm_manifest_t *m, const char *path, const char *fingerprint,
+                          int resume, size_t *block_size, int *resumed)
+{
+  memset(m, 0, sizeof *m);
+  *resumed = 0;
+  m->path = strdup(path);
+  m->fingerprint = strdup(fingerprint);
+  if (!m->path || !m->fingerprint)
+    return SM_ENOMEM;
+  m->block_size = *block_size;
+  FILE *old = resume ? fopen(path, "r") : NULL;
+  sm_err_t err = SM_OK;
+  if (old) {
+    err = read_manifest(m, old, fingerprint);
+    fclose(old);
+    if (err)
+      return err;
+    *block_size = m->block_size;
+    *resumed = 1;
+  }
+  /* rewrite it from what is trusted (drops a torn tail) */
+  char tmp[4200];
+  snprintf(tmp, sizeof tmp, "%s.new", path);
+  m->f = fopen(tmp, "w");
+  if (!m->f) {
+    sm_log_error("%s: cannot create the resume manifest: %s", tmp, strerror(errno));
+    return SM_EIO;
+  }
+  int bad = fprintf(m->f, "%s %s\n", SM_MANIFEST_MAGIC, fingerprint) < 0;
+  if (*resumed) {
+    bad |= fprintf(m->f, "block_size %zu header %" PRIu64 "\n", m->block_size,
+                   m->header_end) < 0;
+    for (size_t k = 0; k < m->ndone; k++) {
+      const sm_resume_entry_t *e = &m->done[k];
+      bad |= fprintf(m->f, "B %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIx64
+                           " %" PRIx64 " %" PRIx64 " %" PRIu64 "\n",
+                     e->block, e->end_off, e->count, e->nvalues, e->cksum.sum_lo,
+                     e->cksum.sum_hi, e->cksum.hash, e->cksum.count) < 0;
+    }
+  }
+  bad |= fflush(m->f) != 0 || fsync(fileno(m->f)) != 0;
+  if (bad || rename(tmp, path) != 0) {
+    sm_log_error("%s: cannot write the resume manifest: %s", path, strerror(errno));
+    return SM_EIO;
+  }
+  m->last_sync = sm_now();
+  return SM_OK;
+}
+
+sm_err_t sm_manifest_header(sm_manifest_t *m, uint64_t header_end)
+{
+  m->header_end = header_end;
+  if (fprintf(m->f, "block_size %zu header %" PRIu64 "\n", m->block_size, header_end) < 0 ||
+      fflush(m->f) != 0) {
+    sm_log_error("%s: cannot write the resume manifest: %s", m->path, strerror(errno));
+    return SM_EIO;
+  }
+  return SM_OK;
+}
+
+sm_err_t sm_manifest_add(sm_manifest_t *m, const sm_resume_entry_t *e, int out_fd, int force)
+{
+  if (e) {
+    if (m->npending == m->cap) {
+      size_t nc = m->cap ? 2 * m->cap : 64;
+      sm_resume_entry_t *p = realloc(m->pending, nc * sizeof *p);
+      if (!p)
+        return SM_ENOMEM;
+      m->pending = p;
+      m->cap = nc;
+    }
+    m->pending[m->npending++] = *e;
+  }
+  double now = sm_now();
+  if (!m->npending || (!force && now - m->last_sync < 0.5))
+    return SM_OK;
+  /* the output bytes first, then the lines that vouch for them */
+  if (out_fd >= 0 && fsync(out_fd) != 0 && errno != EINVAL) {
+    sm_log_error("%s: cannot sync the output: %s", m->path, strerror(errno));
+    return SM_EIO;
+  }
+  int bad = 0;
+  for (size_t k = 0; k < m->npending; k++) {
+    const sm_resume_entry_t *x = &m->pending[k];
+    bad |= fprintf(m->f, "B %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIx64
+                         " %" PRIx64 " %" PRIx64 " %" PRIu64 "\n",
+                   x->block, x->end_off, x->count, x->nvalues, x->cksum.sum_lo,
+                   x->cksum.sum_hi, x->cksum.hash, x->cksum.count) < 0;
+  }
+  bad |= fflush(m->f) != 0 || fsync(fileno(m->f)) != 0;
+  if (bad) {
+    sm_log_error("%s: cannot write the resume manifest: %s", m->path, strerror(errno));
+    return SM_EIO;
+  }
+  m->npending = 0;
+  m->last_sync = now;
+  return SM_OK;
+}
+
+int sm_manifest_is_done(const sm_manifest_t *m, uint64_t block)
+{
+  sm_resume_entry_t key = {.block = block};
+  return m->ndone &&
+         bsearch(&key, m->done, m->ndone, sizeof key, cmp_entry) != NULL;
+}
+
+void sm_manifest_close(sm_manifest_t *m, int done)
+{
+  if (m->f)
+    fclose(m->f);
+  if (done && m->path)
+    unlink(m->path);
+  free(m->path);
+  free(m->fingerprint);
+  free(m->done);
+  free(m->pending);
+  memset(m, 0, sizeof *m);
+}
