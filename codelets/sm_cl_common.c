@@ -1,25 +1,107 @@
 /* sm_cl_common.c: codelet-wide settings. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sm_cl_common.h"
+#include "sm_opencl.h"
 
 int sm_cl_use_mpi;
 sm_kernel_t sm_cl_kernel = SM_KERNEL_AUTO;
+unsigned long long sm_cl_num_where = STARPU_CPU | STARPU_CUDA | STARPU_OPENCL;
+
+void sm_codelets_set_devices(unsigned long long where) { sm_cl_num_where = where; }
+
+void sm_codelets_fini(void)
+{
+  sm_opencl_shutdown();
+#ifdef SM_USE_CUDA
+  starpu_cublas_shutdown();
+#endif
+}
 
 void sm_codelets_init(int use_mpi, sm_kernel_t kernel)
 {
   sm_cl_use_mpi = use_mpi;
   sm_cl_kernel = kernel;
+  sm_opencl_init(); /* builds the OpenCL program when OpenCL workers exist */
+#ifdef SM_USE_CUDA
+  starpu_cublas_init(); /* a cuBLAS handle per CUDA worker (int8 CCC GEMMs) */
+#endif
+}
+
+/* sm_kernel_t and sm_kvar_t list the same variants in the same order. */
+_Static_assert((int)SM_KERNEL_AMX == (int)SM_KVAR_AMX &&
+                   (int)SM_KERNEL_AVX2 == (int)SM_KVAR_AVX2,
+               "sm_kernel_t and sm_kvar_t differ");
+
+const char *sm_codelets_kernel_check(sm_kernel_t kernel, int ccc)
+{
+  return sm_kern_unusable((sm_kvar_t)kernel, ccc);
+}
+
+/* A forced kernel this CPU cannot run was refused with the options; should
+ * one get here anyway, the portable kernel runs. */
+sm_czek2_d_fn sm_cl_czek2_d(void)
+{
+  sm_czek2_d_fn f = sm_kern_czek2_blocked_d;
+  sm_kern_pick_czek2_d((sm_kvar_t)sm_cl_kernel, &f);
+  return f;
+}
+
+sm_czek2_s_fn sm_cl_czek2_s(void)
+{
+  sm_czek2_s_fn f = sm_kern_czek2_blocked_s;
+  sm_kern_pick_czek2_s((sm_kvar_t)sm_cl_kernel, &f);
+  return f;
+}
+
+sm_ccc2_fn sm_cl_ccc2(int sparse)
+{
+  sm_ccc2_fn f = sm_kern_ccc2_popc;
+  sm_kern_pick_ccc2((sm_kvar_t)sm_cl_kernel, sparse, &f);
+  return f;
+}
+
+sm_czek2_syrk_d_fn sm_cl_czek2_syrk_d(void)
+{
+  return sm_kern_syrk_czek2_d((sm_kvar_t)sm_cl_kernel);
+}
+
+sm_czek2_syrk_s_fn sm_cl_czek2_syrk_s(void)
+{
+  return sm_kern_syrk_czek2_s((sm_kvar_t)sm_cl_kernel);
+}
+
+sm_ccc2_syrk_fn sm_cl_ccc2_syrk(int sparse)
+{
+  return sm_kern_syrk_ccc2((sm_kvar_t)sm_cl_kernel, sparse);
 }
 
 const char *sm_codelets_kernel_name(const char *family)
 {
   int ref = sm_cl_kernel == SM_KERNEL_REF;
-  if (!strncmp(family, "czek2", 5))
-    return ref ? "sm_kern_czek2_ref" : "sm_kern_czek2_blocked";
-  if (!strncmp(family, "ccc2", 4))
-    return ref ? "sm_kern_ccc2_ref" : "sm_kern_ccc2_popc";
+  sm_czek2_d_fn fd;
+  sm_czek2_s_fn fs;
+  sm_ccc2_fn fc;
+  const char *name;
+  if (!strcmp(family, "czek2_d"))
+    return (name = sm_kern_pick_czek2_d((sm_kvar_t)sm_cl_kernel, &fd)) ? name : "unavailable";
+  if (!strcmp(family, "czek2_s"))
+    return (name = sm_kern_pick_czek2_s((sm_kvar_t)sm_cl_kernel, &fs)) ? name : "unavailable";
+  if (!strcmp(family, "ccc2_sparse"))
+    return (name = sm_kern_pick_ccc2((sm_kvar_t)sm_cl_kernel, 1, &fc)) ? name : "unavailable";
+  if (!strcmp(family, "ccc2")) {
+    static char both[96];
+    const char *d = sm_kern_pick_ccc2((sm_kvar_t)sm_cl_kernel, 0, &fc);
+    const char *sp = sm_kern_pick_ccc2((sm_kvar_t)sm_cl_kernel, 1, &fc);
+    if (!d || !sp)
+      return "unavailable";
+    if (!strcmp(d, sp))
+      return d;
+    snprintf(both, sizeof both, "%s (dense), %s (sparse)", d, sp);
+    return both;
+  }
   if (!strncmp(family, "czek3", 5))
     return ref ? "sm_kern_czek3_ref" : "sm_kern_czek3_blocked";
   if (!strncmp(family, "ccc3", 4))

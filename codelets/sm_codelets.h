@@ -15,13 +15,30 @@ typedef enum sm_kernel {
   SM_KERNEL_AUTO = 0, /* the fastest available */
   SM_KERNEL_REF,      /* the plain reference twins */
   SM_KERNEL_BLOCKED,  /* portable cache-blocked C (czek) / popcount (ccc) */
+  SM_KERNEL_AVX2,     /* czek: AVX2 micro-kernel */
+  SM_KERNEL_AVX512,   /* czek: AVX-512 micro-kernel; ccc: VPOPCNTDQ bit planes */
+  SM_KERNEL_POPC,     /* ccc: the best popcount kernel this CPU runs */
+  SM_KERNEL_VNNI,     /* ccc: int8 GEMM on AVX-512 VNNI */
+  SM_KERNEL_AMX,      /* ccc: int8 GEMM on AMX tiles */
 } sm_kernel_t;
 
-/** Set up the codelets: MPI insertion when use_mpi, and the CPU kernel. */
+/** NULL when this CPU can run the 2-way kernel for the metric (ccc or
+ * czekanowski), else why not. */
+const char *sm_codelets_kernel_check(sm_kernel_t kernel, int ccc);
+
+/** Set up the codelets (after StarPU started): MPI insertion when use_mpi,
+ * the CPU kernel, and the OpenCL program when OpenCL workers exist. */
 void sm_codelets_init(int use_mpi, sm_kernel_t kernel);
 
+/** Release what sm_codelets_init set up (before StarPU stops). */
+void sm_codelets_fini(void);
+
+/** Restrict the numerator tasks (the modified GEMMs) to these worker types
+ * (STARPU_CPU | STARPU_CUDA | STARPU_OPENCL); the other tasks run on CPUs. */
+void sm_codelets_set_devices(unsigned long long where);
+
 /** Name of the CPU kernel a family runs ("czek2_d", "czek2_s", "ccc2",
- * "ccc2_sparse"). */
+ * "ccc2_sparse"; "ccc2" names both when dense and sparse differ). */
 const char *sm_codelets_kernel_name(const char *family);
 
 /* Numerator of a 2-way block: C = A^T (x) B.
@@ -74,5 +91,46 @@ int sm_task_finalize2(starpu_data_handle_t num, starpu_data_handle_t si,
 typedef int (*sm_sink_fn)(void *ctx, const sm_recbuf_t *rb, uint64_t block);
 int sm_task_output(starpu_data_handle_t R, starpu_data_handle_t token,
                    sm_sink_fn sink, void *ctx, uint64_t block, int prio);
+
+/* What a task does: its priority, or heteroprio bucket, follows from it
+ * (src/sm_sched.c). */
+typedef enum sm_task_kind {
+  SM_TK_SUMS = 0, /* denominators of a tile */
+  SM_TK_BLOCK2,   /* 2-way numerators of a tile pair */
+  SM_TK_PAIR3,    /* 2-way numerators that a 3-way tile triple needs */
+  SM_TK_PLANE3,   /* 3-way planes */
+  SM_TK_REDUCE,   /* field-axis reduction */
+  SM_TK_FINALIZE, /* metrics from numerators and sums */
+  SM_TK_OUTPUT,   /* records to the sink */
+  SM_TK_COUNT
+} sm_task_kind_t;
+
+/** Worker types (STARPU_CPU | STARPU_CUDA | STARPU_OPENCL) that have an
+ * implementation of every codelet of a kind, in this build. */
+unsigned sm_codelets_where(sm_task_kind_t kind);
+
+/* Observation (run summary, trace, progress): insertions are numbered from
+ * 0 in the same order on every rank (all ranks insert the same graph);
+ * inserted(id) runs when a task is inserted, done(id) on the worker that
+ * ran it, after it ran (starpu_task_get_current() is the task there).
+ * Setting the hooks restarts the numbering; NULL hooks are not called. */
+typedef void (*sm_task_hook_fn)(uint64_t id);
+void sm_codelets_observe(sm_task_hook_fn inserted, sm_task_hook_fn done);
+
+/* Resilience. After a numerator task, a verify task on the same data may
+ * corrupt it (--inject-faults RATE, deterministic in SEED and the task
+ * number), checks its invariants (--verify) and re-executes the kernel
+ * when they fail. variant: czek 1 = single; ccc 1 = sparse. */
+typedef struct sm_resilience_stats {
+  uint64_t checks, failures, reexecuted, injected, unrecovered, unrecovered_block;
+} sm_resilience_stats_t;
+void sm_codelets_set_resilience(int verify, double inject_rate, uint64_t seed);
+void sm_codelets_resilience_stats(sm_resilience_stats_t *st);
+int sm_codelets_resilience_on(void);
+int sm_task_verify2(starpu_data_handle_t C, starpu_data_handle_t A, starpu_data_handle_t B,
+                    int metric_ccc, int variant, size_t nf, uint64_t block, int prio);
+int sm_task_verify3(starpu_data_handle_t N3, starpu_data_handle_t A, size_t a_off, size_t g,
+                    starpu_data_handle_t X, starpu_data_handle_t Y, int metric_ccc,
+                    int variant, size_t nf, uint64_t block, int prio);
 
 #endif

@@ -1,11 +1,12 @@
-/* main.c: the starmet command: dispatch to `compute` and `synth`. The only
- * place that exits. */
+/* main.c: the starmet command: dispatch to `compute`, `synth` and `maf`.
+ * The only place that exits. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
 #include "sm_compute.h"
+#include "sm_maf.h"
 #include "sm_mpi.h"
 
 static char *join_args(int argc, char **argv)
@@ -34,6 +35,11 @@ int main(int argc, char **argv)
   }
   if (!strcmp(argv[1], "--version")) {
     printf("starmet %s\n", PACKAGE_VERSION);
+    unsigned where = 0; /* worker types the compute codelets can use */
+    for (int k = 0; k < SM_TK_COUNT; k++)
+      where |= sm_codelets_where((sm_task_kind_t)k);
+    printf("codelets: cpu%s%s\n", where & STARPU_CUDA ? " cuda" : "",
+           where & STARPU_OPENCL ? " opencl" : "");
     return 0;
   }
   sm_options_t o;
@@ -59,7 +65,21 @@ int main(int argc, char **argv)
       return 2;
     return sm_synth_main(&o) == SM_OK ? 0 : 1;
   }
-  fprintf(stderr, "starmet: error: unknown command '%s' (use compute or synth; "
+  if (!strcmp(argv[1], "maf")) {
+    sm_maf_options_t mo;
+    r = sm_maf_options_parse(argc - 1, argv + 1, &mo);
+    if (r == 1)
+      return 0;
+    if (r != SM_OK)
+      return 2;
+    char *cmd = join_args(argc, argv);
+    sm_mpi_init(&argc, &argv);
+    r = sm_maf_main(&mo, cmd ? cmd : "starmet maf");
+    sm_mpi_finalize();
+    free(cmd);
+    return r == SM_OK ? 0 : 1;
+  }
+  fprintf(stderr, "starmet: error: unknown command '%s' (use compute, synth or maf; "
                   "see starmet --help)\n", argv[1]);
   return 2;
 }

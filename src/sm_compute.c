@@ -13,9 +13,12 @@
 #include "sm_graph.h"
 #include "sm_mpi.h"
 #include "sm_ref.h"
+#include "sm_observe.h"
 #include "sm_runtime.h"
+#include "sm_sched.h"
 #include "sm_summary.h"
 #include "sm_timer.h"
+#include "sm_trace.h"
 
 #include <starpu.h>
 
@@ -325,7 +328,7 @@ int sm_compute_main(const sm_options_t *o, const char *command)
       .t_input = t_input,
   };
   sm_graph_stats_t gs = {0};
-  sm_runtime_stats_t rs = {0};
+  sm_runtime_stats_t rs = {0}, *rts = NULL;
   double t1 = sm_now();
   if (o->method == SM_METHOD_REF) {
     sink.apply_threshold = 1;
@@ -335,10 +338,24 @@ int sm_compute_main(const sm_options_t *o, const char *command)
     err = sm_ref_run(&v, &ro, &sink);
     sum.t_compute = sm_now() - t1;
   } else {
+    sm_sched_configure(&(sm_sched_opts_t){.priorities = !o->no_priorities,
+                                           .calibrate = o->calibrate,
+                                           .perfmodel_dir = o->perfmodel_dir});
+    sm_codelets_set_devices(o->devices); /* before heteroprio's set-up */
     err = (sm_err_t)sm_mpi_agree(sm_runtime_init(o->sched, P > 1));
     sum.t_init = sm_now() - t1;
     if (!err) {
+      const int progress = sink.progress; /* the observer counts tasks instead */
+      sink.progress = 0;
       sm_codelets_init(P > 1, o->kernel);
+      sm_codelets_set_resilience(o->verify, o->inject_rate, o->inject_seed);
+      sm_codelets_set_devices(o->devices);
+      if (!(o->devices & STARPU_CPU) && starpu_opencl_worker_get_count() +
+                                                starpu_cuda_worker_get_count() == 0) {
+        sm_log_error("--devices accel: StarPU has no CUDA or OpenCL worker here (for a CPU "
+                     "OpenCL device set STARPU_OPENCL_ON_CPUS=1 and STARPU_NOPENCL=1)");
+        err = SM_ERUNTIME;
+      }
       sum.kernel = sm_codelets_kernel_name(
           o->num_way == 3 ? (o->metric == SM_METRIC_CCC ? "ccc3" : "czek3")
                           : (o->metric == SM_METRIC_CCC ? "ccc2" : (o->single ? "czek2_s" : "czek2_d")));
@@ -367,18 +384,32 @@ int sm_compute_main(const sm_options_t *o, const char *command)
           .thr_f32 = sink.thr_f32,
           .emit = emit,
           .keep_all = sink.analytic != NULL,
-          .prio = 1,
+          .prio = sm_sched_prio_mode(),
       };
       sink.apply_threshold = go.keep_all;
+      sum.prio_mode = go.prio;
       go.skip = skip;
       go.nskip = nskip;
-      err = o->num_way == 3 ? sm_graph3_run(&v, &go, &sink, &gs)
-                            : sm_graph2_run(&v, &go, &sink, &gs);
+      err = sm_observe_start(o->trace != NULL, progress);
+      if (!err)
+        err = o->num_way == 3 ? sm_graph3_run(&v, &go, &sink, &gs)
+                              : sm_graph2_run(&v, &go, &sink, &gs);
       sum.t_compute = gs.t_run;
       sm_runtime_collect(&rs);
+      sm_observe_stop(&rs);
       sm_runtime_shutdown();
+      /* every rank's workers and codelets, the trace, calibration */
+      sm_err_t oerr = sm_observe_gather(&rs, &rts);
+      if (!oerr && o->trace && sm_mpi_agree(err) == SM_OK)
+        oerr = sm_trace_write(o->trace, rts);
+      sm_observe_free();
+      if (rts)
+        sm_observe_report_calibration(rts, P);
+      if (!err)
+        err = oerr;
       sum.graph = &gs;
       sum.rt = &rs;
+      sum.rts = rts;
     }
   }
   /* gather what every rank did */
@@ -397,6 +428,19 @@ int sm_compute_main(const sm_options_t *o, const char *command)
       .max_rel_err = sink.max_rel_err,
       .nworkers = rs.nworkers,
   };
+  sm_resilience_stats_t rst = {0};
+  if (o->method != SM_METHOD_REF)
+    sm_codelets_resilience_stats(&rst);
+  mine.checks = rst.checks;
+  mine.failures = rst.failures;
+  mine.reexecuted = rst.reexecuted;
+  mine.injected = rst.injected;
+  if (!err && rst.unrecovered) {
+    sm_log_error("output block %llu still fails its checks after re-executing its tasks "
+                 "%d times: the hardware may be faulty (rank %d)",
+                 (unsigned long long)rst.unrecovered_block, 5, me);
+    err = SM_ECHECK;
+  }
   sm_rank_stats_t *all = me == 0 ? calloc((size_t)P, sizeof *all) : NULL;
   sm_rank_stats_t dummy[1];
   sm_mpi_gather_bytes(&mine, sizeof mine, all ? all : dummy);
@@ -409,6 +453,10 @@ int sm_compute_main(const sm_options_t *o, const char *command)
       sum.total.nchecked += x->nchecked;
       sum.total.nbad += x->nbad;
       sum.total.mpi_bytes += x->mpi_bytes;
+      sum.total.checks += x->checks;
+      sum.total.failures += x->failures;
+      sum.total.reexecuted += x->reexecuted;
+      sum.total.injected += x->injected;
       if (x->max_rel_err > sum.total.max_rel_err)
         sum.total.max_rel_err = x->max_rel_err;
       if (x->t_compute > sum.t_compute)
@@ -444,6 +492,7 @@ int sm_compute_main(const sm_options_t *o, const char *command)
     sm_summary_print(&sum, stdout);
   }
   free(all);
+  free(rts);
   sm_vectors_free(&v);
   for (size_t i = 0; names && i < d.nv; i++)
     free(names[i]);

@@ -34,6 +34,8 @@ static void sm_vlog(const char *tag, const char *fmt, va_list ap)
 
 void sm_log_error(const char *fmt, ...)
 {
+  if (sm_quiet > 1)
+    return;
   va_list ap;
   va_start(ap, fmt);
   sm_vlog("error: ", fmt, ap);
@@ -42,6 +44,8 @@ void sm_log_error(const char *fmt, ...)
 
 void sm_log_warn(const char *fmt, ...)
 {
+  if (sm_quiet > 1)
+    return;
   va_list ap;
   va_start(ap, fmt);
   sm_vlog("warning: ", fmt, ap);

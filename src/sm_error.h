@@ -33,7 +33,8 @@ void sm_log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /** Print "starmet: <message>" on stderr unless quiet mode is on. */
 void sm_log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/** Silence sm_log_info (errors and warnings still print). */
+/** 1: silence sm_log_info (errors and warnings still print); 2: silence
+ * everything (fuzzing). */
 void sm_log_set_quiet(int quiet);
 
 #define SM_MUST_CHECK __attribute__((warn_unused_result))

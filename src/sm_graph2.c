@@ -11,6 +11,8 @@
 #include <stdlib.h>
 
 #include "sm_codelets.h"
+#include "sm_observe.h"
+#include "sm_sched.h"
 #include "sm_timer.h"
 
 size_t sm_graph_auto_block(size_t nv, int nworkers, int emit, int metric_ccc)
@@ -77,14 +79,23 @@ static int submit_subblock(sm_gcore_t *g, const sm_subblock_t *s, int r, sm_sink
       sizeof(sm_recbuf_t) + (o->emit ? sm_fin2_max_records(&fa) : 0) * sizeof(sm_rec_t);
   starpu_variable_data_register(&rec, -1, 0, rec_bytes);
   sm_gcore_register(g, rec, fin_rank);
-  const int pr_fin = o->prio ? 1 : 0, pr_out = o->prio ? 2 : 0;
+  const int pr_num = sm_sched_prio(o->prio, SM_TK_BLOCK2),
+            pr_add = sm_sched_prio(o->prio, SM_TK_REDUCE),
+            pr_fin = sm_sched_prio(o->prio, SM_TK_FINALIZE),
+            pr_out = sm_sched_prio(o->prio, SM_TK_OUTPUT);
+  sm_observe_block(tileI, tileJ, -1);
   for (int f = 0; f < npf && !ret; f++) {
     size_t f0, nf;
     sm_decomp_slice(d, f, &f0, &nf);
     starpu_data_handle_t A = g->x[sm_gcore_hidx(g, tileI, f, r)], B = g->x[sm_gcore_hidx(g, tileJ, f, r)];
-    ret = g->ccc ? sm_task_ccc2(A, B, nump[f], o->sparse, nf, 0)
-                 : sm_task_czek2(A, B, nump[f], o->single, nf, 0);
+    ret = g->ccc ? sm_task_ccc2(A, B, nump[f], o->sparse, nf, pr_num)
+                 : sm_task_czek2(A, B, nump[f], o->single, nf, pr_num);
     st->ntasks++;
+    if (!ret && sm_codelets_resilience_on()) {
+      ret = sm_task_verify2(nump[f], A, B, g->ccc, g->ccc ? o->sparse : o->single, nf,
+                            st->nblocks, pr_num);
+      st->ntasks++;
+    }
     if (sm_decomp_rank(d, s->I, f, r) == g->me) {
       st->my_subblocks++;
       st->my_pairs += fa.diag ? (uint64_t)m * (m - 1) / 2 : (uint64_t)m * n;
@@ -95,7 +106,7 @@ static int submit_subblock(sm_gcore_t *g, const sm_subblock_t *s, int r, sm_sink
     if (f == ffin)
       continue;
     ret = sm_task_add(nump[ffin], nump[f],
-                      sm_gcore_add_type(g), pr_fin);
+                      sm_gcore_add_type(g), pr_add);
     st->ntasks++;
   }
   if (!ret)
@@ -142,7 +153,11 @@ sm_err_t sm_graph2_run(const sm_vectors_t *local, const sm_graph_opts_t *o,
       int fin = sm_decomp_rank(d, s->I, (int)(s->seq % (uint64_t)d->npf), row / d->npv);
       if (fin == g.me && s->phase >= o->phase_min && s->phase <= o->phase_max)
         sink->blocks_total++;
+      if (s->phase >= o->phase_min && s->phase <= o->phase_max)
+        g.local_tasks += sm_gcore_local_tasks(&g, s->I, row / d->npv,
+                                              (int)(s->seq % (uint64_t)d->npf), 1);
     }
+  sm_observe_expect(g.local_tasks);
   const unsigned window = sm_gcore_window(&g);
   t_sub += sm_now() - ts;
   for (size_t p = 0; p < maxlen && !err; p++)

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 
 #include "sm_codelets.h"
+#include "sm_observe.h"
+#include "sm_sched.h"
 #include "sm_timer.h"
 
 size_t sm_graph_auto_block3(size_t nv)
@@ -51,14 +53,19 @@ static int submit_n2(sm_gcore_t *g, int tileA, int tileB, int r, int I, int ffin
     sm_gcore_register(g, h[f], sm_decomp_rank(d, I, f, r));
     starpu_data_handle_t A = g->x[sm_gcore_hidx(g, tileA, f, r)],
                          B = g->x[sm_gcore_hidx(g, tileB, f, r)];
-    ret = g->ccc ? sm_task_ccc2(A, B, h[f], o->sparse, nf, 0)
-                 : sm_task_czek2(A, B, h[f], o->single, nf, 0);
+    ret = g->ccc ? sm_task_ccc2(A, B, h[f], o->sparse, nf, sm_sched_prio(o->prio, SM_TK_PAIR3))
+                 : sm_task_czek2(A, B, h[f], o->single, nf, sm_sched_prio(o->prio, SM_TK_PAIR3));
     st->ntasks++;
+    if (!ret && sm_codelets_resilience_on()) {
+      ret = sm_task_verify2(h[f], A, B, g->ccc, g->ccc ? o->sparse : o->single, nf,
+                            st->nblocks, sm_sched_prio(o->prio, SM_TK_PAIR3));
+      st->ntasks++;
+    }
   }
   for (int f = 0; f < d->npf && !ret; f++) {
     if (f == ffin)
       continue;
-    ret = sm_task_add(h[ffin], h[f], sm_gcore_add_type(g), o->prio ? 1 : 0);
+    ret = sm_task_add(h[ffin], h[f], sm_gcore_add_type(g), sm_sched_prio(o->prio, SM_TK_REDUCE));
     st->ntasks++;
   }
   return ret;
@@ -113,6 +120,7 @@ static int submit_piece(sm_gcore_t *g, const piece_t *pc, sm_sink_t *sink,
         size_t tx0, txn, ty0, tyn;
         sm_decomp_tile(d, sl->px, tx, &tx0, &txn);
         sm_decomp_tile(d, sl->py, ty, &ty0, &tyn);
+        sm_observe_block(tileA, tileX, tileY);
         const int f2 = (int)((*counter)++ % (uint64_t)npf);
         if (need_n2) {
           ret = submit_n2(g, tileA, tileX, r, I, f2, hax, st);
@@ -165,9 +173,15 @@ static int submit_piece(sm_gcore_t *g, const piece_t *pc, sm_sink_t *sink,
             starpu_data_handle_t A = g->x[sm_gcore_hidx(g, tileA, f, r)],
                                  X = g->x[sm_gcore_hidx(g, tileX, f, r)],
                                  Y = g->x[sm_gcore_hidx(g, tileY, f, r)];
-            ret = g->ccc ? sm_task_ccc3(A, p0 - ta0, gn, X, Y, h3[f], o->sparse, nf, 0)
-                         : sm_task_czek3(A, p0 - ta0, gn, X, Y, h3[f], o->single, nf, 0);
+            const int pr = sm_sched_prio(o->prio, SM_TK_PLANE3);
+            ret = g->ccc ? sm_task_ccc3(A, p0 - ta0, gn, X, Y, h3[f], o->sparse, nf, pr)
+                         : sm_task_czek3(A, p0 - ta0, gn, X, Y, h3[f], o->single, nf, pr);
             st->ntasks++;
+            if (!ret && sm_codelets_resilience_on()) {
+              ret = sm_task_verify3(h3[f], A, p0 - ta0, gn, X, Y, g->ccc,
+                                    g->ccc ? o->sparse : o->single, nf, st->nblocks, pr);
+              st->ntasks++;
+            }
             if (sm_decomp_rank(d, I, f, r) == g->me) {
               st->my_subblocks++;
               st->my_pairs += (uint64_t)gn * txn * tyn;
@@ -176,7 +190,8 @@ static int submit_piece(sm_gcore_t *g, const piece_t *pc, sm_sink_t *sink,
           for (int f = 0; f < npf && !ret; f++) {
             if (f == ffin)
               continue;
-            ret = sm_task_add(h3[ffin], h3[f], sm_gcore_add_type(g), o->prio ? 1 : 0);
+            ret = sm_task_add(h3[ffin], h3[f], sm_gcore_add_type(g),
+                              sm_sched_prio(o->prio, SM_TK_REDUCE));
             st->ntasks++;
           }
           /* sparse CCC reads no 2-way numerators: the plane handle stands in */
@@ -188,10 +203,10 @@ static int submit_piece(sm_gcore_t *g, const piece_t *pc, sm_sink_t *sink,
                                     g->sums[sm_gcore_hidx(g, tileA, 0, r)],
                                     g->sums[sm_gcore_hidx(g, tileX, 0, r)],
                                     g->sums[sm_gcore_hidx(g, tileY, 0, r)], rec, &fa,
-                                    o->prio ? 1 : 0);
+                                    sm_sched_prio(o->prio, SM_TK_FINALIZE));
           if (!ret)
             ret = sm_task_output(rec, g->token[fin_rank], sm_sink_put, sink, st->nblocks,
-                                 o->prio ? 2 : 0);
+                                 sm_sched_prio(o->prio, SM_TK_OUTPUT));
           st->ntasks += 2;
           st->nblocks++;
           if (fin_rank == g->me)
@@ -219,8 +234,10 @@ static int submit_piece(sm_gcore_t *g, const piece_t *pc, sm_sink_t *sink,
 }
 
 /* Output blocks of this rank (for the progress line): counts the plane
- * groups a piece makes without submitting anything. */
-static uint64_t count_outputs(const sm_gcore_t *g, const piece_t *pc, uint64_t *counter)
+ * groups a piece makes without submitting anything; adds the tasks this
+ * rank will run to *tasks. */
+static uint64_t count_outputs(const sm_gcore_t *g, const piece_t *pc, uint64_t *counter,
+                              uint64_t *tasks)
 {
   const sm_decomp_t *d = g->d;
   const sm_slice3_t *sl = pc->sl;
@@ -240,11 +257,14 @@ static uint64_t count_outputs(const sm_gcore_t *g, const piece_t *pc, uint64_t *
         size_t tx0, txn, ty0, tyn;
         sm_decomp_tile(d, sl->px, tx, &tx0, &txn);
         sm_decomp_tile(d, sl->py, ty, &ty0, &tyn);
-        (*counter)++;
+        const int f2 = (int)((*counter)++ % (uint64_t)d->npf);
+        if (!(g->ccc && g->o->sparse)) /* the triple's three 2-way numerators */
+          *tasks += 3 * sm_gcore_local_tasks(g, sl->I, pc->row_repl, f2, 0);
         const size_t gsz = plane_group(g->o, txn, tyn);
         for (size_t p0 = a; p0 < aend; p0 += gsz) {
           int ffin = (int)((*counter)++ % (uint64_t)d->npf);
           mine += sm_decomp_rank(d, sl->I, ffin, pc->row_repl) == g->me;
+          *tasks += sm_gcore_local_tasks(g, sl->I, pc->row_repl, ffin, 1);
         }
       }
     a = aend;
@@ -278,6 +298,8 @@ sm_err_t sm_graph3_run(const sm_vectors_t *local, const sm_graph_opts_t *o,
   for (int pass = 0; pass < 2 && !err; pass++) {
     for (int row = 0; row < nrows; row++)
       counter[row] = 0;
+    if (pass == 1)
+      sm_observe_expect(g.local_tasks);
     for (size_t p = 0; p < maxlen && !err; p++)
       for (int row = 0; row < nrows && !err; row++) {
         if (p >= len[row])
@@ -289,7 +311,7 @@ sm_err_t sm_graph3_run(const sm_vectors_t *local, const sm_graph_opts_t *o,
           piece_t pc = {.row_repl = row / d->npv, .sl = sl};
           sm_decomp_stage(sl->a0, sl->a1, stg, o->num_stage, &pc.lo, &pc.hi);
           if (pass == 0) {
-            sink->blocks_total += count_outputs(&g, &pc, &counter[row]);
+            sink->blocks_total += count_outputs(&g, &pc, &counter[row], &g.local_tasks);
             continue;
           }
           ts = sm_now();

@@ -6,12 +6,24 @@
 #include <stdlib.h>
 
 #include "sm_codelets.h"
+#include "sm_observe.h"
+#include "sm_sched.h"
 
 void sm_gcore_register(sm_gcore_t *g, starpu_data_handle_t h, int owner)
 {
   int64_t tag = g->tag++;
   if (g->o->use_mpi)
     starpu_mpi_data_register(h, tag, owner);
+}
+
+uint64_t sm_gcore_local_tasks(const sm_gcore_t *g, int I, int r, int ffin, int fin)
+{
+  uint64_t n = 0;
+  for (int f = 0; f < g->d->npf; f++)
+    n += sm_decomp_rank(g->d, I, f, r) == g->me;
+  if (sm_decomp_rank(g->d, I, ffin, r) == g->me)
+    n += (uint64_t)(g->d->npf - 1) + (fin ? 2 : 0);
+  return n;
 }
 
 int sm_gcore_add_type(const sm_gcore_t *g)
@@ -63,12 +75,14 @@ static void register_tiles(sm_gcore_t *g)
 static int submit_sums(sm_gcore_t *g, uint64_t *ntasks)
 {
   const sm_decomp_t *d = g->d;
-  const int prio = g->o->prio ? 3 : 0;
+  const int prio = sm_sched_prio(g->o->prio, SM_TK_SUMS);
   int ret = 0;
   for (int I = 0; I < d->npv && !ret; I++)
     for (int t = 0; t < sm_decomp_ntiles(d, I) && !ret; t++)
       for (int r = 0; r < d->npr && !ret; r++) {
         int tile = g->tile_base[I] + t;
+        sm_observe_block(tile, -1, -1);
+        g->local_tasks += sm_gcore_local_tasks(g, I, r, 0, 0);
         for (int f = 0; f < d->npf && !ret; f++) {
           size_t f0, nf, k = sm_gcore_hidx(g, tile, f, r);
           sm_decomp_slice(d, f, &f0, &nf);

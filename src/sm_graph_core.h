@@ -22,6 +22,7 @@ typedef struct sm_gcore {
   starpu_data_handle_t *sums;  /* same index; f = 0 holds the reduced sums */
   starpu_data_handle_t *token; /* one per rank */
   int token_value;
+  uint64_t local_tasks;        /* tasks this rank runs (progress line) */
 } sm_gcore_t;
 
 /** Register every tile, sums and token handle and submit the sums tasks
@@ -37,6 +38,11 @@ static inline size_t sm_gcore_hidx(const sm_gcore_t *g, int tile, int f, int r)
 {
   return ((size_t)tile * g->d->npf + (size_t)f) * g->d->npr + (size_t)r;
 }
+
+/** Tasks of one result piece that run on this rank: its numerators per
+ * field slice (each on its slice's rank) and, on the rank of slice ffin,
+ * the reduction plus finalize and output when fin. */
+uint64_t sm_gcore_local_tasks(const sm_gcore_t *g, int I, int r, int ffin, int fin);
 
 /** Field reduction codelet type of the numerators and sums. */
 int sm_gcore_add_type(const sm_gcore_t *g);

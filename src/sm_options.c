@@ -4,6 +4,7 @@
 #include "sm_options.h"
 
 #include "sm_formulas.h"
+#include "sm_sched.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -17,8 +18,9 @@ enum {
   OPT_NV, OPT_NF, OPT_RAWTYPE, OPT_SYNTH, OPT_SEED, OPT_MISSING, OPT_OUTPUT,
   OPT_OUTFMT, OPT_THRESHOLD, OPT_SUMMARY, OPT_BLOCK, OPT_SCHED, OPT_PROGRESS,
   OPT_NO_PROGRESS, OPT_QUIET, OPT_HELP, OPT_NPV, OPT_NPF, OPT_NPR, OPT_NPHASE,
-  OPT_PHMIN, OPT_PHMAX, OPT_NSTAGE, OPT_STMIN, OPT_STMAX, OPT_RESUME
+  OPT_PHMIN, OPT_PHMAX, OPT_NSTAGE, OPT_STMIN, OPT_STMAX, OPT_RESUME, OPT_VERIFY, OPT_INJECT, OPT_DEVICES
 };
+enum { OPT_NO_PRIO = 512, OPT_TRACE, OPT_PMDIR, OPT_CALIBRATE }; /* scheduling, observation */
 
 static const struct option long_opts[] = {
     {"metric", required_argument, 0, OPT_METRIC},
@@ -46,6 +48,10 @@ static const struct option long_opts[] = {
     {"summary", required_argument, 0, OPT_SUMMARY},
     {"block-size", required_argument, 0, OPT_BLOCK},
     {"sched", required_argument, 0, OPT_SCHED},
+    {"no-priorities", no_argument, 0, OPT_NO_PRIO},
+    {"trace", required_argument, 0, OPT_TRACE},
+    {"perfmodel-dir", required_argument, 0, OPT_PMDIR},
+    {"calibrate", no_argument, 0, OPT_CALIBRATE},
     {"progress", no_argument, 0, OPT_PROGRESS},
     {"no-progress", no_argument, 0, OPT_NO_PROGRESS},
     {"quiet", no_argument, 0, OPT_QUIET},
@@ -58,6 +64,9 @@ static const struct option long_opts[] = {
     {"phase-max", required_argument, 0, OPT_PHMAX},
     {"num-stage", required_argument, 0, OPT_NSTAGE},
     {"resume", no_argument, 0, OPT_RESUME},
+    {"verify", no_argument, 0, OPT_VERIFY},
+    {"devices", required_argument, 0, OPT_DEVICES},
+    {"inject-faults", required_argument, 0, OPT_INJECT},
     {"stage-min", required_argument, 0, OPT_STMIN},
     {"stage-max", required_argument, 0, OPT_STMAX},
     {0, 0, 0, 0},
@@ -68,6 +77,8 @@ void sm_options_usage(FILE *f)
   fputs(
       "usage: starmet compute [options]   all-pairs / all-triples metrics\n"
       "       starmet synth [options]     write a synthetic problem to a file\n"
+      "       starmet maf --input FILE [options]   allele frequency likelihoods, MAF\n"
+      "                                   and SFS from genotype likelihoods (starmet maf --help)\n"
       "       starmet --help | --version\n"
       "\n"
       "What to compute:\n"
@@ -80,12 +91,15 @@ void sm_options_usage(FILE *f)
       "  --ccc-param G              ccc g (default 2/3)\n"
       "  --ccc-multiplier M         ccc multiplier (default 9/2)\n"
       "  --compute-method tasks|ref StarPU task graph (default) or reference loops\n"
-      "  --kernel auto|ref|blocked  CPU kernel of the task graph (default auto)\n"
+      "  --kernel K                 CPU kernel of the 2-way tasks: auto (default: the\n"
+      "                             fastest this CPU runs), ref, blocked (portable),\n"
+      "                             czekanowski avx2|avx512, ccc popc|avx512|vnni|amx\n"
       "Input (one of):\n"
-      "  --input FILE               .tsv/.csv/.txt (czekanowski), .npy, raw CoMet file\n"
+      "  --input FILE               .tsv/.csv/.txt (czekanowski), .npy, raw CoMet file,\n"
+      "                             .vcf/.vcf.gz/.bcf (ccc: GT, allele 1 = ALT)\n"
       "  --bfile PREFIX             PLINK 1 PREFIX.bed/.bim/.fam (ccc; allele 1 = A1)\n"
       "  --synthetic random|analytic  generated problem of --num-vector x --num-field\n"
-      "  --input-format auto|tsv|csv|npy|plink|raw   (default: by extension)\n"
+      "  --input-format auto|tsv|csv|npy|plink|raw|vcf   (default: by extension)\n"
       "  --transpose                text input: columns are the vectors\n"
       "  --num-vector N, --num-field N   sizes (raw input; synthetic problems)\n"
       "  --raw-type float64|float32 raw czekanowski value type (default: precision)\n"
@@ -96,11 +110,15 @@ void sm_options_usage(FILE *f)
       "  --output-format tsv|bin|comet|none   (default tsv; none without --output)\n"
       "  --threshold T              write only values > T\n"
       "  --summary FILE             JSON summary path (default PREFIX.json)\n"
+      "  --verify                   check every numerator task's result (invariants)\n"
+      "                             and re-execute the task's kernel when they fail\n"
+      "  --inject-faults RATE[,SEED] corrupt numerator results at RATE (for testing\n"
+      "                             --verify)\n"
+      "  --resume                   continue an interrupted run with the same command:\n"
+      "                             only the blocks it did not complete are computed\n"
       "Parallel decomposition (under mpirun -np P):\n"
       "  --num-proc-vector N        vector partitions (default P)\n"
       "  --num-proc-field N         field slices, reduced by tasks (default 1)\n"
-      "  --resume                   continue an interrupted run with the same command:\n"
-      "                             only the blocks it did not complete are computed\n"
       "  --num-proc-repl N          replicas sharing a block row (default 1)\n"
       "                             (the product must equal P)\n"
       "  --num-phase N              split each rank's blocks into N phases (default 1)\n"
@@ -109,10 +127,20 @@ void sm_options_usage(FILE *f)
       "  --stage-min A, --stage-max B   compute stages A..B only (0-based)\n"
       "Runtime:\n"
       "  --block-size N             vectors per tile (default: automatic)\n"
-      "  --sched POLICY             StarPU scheduler (eager, lws, ws, dmda, ...)\n"
+      "  --sched POLICY             StarPU scheduler (eager, prio, lws, ws, dmda, dmdas,\n"
+      "                             heteroprio, modular-heft, ...; --sched help lists them)\n"
+      "  --no-priorities            all tasks at one priority (default: what unblocks\n"
+      "                             reductions and output first; heteroprio: buckets)\n"
+      "  --perfmodel-dir DIR        StarPU performance models (default $STARPU_HOME/.starpu)\n"
+      "  --calibrate                record every task in the models (repeat until it says\n"
+      "                             they cover the task time, before measuring dm*)\n"
+      "  --trace FILE               one CSV line per task: kind, block, rank, worker, times\n"
       "  --progress | --no-progress progress line on stderr (default: on a terminal)\n"
       "  --quiet                    no log lines, only the summary\n"
-      "  StarPU's environment sets the workers (STARPU_NCPU=2, ...).\n"
+      "  --devices all|cpu|accel    where the modified GEMMs run (default all; accel:\n"
+      "                             CUDA/OpenCL workers only, other tasks stay on CPUs)\n"
+      "  StarPU's environment sets the workers (STARPU_NCPU=2, STARPU_NOPENCL=1 with\n"
+      "  STARPU_OPENCL_ON_CPUS=1 for a CPU OpenCL device such as PoCL, ...).\n"
       "\n"
       "Examples:\n"
       "  starmet compute --bfile data/example_geno --output out/ccc\n"
@@ -126,7 +154,9 @@ void sm_options_usage(FILE *f)
       "  starmet synth --metric ccc --synthetic random --num-vector 1000 --num-field 2000 \\\n"
       "                --output-format plink --output geno\n"
       "  starmet synth --metric czekanowski --synthetic random --num-vector 100 \\\n"
-      "                --num-field 50 --output-format tsv --output table.tsv\n",
+      "                --num-field 50 --output-format tsv --output table.tsv\n"
+      "  starmet maf --input gl.beagle.gz --output out/maf      (SAF, MAF, SFS)\n"
+      "  starmet maf --input calls.vcf.gz --band-tol 30 --output-format bin --output out/maf\n",
       f);
 }
 
@@ -190,6 +220,7 @@ static void defaults(sm_options_t *o)
   o->phase_max = -1;
   o->num_stage = 1;
   o->stage_max = -1;
+  o->devices = STARPU_CPU | STARPU_CUDA | STARPU_OPENCL;
 }
 
 static int parse_int(const char *opt, const char *s, int min, int *out)
@@ -255,7 +286,8 @@ int sm_options_parse_compute(int argc, char **argv, sm_options_t *o)
 {
   static const char *const precisions[] = {"double", "single"};
   static const char *const methods[] = {"tasks", "ref"};
-  static const char *const kernels[] = {"auto", "ref", "blocked"};
+  static const char *const kernels[] = {"auto", "ref",  "blocked", "avx2",
+                                        "avx512", "popc", "vnni", "amx"};
   static const char *const rawtypes[] = {"float64", "float32"};
   defaults(o);
   int c, k, n_inputs = 0;
@@ -297,7 +329,7 @@ int sm_options_parse_compute(int argc, char **argv, sm_options_t *o)
       o->method = (sm_method_t)k;
       break;
     case OPT_KERNEL:
-      if (parse_choice("--kernel", optarg, kernels, 3, &k))
+      if (parse_choice("--kernel", optarg, kernels, 8, &k))
         return SM_EOPTION;
       o->kernel = (sm_kernel_t)k;
       break;
@@ -342,7 +374,18 @@ int sm_options_parse_compute(int argc, char **argv, sm_options_t *o)
         return SM_EOPTION;
       }
       break;
-    case OPT_SCHED: o->sched = optarg; break;
+    case OPT_SCHED:
+      if (!strcmp(optarg, "help")) { /* the list, one per line */
+        for (k = 0; sm_sched_policies[k]; k++)
+          printf("%s\n", sm_sched_policies[k]);
+        return 1;
+      }
+      o->sched = optarg;
+      break;
+    case OPT_NO_PRIO: o->no_priorities = 1; break;
+    case OPT_TRACE: o->trace = optarg; break;
+    case OPT_PMDIR: o->perfmodel_dir = optarg; break;
+    case OPT_CALIBRATE: o->calibrate = 1; break;
     case OPT_NPV:
       if (parse_int("--num-proc-vector", optarg, 1, &o->npv))
         return SM_EOPTION;
@@ -367,12 +410,38 @@ int sm_options_parse_compute(int argc, char **argv, sm_options_t *o)
       if (parse_int("--phase-max", optarg, 0, &o->phase_max))
         return SM_EOPTION;
       break;
+    case OPT_RESUME: o->resume = 1; break;
+    case OPT_VERIFY: o->verify = 1; break;
+    case OPT_DEVICES: {
+      static const char *const devs[] = {"all", "cpu", "accel"};
+      static const unsigned long long where[] = {
+          STARPU_CPU | STARPU_CUDA | STARPU_OPENCL, STARPU_CPU, STARPU_CUDA | STARPU_OPENCL};
+      if (parse_choice("--devices", optarg, devs, 3, &k))
+        return SM_EOPTION;
+      o->devices = where[k];
+      break;
+    }
+    case OPT_INJECT: {
+      char *comma = strchr(optarg, ',');
+      if (comma)
+        *comma = 0;
+      if (parse_double("--inject-faults", optarg, &o->inject_rate))
+        return SM_EOPTION;
+      if (o->inject_rate < 0 || o->inject_rate > 1) {
+        sm_log_error("--inject-faults: rate %g is out of range (0..1)", o->inject_rate);
+        return SM_EOPTION;
+      }
+      size_t seed = 1;
+      if (comma && parse_size("--inject-faults seed", comma + 1, &seed))
+        return SM_EOPTION;
+      o->inject_seed = seed;
+      break;
+    }
     case OPT_NSTAGE:
       if (parse_int("--num-stage", optarg, 1, &o->num_stage))
         return SM_EOPTION;
       break;
     case OPT_STMIN:
-    case OPT_RESUME: o->resume = 1; break;
       if (parse_int("--stage-min", optarg, 0, &o->stage_min))
         return SM_EOPTION;
       break;
@@ -414,6 +483,13 @@ int sm_options_parse_compute(int argc, char **argv, sm_options_t *o)
   if (o->metric == SM_METRIC_CZEK && o->sparse == 1) {
     sm_log_error("--sparse applies to ccc only");
     return SM_EOPTION;
+  }
+  if (o->method == SM_METHOD_TASKS) {
+    const char *why = sm_codelets_kernel_check(o->kernel, o->metric == SM_METRIC_CCC);
+    if (why) {
+      sm_log_error("--kernel %s: %s", kernels[o->kernel], why);
+      return SM_EOPTION;
+    }
   }
   if (o->synth.kind != SM_SYNTH_NONE) {
     if (!o->num_vector || !o->num_field) {
@@ -470,28 +546,23 @@ int sm_options_parse_compute(int argc, char **argv, sm_options_t *o)
   }
   if ((int)o->output_format < 0)
     o->output_format = o->output ? SM_OUT_TSV : SM_OUT_NONE;
-  if (o->output_format != SM_OUT_NONE && !o->output) {
-    sm_log_error("--output-format needs --output PREFIX");
-    return SM_EOPTION;
-  }
-  if (o->sched) {
   if (o->resume && (!o->output || o->output_format == SM_OUT_NONE ||
                     o->method == SM_METHOD_REF)) {
     sm_log_error("--resume needs an output (--output PREFIX, format tsv, bin or comet) "
                  "and the task graph");
     return SM_EOPTION;
   }
-    static const char *const pol[] = {
-        "eager", "prio", "random", "ws", "lws", "dm", "dmda", "dmdap", "dmdar",
-        "dmdas", "dmdasd", "heteroprio", "pheft", "peager", "graph_test",
-        "modular-eager", "modular-eager-prefetching", "modular-prio",
-        "modular-prio-prefetching", "modular-random", "modular-random-prio",
-        "modular-random-prefetching", "modular-random-prio-prefetching",
-        "modular-ws", "modular-heft", "modular-heft-prio", "modular-heft2",
-        "modular-heteroprio", "modular-heteroprio-heft", "modular-parallel-heft",
-        "modular-parallel-random", "modular-eager-parallel"};
-    if (parse_choice("--sched", o->sched, pol, (int)(sizeof pol / sizeof pol[0]), &k))
-      return SM_EOPTION;
+  if (o->output_format != SM_OUT_NONE && !o->output) {
+    sm_log_error("--output-format needs --output PREFIX");
+    return SM_EOPTION;
+  }
+  if (o->sched && sm_sched_check("--sched", o->sched))
+    return SM_EOPTION;
+  if ((o->trace || o->calibrate || o->perfmodel_dir || o->no_priorities) &&
+      o->method == SM_METHOD_REF) {
+    sm_log_error("--trace, --calibrate, --perfmodel-dir and --no-priorities apply to the "
+                 "task graph, not --compute-method ref");
+    return SM_EOPTION;
   }
   return SM_OK;
 }

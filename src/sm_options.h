@@ -44,9 +44,17 @@ typedef struct sm_options {
   /* runtime */
   size_t block_size;      /* vectors per tile; 0 = automatic */
   const char *sched;      /* StarPU policy or NULL */
+  int no_priorities;      /* every task at priority 0 */
+  int calibrate;          /* record every task in the performance models */
+  const char *perfmodel_dir; /* StarPU's model directory, or NULL */
+  const char *trace;      /* per-task CSV, or NULL */
   int progress;           /* 1 on, 0 off, -1 when stderr is a terminal */
   int quiet;
   int resume;             /* continue an interrupted run */
+  int verify;             /* check each numerator task, re-execute on failure */
+  unsigned long long devices; /* worker types for the numerator tasks */
+  double inject_rate;     /* corrupt numerator results at this rate (testing) */
+  uint64_t inject_seed;
 } sm_options_t;
 
 /** Parse the arguments of `starmet compute` (argv[0] is "compute").

@@ -1,6 +1,6 @@
 /* sm_read.c: choosing the input reader, by the format option or by the
  * path's extension, and parsing the format option's value. The readers live
- * in sm_read_{tsv,npy,plink,raw}.c. */
+ * in sm_read_{tsv,npy,plink,raw,vcf}.c. */
 #include "sm_read.h"
 
 #include <stdio.h>
@@ -30,8 +30,18 @@ static int is_plink_prefix(const char *path)
   return yes;
 }
 
+/* Does path end with suffix (case-insensitive)? (".vcf.gz" has two dots.) */
+static int has_suffix(const char *path, const char *suffix)
+{
+  size_t n = strlen(path), k = strlen(suffix);
+  return n >= k && strcasecmp(path + n - k, suffix) == 0;
+}
+
 static sm_input_format_t guess_format(const char *path)
 {
+  if (has_suffix(path, ".vcf") || has_suffix(path, ".vcf.gz") ||
+      has_suffix(path, ".vcf.bgz") || has_suffix(path, ".bcf"))
+    return SM_INPUT_VCF;
   if (has_ext(path, ".tsv") || has_ext(path, ".txt") || has_ext(path, ".csv"))
     return SM_INPUT_TSV;
   if (has_ext(path, ".npy"))
@@ -56,6 +66,8 @@ sm_err_t sm_read_input(const char *path, sm_input_format_t fmt,
     return sm_read_plink(path, o, out, dims);
   case SM_INPUT_RAW:
     return sm_read_raw(path, o, out, dims);
+  case SM_INPUT_VCF:
+    return sm_read_vcf(path, o, out, dims);
   default:
     memset(out, 0, sizeof *out);
     if (dims)
@@ -73,6 +85,7 @@ sm_err_t sm_input_format_parse(const char *s, sm_input_format_t *fmt)
   } names[] = {
       {"auto", SM_INPUT_AUTO}, {"tsv", SM_INPUT_TSV},     {"csv", SM_INPUT_TSV},
       {"npy", SM_INPUT_NPY},   {"plink", SM_INPUT_PLINK}, {"raw", SM_INPUT_RAW},
+      {"vcf", SM_INPUT_VCF},   {"bcf", SM_INPUT_VCF},
   };
   for (size_t i = 0; s && i < sizeof names / sizeof names[0]; i++) {
     if (strcasecmp(s, names[i].name) == 0) {
@@ -80,7 +93,7 @@ sm_err_t sm_input_format_parse(const char *s, sm_input_format_t *fmt)
       return SM_OK;
     }
   }
-  sm_log_error("unknown input format '%s'; use auto, tsv, csv, npy, plink or raw",
+  sm_log_error("unknown input format '%s'; use auto, tsv, csv, npy, plink, raw or vcf",
                s ? s : "");
   return SM_EOPTION;
 }

@@ -8,11 +8,13 @@
 #include "sm_vectors.h"
 
 typedef enum sm_input_format {
-  SM_INPUT_AUTO = 0, /* by extension: .tsv/.txt/.csv, .npy, .bed (or prefix), else raw */
+  SM_INPUT_AUTO = 0, /* by extension: .tsv/.txt/.csv, .npy, .bed (or prefix),
+                        .vcf/.vcf.gz/.vcf.bgz/.bcf, else raw */
   SM_INPUT_TSV,      /* delimited text (tab, comma, or spaces; auto-detected) */
   SM_INPUT_NPY,      /* NumPy .npy, 2-D [vector, field] */
   SM_INPUT_PLINK,    /* PLINK 1 .bed/.bim/.fam (SNP-major), path is the prefix */
   SM_INPUT_RAW,      /* CoMet raw layout (float32/float64 or 2-bit packed) */
+  SM_INPUT_VCF,      /* VCF/BCF genotypes (GT) through htslib, for CCC */
 } sm_input_format_t;
 
 typedef struct sm_read_opts {
@@ -73,13 +75,26 @@ sm_err_t sm_read_plink(const char *prefix, const sm_read_opts_t *o,
 sm_err_t sm_read_raw(const char *path, const sm_read_opts_t *o,
                      sm_vectors_t *out, sm_dims_t *dims) SM_MUST_CHECK;
 
+/** VCF or BCF (plain, bgzip or gzip) through htslib, for CCC. Vectors are
+ * the bi-allelic variants (records with another number of alleles are
+ * skipped, and their count is logged once per run), fields are the samples.
+ * Allele "1" of CCC is the ALT allele: a call's code is its ALT dosage
+ * (0/0 -> SM_GT_0, 0/1 and 1/0 -> SM_GT_1, 1/1 -> SM_GT_2, phased or not);
+ * a haploid call counts as homozygous (0 -> SM_GT_0, 1 -> SM_GT_2, as PLINK
+ * does); a call with a missing allele, or of ploidy above 2, is
+ * SM_GT_MISSING (the sparse method then applies). Names: the ID column, or
+ * chrom:pos when it is ".". The header must declare FORMAT/GT. The file is
+ * read in order; the slice is kept. */
+sm_err_t sm_read_vcf(const char *path, const sm_read_opts_t *o, sm_vectors_t *out,
+                     sm_dims_t *dims) SM_MUST_CHECK;
+
 /** Dispatch on fmt (SM_INPUT_AUTO: by the path's extension; a path whose
  * prefix.bed exists is PLINK). */
 sm_err_t sm_read_input(const char *path, sm_input_format_t fmt,
                        const sm_read_opts_t *o, sm_vectors_t *out,
                        sm_dims_t *dims) SM_MUST_CHECK;
 
-/** Parse a format name ("auto", "tsv", "csv", "npy", "plink", "raw"). */
+/** Parse a format name ("auto", "tsv", "csv", "npy", "plink", "raw", "vcf"). */
 sm_err_t sm_input_format_parse(const char *s, sm_input_format_t *fmt) SM_MUST_CHECK;
 
 #endif

@@ -1,6 +1,9 @@
 /* sm_runtime.c: StarPU start/stop and profiling counters. */
 #include "sm_runtime.h"
 
+#include "sm_codelets.h"
+#include "sm_sched.h"
+
 #include <starpu.h>
 #include <starpu_mpi.h>
 #include <starpu_profiling.h>
@@ -18,10 +21,9 @@ sm_err_t sm_runtime_init(const char *sched, int use_mpi)
 {
   struct starpu_conf conf;
   starpu_conf_init(&conf);
-  if (sched && !getenv("STARPU_SCHED"))
-    conf.sched_policy_name = sched;
-  else if (sched)
-    setenv("STARPU_SCHED", sched, 1); /* the option wins over the environment */
+  sm_err_t err = sm_sched_conf(&conf, sched);
+  if (err)
+    return err;
   int ret;
   with_mpi = use_mpi;
   if (use_mpi) {
@@ -50,9 +52,27 @@ sm_err_t sm_runtime_init(const char *sched, int use_mpi)
   return SM_OK;
 }
 
+void sm_runtime_reset_counters(void)
+{
+  for (int w = 0; w < (int)starpu_worker_get_count(); w++)
+    starpu_profiling_worker_get_info(w, NULL);
+  struct starpu_profiling_bus_info bi;
+  for (int b = 0; b < starpu_bus_get_count(); b++)
+    starpu_bus_get_profiling_info(b, &bi); /* reading resets */
+}
+
+static const char *arch_name(enum starpu_worker_archtype t)
+{
+  return t == STARPU_CPU_WORKER      ? "cpu"
+         : t == STARPU_CUDA_WORKER   ? "cuda"
+         : t == STARPU_OPENCL_WORKER ? "opencl"
+                                     : "other";
+}
+
 void sm_runtime_collect(sm_runtime_stats_t *st)
 {
-  memset(st, 0, sizeof *st);
+  st->nbuses = 0;
+  st->bus_bytes = st->mpi_bytes = 0;
   st->nworkers = (int)starpu_worker_get_count();
   if (st->nworkers > SM_MAX_WORKERS)
     st->nworkers = SM_MAX_WORKERS;
@@ -65,6 +85,7 @@ void sm_runtime_collect(sm_runtime_stats_t *st)
   for (int w = 0; w < st->nworkers; w++) {
     struct starpu_profiling_worker_info info;
     starpu_worker_get_name(w, st->w[w].name, sizeof st->w[w].name);
+    snprintf(st->w[w].arch, sizeof st->w[w].arch, "%s", arch_name(starpu_worker_get_type(w)));
     if (starpu_profiling_worker_get_info(w, &info) == 0) {
       st->w[w].executed = info.executed_tasks;
       st->w[w].busy_s = ts_s(info.executing_time);
@@ -85,13 +106,23 @@ void sm_runtime_collect(sm_runtime_stats_t *st)
   int nbus = starpu_bus_get_count();
   for (int b = 0; b < nbus; b++) {
     struct starpu_profiling_bus_info bi;
-    if (starpu_bus_get_profiling_info(b, &bi) == 0)
-      st->bus_bytes += (uint64_t)bi.transferred_bytes;
+    if (starpu_bus_get_profiling_info(b, &bi) != 0)
+      continue;
+    st->bus_bytes += (uint64_t)bi.transferred_bytes;
+    if (st->nbuses == SM_MAX_BUSES)
+      continue;
+    sm_bus_stats_t *x = &st->bus[st->nbuses++];
+    *x = (sm_bus_stats_t){.src = starpu_bus_get_src(b), .dst = starpu_bus_get_dst(b),
+                          .bytes = (uint64_t)bi.transferred_bytes,
+                          .transfers = bi.transfer_count};
+    starpu_memory_node_get_name((unsigned)x->src, x->src_name, sizeof x->src_name);
+    starpu_memory_node_get_name((unsigned)x->dst, x->dst_name, sizeof x->dst_name);
   }
 }
 
 void sm_runtime_shutdown(void)
 {
+  sm_codelets_fini(); /* the OpenCL program, while StarPU still runs */
   if (with_mpi) {
     int saved = -1;
     if (quiet_comm_stats) {

@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include "sm_checksum.h"
+#include "sm_observe.h"
+#include "sm_sched.h"
 
 double sm_summary_nresults(size_t nv, int way)
 {
@@ -55,6 +57,96 @@ static double balance(const sm_summary_t *s)
       max = w;
   }
   return sum > 0 ? max / (sum / s->nranks) : 1.0;
+}
+
+static const char *prio_name(int mode)
+{
+  return mode == SM_PRIO_BUCKETS ? "heteroprio buckets" : mode == SM_PRIO_DAG ? "dag" : "off";
+}
+
+/* Every rank's runtime figures (rank 0's alone when not gathered). */
+static const sm_runtime_stats_t *rank_rt(const sm_summary_t *s, int r)
+{
+  return s->rts ? &s->rts[r] : s->rt;
+}
+
+static int nrt(const sm_summary_t *s) { return s->rts ? s->nranks : 1; }
+
+/* Fraction of the workers' time (over all ranks) spent not running tasks. */
+static double idle_fraction(const sm_summary_t *s)
+{
+  double busy = 0, total = 0;
+  for (int r = 0; r < nrt(s); r++)
+    for (int w = 0; w < rank_rt(s, r)->nworkers; w++) {
+      busy += rank_rt(s, r)->w[w].busy_s;
+      total += rank_rt(s, r)->w[w].total_s;
+    }
+  return total > 0 && busy < total ? 1 - busy / total : 0.0;
+}
+
+/* The "runtime" object: policy, workers of every rank, codelets, transfers. */
+static void json_runtime(const sm_summary_t *s, FILE *f)
+{
+  uint64_t bus = 0, done = 0, unc = 0;
+  for (int r = 0; r < nrt(s); r++) {
+    bus += rank_rt(s, r)->bus_bytes;
+    done += rank_rt(s, r)->tasks_done;
+    unc += rank_rt(s, r)->uncalibrated;
+  }
+  sm_codelet_stats_t cl[SM_MAX_CODELETS];
+  int ncl = s->rts ? sm_observe_merge_codelets(s->rts, s->nranks, cl, SM_MAX_CODELETS)
+                   : sm_observe_merge_codelets(s->rt, 1, cl, SM_MAX_CODELETS);
+  double unc_s = 0, task_s = 0;
+  for (int k = 0; k < ncl; k++) {
+    unc_s += cl[k].uncalibrated_s;
+    task_s += cl[k].total_s;
+  }
+  fprintf(f, "  \"runtime\": {\"sched\": ");
+  json_str(f, s->rt->sched);
+  fprintf(f, ", \"priorities\": \"%s\", \"calibrate\": %s, \"perfmodel_dir\": ",
+          prio_name(s->prio_mode), sm_sched_calibrating() ? "true" : "false");
+  json_str(f, sm_sched_perfmodel_dir());
+  fprintf(f, ",\n    \"tasks_executed\": %llu, \"uncalibrated_tasks\": %llu, "
+             "\"uncalibrated_time_fraction\": %.6f, \"idle_fraction\": %.6f,\n"
+             "    \"workers\": [",
+          (unsigned long long)done, (unsigned long long)unc,
+          task_s > 0 ? unc_s / task_s : 0.0, idle_fraction(s));
+  int first = 1;
+  for (int r = 0; r < nrt(s); r++)
+    for (int w = 0; w < rank_rt(s, r)->nworkers; w++, first = 0) {
+      const sm_worker_stats_t *x = &rank_rt(s, r)->w[w];
+      fprintf(f, "%s\n      {\"rank\": %d, \"name\": ", first ? "" : ",", r);
+      json_str(f, x->name);
+      fprintf(f, ", \"arch\": \"%s\", \"tasks\": %d, \"busy_s\": %.6f, \"idle_s\": %.6f}",
+              x->arch, x->executed, x->busy_s,
+              x->total_s > x->busy_s ? x->total_s - x->busy_s : 0.0);
+    }
+  fprintf(f, "],\n    \"codelets\": ["); /* merged over ranks */
+  for (int k = 0; k < ncl; k++) {
+    fprintf(f, "%s\n      {\"name\": ", k ? "," : "");
+    json_str(f, cl[k].name);
+    fprintf(f, ", \"kind\": ");
+    json_str(f, cl[k].kind);
+    fprintf(f, ", \"count\": %llu, \"mean_s\": %.9f, \"min_s\": %.9f, \"max_s\": %.9f, "
+               "\"total_s\": %.6f, \"uncalibrated\": %llu, \"uncalibrated_s\": %.6f}",
+            (unsigned long long)cl[k].count,
+            cl[k].count ? cl[k].total_s / (double)cl[k].count : 0.0, cl[k].min_s, cl[k].max_s,
+            cl[k].total_s, (unsigned long long)cl[k].uncalibrated, cl[k].uncalibrated_s);
+  }
+  fprintf(f, "],\n    \"buses\": [");
+  first = 1;
+  for (int r = 0; r < nrt(s); r++)
+    for (int b = 0; b < rank_rt(s, r)->nbuses; b++, first = 0) {
+      const sm_bus_stats_t *x = &rank_rt(s, r)->bus[b];
+      fprintf(f, "%s\n      {\"rank\": %d, \"from\": ", first ? "" : ",", r);
+      json_str(f, x->src_name);
+      fprintf(f, ", \"to\": ");
+      json_str(f, x->dst_name);
+      fprintf(f, ", \"bytes\": %llu, \"transfers\": %d}", (unsigned long long)x->bytes,
+              x->transfers);
+    }
+  fprintf(f, "],\n    \"bytes_between_memory_nodes\": %llu, \"mpi_bytes_sent\": %llu},\n",
+          (unsigned long long)bus, (unsigned long long)s->total.mpi_bytes);
 }
 
 sm_err_t sm_summary_write_json(const sm_summary_t *s, const char *path)
@@ -113,7 +205,12 @@ sm_err_t sm_summary_write_json(const sm_summary_t *s, const char *path)
     fprintf(f, "  \"analytic_check\": {\"checked\": %llu, \"failed\": %llu, "
                "\"max_rel_error\": %.3g},\n",
             (unsigned long long)t->nchecked, (unsigned long long)t->nbad, t->max_rel_err);
-  fprintf(f, "  \"reexecuted_tasks\": 0,\n");
+  fprintf(f, "  \"reexecuted_tasks\": %llu,\n", (unsigned long long)t->reexecuted);
+  fprintf(f, "  \"resilience\": {\"verify\": %s, \"inject_rate\": %.17g, \"checks\": %llu, "
+             "\"failures_caught\": %llu, \"reexecuted\": %llu, \"faults_injected\": %llu},\n",
+          s->opt->verify ? "true" : "false", s->opt->inject_rate,
+          (unsigned long long)t->checks, (unsigned long long)t->failures,
+          (unsigned long long)t->reexecuted, (unsigned long long)t->injected);
   if (s->ranks) {
     fprintf(f, "  \"load_balance\": {\"max_over_mean_pairs\": %.6f},\n", balance(s));
     fprintf(f, "  \"ranks\": [");
@@ -129,20 +226,8 @@ sm_err_t sm_summary_write_json(const sm_summary_t *s, const char *path)
     }
     fprintf(f, "],\n");
   }
-  if (s->rt) {
-    fprintf(f, "  \"runtime\": {\"sched\": ");
-    json_str(f, s->rt->sched);
-    fprintf(f, ", \"workers\": [");
-    for (int w = 0; w < s->rt->nworkers; w++) {
-      const sm_worker_stats_t *x = &s->rt->w[w];
-      fprintf(f, "%s\n    {\"name\": ", w ? "," : "");
-      json_str(f, x->name);
-      fprintf(f, ", \"tasks\": %d, \"busy_s\": %.6f, \"idle_s\": %.6f}", x->executed,
-              x->busy_s, x->total_s > x->busy_s ? x->total_s - x->busy_s : 0.0);
-    }
-    fprintf(f, "],\n    \"bytes_between_memory_nodes\": %llu, \"mpi_bytes_sent\": %llu},\n",
-            (unsigned long long)s->rt->bus_bytes, (unsigned long long)t->mpi_bytes);
-  }
+  if (s->rt)
+    json_runtime(s, f);
   fprintf(f, "  \"output\": ");
   if (s->output_path)
     json_str(f, s->output_path);
@@ -172,7 +257,7 @@ void sm_summary_print(const sm_summary_t *s, FILE *f)
           s->status, metric_name(s), s->opt->num_way, variant(s), s->nv, s->nf,
           s->input_desc);
   fprintf(f, "  method      %s, kernel %s", s->opt->method == SM_METHOD_REF ? "ref" : "tasks",
-          s->kernel);
+          s->kernel ? s->kernel : "none");
   if (s->graph)
     fprintf(f, ", block %zu, %zu tiles, %llu tile pairs, %llu tasks",
             s->graph->block_size, s->graph->ntiles, (unsigned long long)s->graph->nblocks,
@@ -187,13 +272,28 @@ void sm_summary_print(const sm_summary_t *s, FILE *f)
     fprintf(f, "  phases      %d..%d of %d\n", s->phase_min, s->phase_max,
             s->decomp->num_phase);
   if (s->rt) {
-    fprintf(f, "  workers     %d (%d cpu, %d cuda, %d opencl)%s, sched %s, %llu bytes moved\n",
+    fprintf(f, "  workers     %d (%d cpu, %d cuda, %d opencl)%s, sched %s, priorities %s, "
+               "%llu bytes moved, idle %.1f%%\n",
             s->rt->nworkers, s->rt->ncpu, s->rt->ncuda, s->rt->nopencl,
-            s->nranks > 1 ? " on rank 0" : "", s->rt->sched,
-            (unsigned long long)s->rt->bus_bytes);
-    for (int w = 0; w < s->rt->nworkers; w++)
-      fprintf(f, "    %-24s %6d tasks  busy %.3f s\n", s->rt->w[w].name,
-              s->rt->w[w].executed, s->rt->w[w].busy_s);
+            s->nranks > 1 ? " on rank 0" : "", s->rt->sched, prio_name(s->prio_mode),
+            (unsigned long long)s->rt->bus_bytes, 100 * idle_fraction(s));
+    for (int w = 0; w < s->rt->nworkers; w++) {
+      const sm_worker_stats_t *x = &s->rt->w[w];
+      fprintf(f, "    %-24s %6d tasks  busy %.3f s  idle %.3f s\n", x->name, x->executed,
+              x->busy_s, x->total_s > x->busy_s ? x->total_s - x->busy_s : 0.0);
+    }
+    sm_codelet_stats_t cl[SM_MAX_CODELETS];
+    int ncl = s->rts ? sm_observe_merge_codelets(s->rts, s->nranks, cl, SM_MAX_CODELETS)
+                     : sm_observe_merge_codelets(s->rt, 1, cl, SM_MAX_CODELETS);
+    for (int k = 0; k < ncl; k++) {
+      fprintf(f, "  %-11s %-22s %6llu tasks  mean %.3f ms", k ? "" : "codelets", cl[k].name,
+              (unsigned long long)cl[k].count,
+              cl[k].count ? 1e3 * cl[k].total_s / (double)cl[k].count : 0.0);
+      if (cl[k].uncalibrated)
+        fprintf(f, "  (%llu without a calibrated model)",
+                (unsigned long long)cl[k].uncalibrated);
+      fputc('\n', f);
+    }
   }
   fprintf(f, "  results     %.0f, values %llu, written %llu\n", nres,
           (unsigned long long)t->nvalues, (unsigned long long)t->nwritten);
@@ -208,6 +308,11 @@ void sm_summary_print(const sm_summary_t *s, FILE *f)
   if (s->opt->synth.kind == SM_SYNTH_ANALYTIC)
     fprintf(f, "  analytic    %llu values checked, %llu wrong, max rel error %.3g\n",
             (unsigned long long)t->nchecked, (unsigned long long)t->nbad, t->max_rel_err);
+  if (s->opt->verify || s->opt->inject_rate > 0)
+    fprintf(f, "  verify      %llu checks, %llu failures caught, %llu re-executed, %llu faults "
+               "injected\n",
+            (unsigned long long)t->checks, (unsigned long long)t->failures,
+            (unsigned long long)t->reexecuted, (unsigned long long)t->injected);
   fprintf(f, "  checksum    %s\n", cks);
   if (s->output_path)
     fprintf(f, "  output      %s%s\n", s->output_path, s->nranks > 1 ? " (one file per rank)" : "");

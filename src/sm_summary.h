@@ -17,6 +17,7 @@ typedef struct sm_rank_stats {
   uint64_t mpi_bytes, bus_bytes;
   double t_compute, max_rel_err;
   int nworkers;
+  uint64_t checks, failures, reexecuted, injected;
 } sm_rank_stats_t;
 
 typedef struct sm_summary {
@@ -34,6 +35,8 @@ typedef struct sm_summary {
   sm_rank_stats_t total;         /* sums over ranks, merged checksum */
   const sm_graph_stats_t *graph; /* NULL for the reference method */
   const sm_runtime_stats_t *rt;  /* NULL for the reference method */
+  const sm_runtime_stats_t *rts; /* every rank's (rank 0), or NULL */
+  int prio_mode;                 /* sm_prio_mode_t of the task graph */
   const sm_sink_t *sink;
   double t_input, t_init, t_compute, t_output, t_total;
   const char *output_path; /* or NULL */

@@ -8,26 +8,18 @@
 #include <immintrin.h>
 
 #define SM_TARGET __attribute__((target("avx512f")))
-#ifndef SM_KC
+/* cache blocks: KC fields (a 32-column panel of B, 32 KB in float, in L1),
+ * MC rows of A (in L2), NC columns; micro-tiles 8 x 16 (double) and 8 x 32
+ * (float): 16 accumulators, 2 panel vectors, a broadcast */
 #define SM_KC 256
-#endif
-#ifndef SM_MC
 #define SM_MC 128
-#endif
-#ifndef SM_NC
 #define SM_NC 4096
-#endif
-#ifndef SM_MR_S
-#define SM_MR_S 8
-#endif
-#ifndef SM_MR_D
-#define SM_MR_D 8
-#endif
 
 #define SM_T double
 #define SM_ID(x) x##_avx512_d
 #define SM_FNAME sm_kern_czek2_avx512_d
 #define SM_REF sm_kern_czek2_ref_d
+#define SM_SYRK sm_kern_czek2_syrk_avx512_d
 #define SM_V __m512d
 #define SM_VL 8
 #define SM_VZERO() _mm512_setzero_pd()
@@ -36,13 +28,14 @@
 #define SM_VBCAST(p) _mm512_set1_pd(*(p))
 #define SM_VMIN(a, b) _mm512_min_pd(a, b)
 #define SM_VADD(a, b) _mm512_add_pd(a, b)
-#define SM_MR SM_MR_D
+#define SM_MR 8
 #define SM_NV 2
 #include "kern_czek2_simd_impl.h"
 #undef SM_T
 #undef SM_ID
 #undef SM_FNAME
 #undef SM_REF
+#undef SM_SYRK
 #undef SM_V
 #undef SM_VL
 #undef SM_VZERO
@@ -58,6 +51,7 @@
 #define SM_ID(x) x##_avx512_s
 #define SM_FNAME sm_kern_czek2_avx512_s
 #define SM_REF sm_kern_czek2_ref_s
+#define SM_SYRK sm_kern_czek2_syrk_avx512_s
 #define SM_V __m512
 #define SM_VL 16
 #define SM_VZERO() _mm512_setzero_ps()
@@ -66,11 +60,21 @@
 #define SM_VBCAST(p) _mm512_set1_ps(*(p))
 #define SM_VMIN(a, b) _mm512_min_ps(a, b)
 #define SM_VADD(a, b) _mm512_add_ps(a, b)
-#define SM_MR SM_MR_S
+#define SM_MR 8
 #define SM_NV 2
 #include "kern_czek2_simd_impl.h"
 
 #else /* not x86-64: never picked; the reference keeps the symbols whole */
+void sm_kern_czek2_syrk_avx512_d(size_t n, size_t k, const double *A, size_t lda,
+                                 double *C, size_t ldc)
+{
+  sm_kern_czek2_ref_d(n, n, k, A, lda, A, lda, C, ldc);
+}
+void sm_kern_czek2_syrk_avx512_s(size_t n, size_t k, const float *A, size_t lda, float *C,
+                                 size_t ldc)
+{
+  sm_kern_czek2_ref_s(n, n, k, A, lda, A, lda, C, ldc);
+}
 void sm_kern_czek2_avx512_d(size_t m, size_t n, size_t k, const double *A, size_t lda,
                             const double *B, size_t ldb, double *C, size_t ldc)
 {

@@ -8,20 +8,24 @@
  *   SM_MR, SM_NV                     micro-tile: MR rows x (NV x VL) columns
  *   SM_KC, SM_MC, SM_NC              cache blocks (fields, rows, columns)
  *   SM_REF                           the _ref twin (used when out of memory)
+ *   SM_SYRK                          name of the symmetric variant (B = A)
  *
- * Micro-kernel contract (after BLIS's): kc > 0; a is an MR-row micro-panel
- * packed field-major (a[q * MR + r]), b an NR-column micro-panel (b[q * NR
- * + c]), both zero-padded past the edge; the MR x NR tile of C at c (row
- * stride ldc) is overwritten (load_c = 0) or accumulated into (load_c = 1).
- * The driver handles edges by running the micro-kernel on a local tile.
+ * Micro-kernel contract (after BLIS's): kc > 0; a points to MR rows of A
+ * (row r at a + r * lda, fields contiguous: vectors are field-major already,
+ * so A needs no packing), b to an NR-column micro-panel packed field-major
+ * (b[q * NR + c], zero past the edge); the MR x NR tile of C at c (row stride
+ * ldc) is overwritten (load_c = 0) or accumulated into (load_c = 1). The
+ * driver handles edges by running the micro-kernel on local copies.
  * Every element adds its terms in field order, so results equal the plain
  * loops of the _ref twin bit for bit. */
 
 #define SM_NR (SM_NV * SM_VL)
+/* prefetch distance in the B panel, in fields */
+#define SM_PF_B 8
 
 SM_TARGET
-static void SM_ID(ukr)(size_t kc, const SM_T *restrict a, const SM_T *restrict b,
-                       SM_T *restrict c, size_t ldc, int load_c)
+static void SM_ID(ukr)(size_t kc, const SM_T *restrict a, size_t lda,
+                       const SM_T *restrict b, SM_T *restrict c, size_t ldc, int load_c)
 {
   SM_V acc[SM_MR][SM_NV];
   if (load_c) {
@@ -39,17 +43,18 @@ static void SM_ID(ukr)(size_t kc, const SM_T *restrict a, const SM_T *restrict b
   }
   for (size_t q = 0; q < kc; q++) {
     SM_V bv[SM_NV];
+    /* the panel streams from L2: ask for it a few fields ahead */
+    __builtin_prefetch(b + SM_PF_B * SM_NR, 0, 3);
 #pragma GCC unroll 4
     for (int v = 0; v < SM_NV; v++)
       bv[v] = SM_VLOADU(b + v * SM_VL);
 #pragma GCC unroll 16
     for (int r = 0; r < SM_MR; r++) {
-      SM_V av = SM_VBCAST(a + r);
+      SM_V av = SM_VBCAST(a + r * lda + q);
 #pragma GCC unroll 4
       for (int v = 0; v < SM_NV; v++)
         acc[r][v] = SM_VADD(acc[r][v], SM_VMIN(av, bv[v]));
     }
-    a += SM_MR;
     b += SM_NR;
   }
 #pragma GCC unroll 16
@@ -59,28 +64,40 @@ static void SM_ID(ukr)(size_t kc, const SM_T *restrict a, const SM_T *restrict b
       SM_VSTOREU(c + r * ldc + v * SM_VL, acc[r][v]);
 }
 
-/* Pack rows x0..x0+nx-1 (nx <= P), fields q0..q0+kc-1 of X into micro-panels
- * of P rows: dst[(x / P) * P * kc + q * P + x % P], zero past nx. */
+/* Pack vectors x0..x0+nx-1 (fields q0..q0+kc-1) of X into micro-panels of P
+ * columns: dst[(x / P) * P * kc + q * P + x % P], zero past nx. Fields go
+ * by chunks of 16 so reads and writes both stay within a few lines. */
 static void SM_ID(pack)(size_t nx, size_t kc, const SM_T *X, size_t ldx, size_t P,
                         SM_T *dst)
 {
   for (size_t x0 = 0; x0 < nx; x0 += P, dst += P * kc) {
     size_t np = nx - x0 < P ? nx - x0 : P;
-    for (size_t x = 0; x < np; x++) {
-      const SM_T *src = X + (x0 + x) * ldx;
-      for (size_t q = 0; q < kc; q++)
-        dst[q * P + x] = src[q];
+    const SM_T *src = X + x0 * ldx;
+    for (size_t q0 = 0; q0 < kc; q0 += 16) {
+      size_t qn = kc - q0 < 16 ? kc - q0 : 16;
+      for (size_t x = 0; x < np; x++) {
+        const SM_T *s = src + x * ldx + q0;
+        SM_T *d = dst + q0 * P + x;
+        for (size_t q = 0; q < qn; q++)
+          d[q * P] = s[q];
+      }
+      for (size_t x = np; x < P; x++)
+        for (size_t q = 0; q < qn; q++)
+          dst[(q0 + q) * P + x] = 0;
     }
-    for (size_t x = np; x < P; x++)
-      for (size_t q = 0; q < kc; q++)
-        dst[q * P + x] = 0;
   }
 }
 
-static size_t SM_ID(round_up)(size_t x, size_t to) { return (x + to - 1) / to * to; }
+static size_t SM_ID(round_up)(size_t x, size_t to)
+{
+  return (x + to - 1) / to * to;
+}
 
-void SM_FNAME(size_t m, size_t n, size_t k, const SM_T *A, size_t lda, const SM_T *B,
-              size_t ldb, SM_T *C, size_t ldc)
+/* sym: B is A (m = n); only micro-tiles with a column >= a row are
+ * computed, the strict lower triangle is then mirrored (the same sums: min
+ * is symmetric and each element adds its fields in the same order). */
+static void SM_ID(gemm)(size_t m, size_t n, size_t k, const SM_T *A, size_t lda,
+                        const SM_T *B, size_t ldb, SM_T *C, size_t ldc, int sym)
 {
   if (m == 0 || n == 0)
     return;
@@ -91,13 +108,12 @@ void SM_FNAME(size_t m, size_t n, size_t k, const SM_T *A, size_t lda, const SM_
     return;
   }
   const size_t kcmax = k < SM_KC ? k : SM_KC;
-  const size_t mcmax = SM_ID(round_up)(m < SM_MC ? m : SM_MC, SM_MR);
   const size_t ncmax = SM_ID(round_up)(n < SM_NC ? n : SM_NC, SM_NR);
-  SM_T *Ap = aligned_alloc(64, SM_ID(round_up)(mcmax * kcmax * sizeof(SM_T), 64));
   SM_T *Bp = aligned_alloc(64, SM_ID(round_up)(ncmax * kcmax * sizeof(SM_T), 64));
-  if (!Ap || !Bp) { /* no memory for panels: same sums, slowly */
-    free(Ap);
+  SM_T *Ae = aligned_alloc(64, SM_ID(round_up)(SM_MR * kcmax * sizeof(SM_T), 64));
+  if (!Bp || !Ae) { /* no memory for panels: same sums, slowly */
     free(Bp);
+    free(Ae);
     SM_REF(m, n, k, A, lda, B, ldb, C, ldc);
     return;
   }
@@ -108,24 +124,38 @@ void SM_FNAME(size_t m, size_t n, size_t k, const SM_T *A, size_t lda, const SM_
     for (size_t pc = 0; pc < k; pc += SM_KC) {
       size_t kc = k - pc < SM_KC ? k - pc : SM_KC;
       SM_ID(pack)(nc, kc, B + jc * ldb + pc, ldb, SM_NR, Bp);
+      /* rows of A in blocks of MC (they stay in L2 across the columns) */
       for (size_t ic = 0; ic < m; ic += SM_MC) {
         size_t mc = m - ic < SM_MC ? m - ic : SM_MC;
-        SM_ID(pack)(mc, kc, A + ic * lda + pc, lda, SM_MR, Ap);
         for (size_t jr = 0; jr < nc; jr += SM_NR) {
           size_t nr = nc - jr < SM_NR ? nc - jr : SM_NR;
           for (size_t ir = 0; ir < mc; ir += SM_MR) {
             size_t mr = mc - ir < SM_MR ? mc - ir : SM_MR;
+            if (sym && jc + jr + nr <= ic + ir)
+              continue; /* below the diagonal: mirrored at the end */
             SM_T *c = C + (ic + ir) * ldc + jc + jr;
-            const SM_T *a = Ap + ir * kc, *b = Bp + jr * kc;
+            const SM_T *a = A + (ic + ir) * lda + pc;
+            size_t la = lda;
+            if (ir + SM_MR < mc) /* the next tile's C, from memory by now */
+              for (size_t r = 0; r < SM_MR && ir + SM_MR + r < mc; r++)
+                for (size_t x = 0; x < nr; x += 64 / sizeof(SM_T))
+                  __builtin_prefetch(c + (SM_MR + r) * ldc + x, 1);
+            if (mr < SM_MR) { /* short rows: a zero-padded copy */
+              for (size_t r = 0; r < SM_MR; r++)
+                for (size_t q = 0; q < kc; q++)
+                  Ae[r * kc + q] = r < mr ? a[r * lda + q] : 0;
+              a = Ae;
+              la = kc;
+            }
             if (mr == SM_MR && nr == SM_NR) {
-              SM_ID(ukr)(kc, a, b, c, ldc, pc > 0);
+              SM_ID(ukr)(kc, a, la, Bp + jr * kc, c, ldc, pc > 0);
               continue;
             }
             if (pc > 0)
               for (size_t r = 0; r < mr; r++)
                 for (size_t x = 0; x < nr; x++)
                   edge[r * SM_NR + x] = c[r * ldc + x];
-            SM_ID(ukr)(kc, a, b, edge, SM_NR, pc > 0);
+            SM_ID(ukr)(kc, a, la, Bp + jr * kc, edge, SM_NR, pc > 0);
             for (size_t r = 0; r < mr; r++)
               for (size_t x = 0; x < nr; x++)
                 c[r * ldc + x] = edge[r * SM_NR + x];
@@ -134,8 +164,26 @@ void SM_FNAME(size_t m, size_t n, size_t k, const SM_T *A, size_t lda, const SM_
       }
     }
   }
-  free(Ap);
   free(Bp);
+  free(Ae);
+  if (sym) /* by 32 x 32 blocks, for the caches */
+    for (size_t ib = 0; ib < n; ib += 32)
+      for (size_t jb = 0; jb <= ib; jb += 32)
+        for (size_t i = ib; i < n && i < ib + 32; i++)
+          for (size_t j = jb; j < i && j < jb + 32; j++)
+            C[i * ldc + j] = C[j * ldc + i];
+}
+
+void SM_FNAME(size_t m, size_t n, size_t k, const SM_T *A, size_t lda, const SM_T *B,
+              size_t ldb, SM_T *C, size_t ldc)
+{
+  SM_ID(gemm)(m, n, k, A, lda, B, ldb, C, ldc, 0);
+}
+
+void SM_SYRK(size_t n, size_t k, const SM_T *A, size_t lda, SM_T *C, size_t ldc)
+{
+  SM_ID(gemm)(n, n, k, A, lda, A, lda, C, ldc, 1);
 }
 
 #undef SM_NR
+#undef SM_PF_B

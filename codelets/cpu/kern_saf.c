@@ -18,6 +18,10 @@
  * 7 for up to 64 terms, 60 for the margin). */
 #define SKIP (2 * SEG_RANGE + 2 + 7 + 60)
 
+/* Banding starts at nodes of this many individuals (smaller nodes have
+ * little to drop and would only pay for the test). */
+#define BAND_MIN_IND 8
+
 static const long double LN2L = 0.693147180559945309417232121458176568L;
 
 /* 2^d for -1022 <= d <= 1023, built from its bits. */
@@ -143,7 +147,8 @@ static int segments(const double *m, const int32_t *e, int lo, int hi, double *x
 
 /* Clones for the widest ISA the CPU reports, chosen at load time. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define SM_TARGETS __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#define SM_TARGETS                                                                       \
+  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define SM_TARGETS
 #endif
@@ -157,8 +162,8 @@ typedef double v8du __attribute__((vector_size(64), aligned(8))); /* unaligned *
 /* out[0 .. la + lb - 2] = x (x) y in linear space, 32 outputs at a time in
  * registers (out has room for a multiple of 32). yp: scratch of lb + 2 PAD. */
 static SM_TARGETS void conv_runs(const double *restrict x, int la,
-                                 const double *restrict y, int lb,
-                                 double *restrict out, double *restrict yp)
+                                 const double *restrict y, int lb, double *restrict out,
+                                 double *restrict yp)
 {
   memset(yp, 0, PAD * sizeof *yp);
   memcpy(yp + PAD, y, (size_t)lb * sizeof *yp);
@@ -208,7 +213,8 @@ static inline double split(double x, int *ex)
 
 /* Vectorized helpers of a merge (the loops over a run pair's outputs). */
 #if defined(__GNUC__) && !defined(__clang__)
-#define SM_VECTORIZE __attribute__((optimize("tree-vectorize", "vect-cost-model=dynamic")))
+#define SM_VECTORIZE                                                                     \
+  __attribute__((optimize("tree-vectorize", "vect-cost-model=dynamic")))
 #else
 #define SM_VECTORIZE
 #endif
@@ -260,8 +266,7 @@ static void merge(sm_saf_ws_t *ws, const double *ma, const int32_t *ea,
     if (a->len + b->len <= 24) /* tiny: plain loops beat padding */
       conv_small(ws->xa + a->start, a->len, ws->xb + b->start, b->len, acc + j0);
     else
-      conv_runs(ws->xa + a->start, a->len, ws->xb + b->start, b->len, acc + j0,
-                ws->ypad);
+      conv_runs(ws->xa + a->start, a->len, ws->xb + b->start, b->len, acc + j0, ws->ypad);
     for (int j = lo; j <= hi; j++)
       R[j] = j < j0 || j > j1 ? INT32_MIN : a->E + b->E;
     for (int j = lo; j < j0; j++)
@@ -450,7 +455,7 @@ static void saf_site(const sm_saf_tab_t *tab, sm_saf_ws_t *ws, double tol_bits,
       C->off = off;
       merge(ws, ws->m[cur] + A->off, ws->e[cur] + A->off, A, ws->m[cur] + B->off,
             ws->e[cur] + B->off, B, ws->m[nxt] + off, ws->e[nxt] + off, C);
-      if (tol_bits > 0)
+      if (tol_bits > 0 && C->nind >= BAND_MIN_IND)
         band(tab, tol_bits, ws->acc, ws->m[nxt] + off, ws->e[nxt] + off, C);
       off += 2 * C->nind + 1;
     }

@@ -60,15 +60,17 @@ static void detect(void)
   if (__get_cpuid_max(0, NULL) < 7)
     return;
   __cpuid_count(7, 0, a, b, c, d);
-  int avx2 = (b >> 5) & 1, f = (b >> 16) & 1, bw = (b >> 30) & 1, vl = (b >> 31) & 1;
+  int avx2 = (b >> 5) & 1, bmi2 = (b >> 8) & 1, f = (b >> 16) & 1, bw = (b >> 30) & 1,
+      vl = (b >> 31) & 1;
   int vnni = (c >> 11) & 1, popc = (c >> 14) & 1;
   int amx_tile = (d >> 24) & 1, amx_int8 = (d >> 25) & 1;
   cpu.avx2 = ymm_os && avx2 && fma;
   cpu.avx512 = cpu.avx2 && zmm_os && f && bw && vl;
   cpu.vpopcntdq = cpu.avx512 && popc;
-  cpu.vnni = cpu.avx512 && vnni;
+  /* the int8 kernels pack with AVX-512BW and BMI2 */
+  cpu.vnni = cpu.avx512 && bmi2 && vnni;
   cpu.amx_cpu = amx_tile && amx_int8;
-  cpu.amx = cpu.amx_cpu && cpu.avx512 && amx_os && amx_request();
+  cpu.amx = cpu.amx_cpu && cpu.avx512 && bmi2 && amx_os && amx_request();
 }
 #else
 static void detect(void) {}
@@ -80,9 +82,12 @@ static void apply_disable(void)
   const char *e = getenv("STARMET_CPU_DISABLE");
   if (!e)
     return;
-  struct { const char *name; int *flag; } names[] = {
-      {"avx2", &cpu.avx2},   {"avx512", &cpu.avx512}, {"vpopcntdq", &cpu.vpopcntdq},
-      {"vnni", &cpu.vnni},   {"amx", &cpu.amx},
+  struct {
+    const char *name;
+    int *flag;
+  } names[] = {
+      {"avx2", &cpu.avx2}, {"avx512", &cpu.avx512}, {"vpopcntdq", &cpu.vpopcntdq},
+      {"vnni", &cpu.vnni}, {"amx", &cpu.amx},
   };
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     size_t len = strlen(names[i].name);
@@ -102,7 +107,10 @@ static void init(void)
   detect();
   apply_disable();
   described[0] = '\0';
-  const struct { const char *name; int on; } f[] = {
+  const struct {
+    const char *name;
+    int on;
+  } f[] = {
       {"avx2", cpu.avx2}, {"avx512", cpu.avx512}, {"vpopcntdq", cpu.vpopcntdq},
       {"vnni", cpu.vnni}, {"amx", cpu.amx},
   };

@@ -5,13 +5,14 @@
 
 /* Instruction sets the kernels care about; 1 = usable now. */
 typedef struct sm_cpu {
-  int avx2;        /* AVX2 + FMA, YMM state enabled by the OS */
-  int avx512;      /* AVX-512 F, BW, VL, ZMM state enabled by the OS */
-  int vpopcntdq;   /* AVX-512 VPOPCNTDQ (with avx512) */
-  int vnni;        /* AVX-512 VNNI (with avx512) */
-  int amx;         /* AMX-TILE + AMX-INT8, and the kernel granted the tile
-                      state to this process (arch_prctl ARCH_REQ_XCOMP_PERM) */
-  int amx_cpu;     /* the CPU reports AMX (whether or not it is usable) */
+  int avx2;      /* AVX2 + FMA, YMM state enabled by the OS */
+  int avx512;    /* AVX-512 F, BW, VL, ZMM state enabled by the OS */
+  int vpopcntdq; /* AVX-512 VPOPCNTDQ (with avx512) */
+  int vnni;      /* AVX-512 VNNI (with avx512 and BMI2) */
+  int amx;       /* AMX-TILE + AMX-INT8 (with avx512 and BMI2), and Linux
+                    granted this process the tile state (arch_prctl
+                    ARCH_REQ_XCOMP_PERM) */
+  int amx_cpu;   /* the CPU reports AMX (whether or not it is usable) */
 } sm_cpu_t;
 
 /** The features of this CPU (detected on the first call, thread-safe).

@@ -182,4 +182,29 @@ static inline uint64_t sm_fin3_max_records(const sm_fin3_args_t *a)
   return (uint64_t)a->g * a->mx * a->my * (a->metric == 1 ? 8u : 1u);
 }
 
+/* ---- resilience (--verify, --inject-faults): each returns 1 when the
+ * result satisfies its invariants. */
+int sm_kern_verify_ccc2(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
+                        const uint64_t *B, size_t ldb, int sparse, const uint32_t *C,
+                        size_t ldc);
+int sm_kern_verify_czek2_d(size_t m, size_t n, size_t k, const double *A, size_t lda,
+                           const double *B, size_t ldb, const double *C, size_t ldc);
+int sm_kern_verify_czek2_s(size_t m, size_t n, size_t k, const float *A, size_t lda,
+                           const float *B, size_t ldb, const float *C, size_t ldc);
+int sm_kern_verify_czek3_d(size_t g, size_t mx, size_t my, size_t k, const double *P,
+                           size_t ldp, const double *X, size_t ldx, const double *Y,
+                           size_t ldy, const double *out);
+int sm_kern_verify_czek3_s(size_t g, size_t mx, size_t my, size_t k, const float *P,
+                           size_t ldp, const float *X, size_t ldx, const float *Y,
+                           size_t ldy, const float *out);
+int sm_kern_verify_ccc3(size_t g, size_t mx, size_t my, size_t nf, int sparse,
+                        const uint32_t *out);
+/* Whether to corrupt attempt `attempt` of task `task` (deterministic in
+ * seed); *pick chooses what. Then corrupt one element of a result. */
+int sm_kern_inject_decide(double rate, uint64_t seed, uint64_t task, unsigned attempt,
+                          uint64_t *pick);
+void sm_kern_inject_u32(uint32_t *v, size_t n, uint64_t pick);
+void sm_kern_inject_f64(double *v, size_t n, uint64_t pick);
+void sm_kern_inject_f32(float *v, size_t n, uint64_t pick);
+
 #endif

@@ -20,9 +20,9 @@
 /* What a kernel says about one site. Bins outside [lo, hi] are -inf (an
  * impossible count, or dropped by banding). */
 typedef struct sm_saf_site {
-  uint32_t lo, hi;   /* finite bins */
-  uint32_t ndata;    /* individuals with data; 0: the site is skipped */
-  uint32_t dropped;  /* bins dropped by banding (0 in exact mode) */
+  uint32_t lo, hi;  /* finite bins */
+  uint32_t ndata;   /* individuals with data; 0: the site is skipped */
+  uint32_t dropped; /* bins dropped by banding (0 in exact mode) */
 } sm_saf_site_t;
 
 /* Log-factorial tables for N individuals, shared read-only by every task. */

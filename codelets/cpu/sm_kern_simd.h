@@ -27,6 +27,19 @@ void sm_kern_czek2_avx2_d(size_t m, size_t n, size_t k, const double *A, size_t 
 void sm_kern_czek2_avx2_s(size_t m, size_t n, size_t k, const float *A, size_t lda,
                           const float *B, size_t ldb, float *C, size_t ldc);
 
+/* Symmetric variants for diagonal blocks (B = A, m = n): the same C, with
+ * only the tiles on or above the diagonal computed and the rest mirrored
+ * (bit-identical: each element's sum runs over the same terms in the same
+ * order). BLIS's name for C = A A^T is syrk. */
+void sm_kern_czek2_syrk_avx512_d(size_t n, size_t k, const double *A, size_t lda,
+                                 double *C, size_t ldc);
+void sm_kern_czek2_syrk_avx512_s(size_t n, size_t k, const float *A, size_t lda, float *C,
+                                 size_t ldc);
+void sm_kern_czek2_syrk_avx2_d(size_t n, size_t k, const double *A, size_t lda, double *C,
+                               size_t ldc);
+void sm_kern_czek2_syrk_avx2_s(size_t n, size_t k, const float *A, size_t lda, float *C,
+                               size_t ldc);
+
 /* ---- CCC 2-way moments (sm_kern.h contract) with AVX-512 VPOPCNTDQ on bit
  * planes, 64 fields per word and the fewest popcounts the algebra allows:
  * with u = r - 1 in {-1, 0, 1} (present entries), D = (u != 0), S = (u > 0),
@@ -45,28 +58,50 @@ void sm_kern_ccc2_avx512(size_t m, size_t n, size_t nf, const uint64_t *A, size_
  * The three share packing and blocking and differ in the tile product:
  * _amx (TDPBUSD on 16x16 tiles), _vnni (VPDPBUSD, register-blocked), and
  * _i8ref, the plain-loop twin of the tile product (any CPU). */
+/* Symmetric variants (B = A, m = n; sparse: the mirrored entry swaps rm
+ * and mr), as for Czekanowski above. */
+void sm_kern_ccc2_syrk_avx512(size_t n, size_t nf, const uint64_t *A, size_t lda,
+                              int sparse, uint32_t *C, size_t ldc);
+void sm_kern_ccc2_syrk_amx(size_t n, size_t nf, const uint64_t *A, size_t lda, int sparse,
+                           uint32_t *C, size_t ldc);
+void sm_kern_ccc2_syrk_vnni(size_t n, size_t nf, const uint64_t *A, size_t lda,
+                            int sparse, uint32_t *C, size_t ldc);
+void sm_kern_ccc2_syrk_i8ref(size_t n, size_t nf, const uint64_t *A, size_t lda,
+                             int sparse, uint32_t *C, size_t ldc);
+
 void sm_kern_ccc2_amx(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
                       const uint64_t *B, size_t ldb, int sparse, uint32_t *C, size_t ldc);
 void sm_kern_ccc2_vnni(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
-                       const uint64_t *B, size_t ldb, int sparse, uint32_t *C, size_t ldc);
+                       const uint64_t *B, size_t ldb, int sparse, uint32_t *C,
+                       size_t ldc);
 void sm_kern_ccc2_i8ref(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
                         const uint64_t *B, size_t ldb, int sparse, uint32_t *C,
                         size_t ldc);
 
-/* The int8 tile product the three differ in: S[r][c] += sum_{q<kb} A8[r][q] B8[q/4][c][q%4]
- * for r < rows, c < cols (multiples of 32), kb a multiple of 64. A8: bytes,
- * row r at A8 + r * lda8; B8: dwords of 4 bytes (4 consecutive q of column
- * c), row q/4 at B8 + (q/4) * ldb8 (VNNI layout); S: int32, row r at S + r * lds. */
-typedef void (*sm_i8tile_fn)(size_t rows, size_t cols, size_t kb, const uint8_t *A8,
-                             size_t lda8, const uint32_t *B8, size_t ldb8, int32_t *S,
-                             size_t lds);
-void sm_i8tile_ref(size_t rows, size_t cols, size_t kb, const uint8_t *A8, size_t lda8,
+/* The int8 tile product the three differ in: S[r][c] += sum_{q<kb} A8[r][q]
+ * B8[q/4][c][q%4] for r < rows, c < cols (multiples of 32), kb a multiple of 64. A8:
+ * bytes (taken as unsigned), row r at A8 + r * lda8; B8: dwords of 4 bytes (taken as
+ * signed; 4 consecutive q of one column, the VNNI layout) in panels of 32 columns: quad
+ * row x of column c at B8[(c / 32) * ldb8 + x * 32 + c % 32] (ldb8 >= 8 kb); S: int32,
+ * row r at S + r * lds. Returns 0, or -1 when it cannot run (AMX: the tile configuration
+ * was refused); then S is as it was. */
+typedef int (*sm_i8tile_fn)(size_t rows, size_t cols, size_t kb, const uint8_t *A8,
+                            size_t lda8, const uint32_t *B8, size_t ldb8, int32_t *S,
+                            size_t lds);
+int sm_i8tile_ref(size_t rows, size_t cols, size_t kb, const uint8_t *A8, size_t lda8,
+                  const uint32_t *B8, size_t ldb8, int32_t *S, size_t lds);
+int sm_i8tile_vnni(size_t rows, size_t cols, size_t kb, const uint8_t *A8, size_t lda8,
                    const uint32_t *B8, size_t ldb8, int32_t *S, size_t lds);
-void sm_i8tile_vnni(size_t rows, size_t cols, size_t kb, const uint8_t *A8, size_t lda8,
-                    const uint32_t *B8, size_t ldb8, int32_t *S, size_t lds);
-/* Returns 0, or -1 when the tile configuration is refused (nothing done). */
 int sm_i8tile_amx(size_t rows, size_t cols, size_t kb, const uint8_t *A8, size_t lda8,
                   const uint32_t *B8, size_t ldb8, int32_t *S, size_t lds);
+
+/* The int8 CCC driver (packing, field blocks, moments) around a tile
+ * product; simd_pack: pack with AVX-512BW + BMI2 (CPUs with VNNI or AMX
+ * have them); sym: B is A, only strips from the diagonal on are multiplied.
+ * Returns -1 (C untouched) when the tile product or memory fails. */
+int sm_kern_ccc2_i8(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
+                    const uint64_t *B, size_t ldb, int sparse, uint32_t *C, size_t ldc,
+                    sm_i8tile_fn tile, int simd_pack, int sym);
 
 /* ---- run-time choice */
 /* Kernel variants (the --kernel choices, without the task-graph layer). */
@@ -88,6 +123,13 @@ typedef void (*sm_czek2_s_fn)(size_t, size_t, size_t, const float *, size_t,
 typedef void (*sm_ccc2_fn)(size_t, size_t, size_t, const uint64_t *, size_t,
                            const uint64_t *, size_t, int, uint32_t *, size_t);
 
+typedef void (*sm_czek2_syrk_d_fn)(size_t, size_t, const double *, size_t, double *,
+                                   size_t);
+typedef void (*sm_czek2_syrk_s_fn)(size_t, size_t, const float *, size_t, float *,
+                                   size_t);
+typedef void (*sm_ccc2_syrk_fn)(size_t, size_t, const uint64_t *, size_t, int, uint32_t *,
+                                size_t);
+
 /** NULL when variant v can run here for the family (ccc or czekanowski),
  * else why not (for the error message of a forced --kernel). */
 const char *sm_kern_unusable(sm_kvar_t v, int ccc);
@@ -100,5 +142,11 @@ const char *sm_kern_pick_czek2_s(sm_kvar_t v, sm_czek2_s_fn *fn);
  * problem (a few milliseconds) and keeps the fastest for dense and for
  * sparse separately. Thread-safe. */
 const char *sm_kern_pick_ccc2(sm_kvar_t v, int sparse, sm_ccc2_fn *fn);
+
+/** The symmetric variant of the kernel sm_kern_pick_* gives for v, or NULL
+ * when that kernel has none (then call it with B = A). */
+sm_czek2_syrk_d_fn sm_kern_syrk_czek2_d(sm_kvar_t v);
+sm_czek2_syrk_s_fn sm_kern_syrk_czek2_s(sm_kvar_t v);
+sm_ccc2_syrk_fn sm_kern_syrk_ccc2(sm_kvar_t v, int sparse);
 
 #endif

@@ -1,0 +1,502 @@
+#!/usr/bin/env python3
+"""bench/bench.py: starmet's 2-way benchmark, driven by bench/run.
+
+Measures on this machine, in one run:
+  (a) the physical limits (bench/kernels: SIMD min+add, AND+popcount, int8 MACs),
+  (b) every 2-way CPU kernel's rate (bench/kernels),
+  (c) whole `starmet compute` runs (one rank, all cores, --output-format none;
+      rates from the run's JSON summary) and the bare kernel on the run's tiles,
+  (d) the peer tools on the same data: scipy pdist 'braycurtis', R vegan
+      vegdist "bray", PLINK 1.9 --r2 square, plink2 --make-king square,
+and writes a CSV of every measurement and a markdown table to bench/results/.
+Element comparisons: Czekanowski pairs x fields; genotype kernels pairs x
+samples (SNP pairs for starmet and PLINK --r2, sample pairs for KING),
+always counting unique pairs.
+"""
+import argparse
+import csv
+import datetime
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+SIZES = {  # full, quick
+    "kernel_czek": ("1024,4096", "512,1024"),
+    "kernel_ccc": ("1024,32768", "512,4096"),
+    "run_czek_s": ((8000, 20000), (2000, 4000)),
+    "run_czek_d": ((8000, 10000), (2000, 2000)),
+    "run_ccc": ((16000, 32768), (3000, 4096)),
+    "run_ccc_sparse": ((12000, 20000), (2000, 4096)),
+    "peer_scipy": ((2000, 10000), (500, 2000)),
+    "peer_vegan": ((800, 2000), (300, 1000)),
+    "peer_r2": ((4000, 5000), (1000, 1000)),
+    "peer_king": ((20000, 2000), (4000, 500)),
+}
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def npairs(n):
+    return n * (n - 1) / 2
+
+
+class Bench:
+    def __init__(self, a):
+        self.a = a
+        self.build = os.path.abspath(a.build_dir)
+        self.starmet = os.path.join(self.build, "starmet")
+        self.kernels = os.path.join(self.build, "bench", "kernels")
+        self.ncores = a.threads or os.cpu_count() or 1
+        self.q = 1 if a.quick else 0
+        self.rows = []  # every measurement
+        self.tmp = tempfile.mkdtemp(prefix="starmet-bench-")
+        cache = os.path.join(self.build, ".cache")
+        self.env = dict(os.environ)
+        self.env.update({
+            "STARPU_NCPU": str(self.ncores), "STARPU_NOPENCL": "0", "STARPU_NCUDA": "0",
+            "STARPU_SILENT": "1", "STARPU_HOME": os.path.join(cache, "starpu"),
+            "POCL_CACHE_DIR": os.path.join(cache, "pocl"), "OMP_NUM_THREADS": "1",
+        })
+
+    def size(self, key):
+        return SIZES[key][self.q]
+
+    def add(self, **kw):
+        row = {"section": "", "name": "", "threads": "", "rate": "", "unit": "", "time_s": "",
+               "detail": "", "family": "", "b2b": ""}
+        row.update(kw)
+        self.rows.append(row)
+        log("  %-8s %-34s %3s threads  %-12s %s" % (row["section"], row["name"], row["threads"],
+                                                   fmt(row["rate"]), row["detail"]))
+        return row
+
+    # ------------------------------------------------------------ (a), (b)
+    def run_kernels(self, args):
+        out = subprocess.run([self.kernels, "--threads", str(self.ncores),
+                              "--reps", str(self.a.reps)] + args,
+                             check=True, capture_output=True, text=True).stdout
+        return list(csv.DictReader(out.splitlines()))
+
+    def limits_and_kernels(self):
+        log("== limits and kernels (bench/kernels)")
+        for r in self.run_kernels(["--czek", self.size("kernel_czek"),
+                                   "--ccc", self.size("kernel_ccc")]):
+            if r["what"] == "cpu":
+                self.features = r["detail"]
+                continue
+            self.add(section=r["what"], name=r["name"], threads=int(r["threads"]),
+                     rate=float(r["rate"]), unit=r["unit"], detail=r["detail"],
+                     family=r["detail"].split()[0] if r["what"] != "limit" else "",
+                     b2b=float(r["ratio"]) if r.get("ratio") else "")
+
+    def limit(self, name, threads):
+        for r in self.rows:
+            if r["section"] == "limit" and r["name"] == name and r["threads"] == threads:
+                return r["rate"]
+        return None
+
+    def ccc_limit(self, threads, sparse):
+        """Sample pairs/s at the popcount limit: 64 fields per word, and the
+        fewest popcounts per word pair the algebra allows (2 dense, 5 sparse)."""
+        w = self.limit("and_popcnt", threads)
+        return w * 64 / (5 if sparse else 2) if w else None
+
+    # ------------------------------------------------------------ (c)
+    def starmet_run(self, args, tag):
+        """Best of reps runs: (JSON summary of the fastest, its wall time)."""
+        best, best_wall = None, None
+        for rep in range(self.a.run_reps):
+            js = os.path.join(self.tmp, tag + ".json")
+            t = time.perf_counter()
+            subprocess.run([self.starmet, "compute", "--quiet", "--summary", js] + args,
+                           env=self.env, check=True, stdout=subprocess.DEVNULL)
+            wall = time.perf_counter() - t
+            with open(js) as f:
+                s = json.load(f)
+            if best is None or s["rates"]["comparisons_per_s"] > best["rates"]["comparisons_per_s"]:
+                best, best_wall = s, wall
+        return best, best_wall
+
+    def whole_runs(self):
+        log("== whole runs (starmet compute, one rank, %d CPU workers)" % self.ncores)
+        runs = [
+            ("czek2_s", "run_czek_s", ["--synthetic", "random", "--precision", "single"]),
+            ("czek2_d", "run_czek_d", ["--synthetic", "random"]),
+            ("ccc2", "run_ccc", ["--metric", "ccc", "--synthetic", "random"]),
+            ("ccc2_sparse", "run_ccc_sparse",
+             ["--metric", "ccc", "--synthetic", "random", "--missing-rate", "0.1"]),
+        ]
+        for family, key, args in runs:
+            nv, nf = self.size(key)
+            # the limits just before the run (the machine may be shared)
+            lim = {r["name"]: float(r["rate"]) for r in
+                   self.run_kernels(["--only", "limits", "--threads", str(self.ncores)])
+                   if r["what"] == "limit" and int(r["threads"]) == self.ncores}
+            s, wall = self.starmet_run(args + ["--num-vector", str(nv), "--num-field", str(nf)],
+                                       family)
+            bs = s["decomposition"]["block_size"]
+            ccc = family.startswith("ccc")
+            unit = "sample-pairs/s" if ccc else "comparisons/s"
+            self.add(section="run", name=family, threads=self.ncores,
+                     rate=s["rates"]["comparisons_per_s"], unit=unit,
+                     time_s=s["timings_s"]["compute"], limits=lim,
+                     detail="%d x %d, block %d, kernel %s, wall %.2f s" % (nv, nf, bs, s["kernel"],
+                                                                         wall))
+            # the bare kernel on tiles of the run's block size, all cores at once
+            k = self.run_kernels(["--only", family, "--ccc" if ccc else "--czek",
+                                  "%d,%d" % (bs, nf)])
+            auto = [r for r in k if r["what"] == "kernel_auto" and int(r["threads"]) == self.ncores]
+            if auto:
+                r = auto[0]
+                self.add(section="run_kernel", name=family, threads=self.ncores,
+                         rate=float(r["rate"]), unit=unit,
+                         detail="%s on %d x %d tiles of %d fields" % (r["name"], bs, bs, nf))
+
+    # ------------------------------------------------------------ (d)
+    def synth(self, args, out):
+        subprocess.run([self.starmet, "synth", "--output", out] + args, env=self.env, check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def timed(self, cmd):
+        t = time.perf_counter()
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       cwd=self.tmp)
+        return time.perf_counter() - t
+
+    def starmet_on(self, peer, args, ncmp, tag, unit, precision="double"):
+        extra = ["--precision", precision] if precision == "single" else []
+        s, wall = self.starmet_run(args + extra, tag)
+        name = "starmet (%s)" % s["kernel"]
+        self.add(section="peer_starmet", name=name, threads=self.ncores,
+                 rate=s["rates"]["comparisons_per_s"], unit=unit,
+                 time_s=s["timings_s"]["compute"],
+                 detail="%s data; wall %.2f s = %.4g /s" % (peer, wall, ncmp / wall))
+        return s["rates"]["comparisons_per_s"], ncmp / wall
+
+    def peers(self):
+        import numpy as np
+        from scipy.spatial.distance import pdist
+        log("== peers on the same data")
+        # scipy pdist braycurtis (float64, one thread) on an .npy
+        nv, nf = self.size("peer_scipy")
+        npy = os.path.join(self.tmp, "cz.npy")
+        self.synth(["--metric", "czekanowski", "--synthetic", "random", "--num-vector", str(nv),
+                    "--num-field", str(nf), "--output-format", "npy"], npy)
+        X = np.load(npy)
+        ncmp = npairs(nv) * nf
+        best = 1e30
+        for _ in range(self.a.peer_reps):
+            t = time.perf_counter()
+            pdist(X, "braycurtis")
+            best = min(best, time.perf_counter() - t)
+        self.add(section="peer", name="scipy pdist braycurtis", threads=1, rate=ncmp / best,
+                 unit="comparisons/s", time_s=best,
+                 detail="scipy data (%d x %d float64); pdist call only" % (nv, nf))
+        for prec in ("double", "single"):
+            self.starmet_on("scipy", ["--input", npy], ncmp, "scipy_" + prec, "comparisons/s",
+                            prec)
+        # R vegan vegdist bray (one thread) on the same values (raw float64)
+        nv, nf = self.size("peer_vegan")
+        npy = os.path.join(self.tmp, "vg.npy")
+        self.synth(["--metric", "czekanowski", "--synthetic", "random", "--num-vector", str(nv),
+                    "--num-field", str(nf), "--output-format", "npy"], npy)
+        raw = os.path.join(self.tmp, "vg.f64")
+        np.load(npy).astype("<f8").tofile(raw)
+        ncmp = npairs(nv) * nf
+        out = subprocess.run(["Rscript", os.path.join(ROOT, "bench", "peers.R"), raw, str(nv),
+                              str(nf), str(self.a.peer_reps)],
+                             check=True, capture_output=True, text=True).stdout
+        t = float(out.split()[-1])
+        self.add(section="peer", name="R vegan vegdist bray", threads=1, rate=ncmp / t,
+                 unit="comparisons/s", time_s=t,
+                 detail="vegan data (%d x %d float64); vegdist call only" % (nv, nf))
+        self.starmet_on("vegan", ["--input", npy], ncmp, "vegan", "comparisons/s")
+        # PLINK 1.9 --r2 square (SNP pairs x samples)
+        ns, nsamp = self.size("peer_r2")
+        bed = os.path.join(self.tmp, "r2")
+        self.synth(["--metric", "ccc", "--synthetic", "random", "--num-vector", str(ns),
+                    "--num-field", str(nsamp), "--output-format", "plink"], bed)
+        ncmp = npairs(ns) * nsamp
+        t = min(self.timed(["plink1.9", "--bfile", bed, "--r2", "square", "bin4", "--threads",
+                            str(self.ncores), "--out", os.path.join(self.tmp, "r2o")])
+                for _ in range(self.a.peer_reps))
+        self.add(section="peer", name="PLINK 1.9 --r2 square", threads=self.ncores,
+                 rate=ncmp / t, unit="sample-pairs/s", time_s=t,
+                 detail="r2 data (%d SNPs x %d samples); whole command" % (ns, nsamp))
+        self.starmet_on("r2", ["--bfile", bed], ncmp, "r2", "sample-pairs/s")
+        # plink2 --make-king square (sample pairs x variants) on one .bed
+        ns, nsamp = self.size("peer_king")
+        bed = os.path.join(self.tmp, "king")
+        self.synth(["--metric", "ccc", "--synthetic", "random", "--num-vector", str(ns),
+                    "--num-field", str(nsamp), "--output-format", "plink"], bed)
+        t = min(self.timed(["plink2", "--bfile", bed, "--make-king", "square", "bin4",
+                            "--threads", str(self.ncores), "--out",
+                            os.path.join(self.tmp, "kingo")])
+                for _ in range(self.a.peer_reps))
+        ncmp = npairs(nsamp) * ns
+        self.add(section="peer", name="plink2 --make-king square", threads=self.ncores,
+                 rate=ncmp / t, unit="sample-pairs/s", time_s=t,
+                 detail="king data (%d variants x %d samples); whole command" % (ns, nsamp))
+        self.starmet_on("king", ["--bfile", bed], npairs(ns) * nsamp, "king", "sample-pairs/s")
+
+    # ------------------------------------------------------------ report
+    def machine(self):
+        model = "?"
+        try:
+            with open("/proc/cpuinfo") as f:
+                for line in f:
+                    if line.startswith("model name"):
+                        model = line.split(":", 1)[1].strip()
+                        break
+        except OSError:
+            pass
+        try:
+            commit = subprocess.run(["git", "-C", ROOT, "describe", "--always", "--dirty"],
+                                    capture_output=True, text=True).stdout.strip() or "?"
+        except OSError:
+            commit = "?"
+        return model, commit
+
+    def report(self, argv):
+        model, commit = self.machine()
+        stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M")
+        host = socket.gethostname().split(".")[0]
+        outdir = self.a.out
+        os.makedirs(outdir, exist_ok=True)
+        base = os.path.join(outdir, "%s-%s" % (stamp, host))
+        fields = ["section", "name", "family", "threads", "rate", "unit", "time_s", "ratio",
+                  "detail"]
+        self.ratios()
+        for path in (base + ".csv", os.path.join(outdir, "latest.csv")):
+            with open(path, "w", newline="") as f:
+                w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
+                w.writeheader()
+                for r in self.rows:
+                    w.writerow(r)
+        md = self.markdown(model, commit, argv)
+        for path in (base + ".md", os.path.join(outdir, "latest.md")):
+            with open(path, "w") as f:
+                f.write(md)
+        log("== wrote %s.csv, %s.md (and latest.*)" % (base, base))
+        print(md)
+
+    def own_limit(self, name, family, threads, lims=None):
+        """The limit of a kernel's own formulation at this thread count, in
+        its units: min+add pairs, sample pairs at the popcount limit, or
+        sample pairs at the int8 MAC limit (1 MAC per pair dense, 4 sparse).
+        lims: limits measured just before (name -> rate), else the table's."""
+        get = (lambda n: lims.get(n)) if lims else (lambda n: self.limit(n, threads))
+        if family == "czek2_s":
+            return get("minadd_sp")
+        if family == "czek2_d":
+            return get("minadd_dp")
+        sparse = family == "ccc2_sparse"
+        if "amx" in name or "vnni" in name or "i8" in name:
+            mac = get("int8_mac_amx" if "amx" in name else "int8_mac")
+            return mac / (4 if sparse else 1) if mac else None
+        w = get("and_popcnt")
+        return w * 64 / (5 if sparse else 2) if w else None
+
+    @staticmethod
+    def lim_kind(name):
+        return "int8" if ("amx" in name or "vnni" in name or "i8" in name) else "popcount"
+
+    def ratios(self):
+        """ratio: kernels and runs to their limit (same thread count); run
+        kernels: the run to the bare kernel on its tiles."""
+        for r in self.rows:
+            if r["section"] in ("kernel", "kernel_auto"):
+                # measured back to back with its limit (bench/kernels)
+                r["ratio"] = r["b2b"]
+            elif r["section"] == "run":
+                lim = self.own_limit(r["detail"], r["name"], r["threads"], r.get("limits"))
+                r["ratio"] = r["rate"] / lim if lim else ""
+            elif r["section"] == "run_kernel":
+                run = [x for x in self.rows if x["section"] == "run" and x["name"] == r["name"]]
+                r["ratio"] = run[0]["rate"] / r["rate"] if run else ""
+
+    def markdown(self, model, commit, argv):
+        L = []
+        nc = self.ncores
+        L.append("Measured by `bench/run%s` on %s, %d cores (%s), %s, starmet %s.\n" % (
+            (" " + " ".join(argv)) if argv else "", model, nc, getattr(self, "features", "?"),
+            datetime.date.today().isoformat(), commit))
+        L.append("Rates are element comparisons per second (pairs x fields; for genotypes "
+                 "pairs x samples), best of several runs on a shared machine.\n")
+        # limits
+        L.append("**Physical limits** (instruction loops, operands in registers)\n")
+        L.append("| limit | 1 core | %d cores | what |" % nc)
+        L.append("| --- | ---: | ---: | --- |")
+        for name in dict.fromkeys(r["name"] for r in self.rows if r["section"] == "limit"):
+            one, alln = self.limit(name, 1), self.limit(name, nc)
+            d = [r for r in self.rows if r["section"] == "limit" and r["name"] == name][0]
+            L.append("| %s | %s | %s | %s, %s |" % (name, fmt(one), fmt(alln), d["detail"], d["unit"]))
+        for sp in (0, 1):
+            L.append("| ccc %s popcount limit | %s | %s | and_popcnt x 64 / %d popcounts per word "
+                     "pair, sample-pairs/s |" % ("sparse" if sp else "dense",
+                                                 fmt(self.ccc_limit(1, sp)),
+                                                 fmt(self.ccc_limit(nc, sp)), 5 if sp else 2))
+        # kernels
+        L.append("\n**Kernels** (one call per core, blocks of %s; Czekanowski m=n,k; CCC m=n,samples)\n"
+                 % "/".join(self.size(k) for k in ("kernel_czek", "kernel_ccc")))
+        L.append("| kernel | family | 1 core | vs limit | %d cores | vs limit | %d cores vs popcount limit |" % (nc, nc))
+        L.append("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
+        seen = set()
+        for r in self.rows:
+            if r["section"] not in ("kernel", "kernel_auto"):
+                continue
+            key = (r["name"], r["family"])
+            if key in seen:
+                continue
+            seen.add(key)
+            one = self.find(r["section"], r["name"], 1, r["detail"])
+            alln = self.find(r["section"], r["name"], nc, r["detail"])
+            auto = any(x["section"] == "kernel_auto" and x["name"] == r["name"] and
+                       x["family"] == r["family"] for x in self.rows)
+            pl = ""
+            if r["family"].startswith("ccc2") and alln:
+                pl = (pct(alln["ratio"]) if "int8" not in self.lim_kind(r["name"])
+                      else pct(alln["rate"] / self.ccc_limit(nc, r["family"] == "ccc2_sparse")))
+            L.append("| %s%s | %s | %s | %s | %s | %s | %s |" % (
+                r["name"], " (auto)" if auto else "", r["family"], fmt(one and one["rate"]),
+                pct(one and one["ratio"]), fmt(alln and alln["rate"]), pct(alln and alln["ratio"]),
+                pl))
+        L.append("\n(vs limit: Czekanowski against min+add, popcount kernels against the "
+                 "popcount limit, int8 kernels against the int8 MAC limit; each measured back to "
+                 "back with its limit, best of %d.)" % self.a.reps)
+        # whole runs
+        L.append("\n**Whole runs** (`starmet compute`, one rank, %d CPU workers, "
+                 "--output-format none; compute time from the JSON summary)\n" % nc)
+        L.append("| run | problem | comparisons/s | vs limit | bare kernel on the run's tiles | run / kernel |")
+        L.append("| --- | --- | ---: | ---: | ---: | ---: |")
+        for r in self.rows:
+            if r["section"] != "run":
+                continue
+            k = [x for x in self.rows if x["section"] == "run_kernel" and x["name"] == r["name"]]
+            L.append("| %s | %s | %s | %s | %s | %s |" % (
+                r["name"], r["detail"], fmt(r["rate"]), pct(r["ratio"]),
+                fmt(k[0]["rate"]) if k else "", pct(k[0]["ratio"]) if k else ""))
+        # peers
+        peers = [r for r in self.rows if r["section"] == "peer"]
+        if peers:
+            L.append("\n**Peers on the same data** (starmet: all cores; its compute rate and its "
+                     "whole-process rate, wall)\n")
+            L.append("| tool | threads | comparisons/s | starmet (compute) | x | starmet (wall) | x | data |")
+            L.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+            for p in peers:
+                tag = p["detail"].split()[0]
+                for s in self.rows:
+                    if s["section"] == "peer_starmet" and s["detail"].startswith(tag + " "):
+                        wall = float(s["detail"].split("= ")[1].split()[0])
+                        L.append("| %s vs %s | %s | %s | %s | %.1f | %s | %.1f | %s |" % (
+                            p["name"], s["name"], p["threads"], fmt(p["rate"]), fmt(s["rate"]),
+                            s["rate"] / p["rate"], fmt(wall), wall / p["rate"],
+                            p["detail"].split("; ")[0]))
+        L.append("\n**Goals**\n")
+        L.extend(self.goals())
+        return "\n".join(L) + "\n"
+
+    def find(self, section, name, threads, detail):
+        for r in self.rows:
+            if (r["section"] == section and r["name"] == name and r["threads"] == threads
+                    and r["detail"] == detail):
+                return r
+        return None
+
+    def goals(self):
+        nc = self.ncores
+        out = []
+
+        def kern(family, sparse):
+            for r in self.rows:
+                if (r["section"] == "kernel_auto" and r["threads"] == nc
+                        and r["family"] == family + ("_sparse" if sparse else "")):
+                    return r
+            return None
+
+        def goal(text, value, target, ok_fmt=pct):
+            if value is None or value == "":
+                out.append("- %s: not measured" % text)
+            else:
+                out.append("- %s: %s (goal %s) %s" % (text, ok_fmt(value), ok_fmt(target),
+                                                       "**met**" if value >= target else "**not met**"))
+
+        for fam, target in (("czek2_s", 0.85), ("czek2_d", 0.80)):
+            r = kern(fam, False)
+            goal("Czekanowski %s kernel / min+add limit, %d cores" % (
+                "single" if fam.endswith("s") else "double", nc), r and r["ratio"], target)
+        r = kern("ccc2", False)
+        goal("CCC dense kernel / popcount limit (2 popcounts per word pair), %d cores" % nc,
+             r and (r["ratio"] if self.lim_kind(r["name"]) == "popcount"
+                    else r["rate"] / self.ccc_limit(nc, False)), 0.60)
+        if r and r["ratio"] and self.lim_kind(r["name"]) == "popcount":
+            out.append("  (against one popcount per 64 sample pairs: %s)" % pct(r["ratio"] / 2))
+        d, s = kern("ccc2", False), kern("ccc2", True)
+        goal("CCC sparse / dense kernel rate", d and s and s["rate"] / d["rate"], 0.60)
+        run = [x for x in self.rows if x["section"] == "run_kernel" and x["name"] == "czek2_s"]
+        goal("whole run / bare kernel, Czekanowski single", run and run[0]["ratio"], 0.90)
+
+        def peer_ratio(tag, use_wall):
+            for p in self.rows:
+                if p["section"] == "peer" and p["detail"].startswith(tag + " "):
+                    best = None
+                    for s in self.rows:
+                        if s["section"] == "peer_starmet" and s["detail"].startswith(tag + " "):
+                            v = (float(s["detail"].split("= ")[1].split()[0]) if use_wall
+                                 else s["rate"]) / p["rate"]
+                            best = v if best is None else max(best, v)
+                    return best
+            return None
+
+        xf = lambda v: "%.1fx" % v
+        goal("starmet Czekanowski / scipy braycurtis (compute)", peer_ratio("scipy", False), 100,
+             xf)
+        goal("starmet CCC / plink2 --make-king (whole commands)", peer_ratio("king", True), 4, xf)
+        return out
+
+
+def fmt(x):
+    if x is None or x == "":
+        return ""
+    return "%.3g" % x
+
+
+def pct(x):
+    if x is None or x == "":
+        return ""
+    return "%.0f%%" % (100 * x)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--build-dir", default=os.path.join(ROOT, "_build"))
+    p.add_argument("--out", default=os.path.join(ROOT, "bench", "results"))
+    p.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
+    p.add_argument("--no-peers", action="store_true")
+    p.add_argument("--no-runs", action="store_true")
+    p.add_argument("--no-install", action="store_true", help="(bench/run) install nothing")
+    p.add_argument("--threads", type=int, default=0, help="cores to use (default: all)")
+    p.add_argument("--reps", type=int, default=3, help="kernel repetitions (best kept)")
+    p.add_argument("--run-reps", type=int, default=2, help="whole-run repetitions")
+    p.add_argument("--peer-reps", type=int, default=1, help="peer repetitions")
+    a = p.parse_args()
+    argv = [x for x in sys.argv[1:] if x not in ("--build-dir", a.build_dir)]
+    b = Bench(a)
+    b.limits_and_kernels()
+    if not a.no_runs:
+        b.whole_runs()
+    if not a.no_peers:
+        b.peers()
+    b.report(argv)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,527 @@
+/* bench/kernels.c: the machine's physical limits for starmet's 2-way
+ * kernels, measured with small instruction loops (SIMD min+add in single and
+ * double precision, AND+popcount+add on 64-bit words, int8 multiply-adds
+ * with VNNI and AMX), and the rate of every 2-way CPU kernel this CPU runs,
+ * on one core and on all cores at once (one kernel call per thread, as
+ * StarPU's CPU workers do). Prints CSV rows:
+ *   what,name,threads,rate,unit,detail,ratio
+ * where ratio (kernels) is the kernel's best rate over its limit's best,
+ * the limit measured in the limit table and again between the kernel's
+ * repetitions (the machine may be shared). `bench/run` turns them into the
+ * README table. Not a test. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sm_cpu.h"
+#include "sm_kern_simd.h"
+
+static double now(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* ---------------------------------------------------------------- limits
+ * Each loop runs `it` iterations of independent chains whose operands stay
+ * in registers and returns the operations done (element min+add pairs,
+ * 64-bit words ANDed and popcounted, or int8 multiply-adds). */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define ZMM_CLOBBERS                                                                     \
+  "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",        \
+      "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "xmm16", "xmm17", "xmm18",   \
+      "xmm19", "xmm20", "xmm21", "xmm22", "xmm23", "xmm24", "xmm25", "xmm26", "xmm27",   \
+      "xmm28", "xmm29", "xmm30", "xmm31"
+#define YMM_CLOBBERS                                                                     \
+  "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",        \
+      "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15"
+
+/* acc_k += min(a_k, b): zmm0-11 accumulators, zmm12-23 operands, zmm31 b */
+#define MA(op, t, a, acc)                                                                \
+  "vmin" op " %%zmm31, %%zmm" #a ", %%zmm" #t "\n\tvadd" op " %%zmm" #t ", %%zmm" #acc   \
+  ", %%zmm" #acc "\n\t"
+#define MA12(op)                                                                         \
+  MA(op, 24, 12, 0)                                                                      \
+  MA(op, 25, 13, 1) MA(op, 26, 14, 2) MA(op, 27, 15, 3) MA(op, 28, 16, 4)                \
+      MA(op, 29, 17, 5) MA(op, 24, 18, 6) MA(op, 25, 19, 7) MA(op, 26, 20, 8)            \
+          MA(op, 27, 21, 9) MA(op, 28, 22, 10) MA(op, 29, 23, 11)
+
+__attribute__((target("avx512f"))) static double lim_minadd_zmm_s(long it)
+{
+  __asm__ volatile("vpxord %%zmm31, %%zmm31, %%zmm31\n\t"
+                   "1:\n\t" MA12("ps") "dec %0\n\tjnz 1b"
+                   : "+r"(it)::ZMM_CLOBBERS);
+  return 0;
+}
+__attribute__((target("avx512f"))) static double lim_minadd_zmm_d(long it)
+{
+  __asm__ volatile("vpxord %%zmm31, %%zmm31, %%zmm31\n\t"
+                   "1:\n\t" MA12("pd") "dec %0\n\tjnz 1b"
+                   : "+r"(it)::ZMM_CLOBBERS);
+  return 0;
+}
+
+/* ymm: accumulators ymm0-7, operands ymm8-11, b ymm15, temporaries 12-14 */
+#define MY(op, t, a, acc)                                                                \
+  "vmin" op " %%ymm15, %%ymm" #a ", %%ymm" #t "\n\tvadd" op " %%ymm" #t ", %%ymm" #acc   \
+  ", %%ymm" #acc "\n\t"
+#define MY8(op)                                                                          \
+  MY(op, 12, 8, 0)                                                                       \
+  MY(op, 13, 9, 1) MY(op, 14, 10, 2) MY(op, 12, 11, 3) MY(op, 13, 8, 4) MY(op, 14, 9, 5) \
+      MY(op, 12, 10, 6) MY(op, 13, 11, 7)
+
+__attribute__((target("avx2"))) static double lim_minadd_ymm_s(long it)
+{
+  __asm__ volatile("vxorps %%ymm15, %%ymm15, %%ymm15\n\t"
+                   "1:\n\t" MY8("ps") "dec %0\n\tjnz 1b"
+                   : "+r"(it)::YMM_CLOBBERS);
+  return 0;
+}
+__attribute__((target("avx2"))) static double lim_minadd_ymm_d(long it)
+{
+  __asm__ volatile("vxorps %%ymm15, %%ymm15, %%ymm15\n\t"
+                   "1:\n\t" MY8("pd") "dec %0\n\tjnz 1b"
+                   : "+r"(it)::YMM_CLOBBERS);
+  return 0;
+}
+
+/* t = a_k & b; t = popcnt(t); acc_k += t: 6 chains of 8 words */
+#define PQ(a, t, acc)                                                                    \
+  "vpandq %%zmm31, %%zmm" #a ", %%zmm" #t "\n\tvpopcntq %%zmm" #t ", %%zmm" #t           \
+  "\n\tvpaddq %%zmm" #t ", %%zmm" #acc ", %%zmm" #acc "\n\t"
+__attribute__((target("avx512f,avx512vpopcntdq"))) static double lim_popc_zmm(long it)
+{
+  __asm__ volatile("1:\n\t" PQ(12, 0, 20) PQ(13, 1, 21) PQ(14, 2, 22) PQ(15, 3, 23)
+                       PQ(16, 4, 24) PQ(17, 5, 25) "dec %0\n\tjnz 1b"
+                   : "+r"(it)::ZMM_CLOBBERS);
+  return 0;
+}
+
+/* scalar: t = a & b; t = popcnt t; acc += t, 4 chains */
+__attribute__((target("popcnt"))) static double lim_popc_scalar(long it)
+{
+  unsigned long a0 = 0x5555, a1 = 0x3333, b = ~0ul, s0 = 0, s1 = 0, s2 = 0, s3 = 0, t0,
+                t1, t2, t3;
+  __asm__ volatile(
+      "1:\n\t"
+      "mov %[a0], %[t0]\n\tand %[b], %[t0]\n\tpopcnt %[t0], %[t0]\n\tadd %[t0], %[s0]\n\t"
+      "mov %[a1], %[t1]\n\tand %[b], %[t1]\n\tpopcnt %[t1], %[t1]\n\tadd %[t1], %[s1]\n\t"
+      "mov %[a0], %[t2]\n\tand %[b], %[t2]\n\tpopcnt %[t2], %[t2]\n\tadd %[t2], %[s2]\n\t"
+      "mov %[a1], %[t3]\n\tand %[b], %[t3]\n\tpopcnt %[t3], %[t3]\n\tadd %[t3], %[s3]\n\t"
+      "dec %[it]\n\tjnz 1b"
+      : [it] "+r"(it), [s0] "+r"(s0), [s1] "+r"(s1), [s2] "+r"(s2), [s3] "+r"(s3),
+        [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3)
+      : [a0] "r"(a0), [a1] "r"(a1), [b] "r"(b));
+  return (double)(s0 + s1 + s2 + s3);
+}
+
+#define DP(a, acc) "vpdpbusd %%zmm31, %%zmm" #a ", %%zmm" #acc "\n\t"
+__attribute__((target("avx512f,avx512vnni"))) static double lim_vnni_zmm(long it)
+{
+  __asm__ volatile("1:\n\t" DP(12, 0) DP(13, 1) DP(14, 2) DP(15, 3) DP(16, 4) DP(17, 5)
+                       DP(18, 6) DP(19, 7) DP(20, 8) DP(21, 9) DP(22, 10)
+                           DP(23, 11) "dec %0\n\tjnz 1b"
+                   : "+r"(it)::ZMM_CLOBBERS);
+  return 0;
+}
+
+/* AMX: four independent 16x16 int32 accumulators, each TDPBUSD 16x16x64 */
+static double lim_amx(long it)
+{
+  struct {
+    unsigned char palette, start_row, reserved[14];
+    unsigned short colsb[16];
+    unsigned char rows[16];
+  } cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.palette = 1;
+  for (int t = 0; t < 8; t++) {
+    cfg.colsb[t] = 64;
+    cfg.rows[t] = 16;
+  }
+  __asm__ volatile(
+      "ldtilecfg %0\n\t"
+      "tilezero %%tmm0\n\ttilezero %%tmm1\n\ttilezero %%tmm2\n\ttilezero %%tmm3\n\t"
+      "tilezero %%tmm4\n\ttilezero %%tmm5\n\ttilezero %%tmm6\n\ttilezero %%tmm7\n\t"
+      "1:\n\t"
+      "tdpbusd %%tmm6, %%tmm4, %%tmm0\n\ttdpbusd %%tmm7, %%tmm4, %%tmm1\n\t"
+      "tdpbusd %%tmm6, %%tmm5, %%tmm2\n\ttdpbusd %%tmm7, %%tmm5, %%tmm3\n\t"
+      "dec %1\n\tjnz 1b\n\t"
+      "tilerelease"
+      : "+m"(cfg), "+r"(it)::"memory");
+  return 0;
+}
+#endif
+
+typedef struct limit {
+  const char *name, *unit, *detail;
+  double (*fn)(long);
+  double per_it; /* operations per iteration */
+  long it;       /* iterations per run */
+  int usable;
+  double best[2]; /* best rate measured, on one core and on all */
+} limit_t;
+
+/* ---------------------------------------------------------------- threads */
+typedef struct team {
+  int n;
+  pthread_barrier_t go, done;
+  /* phase 0 setup, 1 + r the r-th concurrent run, -1 free */
+  void (*body)(void *ctx, int tid, int phase);
+  void *ctx;
+  int reps;
+} team_t;
+
+typedef struct member {
+  team_t *t;
+  int tid;
+} member_t;
+
+static void *member_main(void *p)
+{
+  member_t *m = p;
+  team_t *t = m->t;
+  long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET((int)(m->tid % (ncpu > 0 ? ncpu : 1)), &set);
+  pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+  t->body(t->ctx, m->tid, 0);
+  for (int r = 0; r < t->reps; r++) {
+    pthread_barrier_wait(&t->go);
+    t->body(t->ctx, m->tid, 1 + r);
+    pthread_barrier_wait(&t->done);
+  }
+  t->body(t->ctx, m->tid, -1);
+  return NULL;
+}
+
+/* Runs body on n threads (one per core) reps times together; times[r] is
+ * the wall time of concurrent run r. */
+static void team_run(int n, int reps, void (*body)(void *, int, int), void *ctx,
+                     double *times)
+{
+  team_t t = {.n = n, .body = body, .ctx = ctx, .reps = reps};
+  pthread_barrier_init(&t.go, NULL, (unsigned)n + 1);
+  pthread_barrier_init(&t.done, NULL, (unsigned)n + 1);
+  pthread_t th[64];
+  member_t mb[64];
+  for (int i = 0; i < n; i++) {
+    mb[i] = (member_t){&t, i};
+    pthread_create(&th[i], NULL, member_main, &mb[i]);
+  }
+  for (int r = 0; r < reps; r++) {
+    pthread_barrier_wait(&t.go);
+    double t0 = now();
+    pthread_barrier_wait(&t.done);
+    times[r] = now() - t0;
+  }
+  for (int i = 0; i < n; i++)
+    pthread_join(th[i], NULL);
+  pthread_barrier_destroy(&t.go);
+  pthread_barrier_destroy(&t.done);
+}
+
+static double best_of(const double *t, int n, int step, int first)
+{
+  double b = 1e30;
+  for (int r = first; r < n; r += step)
+    if (t[r] < b)
+      b = t[r];
+  return b;
+}
+
+static void limit_body(void *ctx, int tid, int phase)
+{
+  const limit_t *l = ctx;
+  if (phase >= 1)
+    l->fn(l->it);
+}
+
+/* ---------------------------------------------------------------- kernels */
+static uint64_t xr(uint64_t *s)
+{
+  *s ^= *s << 13;
+  *s ^= *s >> 7;
+  *s ^= *s << 17;
+  return *s;
+}
+
+typedef struct kjob {
+  const limit_t *lim; /* when set, runs on odd reps, the kernel on even ones */
+  int ccc, single, sparse;
+  size_t m, n, k, ld;
+  sm_czek2_d_fn fd;
+  sm_czek2_s_fn fs;
+  sm_ccc2_fn fc;
+  void *A[64], *B[64], *C[64];
+} kjob_t;
+
+static void kernel_body(void *ctx, int tid, int phase)
+{
+  kjob_t *j = ctx;
+  if (phase == 0) {
+    uint64_t s = 0x9e3779b97f4a7c15ull * (uint64_t)(tid + 1);
+    size_t es = j->ccc ? 8 : j->single ? 4 : 8;
+    j->A[tid] = aligned_alloc(64, (j->m * j->ld * es + 63) / 64 * 64);
+    j->B[tid] = aligned_alloc(64, (j->n * j->ld * es + 63) / 64 * 64);
+    j->C[tid] = aligned_alloc(64, (j->m * j->n * 16 + 63) / 64 * 64);
+    if (!j->A[tid] || !j->B[tid] || !j->C[tid]) {
+      fprintf(stderr, "bench/kernels: out of memory\n");
+      exit(1);
+    }
+    for (int side = 0; side < 2; side++) {
+      size_t nv = side ? j->n : j->m;
+      void *X = side ? j->B[tid] : j->A[tid];
+      for (size_t v = 0; v < nv; v++)
+        for (size_t q = 0; q < j->ld; q++) {
+          if (j->ccc) { /* 2-bit codes: 0, 1, 3; sparse also 10% missing (2) */
+            uint64_t w = 0;
+            for (int f = 0; f < 32 && q * 32 + (size_t)f < j->k; f++) {
+              uint64_t r = xr(&s) % 30,
+                       c = r < 3 && j->sparse ? 2 : (r % 3 == 2 ? 3 : r % 3);
+              w |= c << (2 * f);
+            }
+            ((uint64_t *)X)[v * j->ld + q] = q * 32 < j->k ? w : 0;
+          } else { /* multiples of 1/1024 in [0, 1) */
+            double x = q < j->k ? (double)(xr(&s) % 1024) / 1024 : 0;
+            if (j->single)
+              ((float *)X)[v * j->ld + q] = (float)x;
+            else
+              ((double *)X)[v * j->ld + q] = x;
+          }
+        }
+    }
+  } else if (phase >= 1 && phase % 2 == 0 && j->lim) {
+    j->lim->fn(j->lim->it);
+  } else if (phase >= 1) {
+    if (j->ccc)
+      j->fc(j->m, j->n, j->k, j->A[tid], j->ld, j->B[tid], j->ld, j->sparse, j->C[tid],
+            j->n);
+    else if (j->single)
+      j->fs(j->m, j->n, j->k, j->A[tid], j->ld, j->B[tid], j->ld, j->C[tid], j->n);
+    else
+      j->fd(j->m, j->n, j->k, j->A[tid], j->ld, j->B[tid], j->ld, j->C[tid], j->n);
+  } else {
+    free(j->A[tid]);
+    free(j->B[tid]);
+    free(j->C[tid]);
+  }
+}
+
+/* ---------------------------------------------------------------- main */
+static int want(const char *list, const char *name)
+{
+  if (!list)
+    return 1;
+  size_t len = strlen(name);
+  for (const char *p = list; (p = strstr(p, name)) != NULL; p += len)
+    if ((p == list || p[-1] == ',') && (p[len] == ',' || p[len] == '\0'))
+      return 1;
+  return 0;
+}
+
+static void usage(void)
+{
+  fputs("usage: bench/kernels [--threads N] [--reps R] [--only LIST] [--czek M,K] [--ccc "
+        "M,NF]\n"
+        "  LIST: comma-separated among limits, czek2_d, czek2_s, ccc2, ccc2_sparse\n"
+        "  --czek M,K: Czekanowski blocks of M x M vectors of K fields per thread\n"
+        "  --ccc M,NF: CCC blocks of M x M SNPs of NF samples per thread\n",
+        stderr);
+}
+
+int main(int argc, char **argv)
+{
+  long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+  int threads = ncpu > 0 ? (int)ncpu : 1, reps = 5;
+  const char *only = NULL;
+  size_t czm = 1024, czk = 4096, ccm = 1024, ccnf = 32768;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--threads") && i + 1 < argc)
+      threads = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
+      reps = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+      only = argv[++i];
+    else if (!strcmp(argv[i], "--czek") && i + 1 < argc)
+      sscanf(argv[++i], "%zu,%zu", &czm, &czk);
+    else if (!strcmp(argv[i], "--ccc") && i + 1 < argc)
+      sscanf(argv[++i], "%zu,%zu", &ccm, &ccnf);
+    else {
+      usage();
+      return 2;
+    }
+  }
+  if (threads < 1 || threads > 64 || reps < 1) {
+    usage();
+    return 2;
+  }
+  const sm_cpu_t *cpu = sm_cpu_get();
+  printf("what,name,threads,rate,unit,detail,ratio\n");
+  printf("cpu,features,%d,0,,%s\n", threads, sm_cpu_describe());
+  int counts[2] = {1, threads};
+  int ncounts = threads > 1 ? 2 : 1;
+
+#if defined(__x86_64__) && defined(__GNUC__)
+  limit_t limits[] = {
+      {"minadd_sp",
+       "min+add/s",
+       "zmm vminps+vaddps",
+       lim_minadd_zmm_s,
+       12 * 16,
+       50000000,
+       cpu->avx512,
+       {0, 0}},
+      {"minadd_sp",
+       "min+add/s",
+       "ymm vminps+vaddps",
+       lim_minadd_ymm_s,
+       8 * 8,
+       50000000,
+       cpu->avx2 && !cpu->avx512,
+       {0, 0}},
+      {"minadd_dp",
+       "min+add/s",
+       "zmm vminpd+vaddpd",
+       lim_minadd_zmm_d,
+       12 * 8,
+       50000000,
+       cpu->avx512,
+       {0, 0}},
+      {"minadd_dp",
+       "min+add/s",
+       "ymm vminpd+vaddpd",
+       lim_minadd_ymm_d,
+       8 * 4,
+       50000000,
+       cpu->avx2 && !cpu->avx512,
+       {0, 0}},
+      {"and_popcnt",
+       "words/s",
+       "zmm vpandq+vpopcntq+vpaddq",
+       lim_popc_zmm,
+       6 * 8,
+       50000000,
+       cpu->vpopcntdq,
+       {0, 0}},
+      {"and_popcnt",
+       "words/s",
+       "scalar and+popcnt+add",
+       lim_popc_scalar,
+       4,
+       200000000,
+       !cpu->vpopcntdq,
+       {0, 0}},
+      {"int8_mac",
+       "MAC/s",
+       "zmm vpdpbusd",
+       lim_vnni_zmm,
+       12 * 64,
+       30000000,
+       cpu->vnni,
+       {0, 0}},
+      {"int8_mac_amx",
+       "MAC/s",
+       "amx tdpbusd",
+       lim_amx,
+       4 * 16 * 16 * 64,
+       2000000,
+       cpu->amx,
+       {0, 0}},
+  };
+  const size_t nlimits = sizeof limits / sizeof limits[0];
+  if (want(only, "limits"))
+    for (size_t l = 0; l < nlimits; l++) {
+      if (!limits[l].usable)
+        continue;
+      for (int c = 0; c < ncounts; c++) {
+        double times[64];
+        team_run(counts[c], reps, limit_body, &limits[l], times);
+        double rate = limits[l].per_it * (double)limits[l].it * counts[c] /
+                      best_of(times, reps, 1, 0);
+        limits[l].best[c] = rate;
+        printf("limit,%s,%d,%.6g,%s,%s\n", limits[l].name, counts[c], rate,
+               limits[l].unit, limits[l].detail);
+        fflush(stdout);
+      }
+    }
+#else
+  const limit_t *limits = NULL;
+  const size_t nlimits = 0;
+#endif
+
+  /* kernels: every variant this CPU runs, and the one auto picks */
+  static const struct {
+    const char *family;
+    int ccc, single, sparse;
+  } fam[] = {{"czek2_d", 0, 0, 0},
+             {"czek2_s", 0, 1, 0},
+             {"ccc2", 1, 0, 0},
+             {"ccc2_sparse", 1, 0, 1}};
+  static const sm_kvar_t vars[] = {SM_KVAR_BLOCKED, SM_KVAR_AVX2, SM_KVAR_AVX512,
+                                   SM_KVAR_VNNI,    SM_KVAR_AMX,  SM_KVAR_AUTO};
+  for (size_t f = 0; f < sizeof fam / sizeof fam[0]; f++) {
+    if (!want(only, fam[f].family))
+      continue;
+    for (size_t v = 0; v < sizeof vars / sizeof vars[0]; v++) {
+      kjob_t j = {.ccc = fam[f].ccc, .single = fam[f].single, .sparse = fam[f].sparse};
+      const char *name;
+      if (fam[f].ccc) {
+        name = sm_kern_pick_ccc2(vars[v], fam[f].sparse, &j.fc);
+        j.m = j.n = ccm;
+        j.k = ccnf;
+        j.ld = ((ccnf + 31) / 32 + 7) / 8 * 8;
+      } else {
+        name = fam[f].single ? sm_kern_pick_czek2_s(vars[v], &j.fs)
+                             : sm_kern_pick_czek2_d(vars[v], &j.fd);
+        j.m = j.n = czm;
+        j.k = czk;
+        j.ld = (czk + 15) / 16 * 16 + 16;
+      }
+      if (!name)
+        continue;
+      /* the limit of the kernel's own formulation, in its units per
+       * operation of the limit loop: Czekanowski 1 comparison per min+add;
+       * popcount 64 / (2 or 5) sample pairs per word; int8 1 or 1/4 per MAC */
+      const char *lname = !fam[f].ccc ? (fam[f].single ? "minadd_sp" : "minadd_dp")
+                          : strstr(name, "amx")  ? "int8_mac_amx"
+                          : strstr(name, "vnni") ? "int8_mac"
+                                                 : "and_popcnt";
+      double per_op = !fam[f].ccc                    ? 1.0
+                      : !strcmp(lname, "and_popcnt") ? 64.0 / (fam[f].sparse ? 5 : 2)
+                                                     : (fam[f].sparse ? 0.25 : 1.0);
+      j.lim = NULL;
+      for (size_t l = 0; l < nlimits; l++)
+        if (limits[l].usable && !strcmp(limits[l].name, lname))
+          j.lim = &limits[l];
+      for (int c = 0; c < ncounts; c++) {
+        /* kernel and limit alternate, so that both see the same machine */
+        double times[64], ratio = 0;
+        int nr = j.lim ? 2 * reps : reps;
+        team_run(counts[c], nr, kernel_body, &j, times);
+        double work = (double)j.m * (double)j.n * (double)j.k * counts[c];
+        double rate = work / best_of(times, nr, j.lim ? 2 : 1, 0);
+        if (j.lim) { /* best kernel over best limit, the limit table's included */
+          double lbest =
+              j.lim->per_it * (double)j.lim->it * counts[c] / best_of(times, nr, 2, 1);
+          if (lbest < j.lim->best[c])
+            lbest = j.lim->best[c];
+          ratio = rate / (lbest * per_op);
+        }
+        printf("kernel%s,%s,%d,%.6g,%s,%s m=n=%zu k=%zu,%.4f\n",
+               vars[v] == SM_KVAR_AUTO ? "_auto" : "", name, counts[c], rate,
+               fam[f].ccc ? "sample-pairs/s" : "comparisons/s", fam[f].family, j.m, j.k,
+               ratio);
+        fflush(stdout);
+      }
+    }
+  }
+  return 0;
+}

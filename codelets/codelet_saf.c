@@ -1,0 +1,103 @@
+/* codelet_saf.c: the SAF codelets: a block of sites' genotype likelihoods
+ * to their SAF vectors, by the tree (exact or banded) or the iterative
+ * reference; CPU adapters, a CUDA adapter for the exact codelet,
+ * performance models and the insert function. */
+#include "sm_cl_common.h"
+#include "sm_codelets_saf.h"
+#ifdef SM_USE_CUDA
+#include "cuda/sm_kern_saf_cuda.h"
+#endif
+
+typedef struct saf_args {
+  const sm_saf_tab_t *tab;
+  double band_tol;
+} saf_args_t;
+
+static void cpu_saf(void *buffers[], void *cl_arg, int ref)
+{
+  const saf_args_t *a = cl_arg;
+  const double *gl = (const double *)STARPU_MATRIX_GET_PTR(buffers[0]);
+  double *out = (double *)STARPU_MATRIX_GET_PTR(buffers[1]);
+  sm_saf_site_t *info = (sm_saf_site_t *)STARPU_VECTOR_GET_PTR(buffers[2]);
+  const size_t ns = STARPU_MATRIX_GET_NY(buffers[0]);
+  const size_t ldgl = STARPU_MATRIX_GET_LD(buffers[0]),
+               ldo = STARPU_MATRIX_GET_LD(buffers[1]);
+  sm_saf_ws_t *ws = sm_saf_ws_create(a->tab->nind);
+  STARPU_ASSERT_MSG(ws, "sm_saf: out of memory for the workspace");
+  if (ref)
+    sm_kern_saf_ref(a->tab, ws, ns, gl, ldgl, out, ldo, info);
+  else
+    sm_kern_saf_tree(a->tab, ws, a->band_tol, ns, gl, ldgl, out, ldo, info);
+  sm_saf_ws_destroy(ws);
+}
+
+static void cpu_saf_tree(void *buffers[], void *cl_arg)
+{
+  cpu_saf(buffers, cl_arg, 0);
+}
+static void cpu_saf_ref(void *buffers[], void *cl_arg)
+{
+  cpu_saf(buffers, cl_arg, 1);
+}
+
+#ifdef SM_USE_CUDA
+static void cuda_saf(void *buffers[], void *cl_arg)
+{
+  const saf_args_t *a = cl_arg;
+  sm_cuda_saf(
+      STARPU_MATRIX_GET_NY(buffers[0]), a->tab->nind,
+      (const double *)STARPU_MATRIX_GET_PTR(buffers[0]), STARPU_MATRIX_GET_LD(buffers[0]),
+      (double *)STARPU_MATRIX_GET_PTR(buffers[1]), STARPU_MATRIX_GET_LD(buffers[1]),
+      (sm_saf_site_t *)STARPU_VECTOR_GET_PTR(buffers[2]), starpu_cuda_get_local_stream());
+}
+#endif
+
+/* Exact, banded and reference runs cost differently: one model each. */
+static struct starpu_perfmodel model_saf = {.type = STARPU_HISTORY_BASED,
+                                            .symbol = "sm_saf"};
+static struct starpu_perfmodel model_saf_band = {.type = STARPU_HISTORY_BASED,
+                                                 .symbol = "sm_saf_band"};
+static struct starpu_perfmodel model_saf_ref = {.type = STARPU_HISTORY_BASED,
+                                                .symbol = "sm_saf_ref"};
+
+static struct starpu_codelet cl_saf = {
+    .name = "sm_saf",
+    .cpu_funcs = {cpu_saf_tree},
+    .cpu_funcs_name = {"cpu_saf_tree"},
+#ifdef SM_USE_CUDA
+    .cuda_funcs = {cuda_saf},
+    .cuda_flags = {STARPU_CUDA_ASYNC},
+#endif
+    .nbuffers = 3,
+    .modes = {STARPU_R, STARPU_W, STARPU_W},
+    .model = &model_saf,
+};
+static struct starpu_codelet cl_saf_band = {
+    .name = "sm_saf_band",
+    .cpu_funcs = {cpu_saf_tree},
+    .cpu_funcs_name = {"cpu_saf_tree"},
+    .nbuffers = 3,
+    .modes = {STARPU_R, STARPU_W, STARPU_W},
+    .model = &model_saf_band,
+};
+static struct starpu_codelet cl_saf_ref = {
+    .name = "sm_saf_ref",
+    .cpu_funcs = {cpu_saf_ref},
+    .cpu_funcs_name = {"cpu_saf_ref"},
+    .nbuffers = 3,
+    .modes = {STARPU_R, STARPU_W, STARPU_W},
+    .model = &model_saf_ref,
+};
+
+int sm_task_saf(starpu_data_handle_t GL, starpu_data_handle_t OUT,
+                starpu_data_handle_t INFO, const sm_saf_tab_t *tab,
+                sm_saf_method_t method, double band_tol, int prio)
+{
+  saf_args_t args = {.tab = tab, .band_tol = method == SM_SAF_TREE ? band_tol : 0.0};
+  struct starpu_codelet *cl = method == SM_SAF_REF ? &cl_saf_ref
+                              : args.band_tol > 0  ? &cl_saf_band
+                                                   : &cl_saf;
+  return SM_INSERT(cl, STARPU_R, GL, STARPU_W, OUT, STARPU_W, INFO, STARPU_CL_ARGS,
+                   sm_cl_args_dup(&args, sizeof args), sizeof args, STARPU_PRIORITY, prio,
+                   STARPU_NAME, "saf", 0);
+}

@@ -1,0 +1,264 @@
+/* sm_kern_pick.c: which CPU kernel runs: the variant asked for when this
+ * CPU can run it, or the fastest usable one (Czekanowski: the widest
+ * instruction set; CCC: a short timing of the best popcount kernel against
+ * the best int8 GEMM kernel, since which wins depends on the core). */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sm_cpu.h"
+#include "sm_kern_simd.h"
+
+const char *sm_kern_unusable(sm_kvar_t v, int ccc)
+{
+  const sm_cpu_t *cpu = sm_cpu_get();
+  switch (v) {
+  case SM_KVAR_AUTO:
+  case SM_KVAR_REF:
+  case SM_KVAR_BLOCKED:
+    return NULL;
+  case SM_KVAR_AVX2:
+    if (ccc)
+      return "avx2 is a czekanowski kernel (ccc: popc, avx512, vnni, amx)";
+    return cpu->avx2 ? NULL : "this CPU (or OS) has no AVX2";
+  case SM_KVAR_AVX512:
+    if (!cpu->avx512)
+      return "this CPU (or OS) has no AVX-512";
+    return !ccc || cpu->vpopcntdq ? NULL : "this CPU has no AVX-512 VPOPCNTDQ";
+  case SM_KVAR_POPC:
+    return ccc ? NULL : "popc is a ccc kernel (czekanowski: blocked, avx2, avx512)";
+  case SM_KVAR_VNNI:
+    if (!ccc)
+      return "vnni is a ccc kernel (czekanowski: blocked, avx2, avx512)";
+    return cpu->vnni ? NULL : "this CPU has no AVX-512 VNNI";
+  case SM_KVAR_AMX:
+    if (!ccc)
+      return "amx is a ccc kernel (czekanowski: blocked, avx2, avx512)";
+    if (!cpu->amx_cpu)
+      return "this CPU has no AMX-INT8";
+    return cpu->amx ? NULL : "Linux did not grant the AMX tile state (arch_prctl)";
+  }
+  return "unknown kernel";
+}
+
+const char *sm_kern_pick_czek2_d(sm_kvar_t v, sm_czek2_d_fn *fn)
+{
+  const sm_cpu_t *cpu = sm_cpu_get();
+  if (sm_kern_unusable(v, 0))
+    return NULL;
+  if (v == SM_KVAR_AUTO)
+    v = cpu->avx512 ? SM_KVAR_AVX512 : cpu->avx2 ? SM_KVAR_AVX2 : SM_KVAR_BLOCKED;
+  switch (v) {
+  case SM_KVAR_REF:
+    *fn = sm_kern_czek2_ref_d;
+    return "sm_kern_czek2_ref_d";
+  case SM_KVAR_AVX512:
+    *fn = sm_kern_czek2_avx512_d;
+    return "sm_kern_czek2_avx512_d";
+  case SM_KVAR_AVX2:
+    *fn = sm_kern_czek2_avx2_d;
+    return "sm_kern_czek2_avx2_d";
+  default:
+    *fn = sm_kern_czek2_blocked_d;
+    return "sm_kern_czek2_blocked_d";
+  }
+}
+
+const char *sm_kern_pick_czek2_s(sm_kvar_t v, sm_czek2_s_fn *fn)
+{
+  const sm_cpu_t *cpu = sm_cpu_get();
+  if (sm_kern_unusable(v, 0))
+    return NULL;
+  if (v == SM_KVAR_AUTO)
+    v = cpu->avx512 ? SM_KVAR_AVX512 : cpu->avx2 ? SM_KVAR_AVX2 : SM_KVAR_BLOCKED;
+  switch (v) {
+  case SM_KVAR_REF:
+    *fn = sm_kern_czek2_ref_s;
+    return "sm_kern_czek2_ref_s";
+  case SM_KVAR_AVX512:
+    *fn = sm_kern_czek2_avx512_s;
+    return "sm_kern_czek2_avx512_s";
+  case SM_KVAR_AVX2:
+    *fn = sm_kern_czek2_avx2_s;
+    return "sm_kern_czek2_avx2_s";
+  default:
+    *fn = sm_kern_czek2_blocked_s;
+    return "sm_kern_czek2_blocked_s";
+  }
+}
+
+/* ---- CCC */
+
+typedef struct ccc_choice {
+  sm_ccc2_fn fn;
+  const char *name;
+} ccc_choice_t;
+
+static ccc_choice_t ccc_variant(sm_kvar_t v)
+{
+  switch (v) {
+  case SM_KVAR_REF:
+    return (ccc_choice_t){sm_kern_ccc2_ref, "sm_kern_ccc2_ref"};
+  case SM_KVAR_AVX512:
+    return (ccc_choice_t){sm_kern_ccc2_avx512, "sm_kern_ccc2_avx512"};
+  case SM_KVAR_VNNI:
+    return (ccc_choice_t){sm_kern_ccc2_vnni, "sm_kern_ccc2_vnni"};
+  case SM_KVAR_AMX:
+    return (ccc_choice_t){sm_kern_ccc2_amx, "sm_kern_ccc2_amx"};
+  case SM_KVAR_POPC:
+    if (sm_cpu_get()->vpopcntdq)
+      return ccc_variant(SM_KVAR_AVX512);
+    return (ccc_choice_t){sm_kern_ccc2_popc, "sm_kern_ccc2_popc"};
+  default:
+    return (ccc_choice_t){sm_kern_ccc2_popc, "sm_kern_ccc2_popc"};
+  }
+}
+
+static uint64_t rng_next(uint64_t *s)
+{
+  *s ^= *s << 13;
+  *s ^= *s >> 7;
+  *s ^= *s << 17;
+  return *s;
+}
+
+/* A small random problem (every code, missing calls in the sparse one). */
+enum { CAL_N = 128, CAL_NF = 4096, CAL_W = CAL_NF / 32 };
+
+static uint64_t *cal_codes(int sparse)
+{
+  uint64_t *x = malloc((size_t)CAL_N * CAL_W * sizeof(uint64_t)),
+           s = 0x9e3779b97f4a7c15ull;
+  if (!x)
+    return NULL;
+  for (size_t w = 0; w < (size_t)CAL_N * CAL_W; w++) {
+    uint64_t r = rng_next(&s);
+    if (!sparse) /* dense inputs have no code 10 */
+      r |= (r >> 1) & 0x5555555555555555ull;
+    x[w] = r;
+  }
+  return x;
+}
+
+static double seconds(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Best of 3 runs on the calibration problem; < 0 when its moments differ
+ * from the portable popcount kernel's (then it is not used). */
+static double cal_time(sm_ccc2_fn fn, const uint64_t *X, int sparse, uint32_t *C,
+                       const uint32_t *want)
+{
+  size_t nc = (size_t)CAL_N * CAL_N * SM_CCC2_NMOM(sparse);
+  double best = 1e30;
+  for (int r = 0; r < 3; r++) {
+    memset(C, 0xff, nc * sizeof(uint32_t));
+    double t = seconds();
+    fn(CAL_N, CAL_N, CAL_NF, X, CAL_W, X, CAL_W, sparse, C, CAL_N);
+    t = seconds() - t;
+    if (memcmp(C, want, nc * sizeof(uint32_t)) != 0)
+      return -1;
+    if (t < best)
+      best = t;
+  }
+  return best;
+}
+
+static ccc_choice_t ccc_auto[2];
+static int amx_ok[2] = {-1, -1};
+
+/* The usable popcount kernel and the usable int8 kernel, timed; an int8
+ * kernel that disagrees with the popcount one is never chosen. */
+static void ccc_calibrate(int sparse)
+{
+  const sm_cpu_t *cpu = sm_cpu_get();
+  ccc_choice_t popc = ccc_variant(SM_KVAR_POPC);
+  ccc_choice_t i8 = {NULL, NULL};
+  if (cpu->amx)
+    i8 = ccc_variant(SM_KVAR_AMX);
+  else if (cpu->vnni)
+    i8 = ccc_variant(SM_KVAR_VNNI);
+  ccc_auto[sparse] = popc;
+  if (!i8.fn)
+    return;
+  size_t nc = (size_t)CAL_N * CAL_N * SM_CCC2_NMOM(sparse);
+  uint64_t *X = cal_codes(sparse);
+  uint32_t *want = malloc(nc * sizeof(uint32_t)), *C = malloc(nc * sizeof(uint32_t));
+  if (X && want && C) {
+    popc.fn(CAL_N, CAL_N, CAL_NF, X, CAL_W, X, CAL_W, sparse, want, CAL_N);
+    double tp = cal_time(popc.fn, X, sparse, C, want);
+    double ti = cal_time(i8.fn, X, sparse, C, want);
+    if (cpu->amx)
+      amx_ok[sparse] = ti >= 0;
+    if (ti >= 0 && ti < tp)
+      ccc_auto[sparse] = i8;
+  }
+  free(X);
+  free(want);
+  free(C);
+}
+
+static void ccc_calibrate_dense(void)
+{
+  ccc_calibrate(0);
+}
+static void ccc_calibrate_sparse(void)
+{
+  ccc_calibrate(1);
+}
+static pthread_once_t ccc_once[2] = {PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT};
+
+const char *sm_kern_pick_ccc2(sm_kvar_t v, int sparse, sm_ccc2_fn *fn)
+{
+  sparse = !!sparse;
+  if (sm_kern_unusable(v, 1))
+    return NULL;
+  ccc_choice_t c;
+  if (v == SM_KVAR_AUTO || v == SM_KVAR_AMX) {
+    /* AMX runs only after the calibration problem checked it */
+    pthread_once(&ccc_once[sparse], sparse ? ccc_calibrate_sparse : ccc_calibrate_dense);
+    if (v == SM_KVAR_AMX && amx_ok[sparse] == 0)
+      v = SM_KVAR_POPC; /* AMX gave wrong moments: never run it */
+    c = v == SM_KVAR_AUTO ? ccc_auto[sparse] : ccc_variant(v);
+  } else
+    c = ccc_variant(v);
+  *fn = c.fn;
+  return c.name;
+}
+
+/* ---- symmetric variants: by the kernel the pick gives */
+
+sm_czek2_syrk_d_fn sm_kern_syrk_czek2_d(sm_kvar_t v)
+{
+  sm_czek2_d_fn f;
+  if (!sm_kern_pick_czek2_d(v, &f))
+    return NULL;
+  return f == sm_kern_czek2_avx512_d ? sm_kern_czek2_syrk_avx512_d
+         : f == sm_kern_czek2_avx2_d ? sm_kern_czek2_syrk_avx2_d
+                                     : NULL;
+}
+
+sm_czek2_syrk_s_fn sm_kern_syrk_czek2_s(sm_kvar_t v)
+{
+  sm_czek2_s_fn f;
+  if (!sm_kern_pick_czek2_s(v, &f))
+    return NULL;
+  return f == sm_kern_czek2_avx512_s ? sm_kern_czek2_syrk_avx512_s
+         : f == sm_kern_czek2_avx2_s ? sm_kern_czek2_syrk_avx2_s
+                                     : NULL;
+}
+
+sm_ccc2_syrk_fn sm_kern_syrk_ccc2(sm_kvar_t v, int sparse)
+{
+  sm_ccc2_fn f;
+  if (!sm_kern_pick_ccc2(v, sparse, &f))
+    return NULL;
+  return f == sm_kern_ccc2_avx512 ? sm_kern_ccc2_syrk_avx512
+         : f == sm_kern_ccc2_vnni ? sm_kern_ccc2_syrk_vnni
+         : f == sm_kern_ccc2_amx  ? sm_kern_ccc2_syrk_amx
+                                  : NULL;
+}

@@ -1,0 +1,65 @@
+/* sm_opencl.c: builds starmet's OpenCL program once for every OpenCL
+ * device StarPU uses, and launches its kernels from the codelets. */
+#include "sm_opencl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "sm_error.h"
+
+#ifdef STARPU_USE_OPENCL
+extern const char sm_opencl_source[]; /* sm_opencl_src.c, from sm_kernels.cl */
+
+static struct starpu_opencl_program program;
+static int loaded;
+
+int sm_opencl_init(void)
+{
+  if (loaded || starpu_opencl_worker_get_count() == 0)
+    return 0;
+  int ret = starpu_opencl_load_opencl_from_string(sm_opencl_source, &program, "");
+  if (ret) {
+    sm_log_error("the OpenCL kernels did not build on this device (%d); run without "
+                 "OpenCL workers (STARPU_NOPENCL=0)", ret);
+    return -1;
+  }
+  loaded = 1;
+  return 0;
+}
+
+void sm_opencl_shutdown(void)
+{
+  if (loaded)
+    starpu_opencl_unload_opencl(&program);
+  loaded = 0;
+}
+
+void sm_ocl_run(const char *name, int nargs, const sm_ocl_arg_t *args, int dims,
+                const size_t *global, const size_t *local)
+{
+  cl_kernel kernel;
+  cl_command_queue queue;
+  int devid = starpu_worker_get_devid(starpu_worker_get_id());
+  cl_int err = starpu_opencl_load_kernel(&kernel, &queue, &program, name, devid);
+  if (err != CL_SUCCESS)
+    STARPU_OPENCL_REPORT_ERROR(err);
+  for (int k = 0; k < nargs && err == CL_SUCCESS; k++)
+    err = args[k].is_mem ? clSetKernelArg(kernel, (cl_uint)k, sizeof(cl_mem), &args[k].mem)
+                         : clSetKernelArg(kernel, (cl_uint)k, sizeof(int), &args[k].ival);
+  if (err != CL_SUCCESS)
+    STARPU_OPENCL_REPORT_ERROR(err);
+  size_t g[3];
+  for (int d = 0; d < dims; d++)
+    g[d] = (global[d] + local[d] - 1) / local[d] * local[d];
+  cl_event ev;
+  err = clEnqueueNDRangeKernel(queue, kernel, (cl_uint)dims, NULL, g, local, 0, NULL, &ev);
+  if (err != CL_SUCCESS)
+    STARPU_OPENCL_REPORT_ERROR(err);
+  clWaitForEvents(1, &ev);
+  clReleaseEvent(ev);
+  starpu_opencl_release_kernel(kernel);
+}
+#else
+int sm_opencl_init(void) { return 0; }
+void sm_opencl_shutdown(void) {}
+#endif

@@ -1,0 +1,188 @@
+/* sm_gl_vcf.c: genotype likelihoods from VCF/BCF through htslib: FORMAT/GL
+ * (log10) when a record has it, else FORMAT/PL (phred). Records that are
+ * not bi-allelic are skipped and counted; a site whose likelihoods are not
+ * 3 values per sample has no data (counted), nor has a missing sample. */
+#include "sm_gl_impl.h"
+
+#include <errno.h>
+#include <htslib/hts.h>
+#include <htslib/vcf.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct vcf {
+  htsFile *fp;
+  bcf_hdr_t *hdr;
+  bcf1_t *rec;
+  float *glv;
+  int32_t *plv;
+  int nglv, nplv;
+  size_t nrec;
+} vcf_t;
+
+static int has_format(const bcf_hdr_t *hdr, const char *tag)
+{
+  int id = bcf_hdr_id2int(hdr, BCF_DT_ID, tag);
+  return bcf_hdr_idinfo_exists(hdr, BCF_HL_FMT, id);
+}
+
+/* One sample's three values to linear likelihoods; 0 when it has no data,
+ * -1 for a value no likelihood can have. */
+static int from_gl(const float *v, double *p)
+{
+  double mx = -INFINITY;
+  for (int g = 0; g < 3; g++) {
+    if (bcf_float_is_missing(v[g]) || bcf_float_is_vector_end(v[g]))
+      return 0;
+    if (isnan(v[g]) || v[g] == INFINITY)
+      return -1;
+    mx = v[g] > mx ? v[g] : mx;
+  }
+  if (mx == -INFINITY)
+    return -1;
+  for (int g = 0; g < 3; g++) /* relative to the best genotype: no underflow */
+    p[g] = pow(10.0, (double)v[g] - mx);
+  return 1;
+}
+
+static int from_pl(const int32_t *v, double *p)
+{
+  int32_t mn = INT32_MAX;
+  for (int g = 0; g < 3; g++) {
+    if (v[g] == bcf_int32_missing || v[g] == bcf_int32_vector_end)
+      return 0;
+    if (v[g] < 0)
+      return -1;
+    mn = v[g] < mn ? v[g] : mn;
+  }
+  for (int g = 0; g < 3; g++)
+    p[g] = pow(10.0, -0.1 * (double)(v[g] - mn));
+  return 1;
+}
+
+static sm_err_t glv_next(sm_gl_reader_t *r, int keep, double *row, sm_gl_site_t *site,
+                         int *eof)
+{
+  vcf_t *v = r->impl;
+  const size_t ns = r->nind;
+  for (;;) {
+    int ret = bcf_read(v->fp, v->hdr, v->rec);
+    if (ret == -1) {
+      *eof = 1;
+      return SM_OK;
+    }
+    if (ret < -1 || v->rec->errcode) {
+      sm_log_error("%s: record %zu cannot be read (htslib error %d); the file is "
+                   "malformed or truncated",
+                   r->path, v->nrec + 1, ret < -1 ? ret : v->rec->errcode);
+      return SM_EFORMAT;
+    }
+    v->nrec++;
+    r->st.records++;
+    bcf1_t *rec = v->rec;
+    if (rec->n_allele != 2) {
+      r->st.multiallelic++;
+      continue;
+    }
+    if (!keep)
+      return SM_OK;
+    bcf_unpack(rec, BCF_UN_ALL);
+    int n = bcf_get_format_float(v->hdr, rec, "GL", &v->glv, &v->nglv);
+    int use_gl = n > 0;
+    if (!use_gl)
+      n = bcf_get_format_int32(v->hdr, rec, "PL", &v->plv, &v->nplv);
+    if (n > 0 && (size_t)n != 3 * ns) {
+      /* not 3 values per sample (ploidy): a site without data, so that every
+       * rank, reading or skipping, counts the same sites */
+      r->st.not_diploid++;
+      n = 0;
+    }
+    for (size_t i = 0; i < ns; i++) {
+      double *p = row + 3 * i;
+      int ok = n <= 0   ? 0
+               : use_gl ? from_gl(v->glv + 3 * i, p)
+                        : from_pl(v->plv + 3 * i, p);
+      if (ok < 0) {
+        sm_log_error("%s: %s:%lld, sample %s: %s is not a likelihood (%s); fix the "
+                     "file or drop the field",
+                     r->path, bcf_hdr_id2name(v->hdr, rec->rid), (long long)rec->pos + 1,
+                     v->hdr->samples[i], use_gl ? "FORMAT/GL" : "FORMAT/PL",
+                     use_gl ? "NaN or +inf log10 value" : "negative phred value");
+        return SM_EVALUE;
+      }
+      if (ok == 0)
+        p[0] = p[1] = p[2] = 1.0;
+    }
+    site->chrom = bcf_hdr_id2name(v->hdr, rec->rid);
+    site->chrom_len = strlen(site->chrom);
+    site->pos = (uint64_t)rec->pos + 1;
+    site->a1 = rec->d.allele[0];
+    site->a1_len = strlen(site->a1);
+    site->a2 = rec->d.allele[1];
+    site->a2_len = strlen(site->a2);
+    return SM_OK;
+  }
+}
+
+static void glv_close(sm_gl_reader_t *r)
+{
+  vcf_t *v = r->impl;
+  if (!v)
+    return;
+  free(v->glv);
+  free(v->plv);
+  if (v->rec)
+    bcf_destroy(v->rec);
+  if (v->hdr)
+    bcf_hdr_destroy(v->hdr);
+  if (v->fp)
+    hts_close(v->fp);
+  free(v);
+  r->impl = NULL;
+}
+
+sm_err_t sm_gl_vcf_open(sm_gl_reader_t *r)
+{
+  vcf_t *v = calloc(1, sizeof *v);
+  if (!v) {
+    sm_log_error("%s: out of memory", r->path);
+    return SM_ENOMEM;
+  }
+  r->impl = v;
+  r->close = glv_close;
+  r->next = glv_next;
+  hts_set_log_level(HTS_LOG_ERROR);
+  errno = 0;
+  if (!(v->fp = hts_open(r->path, "r"))) {
+    sm_log_error("%s: cannot open: %s", r->path,
+                 errno ? strerror(errno) : "unknown format");
+    return SM_EIO;
+  }
+  const htsFormat *f = hts_get_format(v->fp);
+  if (f->category != variant_data || !(v->hdr = bcf_hdr_read(v->fp))) {
+    sm_log_error("%s: not a VCF or BCF file (no valid header); give a VCF/BCF or a "
+                 "BEAGLE file (--input-format beagle)",
+                 r->path);
+    return SM_EFORMAT;
+  }
+  if (!(v->rec = bcf_init())) {
+    sm_log_error("%s: out of memory", r->path);
+    return SM_ENOMEM;
+  }
+  int gl = has_format(v->hdr, "GL"), pl = has_format(v->hdr, "PL");
+  if (!gl && !pl) {
+    sm_log_error("%s: the header declares neither FORMAT/GL nor FORMAT/PL: starmet maf "
+                 "needs genotype likelihoods (bcftools call keeps PL; or give a BEAGLE "
+                 "file)",
+                 r->path);
+    return SM_EFORMAT;
+  }
+  r->fmt_name = gl ? (pl ? "vcf GL (PL where GL is absent)" : "vcf GL") : "vcf PL";
+  r->nind = (size_t)bcf_hdr_nsamples(v->hdr);
+  if (r->nind == 0) {
+    sm_log_error("%s: no samples in the header: nothing to compute", r->path);
+    return SM_EDEGEN;
+  }
+  return SM_OK;
+}

@@ -1,0 +1,408 @@
+/* sm_maf.c: `starmet maf` from options to files: read the genotype
+ * likelihoods a block of sites at a time (chunks of blocks dealt round-robin
+ * to the ranks), one SAF task per block with a bounded number in flight,
+ * the SAF written as blocks complete, then the spectrum EM, the allele
+ * frequencies and the summaries. */
+#include "sm_maf.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sm_codelets.h"
+#include "sm_maf_em.h"
+#include "sm_maf_output.h"
+#include "sm_maf_report.h"
+#include "sm_mpi.h"
+#include "sm_runtime.h"
+#include "sm_timer.h"
+
+/* Blocks per chunk: the unit dealt to ranks and of the EM's ordered sums. */
+#define SM_MAF_CHUNK_BLOCKS 4
+
+typedef struct run {
+  const sm_maf_options_t *o;
+  int me, P;
+  sm_gl_reader_t *rd;
+  size_t nind, nbins, bs;
+  sm_saf_tab_t *tab;
+  sm_maf_block_t *blk;
+  size_t nblk, cap, ndone; /* blocks; blocks whose SAF has been written */
+  sm_maf_writer_t *saf_w, *maf_w;
+  uint64_t computed, nodata, with_missing, bins_total, bins_dropped;
+  int progress;
+  double t_start, t_last;
+} run_t;
+
+/* Output paths: PREFIX.<ext>, PREFIX_<rank>.<ext> for a per-rank file under
+ * several ranks. */
+static void out_path(char *buf, size_t len, const run_t *r, const char *ext, int per_rank)
+{
+  if (per_rank && r->P > 1)
+    snprintf(buf, len, "%s_%d.%s", r->o->output, r->me, ext);
+  else
+    snprintf(buf, len, "%s.%s", r->o->output, ext);
+}
+
+static sm_err_t open_input(run_t *r)
+{
+  /* rank 0 first, so a bad input is reported once */
+  sm_err_t err = SM_OK;
+  if (r->me == 0)
+    err = sm_gl_open(r->o->input, r->o->input_format, &r->rd);
+  err = sm_mpi_agree(err);
+  if (!err && r->me != 0)
+    err = sm_gl_open(r->o->input, r->o->input_format, &r->rd);
+  err = sm_mpi_agree(err);
+  if (err)
+    return err;
+  r->nind = sm_gl_nind(r->rd);
+  r->nbins = 2 * r->nind + 1;
+  if (r->nind > (1u << 24)) {
+    if (r->me == 0)
+      sm_log_error("%s: %zu individuals is beyond what starmet maf handles (2^24)",
+                   r->o->input, r->nind);
+    return SM_EDEGEN;
+  }
+  return SM_OK;
+}
+
+static sm_maf_block_t *new_block(run_t *r, uint64_t chunk)
+{
+  if (r->nblk == r->cap) {
+    size_t cap = r->cap ? 2 * r->cap : 64;
+    sm_maf_block_t *grown = realloc(r->blk, cap * sizeof *grown);
+    if (!grown)
+      return NULL;
+    r->blk = grown;
+    r->cap = cap;
+  }
+  sm_maf_block_t *b = &r->blk[r->nblk++];
+  memset(b, 0, sizeof *b);
+  b->chunk = chunk;
+  return b;
+}
+
+static void free_block(sm_maf_block_t *b)
+{
+  sm_gl_sites_free(&b->sites);
+  free(b->saf);
+  free(b->info);
+  free(b->maf);
+  free(b->part);
+}
+
+/* Register a block's data and insert its SAF task. */
+static sm_err_t submit(run_t *r, sm_maf_block_t *b)
+{
+  const size_t n = b->sites.n, ldgl = 3 * r->nind;
+  b->saf = malloc(n * r->nbins * sizeof *b->saf);
+  b->info = calloc(n, sizeof *b->info);
+  b->maf = malloc(n * sizeof *b->maf);
+  b->part = calloc(r->nbins + 2, sizeof *b->part);
+  if (!b->saf || !b->info || !b->maf || !b->part) {
+    sm_log_error("%s: out of memory for a block of %zu sites x %zu bins", r->o->input, n,
+                 r->nbins);
+    return SM_ENOMEM;
+  }
+  starpu_matrix_data_register(&b->h_gl, STARPU_MAIN_RAM, (uintptr_t)b->sites.gl, ldgl,
+                              ldgl, n, sizeof(double));
+  starpu_matrix_data_register(&b->h_saf, STARPU_MAIN_RAM, (uintptr_t)b->saf, r->nbins,
+                              r->nbins, n, sizeof(double));
+  starpu_vector_data_register(&b->h_info, STARPU_MAIN_RAM, (uintptr_t)b->info, n,
+                              sizeof(sm_saf_site_t));
+  if (sm_task_saf(b->h_gl, b->h_saf, b->h_info, r->tab, r->o->method, r->o->band_tol,
+                  1)) {
+    sm_log_error("maf: StarPU refused a SAF task (no worker can run it)");
+    starpu_data_unregister(b->h_gl);
+    starpu_data_unregister(b->h_saf);
+    starpu_data_unregister(b->h_info);
+    b->h_gl = b->h_saf = b->h_info = NULL;
+    return SM_ERUNTIME;
+  }
+  return SM_OK;
+}
+
+static void progress(run_t *r, int last)
+{
+  double t = sm_now();
+  if (!r->progress || (!last && t - r->t_last < 0.5))
+    return;
+  r->t_last = t;
+  double dt = t - r->t_start;
+  fprintf(stderr, "\rstarmet maf: %llu sites, %.0f sites/s%s",
+          (unsigned long long)r->computed, dt > 0 ? (double)r->computed / dt : 0.0,
+          last ? "\n" : "");
+}
+
+/* Wait for the oldest block in flight, write its SAF, free its input. */
+static sm_err_t complete(run_t *r)
+{
+  sm_maf_block_t *b = &r->blk[r->ndone++];
+  sm_err_t err = SM_OK;
+  starpu_data_acquire(b->h_saf, STARPU_R);
+  starpu_data_acquire(b->h_info, STARPU_R);
+  for (size_t s = 0; s < b->sites.n; s++) {
+    const sm_saf_site_t *in = &b->info[s];
+    if (in->ndata == 0) {
+      r->nodata++;
+      continue;
+    }
+    r->computed++;
+    r->with_missing += in->ndata < r->nind;
+    r->bins_total += r->nbins;
+    r->bins_dropped += in->dropped;
+    if (r->saf_w && !err)
+      err = sm_maf_writer_saf(r->saf_w, sm_gl_chrom(r->rd, b->sites.chrom[s]),
+                              b->sites.pos[s], b->saf + s * r->nbins, in->lo, in->hi);
+  }
+  starpu_data_release(b->h_info);
+  starpu_data_release(b->h_saf);
+  starpu_data_unregister(b->h_gl);
+  b->h_gl = NULL;
+  sm_gl_sites_drop_gl(&b->sites);
+  progress(r, 0);
+  return err;
+}
+
+/* Read the whole input, a chunk at a time; compute this rank's chunks. */
+static sm_err_t compute_saf(run_t *r)
+{
+  const size_t window = 2 * (size_t)starpu_worker_get_count() + 2;
+  sm_gl_sites_t skip = {0};
+  sm_err_t err = SM_OK;
+  int eof = 0;
+  for (uint64_t c = 0; !eof && !err; c++) {
+    const int mine = (int)(c % (uint64_t)r->P) == r->me;
+    for (int k = 0; k < SM_MAF_CHUNK_BLOCKS && !eof && !err; k++) {
+      sm_maf_block_t *b = mine ? new_block(r, c) : NULL;
+      if (mine && !b) {
+        sm_log_error("maf: out of memory for the block list");
+        err = SM_ENOMEM;
+        break;
+      }
+      size_t got = 0;
+      err = sm_gl_read(r->rd, r->bs, mine, mine ? &b->sites : &skip, &got);
+      eof = got < r->bs;
+      if (mine && !err && got > 0)
+        err = submit(r, b);
+      if (mine && (err || got == 0)) { /* nothing in flight for it */
+        free_block(b);
+        r->nblk--;
+        continue;
+      }
+      while (!err && r->nblk - r->ndone > window)
+        err = complete(r);
+    }
+  }
+  while (r->ndone < r->nblk) { /* every submitted task must finish */
+    sm_err_t e = complete(r);
+    err = err ? err : e;
+  }
+  progress(r, 1);
+  sm_gl_sites_free(&skip);
+  return err;
+}
+
+static void cleanup(run_t *r)
+{
+  for (size_t k = 0; k < r->nblk; k++) {
+    sm_maf_block_t *b = &r->blk[k];
+    if (b->h_gl)
+      starpu_data_unregister(b->h_gl);
+    if (b->h_saf)
+      starpu_data_unregister(b->h_saf);
+    if (b->h_info)
+      starpu_data_unregister(b->h_info);
+    free_block(b);
+  }
+  free(r->blk);
+  r->blk = NULL;
+  r->nblk = 0;
+}
+
+/* The allele frequencies of this rank's sites, in input order. */
+static sm_err_t write_maf(run_t *r)
+{
+  sm_err_t err = SM_OK;
+  for (size_t k = 0; k < r->nblk && !err; k++) {
+    const sm_maf_block_t *b = &r->blk[k];
+    for (size_t s = 0; s < b->sites.n && !err; s++)
+      if (b->info[s].ndata)
+        err =
+            sm_maf_writer_maf(r->maf_w, sm_gl_chrom(r->rd, b->sites.chrom[s]),
+                              b->sites.pos[s], sm_gl_allele(&b->sites, s, 0),
+                              sm_gl_allele(&b->sites, s, 1), b->info[s].ndata, b->maf[s]);
+  }
+  return err;
+}
+
+int sm_maf_main(const sm_maf_options_t *o, const char *command)
+{
+  const double t0 = sm_now();
+  run_t r = {.o = o, .me = sm_mpi_rank(), .P = sm_mpi_size()};
+  sm_log_set_quiet(o->quiet || r.me != 0);
+  sm_maf_em_t em = {.maxiter = o->em_maxiter, .tol = o->em_tol};
+  sm_runtime_stats_t rs = {0};
+  int runtime_up = 0, em_ran = 0;
+  double t_init = 0, t_saf = 0, t_em = 0, t_out = 0;
+  char saf_path[4096] = "", maf_path[4096] = "", sfs_path[4096] = "",
+       json_path[4096] = "";
+
+  sm_err_t err = open_input(&r);
+  if (err)
+    goto done;
+  r.bs = o->block_size ? o->block_size : sm_maf_auto_block(r.nind);
+  if (o->output) {
+    if (o->output_format != SM_SAF_OUT_NONE)
+      out_path(saf_path, sizeof saf_path, &r,
+               o->output_format == SM_SAF_OUT_BIN ? "saf.bin" : "saf.tsv", 1);
+    out_path(maf_path, sizeof maf_path, &r, "maf.tsv", 1);
+    out_path(sfs_path, sizeof sfs_path, &r, "sfs", 0);
+    out_path(json_path, sizeof json_path, &r, "json", 0);
+  }
+  if (o->summary)
+    snprintf(json_path, sizeof json_path, "%s", o->summary);
+  if (saf_path[0])
+    err = sm_maf_writer_open(&r.saf_w, saf_path,
+                             o->output_format == SM_SAF_OUT_BIN ? SM_MAF_FILE_SAF_BIN
+                                                                : SM_MAF_FILE_SAF_TSV,
+                             r.nind, o->band_tol);
+  if (!err && maf_path[0])
+    err = sm_maf_writer_open(&r.maf_w, maf_path, SM_MAF_FILE_MAF_TSV, r.nind, 0);
+  if ((err = sm_mpi_agree(err)))
+    goto done;
+  if (!(r.tab = sm_saf_tab_create(r.nind))) {
+    sm_log_error("maf: out of memory for the tables of %zu individuals", r.nind);
+    err = SM_ENOMEM;
+  }
+  if ((err = sm_mpi_agree(err)))
+    goto done;
+
+  /* StarPU on each rank; ranks meet only in the EM's sums */
+  double t1 = sm_now();
+  err = sm_mpi_agree(sm_runtime_init(o->sched, 0));
+  t_init = sm_now() - t1;
+  if (err)
+    goto done;
+  runtime_up = 1;
+  sm_codelets_init(0, SM_KERNEL_AUTO);
+  r.progress = r.me == 0 && (o->progress < 0 ? isatty(2) && !o->quiet : o->progress);
+  r.t_start = r.t_last = sm_now();
+  err = sm_mpi_agree(compute_saf(&r));
+  t_saf = sm_now() - r.t_start;
+  sm_mpi_max_double(&t_saf, 1); /* the slowest rank sets the rate */
+  if (err)
+    goto done;
+  uint64_t tot[5] = {r.computed, r.nodata, r.with_missing, r.bins_total, r.bins_dropped};
+  sm_mpi_sum_u64(tot, 5);
+  if (tot[0] == 0) {
+    sm_gl_stats_t st0;
+    sm_gl_get_stats(r.rd, &st0); /* every rank read every site */
+    if (r.me == 0 && st0.sites == 0)
+      sm_log_error("%s: no site%s: nothing to estimate", o->input,
+                   st0.records ? " with two alleles" : "s after the header");
+    else if (r.me == 0)
+      sm_log_error("%s: no site has data (every individual of every site has equal "
+                   "likelihoods): nothing to estimate",
+                   o->input);
+    err = SM_EDEGEN;
+    goto done;
+  }
+
+  double t2 = sm_now();
+  err = sm_maf_em_run(r.blk, r.nblk, r.nbins, &em);
+  t_em = sm_now() - t2;
+  em_ran = !err;
+  if (err)
+    goto done;
+  double t3 = sm_now();
+  if (r.maf_w)
+    err = write_maf(&r);
+  if (!err && r.me == 0 && sfs_path[0])
+    err = sm_maf_write_sfs(sfs_path, em.phi, r.nbins, em.nsites);
+  err = sm_mpi_agree(err);
+  t_out = sm_now() - t3;
+
+  /* the summary */
+  sm_maf_rank_t mine = {.blocks = r.nblk, .computed = r.computed, .t_saf = t_saf};
+  for (size_t k = 0; k < r.nblk; k++)
+    mine.sites += r.blk[k].sites.n;
+  sm_runtime_collect(&rs);
+  mine.nworkers = rs.nworkers;
+  sm_maf_rank_t *ranks = r.me == 0 ? calloc((size_t)r.P, sizeof *ranks) : NULL, dummy[1];
+  sm_mpi_gather_bytes(&mine, sizeof mine, ranks ? ranks : dummy);
+  sm_gl_stats_t st;
+  sm_gl_get_stats(r.rd, &st);
+  uint64_t nd = st.not_diploid;
+  sm_mpi_sum_u64(&nd, 1);
+  double t4 = sm_now();
+  sm_err_t cerr = sm_mpi_agree(sm_maf_writer_close(r.saf_w, err == SM_OK));
+  sm_err_t cerr2 = sm_mpi_agree(sm_maf_writer_close(r.maf_w, err == SM_OK));
+  cerr = cerr ? cerr : cerr2;
+  r.saf_w = r.maf_w = NULL;
+  err = err ? err : cerr;
+  t_out += sm_now() - t4;
+  if (r.me == 0) {
+    sm_maf_report_t rep = {.opt = o,
+                           .command = command,
+                           .status = err ? sm_strerror(err) : "ok",
+                           .format = sm_gl_format_name(r.rd),
+                           .nind = r.nind,
+                           .block_size = r.bs,
+                           .nranks = r.P,
+                           .records = st.records,
+                           .sites = st.sites,
+                           .computed = tot[0],
+                           .nodata = tot[1],
+                           .multiallelic = st.multiallelic,
+                           .not_diploid = nd,
+                           .with_missing = tot[2],
+                           .bins_total = tot[3],
+                           .bins_dropped = tot[4],
+                           .em = em_ran ? &em : NULL,
+                           .ranks = ranks,
+                           .rt = &rs,
+                           .t_init = t_init,
+                           .t_saf = t_saf,
+                           .t_em = t_em,
+                           .t_output = t_out,
+                           .t_total = sm_now() - t0};
+    char saf_all[4200], maf_all[4200];
+    if (!err && saf_path[0]) {
+      if (r.P > 1)
+        snprintf(saf_all, sizeof saf_all, "%s_<rank>.%s", o->output,
+                 o->output_format == SM_SAF_OUT_BIN ? "saf.bin" : "saf.tsv");
+      else
+        snprintf(saf_all, sizeof saf_all, "%s", saf_path);
+      rep.saf_path = saf_all;
+    }
+    if (!err && maf_path[0]) {
+      if (r.P > 1)
+        snprintf(maf_all, sizeof maf_all, "%s_<rank>.maf.tsv", o->output);
+      else
+        snprintf(maf_all, sizeof maf_all, "%s", maf_path);
+      rep.maf_path = maf_all;
+      rep.sfs_path = sfs_path;
+    }
+    if (json_path[0]) {
+      sm_err_t jerr = sm_maf_report_json(&rep, json_path);
+      err = err ? err : jerr;
+    }
+    sm_maf_report_print(&rep, stdout);
+  }
+  free(ranks);
+
+done:
+  sm_maf_writer_close(r.saf_w, 0);
+  sm_maf_writer_close(r.maf_w, 0);
+  if (err && r.me == 0 && sfs_path[0])
+    unlink(sfs_path); /* a failed run leaves no finished-looking file */
+  cleanup(&r);
+  if (runtime_up)
+    sm_runtime_shutdown();
+  sm_saf_tab_destroy(r.tab);
+  free(em.phi);
+  sm_gl_close(r.rd);
+  return sm_mpi_agree(err);
+}

@@ -1,0 +1,49 @@
+/* sm_maf.h: `starmet maf`: per-site sample allele frequency likelihoods
+ * (SAF), allele frequencies and the site frequency spectrum from genotype
+ * likelihoods, as StarPU tasks over blocks of sites (SPEC 6). */
+#ifndef SM_MAF_H
+#define SM_MAF_H
+
+#include <stdio.h>
+
+#include "sm_codelets_saf.h"
+#include "sm_gl.h"
+
+typedef enum sm_saf_outfmt {
+  SM_SAF_OUT_TSV = 0, /* chrom pos then 2N + 1 values */
+  SM_SAF_OUT_BIN,     /* starmet SAF binary (README) */
+  SM_SAF_OUT_NONE,    /* no SAF file (allele frequencies and SFS still written) */
+} sm_saf_outfmt_t;
+
+typedef struct sm_maf_options {
+  const char *input;
+  sm_gl_format_t input_format;
+  const char *output; /* prefix, or NULL */
+  sm_saf_outfmt_t output_format;
+  const char *summary;    /* JSON summary path (default PREFIX.json) */
+  sm_saf_method_t method; /* --kernel tree|ref */
+  double band_tol;        /* nats; 0 = exact */
+  size_t block_size;      /* sites per task; 0 = automatic */
+  int em_maxiter;         /* EM iterations at most */
+  double em_tol;          /* stop when the log-likelihood gains less */
+  const char *sched;
+  int progress; /* 1 on, 0 off, -1 when stderr is a terminal */
+  int quiet;
+} sm_maf_options_t;
+
+/** Parse `starmet maf` (argv[0] is "maf"). Returns SM_OK, SM_EOPTION
+ * (logged), or 1 when help was printed. */
+int sm_maf_options_parse(int argc, char **argv, sm_maf_options_t *o);
+
+/** The help of `starmet maf`. */
+void sm_maf_usage(FILE *f);
+
+/** Automatic sites per task for N individuals (a few milliseconds of work). */
+size_t sm_maf_auto_block(size_t nind);
+
+/** Run `starmet maf`; returns an sm_err_t. command is the whole command
+ * line, for the summary. Under an MPI launcher the sites are dealt to the
+ * ranks in chunks and the EM reduces over every rank. */
+int sm_maf_main(const sm_maf_options_t *o, const char *command);
+
+#endif

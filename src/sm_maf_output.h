@@ -1,0 +1,50 @@
+/* sm_maf_output.h: the files of `starmet maf`: per-site SAF vectors (TSV or
+ * starmet's SAF binary), per-site allele frequencies (TSV) and the site
+ * frequency spectrum. Written under a temporary name (PATH.part) and
+ * renamed when complete. */
+#ifndef SM_MAF_OUTPUT_H
+#define SM_MAF_OUTPUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sm_error.h"
+
+typedef enum sm_maf_file {
+  SM_MAF_FILE_SAF_TSV = 0, /* chrom pos then 2N + 1 natural-log values */
+  SM_MAF_FILE_SAF_BIN,     /* header, then per site chrom, pos and the finite bins */
+  SM_MAF_FILE_MAF_TSV,     /* chrom pos allele1 allele2 n_data maf */
+  SM_MAF_FILE_SFS,         /* one line of 2N + 1 values (sm_maf_write_sfs) */
+} sm_maf_file_t;
+
+/* SAF binary layout (little endian), header of 64 bytes. */
+#define SM_SAF_BIN_MAGIC "STARSAF\0"
+#define SM_SAF_BIN_VERSION 1u
+#define SM_SAF_BIN_HEADER 64
+
+typedef struct sm_maf_writer sm_maf_writer_t;
+
+/** Open a writer for nind individuals on PATH.part (band_tol goes into the
+ * binary header). */
+sm_err_t sm_maf_writer_open(sm_maf_writer_t **w, const char *path, sm_maf_file_t kind,
+                            size_t nind, double band_tol) SM_MUST_CHECK;
+
+/** One site's SAF: saf[0 .. 2N], finite in [lo, hi] (-inf elsewhere). */
+sm_err_t sm_maf_writer_saf(sm_maf_writer_t *w, const char *chrom, uint64_t pos,
+                           const double *saf, uint32_t lo, uint32_t hi) SM_MUST_CHECK;
+
+/** One site's allele frequency line. */
+sm_err_t sm_maf_writer_maf(sm_maf_writer_t *w, const char *chrom, uint64_t pos,
+                           const char *a1, const char *a2, uint32_t ndata,
+                           double maf) SM_MUST_CHECK;
+
+/** Close: commit != 0 completes the file and renames it to its final name;
+ * 0 removes it. Accepts NULL. */
+sm_err_t sm_maf_writer_close(sm_maf_writer_t *w, int commit);
+
+/** Write the spectrum as realSFS does: one line of 2N + 1 expected site
+ * counts (phi_j x nsites). */
+sm_err_t sm_maf_write_sfs(const char *path, const double *phi, size_t nbins,
+                          double nsites) SM_MUST_CHECK;
+
+#endif

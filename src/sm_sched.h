@@ -1,0 +1,61 @@
+/* sm_sched.h: the scheduling side of a run: the StarPU policies starmet
+ * accepts, task priorities from what a task does (or heteroprio buckets),
+ * heteroprio's set-up, and the performance models (directory, calibration). */
+#ifndef SM_SCHED_H
+#define SM_SCHED_H
+
+#include "sm_codelets.h"
+#include "sm_error.h"
+
+struct starpu_conf;
+
+/* How tasks get priorities. */
+typedef enum sm_prio_mode {
+  SM_PRIO_OFF = 0, /* every task 0 (--no-priorities) */
+  SM_PRIO_DAG,     /* what unblocks reductions and output first */
+  SM_PRIO_BUCKETS, /* heteroprio: the priority is the task kind's bucket */
+} sm_prio_mode_t;
+
+/* What the next sm_runtime_init uses besides the policy. */
+typedef struct sm_sched_opts {
+  int priorities;            /* 0: --no-priorities */
+  int calibrate;             /* --calibrate: record every task in the models */
+  const char *perfmodel_dir; /* --perfmodel-dir, or NULL (StarPU's default) */
+} sm_sched_opts_t;
+
+/** 1 when name is one of the policies of StarPU 1.3 that starmet accepts. */
+int sm_sched_known(const char *name);
+
+/** Check a policy name given by `what` (--sched, STARPU_SCHED): SM_OK, or
+ * SM_EOPTION with one error line listing the policies. */
+sm_err_t sm_sched_check(const char *what, const char *name) SM_MUST_CHECK;
+
+/** The accepted policies, in the order of the list printed by errors (NULL
+ * terminated). */
+extern const char *const sm_sched_policies[];
+
+/** 1 when the policy decides from performance models (dm*, heft, pheft). */
+int sm_sched_uses_models(const char *name);
+
+/** Settings for the following sm_runtime_init calls. */
+void sm_sched_configure(const sm_sched_opts_t *o);
+
+/** Fill the StarPU configuration (called by sm_runtime_init): the policy
+ * (sched, else STARPU_SCHED, both checked), heteroprio's bucket set-up,
+ * calibration, and the performance model directory (created if missing).
+ * Returns SM_OK or SM_EOPTION / SM_EIO with one error line. */
+sm_err_t sm_sched_conf(struct starpu_conf *conf, const char *sched) SM_MUST_CHECK;
+
+/** The priority mode of the running StarPU: its policy and --no-priorities. */
+sm_prio_mode_t sm_sched_prio_mode(void);
+
+/** Priority of a task of the given kind under mode (an sm_prio_mode_t). */
+int sm_sched_prio(int mode, sm_task_kind_t kind);
+
+/** The performance model directory in use (for the summary). */
+const char *sm_sched_perfmodel_dir(void);
+
+/** 1 when this run calibrates (--calibrate). */
+int sm_sched_calibrating(void);
+
+#endif

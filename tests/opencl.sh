@@ -1,0 +1,49 @@
+#!/bin/sh
+# opencl.sh: the heterogeneous path on a real accelerator worker (PoCL's
+# CPU OpenCL device, with its own memory node and transfers): CPU-only,
+# OpenCL-only and CPU+OpenCL under dmda and eager, with and without a small
+# STARPU_LIMIT_OPENCL_MEM that forces eviction, 2-way and 3-way: CCC and
+# integer Czekanowski identical to CPU-only, real Czekanowski within 1e-12;
+# the summary shows per-worker task counts and bytes moved.
+. "$(dirname "$0")/lib.sh"
+export STARPU_OPENCL_ON_CPUS=1 STARPU_NOPENCL=1 STARPU_NCPU=1
+probe=$(STARPU_NCPU=1 "$STARMET" compute --metric ccc --synthetic random --num-vector 4 \
+  --num-field 8 --devices accel --summary "$T/probe.json" 2>&1) || true
+if ! grep -q '"name": "OpenCL' "$T/probe.json" 2> /dev/null; then
+  echo "no OpenCL device (install pocl-opencl-icd): skipped"; echo "$probe"; exit 77
+fi
+opencl_tasks() { tr -d '\n' < "$1" | grep -o '"name": "OpenCL[^}]*"tasks": [0-9]*' | sed 's/.*: //' | head -n 1; }
+bytes() { sed -n 's/.*"bytes_between_memory_nodes": \([0-9]*\).*/\1/p' "$1"; }
+
+for way in 2 3; do
+  for prob in "ccc --missing-rate 0.1" "ccc" "czekanowski" "czekanowski --precision single" "real"; do
+    tag=$(echo "$way$prob" | tr -dc 'a-z0-9')
+    nv=120; [ $way = 3 ] && nv=28
+    case $prob in
+      real) P="--input $DATA/czek_real_200x500_f64.bin --num-field 500 --num-vector $nv"; tol="--tol-rel 1e-12" ;;
+      *czekanowski*single*) P="--metric $prob --synthetic random --num-vector $nv --num-field 300"; tol="" ;;
+      *) P="--metric $prob --synthetic random --num-vector $nv --num-field 300"; tol="" ;;
+    esac
+    P="$P --num-way $way --block-size 16 --quiet"
+    # shellcheck disable=SC2086
+    STARPU_NOPENCL=0 run_ok "cpu only $tag" "$STARMET" compute $P --output "$T/cpu_$tag"
+    for sched in dmda eager; do
+      for mem in "" 1; do
+        o=$T/het_${tag}_$sched$mem
+        # shellcheck disable=SC2086
+        STARPU_LIMIT_OPENCL_MEM=$mem run_ok "cpu+opencl $tag $sched mem=$mem" \
+          "$STARMET" compute $P --sched $sched --output "$o"
+        # shellcheck disable=SC2086
+        same "cpu+opencl $tag $sched mem=$mem vs cpu" $tol "$T/cpu_$tag.tsv" "$o.tsv"
+      done
+    done
+    o=$T/acc_$tag
+    # shellcheck disable=SC2086
+    run_ok "opencl only $tag" "$STARMET" compute $P --devices accel --sched dmda --output "$o"
+    # shellcheck disable=SC2086
+    same "opencl only $tag vs cpu" $tol "$T/cpu_$tag.tsv" "$o.tsv"
+    [ "$(opencl_tasks "$o.json")" -gt 0 ] && pass || fail "$tag: no task ran on the OpenCL worker"
+    [ "$(bytes "$o.json")" -gt 0 ] && pass || fail "$tag: no bytes moved to the OpenCL memory node"
+  done
+done
+finish

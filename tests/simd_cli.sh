@@ -1,0 +1,55 @@
+#!/bin/sh
+# simd_cli.sh: every --kernel choice through the whole command gives the
+# same results as the reference kernels; choices this CPU cannot run are
+# refused with a reason; STARMET_CPU_DISABLE makes auto fall back (and the
+# summary names the kernel that ran).
+. "$(dirname "$0")/lib.sh"
+
+c() { "$STARMET" compute --quiet "$@"; }
+kern() { sed -n 's/.*"kernel": "\([^"]*\)".*/\1/p' "$1"; }
+
+# try NAME ARGS...: the run succeeds, or is refused because of this CPU
+try() {
+  name=$1; shift
+  if c "$@" > "$T/log.out" 2> "$T/log.err"; then return 0; fi
+  if grep -Eq -- "--kernel [a-z0-9]+: (this CPU|Linux did not grant)" "$T/log.err"; then
+    echo "  ($name: not on this CPU)"; pass; return 1; fi
+  fail "$name: $(cat "$T/log.err")"; return 1
+}
+
+for prec in double single; do
+  p="--synthetic random --num-vector 53 --num-field 301 --seed 3 --precision $prec --block-size 16"
+  run_ok "czek $prec ref" c $p --kernel ref --output "$T/cz_ref" --output-format bin
+  for k in auto blocked avx2 avx512; do
+    if try "czek $prec $k" $p --kernel $k --output "$T/cz_$k" --output-format bin; then
+      same "czek $prec $k = ref" "$T/cz_ref.bin" "$T/cz_$k.bin"
+    fi
+  done
+done
+for miss in 0 0.1; do
+  p="--metric ccc --synthetic random --num-vector 47 --num-field 1111 --seed 4 --missing-rate $miss --block-size 16"
+  run_ok "ccc $miss ref" c $p --kernel ref --output "$T/g_ref" --output-format bin
+  for k in auto blocked popc avx512 vnni amx; do
+    if try "ccc $miss $k" $p --kernel $k --output "$T/g_$k" --output-format bin; then
+      same "ccc $miss $k = ref" "$T/g_ref.bin" "$T/g_$k.bin"
+    fi
+  done
+done
+
+# kernels of the other metric are refused
+expect_error "czek vnni" "--kernel vnni: vnni is a ccc kernel" "$T/bad" \
+  c --synthetic random --num-vector 5 --num-field 5 --kernel vnni --output "$T/bad"
+expect_error "ccc avx2" "--kernel avx2: avx2 is a czekanowski kernel" "$T/bad" \
+  c --metric ccc --synthetic random --num-vector 5 --num-field 5 --kernel avx2 --output "$T/bad"
+
+# auto falls back to the portable kernels when the ISA is hidden
+run_ok "czek portable" env STARMET_CPU_DISABLE=avx2,avx512 "$STARMET" compute --quiet \
+  --synthetic random --num-vector 20 --num-field 50 --output-format none --summary "$T/p.json"
+[ "$(kern "$T/p.json")" = sm_kern_czek2_blocked_d ] && pass || fail "fallback czek: $(kern "$T/p.json")"
+run_ok "ccc portable" env STARMET_CPU_DISABLE=avx512 "$STARMET" compute --quiet --metric ccc \
+  --synthetic random --num-vector 20 --num-field 50 --output-format none --summary "$T/q.json"
+[ "$(kern "$T/q.json")" = sm_kern_ccc2_popc ] && pass || fail "fallback ccc: $(kern "$T/q.json")"
+expect_error "hidden avx512" "--kernel avx512: this CPU" "$T/bad" env STARMET_CPU_DISABLE=avx512 \
+  "$STARMET" compute --synthetic random --num-vector 5 --num-field 5 --kernel avx512 --output "$T/bad"
+
+finish

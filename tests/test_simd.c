@@ -1,0 +1,355 @@
+/* test_simd.c: the instruction-set specific 2-way kernels (sm_kern_simd.h)
+ * against their reference twins on odd sizes: m, n, k not multiples of the
+ * tiles, vectors or cache blocks; k = 0; one and two vectors; zero vectors;
+ * padded leading dimensions; pad bits. Czekanowski must be bit-identical
+ * (same sums in the same order), CCC moments equal. Kernels this CPU cannot
+ * run are skipped (said on stdout). */
+#include <stdint.h>
+#include <string.h>
+
+#include "sm_cpu.h"
+#include "sm_kern_simd.h"
+#include "sm_test.h"
+
+static uint64_t rng = 0x2545f4914f6cdd1dull;
+static uint64_t xr(void)
+{
+  rng ^= rng << 13;
+  rng ^= rng >> 7;
+  rng ^= rng << 17;
+  return rng;
+}
+
+static const size_t ms[] = {1, 2, 3, 7, 8, 9, 17, 33};
+static const size_t ks[] = {0, 1, 2, 7, 15, 16, 17, 31, 33, 255, 256, 257, 600};
+#define NM (sizeof ms / sizeof ms[0])
+#define NK (sizeof ks / sizeof ks[0])
+
+static void skip(const char *what)
+{
+  printf("test_simd: %s: not on this CPU, skipped\n", what);
+}
+
+/* ---- Czekanowski: double and single from one body */
+#define CZEK_CASE(T, REF, FN)                                                            \
+  do {                                                                                   \
+    for (size_t a = 0; a < NM; a++)                                                      \
+      for (size_t b = 0; b < NM; b++)                                                    \
+        for (size_t c = 0; c < NK; c++) {                                                \
+          size_t m = ms[a], n = ms[(b + a) % NM], k = ks[c];                             \
+          size_t lda = k + 1 + a, ldb = k + 3, ldc = n + b;                              \
+          T *A = malloc((m * lda + 1) * sizeof(T)),                                      \
+            *B = malloc((n * ldb + 1) * sizeof(T));                                      \
+          T *C1 = malloc(m * ldc * sizeof(T)), *C2 = malloc(m * ldc * sizeof(T));        \
+          for (size_t x = 0; x < m * lda; x++) /* reals; every 5th row zero */           \
+            A[x] = (x / lda) % 5 == 4 ? 0 : (T)(xr() >> 11) * (T)0x1.0p-40;              \
+          for (size_t x = 0; x < n * ldb; x++)                                           \
+            B[x] = (T)(xr() % 1000) / 7;                                                 \
+          for (size_t x = 0; x < m * ldc; x++)                                           \
+            C1[x] = C2[x] = -1; /* pads of C stay as they were */                        \
+          REF(m, n, k, A, lda, B, ldb, C1, ldc);                                         \
+          FN(m, n, k, A, lda, B, ldb, C2, ldc);                                          \
+          ck_assert_msg(!memcmp(C1, C2, m * ldc * sizeof(T)), #FN " m=%zu n=%zu k=%zu",  \
+                        m, n, k);                                                        \
+          free(A), free(B), free(C1), free(C2);                                          \
+        }                                                                                \
+  } while (0)
+
+/* Sizes across the cache blocks: several field blocks, many row tiles. */
+#define CZEK_BIG(T, REF, FN)                                                             \
+  do {                                                                                   \
+    size_t m = 131, n = 70, k = 1100, ld = 1104;                                         \
+    T *A = malloc(m * ld * sizeof(T)), *B = malloc(n * ld * sizeof(T));                  \
+    T *C1 = malloc(m * n * sizeof(T)), *C2 = malloc(m * n * sizeof(T));                  \
+    for (size_t x = 0; x < m * ld; x++)                                                  \
+      A[x] = (T)(xr() % 4096) / 64;                                                      \
+    for (size_t x = 0; x < n * ld; x++)                                                  \
+      B[x] = (T)(xr() % 4096) / 64;                                                      \
+    REF(m, n, k, A, ld, B, ld, C1, n);                                                   \
+    FN(m, n, k, A, ld, B, ld, C2, n);                                                    \
+    ck_assert_msg(!memcmp(C1, C2, m * n * sizeof(T)), #FN " big");                       \
+    free(A), free(B), free(C1), free(C2);                                                \
+  } while (0)
+
+/* The symmetric variants: C = A (x) A, whole square, bit-identical. */
+#define SYRK_CASE(T, REF, FN)                                                            \
+  do {                                                                                   \
+    for (size_t a = 0; a < NM; a++)                                                      \
+      for (size_t c = 0; c < NK; c++) {                                                  \
+        size_t n = ms[a] * (c % 3 + 1), k = ks[c], lda = k + 2, ldc = n + 3;             \
+        T *A = malloc((n * lda + 1) * sizeof(T));                                        \
+        T *C1 = malloc(n * ldc * sizeof(T)), *C2 = malloc(n * ldc * sizeof(T));          \
+        for (size_t x = 0; x < n * lda; x++)                                             \
+          A[x] = (x / lda) % 4 == 3 ? 0 : (T)(xr() >> 11) * (T)0x1.0p-44;                \
+        for (size_t x = 0; x < n * ldc; x++)                                             \
+          C1[x] = C2[x] = -1;                                                            \
+        REF(n, n, k, A, lda, A, lda, C1, ldc);                                           \
+        FN(n, k, A, lda, C2, ldc);                                                       \
+        ck_assert_msg(!memcmp(C1, C2, n * ldc * sizeof(T)), #FN " n=%zu k=%zu", n, k);   \
+        free(A), free(C1), free(C2);                                                     \
+      }                                                                                  \
+  } while (0)
+
+START_TEST(czek2_avx512_vs_ref)
+{
+  if (!sm_cpu_get()->avx512) {
+    skip("czek2 avx512");
+    return;
+  }
+  CZEK_CASE(double, sm_kern_czek2_ref_d, sm_kern_czek2_avx512_d);
+  CZEK_CASE(float, sm_kern_czek2_ref_s, sm_kern_czek2_avx512_s);
+  CZEK_BIG(double, sm_kern_czek2_ref_d, sm_kern_czek2_avx512_d);
+  CZEK_BIG(float, sm_kern_czek2_ref_s, sm_kern_czek2_avx512_s);
+  SYRK_CASE(double, sm_kern_czek2_ref_d, sm_kern_czek2_syrk_avx512_d);
+  SYRK_CASE(float, sm_kern_czek2_ref_s, sm_kern_czek2_syrk_avx512_s);
+}
+END_TEST
+
+START_TEST(czek2_avx2_vs_ref)
+{
+  if (!sm_cpu_get()->avx2) {
+    skip("czek2 avx2");
+    return;
+  }
+  CZEK_CASE(double, sm_kern_czek2_ref_d, sm_kern_czek2_avx2_d);
+  CZEK_CASE(float, sm_kern_czek2_ref_s, sm_kern_czek2_avx2_s);
+  CZEK_BIG(double, sm_kern_czek2_ref_d, sm_kern_czek2_avx2_d);
+  CZEK_BIG(float, sm_kern_czek2_ref_s, sm_kern_czek2_avx2_s);
+  SYRK_CASE(double, sm_kern_czek2_ref_d, sm_kern_czek2_syrk_avx2_d);
+  SYRK_CASE(float, sm_kern_czek2_ref_s, sm_kern_czek2_syrk_avx2_s);
+}
+END_TEST
+
+/* ---- CCC */
+
+/* random codes (0, 1, 3 and, with miss, 2 = missing); every 5th vector all
+ * zero, every 7th all missing; bits past nf zero, words past them random
+ * (the kernels must not read them). */
+static void fill_codes(uint64_t *x, size_t m, size_t nf, size_t ld, int miss)
+{
+  size_t ncw = (nf + 31) / 32;
+  for (size_t i = 0; i < m; i++) {
+    for (size_t w = 0; w < ld; w++)
+      x[i * ld + w] = w < ncw ? 0 : xr();
+    for (size_t q = 0; q < nf; q++) {
+      static const unsigned codes[3] = {0, 1, 3};
+      unsigned c = miss && xr() % 8 == 0 ? 2u : codes[xr() % 3];
+      if (i % 5 == 4)
+        c = 0;
+      if (miss && i % 7 == 6)
+        c = 2;
+      x[i * ld + q / 32] |= (uint64_t)c << (2 * (q % 32));
+    }
+  }
+}
+
+static void ccc_case(sm_ccc2_fn fn, const char *name, size_t m, size_t n, size_t nf,
+                     int sparse, int miss)
+{
+  size_t lda = (nf + 31) / 32 + 2, ldb = (nf + 31) / 32 + 1, ldc = n + 3;
+  size_t nmom = SM_CCC2_NMOM(sparse);
+  uint64_t *A = malloc(m * lda * 8), *B = malloc(n * ldb * 8);
+  uint32_t *C1 = malloc(m * ldc * nmom * 4), *C2 = malloc(m * ldc * nmom * 4);
+  fill_codes(A, m, nf, lda, miss);
+  fill_codes(B, n, nf, ldb, miss);
+  memset(C1, 0xee, m * ldc * nmom * 4);
+  memset(C2, 0xee, m * ldc * nmom * 4);
+  sm_kern_ccc2_ref(m, n, nf, A, lda, B, ldb, sparse, C1, ldc);
+  fn(m, n, nf, A, lda, B, ldb, sparse, C2, ldc);
+  for (size_t x = 0; x < m * ldc * nmom; x++)
+    ck_assert_msg(C1[x] == C2[x],
+                  "%s m=%zu n=%zu nf=%zu sparse=%d miss=%d [%zu]: %u vs %u", name, m, n,
+                  nf, sparse, miss, x, C1[x], C2[x]);
+  free(A), free(B), free(C1), free(C2);
+}
+
+static void syrk_case(sm_ccc2_syrk_fn fn, const char *name, size_t n, size_t nf,
+                      int sparse)
+{
+  size_t lda = (nf + 31) / 32 + 1, ldc = n + 2, nmom = SM_CCC2_NMOM(sparse);
+  uint64_t *A = malloc(n * lda * 8);
+  uint32_t *C1 = malloc(n * ldc * nmom * 4), *C2 = malloc(n * ldc * nmom * 4);
+  fill_codes(A, n, nf, lda, 1);
+  memset(C1, 0xee, n * ldc * nmom * 4);
+  memset(C2, 0xee, n * ldc * nmom * 4);
+  sm_kern_ccc2_ref(n, n, nf, A, lda, A, lda, sparse, C1, ldc);
+  fn(n, nf, A, lda, sparse, C2, ldc);
+  for (size_t x = 0; x < n * ldc * nmom; x++)
+    ck_assert_msg(C1[x] == C2[x], "%s syrk n=%zu nf=%zu sparse=%d [%zu]: %u vs %u", name,
+                  n, nf, sparse, x, C1[x], C2[x]);
+  free(A), free(C1), free(C2);
+}
+
+static void syrk_all(sm_ccc2_syrk_fn fn, const char *name)
+{
+  static const size_t ns[] = {1, 2, 3, 5, 17, 33, 70};
+  static const size_t nfs[] = {0, 1, 33, 64, 513, 1100};
+  for (size_t a = 0; a < sizeof ns / sizeof ns[0]; a++)
+    for (size_t c = 0; c < sizeof nfs / sizeof nfs[0]; c++)
+      for (int sparse = 0; sparse < 2; sparse++)
+        syrk_case(fn, name, ns[a], nfs[c], sparse);
+}
+
+static void ccc_all(sm_ccc2_fn fn, const char *name)
+{
+  static const size_t nfs[] = {0,  1,   2,   3,   31,  32,  33,  63,  64,
+                               65, 127, 128, 129, 511, 512, 513, 1000};
+  for (size_t a = 0; a < NM; a++)
+    for (size_t c = 0; c < sizeof nfs / sizeof nfs[0]; c++)
+      for (int sparse = 0; sparse < 2; sparse++) {
+        ccc_case(fn, name, ms[a], ms[(a + 3) % NM], nfs[c], sparse, sparse || c % 2);
+        ccc_case(fn, name, ms[(a + 5) % NM], ms[a], nfs[c], sparse, 1);
+      }
+  /* across the cache blocks (fields, columns) and the int8 field blocks */
+  ccc_case(fn, name, 37, 139, 17000, 0, 0);
+  ccc_case(fn, name, 37, 139, 17000, 1, 1);
+  ccc_case(fn, name, 5, 300, 1100, 1, 1);
+}
+
+START_TEST(ccc2_avx512_vs_ref)
+{
+  if (!sm_cpu_get()->vpopcntdq) {
+    skip("ccc2 avx512");
+    return;
+  }
+  ccc_all(sm_kern_ccc2_avx512, "avx512");
+  syrk_all(sm_kern_ccc2_syrk_avx512, "avx512");
+}
+END_TEST
+
+START_TEST(ccc2_i8ref_vs_ref)
+{
+  ccc_all(sm_kern_ccc2_i8ref, "i8ref");
+  syrk_all(sm_kern_ccc2_syrk_i8ref, "i8ref");
+}
+END_TEST
+
+START_TEST(ccc2_vnni_vs_ref)
+{
+  if (!sm_cpu_get()->vnni) {
+    skip("ccc2 vnni");
+    return;
+  }
+  ccc_all(sm_kern_ccc2_vnni, "vnni");
+  syrk_all(sm_kern_ccc2_syrk_vnni, "vnni");
+}
+END_TEST
+
+START_TEST(ccc2_amx_vs_ref)
+{
+  if (!sm_cpu_get()->amx) {
+    skip(sm_cpu_get()->amx_cpu ? "ccc2 amx (tile state refused)" : "ccc2 amx");
+    return;
+  }
+  ccc_all(sm_kern_ccc2_amx, "amx");
+  syrk_all(sm_kern_ccc2_syrk_amx, "amx");
+}
+END_TEST
+
+/* The tile products on full-range bytes (A unsigned, B signed). */
+static void tile_case(sm_i8tile_fn fn, const char *name)
+{
+  size_t rows = 64, cols = 96, kb = 192, lda8 = kb + 64, ldb8 = 8 * kb + 32,
+         lds = cols + 16;
+  uint8_t *A8 = aligned_alloc(64, rows * lda8);
+  uint32_t *B8 = aligned_alloc(64, cols / 32 * ldb8 * 4);
+  int32_t *S1 = aligned_alloc(64, rows * lds * 4),
+          *S2 = aligned_alloc(64, rows * lds * 4);
+  for (size_t x = 0; x < rows * lda8; x++)
+    A8[x] = (uint8_t)xr();
+  for (size_t x = 0; x < cols / 32 * ldb8; x++)
+    B8[x] = (uint32_t)xr();
+  for (size_t x = 0; x < rows * lds; x++)
+    S1[x] = S2[x] = (int32_t)(xr() % 100000);
+  sm_i8tile_ref(rows, cols, kb, A8, lda8, B8, ldb8, S1, lds);
+  ck_assert_int_eq(fn(rows, cols, kb, A8, lda8, B8, ldb8, S2, lds), 0);
+  ck_assert_msg(!memcmp(S1, S2, rows * lds * 4), "%s tile product", name);
+  free(A8), free(B8), free(S1), free(S2);
+}
+
+START_TEST(i8tile_vs_ref)
+{
+  if (sm_cpu_get()->vnni)
+    tile_case(sm_i8tile_vnni, "vnni");
+  else
+    skip("i8tile vnni");
+  if (sm_cpu_get()->amx)
+    tile_case(sm_i8tile_amx, "amx");
+  else
+    skip("i8tile amx");
+}
+END_TEST
+
+/* The word-at-a-time allele sums against per-field counting. */
+START_TEST(sums_ccc_vs_loops)
+{
+  static const size_t nfs[] = {0, 1, 2, 31, 32, 33, 63, 64, 65, 1000};
+  for (size_t c = 0; c < sizeof nfs / sizeof nfs[0]; c++)
+    for (int sparse = 0; sparse < 2; sparse++) {
+      size_t nv = 11, nf = nfs[c], ld = (nf + 31) / 32 + 1;
+      uint64_t *X = malloc(nv * ld * 8);
+      uint32_t s[22];
+      fill_codes(X, nv, nf, ld, 1);
+      sm_kern_sums_ccc(nv, nf, X, ld, sparse, s);
+      for (size_t v = 0; v < nv; v++) {
+        uint32_t s1 = 0, cnt = 0;
+        for (size_t q = 0; q < nf; q++) {
+          unsigned code = (unsigned)(X[v * ld + q / 32] >> (2 * (q % 32))) & 3u;
+          s1 += code == 3 ? 2 : code == 1 ? 1 : code == 2 && !sparse ? 1 : 0;
+          cnt += !sparse || code != 2;
+        }
+        ck_assert_msg(s[2 * v] == s1 && s[2 * v + 1] == cnt, "nf=%zu sparse=%d v=%zu", nf,
+                      sparse, v);
+      }
+      free(X);
+    }
+}
+END_TEST
+
+START_TEST(pick_follows_cpu)
+{
+  const sm_cpu_t *cpu = sm_cpu_get();
+  printf("test_simd: CPU features: %s\n", sm_cpu_describe());
+  sm_czek2_d_fn fd;
+  sm_czek2_s_fn fs;
+  sm_ccc2_fn fc;
+  ck_assert_ptr_nonnull(sm_kern_pick_czek2_d(SM_KVAR_AUTO, &fd));
+  ck_assert_ptr_nonnull(sm_kern_pick_czek2_s(SM_KVAR_AUTO, &fs));
+  ck_assert(fd == (cpu->avx512 ? sm_kern_czek2_avx512_d
+                   : cpu->avx2 ? sm_kern_czek2_avx2_d
+                               : sm_kern_czek2_blocked_d));
+  ck_assert_ptr_eq(sm_kern_pick_czek2_d(SM_KVAR_AVX512, &fd) != NULL ? (void *)1 : NULL,
+                   cpu->avx512 ? (void *)1 : NULL);
+  ck_assert_ptr_null(sm_kern_pick_czek2_d(SM_KVAR_VNNI, &fd)); /* a ccc kernel */
+  ck_assert_ptr_null(sm_kern_pick_ccc2(SM_KVAR_AVX2, 0, &fc)); /* a czek kernel */
+  for (int sparse = 0; sparse < 2; sparse++) {
+    const char *name = sm_kern_pick_ccc2(SM_KVAR_AUTO, sparse, &fc);
+    ck_assert_ptr_nonnull(name);
+    printf("test_simd: ccc2 %s: %s\n", sparse ? "sparse" : "dense", name);
+    ccc_case(fc, name, 9, 13, 300, sparse, 1);
+  }
+  ck_assert(!sm_kern_unusable(SM_KVAR_REF, 1) && !sm_kern_unusable(SM_KVAR_BLOCKED, 0));
+  ck_assert((sm_kern_unusable(SM_KVAR_AMX, 1) == NULL) == (cpu->amx != 0));
+  ck_assert((sm_kern_unusable(SM_KVAR_VNNI, 1) == NULL) == (cpu->vnni != 0));
+}
+END_TEST
+
+static Suite *simd_suite(void)
+{
+  Suite *s = suite_create("simd");
+  TCase *tc = tcase_create("kernels");
+  tcase_set_timeout(tc, 300);
+  tcase_add_test(tc, czek2_avx512_vs_ref);
+  tcase_add_test(tc, czek2_avx2_vs_ref);
+  tcase_add_test(tc, ccc2_avx512_vs_ref);
+  tcase_add_test(tc, ccc2_i8ref_vs_ref);
+  tcase_add_test(tc, ccc2_vnni_vs_ref);
+  tcase_add_test(tc, ccc2_amx_vs_ref);
+  tcase_add_test(tc, i8tile_vs_ref);
+  tcase_add_test(tc, sums_ccc_vs_loops);
+  tcase_add_test(tc, pick_follows_cpu);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+SM_TEST_MAIN(simd_suite)
