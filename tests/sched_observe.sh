@@ -13,7 +13,9 @@ PY=${PYTHON3:-/usr/bin/python3}
 if ! "$PY" -c 'import json, csv' 2> /dev/null; then echo "no python3: skipped"; exit 77; fi
 export STARPU_NCPU=2
 PM="$T/models"
-c() { "$STARMET" compute --quiet --perfmodel-dir "$PM" "$@"; }
+TO=""; command -v timeout > /dev/null && TO="timeout 300" # a policy that hangs fails
+# shellcheck disable=SC2086
+c() { $TO "$STARMET" compute --quiet --perfmodel-dir "$PM" "$@"; }
 cks() { sed -n 's/.*"checksum": "\([^"]*\)".*/\1/p' "$1"; }
 P_CCC="--metric ccc --synthetic random --num-vector 70 --num-field 150 --seed 4 --block-size 16"
 
@@ -153,6 +155,8 @@ run_ok "no progress" c $P_CCC --no-progress
 # the error as status, but no results)
 expect_error "bad policy" "unknown scheduling policy 'fastest'" "$T/bad1" \
   c $P_CCC --sched fastest --output "$T/bad1"
+expect_error "refused policy" "modular-heteroprio-heft cannot run starmet: .*hangs" "$T/bad5" \
+  c $P_CCC --sched modular-heteroprio-heft --output "$T/bad5"
 expect_error "bad STARPU_SCHED" "STARPU_SCHED: unknown scheduling policy" - \
   env STARPU_SCHED=nope "$STARMET" compute --quiet $P_CCC --output "$T/bad2"
 touch "$T/file"

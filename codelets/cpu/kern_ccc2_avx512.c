@@ -158,8 +158,12 @@ static void planes_free(planes_t *pl)
  * block (their planes, 512 KB dense, stay in L2). */
 #define SM_MR_D 4
 #define SM_NR_D 2
-#define SM_MR_S 2
-#define SM_NR_S 2
+#ifndef SM_MR_S
+#define SM_MR_S 3
+#endif
+#ifndef SM_NR_S
+#define SM_NR_S 1
+#endif
 #define SM_KW 128
 #define SM_NC 256
 
@@ -298,17 +302,26 @@ static void ukr_sparse(size_t kw, const uint64_t *a, size_t lda, size_t nwp,
       }
     }
   }
+  /* per pair: T - 2U, FY, FX, XX, reduced 8 vectors at a time */
+  enum { NP = SM_MR_S * SM_NR_S };
+  __m512i v[4 * NP];
+  uint64_t sum[4 * NP + 8];
 #pragma GCC unroll 8
   for (int r = 0; r < SM_MR_S; r++)
 #pragma GCC unroll 8
     for (int x = 0; x < SM_NR_S; x++) {
-      uint32_t *p = c + (r * ldc + x) * 4;
-      __m512i d = _mm512_sub_epi64(T[r][x], _mm512_add_epi64(U[r][x], U[r][x]));
-      p[0] += (uint32_t)hsum(d);
-      p[1] += (uint32_t)hsum(FY[r][x]);
-      p[2] += (uint32_t)hsum(FX[r][x]);
-      p[3] += (uint32_t)hsum(XX[r][x]);
+      __m512i *q = v + 4 * (r * SM_NR_S + x);
+      q[0] = _mm512_sub_epi64(T[r][x], _mm512_add_epi64(U[r][x], U[r][x]));
+      q[1] = FY[r][x];
+      q[2] = FX[r][x];
+      q[3] = XX[r][x];
     }
+  for (int i = 0; i < 4 * NP; i += 8)
+    hsum8(v + i, 4 * NP - i < 8 ? 4 * NP - i : 8, sum + i);
+  for (int r = 0; r < SM_MR_S; r++)
+    for (int x = 0; x < SM_NR_S; x++)
+      for (int k = 0; k < 4; k++)
+        c[(r * ldc + x) * 4 + k] += (uint32_t)sum[4 * (r * SM_NR_S + x) + k];
 }
 
 typedef void (*ukr_fn)(size_t, const uint64_t *, size_t, size_t, const uint64_t *,
