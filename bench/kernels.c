@@ -4,11 +4,12 @@
  * with VNNI and AMX), and the rate of every 2-way CPU kernel this CPU runs,
  * on one core and on all cores at once (one kernel call per thread, as
  * StarPU's CPU workers do). Prints CSV rows:
- *   what,name,threads,rate,unit,detail,ratio
- * where ratio (kernels) is the kernel's best rate over its limit's best,
- * the limit measured in the limit table and again between the kernel's
- * repetitions (the machine may be shared). `bench/run` turns them into the
- * README table. Not a test. */
+ *   what,name,threads,rate,unit,detail,ratio,rate_wall
+ * rate from the threads' CPU time (machines are shared: time slices taken
+ * by other programs are left out), rate_wall from wall time; ratio
+ * (kernels): the kernel's best rate over its limit's best, the limit
+ * measured in the limit table and again between the kernel's repetitions.
+ * `bench/run` turns them into the README table. Not a test. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
@@ -176,6 +177,7 @@ typedef struct team {
   void (*body)(void *ctx, int tid, int phase);
   void *ctx;
   int reps;
+  double *cpu; /* [r][tid]: thread CPU time of run r */
 } team_t;
 
 typedef struct member {
@@ -195,19 +197,28 @@ static void *member_main(void *p)
   t->body(t->ctx, m->tid, 0);
   for (int r = 0; r < t->reps; r++) {
     pthread_barrier_wait(&t->go);
+    struct timespec a, b;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
     t->body(t->ctx, m->tid, 1 + r);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+    t->cpu[r * t->n + m->tid] =
+        (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
     pthread_barrier_wait(&t->done);
   }
   t->body(t->ctx, m->tid, -1);
   return NULL;
 }
 
-/* Runs body on n threads (one per core) reps times together; times[r] is
- * the wall time of concurrent run r. */
+/* Runs body on n threads (one per core) reps times together; wall[r] is the
+ * wall time of concurrent run r, cpu[r] the time that gives the same total
+ * rate from each thread's CPU time (n / sum of 1 / cpu time: equal work per
+ * thread). On a shared machine the CPU times leave out the time slices
+ * other programs took. */
 static void team_run(int n, int reps, void (*body)(void *, int, int), void *ctx,
-                     double *times)
+                     double *wall, double *cpu)
 {
-  team_t t = {.n = n, .body = body, .ctx = ctx, .reps = reps};
+  double tcpu[64 * 64];
+  team_t t = {.n = n, .body = body, .ctx = ctx, .reps = reps, .cpu = tcpu};
   pthread_barrier_init(&t.go, NULL, (unsigned)n + 1);
   pthread_barrier_init(&t.done, NULL, (unsigned)n + 1);
   pthread_t th[64];
@@ -220,10 +231,16 @@ static void team_run(int n, int reps, void (*body)(void *, int, int), void *ctx,
     pthread_barrier_wait(&t.go);
     double t0 = now();
     pthread_barrier_wait(&t.done);
-    times[r] = now() - t0;
+    wall[r] = now() - t0;
   }
   for (int i = 0; i < n; i++)
     pthread_join(th[i], NULL);
+  for (int r = 0; r < reps; r++) {
+    double inv = 0;
+    for (int i = 0; i < n; i++)
+      inv += 1 / (tcpu[r * n + i] > 0 ? tcpu[r * n + i] : 1e-9);
+    cpu[r] = n / inv;
+  }
   pthread_barrier_destroy(&t.go);
   pthread_barrier_destroy(&t.done);
 }
@@ -364,7 +381,7 @@ int main(int argc, char **argv)
     return 2;
   }
   const sm_cpu_t *cpu = sm_cpu_get();
-  printf("what,name,threads,rate,unit,detail,ratio\n");
+  printf("what,name,threads,rate,unit,detail,ratio,rate_wall\n");
   printf("cpu,features,%d,0,,%s\n", threads, sm_cpu_describe());
   int counts[2] = {1, threads};
   int ncounts = threads > 1 ? 2 : 1;
@@ -442,13 +459,13 @@ int main(int argc, char **argv)
       if (!limits[l].usable)
         continue;
       for (int c = 0; c < ncounts; c++) {
-        double times[64];
-        team_run(counts[c], reps, limit_body, &limits[l], times);
-        double rate = limits[l].per_it * (double)limits[l].it * counts[c] /
-                      best_of(times, reps, 1, 0);
+        double wall[64], cput[64];
+        team_run(counts[c], reps, limit_body, &limits[l], wall, cput);
+        double work = limits[l].per_it * (double)limits[l].it * counts[c];
+        double rate = work / best_of(cput, reps, 1, 0);
         limits[l].best[c] = rate;
-        printf("limit,%s,%d,%.6g,%s,%s\n", limits[l].name, counts[c], rate,
-               limits[l].unit, limits[l].detail);
+        printf("limit,%s,%d,%.6g,%s,%s,,%.6g\n", limits[l].name, counts[c], rate,
+               limits[l].unit, limits[l].detail, work / best_of(wall, reps, 1, 0));
         fflush(stdout);
       }
     }
@@ -503,22 +520,23 @@ int main(int argc, char **argv)
           j.lim = &limits[l];
       for (int c = 0; c < ncounts; c++) {
         /* kernel and limit alternate, so that both see the same machine */
-        double times[64], ratio = 0;
+        double wall[64], cput[64], ratio = 0;
         int nr = j.lim ? 2 * reps : reps;
-        team_run(counts[c], nr, kernel_body, &j, times);
+        team_run(counts[c], nr, kernel_body, &j, wall, cput);
         double work = (double)j.m * (double)j.n * (double)j.k * counts[c];
-        double rate = work / best_of(times, nr, j.lim ? 2 : 1, 0);
+        double rate = work / best_of(cput, nr, j.lim ? 2 : 1, 0);
+        double rate_wall = work / best_of(wall, nr, j.lim ? 2 : 1, 0);
         if (j.lim) { /* best kernel over best limit, the limit table's included */
           double lbest =
-              j.lim->per_it * (double)j.lim->it * counts[c] / best_of(times, nr, 2, 1);
+              j.lim->per_it * (double)j.lim->it * counts[c] / best_of(cput, nr, 2, 1);
           if (lbest < j.lim->best[c])
             lbest = j.lim->best[c];
           ratio = rate / (lbest * per_op);
         }
-        printf("kernel%s,%s,%d,%.6g,%s,%s m=n=%zu k=%zu,%.4f\n",
+        printf("kernel%s,%s,%d,%.6g,%s,%s m=n=%zu k=%zu,%.4f,%.6g\n",
                vars[v] == SM_KVAR_AUTO ? "_auto" : "", name, counts[c], rate,
                fam[f].ccc ? "sample-pairs/s" : "comparisons/s", fam[f].family, j.m, j.k,
-               ratio);
+               ratio, rate_wall);
         fflush(stdout);
       }
     }

@@ -4,6 +4,7 @@
  * blocked, register-blocked over a tile of pairs. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "sm_kern_simd.h"
 
@@ -13,31 +14,58 @@
 #define SM_TARGET __attribute__((target("avx512f,avx512vpopcntdq,popcnt")))
 #define SM_EVEN 0x5555555555555555ull
 
+/* Tiles of pairs (rows x columns; dense 4 x 2: 16 accumulators; sparse
+ * 2 x 1: 10) and cache blocks: KW plane words per field block (KW * 64
+ * fields: a row tile's planes, 16 KB dense, 12 KB sparse, stay in L1), and
+ * as many columns per block as fit SM_L2_PLANES bytes of planes (in L2). */
+#define SM_MR_D 4
+#define SM_NR_D 2
+#define SM_MR_S 2
+#define SM_NR_S 1
+#define SM_KW 256
+#define SM_L2_PLANES (640 * 1024)
+#define SM_NC_MAX 512
+
 /* Bit planes of a set of vectors, 64 fields per word (a word holds code
- * words 2w and 2w+1 in its even and odd bits), nwp words per plane (a
- * multiple of 8, zero past the fields), planes of a vector contiguous:
+ * words 2w and 2w+1 in its even and odd bits), in field blocks of SM_KW
+ * words (the last block shorter, ks(b) words, a multiple of 8; zero past
+ * the fields): block b holds, vector after vector, each vector's planes
  *   dense:  D = (r != 1), S = (r == 2)                 (np = 2)
- *   sparse: X = missing, S = (r == 2), Z = (r == 0 and present),
- *           D = S | Z                                  (np = 4)
- * and per vector: R = sum of r over present entries, nX = missing count,
- * nZ = count of present zeros. Vectors nv..nvp-1 are zero (tile padding). */
+ *   sparse: X = missing, S = (r == 2), D = S | Z      (np = 3)
+ *           with Z = (r == 0 and present) = D & ~S
+ * so that the planes a micro-kernel call reads are contiguous, and per
+ * vector: R = sum of r over present entries, nX = missing count, nZ = count
+ * of present zeros. Vectors nv..nvp-1 are zero (tile padding). */
 typedef struct planes {
-  size_t nwp;
-  int np;
-  uint64_t *p;    /* [v][plane][nwp], 64-byte aligned */
+  size_t nwp;     /* words per plane, all blocks */
+  size_t nvp;     /* vectors, with the padding */
+  int np;         /* planes per vector */
+  uint64_t *p;    /* the blocks, 64-byte aligned */
   uint32_t *marg; /* [v][3]: R, nX, nZ */
 } planes_t;
+
+/* Words of block b, and where vector v's planes of block b start. */
+static inline size_t pl_ks(const planes_t *pl, size_t b)
+{
+  return pl->nwp - b * SM_KW < SM_KW ? pl->nwp - b * SM_KW : SM_KW;
+}
+static inline uint64_t *pl_at(const planes_t *pl, size_t b, size_t v)
+{
+  return pl->p + (b * SM_KW * pl->nvp + v * pl_ks(pl, b)) * (size_t)pl->np;
+}
 
 /* Keeps a loaded vector in a register: vpternlogq with a memory operand
  * is slower on some cores (Zen 4) than a load plus the register form. */
 #define SM_IN_REG(v) __asm__("" : "+v"(v))
 
-/* a & (b ^ c), and a ? b : c, as vpternlogq truth tables */
+/* a & (b ^ c), a ? b : c, and a ? b : (c & ~b) (X ? S : Z with Z = D & ~S),
+ * as vpternlogq truth tables */
 #define SM_AND_XOR 0x60
 #define SM_MUX 0xca
+#define SM_MUX_Z 0xc2
 
-enum { PL_D = 0, PL_S = 1 };                       /* dense planes */
-enum { PL_X = 0, PL_SS = 1, PL_Z = 2, PL_DS = 3 }; /* sparse planes */
+enum { PL_D = 0, PL_S = 1 };             /* dense planes */
+enum { PL_X = 0, PL_SS = 1, PL_DS = 2 }; /* sparse planes */
 
 /* Planes of 8 words (512 fields, all below nf) from 16 code words, in
  * vector registers; same layout as the scalar loop below. */
@@ -60,7 +88,6 @@ static void planes8(const uint64_t *cw, int sparse, uint64_t *out, size_t nwp,
             z = _mm512_ternarylogic_epi64(lo, hi, hi, 0x03); /* ~lo & ~hi */
     _mm512_store_si512(out + PL_X * nwp, x);
     _mm512_store_si512(out + PL_SS * nwp, s);
-    _mm512_store_si512(out + PL_Z * nwp, z);
     _mm512_store_si512(out + PL_DS * nwp, _mm512_or_si512(s, z));
     acc[0] = _mm512_add_epi64(
         acc[0], _mm512_add_epi64(_mm512_popcnt_epi64(lo), _mm512_popcnt_epi64(s)));
@@ -76,37 +103,55 @@ static void planes8(const uint64_t *cw, int sparse, uint64_t *out, size_t nwp,
   }
 }
 
+/* Large plane sets on transparent huge pages (fewer TLB misses while the
+ * columns stream: a few percent), small ones on 64-byte lines. */
+static void *planes_alloc(size_t bytes)
+{
+  const size_t huge = (size_t)2 << 20;
+  if (bytes < 2 * huge)
+    return aligned_alloc(64, (bytes + 63) / 64 * 64);
+  bytes = (bytes + huge - 1) / huge * huge;
+  void *p = aligned_alloc(huge, bytes);
+#ifdef MADV_HUGEPAGE
+  if (p)
+    madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+  return p;
+}
+
 SM_TARGET
 static int planes_pack(planes_t *pl, size_t nv, size_t nvp, size_t nf, const uint64_t *X,
                        size_t ldx, int sparse)
 {
   size_t ncw = (nf + 31) / 32, nw = (ncw + 1) / 2;
   pl->nwp = (nw + 7) / 8 * 8;
-  pl->np = sparse ? 4 : 2;
+  pl->nvp = nvp;
+  pl->np = sparse ? 3 : 2;
   size_t words = (nvp ? nvp : 1) * (size_t)pl->np * (pl->nwp ? pl->nwp : 8);
-  pl->p = aligned_alloc(64, words * sizeof(uint64_t));
+  pl->p = planes_alloc(words * sizeof(uint64_t));
   pl->marg = malloc((nv ? nv : 1) * 3 * sizeof(uint32_t));
   if (!pl->p || !pl->marg) {
     free(pl->p);
     free(pl->marg);
     return -1;
   }
-  /* padding vectors */
-  memset(pl->p + nv * pl->np * pl->nwp, 0,
-         (words - nv * pl->np * pl->nwp) * sizeof(uint64_t));
+  for (size_t b = 0; b * SM_KW < pl->nwp; b++) /* padding vectors */
+    memset(pl_at(pl, b, nv), 0, (nvp - nv) * pl->np * pl_ks(pl, b) * sizeof(uint64_t));
   const size_t nw8 = nf / 512 * 8; /* words of whole 512-field groups */
   for (size_t v = 0; v < nv; v++) {
     const uint64_t *row = X + v * ldx;
-    uint64_t *out = pl->p + v * pl->np * pl->nwp;
     __m512i acc[3] = {_mm512_setzero_si512(), _mm512_setzero_si512(),
                       _mm512_setzero_si512()};
     for (size_t w = 0; w < nw8; w += 8)
-      planes8(row + 2 * w, sparse, out + w, pl->nwp, acc);
+      planes8(row + 2 * w, sparse, pl_at(pl, w / SM_KW, v) + w % SM_KW,
+              pl_ks(pl, w / SM_KW), acc);
     uint32_t R = (uint32_t)_mm512_reduce_add_epi64(acc[0]);
     uint32_t nX = (uint32_t)_mm512_reduce_add_epi64(acc[1]);
     uint32_t nZ = (uint32_t)_mm512_reduce_add_epi64(acc[2]);
     for (size_t w = nw8; w < pl->nwp; w++) {
-      uint64_t pd = 0, ps = 0, px = 0, pz = 0;
+      const size_t ks = pl_ks(pl, w / SM_KW);
+      uint64_t *out = pl_at(pl, w / SM_KW, v) + w % SM_KW;
+      uint64_t pd = 0, ps = 0, px = 0;
       for (int half = 0; half < 2; half++) {
         size_t cw = 2 * w + half;
         if (cw >= ncw)
@@ -121,7 +166,6 @@ static int planes_pack(planes_t *pl, size_t nv, size_t nvp, size_t nf, const uin
           nX += (uint32_t)__builtin_popcountll(x);
           nZ += (uint32_t)__builtin_popcountll(z);
           px |= x << half;
-          pz |= z << half;
           pd |= (s | z) << half;
         } else {
           R += (uint32_t)(__builtin_popcountll(lo | hi) + __builtin_popcountll(s));
@@ -130,13 +174,12 @@ static int planes_pack(planes_t *pl, size_t nv, size_t nvp, size_t nf, const uin
         ps |= s << half;
       }
       if (sparse) {
-        out[PL_X * pl->nwp + w] = px;
-        out[PL_SS * pl->nwp + w] = ps;
-        out[PL_Z * pl->nwp + w] = pz;
-        out[PL_DS * pl->nwp + w] = pd;
+        out[PL_X * ks] = px;
+        out[PL_SS * ks] = ps;
+        out[PL_DS * ks] = pd;
       } else {
-        out[PL_D * pl->nwp + w] = pd;
-        out[PL_S * pl->nwp + w] = ps;
+        out[PL_D * ks] = pd;
+        out[PL_S * ks] = ps;
       }
     }
     pl->marg[3 * v] = R;
@@ -150,27 +193,6 @@ static void planes_free(planes_t *pl)
 {
   free(pl->p);
   free(pl->marg);
-}
-
-/* Tiles of pairs (rows x columns; dense 4 x 2: 16 accumulators, sparse
- * 2 x 2: 20) and cache blocks: KW plane words per field block (KW * 64
- * fields; a row tile's planes, 8 KB dense, stay in L1), NC columns per
- * block (their planes, 512 KB dense, stay in L2). */
-#define SM_MR_D 4
-#define SM_NR_D 2
-#ifndef SM_MR_S
-#define SM_MR_S 3
-#endif
-#ifndef SM_NR_S
-#define SM_NR_S 1
-#endif
-#define SM_KW 128
-#define SM_NC 256
-
-SM_TARGET
-static inline uint64_t hsum(__m512i v)
-{
-  return (uint64_t)_mm512_reduce_add_epi64(v);
 }
 
 /* Sums of k <= 8 vectors at once (lane i of the result: the sum of v[i]),
@@ -225,10 +247,11 @@ static void ukr_dense(size_t kw, const uint64_t *a, size_t lda, size_t nwp,
       SM_IN_REG(as);
 #pragma GCC unroll 8
       for (int x = 0; x < SM_NR_D; x++) {
+        /* popcount t before the in-place ternlog: no register copy */
         __m512i t = _mm512_and_si512(ad, bd[x]);
-        __m512i u = _mm512_ternarylogic_epi64(t, as, bs[x], SM_AND_XOR);
         T[r][x] = _mm512_add_epi64(T[r][x], _mm512_popcnt_epi64(t));
-        U[r][x] = _mm512_add_epi64(U[r][x], _mm512_popcnt_epi64(u));
+        t = _mm512_ternarylogic_epi64(t, as, bs[x], SM_AND_XOR);
+        U[r][x] = _mm512_add_epi64(U[r][x], _mm512_popcnt_epi64(t));
       }
     }
   }
@@ -262,37 +285,33 @@ static void ukr_sparse(size_t kw, const uint64_t *a, size_t lda, size_t nwp,
     for (int x = 0; x < SM_NR_S; x++)
       T[r][x] = U[r][x] = FX[r][x] = FY[r][x] = XX[r][x] = _mm512_setzero_si512();
   for (size_t w = 0; w < kw; w += 8) {
-    __m512i bx[SM_NR_S], bs[SM_NR_S], bz[SM_NR_S], bd[SM_NR_S];
+    __m512i bx[SM_NR_S], bs[SM_NR_S], bd[SM_NR_S];
 #pragma GCC unroll 8
     for (int x = 0; x < SM_NR_S; x++) {
-      for (int pl = 0; pl < 4; pl++)
+      for (int pl = 0; pl < 3; pl++)
         _mm_prefetch((const char *)(bn + x * ldb + pl * nwp + w), _MM_HINT_T0);
       bx[x] = _mm512_load_si512(b + x * ldb + PL_X * nwp + w);
       bs[x] = _mm512_load_si512(b + x * ldb + PL_SS * nwp + w);
-      bz[x] = _mm512_load_si512(b + x * ldb + PL_Z * nwp + w);
       bd[x] = _mm512_load_si512(b + x * ldb + PL_DS * nwp + w);
       SM_IN_REG(bx[x]);
       SM_IN_REG(bs[x]);
-      SM_IN_REG(bz[x]);
       SM_IN_REG(bd[x]);
     }
 #pragma GCC unroll 8
     for (int r = 0; r < SM_MR_S; r++) {
       const uint64_t *ar = a + r * lda + w;
       __m512i ax = _mm512_load_si512(ar + PL_X * nwp),
-              as = _mm512_load_si512(ar + PL_SS * nwp);
-      __m512i az = _mm512_load_si512(ar + PL_Z * nwp),
+              as = _mm512_load_si512(ar + PL_SS * nwp),
               ad = _mm512_load_si512(ar + PL_DS * nwp);
       SM_IN_REG(ax);
       SM_IN_REG(as);
-      SM_IN_REG(az);
       SM_IN_REG(ad);
 #pragma GCC unroll 8
       for (int x = 0; x < SM_NR_S; x++) {
         __m512i t = _mm512_and_si512(ad, bd[x]);
         __m512i u = _mm512_ternarylogic_epi64(t, as, bs[x], SM_AND_XOR);
-        __m512i fx = _mm512_ternarylogic_epi64(ax, bs[x], bz[x], SM_MUX);
-        __m512i fy = _mm512_ternarylogic_epi64(bx[x], as, az, SM_MUX);
+        __m512i fx = _mm512_ternarylogic_epi64(ax, bs[x], bd[x], SM_MUX_Z);
+        __m512i fy = _mm512_ternarylogic_epi64(bx[x], as, ad, SM_MUX_Z);
         __m512i xx = _mm512_and_si512(ax, bx[x]);
         T[r][x] = _mm512_add_epi64(T[r][x], _mm512_popcnt_epi64(t));
         U[r][x] = _mm512_add_epi64(U[r][x], _mm512_popcnt_epi64(u));
@@ -366,28 +385,34 @@ static void ccc2(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
         c[0] = pa.marg[3 * i] + pb.marg[3 * j] - (uint32_t)nf;
     }
   uint32_t edge[4 * 4 * 4];
-  for (size_t jc = 0; jc < n; jc += SM_NC) {
-    size_t nc = n - jc < SM_NC ? n - jc : SM_NC;
-    for (size_t w0 = 0; w0 < nwp; w0 += SM_KW) {
-      size_t kw = nwp - w0 < SM_KW ? nwp - w0 : SM_KW;
-      for (size_t i0 = 0; i0 < m; i0 += MR) {
-        size_t mr = m - i0 < MR ? m - i0 : MR;
+  /* columns per block: all their planes stay in L2 while the row tiles go
+   * by; a row tile's planes of one field block stay in L1 across the
+   * columns, and its rows of C in L1 across the field blocks */
+  size_t NC = stride ? SM_L2_PLANES / (stride * sizeof(uint64_t)) / NR * NR : SM_NC_MAX;
+  NC = NC < NR ? NR : NC > SM_NC_MAX ? SM_NC_MAX : NC;
+  for (size_t jc = 0; jc < n; jc += NC) {
+    size_t nc = n - jc < NC ? n - jc : NC;
+    for (size_t i0 = 0; i0 < m; i0 += MR) {
+      size_t mr = m - i0 < MR ? m - i0 : MR;
+      for (size_t w0 = 0; w0 < nwp; w0 += SM_KW) {
+        const size_t bk = w0 / SM_KW, kw = pl_ks(&pa, bk), vs = pa.np * kw;
         for (size_t j0 = jc; j0 < jc + nc; j0 += NR) {
           size_t nr = jc + nc - j0 < NR ? jc + nc - j0 : NR;
           if (sym && j0 + nr <= i0)
             continue; /* below the diagonal: mirrored at the end */
-          const uint64_t *a = pa.p + i0 * stride + w0, *b = pb.p + j0 * stride + w0;
+          const uint64_t *a = pl_at(&pa, bk, i0), *b = pl_at(&pb, bk, j0);
           /* next tile's columns (for the prefetch): this row's next, or the
-           * block's first for the next row */
-          const uint64_t *bn =
-              j0 + NR < jc + nc ? b + NR * stride : pb.p + jc * stride + w0;
+           * first of the next field block */
+          const uint64_t *bn = j0 + NR < jc + nc  ? b + NR * vs
+                               : w0 + SM_KW < nwp ? pl_at(&pb, bk + 1, jc)
+                                                  : b;
           if (mr == MR && nr == NR) {
-            ukr(kw, a, stride, nwp, b, bn, stride, C + (i0 * ldc + j0) * nmom, ldc);
+            ukr(kw, a, vs, kw, b, bn, vs, C + (i0 * ldc + j0) * nmom, ldc);
             continue;
           }
           /* edge tile: padding vectors are zero planes; add the valid part */
           memset(edge, 0, sizeof edge);
-          ukr(kw, a, stride, nwp, b, bn, stride, edge, NR);
+          ukr(kw, a, vs, kw, b, bn, vs, edge, NR);
           for (size_t r = 0; r < mr; r++)
             for (size_t x = 0; x < nr; x++)
               for (size_t q = 0; q < nmom; q++)
