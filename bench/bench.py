@@ -485,7 +485,7 @@ def main():
     p.add_argument("--no-runs", action="store_true")
     p.add_argument("--no-install", action="store_true", help="(bench/run) install nothing")
     p.add_argument("--threads", type=int, default=0, help="cores to use (default: all)")
-    p.add_argument("--reps", type=int, default=3, help="kernel repetitions (best kept)")
+    p.add_argument("--reps", type=int, default=5, help="kernel repetitions (best kept)")
     p.add_argument("--run-reps", type=int, default=2, help="whole-run repetitions")
     p.add_argument("--peer-reps", type=int, default=1, help="peer repetitions")
     a = p.parse_args()
