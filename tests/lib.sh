@@ -2,10 +2,10 @@
 # scratch directory; `fail` reports and exits 1; `expect_error` runs a
 # command that must fail cleanly.
 set -u
-: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=$PWD}"
 : "${STARMET:=$top_builddir/starmet}"
-SMCMP="$top_builddir/tests/smcmp"
+SMCMP="$top_builddir/tests/tools/smcmp"
 DATA="$top_srcdir/tests/data/comet"
 export STARPU_SILENT=1
 export STARPU_HOME="${STARPU_HOME:-$top_builddir/.cache/starpu}"

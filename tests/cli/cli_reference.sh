@@ -3,7 +3,7 @@
 # CoMet's outputs (CCC bit for bit in float32; Czekanowski within one
 # float32 ulp), 2-way through the task graph (several block sizes and
 # schedulers) and 2-/3-way through the reference implementation.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 c() { "$STARMET" compute --quiet "$@"; }
 

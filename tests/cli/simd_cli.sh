@@ -3,7 +3,7 @@
 # same results as the reference kernels; choices this CPU cannot run are
 # refused with a reason; STARMET_CPU_DISABLE makes auto fall back (and the
 # summary names the kernel that ran).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 c() { "$STARMET" compute --quiet "$@"; }
 kern() { sed -n 's/.*"kernel": "\([^"]*\)".*/\1/p' "$1"; }

@@ -7,7 +7,7 @@
 # once, on one and two ranks; priorities follow the task kinds and
 # --no-priorities zeroes them; --calibrate and --perfmodel-dir keep the
 # models where asked; the progress line counts tasks; bad values are refused.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 PY=${PYTHON3:-/usr/bin/python3}
 if ! "$PY" -c 'import json, csv' 2> /dev/null; then echo "no python3: skipped"; exit 77; fi

@@ -2,7 +2,7 @@
 # fuzz_short.sh: a short libFuzzer run (a few seconds per input parser) over
 # the committed seed corpus, with ASan + UBSan; skipped when clang's
 # libFuzzer is not installed. Longer runs: scripts/fuzz SECONDS.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 if ! command -v clang > /dev/null ||
    ! ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a > /dev/null 2>&1; then
   echo "clang/libFuzzer not installed: skipped"; exit 77

@@ -2,7 +2,7 @@
 # cli_scipy.sh: an independent tool agrees: Czekanowski 2-way equals
 # 1 - scipy.spatial.distance.braycurtis on the bundled abundance table and on
 # a real-valued table (skipped when scipy is not installed).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 PY=${PYTHON3:-/usr/bin/python3}
 if ! "$PY" -c 'import scipy.spatial' 2> /dev/null; then

@@ -5,7 +5,7 @@
 # inputs within 1e-12, checksums equal; npf > 1 bit-reproducible run to run;
 # phases run separately give the full result; a grid that does not match the
 # rank count is refused.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 if [ -z "${MPIEXEC:-}" ]; then echo "no MPI launcher: skipped"; exit 77; fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 export STARPU_NCPU=1

@@ -3,7 +3,7 @@
 # problem: a row per policy and worker mix in results.csv (the OpenCL mix
 # skipped when starmet has no OpenCL codelets, the MPI mixes run), every
 # run giving the same checksum, and the plots drawn (PNG and SVG).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 PY=${PYTHON3:-/usr/bin/python3}
 if ! "$PY" -c 'import csv, json, statistics' 2> /dev/null; then echo "no python3: skipped"; exit 77; fi

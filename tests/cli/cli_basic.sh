@@ -2,7 +2,7 @@
 # cli_basic.sh: the starmet command end to end: help, every input format
 # round-tripped through `starmet synth`, task graph vs reference, run-to-run
 # and worker/scheduler reproducibility, output formats, threshold, summary.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 c() { "$STARMET" compute --quiet "$@"; }
 cks() { sed -n 's/.*"checksum": "\([^"]*\)".*/\1/p' "$1"; }

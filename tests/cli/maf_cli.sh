@@ -5,7 +5,7 @@
 # with GL and with PL (multi-allelic records skipped and counted); VCF
 # genotypes for `starmet compute --metric ccc` equal the same calls as .npy;
 # bad inputs give one clear error line, a non-zero exit and no output.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 M() { "$STARMET" maf --quiet "$@"; }
 # json_num FILE KEY: a number from the JSON summary

@@ -5,7 +5,7 @@
 # STARPU_LIMIT_OPENCL_MEM that forces eviction, 2-way and 3-way: CCC and
 # integer Czekanowski identical to CPU-only, real Czekanowski within 1e-12;
 # the summary shows per-worker task counts and bytes moved.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 export STARPU_OPENCL_ON_CPUS=1 STARPU_NOPENCL=1 STARPU_NCPU=1
 probe=$(STARPU_NCPU=1 "$STARMET" compute --metric ccc --synthetic random --num-vector 4 \
   --num-field 8 --devices accel --summary "$T/probe.json" 2>&1) || true

@@ -2,7 +2,7 @@
 # cli_errors.sh: bad input and bad options give one clear error line that
 # names the file or option and the problem, a non-zero exit, and no output
 # file (complete-looking or temporary) left behind.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 O=$T/out
 c() { "$STARMET" compute --quiet --output "$O" "$@"; }

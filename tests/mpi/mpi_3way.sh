@@ -3,7 +3,7 @@
 # CCC (sparse) and Czekanowski on integer inputs identical to the one-rank
 # run, real inputs within 1e-12, checksums equal; stages run separately give
 # exactly the union of a full run; phases likewise.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 if [ -z "${MPIEXEC:-}" ]; then echo "no MPI launcher: skipped"; exit 77; fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 export STARPU_NCPU=1

@@ -3,7 +3,7 @@
 # output as P = 1: the per-rank SAF and allele frequency files together hold
 # exactly the single-rank lines, and the spectrum, its log-likelihood and
 # iterations are bit-identical (the EM sums per chunk, in chunk order).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 if [ -z "${MPIEXEC:-}" ]; then echo "no MPI launcher: skipped"; exit 77; fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 export STARPU_NCPU=1
