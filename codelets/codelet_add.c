@@ -26,25 +26,9 @@ static void cpu_add_f64(void *buffers[], void *cl_arg) { add_rows(buffers, SM_AD
 static void cpu_add_f32(void *buffers[], void *cl_arg) { add_rows(buffers, SM_ADD_F32); }
 static void cpu_add_u32(void *buffers[], void *cl_arg) { add_rows(buffers, SM_ADD_U32); }
 
-static struct starpu_perfmodel model_add_f64 = {.type = STARPU_HISTORY_BASED,
-                                                .symbol = "sm_add_f64"};
-static struct starpu_perfmodel model_add_f32 = {.type = STARPU_HISTORY_BASED,
-                                                .symbol = "sm_add_f32"};
-static struct starpu_perfmodel model_add_u32 = {.type = STARPU_HISTORY_BASED,
-                                                .symbol = "sm_add_u32"};
-
-#define SM_ADD_CODELET(sfx)                                                    \
-  static struct starpu_codelet cl_add_##sfx = {                                \
-      .name = "sm_add_" #sfx,                                                  \
-      .cpu_funcs = {cpu_add_##sfx},                                            \
-      .cpu_funcs_name = {"cpu_add_" #sfx},                                     \
-      .nbuffers = 2,                                                           \
-      .modes = {STARPU_RW, STARPU_R},                                          \
-      .model = &model_add_##sfx,                                               \
-  }
-SM_ADD_CODELET(f64);
-SM_ADD_CODELET(f32);
-SM_ADD_CODELET(u32);
+SM_CODELET(add_f64, cpu_add_f64, , 2, STARPU_RW, STARPU_R);
+SM_CODELET(add_f32, cpu_add_f32, , 2, STARPU_RW, STARPU_R);
+SM_CODELET(add_u32, cpu_add_u32, , 2, STARPU_RW, STARPU_R);
 
 int sm_task_add(starpu_data_handle_t C, starpu_data_handle_t B, int type, int prio)
 {

@@ -15,42 +15,24 @@ typedef struct ccc3_args {
 static void cpu_ccc3(void *buffers[], void *cl_arg)
 {
   const ccc3_args_t *a = cl_arg;
-  const size_t lda = STARPU_MATRIX_GET_LD(buffers[0]);
-  const uint64_t *P = (const uint64_t *)STARPU_MATRIX_GET_PTR(buffers[0]) + a->a_off * lda;
+  const sm_cl_mat_t A = sm_cl_mat(buffers, 0), X = sm_cl_mat(buffers, 1);
+  const sm_cl_mat_t Y = sm_cl_mat(buffers, 2), N = sm_cl_mat(buffers, 3);
   (sm_cl_kernel == SM_KERNEL_REF ? sm_kern_ccc3_ref : sm_kern_ccc3_popc)(
-      a->g, STARPU_MATRIX_GET_NY(buffers[1]), STARPU_MATRIX_GET_NY(buffers[2]), a->nf, P,
-      lda, (const uint64_t *)STARPU_MATRIX_GET_PTR(buffers[1]),
-      STARPU_MATRIX_GET_LD(buffers[1]), (const uint64_t *)STARPU_MATRIX_GET_PTR(buffers[2]),
-      STARPU_MATRIX_GET_LD(buffers[2]), a->sparse,
-      (uint32_t *)STARPU_MATRIX_GET_PTR(buffers[3]));
+      a->g, X.ny, Y.ny, a->nf, sm_cl_mat_row(A, a->a_off), A.ld, X.ptr, X.ld, Y.ptr, Y.ld,
+      a->sparse, N.ptr);
 }
 
 #ifdef STARPU_USE_OPENCL
 static void ocl_ccc3(void *buffers[], void *cl_arg)
 {
   const ccc3_args_t *a = cl_arg;
-  int op, ox, oy, oo;
+  const size_t mx = STARPU_MATRIX_GET_NY(buffers[1]), my = STARPU_MATRIX_GET_NY(buffers[2]);
   sm_ocl_arg_t args[16];
-  args[4] = sm_ocl_mem(buffers[0], 8, &op);
-  args[7] = sm_ocl_mem(buffers[1], 8, &ox);
-  args[10] = sm_ocl_mem(buffers[2], 8, &oy);
-  args[14] = sm_ocl_mem(buffers[3], 4, &oo);
-  size_t ldp = STARPU_MATRIX_GET_LD(buffers[0]);
-  size_t mx = STARPU_MATRIX_GET_NY(buffers[1]), my = STARPU_MATRIX_GET_NY(buffers[2]);
-  args[0] = sm_ocl_int((long)a->g);
-  args[1] = sm_ocl_int((long)mx);
-  args[2] = sm_ocl_int((long)my);
-  args[3] = sm_ocl_int((long)a->nf);
-  args[5] = sm_ocl_int(op + (long)(a->a_off * ldp));
-  args[6] = sm_ocl_int((long)ldp);
-  args[8] = sm_ocl_int(ox);
-  args[9] = sm_ocl_int((long)STARPU_MATRIX_GET_LD(buffers[1]));
-  args[11] = sm_ocl_int(oy);
-  args[12] = sm_ocl_int((long)STARPU_MATRIX_GET_LD(buffers[2]));
-  args[13] = sm_ocl_int(a->sparse);
-  args[15] = sm_ocl_int(oo);
+  int k = sm_ocl_planes(args, buffers, 8, a->g, a->nf, a->a_off);
+  args[k++] = sm_ocl_int(a->sparse);
+  k = sm_ocl_matrix(args, k, buffers[3], 4, 0, 0);
   const size_t global[3] = {my, mx, a->g}, local[3] = {8, 8, 1};
-  sm_ocl_run("sm_ccc3", 16, args, 3, global, local);
+  sm_ocl_run("sm_ccc3", k, args, 3, global, local);
 }
 #endif
 
@@ -58,59 +40,25 @@ static void ocl_ccc3(void *buffers[], void *cl_arg)
 static void cuda_ccc3(void *buffers[], void *cl_arg)
 {
   const ccc3_args_t *a = cl_arg;
-  const size_t lda = STARPU_MATRIX_GET_LD(buffers[0]);
-  sm_cuda_ccc3(a->g, STARPU_MATRIX_GET_NY(buffers[1]), STARPU_MATRIX_GET_NY(buffers[2]), a->nf,
-               (const uint64_t *)STARPU_MATRIX_GET_PTR(buffers[0]) + a->a_off * lda, lda,
-               (const uint64_t *)STARPU_MATRIX_GET_PTR(buffers[1]),
-               STARPU_MATRIX_GET_LD(buffers[1]),
-               (const uint64_t *)STARPU_MATRIX_GET_PTR(buffers[2]),
-               STARPU_MATRIX_GET_LD(buffers[2]), a->sparse,
-               (uint32_t *)STARPU_MATRIX_GET_PTR(buffers[3]), starpu_cuda_get_local_stream());
+  const sm_cl_mat_t A = sm_cl_mat(buffers, 0), X = sm_cl_mat(buffers, 1);
+  const sm_cl_mat_t Y = sm_cl_mat(buffers, 2), N = sm_cl_mat(buffers, 3);
+  sm_cuda_ccc3(a->g, X.ny, Y.ny, a->nf, sm_cl_mat_row(A, a->a_off), A.ld, X.ptr, X.ld, Y.ptr,
+               Y.ld, a->sparse, N.ptr, starpu_cuda_get_local_stream());
 }
 #endif
 
-static struct starpu_perfmodel model_ccc3 = {.type = STARPU_HISTORY_BASED,
-                                             .symbol = "sm_ccc3"};
-static struct starpu_perfmodel model_ccc3_sparse = {.type = STARPU_HISTORY_BASED,
-                                                    .symbol = "sm_ccc3_sparse"};
-
-static struct starpu_codelet cl_ccc3 = {
-    .name = "sm_ccc3",
-#ifdef SM_USE_CUDA
-    .cuda_funcs = {cuda_ccc3},
-    .cuda_flags = {STARPU_CUDA_ASYNC},
-#endif
-#ifdef STARPU_USE_OPENCL
-    .opencl_funcs = {ocl_ccc3},
-#endif
-    .cpu_funcs = {cpu_ccc3},
-    .cpu_funcs_name = {"cpu_ccc3"},
-    .nbuffers = 4,
-    .modes = {STARPU_R, STARPU_R, STARPU_R, STARPU_W},
-    .model = &model_ccc3,
-};
-static struct starpu_codelet cl_ccc3_sparse = {
-    .name = "sm_ccc3_sparse",
-#ifdef SM_USE_CUDA
-    .cuda_funcs = {cuda_ccc3},
-    .cuda_flags = {STARPU_CUDA_ASYNC},
-#endif
-#ifdef STARPU_USE_OPENCL
-    .opencl_funcs = {ocl_ccc3},
-#endif
-    .cpu_funcs = {cpu_ccc3},
-    .cpu_funcs_name = {"cpu_ccc3"},
-    .nbuffers = 4,
-    .modes = {STARPU_R, STARPU_R, STARPU_R, STARPU_W},
-    .model = &model_ccc3_sparse,
-};
+/* Dense and sparse are different kernels: one codelet and model each. */
+SM_CODELET(ccc3, cpu_ccc3, SM_CL_CUDA(cuda_ccc3) SM_CL_OPENCL(ocl_ccc3), 4, STARPU_R, STARPU_R,
+           STARPU_R, STARPU_W);
+SM_CODELET(ccc3_sparse, cpu_ccc3, SM_CL_CUDA(cuda_ccc3) SM_CL_OPENCL(ocl_ccc3), 4, STARPU_R,
+           STARPU_R, STARPU_R, STARPU_W);
 
 int sm_task_ccc3(starpu_data_handle_t A, size_t a_off, size_t g, starpu_data_handle_t X,
                  starpu_data_handle_t Y, starpu_data_handle_t N3, int sparse, size_t nf,
                  int prio)
 {
   ccc3_args_t args = {.nf = nf, .a_off = a_off, .g = g, .sparse = sparse};
-  return SM_INSERT(sparse ? &cl_ccc3_sparse : &cl_ccc3, STARPU_R, A, STARPU_R, X, STARPU_R,
-                   Y, STARPU_W, N3, STARPU_CL_ARGS, sm_cl_args_dup(&args, sizeof args),
-                   sizeof args, STARPU_PRIORITY, prio, STARPU_EXECUTE_WHERE, sm_cl_num_where, STARPU_NAME, "ccc3", 0);
+  return SM_INSERT(sparse ? &cl_ccc3_sparse : &cl_ccc3, STARPU_R, A, STARPU_R, X, STARPU_R, Y,
+                   STARPU_W, N3, SM_CL_ARGS(args), STARPU_PRIORITY, prio,
+                   STARPU_EXECUTE_WHERE, sm_cl_num_where, STARPU_NAME, "ccc3", 0);
 }

@@ -12,17 +12,7 @@ static void cpu_finalize2(void *buffers[], void *cl_arg)
                     (sm_recbuf_t *)STARPU_VARIABLE_GET_PTR(buffers[3]));
 }
 
-static struct starpu_perfmodel model_finalize2 = {.type = STARPU_HISTORY_BASED,
-                                                  .symbol = "sm_finalize2"};
-
-static struct starpu_codelet cl_finalize2 = {
-    .name = "sm_finalize2",
-    .cpu_funcs = {cpu_finalize2},
-    .cpu_funcs_name = {"cpu_finalize2"},
-    .nbuffers = 4,
-    .modes = {STARPU_R, STARPU_R, STARPU_R, STARPU_W},
-    .model = &model_finalize2,
-};
+SM_CODELET(finalize2, cpu_finalize2, , 4, STARPU_R, STARPU_R, STARPU_R, STARPU_W);
 
 int sm_task_finalize2(starpu_data_handle_t num, starpu_data_handle_t si,
                       starpu_data_handle_t sj, starpu_data_handle_t R,

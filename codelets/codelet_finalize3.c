@@ -18,18 +18,8 @@ static void cpu_finalize3(void *buffers[], void *cl_arg)
                     (sm_recbuf_t *)STARPU_VARIABLE_GET_PTR(buffers[7]));
 }
 
-static struct starpu_perfmodel model_finalize3 = {.type = STARPU_HISTORY_BASED,
-                                                  .symbol = "sm_finalize3"};
-
-static struct starpu_codelet cl_finalize3 = {
-    .name = "sm_finalize3",
-    .cpu_funcs = {cpu_finalize3},
-    .cpu_funcs_name = {"cpu_finalize3"},
-    .nbuffers = 8,
-    .modes = {STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_R,
-              STARPU_W},
-    .model = &model_finalize3,
-};
+SM_CODELET(finalize3, cpu_finalize3, , 8, STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_R,
+           STARPU_R, STARPU_R, STARPU_W);
 
 int sm_task_finalize3(starpu_data_handle_t num3, starpu_data_handle_t n2ax,
                       starpu_data_handle_t n2ay, starpu_data_handle_t n2xy,

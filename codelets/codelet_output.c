@@ -16,23 +16,12 @@ static void cpu_output(void *buffers[], void *cl_arg)
   (void)a->sink(a->ctx, rb, a->block); /* the sink records its own errors */
 }
 
-static struct starpu_perfmodel model_output = {.type = STARPU_HISTORY_BASED,
-                                               .symbol = "sm_output"};
-
-static struct starpu_codelet cl_output = {
-    .name = "sm_output",
-    .cpu_funcs = {cpu_output},
-    .cpu_funcs_name = {"cpu_output"},
-    .nbuffers = 2,
-    .modes = {STARPU_R, STARPU_RW},
-    .model = &model_output,
-};
+SM_CODELET(output, cpu_output, , 2, STARPU_R, STARPU_RW);
 
 int sm_task_output(starpu_data_handle_t R, starpu_data_handle_t token,
                    sm_sink_fn sink, void *ctx, uint64_t block, int prio)
 {
   output_args_t args = {.sink = sink, .ctx = ctx, .block = block};
-  return SM_INSERT(&cl_output, STARPU_R, R, STARPU_RW, token, STARPU_CL_ARGS,
-                   sm_cl_args_dup(&args, sizeof args), sizeof args,
+  return SM_INSERT(&cl_output, STARPU_R, R, STARPU_RW, token, SM_CL_ARGS(args),
                    STARPU_PRIORITY, prio, STARPU_NAME, "output", 0);
 }

@@ -53,41 +53,9 @@ static void cuda_saf(void *buffers[], void *cl_arg)
 #endif
 
 /* Exact, banded and reference runs cost differently: one model each. */
-static struct starpu_perfmodel model_saf = {.type = STARPU_HISTORY_BASED,
-                                            .symbol = "sm_saf"};
-static struct starpu_perfmodel model_saf_band = {.type = STARPU_HISTORY_BASED,
-                                                 .symbol = "sm_saf_band"};
-static struct starpu_perfmodel model_saf_ref = {.type = STARPU_HISTORY_BASED,
-                                                .symbol = "sm_saf_ref"};
-
-static struct starpu_codelet cl_saf = {
-    .name = "sm_saf",
-    .cpu_funcs = {cpu_saf_tree},
-    .cpu_funcs_name = {"cpu_saf_tree"},
-#ifdef SM_USE_CUDA
-    .cuda_funcs = {cuda_saf},
-    .cuda_flags = {STARPU_CUDA_ASYNC},
-#endif
-    .nbuffers = 3,
-    .modes = {STARPU_R, STARPU_W, STARPU_W},
-    .model = &model_saf,
-};
-static struct starpu_codelet cl_saf_band = {
-    .name = "sm_saf_band",
-    .cpu_funcs = {cpu_saf_tree},
-    .cpu_funcs_name = {"cpu_saf_tree"},
-    .nbuffers = 3,
-    .modes = {STARPU_R, STARPU_W, STARPU_W},
-    .model = &model_saf_band,
-};
-static struct starpu_codelet cl_saf_ref = {
-    .name = "sm_saf_ref",
-    .cpu_funcs = {cpu_saf_ref},
-    .cpu_funcs_name = {"cpu_saf_ref"},
-    .nbuffers = 3,
-    .modes = {STARPU_R, STARPU_W, STARPU_W},
-    .model = &model_saf_ref,
-};
+SM_CODELET(saf, cpu_saf_tree, SM_CL_CUDA(cuda_saf), 3, STARPU_R, STARPU_W, STARPU_W);
+SM_CODELET(saf_band, cpu_saf_tree, , 3, STARPU_R, STARPU_W, STARPU_W);
+SM_CODELET(saf_ref, cpu_saf_ref, , 3, STARPU_R, STARPU_W, STARPU_W);
 
 int sm_task_saf(starpu_data_handle_t GL, starpu_data_handle_t OUT,
                 starpu_data_handle_t INFO, const sm_saf_tab_t *tab,
@@ -97,7 +65,6 @@ int sm_task_saf(starpu_data_handle_t GL, starpu_data_handle_t OUT,
   struct starpu_codelet *cl = method == SM_SAF_REF ? &cl_saf_ref
                               : args.band_tol > 0  ? &cl_saf_band
                                                    : &cl_saf;
-  return SM_INSERT(cl, STARPU_R, GL, STARPU_W, OUT, STARPU_W, INFO, STARPU_CL_ARGS,
-                   sm_cl_args_dup(&args, sizeof args), sizeof args, STARPU_PRIORITY, prio,
-                   STARPU_NAME, "saf", 0);
+  return SM_INSERT(cl, STARPU_R, GL, STARPU_W, OUT, STARPU_W, INFO, SM_CL_ARGS(args),
+                   STARPU_PRIORITY, prio, STARPU_NAME, "saf", 0);
 }

@@ -21,17 +21,7 @@ static void cpu_safem(void *buffers[], void *cl_arg)
                 (double *)STARPU_VECTOR_GET_PTR(buffers[4]));
 }
 
-static struct starpu_perfmodel model_safem = {.type = STARPU_HISTORY_BASED,
-                                              .symbol = "sm_safem"};
-
-static struct starpu_codelet cl_safem = {
-    .name = "sm_safem",
-    .cpu_funcs = {cpu_safem},
-    .cpu_funcs_name = {"cpu_safem"},
-    .nbuffers = 5,
-    .modes = {STARPU_RW, STARPU_R, STARPU_R, STARPU_W, STARPU_W},
-    .model = &model_safem,
-};
+SM_CODELET(safem, cpu_safem, , 5, STARPU_RW, STARPU_R, STARPU_R, STARPU_W, STARPU_W);
 
 int sm_task_safem(starpu_data_handle_t L, starpu_data_handle_t INFO,
                   starpu_data_handle_t PHI, starpu_data_handle_t PART,
@@ -39,6 +29,6 @@ int sm_task_safem(starpu_data_handle_t L, starpu_data_handle_t INFO,
 {
   safem_args_t args = {.convert = convert};
   return SM_INSERT(&cl_safem, STARPU_RW, L, STARPU_R, INFO, STARPU_R, PHI, STARPU_W, PART,
-                   STARPU_W, MAF, STARPU_CL_ARGS, sm_cl_args_dup(&args, sizeof args),
-                   sizeof args, STARPU_PRIORITY, prio, STARPU_NAME, "safem", 0);
+                   STARPU_W, MAF, SM_CL_ARGS(args), STARPU_PRIORITY, prio, STARPU_NAME,
+                   "safem", 0);
 }

@@ -166,27 +166,8 @@ static void cpu_verify(void *buffers[], void *cl_arg)
 #undef MLD
 }
 
-static struct starpu_perfmodel model_verify2 = {.type = STARPU_HISTORY_BASED,
-                                                .symbol = "sm_verify2"};
-static struct starpu_perfmodel model_verify3 = {.type = STARPU_HISTORY_BASED,
-                                                .symbol = "sm_verify3"};
-
-static struct starpu_codelet cl_verify2 = {
-    .name = "sm_verify2",
-    .cpu_funcs = {cpu_verify},
-    .cpu_funcs_name = {"cpu_verify"},
-    .nbuffers = 3,
-    .modes = {STARPU_RW, STARPU_R, STARPU_R},
-    .model = &model_verify2,
-};
-static struct starpu_codelet cl_verify3 = {
-    .name = "sm_verify3",
-    .cpu_funcs = {cpu_verify},
-    .cpu_funcs_name = {"cpu_verify"},
-    .nbuffers = 4,
-    .modes = {STARPU_RW, STARPU_R, STARPU_R, STARPU_R},
-    .model = &model_verify3,
-};
+SM_CODELET(verify2, cpu_verify, , 3, STARPU_RW, STARPU_R, STARPU_R);
+SM_CODELET(verify3, cpu_verify, , 4, STARPU_RW, STARPU_R, STARPU_R, STARPU_R);
 
 static uint64_t next_task;
 
@@ -196,9 +177,8 @@ int sm_task_verify2(starpu_data_handle_t C, starpu_data_handle_t A, starpu_data_
   verify_args_t args = {.family = metric_ccc ? (variant ? SM_VF_CCC2_SPARSE : SM_VF_CCC2)
                                              : (variant ? SM_VF_CZEK2_S : SM_VF_CZEK2_D),
                         .nf = nf, .task = next_task++, .block = block};
-  return SM_INSERT(&cl_verify2, STARPU_RW, C, STARPU_R, A, STARPU_R, B, STARPU_CL_ARGS,
-                   sm_cl_args_dup(&args, sizeof args), sizeof args, STARPU_PRIORITY, prio,
-                   STARPU_NAME, "verify2", 0);
+  return SM_INSERT(&cl_verify2, STARPU_RW, C, STARPU_R, A, STARPU_R, B, SM_CL_ARGS(args),
+                   STARPU_PRIORITY, prio, STARPU_NAME, "verify2", 0);
 }
 
 int sm_task_verify3(starpu_data_handle_t N3, starpu_data_handle_t A, size_t a_off, size_t g,
@@ -210,6 +190,5 @@ int sm_task_verify3(starpu_data_handle_t N3, starpu_data_handle_t A, size_t a_of
                         .nf = nf, .a_off = a_off, .g = g, .task = next_task++,
                         .block = block};
   return SM_INSERT(&cl_verify3, STARPU_RW, N3, STARPU_R, A, STARPU_R, X, STARPU_R, Y,
-                   STARPU_CL_ARGS, sm_cl_args_dup(&args, sizeof args), sizeof args,
-                   STARPU_PRIORITY, prio, STARPU_NAME, "verify3", 0);
+                   SM_CL_ARGS(args), STARPU_PRIORITY, prio, STARPU_NAME, "verify3", 0);
 }

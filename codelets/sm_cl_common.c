@@ -30,11 +30,6 @@ void sm_codelets_init(int use_mpi, sm_kernel_t kernel)
 #endif
 }
 
-/* sm_kernel_t and sm_kvar_t list the same variants in the same order. */
-_Static_assert((int)SM_KERNEL_AMX == (int)SM_KVAR_AMX &&
-                   (int)SM_KERNEL_AVX2 == (int)SM_KVAR_AVX2,
-               "sm_kernel_t and sm_kvar_t differ");
-
 const char *sm_codelets_kernel_check(sm_kernel_t kernel, int ccc)
 {
   return sm_kern_unusable((sm_kvar_t)kernel, ccc);

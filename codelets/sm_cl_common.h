@@ -1,5 +1,6 @@
 /* sm_cl_common.h: what the codelet files share: the insertion switch
- * (plain StarPU or StarPU-MPI) and the selected CPU kernel. */
+ * (plain StarPU or StarPU-MPI), the selected CPU kernel, the unpacking of
+ * matrix buffers for the kernels and the pieces of a codelet definition. */
 #ifndef SM_CL_COMMON_H
 #define SM_CL_COMMON_H
 
@@ -37,5 +38,69 @@ void sm_cl_task_done(void *id);
 
 /* Copy an args struct for STARPU_CL_ARGS (StarPU frees it). */
 void *sm_cl_args_dup(const void *args, size_t size);
+
+/* The insertion arguments that pass a copy of the args struct `args`. */
+#define SM_CL_ARGS(args) STARPU_CL_ARGS, sm_cl_args_dup(&(args), sizeof(args)), sizeof(args)
+
+/* Implementations a codelet has where the build has the device, for its
+ * designated initializer: SM_CL_CUDA(f, ...) SM_CL_OPENCL(g). */
+#ifdef SM_USE_CUDA
+#define SM_CL_CUDA(...) .cuda_funcs = {__VA_ARGS__}, .cuda_flags = {STARPU_CUDA_ASYNC},
+#else
+#define SM_CL_CUDA(...)
+#endif
+#ifdef STARPU_USE_OPENCL
+#define SM_CL_OPENCL(...) .opencl_funcs = {__VA_ARGS__},
+#else
+#define SM_CL_OPENCL(...)
+#endif
+
+/* Define codelet cl_<VAR> named "sm_<VAR>" with a history-based
+ * performance model of the same symbol (one per codelet: models are keyed
+ * on size): CPU adapter CPU, the device adapters IMPLS (SM_CL_CUDA(...)
+ * SM_CL_OPENCL(...), or nothing), NBUF buffers of the access modes that
+ * follow. */
+#define SM_CODELET(VAR, CPU, IMPLS, NBUF, ...)                                 \
+  static struct starpu_perfmodel model_##VAR = {.type = STARPU_HISTORY_BASED,  \
+                                                .symbol = "sm_" #VAR};         \
+  static struct starpu_codelet cl_##VAR = {                                    \
+      .name = "sm_" #VAR,                                                      \
+      IMPLS .cpu_funcs = {CPU},                                                \
+      .cpu_funcs_name = {#CPU},                                                \
+      .nbuffers = NBUF,                                                        \
+      .modes = {__VA_ARGS__},                                                  \
+      .model = &model_##VAR,                                                   \
+  }
+
+/* A matrix buffer of a task as the kernels take it (on the worker's
+ * device): ptr to its first element, ld elements from one row (a vector,
+ * a plane or a block row) to the next, nx elements in use per row, ny rows
+ * of elem bytes per element. */
+typedef struct sm_cl_mat {
+  void *ptr;
+  size_t ld, nx, ny, elem;
+} sm_cl_mat_t;
+
+/** Buffer k of a task, a matrix handle. */
+static inline sm_cl_mat_t sm_cl_mat(void *buffers[], int k)
+{
+  return (sm_cl_mat_t){.ptr = (void *)STARPU_MATRIX_GET_PTR(buffers[k]),
+                       .ld = STARPU_MATRIX_GET_LD(buffers[k]),
+                       .nx = STARPU_MATRIX_GET_NX(buffers[k]),
+                       .ny = STARPU_MATRIX_GET_NY(buffers[k]),
+                       .elem = STARPU_MATRIX_GET_ELEMSIZE(buffers[k])};
+}
+
+/** Where row `row` of a matrix starts (3-way: the first plane of a group). */
+static inline void *sm_cl_mat_row(sm_cl_mat_t m, size_t row)
+{
+  return (char *)m.ptr + row * m.ld * m.elem;
+}
+
+/** 1 when a and b are the same tile (a diagonal block: symmetric kernel). */
+static inline int sm_cl_mat_same(sm_cl_mat_t a, sm_cl_mat_t b)
+{
+  return a.ptr == b.ptr && a.ny == b.ny && a.ld == b.ld;
+}
 
 #endif

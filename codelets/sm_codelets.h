@@ -9,18 +9,13 @@
 #include <stdint.h>
 
 #include "sm_kern.h"
+#include "sm_kern_variants.h"
 
-/* Kernel implementations a codelet can run on CPU workers. */
-typedef enum sm_kernel {
-  SM_KERNEL_AUTO = 0, /* the fastest available */
-  SM_KERNEL_REF,      /* the plain reference twins */
-  SM_KERNEL_BLOCKED,  /* portable cache-blocked C (czek) / popcount (ccc) */
-  SM_KERNEL_AVX2,     /* czek: AVX2 micro-kernel */
-  SM_KERNEL_AVX512,   /* czek: AVX-512 micro-kernel; ccc: VPOPCNTDQ bit planes */
-  SM_KERNEL_POPC,     /* ccc: the best popcount kernel this CPU runs */
-  SM_KERNEL_VNNI,     /* ccc: int8 GEMM on AVX-512 VNNI */
-  SM_KERNEL_AMX,      /* ccc: int8 GEMM on AMX tiles */
-} sm_kernel_t;
+/* Kernel implementations a codelet can run on CPU workers: the variants of
+ * sm_kern_variants.h, SM_KERNEL_<ID> = SM_KVAR_<ID>. */
+#define SM_KERNEL_ENUM_(id, name, doc) SM_KERNEL_##id = SM_KVAR_##id,
+typedef enum sm_kernel { SM_KERN_VARIANTS(SM_KERNEL_ENUM_) } sm_kernel_t;
+#undef SM_KERNEL_ENUM_
 
 /** NULL when this CPU can run the 2-way kernel for the metric (ccc or
  * czekanowski), else why not. */

@@ -30,6 +30,36 @@ static inline sm_ocl_arg_t sm_ocl_int(long v)
   return a;
 }
 
+/* Append the arguments of matrix buffer (elem-byte elements) at args[n]:
+ * the buffer, the element offset of its row `row`, and its ld when with_ld.
+ * Returns the next free index. */
+static inline int sm_ocl_matrix(sm_ocl_arg_t *args, int n, void *buffer_interface, size_t elem,
+                                size_t row, int with_ld)
+{
+  const long ld = (long)STARPU_MATRIX_GET_LD(buffer_interface);
+  int offset;
+  args[n++] = sm_ocl_mem(buffer_interface, elem, &offset);
+  args[n++] = sm_ocl_int(offset + (long)row * ld);
+  if (with_ld)
+    args[n++] = sm_ocl_int(ld);
+  return n;
+}
+
+/* The leading arguments of a 3-way plane kernel (buffers: tile A, X, Y of
+ * elem-byte elements): g, mx, my, nf, then planes [a_off, a_off + g) of A,
+ * X and Y with their lds. Returns the next free index (13). */
+static inline int sm_ocl_planes(sm_ocl_arg_t *args, void *buffers[], size_t elem, size_t g,
+                                size_t nf, size_t a_off)
+{
+  args[0] = sm_ocl_int((long)g);
+  args[1] = sm_ocl_int((long)STARPU_MATRIX_GET_NY(buffers[1]));
+  args[2] = sm_ocl_int((long)STARPU_MATRIX_GET_NY(buffers[2]));
+  args[3] = sm_ocl_int((long)nf);
+  int n = sm_ocl_matrix(args, 4, buffers[0], elem, a_off, 1);
+  n = sm_ocl_matrix(args, n, buffers[1], elem, 0, 1);
+  return sm_ocl_matrix(args, n, buffers[2], elem, 0, 1);
+}
+
 /** Run kernel `name` with the arguments on an NDRange of `dims` dimensions
  * (global sizes rounded up to the local sizes), and wait for it. */
 void sm_ocl_run(const char *name, int nargs, const sm_ocl_arg_t *args, int dims,

@@ -9,8 +9,11 @@ SMCMP="$top_builddir/tests/tools/smcmp"
 DATA="$top_srcdir/tests/data/comet"
 export STARPU_SILENT=1
 export STARPU_HOME="${STARPU_HOME:-$top_builddir/.cache/starpu}"
+# runs with PoCL's OpenCL device keep StarPU's files apart (another bus
+# configuration; make check samples both before the tests start)
+export STARPU_HOME_OPENCL="${STARPU_HOME_OPENCL:-$top_builddir/.cache/starpu-opencl}"
 export POCL_CACHE_DIR="${POCL_CACHE_DIR:-$top_builddir/.cache/pocl}"
-mkdir -p "$STARPU_HOME" "$POCL_CACHE_DIR"
+mkdir -p "$STARPU_HOME" "$STARPU_HOME_OPENCL" "$POCL_CACHE_DIR"
 T=$(mktemp -d "$top_builddir/tests/tmp.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 NPASS=0
@@ -50,4 +53,60 @@ expect_error() {
 finish() {
   echo "$NPASS passed, $NFAIL failed"
   [ "$NFAIL" -eq 0 ]
+}
+
+# cks SUMMARY.json: the run checksum recorded in a JSON summary
+cks() { sed -n 's/.*"checksum": "\([^"]*\)".*/\1/p' "$1"; }
+
+# mpi_setup: skip (exit 77) without an MPI launcher; let Open MPI run as
+# root and oversubscribe the 2 cores, one StarPU CPU worker per rank
+mpi_setup() {
+  if [ -z "${MPIEXEC:-}" ]; then echo "no MPI launcher: skipped"; exit 77; fi
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+  export STARPU_NCPU=1
+}
+
+# mpi_starmet NP COMMAND ARGS...: `starmet COMMAND --quiet ARGS` on NP ranks
+mpi_starmet() {
+  np=$1; shift; cmd=$1; shift
+  # shellcheck disable=SC2086
+  $MPIEXEC ${MPIEXEC_FLAGS:-} -np "$np" "$STARMET" "$cmd" --quiet "$@"
+}
+
+# merge_ranks PREFIX NP EXT OUT: the rank files PREFIX_r.EXT of an NP-rank
+# run (PREFIX.EXT for one rank) as one file: the first one's header, then
+# every rank's data lines in rank order
+merge_ranks() {
+  if [ "$2" -eq 1 ]; then cp "$1.$3" "$4"; return; fi
+  head -n 1 "${1}_0.$3" > "$4"
+  r=0; while [ $r -lt "$2" ]; do tail -n +2 "${1}_$r.$3" >> "$4"; r=$((r + 1)); done
+}
+
+# every_grid BS PROB...: for P = 1..4 ranks and every grid npv x npf x npr
+# of P, run each problem (its options in the caller's variable P_<PROB>) with
+# --block-size BS; the merged output must equal the one-rank run's
+# $T/ref_<PROB>.tsv: within 1e-12 for REAL, else exactly with equal checksums
+every_grid() {
+  bs=$1; shift
+  for P in 1 2 3 4; do
+    for npv in 1 2 3 4; do for npf in 1 2 3 4; do for npr in 1 2 3 4; do
+      [ $((npv * npf * npr)) -eq $P ] || continue
+      for prob in "$@"; do
+        eval "args=\$P_$prob"
+        o=$T/g_${P}_${npv}${npf}${npr}_$prob
+        g="P=$P $npv x $npf x $npr $prob"
+        # shellcheck disable=SC2086,SC2154
+        run_ok "$g" mpi_starmet $P compute $args --block-size "$bs" --num-proc-vector $npv \
+          --num-proc-field $npf --num-proc-repl $npr --output "$o"
+        merge_ranks "$o" $P tsv "$o.all.tsv"
+        tol=""; [ "$prob" = REAL ] && tol="--tol-rel 1e-12"
+        # shellcheck disable=SC2086
+        same "$g vs one rank" $tol "$T/ref_$prob.tsv" "$o.all.tsv"
+        if [ "$prob" != REAL ]; then
+          [ "$(cks "$o.json")" = "$(cks "$T/ref_$prob.json")" ] && pass ||
+            fail "$g: checksum differs"
+        fi
+      done
+    done; done; done
+  done
 }

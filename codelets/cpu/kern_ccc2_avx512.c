@@ -6,13 +6,13 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "sm_formulas.h"
 #include "sm_kern_simd.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 
 #define SM_TARGET __attribute__((target("avx512f,avx512vpopcntdq,popcnt")))
-#define SM_EVEN 0x5555555555555555ull
 
 /* Tiles of pairs (rows x columns; dense 4 x 2: 16 accumulators; sparse
  * 2 x 1: 10) and cache blocks: KW plane words per field block (KW * 64
@@ -73,7 +73,7 @@ SM_TARGET
 static void planes8(const uint64_t *cw, int sparse, uint64_t *out, size_t nwp,
                     __m512i *acc)
 {
-  const __m512i E = _mm512_set1_epi64((long long)SM_EVEN);
+  const __m512i E = _mm512_set1_epi64((long long)SM_EVEN64);
   const __m512i ie = _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14);
   const __m512i io = _mm512_setr_epi64(1, 3, 5, 7, 9, 11, 13, 15);
   __m512i v0 = _mm512_loadu_si512(cw), v1 = _mm512_loadu_si512(cw + 8);
@@ -156,9 +156,9 @@ static int planes_pack(planes_t *pl, size_t nv, size_t nvp, size_t nf, const uin
         size_t cw = 2 * w + half;
         if (cw >= ncw)
           break;
-        size_t nfw = nf - cw * 32 < 32 ? nf - cw * 32 : 32;
-        uint64_t valid = nfw == 32 ? SM_EVEN : (((uint64_t)1 << (2 * nfw)) - 1) & SM_EVEN;
-        uint64_t lo = row[cw] & valid, hi = (row[cw] >> 1) & valid;
+        uint64_t lo, hi, valid;
+        sm_gt_bits(row[cw], nf - cw * 32, &lo, &hi, &valid);
+        lo &= valid, hi &= valid;
         uint64_t s = lo & hi;
         if (sparse) {
           uint64_t x = hi & ~lo, z = valid & ~lo & ~hi;

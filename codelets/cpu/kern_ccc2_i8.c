@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sm_formulas.h"
 #include "sm_kern_simd.h"
 
 /* Fields per block: the bytes of a block of rows stay in L2, a 32-column
@@ -35,14 +36,13 @@ typedef struct luts {
 
 static void luts_init(luts_t *t)
 {
-  static const uint8_t rd[4] = {0, 1, 1, 2}, rs[4] = {0, 1, 0, 2}, pm[4] = {1, 1, 0, 1};
   for (unsigned b = 0; b < 256; b++) {
     uint32_t x = 0, y = 0, z = 0;
     for (unsigned f = 0; f < 4; f++) {
       unsigned c = (b >> (2 * f)) & 3u;
-      x |= (uint32_t)rd[c] << (8 * f);
-      y |= (uint32_t)rs[c] << (8 * f);
-      z |= (uint32_t)pm[c] << (8 * f);
+      x |= (uint32_t)sm_gt_r(c, 0) << (8 * f);
+      y |= (uint32_t)sm_gt_r(c, 1) << (8 * f);
+      z |= (uint32_t)sm_gt_m(c, 1) << (8 * f);
     }
     t->r_dense[b] = x;
     t->r_sparse[b] = y;

@@ -7,18 +7,6 @@
 #include "sm_ccc_planes.h"
 #include "sm_kern.h"
 
-static inline unsigned code_at(const uint64_t *row, size_t f)
-{
-  return (unsigned)(row[f / 32] >> (2 * (f % 32))) & 3u;
-}
-
-/* copies of allele 1 of code c (dense: missing counts as one) */
-static inline unsigned r_of(unsigned c, int sparse)
-{
-  static const unsigned rd[4] = {0, 1, 1, 2}, rs[4] = {0, 1, 0, 2};
-  return sparse ? rs[c] : rd[c];
-}
-
 void sm_kern_ccc3_ref(size_t g, size_t mx, size_t my, size_t nf, const uint64_t *P,
                       size_t ldp, const uint64_t *X, size_t ldx, const uint64_t *Y,
                       size_t ldy, int sparse, uint32_t *out)
@@ -30,21 +18,22 @@ void sm_kern_ccc3_ref(size_t g, size_t mx, size_t my, size_t nf, const uint64_t 
         uint32_t *o = out + ((a * mx + x) * my + y) * nmom;
         memset(o, 0, nmom * sizeof *o);
         for (size_t q = 0; q < nf; q++) {
-          unsigned cp = code_at(P + a * ldp, q), cx = code_at(X + x * ldx, q),
-                   cy = code_at(Y + y * ldy, q);
+          unsigned cp = sm_gt_code(P + a * ldp, q), cx = sm_gt_code(X + x * ldx, q),
+                   cy = sm_gt_code(Y + y * ldy, q);
           if (sparse) {
             if (cp == 2)
               continue; /* p missing: in no part */
-            unsigned e = r_of(cp, 1); /* part E0, E1, E2 */
-            unsigned rx = r_of(cx, 1), ry = r_of(cy, 1), px = cx != 2, py = cy != 2;
+            unsigned e = sm_gt_r(cp, 1); /* part E0, E1, E2 */
+            unsigned rx = sm_gt_r(cx, 1), ry = sm_gt_r(cy, 1);
+            unsigned px = sm_gt_m(cx, 1), py = sm_gt_m(cy, 1);
             o[4 * e + 0] += rx * ry;
             o[4 * e + 1] += rx * py;
             o[4 * e + 2] += px * ry;
             o[4 * e + 3] += px * py;
           } else {
-            unsigned e = r_of(cp, 0);
+            unsigned e = sm_gt_r(cp, 0);
             if (e)
-              o[e - 1] += r_of(cx, 0) * r_of(cy, 0);
+              o[e - 1] += sm_gt_r(cx, 0) * sm_gt_r(cy, 0);
           }
         }
       }
@@ -79,27 +68,16 @@ void sm_kern_ccc3_popc(size_t g, size_t mx, size_t my, size_t nf, const uint64_t
   for (size_t a = 0; a < g; a++) {
     const uint64_t *prow = P + a * ldp;
     for (size_t w = 0; w < nw; w++) {
-      uint64_t e0 = 0, e1 = 0, e2 = 0;
+      uint64_t part[3] = {0, 0, 0};
       for (int half = 0; half < 2 && 2 * w + (size_t)half < ncw; half++) {
-        uint64_t lo, hi, valid;
+        uint64_t lo, hi, valid, ph[3];
         sm_code_bits(prow, 2 * w + (size_t)half, nf, &lo, &hi, &valid);
-        if (sparse) {
-          e0 |= (~lo & ~hi & valid) << half; /* 00 */
-          e1 |= (lo & ~hi & valid) << half;  /* 01 */
-        } else {
-          e1 |= ((lo ^ hi) & valid) << half; /* 01 or 10: one copy */
-        }
-        e2 |= (lo & hi & valid) << half;     /* 11 */
+        sm_ccc3_parts(lo, hi, valid, sparse, ph);
+        for (int e = 0; e < 3; e++)
+          part[e] |= ph[e] << half;
       }
-      /* parts in output order: sparse E0, E1, E2; dense E1, E2 */
-      if (sparse) {
-        mask[w] = e0;
-        mask[nw + w] = e1;
-        mask[2 * nw + w] = e2;
-      } else {
-        mask[w] = e1;
-        mask[nw + w] = e2;
-      }
+      for (int e = 0; e < nparts; e++)
+        mask[(size_t)e * nw + w] = part[e];
     }
     for (size_t x = 0; x < mx; x++) {
       const uint64_t *xp = px.p + x * np * nw;

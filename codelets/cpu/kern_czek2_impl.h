@@ -5,9 +5,9 @@
 
 #define SM_CAT_(a, b) a##b
 #define SM_CAT(a, b) SM_CAT_(a, b)
-#define SM_FN(name) SM_CAT(name, SM_SFX)
+#define SM_NAME(name) SM_CAT(name, SM_SFX)
 
-void SM_FN(sm_kern_czek2_ref_)(size_t m, size_t n, size_t k, const SM_T *A,
+void SM_NAME(sm_kern_czek2_ref_)(size_t m, size_t n, size_t k, const SM_T *A,
                                size_t lda, const SM_T *B, size_t ldb, SM_T *C,
                                size_t ldc)
 {
@@ -31,7 +31,7 @@ void SM_FN(sm_kern_czek2_ref_)(size_t m, size_t n, size_t k, const SM_T *A,
 #define SM_KC 512
 
 SM_TARGETS
-static void SM_FN(czek2_tile_)(size_t mr, size_t nr, size_t k, const SM_T *A,
+static void SM_NAME(czek2_tile_)(size_t mr, size_t nr, size_t k, const SM_T *A,
                                size_t lda, const SM_T *B, size_t ldb, SM_T *C,
                                size_t ldc)
 {
@@ -77,7 +77,7 @@ static void SM_FN(czek2_tile_)(size_t mr, size_t nr, size_t k, const SM_T *A,
     }
 }
 
-void SM_FN(sm_kern_czek2_blocked_)(size_t m, size_t n, size_t k, const SM_T *A,
+void SM_NAME(sm_kern_czek2_blocked_)(size_t m, size_t n, size_t k, const SM_T *A,
                                    size_t lda, const SM_T *B, size_t ldb,
                                    SM_T *C, size_t ldc)
 {
@@ -91,14 +91,14 @@ void SM_FN(sm_kern_czek2_blocked_)(size_t m, size_t n, size_t k, const SM_T *A,
       size_t mr = m - i < SM_MR ? m - i : SM_MR;
       for (size_t j = 0; j < n; j += SM_NR) {
         size_t nr = n - j < SM_NR ? n - j : SM_NR;
-        SM_FN(czek2_tile_)(mr, nr, kc, A + i * lda + q0, lda, B + j * ldb + q0,
+        SM_NAME(czek2_tile_)(mr, nr, kc, A + i * lda + q0, lda, B + j * ldb + q0,
                            ldb, C + i * ldc + j, ldc);
       }
     }
   }
 }
 
-void SM_FN(sm_kern_sums_czek_)(size_t nv, size_t k, const SM_T *X, size_t ldx,
+void SM_NAME(sm_kern_sums_czek_)(size_t nv, size_t k, const SM_T *X, size_t ldx,
                                SM_T *s)
 {
   for (size_t v = 0; v < nv; v++) {
@@ -112,6 +112,6 @@ void SM_FN(sm_kern_sums_czek_)(size_t nv, size_t k, const SM_T *X, size_t ldx,
 #undef SM_MR
 #undef SM_NR
 #undef SM_KC
-#undef SM_FN
+#undef SM_NAME
 #undef SM_CAT
 #undef SM_CAT_

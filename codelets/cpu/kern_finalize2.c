@@ -1,53 +1,9 @@
 /* kern_finalize2.c: metric values of a 2-way block from its numerators and
- * vector sums, thresholding, and the order-independent checksum. */
-#include <math.h>
-
+ * vector sums, thresholding and the checksum (kern_finalize_impl.h), and
+ * the field-axis reductions. */
+#include "kern_finalize_impl.h"
 #include "sm_formulas.h"
 #include "sm_kern.h"
-
-/* splitmix64 finalizer: a well-mixed 64-bit hash of the result's indices. */
-static inline uint64_t mix64(uint64_t x)
-{
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
-uint64_t sm_cksum_key(const uint32_t idx[3], int way)
-{
-  uint64_t key = mix64(((uint64_t)idx[0] << 32) | idx[1]);
-  return mix64(key ^ (way == 3 ? idx[2] : 0xffffffffu));
-}
-
-void sm_cksum_add_key(sm_cksum_t *c, uint64_t key, uint32_t entry, double value)
-{
-  /* fixed-point rendering; metric values are bounded (|v| < 2^20) */
-  int64_t q = (int64_t)llround(value * SM_CKSUM_SCALE);
-  /* entries of one result differ in their key by an odd multiple of a
-   * large odd constant, so moving a value to another entry changes it */
-  uint64_t k = key + (uint64_t)entry * 0x9e3779b97f4a7c15ull;
-  uint64_t lo = c->sum_lo + (uint64_t)q;
-  c->sum_hi += (lo < c->sum_lo) + (q < 0 ? UINT64_MAX : 0);
-  c->sum_lo = lo;
-  c->hash += (uint64_t)q * (k | 1);
-  c->count++;
-}
-
-void sm_cksum_add(sm_cksum_t *c, const uint32_t idx[3], int way, uint32_t entry,
-                  double value)
-{
-  sm_cksum_add_key(c, sm_cksum_key(idx, way), entry, value);
-}
-
-void sm_cksum_merge(sm_cksum_t *into, const sm_cksum_t *from)
-{
-  uint64_t lo = into->sum_lo + from->sum_lo;
-  into->sum_hi += from->sum_hi + (lo < into->sum_lo);
-  into->sum_lo = lo;
-  into->hash += from->hash;
-  into->count += from->count;
-}
 
 /* One value of pair (i, j) of the block, entry e, with the pair's
  * checksum key (of the indices as written). */
@@ -56,28 +12,15 @@ static inline void put(const sm_fin2_args_t *a, sm_recbuf_t *out, const uint32_t
 {
   if (a->swap) /* entry (a, b) of pair (i, j) is entry (b, a) of (j, i) */
     e = ((e & 1u) << 1) | (e >> 1);
-  sm_cksum_add_key(&out->cksum, key, e, v);
-  out->nvalues++;
-  if (!a->emit)
-    return;
-  if (!a->keep_all && a->threshold >= 0 &&
-      !((a->thr_f32 ? (double)(float)v : v) > a->threshold))
-    return;
-  sm_rec_t *r = &out->rec[out->count++];
-  r->idx[0] = idx[0];
-  r->idx[1] = idx[1];
-  r->idx[2] = 0;
-  r->entry = e;
-  r->value = v;
+  sm_fin_put(out, a->emit && (a->keep_all || sm_threshold_keep(a->threshold, a->thr_f32, v)),
+             idx, key, e, v);
 }
 
 uint64_t sm_kern_finalize2(const sm_fin2_args_t *a, const void *num, size_t ldnum,
                            const void *sums_i, const void *sums_j,
                            sm_recbuf_t *out)
 {
-  out->count = 0;
-  out->nvalues = 0;
-  out->cksum = (sm_cksum_t){0, 0, 0, 0};
+  sm_fin_begin(out);
   for (uint32_t i = 0; i < a->m; i++) {
     for (uint32_t j = a->diag ? i + 1 : 0; j < a->n; j++) {
       const uint32_t gi = a->i0 + i, gj = a->j0 + j;

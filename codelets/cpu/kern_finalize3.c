@@ -1,25 +1,15 @@
 /* kern_finalize3.c: metric values of a 3-way piece (a group of planes
  * against tiles X and Y) from its plane numerators, the 2-way numerators
  * and the vector sums; records with ascending indices and the checksum. */
-#include <string.h>
-
+#include "kern_finalize_impl.h"
 #include "sm_formulas.h"
 #include "sm_kern.h"
 
 static void emit3(const sm_fin3_args_t *a, sm_recbuf_t *out, const uint32_t idx[3],
                   uint64_t key, uint32_t e, double v)
 {
-  sm_cksum_add_key(&out->cksum, key, e, v);
-  out->nvalues++;
-  if (!a->emit)
-    return;
-  if (!a->keep_all && a->threshold >= 0 &&
-      !((a->thr_f32 ? (double)(float)v : v) > a->threshold))
-    return;
-  sm_rec_t *r = &out->rec[out->count++];
-  memcpy(r->idx, idx, sizeof r->idx);
-  r->entry = e;
-  r->value = v;
+  sm_fin_put(out, a->emit && (a->keep_all || sm_threshold_keep(a->threshold, a->thr_f32, v)),
+             idx, key, e, v);
 }
 
 /* The 2x2x2 tallies in role order (p, x, y) from the moments
@@ -48,9 +38,7 @@ uint64_t sm_kern_finalize3(const sm_fin3_args_t *a, const void *num3, const void
                            size_t ldxy, const void *sums_a, const void *sums_x,
                            const void *sums_y, sm_recbuf_t *out)
 {
-  out->count = 0;
-  out->nvalues = 0;
-  out->cksum = (sm_cksum_t){0, 0, 0, 0};
+  sm_fin_begin(out);
   const size_t nmom3 = SM_CCC3_NMOM(a->sparse);
   for (uint32_t p = 0; p < a->g; p++)
     for (uint32_t x = 0; x < a->mx; x++)

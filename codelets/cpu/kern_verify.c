@@ -7,19 +7,15 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "sm_formulas.h"
 #include "sm_kern.h"
 
-static inline unsigned code_at(const uint64_t *row, size_t f)
+/* r (copies of allele 1 counted) and m (presence) of field q of a row */
+static inline void rm_of(const uint64_t *row, size_t q, int sparse, unsigned *r, unsigned *m)
 {
-  return (unsigned)(row[f / 32] >> (2 * (f % 32))) & 3u;
-}
-
-/* r (copies of allele 1 counted) and m (presence) of a code */
-static inline void rm_of(unsigned c, int sparse, unsigned *r, unsigned *m)
-{
-  static const unsigned rd[4] = {0, 1, 1, 2}, rs[4] = {0, 1, 0, 2};
-  *r = sparse ? rs[c] : rd[c];
-  *m = !sparse || c != 2;
+  const unsigned c = sm_gt_code(row, q);
+  *r = sm_gt_r(c, sparse);
+  *m = sm_gt_m(c, sparse);
 }
 
 int sm_kern_verify_ccc2(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
@@ -35,7 +31,7 @@ int sm_kern_verify_ccc2(size_t m, size_t n, size_t nf, const uint64_t *A, size_t
   for (size_t j = 0; j < n; j++)
     for (size_t q = 0; q < nf; q++) {
       unsigned r, mm;
-      rm_of(code_at(B + j * ldb, q), sparse, &r, &mm);
+      rm_of(B + j * ldb, q, sparse, &r, &mm);
       colr[q] += r;
       colm[q] += mm;
     }
@@ -44,7 +40,7 @@ int sm_kern_verify_ccc2(size_t m, size_t n, size_t nf, const uint64_t *A, size_t
     uint64_t want[4] = {0, 0, 0, 0}, got[4] = {0, 0, 0, 0};
     for (size_t q = 0; q < nf; q++) {
       unsigned r, mm;
-      rm_of(code_at(A + i * lda, q), sparse, &r, &mm);
+      rm_of(A + i * lda, q, sparse, &r, &mm);
       want[0] += (uint64_t)r * colr[q];
       want[1] += (uint64_t)r * colm[q];
       want[2] += (uint64_t)mm * colr[q];
@@ -152,21 +148,13 @@ int sm_kern_verify_ccc3(size_t g, size_t mx, size_t my, size_t nf, int sparse,
   return 1;
 }
 
-/* splitmix64: the injection's deterministic random stream */
-static uint64_t mix(uint64_t x)
-{
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
 int sm_kern_inject_decide(double rate, uint64_t seed, uint64_t task, unsigned attempt,
                           uint64_t *pick)
 {
-  uint64_t h = mix(mix(seed ^ 0x5bd1e995u) ^ task);
-  h = mix(h ^ attempt);
-  *pick = mix(h);
+  /* splitmix64 (sm_types.h): the injection's deterministic random stream */
+  uint64_t h = sm_mix64(sm_mix64(seed ^ 0x5bd1e995u) ^ task);
+  h = sm_mix64(h ^ attempt);
+  *pick = sm_mix64(h);
   return (double)(h >> 11) * 0x1.0p-53 < rate;
 }
 

@@ -1,20 +1,15 @@
 /* sm_ccc_planes.h: bit planes of 2-bit genotype codes, shared by the CCC
- * popcount kernels (internal to codelets/cpu).
- * From codes (lo = bit 0, hi = bit 1 of each field):
- *   dense:  P1 = lo | hi (r >= 1), P2 = lo & hi (r == 2), r = P1 + P2
- *   sparse: P1 = lo (r >= 1 and present), P2 = lo & hi, M = lo | ~hi
- * P2 is a subset of P1, so sum r_x r_y = |P1&P1| + |(P1x&P2y) | (P2x&P1y)|
- * + 2 |P2&P2|: three popcounts instead of four. Planes hold 64 fields per
- * word (code word 2w in the even bits, 2w+1 in the odd bits); bits past nf
- * are zero. */
+ * popcount kernels (internal to codelets/cpu). The planes and the per-word
+ * moments are sm_formulas.h's (sm_gt_planes, sm_ccc_rr_word); here they are
+ * packed 64 fields per word (code word 2w in the even bits, 2w+1 in the odd
+ * bits), so one popcount covers 64 fields; bits past nf are zero. */
 #ifndef SM_CCC_PLANES_H
 #define SM_CCC_PLANES_H
 
 #include <stdint.h>
 #include <stdlib.h>
 
-#define SM_EVEN64 0x5555555555555555ull
-#define SM_POPC(x) ((uint32_t)__builtin_popcountll(x))
+#include "sm_formulas.h"
 
 /* Clones of a kernel for the widest ISA the CPU reports (hardware popcount
  * at least), chosen when the program loads. */
@@ -30,15 +25,12 @@ typedef struct sm_planes {
   uint64_t *p; /* [v][plane][nw] */
 } sm_planes_t;
 
-/* The raw per-word pieces of one code word: lo/hi bits in even positions
- * and the mask of fields that exist. */
+/* The raw per-word pieces of code word cw of a row of nf fields: lo/hi bits
+ * in even positions and the mask of fields that exist. */
 static inline void sm_code_bits(const uint64_t *row, size_t cw, size_t nf, uint64_t *lo,
                                 uint64_t *hi, uint64_t *valid)
 {
-  size_t f0 = cw * 32, nfw = nf - f0 < 32 ? nf - f0 : 32;
-  *lo = row[cw] & SM_EVEN64;
-  *hi = (row[cw] >> 1) & SM_EVEN64;
-  *valid = nfw == 32 ? SM_EVEN64 : (((uint64_t)1 << (2 * nfw)) - 1) & SM_EVEN64;
+  sm_gt_bits(row[cw], nf - cw * 32, lo, hi, valid);
 }
 
 /* Pack nv rows of codes into planes; returns -1 when out of memory. */
@@ -57,11 +49,12 @@ static inline int sm_planes_pack(sm_planes_t *pl, size_t nv, size_t nf, const ui
     for (size_t w = 0; w < pl->nw; w++) {
       uint64_t p1 = 0, p2 = 0, pm = 0;
       for (int half = 0; half < 2 && 2 * w + (size_t)half < ncw; half++) {
-        uint64_t lo, hi, valid;
+        uint64_t lo, hi, valid, q1, q2, qm;
         sm_code_bits(row, 2 * w + (size_t)half, nf, &lo, &hi, &valid);
-        p1 |= ((sparse ? lo : (lo | hi)) & valid) << half;
-        p2 |= (lo & hi & valid) << half;
-        pm |= ((lo | (~hi & SM_EVEN64)) & valid) << half;
+        sm_gt_planes(lo, hi, valid, sparse, &q1, &q2, &qm);
+        p1 |= q1 << half;
+        p2 |= q2 << half;
+        pm |= qm << half;
       }
       out[w] = p1;
       out[pl->nw + w] = p2;
@@ -76,33 +69,22 @@ static inline int sm_planes_pack(sm_planes_t *pl, size_t nv, size_t nf, const ui
 static inline uint32_t sm_planes_rr(size_t nw, const uint64_t *a1, const uint64_t *a2,
                                     const uint64_t *b1, const uint64_t *b2)
 {
-  uint32_t s11 = 0, sx = 0, s22 = 0;
-  for (size_t w = 0; w < nw; w++) {
-    s11 += SM_POPC(a1[w] & b1[w]);
-    sx += SM_POPC((a1[w] & b2[w]) | (a2[w] & b1[w]));
-    s22 += SM_POPC(a2[w] & b2[w]);
-  }
-  return s11 + sx + 2 * s22;
+  uint32_t rr = 0;
+  for (size_t w = 0; w < nw; w++)
+    rr += sm_ccc_rr_word(a1[w], a2[w], b1[w], b2[w]);
+  return rr;
 }
 
-/* Sparse moments of a pair: {rr, rm, mr, mm}. */
+/* Sparse moments of a pair: c = {rr, rm, mr, mm}. */
 static inline void sm_planes_moments(size_t nw, const uint64_t *a1, const uint64_t *a2,
                                      const uint64_t *am, const uint64_t *b1,
                                      const uint64_t *b2, const uint64_t *bm, uint32_t c[4])
 {
-  uint32_t s11 = 0, sx = 0, s22 = 0, rm = 0, mr = 0, mm = 0;
-  for (size_t w = 0; w < nw; w++) {
-    s11 += SM_POPC(a1[w] & b1[w]);
-    sx += SM_POPC((a1[w] & b2[w]) | (a2[w] & b1[w]));
-    s22 += SM_POPC(a2[w] & b2[w]);
-    rm += SM_POPC(a1[w] & bm[w]) + SM_POPC(a2[w] & bm[w]);
-    mr += SM_POPC(am[w] & b1[w]) + SM_POPC(am[w] & b2[w]);
-    mm += SM_POPC(am[w] & bm[w]);
-  }
-  c[0] = s11 + sx + 2 * s22;
-  c[1] = rm;
-  c[2] = mr;
-  c[3] = mm;
+  uint32_t mom[4] = {0, 0, 0, 0};
+  for (size_t w = 0; w < nw; w++)
+    sm_ccc_moments_word(a1[w], a2[w], am[w], b1[w], b2[w], bm[w], mom);
+  for (int x = 0; x < 4; x++)
+    c[x] = mom[x];
 }
 
 #endif

@@ -1,23 +1,166 @@
-/* sm_formulas.h: every metric formula, once, for C and CUDA. Symmetric
- * operands are ordered (min first) so a value never depends on argument
- * order; the CCC evaluation order follows CoMet's so float32 outputs agree. */
+/* sm_formulas.h: every formula of the metrics, once, for C, CUDA and OpenCL
+ * C: the 2-bit genotype algebra (code -> allele count, presence, bit planes,
+ * per-word moments), the CCC tallies and the CCC and Czekanowski values.
+ * Symmetric operands are ordered (min first) so a value never depends on
+ * argument order; the CCC evaluation order follows CoMet's so float32
+ * outputs agree. The OpenCL program text starts with this file (Makefile.am
+ * prepends it), so under OpenCL it includes nothing. */
 #ifndef SM_FORMULAS_H
 #define SM_FORMULAS_H
 
-#include <stdint.h>
-
-#ifdef __CUDACC__
-#define SM_HD __host__ __device__ static inline
+#if defined(__OPENCL_VERSION__)
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+typedef ulong sm_u64;
+typedef uint sm_u32;
+#if __OPENCL_C_VERSION__ >= 120 /* static: no external definition needed */
+#define SM_FN static inline
 #else
-#define SM_HD static inline
+#define SM_FN inline
+#endif
+#define SM_POPC64(x) ((sm_u32)popcount(x))
+#else
+#include <stddef.h>
+#include <stdint.h>
+typedef uint64_t sm_u64;
+typedef uint32_t sm_u32;
+#ifdef __CUDACC__
+#define SM_FN __host__ __device__ static inline
+#else
+#define SM_FN static inline
+#endif
+#ifdef __CUDA_ARCH__
+#define SM_POPC64(x) ((sm_u32)__popcll(x))
+#else
+#define SM_POPC64(x) ((sm_u32)__builtin_popcountll(x))
+#endif
 #endif
 
 /* CoMet's defaults (SPEC 10). */
 #define SM_CCC_PARAM_DEFAULT (2.0 / 3.0)
 #define SM_CCC_MULT_DEFAULT (9.0 / 2.0)
 
+/* ---- 2-bit genotype codes, 32 fields per 64-bit word (field f in bits
+ * 2f, 2f+1; lo = bit 0, hi = bit 1): 00 no copy of allele 1, 01 one,
+ * 11 two, 10 missing. The dense method counts a missing call as one copy
+ * (present); the sparse method leaves it out (r = 0, m = 0). Bits past the
+ * last field are zero. */
+#define SM_EVEN64 ((sm_u64)0x5555555555555555UL)
+
+/** Code of field f of a row of codes. */
+SM_FN unsigned sm_gt_code(const sm_u64 *row, size_t f)
+{
+  return (unsigned)(row[f / 32] >> (2 * (f % 32))) & 3u;
+}
+
+/** Copies of allele 1 counted for code c (r = P1 + P2 of the planes below). */
+SM_FN unsigned sm_gt_r(unsigned c, int sparse)
+{
+  const unsigned lo = c & 1u, hi = c >> 1;
+  return sparse ? lo + (lo & hi) : lo + hi;
+}
+
+/** Presence m of code c: 1 unless sparse and missing. */
+SM_FN unsigned sm_gt_m(unsigned c, int sparse)
+{
+  return !sparse || c != 2u;
+}
+
+/** The fields of one code word w, of which `left` (> 0) still exist: lo and
+ * hi bits in the even positions and the mask of existing fields. */
+SM_FN void sm_gt_bits(sm_u64 w, sm_u64 left, sm_u64 *lo, sm_u64 *hi, sm_u64 *valid)
+{
+  *lo = w & SM_EVEN64;
+  *hi = (w >> 1) & SM_EVEN64;
+  *valid = left >= 32 ? SM_EVEN64 : (((sm_u64)1 << (2 * left)) - 1) & SM_EVEN64;
+}
+
+/** Bit planes of a code word's fields (even positions):
+ *   dense:  P1 = lo | hi (r >= 1), P2 = lo & hi (r == 2), r = P1 + P2
+ *   sparse: P1 = lo (r >= 1 and present), P2 = lo & hi, M = lo | ~hi
+ * (M, presence, is only used by the sparse method). */
+SM_FN void sm_gt_planes(sm_u64 lo, sm_u64 hi, sm_u64 valid, int sparse, sm_u64 *p1,
+                        sm_u64 *p2, sm_u64 *pm)
+{
+  *p1 = (sparse ? lo : (lo | hi)) & valid;
+  *p2 = lo & hi & valid;
+  *pm = (lo | (~hi & SM_EVEN64)) & valid;
+}
+
+/** sum r_x r_y over a word of planes. P2 is a subset of P1, so it is
+ * |P1&P1| + |(P1x&P2y) | (P2x&P1y)| + 2 |P2&P2|: three popcounts, not four. */
+SM_FN sm_u32 sm_ccc_rr_word(sm_u64 x1, sm_u64 x2, sm_u64 y1, sm_u64 y2)
+{
+  return SM_POPC64(x1 & y1) + SM_POPC64((x1 & y2) | (x2 & y1)) + 2 * SM_POPC64(x2 & y2);
+}
+
+/** Adds the sparse moments {rr, rm, mr, mm} of a word of planes to mom. */
+SM_FN void sm_ccc_moments_word(sm_u64 x1, sm_u64 x2, sm_u64 xm, sm_u64 y1, sm_u64 y2,
+                               sm_u64 ym, sm_u32 mom[4])
+{
+  mom[0] += sm_ccc_rr_word(x1, x2, y1, y2);
+  mom[1] += SM_POPC64(x1 & ym) + SM_POPC64(x2 & ym);
+  mom[2] += SM_POPC64(xm & y1) + SM_POPC64(xm & y2);
+  mom[3] += SM_POPC64(xm & ym);
+}
+
+/** The parts of a 3-way plane vector's code word (its fields split by its
+ * genotype), in output order: sparse E0, E1, E2 (0, 1, 2 copies, present);
+ * dense E1 (one copy or missing), E2 (part[2] = 0). Returns the count. */
+SM_FN int sm_ccc3_parts(sm_u64 lo, sm_u64 hi, sm_u64 valid, int sparse, sm_u64 part[3])
+{
+  if (sparse) {
+    part[0] = ~lo & ~hi & valid; /* 00 */
+    part[1] = lo & ~hi & valid;  /* 01 */
+    part[2] = lo & hi & valid;   /* 11 */
+    return 3;
+  }
+  part[0] = (lo ^ hi) & valid; /* 01 or 10 */
+  part[1] = lo & hi & valid;   /* 11 */
+  part[2] = 0;
+  return 2;
+}
+
+/** Adds the CCC 2-way moments of code words a and b (left > 0 fields still
+ * exist) to mom: dense mom[0] += sum r_a r_b; sparse mom[0..3] += {rr, rm,
+ * mr, mm}. The one-word-at-a-time form the GPU kernels run. */
+SM_FN void sm_ccc2_word(sm_u64 a, sm_u64 b, sm_u64 left, int sparse, sm_u32 mom[4])
+{
+  sm_u64 alo, ahi, av, blo, bhi, bv, a1, a2, am, b1, b2, bm;
+  sm_gt_bits(a, left, &alo, &ahi, &av);
+  sm_gt_bits(b, left, &blo, &bhi, &bv);
+  sm_gt_planes(alo, ahi, av, sparse, &a1, &a2, &am);
+  sm_gt_planes(blo, bhi, bv, sparse, &b1, &b2, &bm);
+  if (sparse)
+    sm_ccc_moments_word(a1, a2, am, b1, b2, bm, mom);
+  else
+    mom[0] += sm_ccc_rr_word(a1, a2, b1, b2);
+}
+
+/** Adds the CCC 3-way plane moments of code words p (the plane vector), x
+ * and y to mom (layout of sm_kern.h: sparse 12, [E0 rr rm mr mm][E1][E2];
+ * dense 2, [rr over E1, rr over E2]). */
+SM_FN void sm_ccc3_word(sm_u64 p, sm_u64 x, sm_u64 y, sm_u64 left, int sparse,
+                        sm_u32 mom[12])
+{
+  sm_u64 plo, phi, pv, xlo, xhi, xv, ylo, yhi, yv, x1, x2, xm, y1, y2, ym, part[3];
+  sm_gt_bits(p, left, &plo, &phi, &pv);
+  sm_gt_bits(x, left, &xlo, &xhi, &xv);
+  sm_gt_bits(y, left, &ylo, &yhi, &yv);
+  const int nparts = sm_ccc3_parts(plo, phi, pv, sparse, part);
+  sm_gt_planes(xlo, xhi, xv, sparse, &x1, &x2, &xm);
+  sm_gt_planes(ylo, yhi, yv, sparse, &y1, &y2, &ym);
+  for (int e = 0; e < nparts; e++) {
+    const sm_u64 E = part[e];
+    if (sparse)
+      sm_ccc_moments_word(x1 & E, x2 & E, xm & E, y1, y2, ym, mom + 4 * e);
+    else
+      mom[e] += sm_ccc_rr_word(x1 & E, x2 & E, y1, y2);
+  }
+}
+
+/* ---- metric values */
 /** Czekanowski 2-way: 2 n2 / (s_i + s_j); 0 when both vectors are zero. */
-SM_HD double sm_f_czek2(double n2, double si, double sj)
+SM_FN double sm_f_czek2(double n2, double si, double sj)
 {
   double lo = si < sj ? si : sj, hi = si < sj ? sj : si;
   double d = lo + hi;
@@ -25,7 +168,7 @@ SM_HD double sm_f_czek2(double n2, double si, double sj)
 }
 
 /** Czekanowski 3-way: (3/2)(n2ij + n2ik + n2jk - n3) / (s_i + s_j + s_k). */
-SM_HD double sm_f_czek3(double n2ij, double n2ik, double n2jk, double n3,
+SM_FN double sm_f_czek3(double n2ij, double n2ik, double n2jk, double n3,
                         double si, double sj, double sk)
 {
   /* order the three numerator terms and the three sums */
@@ -44,7 +187,7 @@ SM_HD double sm_f_czek3(double n2ij, double n2ik, double n2jk, double n3,
 /** CCC 2-way value from the tally t of entry (a,b), the allele sums s_i(a),
  * s_j(b) of the entry, the reciprocals of the vectors' counted entries
  * (recip_ci = 1/c_i) and of the pair's tally total (recip_sum = 1/c_ij). */
-SM_HD double sm_f_ccc2(uint64_t t, uint64_t si, uint64_t sj, double recip_ci,
+SM_FN double sm_f_ccc2(sm_u64 t, sm_u64 si, sm_u64 sj, double recip_ci,
                        double recip_cj, double recip_sum, double mult,
                        double param)
 {
@@ -57,7 +200,7 @@ SM_HD double sm_f_ccc2(uint64_t t, uint64_t si, uint64_t sj, double recip_ci,
 }
 
 /** CCC 3-way value (fmin, fmid, fmax ordered). */
-SM_HD double sm_f_ccc3(uint64_t t, uint64_t si, uint64_t sj, uint64_t sk,
+SM_FN double sm_f_ccc3(sm_u64 t, sm_u64 si, sm_u64 sj, sm_u64 sk,
                        double recip_ci, double recip_cj, double recip_ck,
                        double recip_sum, double mult, double param)
 {
@@ -77,8 +220,8 @@ SM_HD double sm_f_ccc3(uint64_t t, uint64_t si, uint64_t sj, uint64_t sk,
  * the fields (r: copies of allele 1 on present entries, 0 on missing ones;
  * m: 1 when present). Dense data have m = 1 everywhere.
  * t[a*2+b] = sum rho_i(a) rho_j(b), rho(1) = r, rho(0) = 2 - r. */
-SM_HD void sm_ccc2_tally(uint64_t rr, uint64_t rm, uint64_t mr, uint64_t mm,
-                         uint64_t t[4])
+SM_FN void sm_ccc2_tally(sm_u64 rr, sm_u64 rm, sm_u64 mr, sm_u64 mm,
+                         sm_u64 t[4])
 {
   t[3] = rr;
   t[2] = 2 * rm - rr;                 /* (1,0): r_i (2 - r_j) */
@@ -89,15 +232,15 @@ SM_HD void sm_ccc2_tally(uint64_t rr, uint64_t rm, uint64_t mr, uint64_t mm,
 /** All four CCC 2-way values of a pair. s1i/s1j: allele-1 sums of the
  * vectors; ci/cj: counted entries (n_f when dense); dense: 1 for the dense
  * method (normalized by n_f), 0 for sparse (normalized by present counts). */
-SM_HD void sm_ccc2_values(const uint64_t t[4], uint64_t s1i, uint64_t s1j,
-                          uint64_t ci, uint64_t cj, uint64_t nf, int dense,
+SM_FN void sm_ccc2_values(const sm_u64 t[4], sm_u64 s1i, sm_u64 s1j,
+                          sm_u64 ci, sm_u64 cj, sm_u64 nf, int dense,
                           double mult, double param, double out[4])
 {
   if (ci == 0 || cj == 0 || nf == 0) {
     out[0] = out[1] = out[2] = out[3] = 0.0;
     return;
   }
-  const uint64_t s0i = 2 * ci - s1i, s0j = 2 * cj - s1j;
+  const sm_u64 s0i = 2 * ci - s1i, s0j = 2 * cj - s1j;
   double recip_ci, recip_cj, recip_sum;
   if (dense) {
     const double recip_m = 1.0 / (double)nf;
@@ -105,7 +248,7 @@ SM_HD void sm_ccc2_values(const uint64_t t[4], uint64_t s1i, uint64_t s1j,
     recip_cj = recip_m;
     recip_sum = 0.25 * recip_m;
   } else {
-    const uint64_t cij = t[0] + t[1] + t[2] + t[3];
+    const sm_u64 cij = t[0] + t[1] + t[2] + t[3];
     if (cij == 0) {
       out[0] = out[1] = out[2] = out[3] = 0.0;
       return;
@@ -128,8 +271,8 @@ SM_HD void sm_ccc2_values(const uint64_t t[4], uint64_t s1i, uint64_t s1j,
 
 /** All eight CCC 3-way values of a triple from its 2x2x2 tallies
  * t[a*4+b*2+c], the vectors' allele-1 sums s1[3] and counted entries c[3]. */
-SM_HD void sm_ccc3_values(const uint64_t t[8], const uint64_t s1[3],
-                          const uint64_t c[3], uint64_t nf, int dense,
+SM_FN void sm_ccc3_values(const sm_u64 t[8], const sm_u64 s1[3],
+                          const sm_u64 c[3], sm_u64 nf, int dense,
                           double mult, double param, double out[8])
 {
   for (int e = 0; e < 8; e++)
@@ -142,7 +285,7 @@ SM_HD void sm_ccc3_values(const uint64_t t[8], const uint64_t s1[3],
     recip[0] = recip[1] = recip[2] = recip_m;
     recip_sum = 0.125 * recip_m;
   } else {
-    uint64_t cijk = 0;
+    sm_u64 cijk = 0;
     for (int e = 0; e < 8; e++)
       cijk += t[e];
     if (cijk == 0)
@@ -152,7 +295,7 @@ SM_HD void sm_ccc3_values(const uint64_t t[8], const uint64_t s1[3],
     recip_sum = 1.0 / (double)cijk;
   }
   for (int e = 0; e < 8; e++) {
-    uint64_t s[3];
+    sm_u64 s[3];
     for (int x = 0; x < 3; x++) {
       int bit = (e >> (2 - x)) & 1;
       s[x] = bit ? s1[x] : 2 * c[x] - s1[x];

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sm_types.h"
+
 /* ---- Czekanowski 2-way mGEMM: C[i,j] = sum_{q<k} min(A[i,q], B[j,q]) */
 void sm_kern_czek2_ref_d(size_t m, size_t n, size_t k, const double *A, size_t lda,
                          const double *B, size_t ldb, double *C, size_t ldc);
@@ -81,62 +83,7 @@ void sm_kern_add_f64(size_t n, const double *a, double *y);
 void sm_kern_add_f32(size_t n, const float *a, float *y);
 void sm_kern_add_u32(size_t n, const uint32_t *a, uint32_t *y);
 
-/* ---- results */
-/* One result record: vector indices (global, ascending; idx[2] unused in
- * 2-way), the table entry for CCC (a*2+b, 3-way a*4+b*2+c; 0 for czek) and
- * the value. */
-typedef struct sm_rec {
-  uint32_t idx[3];
-  uint32_t entry;
-  double value;
-} sm_rec_t;
-
-/* Order-independent checksum accumulator (SPEC 5): sum of the fixed-point
- * values (128 bits), sum of value x index-hash (mod 2^64), and the count. */
-typedef struct sm_cksum {
-  uint64_t sum_lo, sum_hi;
-  uint64_t hash;
-  uint64_t count;
-} sm_cksum_t;
-
-/* Fixed-point scale of the checksum: 2^-40 resolution. */
-#define SM_CKSUM_SCALE 1099511627776.0
-
-void sm_cksum_add(sm_cksum_t *c, const uint32_t idx[3], int way, uint32_t entry,
-                  double value);
-/* The same in two steps, when one result has several table entries: the
- * indices' hash once, then each entry's value. */
-uint64_t sm_cksum_key(const uint32_t idx[3], int way);
-void sm_cksum_add_key(sm_cksum_t *c, uint64_t key, uint32_t entry, double value);
-void sm_cksum_merge(sm_cksum_t *into, const sm_cksum_t *from);
-
-/* Header of a block's record buffer; the records follow it. */
-typedef struct sm_recbuf {
-  uint64_t count;     /* records written below */
-  uint64_t nvalues;   /* values computed (before threshold) */
-  sm_cksum_t cksum;   /* over every computed value */
-  uint64_t pad;
-  sm_rec_t rec[];
-} sm_recbuf_t;
-
-/* What a 2-way finalize needs to know about its block. */
-typedef struct sm_fin2_args {
-  int metric;        /* 0 czekanowski, 1 ccc */
-  int single;        /* czekanowski: numerators and sums are float */
-  int sparse;        /* ccc: sparse method */
-  int diag;          /* diagonal block: only i < j */
-  int swap;          /* block below the diagonal (i0 > j0): records are
-                        written (j, i) with the CCC entry bits swapped */
-  uint32_t i0, j0;   /* global index of the block's first row / column */
-  uint32_t m, n;     /* block size */
-  uint64_t nf;       /* fields (dense CCC normalization) */
-  double ccc_mult, ccc_param;
-  int keep_all;      /* write every value (threshold applied later) */
-  double threshold;  /* keep values > threshold; < 0 keeps everything */
-  int thr_f32;       /* compare the float32-rounded value (float outputs) */
-  int emit;          /* 0: checksum only, no records (output none) */
-} sm_fin2_args_t;
-
+/* ---- results: records, checksum and finalize arguments are sm_types.h's */
 /* Form the metric values of a block from its numerators (czek: double or
  * float matrix; ccc: moments) and the row/column sums; write the records
  * (row-major pair order, CCC entries 0..3) and the checksum into out.
@@ -144,28 +91,6 @@ typedef struct sm_fin2_args {
 uint64_t sm_kern_finalize2(const sm_fin2_args_t *a, const void *num, size_t ldnum,
                            const void *sums_i, const void *sums_j,
                            sm_recbuf_t *out);
-
-/* Largest number of records a 2-way block can produce. */
-static inline uint64_t sm_fin2_max_records(const sm_fin2_args_t *a)
-{
-  return (uint64_t)a->m * a->n * (a->metric == 1 ? 4u : 1u);
-}
-
-/* What a 3-way finalize needs to know about its piece: planes [a, a+g) of
- * partition-tile A (global index a_glob of the first plane; row a_off of
- * tile A), rows of tiles X and Y (global x0, y0). kind: 0 diagonal block
- * (keep a < x < y), 1 face block (keep x < y), 2 volume block (all). */
-typedef struct sm_fin3_args {
-  int metric, single, sparse, kind;
-  uint32_t g, mx, my;
-  uint32_t a_glob, a_off, x0, y0;
-  uint64_t nf;
-  double ccc_mult, ccc_param;
-  int keep_all;
-  double threshold;
-  int thr_f32;
-  int emit;
-} sm_fin3_args_t;
 
 /* num3: plane numerators (above). n2ax: 2-way numerators of tile A against
  * X (rows of A, ld ldax), n2ay likewise, n2xy of X against Y (ld ldxy; not
@@ -176,11 +101,6 @@ uint64_t sm_kern_finalize3(const sm_fin3_args_t *a, const void *num3, const void
                            size_t ldax, const void *n2ay, size_t lday, const void *n2xy,
                            size_t ldxy, const void *sums_a, const void *sums_x,
                            const void *sums_y, sm_recbuf_t *out);
-
-static inline uint64_t sm_fin3_max_records(const sm_fin3_args_t *a)
-{
-  return (uint64_t)a->g * a->mx * a->my * (a->metric == 1 ? 8u : 1u);
-}
 
 /* ---- resilience (--verify, --inject-faults): each returns 1 when the
  * result satisfies its invariants. */

@@ -42,50 +42,83 @@ const char *sm_kern_unusable(sm_kvar_t v, int ccc)
   return "unknown kernel";
 }
 
-const char *sm_kern_pick_czek2_d(sm_kvar_t v, sm_czek2_d_fn *fn)
+/* ---- names */
+
+static const char *const variant_names[] = {SM_KERN_VARIANT_NAMES NULL};
+enum { NVARIANTS = sizeof variant_names / sizeof variant_names[0] - 1 };
+
+const char *sm_kern_variant_name(sm_kvar_t v)
+{
+  return (unsigned)v < NVARIANTS ? variant_names[v] : NULL;
+}
+
+int sm_kern_variant_parse(const char *name, sm_kvar_t *v)
+{
+  for (unsigned k = 0; k < NVARIANTS; k++)
+    if (strcmp(name, variant_names[k]) == 0) {
+      *v = (sm_kvar_t)k;
+      return 0;
+    }
+  return -1;
+}
+
+/* ---- Czekanowski: the widest instruction set */
+
+/* The double and float kernels of one implementation, their names and
+ * their symmetric variants (NULL: none). */
+typedef struct czek2_choice {
+  sm_czek2_d_fn d;
+  sm_czek2_s_fn s;
+  const char *dname, *sname;
+  sm_czek2_syrk_d_fn syrk_d;
+  sm_czek2_syrk_s_fn syrk_s;
+} czek2_choice_t;
+
+#define CZEK2_CHOICE(impl, syrk_d, syrk_s)                                     \
+  (czek2_choice_t){sm_kern_czek2_##impl##_d, sm_kern_czek2_##impl##_s,         \
+                   "sm_kern_czek2_" #impl "_d", "sm_kern_czek2_" #impl "_s", syrk_d, syrk_s}
+
+/* The kernels of usable variant v (AUTO resolved); 0 when v is unusable. */
+static int czek2_variant(sm_kvar_t v, czek2_choice_t *c)
 {
   const sm_cpu_t *cpu = sm_cpu_get();
   if (sm_kern_unusable(v, 0))
-    return NULL;
+    return 0;
   if (v == SM_KVAR_AUTO)
     v = cpu->avx512 ? SM_KVAR_AVX512 : cpu->avx2 ? SM_KVAR_AVX2 : SM_KVAR_BLOCKED;
   switch (v) {
   case SM_KVAR_REF:
-    *fn = sm_kern_czek2_ref_d;
-    return "sm_kern_czek2_ref_d";
+    *c = CZEK2_CHOICE(ref, NULL, NULL);
+    break;
   case SM_KVAR_AVX512:
-    *fn = sm_kern_czek2_avx512_d;
-    return "sm_kern_czek2_avx512_d";
+    *c = CZEK2_CHOICE(avx512, sm_kern_czek2_syrk_avx512_d, sm_kern_czek2_syrk_avx512_s);
+    break;
   case SM_KVAR_AVX2:
-    *fn = sm_kern_czek2_avx2_d;
-    return "sm_kern_czek2_avx2_d";
+    *c = CZEK2_CHOICE(avx2, sm_kern_czek2_syrk_avx2_d, sm_kern_czek2_syrk_avx2_s);
+    break;
   default:
-    *fn = sm_kern_czek2_blocked_d;
-    return "sm_kern_czek2_blocked_d";
+    *c = CZEK2_CHOICE(blocked, NULL, NULL);
+    break;
   }
+  return 1;
+}
+
+const char *sm_kern_pick_czek2_d(sm_kvar_t v, sm_czek2_d_fn *fn)
+{
+  czek2_choice_t c;
+  if (!czek2_variant(v, &c))
+    return NULL;
+  *fn = c.d;
+  return c.dname;
 }
 
 const char *sm_kern_pick_czek2_s(sm_kvar_t v, sm_czek2_s_fn *fn)
 {
-  const sm_cpu_t *cpu = sm_cpu_get();
-  if (sm_kern_unusable(v, 0))
+  czek2_choice_t c;
+  if (!czek2_variant(v, &c))
     return NULL;
-  if (v == SM_KVAR_AUTO)
-    v = cpu->avx512 ? SM_KVAR_AVX512 : cpu->avx2 ? SM_KVAR_AVX2 : SM_KVAR_BLOCKED;
-  switch (v) {
-  case SM_KVAR_REF:
-    *fn = sm_kern_czek2_ref_s;
-    return "sm_kern_czek2_ref_s";
-  case SM_KVAR_AVX512:
-    *fn = sm_kern_czek2_avx512_s;
-    return "sm_kern_czek2_avx512_s";
-  case SM_KVAR_AVX2:
-    *fn = sm_kern_czek2_avx2_s;
-    return "sm_kern_czek2_avx2_s";
-  default:
-    *fn = sm_kern_czek2_blocked_s;
-    return "sm_kern_czek2_blocked_s";
-  }
+  *fn = c.s;
+  return c.sname;
 }
 
 /* ---- CCC */
@@ -234,22 +267,14 @@ const char *sm_kern_pick_ccc2(sm_kvar_t v, int sparse, sm_ccc2_fn *fn)
 
 sm_czek2_syrk_d_fn sm_kern_syrk_czek2_d(sm_kvar_t v)
 {
-  sm_czek2_d_fn f;
-  if (!sm_kern_pick_czek2_d(v, &f))
-    return NULL;
-  return f == sm_kern_czek2_avx512_d ? sm_kern_czek2_syrk_avx512_d
-         : f == sm_kern_czek2_avx2_d ? sm_kern_czek2_syrk_avx2_d
-                                     : NULL;
+  czek2_choice_t c;
+  return czek2_variant(v, &c) ? c.syrk_d : NULL;
 }
 
 sm_czek2_syrk_s_fn sm_kern_syrk_czek2_s(sm_kvar_t v)
 {
-  sm_czek2_s_fn f;
-  if (!sm_kern_pick_czek2_s(v, &f))
-    return NULL;
-  return f == sm_kern_czek2_avx512_s ? sm_kern_czek2_syrk_avx512_s
-         : f == sm_kern_czek2_avx2_s ? sm_kern_czek2_syrk_avx2_s
-                                     : NULL;
+  czek2_choice_t c;
+  return czek2_variant(v, &c) ? c.syrk_s : NULL;
 }
 
 sm_ccc2_syrk_fn sm_kern_syrk_ccc2(sm_kvar_t v, int sparse)

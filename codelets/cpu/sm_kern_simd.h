@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "sm_kern.h"
+#include "sm_kern_variants.h"
 
 /* ---- Czekanowski 2-way mGEMM, BLIS-style: packed panels, five loops around
  * a register-blocked min + add micro-kernel (tile MR x NR below). Each C
@@ -104,17 +105,7 @@ int sm_kern_ccc2_i8(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda
                     sm_i8tile_fn tile, int simd_pack, int sym);
 
 /* ---- run-time choice */
-/* Kernel variants (the --kernel choices, without the task-graph layer). */
-typedef enum sm_kvar {
-  SM_KVAR_AUTO = 0, /* the fastest usable one */
-  SM_KVAR_REF,      /* the plain reference twins */
-  SM_KVAR_BLOCKED,  /* portable C (czek blocked, ccc 64-bit popcount) */
-  SM_KVAR_AVX2,     /* czek: AVX2 micro-kernel */
-  SM_KVAR_AVX512,   /* czek: AVX-512 micro-kernel; ccc: VPOPCNTDQ bit planes */
-  SM_KVAR_POPC,     /* ccc: the best usable popcount kernel */
-  SM_KVAR_VNNI,     /* ccc: int8 GEMM with VPDPBUSD */
-  SM_KVAR_AMX,      /* ccc: int8 GEMM on AMX tiles */
-} sm_kvar_t;
+/* Kernel variants (the --kernel choices): sm_kvar_t, sm_kern_variants.h. */
 
 typedef void (*sm_czek2_d_fn)(size_t, size_t, size_t, const double *, size_t,
                               const double *, size_t, double *, size_t);

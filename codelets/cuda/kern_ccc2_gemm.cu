@@ -6,12 +6,13 @@
  * Asynchronous on the given stream; the scratch buffer comes from StarPU. */
 #include <cublas_v2.h>
 
+#include "sm_formulas.h"
 #include "sm_kern_cuda.h"
 
 namespace {
 
 /* rows of codes -> int8 rows of r (and m), kpad columns (zero padded) */
-__global__ void expand(int rows, long nf, long kpad, const unsigned long long *X, size_t ldx,
+__global__ void expand(int rows, long nf, long kpad, const uint64_t *X, size_t ldx,
                        int sparse, signed char *R, signed char *M)
 {
   const long q = blockIdx.x * (long)blockDim.x + threadIdx.x;
@@ -20,14 +21,9 @@ __global__ void expand(int rows, long nf, long kpad, const unsigned long long *X
     return;
   signed char r = 0, m = 0;
   if (q < nf) {
-    unsigned c = (unsigned)(X[(size_t)v * ldx + q / 32] >> (2 * (q % 32))) & 3u;
-    if (c == 2) {
-      r = sparse ? 0 : 1;
-      m = sparse ? 0 : 1;
-    } else {
-      r = c == 3 ? 2 : (signed char)c;
-      m = 1;
-    }
+    const unsigned c = sm_gt_code(X + (size_t)v * ldx, (size_t)q);
+    r = (signed char)sm_gt_r(c, sparse);
+    m = (signed char)sm_gt_m(c, sparse);
   }
   R[(size_t)v * kpad + q] = r;
   if (M)
@@ -64,8 +60,8 @@ extern "C" int sm_cuda_ccc2_gemm(size_t m, size_t n, size_t nf, const uint64_t *
   signed char *Am = sparse ? Br + n * kpad : nullptr, *Bm = sparse ? Am + m * kpad : nullptr;
   int *G = (int *)(((uintptr_t)((sparse ? Bm + n * kpad : Br + n * kpad)) + 255) & ~(uintptr_t)255);
   dim3 t(256), ga((unsigned)((kpad + 255) / 256), (unsigned)m), gb((unsigned)((kpad + 255) / 256), (unsigned)n);
-  expand<<<ga, t, 0, s>>>((int)m, (long)nf, (long)kpad, (const unsigned long long *)A, lda, sparse, Ar, Am);
-  expand<<<gb, t, 0, s>>>((int)n, (long)nf, (long)kpad, (const unsigned long long *)B, ldb, sparse, Br, Bm);
+  expand<<<ga, t, 0, s>>>((int)m, (long)nf, (long)kpad, A, lda, sparse, Ar, Am);
+  expand<<<gb, t, 0, s>>>((int)n, (long)nf, (long)kpad, B, ldb, sparse, Br, Bm);
   cublasSetStream(h, s);
   const int one = 1, zero = 0, nmom = sparse ? 4 : 1;
   /* moments: rr, rm, mr, mm as (left, right) operand pairs */

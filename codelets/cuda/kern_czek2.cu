@@ -2,14 +2,12 @@
  * min(A[i,q], B[j,q]), tiled in shared memory, float and double from one
  * template. */
 #include "sm_kern_cuda.h"
+#include "sm_kern_cuda_impl.cuh"
 
 namespace {
 
-constexpr int TILE = 16;
-
-template <typename T> __device__ inline T dmin(T a, T b);
-template <> __device__ inline float dmin<float>(float a, float b) { return fminf(a, b); }
-template <> __device__ inline double dmin<double>(double a, double b) { return fmin(a, b); }
+using sm_cuda::dmin;
+using sm_cuda::TILE;
 
 template <typename T>
 __global__ void czek2_kernel(int m, int n, int k, const T *__restrict__ A, size_t lda,

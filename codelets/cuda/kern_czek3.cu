@@ -2,14 +2,12 @@
  * a group, n3(p, x, y) = sum_q min(p_q, x_q, y_q) as a tiled min-plus GEMM of
  * min(p, X) against Y (the plane vector is staged in shared memory). */
 #include "sm_kern_cuda.h"
+#include "sm_kern_cuda_impl.cuh"
 
 namespace {
 
-constexpr int TILE = 16;
-
-template <typename T> __device__ inline T dmin(T a, T b);
-template <> __device__ inline float dmin<float>(float a, float b) { return fminf(a, b); }
-template <> __device__ inline double dmin<double>(double a, double b) { return fmin(a, b); }
+using sm_cuda::dmin;
+using sm_cuda::TILE;
 
 template <typename T>
 __global__ void czek3_kernel(int mx, int my, int k, const T *__restrict__ P, size_t ldp,

@@ -1,22 +1,14 @@
 /* kern_saf.cu: exact SAF likelihoods on the GPU: one thread block per
- * site runs the iterative update of kern_saf_ref.c (log space, likelihood
+ * site runs the iterative update of kern_saf_ref.c (sm_saf_step.h; likelihood
  * given the individuals so far, hypergeometric weights), the bins of each
  * step in parallel, the row shifted to a maximum of 0 after every step. */
 #include "sm_kern_saf_cuda.h"
+#include "sm_saf_step.h"
 
 namespace
 {
 
 constexpr int THREADS = 256;
-
-__device__ inline double lse3(double t0, double w0, double t1, double w1, double t2,
-                              double w2)
-{
-  double M = fmax(t0, fmax(t1, t2));
-  if (M == -INFINITY)
-    return -INFINITY;
-  return M + log(w0 * exp(t0 - M) + w1 * exp(t1 - M) + w2 * exp(t2 - M));
-}
 
 /* Block-wide maximum of v (every thread gets it). */
 __device__ double block_max(double v, double *red)
@@ -48,35 +40,13 @@ __global__ void saf_kernel(int nind, const double *__restrict__ gl, size_t ldgl,
     ndata = 0;
   }
   for (int i = 0; i < nind; i++) {
-    if (threadIdx.x == 0) {
-      const double *q = p + 3 * (size_t)i;
-      lp[0] = lp[1] = lp[2] = 0.0;
-      if (!(q[0] == q[1] && q[1] == q[2])) {
-        double mx = fmax(q[0], fmax(q[1], q[2]));
-        for (int g = 0; g < 3; g++)
-          lp[g] = log(q[g] / mx);
-        ndata++;
-      }
-    }
+    if (threadIdx.x == 0)
+      ndata += sm_saf_gl_logs(p + 3 * (size_t)i, lp);
     __syncthreads();
     const int n = 2 * (i + 1);
-    const double dn = (double)n * (double)(n - 1);
     double vmax = -INFINITY;
     for (int j = threadIdx.x; j <= n; j += blockDim.x) {
-      double t0 = -INFINITY, t1 = -INFINITY, t2 = -INFINITY, w0 = 0, w1 = 0, w2 = 0;
-      if (j <= n - 2) {
-        t0 = u[j] + lp[0];
-        w0 = (double)(n - j) * (double)(n - j - 1) / dn;
-      }
-      if (j >= 1 && j <= n - 1) {
-        t1 = u[j - 1] + lp[1];
-        w1 = 2.0 * (double)j * (double)(n - j) / dn;
-      }
-      if (j >= 2) {
-        t2 = u[j - 2] + lp[2];
-        w2 = (double)j * (double)(j - 1) / dn;
-      }
-      v[j] = lse3(t0, w0, t1, w1, t2, w2);
+      v[j] = sm_saf_bin(u, lp, n, j);
       vmax = fmax(vmax, v[j]);
     }
     vmax = block_max(vmax, red);

@@ -1,7 +1,8 @@
 /* sm_kernels.cl: OpenCL versions of starmet's modified GEMMs, for any
  * OpenCL device (tested on PoCL's CPU device). Layouts as in
- * codelets/cpu/sm_kern.h; offsets are in elements (or 64-bit words). */
-#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+ * codelets/cpu/sm_kern.h; offsets are in elements (or 64-bit words). The
+ * program text is codelets/cpu/sm_formulas.h followed by this file
+ * (Makefile.am), so the genotype algebra (sm_gt_*, sm_ccc_*) is the C one. */
 
 #define TILE 16
 
@@ -54,17 +55,6 @@ CZEK2(sm_czek2_s, float)
 CZEK3(sm_czek3_d, double)
 CZEK3(sm_czek3_s, float)
 
-#define EVEN 0x5555555555555555UL
-
-/* the bits of one code word: lo, hi in even positions, and the fields that
- * exist */
-inline void code_bits(ulong w, int left, ulong *lo, ulong *hi, ulong *valid)
-{
-  *lo = w & EVEN;
-  *hi = (w >> 1) & EVEN;
-  *valid = left >= 32 ? EVEN : ((1UL << (2 * left)) - 1) & EVEN;
-}
-
 /* CCC 2-way moments (sm_kern.h): dense sum r_i r_j; sparse rr, rm, mr, mm. */
 __kernel void sm_ccc2(int m, int n, int nf, __global const ulong *A, int offa, int lda,
                       __global const ulong *B, int offb, int ldb, int sparse,
@@ -75,28 +65,12 @@ __kernel void sm_ccc2(int m, int n, int nf, __global const ulong *A, int offa, i
     return;
   __global const ulong *a = A + offa + (long)i * lda, *b = B + offb + (long)j * ldb;
   const int nw = (nf + 31) / 32;
-  uint rr = 0, rm = 0, mr = 0, mm = 0;
-  for (int w = 0; w < nw; w++) {
-    ulong alo, ahi, av, blo, bhi, bv;
-    code_bits(a[w], nf - w * 32, &alo, &ahi, &av);
-    code_bits(b[w], nf - w * 32, &blo, &bhi, &bv);
-    ulong a1 = (sparse ? alo : (alo | ahi)) & av, a2 = alo & ahi;
-    ulong b1 = (sparse ? blo : (blo | bhi)) & bv, b2 = blo & bhi;
-    rr += popcount(a1 & b1) + popcount((a1 & b2) | (a2 & b1)) + 2 * popcount(a2 & b2);
-    if (sparse) {
-      ulong am = (alo | (~ahi & EVEN)) & av, bm = (blo | (~bhi & EVEN)) & bv;
-      rm += popcount(a1 & bm) + popcount(a2 & bm);
-      mr += popcount(am & b1) + popcount(am & b2);
-      mm += popcount(am & bm);
-    }
-  }
+  uint mom[4] = {0, 0, 0, 0};
+  for (int w = 0; w < nw; w++)
+    sm_ccc2_word(a[w], b[w], nf - w * 32, sparse, mom);
   __global uint *c = C + offc + ((long)i * ldc + j) * (sparse ? 4 : 1);
-  c[0] = rr;
-  if (sparse) {
-    c[1] = rm;
-    c[2] = mr;
-    c[3] = mm;
-  }
+  for (int t = 0; t < (sparse ? 4 : 1); t++)
+    c[t] = mom[t];
 }
 
 /* CCC 3-way plane moments (sm_kern.h): the fields split by the plane
@@ -111,41 +85,12 @@ __kernel void sm_ccc3(int g, int mx, int my, int nf, __global const ulong *P, in
     return;
   __global const ulong *p = P + offp + (long)a * ldp, *xr = X + offx + (long)x * ldx,
                        *yr = Y + offy + (long)y * ldy;
-  const int nw = (nf + 31) / 32, nparts = sparse ? 3 : 2;
+  const int nw = (nf + 31) / 32;
   uint mom[12];
   for (int t = 0; t < 12; t++)
     mom[t] = 0;
-  for (int w = 0; w < nw; w++) {
-    ulong plo, phi, pv, xlo, xhi, xv, ylo, yhi, yv;
-    code_bits(p[w], nf - w * 32, &plo, &phi, &pv);
-    code_bits(xr[w], nf - w * 32, &xlo, &xhi, &xv);
-    code_bits(yr[w], nf - w * 32, &ylo, &yhi, &yv);
-    ulong part[3];
-    if (sparse) {
-      part[0] = ~plo & ~phi & pv;
-      part[1] = plo & ~phi & pv;
-      part[2] = plo & phi & pv;
-    } else {
-      part[0] = (plo ^ phi) & pv;
-      part[1] = plo & phi & pv;
-    }
-    ulong x1 = (sparse ? xlo : (xlo | xhi)) & xv, x2 = xlo & xhi;
-    ulong y1 = (sparse ? ylo : (ylo | yhi)) & yv, y2 = ylo & yhi;
-    ulong xm = (xlo | (~xhi & EVEN)) & xv, ym = (ylo | (~yhi & EVEN)) & yv;
-    for (int e = 0; e < nparts; e++) {
-      ulong E = part[e], a1 = x1 & E, a2 = x2 & E;
-      uint rr = popcount(a1 & y1) + popcount((a1 & y2) | (a2 & y1)) + 2 * popcount(a2 & y2);
-      if (sparse) {
-        ulong am = xm & E;
-        mom[4 * e] += rr;
-        mom[4 * e + 1] += popcount(a1 & ym) + popcount(a2 & ym);
-        mom[4 * e + 2] += popcount(am & y1) + popcount(am & y2);
-        mom[4 * e + 3] += popcount(am & ym);
-      } else {
-        mom[e] += rr;
-      }
-    }
-  }
+  for (int w = 0; w < nw; w++)
+    sm_ccc3_word(p[w], xr[w], yr[w], nf - w * 32, sparse, mom);
   const int nmom = sparse ? 12 : 2;
   __global uint *o = out + offo + (((long)a * mx + x) * my + y) * nmom;
   for (int t = 0; t < nmom; t++)

@@ -26,6 +26,48 @@ static char *join_args(int argc, char **argv)
   return s;
 }
 
+static int version(void)
+{
+  printf("starmet %s\n", PACKAGE_VERSION);
+  unsigned where = 0; /* worker types the compute codelets can use */
+  for (int k = 0; k < SM_TK_COUNT; k++)
+    where |= sm_codelets_where((sm_task_kind_t)k);
+  printf("codelets: cpu%s%s\n", where & STARPU_CUDA ? " cuda" : "",
+         where & STARPU_OPENCL ? " opencl" : "");
+  return 0;
+}
+
+/* The adapters of the two commands that run under MPI. */
+static int run_compute(const void *o, const char *command)
+{
+  return sm_compute_main(o, command);
+}
+
+static int run_maf(const void *o, const char *command)
+{
+  return sm_maf_main(o, command);
+}
+
+/* A command's work on every rank, its command line (taken after parsing,
+ * as the summaries have always recorded it) in its summary. */
+static int run_mpi(int argc, char **argv, int (*run)(const void *, const char *),
+                   const void *o, const char *fallback)
+{
+  char *cmd = join_args(argc, argv);
+  sm_mpi_init(&argc, &argv);
+  int r = run(o, cmd ? cmd : fallback);
+  sm_mpi_finalize();
+  free(cmd);
+  return r == SM_OK ? 0 : 1;
+}
+
+/* Exit status after parsing: 2 on a bad option, 0 when an option did the
+ * whole job (--help), -1 to go on. */
+static int parsed(sm_err_t err, const int *done)
+{
+  return err != SM_OK ? 2 : *done ? 0 : -1;
+}
+
 int main(int argc, char **argv)
 {
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
@@ -33,51 +75,25 @@ int main(int argc, char **argv)
     sm_options_usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
   }
-  if (!strcmp(argv[1], "--version")) {
-    printf("starmet %s\n", PACKAGE_VERSION);
-    unsigned where = 0; /* worker types the compute codelets can use */
-    for (int k = 0; k < SM_TK_COUNT; k++)
-      where |= sm_codelets_where((sm_task_kind_t)k);
-    printf("codelets: cpu%s%s\n", where & STARPU_CUDA ? " cuda" : "",
-           where & STARPU_OPENCL ? " opencl" : "");
-    return 0;
-  }
+  if (!strcmp(argv[1], "--version"))
+    return version();
   sm_options_t o;
-  int r;
+  int done = 0, r;
   if (!strcmp(argv[1], "compute")) {
-    r = sm_options_parse_compute(argc - 1, argv + 1, &o);
-    if (r == 1)
-      return 0;
-    if (r != SM_OK)
-      return 2;
-    char *cmd = join_args(argc, argv);
-    sm_mpi_init(&argc, &argv);
-    r = sm_compute_main(&o, cmd ? cmd : "starmet compute");
-    sm_mpi_finalize();
-    free(cmd);
-    return r == SM_OK ? 0 : 1;
+    if ((r = parsed(sm_options_parse_compute(argc - 1, argv + 1, &o, &done), &done)) >= 0)
+      return r;
+    return run_mpi(argc, argv, run_compute, &o, "starmet compute");
   }
   if (!strcmp(argv[1], "synth")) {
-    r = sm_options_parse_synth(argc - 1, argv + 1, &o);
-    if (r == 1)
-      return 0;
-    if (r != SM_OK)
-      return 2;
+    if ((r = parsed(sm_options_parse_synth(argc - 1, argv + 1, &o, &done), &done)) >= 0)
+      return r;
     return sm_synth_main(&o) == SM_OK ? 0 : 1;
   }
   if (!strcmp(argv[1], "maf")) {
     sm_maf_options_t mo;
-    r = sm_maf_options_parse(argc - 1, argv + 1, &mo);
-    if (r == 1)
-      return 0;
-    if (r != SM_OK)
-      return 2;
-    char *cmd = join_args(argc, argv);
-    sm_mpi_init(&argc, &argv);
-    r = sm_maf_main(&mo, cmd ? cmd : "starmet maf");
-    sm_mpi_finalize();
-    free(cmd);
-    return r == SM_OK ? 0 : 1;
+    if ((r = parsed(sm_maf_options_parse(argc - 1, argv + 1, &mo, &done), &done)) >= 0)
+      return r;
+    return run_mpi(argc, argv, run_maf, &mo, "starmet maf");
   }
   fprintf(stderr, "starmet: error: unknown command '%s' (use compute, synth or maf; "
                   "see starmet --help)\n", argv[1]);

@@ -1,7 +1,7 @@
 /* sm_compute.c: `starmet compute` from options to output, on one rank or
- * many: size the problem, set up the rank grid, read this rank's slice (or
- * generate it), run the task graph (or the reference loops), commit the
- * output and write the summaries. */
+ * many, as steps over one struct run: plan (sizes, checks, rank grid) ->
+ * load this rank's slice -> open the results (resume state, writer) -> run
+ * the task graph or the reference loops -> gather and report -> commit. */
 #include "sm_compute.h"
 
 #include <stdio.h>
@@ -144,15 +144,40 @@ static sm_err_t make_decomp(const sm_options_t *o, const sm_dims_t *dims, sm_dec
   return (sm_err_t)sm_mpi_agree(err);
 }
 
-int sm_compute_main(const sm_options_t *o, const char *command)
+/* One run of `starmet compute`, handed from step to step. */
+typedef struct run {
+  const sm_options_t *o;
+  const char *command;
+  int me, P;
+  double t0;
+  char desc[4096];           /* the input, for messages and the summary */
+  sm_decomp_t d;             /* the rank grid and tiles */
+  int pv, pf, pr;            /* this rank's place in it */
+  size_t v0, vc, f0, fc;     /* this rank's vectors and fields */
+  sm_vectors_t v;
+  uint64_t nmissing;         /* missing calls over every slice */
+  int sparse;
+  char **names;              /* every vector's name (text output), or NULL */
+  char out_path[4096], json_path[4096];
+  sm_manifest_t man;         /* the --resume record of completed blocks */
+  int use_man, resumed;
+  uint64_t *skip, resume_off, resume_count;
+  size_t nskip;              /* blocks an interrupted run completed */
+  sm_writer_t *w;
+  sm_sink_t sink;
+  sm_summary_t sum;
+  sm_graph_stats_t gs;
+  sm_runtime_stats_t rs, *rts;
+  sm_rank_stats_t *all;      /* every rank's stats (rank 0) */
+} run_t;
+
+/* Plan the problem: its sizes, the checks on them, the decomposition. */
+static sm_err_t plan(run_t *r)
 {
-  double t0 = sm_now();
-  const int me = sm_mpi_rank(), P = sm_mpi_size();
-  sm_log_set_quiet(o->quiet || me != 0);
-  char desc[4096];
-  describe(o, desc, sizeof desc);
-  if (P > 1 && o->method == SM_METHOD_REF) {
-    if (me == 0)
+  const sm_options_t *o = r->o;
+  describe(o, r->desc, sizeof r->desc);
+  if (r->P > 1 && o->method == SM_METHOD_REF) {
+    if (r->me == 0)
       sm_log_error("--compute-method ref runs on one rank (run it without mpirun)");
     return SM_EOPTION;
   }
@@ -161,343 +186,435 @@ int sm_compute_main(const sm_options_t *o, const char *command)
   if (err)
     return err;
   if (dims.nv < (size_t)o->num_way) {
-    if (me == 0)
-      sm_log_error("%s: %zu vector%s: %d-way metrics need at least %d vectors", desc,
+    if (r->me == 0)
+      sm_log_error("%s: %zu vector%s: %d-way metrics need at least %d vectors", r->desc,
                    dims.nv, dims.nv == 1 ? "" : "s", o->num_way, o->num_way);
     return SM_EDEGEN;
   }
   if (dims.nv > UINT32_MAX || (o->metric == SM_METRIC_CCC && dims.nf > (1u << 28))) {
-    if (me == 0)
+    if (r->me == 0)
       sm_log_error("%s: %zu vectors x %zu fields is beyond what starmet indexes "
-                   "(2^32 - 1 vectors; CCC: 2^28 fields)", desc, dims.nv, dims.nf);
+                   "(2^32 - 1 vectors; CCC: 2^28 fields)", r->desc, dims.nv, dims.nf);
     return SM_EDEGEN;
   }
-  sm_decomp_t d;
-  if ((err = make_decomp(o, &dims, &d)))
+  if ((err = make_decomp(o, &dims, &r->d)))
     return err;
-  int pv, pf, pr;
-  sm_decomp_coords(&d, me, &pv, &pf, &pr);
+  sm_decomp_coords(&r->d, r->me, &r->pv, &r->pf, &r->pr);
+  return SM_OK;
+}
 
-  /* this rank's slice */
-  size_t v0, vc, f0, fc;
-  sm_decomp_part(&d, pv, &v0, &vc);
-  sm_decomp_slice(&d, pf, &f0, &fc);
-  sm_vectors_t v = {0};
-  err = (sm_err_t)sm_mpi_agree(load(o, v0, vc, f0, fc, &v, NULL));
-  if (err) {
-    sm_vectors_free(&v);
+/* Sparse CCC when any slice has missing calls (unless told otherwise). */
+static void choose_sparse(run_t *r)
+{
+  const sm_options_t *o = r->o;
+  r->nmissing = r->pr == 0 ? r->v.nmissing : 0;
+  sm_mpi_sum_u64(&r->nmissing, 1);
+  if (o->metric != SM_METRIC_CCC)
+    return;
+  r->sparse = o->sparse < 0 ? r->nmissing > 0 : o->sparse;
+  if (o->sparse < 0 && r->sparse)
+    sm_log_info("%s has %llu missing calls: using the sparse CCC method", r->desc,
+                (unsigned long long)r->nmissing);
+  else if (!r->sparse && r->nmissing && r->me == 0)
+    sm_log_warn("%s has %llu missing calls but --no-sparse was given: dense CCC "
+                "counts them as one copy of allele 1",
+                r->desc, (unsigned long long)r->nmissing);
+}
+
+/* Load this rank's vectors, choose the CCC method, gather the names. */
+static sm_err_t load_slice(run_t *r)
+{
+  const sm_options_t *o = r->o;
+  sm_decomp_part(&r->d, r->pv, &r->v0, &r->vc);
+  sm_decomp_slice(&r->d, r->pf, &r->f0, &r->fc);
+  sm_err_t err = (sm_err_t)sm_mpi_agree(load(o, r->v0, r->vc, r->f0, r->fc, &r->v, NULL));
+  if (err)
     return err;
+  r->sum.t_input = sm_now() - r->t0;
+  choose_sparse(r);
+  if (o->output_format == SM_OUT_TSV) { /* names of every vector, for text output */
+    int have = sm_mpi_agree(r->v.names != NULL);
+    if (have)
+      err = sm_mpi_allgather_names(r->v.names, r->v0, r->vc, r->pf == 0 && r->pr == 0,
+                                   r->d.nv, &r->names);
   }
-  double t_input = sm_now() - t0;
-  /* sparse when any slice has missing calls */
-  uint64_t nmissing = pr == 0 ? v.nmissing : 0;
-  sm_mpi_sum_u64(&nmissing, 1);
-  int sparse = 0;
-  if (o->metric == SM_METRIC_CCC) {
-    sparse = o->sparse < 0 ? nmissing > 0 : o->sparse;
-    if (o->sparse < 0 && sparse)
-      sm_log_info("%s has %llu missing calls: using the sparse CCC method", desc,
-                  (unsigned long long)nmissing);
-    else if (!sparse && nmissing && me == 0)
-      sm_log_warn("%s has %llu missing calls but --no-sparse was given: dense CCC "
-                  "counts them as one copy of allele 1", desc, (unsigned long long)nmissing);
-  }
-  /* names of every vector, for text output */
-  char **names = NULL;
-  if (o->output_format == SM_OUT_TSV) {
-    int have = v.names != NULL;
-    have = sm_mpi_agree(have);
-    if (have && (err = sm_mpi_allgather_names(v.names, v0, vc, pf == 0 && pr == 0, d.nv,
-                                               &names))) {
-      sm_vectors_free(&v);
-      return err;
-    }
-  }
+  return err;
+}
 
-  /* output */
-  char out_path[4096] = "", json_path[4096] = "";
+/* --resume: what an interrupted run completed (every rank must know all
+ * of it, since the graph is submitted whole on every rank). */
+static sm_err_t resume_state(run_t *r)
+{
+  const sm_options_t *o = r->o;
+  char mpath[4200], fp[8192];
+  sm_manifest_path(mpath, sizeof mpath, o->output, r->me, r->P);
+  fingerprint(o, &r->d, r->sparse, r->me, r->P, fp, sizeof fp);
+  size_t bs = o->block_size;
+  sm_err_t err = sm_manifest_open(&r->man, mpath, fp, o->resume, &bs, &r->resumed);
+  double rbs = r->resumed ? (double)bs : 0;
+  sm_mpi_max_double(&rbs, 1);
+  if (rbs > 0 && !o->block_size)
+    r->d.block_size = (size_t)rbs; /* the interrupted run's automatic tile size */
+  else if (rbs > 0 && (size_t)rbs != o->block_size && !err) {
+    sm_log_error("%s: the interrupted run used --block-size %zu, not %zu", mpath,
+                 (size_t)rbs, o->block_size);
+    err = SM_EINCONSIST;
+  }
+  const sm_manifest_t *m = &r->man;
+  uint64_t *ids = m->ndone ? malloc(m->ndone * sizeof *ids) : NULL;
+  for (size_t k = 0; k < m->ndone && ids; k++) {
+    ids[k] = m->done[k].block;
+    if (m->done[k].end_off > r->resume_off)
+      r->resume_off = m->done[k].end_off;
+    r->resume_count += m->done[k].count;
+  }
+  err = (sm_err_t)sm_mpi_agree(err ? err : (m->ndone && !ids ? SM_ENOMEM : SM_OK));
+  if (!err)
+    err = (sm_err_t)sm_mpi_agree(
+        sm_mpi_allgather_u64(ids, ids ? m->ndone : 0, &r->skip, &r->nskip));
+  free(ids);
+  if (!err && r->nskip) {
+    qsort(r->skip, r->nskip, sizeof *r->skip, cmp_u64);
+    sm_log_info("--resume: %zu output blocks were complete; computing the rest", r->nskip);
+  } else if (!err && o->resume) {
+    sm_log_info("--resume: no completed block recorded; computing everything");
+  }
+  return err;
+}
+
+/* Open the results: paths, resume state, the writer and its header. */
+static sm_err_t open_results(run_t *r)
+{
+  const sm_options_t *o = r->o;
   sm_writer_info_t wi = {
       .fmt = o->output_format,
       .way = o->num_way,
       .metric = o->metric,
       .single = o->single,
-      .nv = d.nv,
-      .nf = d.nf,
-      .names = names,
+      .nv = r->d.nv,
+      .nf = r->d.nf,
+      .names = r->names,
   };
   if (o->output && o->output_format != SM_OUT_NONE)
-    sm_output_path(out_path, sizeof out_path, o->output, o->output_format, me, P);
+    sm_output_path(r->out_path, sizeof r->out_path, o->output, o->output_format, r->me, r->P);
   if (o->summary)
-    snprintf(json_path, sizeof json_path, "%s", o->summary);
+    snprintf(r->json_path, sizeof r->json_path, "%s", o->summary);
   else if (o->output)
-    snprintf(json_path, sizeof json_path, "%s.json", o->output);
-  /* --resume: what an interrupted run completed (every rank must know all
-   * of it, since the graph is submitted whole on every rank) */
-  sm_manifest_t man = {0};
-  int use_man = out_path[0] && o->method != SM_METHOD_REF, resumed = 0;
-  uint64_t *skip = NULL, resume_off = 0, resume_count = 0;
-  size_t nskip = 0;
-  if (use_man) {
-    char mpath[4200], fp[8192];
-    sm_manifest_path(mpath, sizeof mpath, o->output, me, P);
-    fingerprint(o, &d, sparse, me, P, fp, sizeof fp);
-    size_t bs = o->block_size;
-    err = sm_manifest_open(&man, mpath, fp, o->resume, &bs, &resumed);
-    double rbs = resumed ? (double)bs : 0;
-    sm_mpi_max_double(&rbs, 1);
-    if (rbs > 0 && !o->block_size)
-      d.block_size = (size_t)rbs; /* the interrupted run's automatic tile size */
-    else if (rbs > 0 && (size_t)rbs != o->block_size && !err) {
-      sm_log_error("%s: the interrupted run used --block-size %zu, not %zu", mpath,
-                   (size_t)rbs, o->block_size);
-      err = SM_EINCONSIST;
-    }
-    uint64_t *ids = man.ndone ? malloc(man.ndone * sizeof *ids) : NULL;
-    for (size_t k = 0; k < man.ndone && ids; k++) {
-      ids[k] = man.done[k].block;
-      if (man.done[k].end_off > resume_off)
-        resume_off = man.done[k].end_off;
-      resume_count += man.done[k].count;
-    }
-    err = (sm_err_t)sm_mpi_agree(err ? err : (man.ndone && !ids ? SM_ENOMEM : SM_OK));
-    if (!err)
-      err = (sm_err_t)sm_mpi_agree(sm_mpi_allgather_u64(ids, ids ? man.ndone : 0, &skip, &nskip));
-    free(ids);
-    if (!err && nskip) {
-      qsort(skip, nskip, sizeof *skip, cmp_u64);
-      sm_log_info("--resume: %zu output blocks were complete; computing the rest", nskip);
-    } else if (!err && o->resume) {
-      sm_log_info("--resume: no completed block recorded; computing everything");
-    }
-  }
-  sm_writer_t *w = NULL;
+    snprintf(r->json_path, sizeof r->json_path, "%s.json", o->output);
+  r->use_man = r->out_path[0] && o->method != SM_METHOD_REF;
+  sm_err_t err = r->use_man ? resume_state(r) : SM_OK;
   if (!err)
-    err = (sm_err_t)sm_mpi_agree(sm_writer_open(&w, out_path, &wi, resume_off, resume_count));
-  if (!err && use_man && !resume_off) {
+    err = (sm_err_t)sm_mpi_agree(
+        sm_writer_open(&r->w, r->out_path, &wi, r->resume_off, r->resume_count));
+  if (!err && r->use_man && !r->resume_off) {
     uint64_t hdr;
     int fd;
-    err = sm_writer_flush(w, &hdr, &fd);
-    man.block_size = d.block_size;
-    if (!err && !resumed)
-      err = sm_manifest_header(&man, hdr);
+    err = sm_writer_flush(r->w, &hdr, &fd);
+    r->man.block_size = r->d.block_size;
+    if (!err && !r->resumed)
+      err = sm_manifest_header(&r->man, hdr);
     err = (sm_err_t)sm_mpi_agree(err);
   }
-  if (err) {
-    /* a refused or failed start leaves an interrupted run's files alone */
-    sm_writer_close(w, resumed ? -1 : 0);
-    sm_manifest_close(&man, 0);
-    free(skip);
-    sm_vectors_free(&v);
-    for (size_t i = 0; names && i < d.nv; i++)
-      free(names[i]);
-    free(names);
-    return err;
-  }
-  sm_sink_t sink = {
-      .writer = w,
+  return err;
+}
+
+/* The sink the results flow into, and the summary's fixed part. */
+static void open_sink(run_t *r)
+{
+  const sm_options_t *o = r->o;
+  r->sink = (sm_sink_t){
+      .writer = r->w,
       .way = o->num_way,
       .metric = o->metric,
       .single = o->single,
-      .sparse = sparse,
+      .sparse = r->sparse,
       .ccc_mult = o->ccc_mult,
       .ccc_param = o->ccc_param,
       .threshold = o->threshold,
       .thr_f32 = o->single || o->output_format == SM_OUT_COMET,
       .analytic = o->synth.kind == SM_SYNTH_ANALYTIC ? &o->synth : NULL,
-      .progress = me == 0 && (o->progress < 0 ? isatty(2) && !o->quiet : o->progress),
+      .progress = r->me == 0 && (o->progress < 0 ? isatty(2) && !o->quiet : o->progress),
       .t_start = sm_now(),
-      .manifest = use_man ? &man : NULL,
+      .manifest = r->use_man ? &r->man : NULL,
   };
-  for (size_t k = 0; k < man.ndone; k++) { /* what the interrupted run did */
-    sm_cksum_merge(&sink.cksum, &man.done[k].cksum);
-    sink.nvalues += man.done[k].nvalues;
-    sink.nwritten += man.done[k].count;
+  for (size_t k = 0; k < r->man.ndone; k++) { /* what the interrupted run did */
+    sm_cksum_merge(&r->sink.cksum, &r->man.done[k].cksum);
+    r->sink.nvalues += r->man.done[k].nvalues;
+    r->sink.nwritten += r->man.done[k].count;
   }
-  sm_summary_t sum = {
-      .opt = o,
-      .command = command,
-      .input_desc = desc,
-      .nv = d.nv,
-      .nf = d.nf,
-      .sparse = sparse,
-      .nmissing = (size_t)nmissing,
-      .nranks = P,
-      .decomp = &d,
+  sm_summary_t *sum = &r->sum;
+  sum->opt = o;
+  sum->command = r->command;
+  sum->input_desc = r->desc;
+  sum->nv = r->d.nv;
+  sum->nf = r->d.nf;
+  sum->sparse = r->sparse;
+  sum->nmissing = (size_t)r->nmissing;
+  sum->nranks = r->P;
+  sum->decomp = &r->d;
+  sum->phase_min = o->phase_min;
+  sum->phase_max = o->phase_max;
+}
+
+/* The reference loops (one rank). */
+static sm_err_t run_ref(run_t *r, double t1)
+{
+  const sm_options_t *o = r->o;
+  r->sink.apply_threshold = 1;
+  r->sum.kernel = "reference loops";
+  sm_ref_opts_t ro = {.way = o->num_way, .sparse = r->sparse, .ccc_mult = o->ccc_mult,
+                      .ccc_param = o->ccc_param};
+  sm_err_t err = sm_ref_run(&r->v, &ro, &r->sink);
+  r->sum.t_compute = sm_now() - t1;
+  return err;
+}
+
+/* Start StarPU (and StarPU-MPI) with the scheduling options. */
+static sm_err_t start_runtime(run_t *r, double t1)
+{
+  const sm_options_t *o = r->o;
+  sm_sched_configure(&(sm_sched_opts_t){.priorities = !o->no_priorities,
+                                         .calibrate = o->calibrate,
+                                         .perfmodel_dir = o->perfmodel_dir});
+  sm_codelets_set_devices(o->devices); /* before heteroprio's set-up */
+  sm_err_t err = (sm_err_t)sm_mpi_agree(sm_runtime_init(o->sched, r->P > 1));
+  r->sum.t_init = sm_now() - t1;
+  return err;
+}
+
+/* The codelets: kernel, resilience, devices; the kernel's name. */
+static sm_err_t setup_codelets(run_t *r)
+{
+  const sm_options_t *o = r->o;
+  sm_err_t err = SM_OK;
+  sm_codelets_init(r->P > 1, o->kernel);
+  sm_codelets_set_resilience(o->verify, o->inject_rate, o->inject_seed);
+  sm_codelets_set_devices(o->devices);
+  if (!(o->devices & STARPU_CPU) &&
+      starpu_opencl_worker_get_count() + starpu_cuda_worker_get_count() == 0) {
+    sm_log_error("--devices accel: StarPU has no CUDA or OpenCL worker here (for a CPU "
+                 "OpenCL device set STARPU_OPENCL_ON_CPUS=1 and STARPU_NOPENCL=1)");
+    err = SM_ERUNTIME;
+  }
+  r->sum.kernel = sm_codelets_kernel_name(
+      o->num_way == 3 ? (o->metric == SM_METRIC_CCC ? "ccc3" : "czek3")
+                      : (o->metric == SM_METRIC_CCC ? "ccc2"
+                                                    : (o->single ? "czek2_s" : "czek2_d")));
+  return err;
+}
+
+/* Submit the task graph and wait for it. */
+static sm_err_t run_graph(run_t *r, int progress)
+{
+  const sm_options_t *o = r->o;
+  int emit = o->output_format != SM_OUT_NONE || r->sink.analytic != NULL;
+  if (!o->block_size) { /* rank 0 decides, every rank uses it */
+    size_t bs = o->num_way == 3 ? sm_graph_auto_block3(r->vc)
+                                : sm_graph_auto_block(r->vc, (int)starpu_worker_get_count(),
+                                                      emit, o->metric == SM_METRIC_CCC);
+    sm_mpi_bcast(&bs, sizeof bs);
+    r->d.block_size = bs;
+  }
+  sm_graph_opts_t go = {
+      .d = &r->d,
+      .rank = r->me,
+      .use_mpi = r->P > 1,
       .phase_min = o->phase_min,
       .phase_max = o->phase_max,
-      .t_input = t_input,
+      .num_stage = o->num_stage,
+      .stage_min = o->stage_min,
+      .stage_max = o->stage_max,
+      .single = o->single,
+      .sparse = r->sparse,
+      .ccc_mult = o->ccc_mult,
+      .ccc_param = o->ccc_param,
+      .threshold = o->threshold,
+      .thr_f32 = r->sink.thr_f32,
+      .emit = emit,
+      .keep_all = r->sink.analytic != NULL,
+      .prio = sm_sched_prio_mode(),
+      .skip = r->skip,
+      .nskip = r->nskip,
   };
-  sm_graph_stats_t gs = {0};
-  sm_runtime_stats_t rs = {0}, *rts = NULL;
-  double t1 = sm_now();
-  if (o->method == SM_METHOD_REF) {
-    sink.apply_threshold = 1;
-    sum.kernel = "reference loops";
-    sm_ref_opts_t ro = {.way = o->num_way, .sparse = sparse, .ccc_mult = o->ccc_mult,
-                        .ccc_param = o->ccc_param};
-    err = sm_ref_run(&v, &ro, &sink);
-    sum.t_compute = sm_now() - t1;
-  } else {
-    sm_sched_configure(&(sm_sched_opts_t){.priorities = !o->no_priorities,
-                                           .calibrate = o->calibrate,
-                                           .perfmodel_dir = o->perfmodel_dir});
-    sm_codelets_set_devices(o->devices); /* before heteroprio's set-up */
-    err = (sm_err_t)sm_mpi_agree(sm_runtime_init(o->sched, P > 1));
-    sum.t_init = sm_now() - t1;
-    if (!err) {
-      const int progress = sink.progress; /* the observer counts tasks instead */
-      sink.progress = 0;
-      sm_codelets_init(P > 1, o->kernel);
-      sm_codelets_set_resilience(o->verify, o->inject_rate, o->inject_seed);
-      sm_codelets_set_devices(o->devices);
-      if (!(o->devices & STARPU_CPU) && starpu_opencl_worker_get_count() +
-                                                starpu_cuda_worker_get_count() == 0) {
-        sm_log_error("--devices accel: StarPU has no CUDA or OpenCL worker here (for a CPU "
-                     "OpenCL device set STARPU_OPENCL_ON_CPUS=1 and STARPU_NOPENCL=1)");
-        err = SM_ERUNTIME;
-      }
-      sum.kernel = sm_codelets_kernel_name(
-          o->num_way == 3 ? (o->metric == SM_METRIC_CCC ? "ccc3" : "czek3")
-                          : (o->metric == SM_METRIC_CCC ? "ccc2" : (o->single ? "czek2_s" : "czek2_d")));
-      int emit = o->output_format != SM_OUT_NONE || sink.analytic != NULL;
-      if (!o->block_size) { /* rank 0 decides, every rank uses it */
-        size_t bs = o->num_way == 3 ? sm_graph_auto_block3(vc)
-                                    : sm_graph_auto_block(vc, (int)starpu_worker_get_count(),
-                                                          emit, o->metric == SM_METRIC_CCC);
-        sm_mpi_bcast(&bs, sizeof bs);
-        d.block_size = bs;
-      }
-      sm_graph_opts_t go = {
-          .d = &d,
-          .rank = me,
-          .use_mpi = P > 1,
-          .phase_min = o->phase_min,
-          .phase_max = o->phase_max,
-          .num_stage = o->num_stage,
-          .stage_min = o->stage_min,
-          .stage_max = o->stage_max,
-          .single = o->single,
-          .sparse = sparse,
-          .ccc_mult = o->ccc_mult,
-          .ccc_param = o->ccc_param,
-          .threshold = o->threshold,
-          .thr_f32 = sink.thr_f32,
-          .emit = emit,
-          .keep_all = sink.analytic != NULL,
-          .prio = sm_sched_prio_mode(),
-      };
-      sink.apply_threshold = go.keep_all;
-      sum.prio_mode = go.prio;
-      go.skip = skip;
-      go.nskip = nskip;
-      err = sm_observe_start(o->trace != NULL, progress);
-      if (!err)
-        err = o->num_way == 3 ? sm_graph3_run(&v, &go, &sink, &gs)
-                              : sm_graph2_run(&v, &go, &sink, &gs);
-      sum.t_compute = gs.t_run;
-      sm_runtime_collect(&rs);
-      sm_observe_stop(&rs);
-      sm_runtime_shutdown();
-      /* every rank's workers and codelets, the trace, calibration */
-      sm_err_t oerr = sm_observe_gather(&rs, &rts);
-      if (!oerr && o->trace && sm_mpi_agree(err) == SM_OK)
-        oerr = sm_trace_write(o->trace, rts);
-      sm_observe_free();
-      if (rts)
-        sm_observe_report_calibration(rts, P);
-      if (!err)
-        err = oerr;
-      sum.graph = &gs;
-      sum.rt = &rs;
-      sum.rts = rts;
-    }
-  }
-  /* gather what every rank did */
-  sm_rank_stats_t mine = {
-      .cksum = sink.cksum,
-      .nvalues = sink.nvalues,
-      .nwritten = sink.nwritten,
-      .nchecked = sink.nchecked,
-      .nbad = sink.nbad,
-      .subblocks = gs.my_subblocks,
-      .pairs = gs.my_pairs,
-      .outputs = gs.my_outputs,
-      .mpi_bytes = rs.mpi_bytes,
-      .bus_bytes = rs.bus_bytes,
-      .t_compute = sum.t_compute,
-      .max_rel_err = sink.max_rel_err,
-      .nworkers = rs.nworkers,
+  r->sink.apply_threshold = go.keep_all;
+  r->sum.prio_mode = go.prio;
+  sm_err_t err = sm_observe_start(o->trace != NULL, progress);
+  if (!err)
+    err = o->num_way == 3 ? sm_graph3_run(&r->v, &go, &r->sink, &r->gs)
+                          : sm_graph2_run(&r->v, &go, &r->sink, &r->gs);
+  r->sum.t_compute = r->gs.t_run;
+  return err;
+}
+
+/* Stop StarPU; gather every rank's workers and codelets, write the
+ * trace, report the calibration. */
+static sm_err_t stop_runtime(run_t *r, sm_err_t err)
+{
+  sm_runtime_collect(&r->rs);
+  sm_observe_stop(&r->rs);
+  sm_runtime_shutdown();
+  sm_err_t oerr = sm_observe_gather(&r->rs, &r->rts);
+  if (!oerr && r->o->trace && sm_mpi_agree(err) == SM_OK)
+    oerr = sm_trace_write(r->o->trace, r->rts);
+  sm_observe_free();
+  if (r->rts)
+    sm_observe_report_calibration(r->rts, r->P);
+  r->sum.graph = &r->gs;
+  r->sum.rt = &r->rs;
+  r->sum.rts = r->rts;
+  return err ? err : oerr;
+}
+
+/* The task graph on StarPU, from start to shutdown. */
+static sm_err_t run_tasks(run_t *r, double t1)
+{
+  sm_err_t err = start_runtime(r, t1);
+  if (err)
+    return err;
+  const int progress = r->sink.progress; /* the observer counts tasks instead */
+  r->sink.progress = 0;
+  /* as it always was: a failed --devices accel check is logged, then the
+   * graph's own result replaces its error (the first insertion fails) */
+  (void)setup_codelets(r);
+  err = run_graph(r, progress);
+  return stop_runtime(r, err);
+}
+
+/* This rank's counts and the resilience record. */
+static sm_err_t rank_stats(run_t *r, sm_err_t err, sm_rank_stats_t *mine)
+{
+  *mine = (sm_rank_stats_t){
+      .cksum = r->sink.cksum,
+      .nvalues = r->sink.nvalues,
+      .nwritten = r->sink.nwritten,
+      .nchecked = r->sink.nchecked,
+      .nbad = r->sink.nbad,
+      .subblocks = r->gs.my_subblocks,
+      .pairs = r->gs.my_pairs,
+      .outputs = r->gs.my_outputs,
+      .mpi_bytes = r->rs.mpi_bytes,
+      .bus_bytes = r->rs.bus_bytes,
+      .t_compute = r->sum.t_compute,
+      .max_rel_err = r->sink.max_rel_err,
+      .nworkers = r->rs.nworkers,
   };
   sm_resilience_stats_t rst = {0};
-  if (o->method != SM_METHOD_REF)
+  if (r->o->method != SM_METHOD_REF)
     sm_codelets_resilience_stats(&rst);
-  mine.checks = rst.checks;
-  mine.failures = rst.failures;
-  mine.reexecuted = rst.reexecuted;
-  mine.injected = rst.injected;
+  mine->checks = rst.checks;
+  mine->failures = rst.failures;
+  mine->reexecuted = rst.reexecuted;
+  mine->injected = rst.injected;
   if (!err && rst.unrecovered) {
     sm_log_error("output block %llu still fails its checks after re-executing its tasks "
                  "%d times: the hardware may be faulty (rank %d)",
-                 (unsigned long long)rst.unrecovered_block, 5, me);
+                 (unsigned long long)rst.unrecovered_block, 5, r->me);
     err = SM_ECHECK;
   }
-  sm_rank_stats_t *all = me == 0 ? calloc((size_t)P, sizeof *all) : NULL;
-  sm_rank_stats_t dummy[1];
-  sm_mpi_gather_bytes(&mine, sizeof mine, all ? all : dummy);
-  if (all)
-    for (int r = 0; r < P; r++) {
-      sm_rank_stats_t *x = &all[r];
-      sm_cksum_merge(&sum.total.cksum, &x->cksum);
-      sum.total.nvalues += x->nvalues;
-      sum.total.nwritten += x->nwritten;
-      sum.total.nchecked += x->nchecked;
-      sum.total.nbad += x->nbad;
-      sum.total.mpi_bytes += x->mpi_bytes;
-      sum.total.checks += x->checks;
-      sum.total.failures += x->failures;
-      sum.total.reexecuted += x->reexecuted;
-      sum.total.injected += x->injected;
-      if (x->max_rel_err > sum.total.max_rel_err)
-        sum.total.max_rel_err = x->max_rel_err;
-      if (x->t_compute > sum.t_compute)
-        sum.t_compute = x->t_compute;
-    }
-  sum.ranks = all;
-  if (!err && sink.nbad) {
+  return err;
+}
+
+/* Gather what every rank did into the summary (rank 0); check the
+ * analytic problem. */
+static sm_err_t gather_report(run_t *r, sm_err_t err)
+{
+  sm_rank_stats_t mine, dummy[1];
+  err = rank_stats(r, err, &mine);
+  sm_summary_t *sum = &r->sum;
+  r->all = r->me == 0 ? calloc((size_t)r->P, sizeof *r->all) : NULL;
+  sm_mpi_gather_bytes(&mine, sizeof mine, r->all ? r->all : dummy);
+  for (int k = 0; r->all && k < r->P; k++) {
+    const sm_rank_stats_t *x = &r->all[k];
+    sm_cksum_merge(&sum->total.cksum, &x->cksum);
+    sum->total.nvalues += x->nvalues;
+    sum->total.nwritten += x->nwritten;
+    sum->total.nchecked += x->nchecked;
+    sum->total.nbad += x->nbad;
+    sum->total.mpi_bytes += x->mpi_bytes;
+    sum->total.checks += x->checks;
+    sum->total.failures += x->failures;
+    sum->total.reexecuted += x->reexecuted;
+    sum->total.injected += x->injected;
+    if (x->max_rel_err > sum->total.max_rel_err)
+      sum->total.max_rel_err = x->max_rel_err;
+    if (x->t_compute > sum->t_compute)
+      sum->t_compute = x->t_compute;
+  }
+  sum->ranks = r->all;
+  if (!err && r->sink.nbad) {
     sm_log_error("analytic problem: %llu of %llu values differ from the closed form",
-                 (unsigned long long)sink.nbad, (unsigned long long)sink.nchecked);
+                 (unsigned long long)r->sink.nbad, (unsigned long long)r->sink.nchecked);
     err = SM_ECHECK;
   }
-  err = (sm_err_t)sm_mpi_agree(err);
+  return (sm_err_t)sm_mpi_agree(err);
+}
+
+/* Commit: close the output (kept as .part for --resume on failure) and
+ * the manifest, then the JSON summary and the printed one (rank 0). */
+static sm_err_t commit(run_t *r, sm_err_t err)
+{
+  const sm_options_t *o = r->o;
+  sm_summary_t *sum = &r->sum;
   double t2 = sm_now();
-  /* on failure, the partial output and its manifest stay for --resume
-   * (a ".part" file never looks complete) */
-  sm_err_t cerr = (sm_err_t)sm_mpi_agree(sm_writer_close(w, err == SM_OK ? 1 : use_man ? -1 : 0));
+  sm_err_t cerr = (sm_err_t)sm_mpi_agree(
+      sm_writer_close(r->w, err == SM_OK ? 1 : r->use_man ? -1 : 0));
+  r->w = NULL;
   if (!err)
     err = cerr;
-  sm_manifest_close(&man, err == SM_OK);
-  free(skip);
-  sum.t_output = sm_now() - t2;
-  sum.t_total = sm_now() - t0;
-  sum.output_path = err == SM_OK && out_path[0] ? out_path : NULL;
-  if (P > 1 && sum.output_path) /* name the set of files */
-    sm_output_path(out_path, sizeof out_path, o->output, o->output_format, -1, P);
-  sum.status = err == SM_OK ? "ok" : sm_strerror(err);
-  if (me == 0) {
-    if (json_path[0]) {
-      sm_err_t jerr = sm_summary_write_json(&sum, json_path);
+  sm_manifest_close(&r->man, err == SM_OK);
+  sum->t_output = sm_now() - t2;
+  sum->t_total = sm_now() - r->t0;
+  sum->output_path = err == SM_OK && r->out_path[0] ? r->out_path : NULL;
+  if (r->P > 1 && sum->output_path) /* name the set of files */
+    sm_output_path(r->out_path, sizeof r->out_path, o->output, o->output_format, -1, r->P);
+  sum->status = err == SM_OK ? "ok" : sm_strerror(err);
+  if (r->me == 0) {
+    if (r->json_path[0]) {
+      sm_err_t jerr = sm_summary_write_json(sum, r->json_path);
       if (!err)
         err = jerr;
     }
-    sm_summary_print(&sum, stdout);
+    sm_summary_print(sum, stdout);
   }
-  free(all);
-  free(rts);
-  sm_vectors_free(&v);
-  for (size_t i = 0; names && i < d.nv; i++)
-    free(names[i]);
-  free(names);
-  return sm_mpi_agree(err);
+  return err;
+}
+
+/* The one cleanup. A writer still open means the start was refused or
+ * failed: an interrupted run's files are left alone. */
+static void cleanup(run_t *r)
+{
+  if (r->w)
+    sm_writer_close(r->w, r->resumed ? -1 : 0);
+  sm_manifest_close(&r->man, 0);
+  free(r->skip);
+  free(r->all);
+  free(r->rts);
+  sm_vectors_free(&r->v);
+  for (size_t i = 0; r->names && i < r->d.nv; i++)
+    free(r->names[i]);
+  free(r->names);
+}
+
+int sm_compute_main(const sm_options_t *o, const char *command)
+{
+  run_t r = {.o = o, .command = command, .t0 = sm_now()};
+  r.me = sm_mpi_rank();
+  r.P = sm_mpi_size();
+  sm_log_set_quiet(o->quiet || r.me != 0);
+  sm_err_t err = plan(&r);
+  if (!err)
+    err = load_slice(&r);
+  if (!err)
+    err = open_results(&r);
+  if (!err) {
+    open_sink(&r);
+    double t1 = sm_now();
+    err = o->method == SM_METHOD_REF ? run_ref(&r, t1) : run_tasks(&r, t1);
+    err = gather_report(&r, err);
+    err = (sm_err_t)sm_mpi_agree(commit(&r, err));
+  }
+  cleanup(&r);
+  return err;
 }
 
 int sm_synth_main(const sm_options_t *o)

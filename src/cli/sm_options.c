@@ -1,207 +1,288 @@
-/* sm_options.c: command-line parsing and validation for `starmet compute`
- * and `starmet synth`. Every value is checked here, before any input is
- * read or any task inserted. */
+/* sm_options.c: the options of `starmet compute` and `starmet synth` as
+ * one table (parsing and --help derive from it), and the checks of how
+ * they combine. Every value is checked here, before any input is read or
+ * any task inserted. */
 #include "sm_options.h"
 
-#include "sm_formulas.h"
-#include "sm_sched.h"
-
-#include <errno.h>
-#include <getopt.h>
 #include <math.h>
-#include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
-enum {
-  OPT_METRIC = 256, OPT_WAY, OPT_PRECISION, OPT_SPARSE, OPT_NO_SPARSE, OPT_PARAM,
-  OPT_MULT, OPT_METHOD, OPT_KERNEL, OPT_INPUT, OPT_BFILE, OPT_INFMT, OPT_TRANSPOSE,
-  OPT_NV, OPT_NF, OPT_RAWTYPE, OPT_SYNTH, OPT_SEED, OPT_MISSING, OPT_OUTPUT,
-  OPT_OUTFMT, OPT_THRESHOLD, OPT_SUMMARY, OPT_BLOCK, OPT_SCHED, OPT_PROGRESS,
-  OPT_NO_PROGRESS, OPT_QUIET, OPT_HELP, OPT_NPV, OPT_NPF, OPT_NPR, OPT_NPHASE,
-  OPT_PHMIN, OPT_PHMAX, OPT_NSTAGE, OPT_STMIN, OPT_STMAX, OPT_RESUME, OPT_VERIFY, OPT_INJECT, OPT_DEVICES
-};
-enum { OPT_NO_PRIO = 512, OPT_TRACE, OPT_PMDIR, OPT_CALIBRATE }; /* scheduling, observation */
+#include "sm_formulas.h"
+#include "sm_optable.h"
+#include "sm_sched.h"
 
-static const struct option long_opts[] = {
-    {"metric", required_argument, 0, OPT_METRIC},
-    {"num-way", required_argument, 0, OPT_WAY},
-    {"precision", required_argument, 0, OPT_PRECISION},
-    {"sparse", no_argument, 0, OPT_SPARSE},
-    {"no-sparse", no_argument, 0, OPT_NO_SPARSE},
-    {"ccc-param", required_argument, 0, OPT_PARAM},
-    {"ccc-multiplier", required_argument, 0, OPT_MULT},
-    {"compute-method", required_argument, 0, OPT_METHOD},
-    {"kernel", required_argument, 0, OPT_KERNEL},
-    {"input", required_argument, 0, OPT_INPUT},
-    {"bfile", required_argument, 0, OPT_BFILE},
-    {"input-format", required_argument, 0, OPT_INFMT},
-    {"transpose", no_argument, 0, OPT_TRANSPOSE},
-    {"num-vector", required_argument, 0, OPT_NV},
-    {"num-field", required_argument, 0, OPT_NF},
-    {"raw-type", required_argument, 0, OPT_RAWTYPE},
-    {"synthetic", required_argument, 0, OPT_SYNTH},
-    {"seed", required_argument, 0, OPT_SEED},
-    {"missing-rate", required_argument, 0, OPT_MISSING},
-    {"output", required_argument, 0, OPT_OUTPUT},
-    {"output-format", required_argument, 0, OPT_OUTFMT},
-    {"threshold", required_argument, 0, OPT_THRESHOLD},
-    {"summary", required_argument, 0, OPT_SUMMARY},
-    {"block-size", required_argument, 0, OPT_BLOCK},
-    {"sched", required_argument, 0, OPT_SCHED},
-    {"no-priorities", no_argument, 0, OPT_NO_PRIO},
-    {"trace", required_argument, 0, OPT_TRACE},
-    {"perfmodel-dir", required_argument, 0, OPT_PMDIR},
-    {"calibrate", no_argument, 0, OPT_CALIBRATE},
-    {"progress", no_argument, 0, OPT_PROGRESS},
-    {"no-progress", no_argument, 0, OPT_NO_PROGRESS},
-    {"quiet", no_argument, 0, OPT_QUIET},
-    {"help", no_argument, 0, OPT_HELP},
-    {"num-proc-vector", required_argument, 0, OPT_NPV},
-    {"num-proc-field", required_argument, 0, OPT_NPF},
-    {"num-proc-repl", required_argument, 0, OPT_NPR},
-    {"num-phase", required_argument, 0, OPT_NPHASE},
-    {"phase-min", required_argument, 0, OPT_PHMIN},
-    {"phase-max", required_argument, 0, OPT_PHMAX},
-    {"num-stage", required_argument, 0, OPT_NSTAGE},
-    {"resume", no_argument, 0, OPT_RESUME},
-    {"verify", no_argument, 0, OPT_VERIFY},
-    {"devices", required_argument, 0, OPT_DEVICES},
-    {"inject-faults", required_argument, 0, OPT_INJECT},
-    {"stage-min", required_argument, 0, OPT_STMIN},
-    {"stage-max", required_argument, 0, OPT_STMAX},
-    {0, 0, 0, 0},
+/* What the table writes into: the options, and how many inputs were given. */
+typedef struct args {
+  sm_options_t o;
+  int n_inputs;
+} args_t;
+
+#define O(field) offsetof(args_t, o.field)
+
+enum { CMD_COMPUTE = 1, CMD_SYNTH = 2, CMD_BOTH = CMD_COMPUTE | CMD_SYNTH };
+
+/* The names of sm_kernel_t, in its order, from the one list of kernel
+ * variants (sm_kern_variants.h): parsing, help and errors. */
+static const char *const kernel_names[] = {SM_KERN_VARIANT_NAMES NULL};
+
+static const char *const metrics[] = {"czekanowski", "ccc", NULL};
+static const char *const ways[] = {"2", "3", NULL};
+static const int way_values[] = {2, 3};
+static const char *const precisions[] = {"double", "single", NULL};
+static const char *const methods[] = {"tasks", "ref", NULL};
+static const char *const synth_kinds[] = {"random", "analytic", NULL};
+static const int synth_values[] = {SM_SYNTH_RANDOM, SM_SYNTH_ANALYTIC};
+static const char *const rawtypes[] = {"float64", "float32", NULL};
+static const char *const devices[] = {"all", "cpu", "accel", NULL};
+static const char *const synth_formats[] = {"tsv", "npy", "raw", "plink", NULL};
+static const int synth_format_values[] = {SM_INPUT_TSV, SM_INPUT_NPY, SM_INPUT_RAW,
+                                          SM_INPUT_PLINK};
+
+static sm_err_t set_input(const sm_opt_t *d, char *arg, void *dst, int *done)
+{
+  (void)done;
+  args_t *a = dst;
+  a->o.input = arg;
+  if (!strcmp(d->name, "bfile"))
+    a->o.input_format = SM_INPUT_PLINK;
+  a->n_inputs++;
+  return SM_OK;
+}
+
+static sm_err_t set_input_format(const sm_opt_t *d, char *arg, void *dst, int *done)
+{
+  (void)d, (void)done;
+  return sm_input_format_parse(arg, &((args_t *)dst)->o.input_format) ? SM_EOPTION : SM_OK;
+}
+
+static sm_err_t set_output_format(const sm_opt_t *d, char *arg, void *dst, int *done)
+{
+  (void)d, (void)done;
+  return sm_outfmt_parse(arg, &((args_t *)dst)->o.output_format) ? SM_EOPTION : SM_OK;
+}
+
+/* synth: single when it says so, double for anything else */
+static sm_err_t set_synth_precision(const sm_opt_t *d, char *arg, void *dst, int *done)
+{
+  (void)d, (void)done;
+  ((args_t *)dst)->o.single = !strcmp(arg, "single");
+  return SM_OK;
+}
+
+static sm_err_t set_raw_type(const sm_opt_t *d, char *arg, void *dst, int *done)
+{
+  (void)done;
+  int k;
+  if (sm_opt_choice("--raw-type", arg, d->choices, &k))
+    return SM_EOPTION;
+  ((args_t *)dst)->o.raw_elem_size = k ? 4 : 8;
+  return SM_OK;
+}
+
+static sm_err_t set_seed(const sm_opt_t *d, char *arg, void *dst, int *done)
+{
+  (void)d, (void)done;
+  size_t s;
+  if (sm_opt_size("--seed", arg, &s))
+    return SM_EOPTION;
+  ((args_t *)dst)->o.synth.seed = s;
+  return SM_OK;
+}
+
+/* --sched help lists the policies, one per line */
+static sm_err_t set_sched(const sm_opt_t *d, char *arg, void *dst, int *done)
+{
+  (void)d;
+  if (!strcmp(arg, "help")) {
+    for (int k = 0; sm_sched_policies[k]; k++)
+      printf("%s\n", sm_sched_policies[k]);
+    *done = 1;
+    return SM_OK;
+  }
+  ((args_t *)dst)->o.sched = arg;
+  return SM_OK;
+}
+
+static sm_err_t set_devices(const sm_opt_t *d, char *arg, void *dst, int *done)
+{
+  (void)done;
+  static const unsigned long long where[] = {STARPU_CPU | STARPU_CUDA | STARPU_OPENCL,
+                                             STARPU_CPU, STARPU_CUDA | STARPU_OPENCL};
+  int k;
+  if (sm_opt_choice("--devices", arg, d->choices, &k))
+    return SM_EOPTION;
+  ((args_t *)dst)->o.devices = where[k];
+  return SM_OK;
+}
+
+/* RATE[,SEED]; the comma is cut off the argument, as it always was */
+static sm_err_t set_inject(const sm_opt_t *d, char *arg, void *dst, int *done)
+{
+  (void)d, (void)done;
+  sm_options_t *o = &((args_t *)dst)->o;
+  char *comma = strchr(arg, ',');
+  if (comma)
+    *comma = 0;
+  if (sm_opt_double("--inject-faults", arg, &o->inject_rate))
+    return SM_EOPTION;
+  if (o->inject_rate < 0 || o->inject_rate > 1) {
+    sm_log_error("--inject-faults: rate %g is out of range (0..1)", o->inject_rate);
+    return SM_EOPTION;
+  }
+  size_t seed = 1;
+  if (comma && sm_opt_size("--inject-faults seed", comma + 1, &seed))
+    return SM_EOPTION;
+  o->inject_seed = seed;
+  return SM_OK;
+}
+
+#define TEXT(s) {.help = s}
+#define FLAG(n, f, v, c, h) {.name = n, .kind = SM_OPT_FLAG, .off = O(f), .ival = v, .cmds = c, .help = h}
+#define STRING(n, f, a, h) {.name = n, .kind = SM_OPT_STRING, .off = O(f), .cmds = CMD_COMPUTE, .arg = a, .help = h}
+#define INT(n, f, lo, a, h) {.name = n, .kind = SM_OPT_INT, .off = O(f), .min = lo, .cmds = CMD_COMPUTE, .arg = a, .help = h}
+#define CUSTOM(n, fn, c, a, h) {.name = n, .kind = SM_OPT_STRING, .set = fn, .cmds = c, .arg = a, .help = h}
+
+/* Every option of compute and synth, in the order of the help. */
+static const sm_opt_t options[] = {
+    TEXT("usage: starmet compute [options]   all-pairs / all-triples metrics\n"
+         "       starmet synth [options]     write a synthetic problem to a file\n"
+         "       starmet maf --input FILE [options]   allele frequency likelihoods, MAF\n"
+         "                                   and SFS from genotype likelihoods (starmet maf "
+         "--help)\n"
+         "       starmet --help | --version\n"
+         "\n"
+         "What to compute:\n"),
+    {.name = "metric", .kind = SM_OPT_CHOICE, .off = O(metric), .choices = metrics,
+     .cmds = CMD_BOTH,
+     .help = "Proportional Similarity or Custom Correlation\n"
+             "Coefficient (default: ccc with --bfile, else czekanowski)"},
+    {.name = "num-way", .kind = SM_OPT_CHOICE, .off = O(num_way), .choices = ways,
+     .values = way_values, .cmds = CMD_COMPUTE, .help = "pairs or triples (default 2)"},
+    {.name = "precision", .kind = SM_OPT_CHOICE, .off = O(single), .choices = precisions,
+     .cmds = CMD_COMPUTE, .help = "czekanowski arithmetic (default double)"},
+    {.name = "precision", .set = set_synth_precision, .cmds = CMD_SYNTH},
+    {.name = "sparse", .kind = SM_OPT_FLAG, .off = O(sparse), .ival = 1, .cmds = CMD_COMPUTE,
+     .arg = "| --no-sparse",
+     .help = "ccc: missing-data method (default: sparse when the\ninput has missing calls)"},
+    FLAG("no-sparse", sparse, 0, CMD_COMPUTE, NULL),
+    {.name = "ccc-param", .kind = SM_OPT_DOUBLE, .off = O(ccc_param), .cmds = CMD_COMPUTE,
+     .arg = "G", .help = "ccc g (default 2/3)"},
+    {.name = "ccc-multiplier", .kind = SM_OPT_DOUBLE, .off = O(ccc_mult), .cmds = CMD_COMPUTE,
+     .arg = "M", .help = "ccc multiplier (default 9/2)"},
+    {.name = "compute-method", .kind = SM_OPT_CHOICE, .off = O(method), .choices = methods,
+     .cmds = CMD_COMPUTE, .help = "StarPU task graph (default) or reference loops"},
+    {.name = "kernel", .kind = SM_OPT_CHOICE, .off = O(kernel), .choices = kernel_names,
+     .cmds = CMD_COMPUTE, .arg = "K",
+     .help = "CPU kernel of the 2-way tasks: auto (default: the\n"
+             "fastest this CPU runs), ref, blocked (portable),\n"
+             "czekanowski avx2|avx512, ccc popc|avx512|vnni|amx"},
+    TEXT("Input (one of):\n"),
+    CUSTOM("input", set_input, CMD_COMPUTE, "FILE",
+           ".tsv/.csv/.txt (czekanowski), .npy, raw CoMet file,\n"
+           ".vcf/.vcf.gz/.bcf (ccc: GT, allele 1 = ALT)"),
+    CUSTOM("bfile", set_input, CMD_COMPUTE, "PREFIX",
+           "PLINK 1 PREFIX.bed/.bim/.fam (ccc; allele 1 = A1)"),
+    {.name = "synthetic", .kind = SM_OPT_CHOICE, .off = O(synth.kind), .choices = synth_kinds,
+     .values = synth_values, .cmds = CMD_BOTH,
+     .help = "generated problem of --num-vector x --num-field"},
+    CUSTOM("input-format", set_input_format, CMD_COMPUTE,
+           "auto|tsv|csv|npy|plink|raw|vcf", "(default: by extension)"),
+    FLAG("transpose", transpose, 1, CMD_COMPUTE, "text input: columns are the vectors"),
+    {.name = "num-vector", .kind = SM_OPT_SIZE, .off = O(num_vector), .cmds = CMD_BOTH,
+     .arg = "N, --num-field N", .help = "sizes (raw input; synthetic problems)"},
+    {.name = "num-field", .kind = SM_OPT_SIZE, .off = O(num_field), .cmds = CMD_BOTH},
+    {.name = "raw-type", .kind = SM_OPT_STRING, .set = set_raw_type, .choices = rawtypes,
+     .cmds = CMD_COMPUTE, .help = "raw czekanowski value type (default: precision)"},
+    CUSTOM("seed", set_seed, CMD_BOTH, "S", "synthetic seed (default 1)"),
+    {.name = "missing-rate", .kind = SM_OPT_DOUBLE, .off = O(synth.missing_rate),
+     .dmin = 0, .dmax = 1, .range = "0 <= rate < 1", .cmds = CMD_BOTH, .arg = "R",
+     .help = "synthetic ccc: fraction of missing calls (default 0)"},
+    TEXT("Output:\n"),
+    {.name = "output", .kind = SM_OPT_STRING, .off = O(output), .cmds = CMD_BOTH,
+     .arg = "PREFIX", .help = "write PREFIX.tsv (or .bin) and PREFIX.json"},
+    CUSTOM("output-format", set_output_format, CMD_COMPUTE, "tsv|bin|comet|none",
+           "(default tsv; none without --output)"),
+    {.name = "output-format", .kind = SM_OPT_CHOICE, .off = O(input_format),
+     .choices = synth_formats, .values = synth_format_values, .cmds = CMD_SYNTH},
+    {.name = "threshold", .kind = SM_OPT_DOUBLE, .off = O(threshold), .dmin = 0,
+     .dmax = INFINITY, .range = "values kept are > T; T must be >= 0", .cmds = CMD_COMPUTE,
+     .arg = "T", .help = "write only values > T"},
+    STRING("summary", summary, "FILE", "JSON summary path (default PREFIX.json)"),
+    FLAG("verify", verify, 1, CMD_COMPUTE,
+         "check every numerator task's result (invariants)\n"
+         "and re-execute the task's kernel when they fail"),
+    CUSTOM("inject-faults", set_inject, CMD_COMPUTE, "RATE[,SEED]",
+           "corrupt numerator results at RATE (for testing\n--verify)"),
+    FLAG("resume", resume, 1, CMD_COMPUTE,
+         "continue an interrupted run with the same command:\n"
+         "only the blocks it did not complete are computed"),
+    TEXT("Parallel decomposition (under mpirun -np P):\n"),
+    INT("num-proc-vector", npv, 1, "N", "vector partitions (default P)"),
+    INT("num-proc-field", npf, 1, "N", "field slices, reduced by tasks (default 1)"),
+    INT("num-proc-repl", npr, 1, "N",
+        "replicas sharing a block row (default 1)\n(the product must equal P)"),
+    INT("num-phase", num_phase, 1, "N", "split each rank's blocks into N phases (default 1)"),
+    INT("phase-min", phase_min, 0, "A, --phase-max B", "compute phases A..B only (0-based)"),
+    INT("phase-max", phase_max, 0, NULL, NULL),
+    INT("num-stage", num_stage, 1, "N", "3-way: cut every slice's planes into N stages"),
+    INT("stage-min", stage_min, 0, "A, --stage-max B", "compute stages A..B only (0-based)"),
+    INT("stage-max", stage_max, 0, NULL, NULL),
+    TEXT("Runtime:\n"),
+    {.name = "block-size", .kind = SM_OPT_SIZE, .off = O(block_size), .min = 1,
+     .cmds = CMD_COMPUTE, .arg = "N", .help = "vectors per tile (default: automatic)"},
+    CUSTOM("sched", set_sched, CMD_COMPUTE, "POLICY",
+           "StarPU scheduler (eager, prio, lws, ws, dmda, dmdas,\n"
+           "heteroprio, modular-heft, ...; --sched help lists them)"),
+    FLAG("no-priorities", no_priorities, 1, CMD_COMPUTE,
+         "all tasks at one priority (default: what unblocks\n"
+         "reductions and output first; heteroprio: buckets)"),
+    STRING("perfmodel-dir", perfmodel_dir, "DIR",
+           "StarPU performance models (default $STARPU_HOME/.starpu)"),
+    FLAG("calibrate", calibrate, 1, CMD_COMPUTE,
+         "record every task in the models (repeat until it says\n"
+         "they cover the task time, before measuring dm*)"),
+    STRING("trace", trace, "FILE", "one CSV line per task: kind, block, rank, worker, times"),
+    {.name = "progress", .kind = SM_OPT_FLAG, .off = O(progress), .ival = 1,
+     .cmds = CMD_COMPUTE, .arg = "| --no-progress",
+     .help = "progress line on stderr (default: on a terminal)"},
+    FLAG("no-progress", progress, 0, CMD_COMPUTE, NULL),
+    FLAG("quiet", quiet, 1, CMD_BOTH, "no log lines, only the summary"),
+    {.name = "devices", .kind = SM_OPT_STRING, .set = set_devices, .choices = devices,
+     .cmds = CMD_COMPUTE,
+     .help = "where the modified GEMMs run (default all; accel:\n"
+             "CUDA/OpenCL workers only, other tasks stay on CPUs)"},
+    {.name = "help", .kind = SM_OPT_HELP, .cmds = CMD_BOTH},
+    TEXT("  StarPU's environment sets the workers (STARPU_NCPU=2, STARPU_NOPENCL=1 with\n"
+         "  STARPU_OPENCL_ON_CPUS=1 for a CPU OpenCL device such as PoCL, ...).\n"
+         "\n"
+         "Examples:\n"
+         "  starmet compute --bfile data/example_geno --output out/ccc\n"
+         "  starmet compute --input data/example_abundance.tsv --threshold 0.6 --output "
+         "out/ps\n"
+         "  starmet compute --metric czekanowski --synthetic analytic --num-vector 2000 \\\n"
+         "                  --num-field 5000 --output-format none\n"
+         "  starmet compute --metric ccc --num-way 3 --synthetic random --num-vector 60 \\\n"
+         "                  --num-field 500 --missing-rate 0.1 --compute-method ref "
+         "--output r\n"
+         "  mpirun -np 4 starmet compute --bfile geno --num-proc-vector 2 --num-proc-field 2 "
+         "\\\n"
+         "                  --output out/ccc          (writes out/ccc_<rank>.tsv)\n"
+         "  starmet synth --metric ccc --synthetic random --num-vector 1000 --num-field 2000 "
+         "\\\n"
+         "                --output-format plink --output geno\n"
+         "  starmet synth --metric czekanowski --synthetic random --num-vector 100 \\\n"
+         "                --num-field 50 --output-format tsv --output table.tsv\n"
+         "  starmet maf --input gl.beagle.gz --output out/maf      (SAF, MAF, SFS)\n"
+         "  starmet maf --input calls.vcf.gz --band-tol 30 --output-format bin --output "
+         "out/maf\n"),
 };
+
+#define NOPTIONS (sizeof options / sizeof options[0])
 
 void sm_options_usage(FILE *f)
 {
-  fputs(
-      "usage: starmet compute [options]   all-pairs / all-triples metrics\n"
-      "       starmet synth [options]     write a synthetic problem to a file\n"
-      "       starmet maf --input FILE [options]   allele frequency likelihoods, MAF\n"
-      "                                   and SFS from genotype likelihoods (starmet maf --help)\n"
-      "       starmet --help | --version\n"
-      "\n"
-      "What to compute:\n"
-      "  --metric czekanowski|ccc   Proportional Similarity or Custom Correlation\n"
-      "                             Coefficient (default: ccc with --bfile, else czekanowski)\n"
-      "  --num-way 2|3              pairs or triples (default 2)\n"
-      "  --precision double|single  czekanowski arithmetic (default double)\n"
-      "  --sparse | --no-sparse     ccc: missing-data method (default: sparse when the\n"
-      "                             input has missing calls)\n"
-      "  --ccc-param G              ccc g (default 2/3)\n"
-      "  --ccc-multiplier M         ccc multiplier (default 9/2)\n"
-      "  --compute-method tasks|ref StarPU task graph (default) or reference loops\n"
-      "  --kernel K                 CPU kernel of the 2-way tasks: auto (default: the\n"
-      "                             fastest this CPU runs), ref, blocked (portable),\n"
-      "                             czekanowski avx2|avx512, ccc popc|avx512|vnni|amx\n"
-      "Input (one of):\n"
-      "  --input FILE               .tsv/.csv/.txt (czekanowski), .npy, raw CoMet file,\n"
-      "                             .vcf/.vcf.gz/.bcf (ccc: GT, allele 1 = ALT)\n"
-      "  --bfile PREFIX             PLINK 1 PREFIX.bed/.bim/.fam (ccc; allele 1 = A1)\n"
-      "  --synthetic random|analytic  generated problem of --num-vector x --num-field\n"
-      "  --input-format auto|tsv|csv|npy|plink|raw|vcf   (default: by extension)\n"
-      "  --transpose                text input: columns are the vectors\n"
-      "  --num-vector N, --num-field N   sizes (raw input; synthetic problems)\n"
-      "  --raw-type float64|float32 raw czekanowski value type (default: precision)\n"
-      "  --seed S                   synthetic seed (default 1)\n"
-      "  --missing-rate R           synthetic ccc: fraction of missing calls (default 0)\n"
-      "Output:\n"
-      "  --output PREFIX            write PREFIX.tsv (or .bin) and PREFIX.json\n"
-      "  --output-format tsv|bin|comet|none   (default tsv; none without --output)\n"
-      "  --threshold T              write only values > T\n"
-      "  --summary FILE             JSON summary path (default PREFIX.json)\n"
-      "  --verify                   check every numerator task's result (invariants)\n"
-      "                             and re-execute the task's kernel when they fail\n"
-      "  --inject-faults RATE[,SEED] corrupt numerator results at RATE (for testing\n"
-      "                             --verify)\n"
-      "  --resume                   continue an interrupted run with the same command:\n"
-      "                             only the blocks it did not complete are computed\n"
-      "Parallel decomposition (under mpirun -np P):\n"
-      "  --num-proc-vector N        vector partitions (default P)\n"
-      "  --num-proc-field N         field slices, reduced by tasks (default 1)\n"
-      "  --num-proc-repl N          replicas sharing a block row (default 1)\n"
-      "                             (the product must equal P)\n"
-      "  --num-phase N              split each rank's blocks into N phases (default 1)\n"
-      "  --phase-min A, --phase-max B   compute phases A..B only (0-based)\n"
-      "  --num-stage N              3-way: cut every slice's planes into N stages\n"
-      "  --stage-min A, --stage-max B   compute stages A..B only (0-based)\n"
-      "Runtime:\n"
-      "  --block-size N             vectors per tile (default: automatic)\n"
-      "  --sched POLICY             StarPU scheduler (eager, prio, lws, ws, dmda, dmdas,\n"
-      "                             heteroprio, modular-heft, ...; --sched help lists them)\n"
-      "  --no-priorities            all tasks at one priority (default: what unblocks\n"
-      "                             reductions and output first; heteroprio: buckets)\n"
-      "  --perfmodel-dir DIR        StarPU performance models (default $STARPU_HOME/.starpu)\n"
-      "  --calibrate                record every task in the models (repeat until it says\n"
-      "                             they cover the task time, before measuring dm*)\n"
-      "  --trace FILE               one CSV line per task: kind, block, rank, worker, times\n"
-      "  --progress | --no-progress progress line on stderr (default: on a terminal)\n"
-      "  --quiet                    no log lines, only the summary\n"
-      "  --devices all|cpu|accel    where the modified GEMMs run (default all; accel:\n"
-      "                             CUDA/OpenCL workers only, other tasks stay on CPUs)\n"
-      "  StarPU's environment sets the workers (STARPU_NCPU=2, STARPU_NOPENCL=1 with\n"
-      "  STARPU_OPENCL_ON_CPUS=1 for a CPU OpenCL device such as PoCL, ...).\n"
-      "\n"
-      "Examples:\n"
-      "  starmet compute --bfile data/example_geno --output out/ccc\n"
-      "  starmet compute --input data/example_abundance.tsv --threshold 0.6 --output out/ps\n"
-      "  starmet compute --metric czekanowski --synthetic analytic --num-vector 2000 \\\n"
-      "                  --num-field 5000 --output-format none\n"
-      "  starmet compute --metric ccc --num-way 3 --synthetic random --num-vector 60 \\\n"
-      "                  --num-field 500 --missing-rate 0.1 --compute-method ref --output r\n"
-      "  mpirun -np 4 starmet compute --bfile geno --num-proc-vector 2 --num-proc-field 2 \\\n"
-      "                  --output out/ccc          (writes out/ccc_<rank>.tsv)\n"
-      "  starmet synth --metric ccc --synthetic random --num-vector 1000 --num-field 2000 \\\n"
-      "                --output-format plink --output geno\n"
-      "  starmet synth --metric czekanowski --synthetic random --num-vector 100 \\\n"
-      "                --num-field 50 --output-format tsv --output table.tsv\n"
-      "  starmet maf --input gl.beagle.gz --output out/maf      (SAF, MAF, SFS)\n"
-      "  starmet maf --input calls.vcf.gz --band-tol 30 --output-format bin --output out/maf\n",
-      f);
-}
-
-static int parse_size(const char *opt, const char *s, size_t *out)
-{
-  char *end;
-  errno = 0;
-  unsigned long long v = strtoull(s, &end, 10);
-  if (errno || end == s || *end || s[0] == '-') {
-    sm_log_error("%s: '%s' is not a non-negative integer", opt, s);
-    return -1;
-  }
-  *out = (size_t)v;
-  return 0;
-}
-
-static int parse_double(const char *opt, const char *s, double *out)
-{
-  char *end;
-  errno = 0;
-  double v = strtod(s, &end);
-  if (errno || end == s || *end || !isfinite(v)) {
-    sm_log_error("%s: '%s' is not a finite number", opt, s);
-    return -1;
-  }
-  *out = v;
-  return 0;
-}
-
-static int parse_choice(const char *opt, const char *s, const char *const *names,
-                        int n, int *out)
-{
-  for (int k = 0; k < n; k++)
-    if (!strcmp(s, names[k])) {
-      *out = k;
-      return 0;
-    }
-  char list[256] = "";
-  for (int k = 0; k < n; k++) {
-    strncat(list, names[k], sizeof list - strlen(list) - 1);
-    if (k + 1 < n)
-      strncat(list, ", ", sizeof list - strlen(list) - 1);
-  }
-  sm_log_error("%s: unknown value '%s' (use one of: %s)", opt, s, list);
-  return -1;
+  sm_opt_help(options, NOPTIONS, f);
 }
 
 static void defaults(sm_options_t *o)
@@ -223,248 +304,17 @@ static void defaults(sm_options_t *o)
   o->devices = STARPU_CPU | STARPU_CUDA | STARPU_OPENCL;
 }
 
-static int parse_int(const char *opt, const char *s, int min, int *out)
+/* The synthetic problem the options describe. */
+static void synth_problem(sm_options_t *o)
 {
-  size_t v;
-  if (parse_size(opt, s, &v))
-    return -1;
-  if (v > 1000000000 || (int)v < min) {
-    sm_log_error("%s: %s is out of range (at least %d)", opt, s, min);
-    return -1;
-  }
-  *out = (int)v;
-  return 0;
+  o->synth.metric = o->metric;
+  o->synth.nv = o->num_vector;
+  o->synth.nf = o->num_field;
 }
 
-/* One option shared by compute and synth; returns 1 if handled, -1 on
- * error, 0 if not an option of this group. */
-static int common_opt(int c, const char *arg, sm_options_t *o)
+/* One input, and the metric it implies. */
+static sm_err_t check_input(sm_options_t *o, int n_inputs)
 {
-  static const char *const metrics[] = {"czekanowski", "ccc"};
-  static const char *const kinds[] = {"random", "analytic"};
-  int k;
-  switch (c) {
-  case OPT_METRIC:
-    if (parse_choice("--metric", arg, metrics, 2, &k))
-      return -1;
-    o->metric = (sm_metric_t)k;
-    return 1;
-  case OPT_NV:
-    return parse_size("--num-vector", arg, &o->num_vector) ? -1 : 1;
-  case OPT_NF:
-    return parse_size("--num-field", arg, &o->num_field) ? -1 : 1;
-  case OPT_SYNTH:
-    if (parse_choice("--synthetic", arg, kinds, 2, &k))
-      return -1;
-    o->synth.kind = k == 0 ? SM_SYNTH_RANDOM : SM_SYNTH_ANALYTIC;
-    return 1;
-  case OPT_SEED: {
-    size_t s;
-    if (parse_size("--seed", arg, &s))
-      return -1;
-    o->synth.seed = s;
-    return 1;
-  }
-  case OPT_MISSING:
-    if (parse_double("--missing-rate", arg, &o->synth.missing_rate))
-      return -1;
-    if (o->synth.missing_rate < 0 || o->synth.missing_rate >= 1) {
-      sm_log_error("--missing-rate: %g is out of range (0 <= rate < 1)",
-                   o->synth.missing_rate);
-      return -1;
-    }
-    return 1;
-  case OPT_QUIET:
-    o->quiet = 1;
-    return 1;
-  default:
-    return 0;
-  }
-}
-
-int sm_options_parse_compute(int argc, char **argv, sm_options_t *o)
-{
-  static const char *const precisions[] = {"double", "single"};
-  static const char *const methods[] = {"tasks", "ref"};
-  static const char *const kernels[] = {"auto", "ref",  "blocked", "avx2",
-                                        "avx512", "popc", "vnni", "amx"};
-  static const char *const rawtypes[] = {"float64", "float32"};
-  defaults(o);
-  int c, k, n_inputs = 0;
-  optind = 1;
-  opterr = 0;
-  while ((c = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
-    int r = common_opt(c, optarg, o);
-    if (r < 0)
-      return SM_EOPTION;
-    if (r > 0)
-      continue;
-    switch (c) {
-    case OPT_WAY:
-      if (!strcmp(optarg, "2") || !strcmp(optarg, "3"))
-        o->num_way = optarg[0] - '0';
-      else {
-        sm_log_error("--num-way: '%s' is not 2 or 3", optarg);
-        return SM_EOPTION;
-      }
-      break;
-    case OPT_PRECISION:
-      if (parse_choice("--precision", optarg, precisions, 2, &k))
-        return SM_EOPTION;
-      o->single = k;
-      break;
-    case OPT_SPARSE: o->sparse = 1; break;
-    case OPT_NO_SPARSE: o->sparse = 0; break;
-    case OPT_PARAM:
-      if (parse_double("--ccc-param", optarg, &o->ccc_param))
-        return SM_EOPTION;
-      break;
-    case OPT_MULT:
-      if (parse_double("--ccc-multiplier", optarg, &o->ccc_mult))
-        return SM_EOPTION;
-      break;
-    case OPT_METHOD:
-      if (parse_choice("--compute-method", optarg, methods, 2, &k))
-        return SM_EOPTION;
-      o->method = (sm_method_t)k;
-      break;
-    case OPT_KERNEL:
-      if (parse_choice("--kernel", optarg, kernels, 8, &k))
-        return SM_EOPTION;
-      o->kernel = (sm_kernel_t)k;
-      break;
-    case OPT_INPUT: o->input = optarg; n_inputs++; break;
-    case OPT_BFILE:
-      o->input = optarg;
-      o->input_format = SM_INPUT_PLINK;
-      n_inputs++;
-      break;
-    case OPT_INFMT: {
-      sm_err_t e = sm_input_format_parse(optarg, &o->input_format);
-      if (e)
-        return SM_EOPTION;
-      break;
-    }
-    case OPT_TRANSPOSE: o->transpose = 1; break;
-    case OPT_RAWTYPE:
-      if (parse_choice("--raw-type", optarg, rawtypes, 2, &k))
-        return SM_EOPTION;
-      o->raw_elem_size = k ? 4 : 8;
-      break;
-    case OPT_OUTPUT: o->output = optarg; break;
-    case OPT_OUTFMT:
-      if (sm_outfmt_parse(optarg, &o->output_format) != SM_OK)
-        return SM_EOPTION;
-      break;
-    case OPT_THRESHOLD:
-      if (parse_double("--threshold", optarg, &o->threshold))
-        return SM_EOPTION;
-      if (o->threshold < 0) {
-        sm_log_error("--threshold: %g is out of range (values kept are > T; T "
-                     "must be >= 0)", o->threshold);
-        return SM_EOPTION;
-      }
-      break;
-    case OPT_SUMMARY: o->summary = optarg; break;
-    case OPT_BLOCK:
-      if (parse_size("--block-size", optarg, &o->block_size))
-        return SM_EOPTION;
-      if (o->block_size == 0) {
-        sm_log_error("--block-size: must be at least 1");
-        return SM_EOPTION;
-      }
-      break;
-    case OPT_SCHED:
-      if (!strcmp(optarg, "help")) { /* the list, one per line */
-        for (k = 0; sm_sched_policies[k]; k++)
-          printf("%s\n", sm_sched_policies[k]);
-        return 1;
-      }
-      o->sched = optarg;
-      break;
-    case OPT_NO_PRIO: o->no_priorities = 1; break;
-    case OPT_TRACE: o->trace = optarg; break;
-    case OPT_PMDIR: o->perfmodel_dir = optarg; break;
-    case OPT_CALIBRATE: o->calibrate = 1; break;
-    case OPT_NPV:
-      if (parse_int("--num-proc-vector", optarg, 1, &o->npv))
-        return SM_EOPTION;
-      break;
-    case OPT_NPF:
-      if (parse_int("--num-proc-field", optarg, 1, &o->npf))
-        return SM_EOPTION;
-      break;
-    case OPT_NPR:
-      if (parse_int("--num-proc-repl", optarg, 1, &o->npr))
-        return SM_EOPTION;
-      break;
-    case OPT_NPHASE:
-      if (parse_int("--num-phase", optarg, 1, &o->num_phase))
-        return SM_EOPTION;
-      break;
-    case OPT_PHMIN:
-      if (parse_int("--phase-min", optarg, 0, &o->phase_min))
-        return SM_EOPTION;
-      break;
-    case OPT_PHMAX:
-      if (parse_int("--phase-max", optarg, 0, &o->phase_max))
-        return SM_EOPTION;
-      break;
-    case OPT_RESUME: o->resume = 1; break;
-    case OPT_VERIFY: o->verify = 1; break;
-    case OPT_DEVICES: {
-      static const char *const devs[] = {"all", "cpu", "accel"};
-      static const unsigned long long where[] = {
-          STARPU_CPU | STARPU_CUDA | STARPU_OPENCL, STARPU_CPU, STARPU_CUDA | STARPU_OPENCL};
-      if (parse_choice("--devices", optarg, devs, 3, &k))
-        return SM_EOPTION;
-      o->devices = where[k];
-      break;
-    }
-    case OPT_INJECT: {
-      char *comma = strchr(optarg, ',');
-      if (comma)
-        *comma = 0;
-      if (parse_double("--inject-faults", optarg, &o->inject_rate))
-        return SM_EOPTION;
-      if (o->inject_rate < 0 || o->inject_rate > 1) {
-        sm_log_error("--inject-faults: rate %g is out of range (0..1)", o->inject_rate);
-        return SM_EOPTION;
-      }
-      size_t seed = 1;
-      if (comma && parse_size("--inject-faults seed", comma + 1, &seed))
-        return SM_EOPTION;
-      o->inject_seed = seed;
-      break;
-    }
-    case OPT_NSTAGE:
-      if (parse_int("--num-stage", optarg, 1, &o->num_stage))
-        return SM_EOPTION;
-      break;
-    case OPT_STMIN:
-      if (parse_int("--stage-min", optarg, 0, &o->stage_min))
-        return SM_EOPTION;
-      break;
-    case OPT_STMAX:
-      if (parse_int("--stage-max", optarg, 0, &o->stage_max))
-        return SM_EOPTION;
-      break;
-    case OPT_PROGRESS: o->progress = 1; break;
-    case OPT_NO_PROGRESS: o->progress = 0; break;
-    case 'h':
-    case OPT_HELP: sm_options_usage(stdout); return 1;
-    case '?':
-    default:
-      sm_log_error("unknown or incomplete option '%s' (see starmet --help)",
-                   argv[optind - 1]);
-      return SM_EOPTION;
-    }
-  }
-  if (optind < argc) {
-    sm_log_error("unexpected argument '%s' (see starmet --help)", argv[optind]);
-    return SM_EOPTION;
-  }
-  /* consistency */
   if (n_inputs > 1 || (n_inputs && o->synth.kind != SM_SYNTH_NONE)) {
     sm_log_error("give one input: --input, --bfile or --synthetic");
     return SM_EOPTION;
@@ -476,6 +326,12 @@ int sm_options_parse_compute(int argc, char **argv, sm_options_t *o)
   }
   if ((int)o->metric < 0)
     o->metric = o->input_format == SM_INPUT_PLINK ? SM_METRIC_CCC : SM_METRIC_CZEK;
+  return SM_OK;
+}
+
+/* What applies to the metric: precision, sparse, kernel, synthetic sizes. */
+static sm_err_t check_metric(sm_options_t *o)
+{
   if (o->metric == SM_METRIC_CCC && o->single) {
     sm_log_error("--precision single applies to czekanowski only (ccc tallies are exact)");
     return SM_EOPTION;
@@ -487,7 +343,7 @@ int sm_options_parse_compute(int argc, char **argv, sm_options_t *o)
   if (o->method == SM_METHOD_TASKS) {
     const char *why = sm_codelets_kernel_check(o->kernel, o->metric == SM_METRIC_CCC);
     if (why) {
-      sm_log_error("--kernel %s: %s", kernels[o->kernel], why);
+      sm_log_error("--kernel %s: %s", kernel_names[o->kernel], why);
       return SM_EOPTION;
     }
   }
@@ -500,10 +356,14 @@ int sm_options_parse_compute(int argc, char **argv, sm_options_t *o)
       sm_log_error("--missing-rate applies to ccc only");
       return SM_EOPTION;
     }
-    o->synth.metric = o->metric;
-    o->synth.nv = o->num_vector;
-    o->synth.nf = o->num_field;
+    synth_problem(o);
   }
+  return SM_OK;
+}
+
+/* The CCC parameters, and a threshold below the largest value. */
+static sm_err_t check_values(const sm_options_t *o)
+{
   if (o->metric == SM_METRIC_CCC && (o->ccc_param < 0 || o->ccc_param > 1.5)) {
     sm_log_error("--ccc-param: %g is out of range (0 <= g <= 1.5)", o->ccc_param);
     return SM_EOPTION;
@@ -513,22 +373,28 @@ int sm_options_parse_compute(int argc, char **argv, sm_options_t *o)
     return SM_EOPTION;
   }
   if (o->threshold >= 0) {
-    double max = o->metric == SM_METRIC_CZEK ? (o->num_way == 2 ? 1.0 : 1.5)
-                                             : o->ccc_mult;
+    double max = o->metric == SM_METRIC_CZEK ? (o->num_way == 2 ? 1.0 : 1.5) : o->ccc_mult;
     if (o->threshold >= max) {
       sm_log_error("--threshold: %g is out of range: %s %d-way values are at most "
-                   "%g, so nothing would be kept", o->threshold,
-                   o->metric == SM_METRIC_CZEK ? "czekanowski" : "ccc", o->num_way, max);
+                   "%g, so nothing would be kept",
+                   o->threshold, o->metric == SM_METRIC_CZEK ? "czekanowski" : "ccc",
+                   o->num_way, max);
       return SM_EOPTION;
     }
   }
+  return SM_OK;
+}
+
+/* The phases and stages to compute (maxima default to the last). */
+static sm_err_t check_phases(sm_options_t *o)
+{
   if (o->phase_max < 0)
     o->phase_max = o->num_phase - 1;
   if (o->phase_min >= o->num_phase || o->phase_max >= o->num_phase ||
       o->phase_min > o->phase_max) {
     sm_log_error("--phase-min %d / --phase-max %d: out of range for --num-phase %d "
-                 "(phases are 0..%d, min <= max)", o->phase_min, o->phase_max,
-                 o->num_phase, o->num_phase - 1);
+                 "(phases are 0..%d, min <= max)",
+                 o->phase_min, o->phase_max, o->num_phase, o->num_phase - 1);
     return SM_EOPTION;
   }
   if (o->stage_max < 0)
@@ -536,18 +402,24 @@ int sm_options_parse_compute(int argc, char **argv, sm_options_t *o)
   if (o->stage_min >= o->num_stage || o->stage_max >= o->num_stage ||
       o->stage_min > o->stage_max) {
     sm_log_error("--stage-min %d / --stage-max %d: out of range for --num-stage %d "
-                 "(stages are 0..%d, min <= max)", o->stage_min, o->stage_max,
-                 o->num_stage, o->num_stage - 1);
+                 "(stages are 0..%d, min <= max)",
+                 o->stage_min, o->stage_max, o->num_stage, o->num_stage - 1);
     return SM_EOPTION;
   }
   if (o->num_stage > 1 && o->num_way != 3) {
     sm_log_error("--num-stage applies to --num-way 3 only");
     return SM_EOPTION;
   }
+  return SM_OK;
+}
+
+/* Output, resume, and what only the task graph has. */
+static sm_err_t check_run(sm_options_t *o)
+{
   if ((int)o->output_format < 0)
     o->output_format = o->output ? SM_OUT_TSV : SM_OUT_NONE;
-  if (o->resume && (!o->output || o->output_format == SM_OUT_NONE ||
-                    o->method == SM_METHOD_REF)) {
+  if (o->resume &&
+      (!o->output || o->output_format == SM_OUT_NONE || o->method == SM_METHOD_REF)) {
     sm_log_error("--resume needs an output (--output PREFIX, format tsv, bin or comet) "
                  "and the task graph");
     return SM_EOPTION;
@@ -567,42 +439,35 @@ int sm_options_parse_compute(int argc, char **argv, sm_options_t *o)
   return SM_OK;
 }
 
-int sm_options_parse_synth(int argc, char **argv, sm_options_t *o)
+sm_err_t sm_options_parse_compute(int argc, char **argv, sm_options_t *o, int *done)
 {
-  static const char *const fmts[] = {"tsv", "npy", "raw", "plink"};
-  defaults(o);
-  int c, k;
-  o->synth.kind = SM_SYNTH_RANDOM;
-  optind = 1;
-  opterr = 0;
-  o->input_format = SM_INPUT_TSV;
-  while ((c = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
-    int r = common_opt(c, optarg, o);
-    if (r < 0)
-      return SM_EOPTION;
-    if (r > 0)
-      continue;
-    switch (c) {
-    case OPT_OUTPUT: o->output = optarg; break;
-    case OPT_OUTFMT:
-      if (parse_choice("--output-format", optarg, fmts, 4, &k))
-        return SM_EOPTION;
-      o->input_format = k == 0 ? SM_INPUT_TSV
-                        : k == 1 ? SM_INPUT_NPY
-                        : k == 2 ? SM_INPUT_RAW
-                                 : SM_INPUT_PLINK;
-      break;
-    case OPT_PRECISION:
-      o->single = !strcmp(optarg, "single");
-      break;
-    case 'h':
-    case OPT_HELP: sm_options_usage(stdout); return 1;
-    default:
-      sm_log_error("synth: unknown or incomplete option '%s' (see starmet --help)",
-                   argv[optind - 1]);
-      return SM_EOPTION;
-    }
+  static const sm_optcmd_t cmd = {options, NOPTIONS, CMD_COMPUTE, "", "starmet --help", 0};
+  args_t a = {.n_inputs = 0};
+  defaults(&a.o);
+  sm_err_t err = sm_opt_parse(&cmd, argc, argv, &a, done);
+  if (!err && !*done) {
+    err = check_input(&a.o, a.n_inputs);
+    err = err ? err : check_metric(&a.o);
+    err = err ? err : check_values(&a.o);
+    err = err ? err : check_phases(&a.o);
+    err = err ? err : check_run(&a.o);
   }
+  *o = a.o;
+  return err;
+}
+
+sm_err_t sm_options_parse_synth(int argc, char **argv, sm_options_t *o, int *done)
+{
+  /* extra arguments were always ignored by synth */
+  static const sm_optcmd_t cmd = {options, NOPTIONS, CMD_SYNTH, "synth: ", "starmet --help", 1};
+  args_t a = {.n_inputs = 0};
+  defaults(&a.o);
+  a.o.synth.kind = SM_SYNTH_RANDOM;
+  a.o.input_format = SM_INPUT_TSV;
+  sm_err_t err = sm_opt_parse(&cmd, argc, argv, &a, done);
+  *o = a.o;
+  if (err || *done)
+    return err;
   if ((int)o->metric < 0)
     o->metric = o->input_format == SM_INPUT_PLINK ? SM_METRIC_CCC : SM_METRIC_CZEK;
   if (!o->output || !o->num_vector || !o->num_field) {
@@ -617,8 +482,6 @@ int sm_options_parse_synth(int argc, char **argv, sm_options_t *o)
     sm_log_error("synth: plink output holds genotypes: use --metric ccc");
     return SM_EOPTION;
   }
-  o->synth.metric = o->metric;
-  o->synth.nv = o->num_vector;
-  o->synth.nf = o->num_field;
+  synth_problem(o);
   return SM_OK;
 }

@@ -1,5 +1,6 @@
 /* sm_options.h: the options of `starmet compute` and `starmet synth`,
- * parsed and validated before anything runs. */
+ * parsed (from the table in sm_options.c) and validated before anything
+ * runs. */
 #ifndef SM_OPTIONS_H
 #define SM_OPTIONS_H
 
@@ -57,12 +58,16 @@ typedef struct sm_options {
   uint64_t inject_seed;
 } sm_options_t;
 
-/** Parse the arguments of `starmet compute` (argv[0] is "compute").
- * Returns SM_OK, SM_EOPTION (logged), or 1 when help was printed. */
-int sm_options_parse_compute(int argc, char **argv, sm_options_t *o);
+/** Parse and check the arguments of `starmet compute` (argv[0] is
+ * "compute"). Returns SM_OK or SM_EOPTION (logged); *done is set when
+ * an option did the whole job (--help, --sched help). */
+sm_err_t sm_options_parse_compute(int argc, char **argv, sm_options_t *o,
+                                  int *done) SM_MUST_CHECK;
 
-/** Parse `starmet synth` (writes a synthetic problem to a file). */
-int sm_options_parse_synth(int argc, char **argv, sm_options_t *o);
+/** Parse `starmet synth` (writes a synthetic problem to a file); returns
+ * and sets *done as sm_options_parse_compute. */
+sm_err_t sm_options_parse_synth(int argc, char **argv, sm_options_t *o,
+                                int *done) SM_MUST_CHECK;
 
 /** The top-level help text. */
 void sm_options_usage(FILE *f);

@@ -14,7 +14,6 @@
 #include "sm_codelets.h"
 #include "sm_observe.h"
 #include "sm_sched.h"
-#include "sm_timer.h"
 
 size_t sm_graph_auto_block3(size_t nv)
 {
@@ -33,43 +32,28 @@ typedef struct piece {
   size_t lo, hi;          /* planes of this stage (partition-local) */
 } piece_t;
 
-/* 2-way numerators of tile A (rows) against tile B, per field slice,
- * reduced into the slice ffin; returns the reduced handle in *out and the
- * per-slice handles to unregister in h[]. */
-static int submit_n2(sm_gcore_t *g, int tileA, int tileB, int r, int I, int ffin,
-                     starpu_data_handle_t *h, sm_graph_stats_t *st)
-{
-  const sm_decomp_t *d = g->d;
-  const sm_graph_opts_t *o = g->o;
-  starpu_data_handle_t A0 = g->x[sm_gcore_hidx(g, tileA, 0, r)];
-  starpu_data_handle_t B0 = g->x[sm_gcore_hidx(g, tileB, 0, r)];
-  size_t m = starpu_matrix_get_ny(A0), n = starpu_matrix_get_ny(B0);
-  size_t elem = g->ccc ? SM_CCC2_NMOM(o->sparse) * sizeof(uint32_t) : g->v->elem_size;
-  int ret = 0;
-  for (int f = 0; f < d->npf && !ret; f++) {
-    size_t f0, nf;
-    sm_decomp_slice(d, f, &f0, &nf);
-    starpu_matrix_data_register(&h[f], -1, 0, n, n, m, elem);
-    sm_gcore_register(g, h[f], sm_decomp_rank(d, I, f, r));
-    starpu_data_handle_t A = g->x[sm_gcore_hidx(g, tileA, f, r)],
-                         B = g->x[sm_gcore_hidx(g, tileB, f, r)];
-    ret = g->ccc ? sm_task_ccc2(A, B, h[f], o->sparse, nf, sm_sched_prio(o->prio, SM_TK_PAIR3))
-                 : sm_task_czek2(A, B, h[f], o->single, nf, sm_sched_prio(o->prio, SM_TK_PAIR3));
-    st->ntasks++;
-    if (!ret && sm_codelets_resilience_on()) {
-      ret = sm_task_verify2(h[f], A, B, g->ccc, g->ccc ? o->sparse : o->single, nf,
-                            st->nblocks, sm_sched_prio(o->prio, SM_TK_PAIR3));
-      st->ntasks++;
-    }
-  }
-  for (int f = 0; f < d->npf && !ret; f++) {
-    if (f == ffin)
-      continue;
-    ret = sm_task_add(h[ffin], h[f], sm_gcore_add_type(g), sm_sched_prio(o->prio, SM_TK_REDUCE));
-    st->ntasks++;
-  }
-  return ret;
-}
+/* One tile triple of a piece: planes [a, aend) of plane tile ta against
+ * tiles tx and ty of the two other partitions. */
+typedef struct triple {
+  int ta, tx, ty;              /* tiles within their partitions */
+  int tileA, tileX, tileY;     /* global tile indices */
+  size_t ta0, tx0, txn, ty0, tyn; /* first vector and size of the tiles */
+  size_t a, aend;              /* planes (partition-local) */
+  int f2;                      /* field slice reducing its 2-way numerators */
+} triple_t;
+
+/* What walk_piece calls, in walk order; a non-zero return stops the walk. */
+typedef struct visitor {
+  /* a tile triple, before its groups of planes */
+  sm_err_t (*triple)(void *ctx, const piece_t *pc, const triple_t *t);
+  /* planes [p0, p0 + gn) of the triple, reduced and finalized on the rank
+   * of field slice ffin */
+  sm_err_t (*group)(void *ctx, const piece_t *pc, const triple_t *t, size_t p0, size_t gn,
+                    int ffin);
+  /* after the triple's groups, also when one failed (NULL: nothing) */
+  void (*triple_end)(void *ctx, const triple_t *t);
+  void *ctx;
+} visitor_t;
 
 /* Planes per task: enough work per task, bounded record buffers. */
 static size_t plane_group(const sm_graph_opts_t *o, size_t mx, size_t my)
@@ -80,258 +64,259 @@ static size_t plane_group(const sm_graph_opts_t *o, size_t mx, size_t my)
   return g ? g : 1;
 }
 
-static int submit_piece(sm_gcore_t *g, const piece_t *pc, sm_sink_t *sink,
-                        sm_graph_stats_t *st, uint64_t *counter)
+/* A tile triple and its groups of planes; *counter numbers the triple's
+ * 2-way numerators and each group (its field slice of reduction). */
+static sm_err_t walk_triple(const sm_gcore_t *g, const piece_t *pc, triple_t *t,
+                            uint64_t *counter, const visitor_t *v)
 {
   const sm_decomp_t *d = g->d;
-  const sm_graph_opts_t *o = g->o;
   const sm_slice3_t *sl = pc->sl;
-  const int r = pc->row_repl, I = sl->I, npf = d->npf;
-  const int ntx = sm_decomp_ntiles(d, sl->px), nty = sm_decomp_ntiles(d, sl->py);
-  size_t pa0, pan, px0, pxn, py0, pyn;
-  sm_decomp_part(d, sl->pa, &pa0, &pan);
-  sm_decomp_part(d, sl->px, &px0, &pxn);
-  sm_decomp_part(d, sl->py, &py0, &pyn);
-  const int need_n2 = !(g->ccc && o->sparse); /* sparse CCC uses plane moments only */
-  const size_t nmom3 = SM_CCC3_NMOM(o->sparse);
-  const size_t e3 = g->ccc ? nmom3 * sizeof(uint32_t) : g->v->elem_size;
-  int ret = 0;
-  starpu_data_handle_t *hax = calloc((size_t)npf, sizeof *hax);
-  starpu_data_handle_t *hay = calloc((size_t)npf, sizeof *hay);
-  starpu_data_handle_t *hxy = calloc((size_t)npf, sizeof *hxy);
-  starpu_data_handle_t *h3 = calloc((size_t)npf, sizeof *h3);
-  if (!hax || !hay || !hxy || !h3) {
-    free(hax), free(hay), free(hxy), free(h3);
-    return -ENOMEM;
+  t->tileX = g->tile_base[sl->px] + t->tx;
+  t->tileY = g->tile_base[sl->py] + t->ty;
+  sm_decomp_tile(d, sl->px, t->tx, &t->tx0, &t->txn);
+  sm_decomp_tile(d, sl->py, t->ty, &t->ty0, &t->tyn);
+  t->f2 = (int)((*counter)++ % (uint64_t)d->npf);
+  sm_err_t err = v->triple(v->ctx, pc, t);
+  const size_t gsz = plane_group(g->o, t->txn, t->tyn);
+  for (size_t p0 = t->a; p0 < t->aend && !err; p0 += gsz) {
+    const int ffin = (int)((*counter)++ % (uint64_t)d->npf);
+    err = v->group(v->ctx, pc, t, p0, t->aend - p0 < gsz ? t->aend - p0 : gsz, ffin);
   }
-  for (size_t a = pc->lo; a < pc->hi && !ret;) {
-    const int ta = (int)(a / d->block_size);
-    size_t ta0, tan;
-    sm_decomp_tile(d, sl->pa, ta, &ta0, &tan);
-    const size_t aend = pc->hi < ta0 + tan ? pc->hi : ta0 + tan;
-    const int tileA = g->tile_base[sl->pa] + ta;
-    for (int tx = 0; tx < ntx && !ret; tx++)
-      for (int ty = 0; ty < nty && !ret; ty++) {
-        if (sl->kind != SM_SLICE_VOLUME && ty < tx)
-          continue; /* x < y */
-        if (sl->kind == SM_SLICE_DIAG && tx < ta)
-          continue; /* a < x */
-        const int tileX = g->tile_base[sl->px] + tx, tileY = g->tile_base[sl->py] + ty;
-        size_t tx0, txn, ty0, tyn;
-        sm_decomp_tile(d, sl->px, tx, &tx0, &txn);
-        sm_decomp_tile(d, sl->py, ty, &ty0, &tyn);
-        sm_observe_block(tileA, tileX, tileY);
-        const int f2 = (int)((*counter)++ % (uint64_t)npf);
-        if (need_n2) {
-          ret = submit_n2(g, tileA, tileX, r, I, f2, hax, st);
-          if (!ret)
-            ret = submit_n2(g, tileA, tileY, r, I, f2, hay, st);
-          if (!ret)
-            ret = submit_n2(g, tileX, tileY, r, I, f2, hxy, st);
-        }
-        const size_t gsz = plane_group(o, txn, tyn);
-        for (size_t p0 = a; p0 < aend && !ret; p0 += gsz) {
-          const size_t gn = aend - p0 < gsz ? aend - p0 : gsz;
-          const int ffin = (int)((*counter)++ % (uint64_t)npf);
-          if (sm_graph_skipped(o, st->nblocks)) { /* done by an interrupted run */
-            st->nblocks++;
-            continue;
-          }
-          const int fin_rank = sm_decomp_rank(d, I, ffin, r);
-          starpu_data_handle_t rec;
-          for (int f = 0; f < npf; f++) {
-            starpu_matrix_data_register(&h3[f], -1, 0, txn * tyn, txn * tyn, gn, e3);
-            sm_gcore_register(g, h3[f], sm_decomp_rank(d, I, f, r));
-          }
-          sm_fin3_args_t fa = {
-              .metric = g->ccc,
-              .single = o->single,
-              .sparse = o->sparse,
-              .kind = sl->kind,
-              .g = (uint32_t)gn,
-              .mx = (uint32_t)txn,
-              .my = (uint32_t)tyn,
-              .a_glob = (uint32_t)(pa0 + p0),
-              .a_off = (uint32_t)(p0 - ta0),
-              .x0 = (uint32_t)(px0 + tx0),
-              .y0 = (uint32_t)(py0 + ty0),
-              .nf = d->nf,
-              .ccc_mult = o->ccc_mult,
-              .ccc_param = o->ccc_param,
-              .keep_all = o->keep_all,
-              .threshold = o->threshold,
-              .thr_f32 = o->thr_f32,
-              .emit = o->emit,
-          };
-          size_t rec_bytes = sizeof(sm_recbuf_t) +
-                             (o->emit ? sm_fin3_max_records(&fa) : 0) * sizeof(sm_rec_t);
-          starpu_variable_data_register(&rec, -1, 0, rec_bytes);
-          sm_gcore_register(g, rec, fin_rank);
-          for (int f = 0; f < npf && !ret; f++) {
-            size_t f0, nf;
-            sm_decomp_slice(d, f, &f0, &nf);
-            starpu_data_handle_t A = g->x[sm_gcore_hidx(g, tileA, f, r)],
-                                 X = g->x[sm_gcore_hidx(g, tileX, f, r)],
-                                 Y = g->x[sm_gcore_hidx(g, tileY, f, r)];
-            const int pr = sm_sched_prio(o->prio, SM_TK_PLANE3);
-            ret = g->ccc ? sm_task_ccc3(A, p0 - ta0, gn, X, Y, h3[f], o->sparse, nf, pr)
-                         : sm_task_czek3(A, p0 - ta0, gn, X, Y, h3[f], o->single, nf, pr);
-            st->ntasks++;
-            if (!ret && sm_codelets_resilience_on()) {
-              ret = sm_task_verify3(h3[f], A, p0 - ta0, gn, X, Y, g->ccc,
-                                    g->ccc ? o->sparse : o->single, nf, st->nblocks, pr);
-              st->ntasks++;
-            }
-            if (sm_decomp_rank(d, I, f, r) == g->me) {
-              st->my_subblocks++;
-              st->my_pairs += (uint64_t)gn * txn * tyn;
-            }
-          }
-          for (int f = 0; f < npf && !ret; f++) {
-            if (f == ffin)
-              continue;
-            ret = sm_task_add(h3[ffin], h3[f], sm_gcore_add_type(g),
-                              sm_sched_prio(o->prio, SM_TK_REDUCE));
-            st->ntasks++;
-          }
-          /* sparse CCC reads no 2-way numerators: the plane handle stands in */
-          starpu_data_handle_t nax = need_n2 ? hax[f2] : h3[ffin],
-                               nay = need_n2 ? hay[f2] : h3[ffin],
-                               nxy = need_n2 ? hxy[f2] : h3[ffin];
-          if (!ret)
-            ret = sm_task_finalize3(h3[ffin], nax, nay, nxy,
-                                    g->sums[sm_gcore_hidx(g, tileA, 0, r)],
-                                    g->sums[sm_gcore_hidx(g, tileX, 0, r)],
-                                    g->sums[sm_gcore_hidx(g, tileY, 0, r)], rec, &fa,
-                                    sm_sched_prio(o->prio, SM_TK_FINALIZE));
-          if (!ret)
-            ret = sm_task_output(rec, g->token[fin_rank], sm_sink_put, sink, st->nblocks,
-                                 sm_sched_prio(o->prio, SM_TK_OUTPUT));
-          st->ntasks += 2;
-          st->nblocks++;
-          if (fin_rank == g->me)
-            st->my_outputs++;
-          for (int f = 0; f < npf; f++)
-            starpu_data_unregister_submit(h3[f]);
-          starpu_data_unregister_submit(rec);
-          starpu_task_wait_for_n_submitted(sm_gcore_window(g));
-        }
-        if (need_n2)
-          for (int f = 0; f < npf; f++) {
-            if (hax[f])
-              starpu_data_unregister_submit(hax[f]);
-            if (hay[f])
-              starpu_data_unregister_submit(hay[f]);
-            if (hxy[f])
-              starpu_data_unregister_submit(hxy[f]);
-            hax[f] = hay[f] = hxy[f] = NULL;
-          }
-      }
-    a = aend;
-  }
-  free(hax), free(hay), free(hxy), free(h3);
-  return ret;
+  if (v->triple_end)
+    v->triple_end(v->ctx, t);
+  return err;
 }
 
-/* Output blocks of this rank (for the progress line): counts the plane
- * groups a piece makes without submitting anything; adds the tasks this
- * rank will run to *tasks. */
-static uint64_t count_outputs(const sm_gcore_t *g, const piece_t *pc, uint64_t *counter,
-                              uint64_t *tasks)
+/* The one walk of a piece, for counting and for submitting: its planes
+ * tile by tile of the plane partition, against the tile pairs (tx, ty) the
+ * slice keeps (x < y outside volume slices, a < x in diagonal ones). */
+static sm_err_t walk_piece(const sm_gcore_t *g, const piece_t *pc, uint64_t *counter,
+                           const visitor_t *v)
 {
   const sm_decomp_t *d = g->d;
   const sm_slice3_t *sl = pc->sl;
   const int ntx = sm_decomp_ntiles(d, sl->px), nty = sm_decomp_ntiles(d, sl->py);
-  uint64_t mine = 0;
-  for (size_t a = pc->lo; a < pc->hi;) {
-    const int ta = (int)(a / d->block_size);
-    size_t ta0, tan;
-    sm_decomp_tile(d, sl->pa, ta, &ta0, &tan);
-    const size_t aend = pc->hi < ta0 + tan ? pc->hi : ta0 + tan;
-    for (int tx = 0; tx < ntx; tx++)
-      for (int ty = 0; ty < nty; ty++) {
-        if (sl->kind != SM_SLICE_VOLUME && ty < tx)
-          continue;
-        if (sl->kind == SM_SLICE_DIAG && tx < ta)
-          continue;
-        size_t tx0, txn, ty0, tyn;
-        sm_decomp_tile(d, sl->px, tx, &tx0, &txn);
-        sm_decomp_tile(d, sl->py, ty, &ty0, &tyn);
-        const int f2 = (int)((*counter)++ % (uint64_t)d->npf);
-        if (!(g->ccc && g->o->sparse)) /* the triple's three 2-way numerators */
-          *tasks += 3 * sm_gcore_local_tasks(g, sl->I, pc->row_repl, f2, 0);
-        const size_t gsz = plane_group(g->o, txn, tyn);
-        for (size_t p0 = a; p0 < aend; p0 += gsz) {
-          int ffin = (int)((*counter)++ % (uint64_t)d->npf);
-          mine += sm_decomp_rank(d, sl->I, ffin, pc->row_repl) == g->me;
-          *tasks += sm_gcore_local_tasks(g, sl->I, pc->row_repl, ffin, 1);
-        }
+  sm_err_t err = SM_OK;
+  for (size_t a = pc->lo; a < pc->hi && !err;) {
+    triple_t t = {.ta = (int)(a / d->block_size), .a = a};
+    size_t tan;
+    sm_decomp_tile(d, sl->pa, t.ta, &t.ta0, &tan);
+    t.aend = pc->hi < t.ta0 + tan ? pc->hi : t.ta0 + tan;
+    t.tileA = g->tile_base[sl->pa] + t.ta;
+    for (t.tx = 0; t.tx < ntx && !err; t.tx++)
+      for (t.ty = 0; t.ty < nty && !err; t.ty++) {
+        if (sl->kind != SM_SLICE_VOLUME && t.ty < t.tx)
+          continue; /* x < y */
+        if (sl->kind == SM_SLICE_DIAG && t.tx < t.ta)
+          continue; /* a < x */
+        err = walk_triple(g, pc, &t, counter, v);
       }
-    a = aend;
+    a = t.aend;
   }
-  return mine;
+  return err;
+}
+
+/* ---- counting: output blocks and tasks of this rank (progress line) */
+
+static sm_err_t count_triple(void *ctx, const piece_t *pc, const triple_t *t)
+{
+  sm_gcore_t *g = ctx;
+  if (!(g->ccc && g->o->sparse)) /* the triple's three 2-way numerators */
+    g->local_tasks += 3 * sm_gcore_local_tasks(g, pc->sl->I, pc->row_repl, t->f2, 0);
+  return SM_OK;
+}
+
+static sm_err_t count_group(void *ctx, const piece_t *pc, const triple_t *t, size_t p0,
+                            size_t gn, int ffin)
+{
+  (void)t, (void)p0, (void)gn;
+  sm_gcore_t *g = ctx;
+  g->sink->blocks_total += sm_decomp_rank(g->d, pc->sl->I, ffin, pc->row_repl) == g->me;
+  g->local_tasks += sm_gcore_local_tasks(g, pc->sl->I, pc->row_repl, ffin, 1);
+  return SM_OK;
+}
+
+/* ---- submitting */
+
+typedef struct submit_ctx {
+  sm_gcore_t *g;
+  int need_n2;                  /* sparse CCC uses plane moments only */
+  starpu_data_handle_t *hax, *hay, *hxy; /* 2-way numerators per field slice */
+  starpu_data_handle_t *h3;     /* plane numerators per field slice */
+} submit_ctx_t;
+
+static sm_err_t submit_triple(void *ctx, const piece_t *pc, const triple_t *t)
+{
+  submit_ctx_t *c = ctx;
+  const int r = pc->row_repl, I = pc->sl->I;
+  sm_observe_block(t->tileA, t->tileX, t->tileY);
+  if (!c->need_n2)
+    return SM_OK;
+  sm_err_t err = sm_gcore_pair(c->g, t->tileA, t->tileX, I, r, t->f2, SM_TK_PAIR3, c->hax);
+  if (!err)
+    err = sm_gcore_pair(c->g, t->tileA, t->tileY, I, r, t->f2, SM_TK_PAIR3, c->hay);
+  if (!err)
+    err = sm_gcore_pair(c->g, t->tileX, t->tileY, I, r, t->f2, SM_TK_PAIR3, c->hxy);
+  return err;
+}
+
+/* Release the triple's 2-way numerators (those registered). */
+static void submit_triple_end(void *ctx, const triple_t *t)
+{
+  (void)t;
+  submit_ctx_t *c = ctx;
+  for (int f = 0; c->need_n2 && f < c->g->d->npf; f++) {
+    if (c->hax[f])
+      starpu_data_unregister_submit(c->hax[f]);
+    if (c->hay[f])
+      starpu_data_unregister_submit(c->hay[f]);
+    if (c->hxy[f])
+      starpu_data_unregister_submit(c->hxy[f]);
+    c->hax[f] = c->hay[f] = c->hxy[f] = NULL;
+  }
+}
+
+/* The plane numerator (and resilience) tasks of a group, per field slice. */
+static sm_err_t submit_planes(submit_ctx_t *c, const piece_t *pc, const triple_t *t, size_t p0,
+                              size_t gn)
+{
+  sm_gcore_t *g = c->g;
+  const sm_graph_opts_t *o = g->o;
+  const int r = pc->row_repl, pr = sm_sched_prio(o->prio, SM_TK_PLANE3);
+  const size_t a_off = p0 - t->ta0;
+  int ret = 0;
+  for (int f = 0; f < g->d->npf && !ret; f++) {
+    size_t f0, nf;
+    sm_decomp_slice(g->d, f, &f0, &nf);
+    starpu_data_handle_t A = g->x[sm_gcore_hidx(g, t->tileA, f, r)],
+                         X = g->x[sm_gcore_hidx(g, t->tileX, f, r)],
+                         Y = g->x[sm_gcore_hidx(g, t->tileY, f, r)];
+    ret = g->ccc ? sm_task_ccc3(A, a_off, gn, X, Y, c->h3[f], o->sparse, nf, pr)
+                 : sm_task_czek3(A, a_off, gn, X, Y, c->h3[f], o->single, nf, pr);
+    g->st->ntasks++;
+    if (!ret && sm_codelets_resilience_on()) {
+      ret = sm_task_verify3(c->h3[f], A, a_off, gn, X, Y, g->ccc,
+                            g->ccc ? o->sparse : o->single, nf, g->st->nblocks, pr);
+      g->st->ntasks++;
+    }
+  }
+  sm_gcore_count_mine(g, pc->sl->I, r, (uint64_t)gn * t->txn * t->tyn);
+  return ret ? SM_ERUNTIME : SM_OK;
+}
+
+/* All tasks of a group of planes: numerators, reduction, finalize, output. */
+static sm_err_t submit_group(void *ctx, const piece_t *pc, const triple_t *t, size_t p0,
+                             size_t gn, int ffin)
+{
+  submit_ctx_t *c = ctx;
+  sm_gcore_t *g = c->g;
+  const sm_graph_opts_t *o = g->o;
+  if (sm_graph_skipped(o, g->st->nblocks)) { /* done by an interrupted run */
+    g->st->nblocks++;
+    return SM_OK;
+  }
+  const sm_slice3_t *sl = pc->sl;
+  const int r = pc->row_repl, fin_rank = sm_decomp_rank(g->d, sl->I, ffin, r);
+  size_t pa0, pan, px0, pxn, py0, pyn;
+  sm_decomp_part(g->d, sl->pa, &pa0, &pan);
+  sm_decomp_part(g->d, sl->px, &px0, &pxn);
+  sm_decomp_part(g->d, sl->py, &py0, &pyn);
+  const size_t e3 = g->ccc ? SM_CCC3_NMOM(o->sparse) * sizeof(uint32_t) : g->v->elem_size;
+  sm_gcore_register_parts(g, c->h3, sl->I, r, t->txn * t->tyn, gn, e3);
+  sm_fin3_args_t fa = {
+      SM_GCORE_FIN_ARGS(g),
+      .kind = sl->kind,
+      .g = (uint32_t)gn,
+      .mx = (uint32_t)t->txn,
+      .my = (uint32_t)t->tyn,
+      .a_glob = (uint32_t)(pa0 + p0),
+      .a_off = (uint32_t)(p0 - t->ta0),
+      .x0 = (uint32_t)(px0 + t->tx0),
+      .y0 = (uint32_t)(py0 + t->ty0),
+  };
+  starpu_data_handle_t rec = sm_gcore_register_records(g, sm_fin3_max_records(&fa), fin_rank);
+  sm_err_t err = submit_planes(c, pc, t, p0, gn);
+  if (!err)
+    err = sm_gcore_reduce(g, c->h3, ffin);
+  /* sparse CCC reads no 2-way numerators: the plane handle stands in */
+  starpu_data_handle_t nax = c->need_n2 ? c->hax[t->f2] : c->h3[ffin],
+                       nay = c->need_n2 ? c->hay[t->f2] : c->h3[ffin],
+                       nxy = c->need_n2 ? c->hxy[t->f2] : c->h3[ffin];
+  if (!err && sm_task_finalize3(c->h3[ffin], nax, nay, nxy,
+                                g->sums[sm_gcore_hidx(g, t->tileA, 0, r)],
+                                g->sums[sm_gcore_hidx(g, t->tileX, 0, r)],
+                                g->sums[sm_gcore_hidx(g, t->tileY, 0, r)], rec, &fa,
+                                sm_sched_prio(o->prio, SM_TK_FINALIZE)))
+    err = SM_ERUNTIME;
+  err = sm_gcore_output(g, err, c->h3, rec, fin_rank);
+  g->st->nblocks++;
+  sm_gcore_throttle(g);
+  return err;
+}
+
+/* ---- the graph */
+
+typedef struct graph3_ctx {
+  uint64_t *counter; /* per row: counting pass, then submitting pass */
+  submit_ctx_t submit;
+} graph3_ctx_t;
+
+static void *list_slices(const sm_decomp_t *d, int I, int pr, size_t *n, sm_err_t *err)
+{
+  return sm_decomp_slices3(d, I, pr, n, err);
+}
+
+static int slice_phase(const void *item) { return ((const sm_slice3_t *)item)->phase; }
+
+/* Every stage asked for of a slice, counted (pass 0) or submitted. */
+static sm_err_t walk_slice(sm_gcore_t *g, graph3_ctx_t *c, int row, const sm_slice3_t *sl,
+                           int pass)
+{
+  const sm_graph_opts_t *o = g->o;
+  const int nrows = g->d->npv * g->d->npr;
+  const visitor_t count = {count_triple, count_group, NULL, g};
+  const visitor_t submit = {submit_triple, submit_group, submit_triple_end, &c->submit};
+  c->submit.g = g;
+  sm_err_t err = SM_OK;
+  for (int stg = o->stage_min; stg <= o->stage_max && !err; stg++) {
+    piece_t pc = {.row_repl = row / g->d->npv, .sl = sl};
+    sm_decomp_stage(sl->a0, sl->a1, stg, o->num_stage, &pc.lo, &pc.hi);
+    err = walk_piece(g, &pc, &c->counter[pass * nrows + row], pass ? &submit : &count);
+  }
+  return err;
+}
+
+static void count_item(sm_gcore_t *g, void *ctx, int row, const void *item)
+{
+  (void)walk_slice(g, ctx, row, item, 0); /* counting cannot fail */
+}
+
+static sm_err_t submit_item(sm_gcore_t *g, void *ctx, int row, const void *item)
+{
+  return walk_slice(g, ctx, row, item, 1);
 }
 
 sm_err_t sm_graph3_run(const sm_vectors_t *local, const sm_graph_opts_t *o,
                        sm_sink_t *sink, sm_graph_stats_t *st)
 {
-  const sm_decomp_t *d = o->d;
-  *st = (sm_graph_stats_t){.block_size = d->block_size};
-  double t0 = sm_now(), t_sub = 0, ts = sm_now();
-  sm_gcore_t g;
-  sm_err_t err = sm_gcore_init(&g, local, o, st);
-  if (err)
-    return err;
-  const int nrows = d->npv * d->npr;
-  sm_slice3_t **list = calloc((size_t)nrows, sizeof *list);
-  size_t *len = calloc((size_t)nrows, sizeof *len), maxlen = 0;
-  uint64_t *counter = calloc((size_t)nrows, sizeof *counter);
-  if (!list || !len || !counter)
-    err = SM_ENOMEM;
-  for (int row = 0; row < nrows && !err; row++) {
-    list[row] = sm_decomp_slices3(d, row % d->npv, row / d->npv, &len[row], &err);
-    if (len[row] > maxlen)
-      maxlen = len[row];
+  const size_t npf = (size_t)o->d->npf, nrows = (size_t)(o->d->npv * o->d->npr);
+  graph3_ctx_t c = {.submit.need_n2 = !(local->metric == SM_METRIC_CCC && o->sparse)};
+  c.counter = calloc(2 * nrows, sizeof *c.counter);
+  starpu_data_handle_t *h = calloc(4 * npf, sizeof *h);
+  if (!c.counter || !h) {
+    free(c.counter), free(h);
+    return SM_ENOMEM;
   }
-  /* pieces: slices in phase, each cut to the stages asked for; rows are
-   * walked in lockstep so every rank submits the same graph in step */
-  for (int pass = 0; pass < 2 && !err; pass++) {
-    for (int row = 0; row < nrows; row++)
-      counter[row] = 0;
-    if (pass == 1)
-      sm_observe_expect(g.local_tasks);
-    for (size_t p = 0; p < maxlen && !err; p++)
-      for (int row = 0; row < nrows && !err; row++) {
-        if (p >= len[row])
-          continue;
-        const sm_slice3_t *sl = &list[row][p];
-        if (sl->phase < o->phase_min || sl->phase > o->phase_max)
-          continue;
-        for (int stg = o->stage_min; stg <= o->stage_max && !err; stg++) {
-          piece_t pc = {.row_repl = row / d->npv, .sl = sl};
-          sm_decomp_stage(sl->a0, sl->a1, stg, o->num_stage, &pc.lo, &pc.hi);
-          if (pass == 0) {
-            sink->blocks_total += count_outputs(&g, &pc, &counter[row], &g.local_tasks);
-            continue;
-          }
-          ts = sm_now();
-          if (submit_piece(&g, &pc, sink, st, &counter[row])) {
-            sm_log_error("task insertion failed");
-            err = SM_ERUNTIME;
-          }
-          t_sub += sm_now() - ts;
-        }
-      }
-  }
-  for (int row = 0; list && row < nrows; row++)
-    free(list[row]);
-  free(list);
-  free(len);
-  free(counter);
-  sm_gcore_fini(&g);
-  st->t_submit = t_sub;
-  st->t_run = sm_now() - t0;
-  if (!err && sink->err)
-    err = (sm_err_t)sink->err;
+  c.submit.hax = h, c.submit.hay = h + npf, c.submit.hxy = h + 2 * npf, c.submit.h3 = h + 3 * npf;
+  const sm_gcore_rows_t rows = {
+      .item_size = sizeof(sm_slice3_t),
+      .list = list_slices,
+      .phase = slice_phase,
+      .count = count_item,
+      .submit = submit_item,
+      .ctx = &c,
+  };
+  sm_err_t err = sm_gcore_run(local, o, sink, st, &rows);
+  free(c.counter), free(h);
   return err;
 }

@@ -1,5 +1,6 @@
 /* sm_graph_core.c: tiles, sums, tokens and StarPU-MPI registration shared
- * by the 2-way and 3-way graphs. */
+ * by the 2-way and 3-way graphs, and the lockstep walk that submits either
+ * graph row by row. */
 #include "sm_graph_core.h"
 
 #include <starpu_mpi.h>
@@ -8,6 +9,7 @@
 #include "sm_codelets.h"
 #include "sm_observe.h"
 #include "sm_sched.h"
+#include "sm_timer.h"
 
 void sm_gcore_register(sm_gcore_t *g, starpu_data_handle_t h, int owner)
 {
@@ -31,9 +33,11 @@ int sm_gcore_add_type(const sm_gcore_t *g)
   return g->ccc ? SM_ADD_U32 : (g->o->single ? SM_ADD_F32 : SM_ADD_F64);
 }
 
-unsigned sm_gcore_window(const sm_gcore_t *g)
+void sm_gcore_throttle(const sm_gcore_t *g)
 {
-  return (unsigned)(3 * (4 * starpu_worker_get_count() + 4) * (unsigned)g->d->npf);
+  /* the window of tasks in flight for this rank */
+  starpu_task_wait_for_n_submitted(
+      (unsigned)(3 * (4 * starpu_worker_get_count() + 4) * (unsigned)g->d->npf));
 }
 
 static size_t slice_ld(const sm_gcore_t *g, int f)
@@ -119,12 +123,15 @@ static void unregister_all(sm_gcore_t *g)
   g->tile_base = NULL;
 }
 
-sm_err_t sm_gcore_init(sm_gcore_t *g, const sm_vectors_t *local, const sm_graph_opts_t *o,
-                       sm_graph_stats_t *st)
+/* Register every tile, sums and token handle and submit the sums tasks
+ * with their field reduction. */
+static sm_err_t init(sm_gcore_t *g, const sm_vectors_t *local, const sm_graph_opts_t *o,
+                     sm_sink_t *sink, sm_graph_stats_t *st)
 {
   const sm_decomp_t *d = o->d;
-  *g = (sm_gcore_t){.d = d, .o = o, .v = local, .ccc = local->metric == SM_METRIC_CCC,
-                    .me = o->rank, .nranks = d->npv * d->npf * d->npr};
+  *g = (sm_gcore_t){.d = d, .o = o, .v = local, .sink = sink, .st = st,
+                    .ccc = local->metric == SM_METRIC_CCC, .me = o->rank,
+                    .nranks = d->npv * d->npf * d->npr};
   sm_decomp_coords(d, o->rank, &g->pv, &g->pf, &g->pr);
   g->tile_base = calloc((size_t)d->npv + 1, sizeof(int));
   if (!g->tile_base)
@@ -159,12 +166,98 @@ sm_err_t sm_gcore_init(sm_gcore_t *g, const sm_vectors_t *local, const sm_graph_
   return SM_OK;
 }
 
-void sm_gcore_fini(sm_gcore_t *g)
+/* Wait for every task (and StarPU-MPI request) and unregister. */
+static void fini(sm_gcore_t *g)
 {
   starpu_task_wait_for_all();
   if (g->o->use_mpi)
     starpu_mpi_wait_for_all(MPI_COMM_WORLD);
   unregister_all(g);
+}
+
+/* Item p of a row's list, or NULL when the list is shorter or the item is
+ * outside the phases asked for. */
+static const void *row_item(const sm_gcore_t *g, const sm_gcore_rows_t *rows, void *const *list,
+                            const size_t *len, int row, size_t p)
+{
+  if (p >= len[row])
+    return NULL;
+  const void *item = (const char *)list[row] + p * rows->item_size;
+  const int phase = rows->phase(item);
+  return phase >= g->o->phase_min && phase <= g->o->phase_max ? item : NULL;
+}
+
+/* First pass: the output blocks and tasks of this rank (progress line). */
+static void count_rows(sm_gcore_t *g, const sm_gcore_rows_t *rows, void *const *list,
+                       const size_t *len, size_t maxlen)
+{
+  const int nrows = g->d->npv * g->d->npr;
+  for (size_t p = 0; p < maxlen; p++)
+    for (int row = 0; row < nrows; row++) {
+      const void *item = row_item(g, rows, list, len, row, p);
+      if (item)
+        rows->count(g, rows->ctx, row, item);
+    }
+  sm_observe_expect(g->local_tasks);
+}
+
+/* Second pass: the rows' items in lockstep, with a bounded number of tasks
+ * in flight; adds the time spent inserting to *t_sub. */
+static sm_err_t submit_rows(sm_gcore_t *g, const sm_gcore_rows_t *rows, void *const *list,
+                            const size_t *len, size_t maxlen, double *t_sub)
+{
+  const int nrows = g->d->npv * g->d->npr;
+  sm_err_t err = SM_OK;
+  for (size_t p = 0; p < maxlen && !err; p++)
+    for (int row = 0; row < nrows && !err; row++) {
+      const void *item = row_item(g, rows, list, len, row, p);
+      if (!item)
+        continue;
+      const double ts = sm_now();
+      err = rows->submit(g, rows->ctx, row, item);
+      if (err)
+        sm_log_error("task insertion failed");
+      *t_sub += sm_now() - ts;
+      sm_gcore_throttle(g);
+    }
+  return err;
+}
+
+sm_err_t sm_gcore_run(const sm_vectors_t *local, const sm_graph_opts_t *o, sm_sink_t *sink,
+                      sm_graph_stats_t *st, const sm_gcore_rows_t *rows)
+{
+  const sm_decomp_t *d = o->d;
+  *st = (sm_graph_stats_t){.block_size = d->block_size};
+  const double t0 = sm_now();
+  sm_gcore_t g;
+  sm_err_t err = init(&g, local, o, sink, st);
+  if (err)
+    return err;
+  const int nrows = d->npv * d->npr;
+  void **list = calloc((size_t)nrows, sizeof *list);
+  size_t *len = calloc((size_t)nrows, sizeof *len), maxlen = 0;
+  if (!list || !len)
+    err = SM_ENOMEM;
+  for (int row = 0; row < nrows && !err; row++) {
+    list[row] = rows->list(d, row % d->npv, row / d->npv, &len[row], &err);
+    if (len[row] > maxlen)
+      maxlen = len[row];
+  }
+  if (!err)
+    count_rows(&g, rows, list, len, maxlen);
+  double t_sub = sm_now() - t0; /* the sums and the lists count as submission */
+  if (!err)
+    err = submit_rows(&g, rows, list, len, maxlen, &t_sub);
+  for (int row = 0; list && row < nrows; row++)
+    free(list[row]);
+  free(list);
+  free(len);
+  fini(&g);
+  st->t_submit = t_sub;
+  st->t_run = sm_now() - t0;
+  if (!err && sink->err)
+    err = (sm_err_t)sink->err;
+  return err;
 }
 
 static int cmp_u64(const void *a, const void *b)

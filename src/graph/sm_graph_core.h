@@ -2,18 +2,23 @@
  * handles of every vector partition per field slice and replica, their
  * sums (denominators) with the field reduction, the per-rank output tokens,
  * StarPU-MPI registration with tags from a counter that runs the same on
- * every rank, and the final wait and unregistration. Internal to src/. */
+ * every rank, the lockstep walk over the rank rows' work lists with its
+ * wait and unregistration, and the task sequences of one output block
+ * (numerators per field slice, their reduction, output). Internal to src/. */
 #ifndef SM_GRAPH_CORE_H
 #define SM_GRAPH_CORE_H
 
 #include <starpu.h>
 
+#include "sm_codelets.h"
 #include "sm_graph.h"
 
 typedef struct sm_gcore {
   const sm_decomp_t *d;
   const sm_graph_opts_t *o;
   const sm_vectors_t *v;
+  sm_sink_t *sink;             /* where the output tasks hand records */
+  sm_graph_stats_t *st;        /* counters of this run */
   int ccc, me, pv, pf, pr, nranks;
   int64_t tag;                 /* next StarPU-MPI tag */
   int *tile_base;              /* first tile index of partition I */
@@ -25,10 +30,42 @@ typedef struct sm_gcore {
   uint64_t local_tasks;        /* tasks this rank runs (progress line) */
 } sm_gcore_t;
 
-/** Register every tile, sums and token handle and submit the sums tasks
- * with their field reduction. */
-sm_err_t sm_gcore_init(sm_gcore_t *g, const sm_vectors_t *local, const sm_graph_opts_t *o,
-                       sm_graph_stats_t *st) SM_MUST_CHECK;
+/* The work of a graph: one list of items (tile pairs, slices) per rank row
+ * (row = replica * npv + partition), walked in lockstep so that every rank
+ * submits the same graph in step. */
+typedef struct sm_gcore_rows {
+  size_t item_size; /* bytes of one list item */
+  /* the items of rank row (I, pr), malloc'ed; NULL with *err on failure */
+  void *(*list)(const sm_decomp_t *d, int I, int pr, size_t *n, sm_err_t *err);
+  /* the phase of an item (items outside the phases asked for are skipped) */
+  int (*phase)(const void *item);
+  /* first pass: add the item's output blocks on this rank to
+   * g->sink->blocks_total and the tasks this rank runs to g->local_tasks */
+  void (*count)(sm_gcore_t *g, void *ctx, int row, const void *item);
+  /* second pass: submit the item's tasks */
+  sm_err_t (*submit)(sm_gcore_t *g, void *ctx, int row, const void *item);
+  void *ctx; /* passed to count and submit */
+} sm_gcore_rows_t;
+
+/* The fields the 2-way and 3-way finalize arguments (sm_fin2_args_t,
+ * sm_fin3_args_t) take from the graph, in a designated initializer. */
+#define SM_GCORE_FIN_ARGS(g)                                                   \
+  .metric = (g)->ccc, .single = (g)->o->single, .sparse = (g)->o->sparse,      \
+  .nf = (g)->d->nf, .ccc_mult = (g)->o->ccc_mult, .ccc_param = (g)->o->ccc_param, \
+  .keep_all = (g)->o->keep_all, .threshold = (g)->o->threshold,                \
+  .thr_f32 = (g)->o->thr_f32, .emit = (g)->o->emit
+
+/** Run a graph: register the tiles, sums and tokens and submit the sums;
+ * walk the rows' items twice in lockstep (count, then submit with a bounded
+ * number of tasks in flight); wait for everything and unregister. local,
+ * o, sink, st: as sm_graph2_run. Returns the first error (task insertion,
+ * memory, or the sink's). */
+sm_err_t sm_gcore_run(const sm_vectors_t *local, const sm_graph_opts_t *o, sm_sink_t *sink,
+                      sm_graph_stats_t *st, const sm_gcore_rows_t *rows) SM_MUST_CHECK;
+
+/** Wait until this rank's tasks in flight fit its window (the number of
+ * tasks inserted ahead of execution stays bounded). */
+void sm_gcore_throttle(const sm_gcore_t *g);
 
 /** Tell StarPU-MPI who owns h (same call order on every rank). */
 void sm_gcore_register(sm_gcore_t *g, starpu_data_handle_t h, int owner);
@@ -47,10 +84,35 @@ uint64_t sm_gcore_local_tasks(const sm_gcore_t *g, int I, int r, int ffin, int f
 /** Field reduction codelet type of the numerators and sums. */
 int sm_gcore_add_type(const sm_gcore_t *g);
 
-/** Window of tasks in flight for this rank. */
-unsigned sm_gcore_window(const sm_gcore_t *g);
+/** Register h[f] for every field slice f: an unallocated nx x ny matrix of
+ * elem-byte elements, owned by the rank of (I, f, r). */
+void sm_gcore_register_parts(sm_gcore_t *g, starpu_data_handle_t *h, int I, int r, size_t nx,
+                             size_t ny, size_t elem);
 
-/** Wait for every task (and StarPU-MPI request) and unregister. */
-void sm_gcore_fini(sm_gcore_t *g);
+/** Register the record buffer of a block finalized on rank fin_rank, room
+ * for max_records records when records are emitted. */
+starpu_data_handle_t sm_gcore_register_records(sm_gcore_t *g, size_t max_records, int fin_rank);
+
+/** Count the numerator tasks of replica r of partition I that run here
+ * (one per field slice on this rank) and their vector pairs. */
+void sm_gcore_count_mine(sm_gcore_t *g, int I, int r, uint64_t pairs);
+
+/** 2-way numerators of global tile tileA (rows) against tileB for replica
+ * r of partition I: registers h[f] per field slice, submits the numerator
+ * (and resilience) tasks at the priority of kind and reduces them into
+ * h[ffin]. Returns SM_ERUNTIME when an insertion fails. */
+sm_err_t sm_gcore_pair(sm_gcore_t *g, int tileA, int tileB, int I, int r, int ffin,
+                       sm_task_kind_t kind, starpu_data_handle_t *h) SM_MUST_CHECK;
+
+/** Reduce the field slices' partial numerators h[f] into h[ffin], in a
+ * fixed order (the others, ascending). Returns SM_ERUNTIME when an
+ * insertion fails. */
+sm_err_t sm_gcore_reduce(sm_gcore_t *g, starpu_data_handle_t *h, int ffin) SM_MUST_CHECK;
+
+/** After a block's finalize task (err: the insertions so far): its output
+ * task on rank fin_rank in token order, counted with the finalize; then
+ * h[f] of every field slice and rec are released. */
+sm_err_t sm_gcore_output(sm_gcore_t *g, sm_err_t err, starpu_data_handle_t *h,
+                         starpu_data_handle_t rec, int fin_rank) SM_MUST_CHECK;
 
 #endif

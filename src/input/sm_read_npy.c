@@ -5,11 +5,9 @@
 #include "sm_read_util.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 /* Values are loaded by memcpy into native types: little-endian only. */
@@ -237,12 +235,22 @@ static double load_item(const unsigned char *p, char kind, size_t size)
   }
 }
 
+/* What convert_row needs besides the row. */
+typedef struct npy_slice {
+  const char *path;
+  const npy_header_t *h;
+  size_t f0; /* first field kept */
+  sm_vectors_t *out;
+} npy_slice_t;
+
 /* Convert one sliced row (fields f0.. of vector v, read at off) into row i
- * of out: values in out's precision (czekanowski) or packed codes (CCC). */
-static sm_err_t convert_row(const char *path, const npy_header_t *h,
-                            const unsigned char *buf, size_t v, size_t f0,
-                            off_t off, sm_vectors_t *out, size_t i)
+ * of out: values in out's precision (czekanowski) or packed codes (CCC).
+ * An sm_read_row_fn. */
+static sm_err_t convert_row(void *ctx, const unsigned char *buf, size_t v, off_t off, size_t i)
 {
+  const npy_slice_t *s = ctx;
+  const npy_header_t *h = s->h;
+  sm_vectors_t *out = s->out;
   void *row = sm_vectors_row(out, i);
   for (size_t f = 0; f < out->nf; f++) {
     double x = load_item(buf + f * h->size, h->kind, h->size);
@@ -260,7 +268,7 @@ static sm_err_t convert_row(const char *path, const npy_header_t *h,
     }
     if (problem) {
       sm_log_error("%s: vector %zu, field %zu (byte offset %lld): value %.17g %s; "
-                   "fix the input", path, v + 1, f0 + f + 1,
+                   "fix the input", s->path, v + 1, s->f0 + f + 1,
                    (long long)off + (long long)(f * h->size), x, problem);
       return SM_EVALUE;
     }
@@ -273,12 +281,9 @@ sm_err_t sm_read_npy(const char *path, const sm_read_opts_t *o,
 {
   sm_err_t err = SM_OK;
   int fd = -1;
-  unsigned char *buf = NULL;
   npy_header_t h;
-  memset(out, 0, sizeof *out);
   memset(&h, 0, sizeof h);
-  if (dims)
-    memset(dims, 0, sizeof *dims);
+  sm_read_begin(out, dims);
 
   if (o->metric == SM_METRIC_CZEK && o->elem_size != 4 && o->elem_size != 8) {
     sm_log_error("%s: working precision of %zu bytes; 4 or 8 are supported",
@@ -286,15 +291,9 @@ sm_err_t sm_read_npy(const char *path, const sm_read_opts_t *o,
     err = SM_EOPTION;
     goto fail;
   }
-  fd = open(path, O_RDONLY);
-  struct stat st;
-  if (fd < 0 || fstat(fd, &st) != 0) {
-    sm_log_error("%s: cannot open: %s; check the path", path, strerror(errno));
-    err = SM_EIO;
-    goto fail;
-  }
-  size_t size = (size_t)st.st_size;
-  if ((err = parse_header(path, fd, size, o->metric, &h)))
+  size_t size;
+  if ((err = sm_read_open(path, &fd, &size)) ||
+      (err = parse_header(path, fd, size, o->metric, &h)))
     goto fail;
   if (h.nv == 0 || h.nf == 0) {
     sm_log_error("%s: shape (%zu, %zu): no %s", path, h.nv, h.nf,
@@ -321,41 +320,13 @@ sm_err_t sm_read_npy(const char *path, const sm_read_opts_t *o,
     goto fail;
   if ((err = sm_vectors_alloc(out, o->metric, o->elem_size, nvk, nfk)))
     goto fail;
-  buf = malloc(nfk * h.size);
-  if (!buf) {
-    sm_log_error("%s: out of memory for a %zu-byte row buffer", path, nfk * h.size);
-    err = SM_ENOMEM;
-    goto fail;
-  }
-  for (size_t i = 0; i < nvk; i++) {
-    size_t v = o->v0 + i;
-    off_t off = h.data_off + (off_t)((v * h.nf + o->f0) * h.size);
-    int e = sm_read_at(fd, buf, nfk * h.size, off);
-    if (e) {
-      sm_log_error("%s: cannot read vector %zu (%zu bytes at byte offset %lld): %s",
-                   path, v + 1, nfk * h.size, (long long)off, strerror(e));
-      err = SM_EIO;
-      goto fail;
-    }
-    if ((err = convert_row(path, &h, buf, v, o->f0, off, out, i)))
-      goto fail;
-  }
-  if (o->metric == SM_METRIC_CCC)
-    sm_vectors_count_missing(out);
-
-  free(buf);
-  close(fd);
-  if (dims) {
-    dims->nv = h.nv;
-    dims->nf = h.nf;
-  }
-  return SM_OK;
-
+  const sm_read_rows_t rows = {.path = path, .what = "vector", .fd = fd,
+                               .first = h.data_off + (off_t)(o->f0 * h.size),
+                               .stride = h.nf * h.size, .nbytes = nfk * h.size};
+  npy_slice_t slice = {.path = path, .h = &h, .f0 = o->f0, .out = out};
+  err = sm_read_rows(&rows, o->v0, nvk, convert_row, &slice);
 fail:
-  free(buf);
   if (fd >= 0)
     close(fd);
-  sm_vectors_free(out);
-  memset(out, 0, sizeof *out);
-  return err;
+  return sm_read_end(err, out, dims, h.nv, h.nf);
 }

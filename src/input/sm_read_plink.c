@@ -134,6 +134,22 @@ static void decode_snp(const unsigned char *buf, size_t f0, size_t nf, uint64_t 
   }
 }
 
+/* What snp_row needs besides the row. */
+typedef struct bed_slice {
+  size_t f0; /* first sample kept */
+  sm_vectors_t *out;
+} bed_slice_t;
+
+/* One SNP's bytes into row i of the slice. An sm_read_row_fn. */
+static sm_err_t snp_row(void *ctx, const unsigned char *buf, size_t v, off_t off, size_t i)
+{
+  const bed_slice_t *s = ctx;
+  (void)v;
+  (void)off;
+  decode_snp(buf, s->f0, s->out->nf, sm_vectors_row(s->out, i));
+  return SM_OK;
+}
+
 /* Open the .bed, check its magic and its size against the counts. */
 static sm_err_t open_bed(const char *path, size_t nsnp, size_t nsample,
                          const char *bim, const char *fam, int *fdp)
@@ -178,6 +194,26 @@ static sm_err_t open_bed(const char *path, size_t nsnp, size_t nsample,
   return SM_OK;
 }
 
+/* The fileset's names: prefix.bed, .bim and .fam (the prefix may be given
+ * with its ".bed"). The caller frees them, also on failure. */
+static sm_err_t fileset_names(const char *prefix, char **bed, char **bim, char **fam)
+{
+  size_t len = strlen(prefix);
+  if (len >= 4 && strcmp(prefix + len - 4, ".bed") == 0)
+    len -= 4;
+  *bed = malloc(len + 5);
+  *bim = malloc(len + 5);
+  *fam = malloc(len + 5);
+  if (!*bed || !*bim || !*fam) {
+    sm_log_error("%s: out of memory", prefix);
+    return SM_ENOMEM;
+  }
+  snprintf(*bed, len + 5, "%.*s.bed", (int)len, prefix);
+  snprintf(*bim, len + 5, "%.*s.bim", (int)len, prefix);
+  snprintf(*fam, len + 5, "%.*s.fam", (int)len, prefix);
+  return SM_OK;
+}
+
 sm_err_t sm_read_plink(const char *prefix, const sm_read_opts_t *o,
                        sm_vectors_t *out, sm_dims_t *dims)
 {
@@ -185,11 +221,8 @@ sm_err_t sm_read_plink(const char *prefix, const sm_read_opts_t *o,
   int fd = -1;
   char *bed = NULL, *bim = NULL, *fam = NULL;
   char **ids = NULL;
-  size_t nids = 0;
-  unsigned char *buf = NULL;
-  memset(out, 0, sizeof *out);
-  if (dims)
-    memset(dims, 0, sizeof *dims);
+  size_t nids = 0, nsnp = 0, nsample = 0;
+  sm_read_begin(out, dims);
 
   if (o->metric != SM_METRIC_CCC) {
     sm_log_error("%s: PLINK genotypes are for the CCC metric; use --metric ccc "
@@ -197,24 +230,8 @@ sm_err_t sm_read_plink(const char *prefix, const sm_read_opts_t *o,
     err = SM_EOPTION;
     goto fail;
   }
-  /* The prefix may be given with its ".bed". */
-  size_t len = strlen(prefix);
-  if (len >= 4 && strcmp(prefix + len - 4, ".bed") == 0)
-    len -= 4;
-  bed = malloc(len + 5);
-  bim = malloc(len + 5);
-  fam = malloc(len + 5);
-  if (!bed || !bim || !fam) {
-    sm_log_error("%s: out of memory", prefix);
-    err = SM_ENOMEM;
-    goto fail;
-  }
-  snprintf(bed, len + 5, "%.*s.bed", (int)len, prefix);
-  snprintf(bim, len + 5, "%.*s.bim", (int)len, prefix);
-  snprintf(fam, len + 5, "%.*s.fam", (int)len, prefix);
-
-  size_t nsnp, nsample;
-  if ((err = read_bim(bim, o->v0, o->vcount, &nsnp, &ids, &nids)) ||
+  if ((err = fileset_names(prefix, &bed, &bim, &fam)) ||
+      (err = read_bim(bim, o->v0, o->vcount, &nsnp, &ids, &nids)) ||
       (err = count_fam(fam, &nsample)))
     goto fail;
   if (nsnp == 0 || nsample == 0) {
@@ -236,45 +253,20 @@ sm_err_t sm_read_plink(const char *prefix, const sm_read_opts_t *o,
   out->names = ids;
   ids = NULL;
 
-  size_t bps = (nsample + 3) / 4;
-  size_t nbytes = (o->f0 + nfk + 3) / 4 - o->f0 / 4;
-  buf = malloc(nbytes);
-  if (!buf) {
-    sm_log_error("%s: out of memory for a %zu-byte row buffer", bed, nbytes);
-    err = SM_ENOMEM;
-    goto fail;
-  }
-  for (size_t i = 0; i < nvk; i++) {
-    size_t v = o->v0 + i;
-    off_t off = (off_t)(3 + v * bps + o->f0 / 4);
-    int e = sm_read_at(fd, buf, nbytes, off);
-    if (e) {
-      sm_log_error("%s: cannot read SNP %zu (%zu bytes at byte offset %lld): %s",
-                   bed, v + 1, nbytes, (long long)off, strerror(e));
-      err = SM_EIO;
-      goto fail;
-    }
-    decode_snp(buf, o->f0, nfk, sm_vectors_row(out, i));
-  }
-  sm_vectors_count_missing(out);
-  if (dims) {
-    dims->nv = nsnp;
-    dims->nf = nsample;
-  }
-
+  const sm_read_rows_t rows = {.path = bed, .what = "SNP", .fd = fd,
+                               .first = (off_t)(3 + o->f0 / 4),
+                               .stride = (nsample + 3) / 4,
+                               .nbytes = (o->f0 + nfk + 3) / 4 - o->f0 / 4};
+  bed_slice_t slice = {.f0 = o->f0, .out = out};
+  err = sm_read_rows(&rows, o->v0, nvk, snp_row, &slice);
 fail:
-  if (err) {
-    sm_vectors_free(out);
-    memset(out, 0, sizeof *out);
-  }
   for (size_t i = 0; ids && i < nids; i++)
     free(ids[i]);
   free(ids);
-  free(buf);
   if (fd >= 0)
     close(fd);
   free(bed);
   free(bim);
   free(fam);
-  return err;
+  return sm_read_end(err, out, dims, nsnp, nsample);
 }

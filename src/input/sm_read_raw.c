@@ -4,11 +4,8 @@
 #include "sm_read.h"
 #include "sm_read_util.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 /* CoMet writes its files in host order on little-endian machines, and the
@@ -64,57 +61,62 @@ static void unpack_ccc_row(const unsigned char *buf, size_t f0, size_t nf,
   }
 }
 
-sm_err_t sm_read_raw(const char *path, const sm_read_opts_t *o,
-                     sm_vectors_t *out, sm_dims_t *dims)
-{
-  sm_err_t err = SM_OK;
-  int fd = -1;
-  unsigned char *buf = NULL;
-  memset(out, 0, sizeof *out);
-  if (dims)
-    memset(dims, 0, sizeof *dims);
+/* What raw_row needs besides the row. */
+typedef struct raw_slice {
+  const char *path;
+  size_t es; /* bytes per czekanowski value in the file */
+  size_t f0; /* first field kept */
+  sm_vectors_t *out;
+} raw_slice_t;
 
-  int ccc = o->metric == SM_METRIC_CCC;
-  size_t es = o->raw_elem_size ? o->raw_elem_size : o->elem_size;
-  if (!ccc && ((es != 4 && es != 8) || (o->elem_size != 4 && o->elem_size != 8))) {
+/* One vector's bytes into row i of the slice. An sm_read_row_fn. */
+static sm_err_t raw_row(void *ctx, const unsigned char *buf, size_t v, off_t off, size_t i)
+{
+  const raw_slice_t *s = ctx;
+  if (s->out->metric != SM_METRIC_CCC)
+    return convert_czek_row(s->path, buf, s->es, v, s->f0, off, s->out, i);
+  unpack_ccc_row(buf, s->f0, s->out->nf, sm_vectors_row(s->out, i));
+  return SM_OK;
+}
+
+/* Bytes per value (*es) and per vector (*bpv) from the options: raw files
+ * have no header. */
+static sm_err_t raw_sizes(const char *path, const sm_read_opts_t *o, size_t *es, size_t *bpv)
+{
+  const int ccc = o->metric == SM_METRIC_CCC;
+  const size_t nf = o->num_field;
+  *es = o->raw_elem_size ? o->raw_elem_size : o->elem_size;
+  if (!ccc && ((*es != 4 && *es != 8) || (o->elem_size != 4 && o->elem_size != 8))) {
     sm_log_error("%s: raw czekanowski input needs 4- or 8-byte values (got %zu, "
-                 "working precision %zu bytes)", path, es, o->elem_size);
-    err = SM_EOPTION;
-    goto fail;
+                 "working precision %zu bytes)", path, *es, o->elem_size);
+    return SM_EOPTION;
   }
-  size_t nf = o->num_field;
   if (nf == 0) {
     sm_log_error("%s: raw input has no header: it needs --num-field (the number "
                  "of fields per vector)", path);
-    err = SM_EOPTION;
-    goto fail;
+    return SM_EOPTION;
   }
   /* Bytes per vector; absurd --num-field values would overflow. */
-  size_t bpv;
   if (ccc)
-    bpv = nf / 4 + (nf % 4 != 0);
-  else if (__builtin_mul_overflow(nf, es, &bpv)) {
+    *bpv = nf / 4 + (nf % 4 != 0);
+  else if (__builtin_mul_overflow(nf, *es, bpv)) {
     sm_log_error("%s: --num-field %zu is too large", path, nf);
-    err = SM_EOPTION;
-    goto fail;
+    return SM_EOPTION;
   }
+  return SM_OK;
+}
 
-  fd = open(path, O_RDONLY);
-  struct stat st;
-  if (fd < 0 || fstat(fd, &st) != 0) {
-    sm_log_error("%s: cannot open: %s; check the path", path, strerror(errno));
-    err = SM_EIO;
-    goto fail;
-  }
-  size_t size = (size_t)st.st_size;
-  size_t nv = o->num_vector;
+/* The number of vectors: --num-vector, or what a file of size bytes holds. */
+static sm_err_t raw_count(const char *path, const sm_read_opts_t *o, size_t size,
+                          size_t bpv, size_t *nvp)
+{
+  size_t nv = o->num_vector, nf = o->num_field;
   if (nv == 0) {
     if (size % bpv != 0) {
       sm_log_error("%s: file size %zu bytes is not a whole number of vectors of "
                    "%zu bytes (%zu fields); check --num-field and the value size",
                    path, size, bpv, nf);
-      err = SM_EINCONSIST;
-      goto fail;
+      return SM_EINCONSIST;
     }
     nv = size / bpv;
   } else if (nv > size / bpv) {
@@ -122,62 +124,42 @@ sm_err_t sm_read_raw(const char *path, const sm_read_opts_t *o,
     sm_log_error("%s: %zu vectors of %zu bytes (%zu fields) need %zu bytes but "
                  "the file has %zu; check --num-vector and --num-field",
                  path, nv, bpv, nf, nv * bpv, size);
-    err = SM_EINCONSIST;
-    goto fail;
+    return SM_EINCONSIST;
   }
   if (nv == 0) {
     sm_log_error("%s: no vectors (the file is empty)", path);
-    err = SM_EDEGEN;
-    goto fail;
+    return SM_EDEGEN;
   }
-
-  size_t nvk, nfk;
-  if ((err = sm_read_slice_axis(path, "vector", nv, o->v0, o->vcount, &nvk)) ||
-      (err = sm_read_slice_axis(path, "field", nf, o->f0, o->fcount, &nfk)))
-    goto fail;
-  if ((err = sm_vectors_alloc(out, o->metric, o->elem_size, nvk, nfk)))
-    goto fail;
-
-  /* Bytes of one sliced row in the file, and where it starts in a vector. */
-  size_t first = ccc ? o->f0 / 4 : o->f0 * es;
-  size_t nbytes = ccc ? (o->f0 + nfk + 3) / 4 - o->f0 / 4 : nfk * es;
-  buf = malloc(nbytes);
-  if (!buf) {
-    sm_log_error("%s: out of memory for a %zu-byte row buffer", path, nbytes);
-    err = SM_ENOMEM;
-    goto fail;
-  }
-  for (size_t i = 0; i < nvk; i++) {
-    size_t v = o->v0 + i;
-    off_t off = (off_t)(v * bpv + first);
-    int e = sm_read_at(fd, buf, nbytes, off);
-    if (e) {
-      sm_log_error("%s: cannot read vector %zu (%zu bytes at byte offset %lld): %s",
-                   path, v + 1, nbytes, (long long)off, strerror(e));
-      err = SM_EIO;
-      goto fail;
-    }
-    if (ccc)
-      unpack_ccc_row(buf, o->f0, nfk, sm_vectors_row(out, i));
-    else if ((err = convert_czek_row(path, buf, es, v, o->f0, off, out, i)))
-      goto fail;
-  }
-  if (ccc)
-    sm_vectors_count_missing(out);
-
-  free(buf);
-  close(fd);
-  if (dims) {
-    dims->nv = nv;
-    dims->nf = nf;
-  }
+  *nvp = nv;
   return SM_OK;
+}
 
+sm_err_t sm_read_raw(const char *path, const sm_read_opts_t *o,
+                     sm_vectors_t *out, sm_dims_t *dims)
+{
+  int fd = -1;
+  sm_read_begin(out, dims);
+
+  const int ccc = o->metric == SM_METRIC_CCC;
+  size_t es, bpv, nv = 0, nvk, nfk;
+  size_t size;
+  sm_err_t err;
+  if ((err = raw_sizes(path, o, &es, &bpv)) || (err = sm_read_open(path, &fd, &size)) ||
+      (err = raw_count(path, o, size, bpv, &nv)) ||
+      (err = sm_read_slice_axis(path, "vector", nv, o->v0, o->vcount, &nvk)) ||
+      (err = sm_read_slice_axis(path, "field", o->num_field, o->f0, o->fcount, &nfk)) ||
+      (err = sm_vectors_alloc(out, o->metric, o->elem_size, nvk, nfk)))
+    goto fail;
+
+  /* The bytes of one sliced row in the file, and where they start in a vector. */
+  const sm_read_rows_t rows = {
+      .path = path, .what = "vector", .fd = fd,
+      .first = (off_t)(ccc ? o->f0 / 4 : o->f0 * es), .stride = bpv,
+      .nbytes = ccc ? (o->f0 + nfk + 3) / 4 - o->f0 / 4 : nfk * es};
+  raw_slice_t slice = {.path = path, .es = es, .f0 = o->f0, .out = out};
+  err = sm_read_rows(&rows, o->v0, nvk, raw_row, &slice);
 fail:
-  free(buf);
   if (fd >= 0)
     close(fd);
-  sm_vectors_free(out);
-  memset(out, 0, sizeof *out);
-  return err;
+  return sm_read_end(err, out, dims, nv, o->num_field);
 }

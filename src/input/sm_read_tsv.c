@@ -35,18 +35,20 @@ typedef struct tsv {
   ptrvec_t rnames;       /* row names of the kept rows */
 } tsv_t;
 
-static int push_ptr(ptrvec_t *v, char *s)
+/* Append s to v: SM_OK or SM_ENOMEM (logged by the caller, who knows the
+ * line). */
+static sm_err_t push_ptr(ptrvec_t *v, char *s)
 {
   if (v->n == v->cap) {
     size_t cap = v->cap ? 2 * v->cap : 64;
     char **p = realloc(v->p, cap * sizeof *p);
     if (!p)
-      return -1;
+      return SM_ENOMEM;
     v->p = p;
     v->cap = cap;
   }
   v->p[v->n++] = s;
-  return 0;
+  return SM_OK;
 }
 
 static void free_strings(ptrvec_t *v)
@@ -70,16 +72,16 @@ static int parse_number(const char *s, double *x)
 
 /* Split a line in place into t->cells. Tab and comma separate single cells
  * (trimmed of blanks and surrounding double quotes, as spreadsheets write
- * them); with spaces, runs of blanks separate cells. */
-static int split_line(tsv_t *t, char *s)
+ * them); with spaces, runs of blanks separate cells. SM_OK or SM_ENOMEM. */
+static sm_err_t split_line(tsv_t *t, char *s)
 {
   t->cells.n = 0;
   if (t->sep == ' ') {
     char *save = NULL;
     for (char *c = strtok_r(s, " \t", &save); c; c = strtok_r(NULL, " \t", &save))
       if (push_ptr(&t->cells, c))
-        return -1;
-    return 0;
+        return SM_ENOMEM;
+    return SM_OK;
   }
   for (;;) {
     char *next = strchr(s, t->sep);
@@ -94,9 +96,9 @@ static int split_line(tsv_t *t, char *s)
       s++;
     }
     if (push_ptr(&t->cells, s))
-      return -1;
+      return SM_ENOMEM;
     if (!next)
-      return 0;
+      return SM_OK;
     s = next + 1;
   }
 }
@@ -285,9 +287,7 @@ sm_err_t sm_read_tsv(const char *path, const sm_read_opts_t *o,
   size_t cap = 0, lineno = 0;
   FILE *f = NULL;
   memset(&t, 0, sizeof t);
-  memset(out, 0, sizeof *out);
-  if (dims)
-    memset(dims, 0, sizeof *dims);
+  sm_read_begin(out, dims);
   t.path = path;
   t.o = o;
   t.r0 = o->transpose ? o->f0 : o->v0;
@@ -337,17 +337,8 @@ sm_err_t sm_read_tsv(const char *path, const sm_read_opts_t *o,
                                 t.r0, t.rc, &rkeep)) ||
       (err = build(&t, out)))
     goto fail;
-  if (dims) {
-    size_t ncols = t.ncells - (size_t)t.rownames;
-    dims->nv = o->transpose ? ncols : t.nrows;
-    dims->nf = o->transpose ? t.nrows : ncols;
-  }
 
 fail:
-  if (err) {
-    sm_vectors_free(out);
-    memset(out, 0, sizeof *out);
-  }
   if (f)
     fclose(f);
   free(buf);
@@ -355,5 +346,7 @@ fail:
   free_strings(&t.header);
   free_strings(&t.rnames);
   free(t.vals);
-  return err;
+  size_t ncols = t.ncells - (size_t)t.rownames;
+  return sm_read_end(err, out, dims, o->transpose ? ncols : t.nrows,
+                     o->transpose ? t.nrows : ncols);
 }

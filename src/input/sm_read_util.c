@@ -1,12 +1,40 @@
 /* sm_read_util.c: helpers shared by the input readers (sm_read_tsv.c,
- * sm_read_npy.c, sm_read_plink.c, sm_read_raw.c): slice checks, exact
- * positioned reads, czekanowski value storing and checking. */
+ * sm_read_npy.c, sm_read_plink.c, sm_read_raw.c, sm_read_vcf.c): slice
+ * checks, exact positioned reads, slices of fixed-size vectors,
+ * czekanowski value storing and checking. */
 #include "sm_read_util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+void sm_read_begin(sm_vectors_t *out, sm_dims_t *dims)
+{
+  memset(out, 0, sizeof *out);
+  if (dims)
+    memset(dims, 0, sizeof *dims);
+}
+
+sm_err_t sm_read_end(sm_err_t err, sm_vectors_t *out, sm_dims_t *dims, size_t nv, size_t nf)
+{
+  if (err) {
+    sm_vectors_free(out);
+    memset(out, 0, sizeof *out);
+    return err;
+  }
+  if (out->metric == SM_METRIC_CCC)
+    sm_vectors_count_missing(out);
+  if (dims) {
+    dims->nv = nv;
+    dims->nf = nf;
+  }
+  return SM_OK;
+}
 
 sm_err_t sm_read_slice_axis(const char *path, const char *what, size_t n,
                             size_t start, size_t count, size_t *kept)
@@ -22,6 +50,21 @@ sm_err_t sm_read_slice_axis(const char *path, const char *what, size_t n,
     return SM_EOPTION;
   }
   *kept = count ? count : n - start;
+  return SM_OK;
+}
+
+sm_err_t sm_read_open(const char *path, int *fd, size_t *size)
+{
+  struct stat st;
+  *fd = open(path, O_RDONLY);
+  if (*fd < 0 || fstat(*fd, &st) != 0) {
+    sm_log_error("%s: cannot open: %s; check the path", path, strerror(errno));
+    if (*fd >= 0)
+      close(*fd);
+    *fd = -1;
+    return SM_EIO;
+  }
+  *size = (size_t)st.st_size;
   return SM_OK;
 }
 
@@ -41,6 +84,31 @@ int sm_read_at(int fd, void *buf, size_t n, off_t off)
     off += r;
   }
   return 0;
+}
+
+sm_err_t sm_read_rows(const sm_read_rows_t *r, size_t v0, size_t n, sm_read_row_fn fn,
+                      void *ctx)
+{
+  unsigned char *buf = malloc(r->nbytes);
+  if (!buf) {
+    sm_log_error("%s: out of memory for a %zu-byte row buffer", r->path, r->nbytes);
+    return SM_ENOMEM;
+  }
+  sm_err_t err = SM_OK;
+  for (size_t i = 0; i < n && !err; i++) {
+    size_t v = v0 + i;
+    off_t off = r->first + (off_t)(v * r->stride);
+    int e = sm_read_at(r->fd, buf, r->nbytes, off);
+    if (e) {
+      sm_log_error("%s: cannot read %s %zu (%zu bytes at byte offset %lld): %s", r->path,
+                   r->what, v + 1, r->nbytes, (long long)off, strerror(e));
+      err = SM_EIO;
+    } else {
+      err = fn(ctx, buf, v, off, i);
+    }
+  }
+  free(buf);
+  return err;
 }
 
 int sm_read_czek_ok(double x, size_t elem_size)

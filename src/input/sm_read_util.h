@@ -1,6 +1,7 @@
 /* sm_read_util.h: small helpers shared by the input readers (sm_read_*.c):
- * slice checks, exact positioned reads, czekanowski value storing and
- * checking. Internal to the readers; not part of sm_read.h's interface. */
+ * slice checks, exact positioned reads, reading a slice of fixed-size
+ * vectors, czekanowski value storing and checking. Internal to the
+ * readers; not part of sm_read.h's interface. */
 #ifndef SM_READ_UTIL_H
 #define SM_READ_UTIL_H
 
@@ -8,6 +9,15 @@
 #include <sys/types.h>
 
 #include "sm_error.h"
+#include "sm_read.h"
+
+/** The start of every reader: *out emptied, and *dims when not NULL. */
+void sm_read_begin(sm_vectors_t *out, sm_dims_t *dims);
+
+/** The end of every reader, given its status err: on success a CCC slice's
+ * missing calls are counted and *dims (when not NULL) gets the whole
+ * input's sizes nv x nf; on failure *out is freed and emptied. Returns err. */
+sm_err_t sm_read_end(sm_err_t err, sm_vectors_t *out, sm_dims_t *dims, size_t nv, size_t nf);
 
 /** Check [start, start + count) against an axis of n items (count 0 = to
  * the end) and set *kept to the number of items kept. what names the items
@@ -16,9 +26,35 @@
 sm_err_t sm_read_slice_axis(const char *path, const char *what, size_t n,
                             size_t start, size_t count, size_t *kept) SM_MUST_CHECK;
 
+/** Open path read-only (*fd) and get its size (*size). Logs and returns
+ * SM_EIO when it cannot be opened (*fd is then -1). */
+sm_err_t sm_read_open(const char *path, int *fd, size_t *size) SM_MUST_CHECK;
+
 /** pread exactly n bytes at off into buf, retrying on EINTR and short
  * reads; 0 or an errno value (EIO at end of file). Logs nothing. */
 int sm_read_at(int fd, void *buf, size_t n, off_t off);
+
+/* A file of fixed-size vectors (npy, raw, PLINK .bed) read one slice row
+ * at a time: vector v's bytes to read are nbytes at first + v * stride. */
+typedef struct sm_read_rows {
+  const char *path; /* the file, for messages */
+  const char *what; /* what a vector is called in messages ("vector", "SNP") */
+  int fd;
+  off_t first;   /* offset of vector 0's first byte to read */
+  size_t stride; /* bytes from one vector to the next */
+  size_t nbytes; /* bytes read per vector */
+} sm_read_rows_t;
+
+/* Turns one vector's bytes into row i of the slice; v is the vector's index
+ * in the file and off where its bytes were read (for messages). */
+typedef sm_err_t (*sm_read_row_fn)(void *ctx, const unsigned char *buf, size_t v, off_t off,
+                                   size_t i);
+
+/** Read vectors [v0, v0 + n) of r, calling fn on each in order. Logs (naming
+ * r->path) and returns SM_ENOMEM or SM_EIO when the row buffer cannot be
+ * had or a row cannot be read; returns fn's first error as is. */
+sm_err_t sm_read_rows(const sm_read_rows_t *r, size_t v0, size_t n, sm_read_row_fn fn,
+                      void *ctx) SM_MUST_CHECK;
 
 /** Czekanowski: whether x, rounded to the working precision (elem_size 4:
  * float, 8: double), is an allowed value (finite and >= 0). */

@@ -45,147 +45,178 @@ static void report_skipped(const char *path, unsigned long long n)
               n == 1 ? "" : "s");
 }
 
-sm_err_t sm_read_vcf(const char *path, const sm_read_opts_t *o, sm_vectors_t *out,
-                     sm_dims_t *dims)
-{
-  sm_err_t err = SM_OK;
-  htsFile *fp = NULL;
-  bcf_hdr_t *hdr = NULL;
-  bcf1_t *rec = NULL;
-  int32_t *gt = NULL;
-  int ngt = 0;
-  uint64_t *rows = NULL;
-  char **names = NULL;
-  size_t nkept = 0, cap = 0, nvar = 0, nrec = 0;
-  unsigned long long multi = 0;
-  memset(out, 0, sizeof *out);
-  if (dims)
-    memset(dims, 0, sizeof *dims);
+/* The reading state: the open file, and the kept rows and names of the
+ * slice's variants as they are read. */
+typedef struct vcf_in {
+  const char *path;
+  const sm_read_opts_t *o;
+  htsFile *fp;
+  bcf_hdr_t *hdr;
+  bcf1_t *rec;
+  int32_t *gt; /* bcf_get_genotypes' buffer */
+  int ngt;
+  size_t ns;        /* samples in the file */
+  size_t nfk, ld;   /* samples kept, words per kept row */
+  uint64_t *rows;   /* kept rows, ld words each */
+  char **names;     /* their names */
+  size_t nkept, cap;
+  size_t nvar, nrec; /* bi-allelic variants, records read */
+  unsigned long long multi; /* records skipped for their allele count */
+} vcf_in_t;
 
-  if (o->metric != SM_METRIC_CCC) {
-    sm_log_error("%s: VCF genotypes are for the CCC metric; use --metric ccc", path);
-    return SM_EOPTION;
-  }
+/* Open the file, check its header (FORMAT/GT, samples) and the field slice. */
+static sm_err_t in_open(vcf_in_t *v)
+{
   hts_set_log_level(HTS_LOG_ERROR);
   errno = 0;
-  if (!(fp = hts_open(path, "r"))) {
-    sm_log_error("%s: cannot open: %s", path, errno ? strerror(errno) : "unknown format");
+  if (!(v->fp = hts_open(v->path, "r"))) {
+    sm_log_error("%s: cannot open: %s", v->path, errno ? strerror(errno) : "unknown format");
     return SM_EIO;
   }
-  if (hts_get_format(fp)->category != variant_data || !(hdr = bcf_hdr_read(fp))) {
-    sm_log_error("%s: not a VCF or BCF file (no valid header)", path);
-    err = SM_EFORMAT;
-    goto done;
+  if (hts_get_format(v->fp)->category != variant_data || !(v->hdr = bcf_hdr_read(v->fp))) {
+    sm_log_error("%s: not a VCF or BCF file (no valid header)", v->path);
+    return SM_EFORMAT;
   }
-  int gt_id = bcf_hdr_id2int(hdr, BCF_DT_ID, "GT");
-  if (!bcf_hdr_idinfo_exists(hdr, BCF_HL_FMT, gt_id)) {
-    sm_log_error("%s: the header declares no FORMAT/GT: CCC needs genotype calls", path);
-    err = SM_EFORMAT;
-    goto done;
+  int gt_id = bcf_hdr_id2int(v->hdr, BCF_DT_ID, "GT");
+  if (!bcf_hdr_idinfo_exists(v->hdr, BCF_HL_FMT, gt_id)) {
+    sm_log_error("%s: the header declares no FORMAT/GT: CCC needs genotype calls", v->path);
+    return SM_EFORMAT;
   }
-  const size_t ns = (size_t)bcf_hdr_nsamples(hdr);
-  if (ns == 0) {
-    sm_log_error("%s: no samples (no fields)", path);
-    err = SM_EDEGEN;
-    goto done;
+  v->ns = (size_t)bcf_hdr_nsamples(v->hdr);
+  if (v->ns == 0) {
+    sm_log_error("%s: no samples (no fields)", v->path);
+    return SM_EDEGEN;
   }
-  size_t nfk;
-  if ((err = sm_read_slice_axis(path, "field", ns, o->f0, o->fcount, &nfk)))
-    goto done;
-  const size_t ld = sm_vectors_ld(SM_METRIC_CCC, 8, nfk);
-  if (!(rec = bcf_init())) {
-    err = SM_ENOMEM;
-    goto nomem;
+  sm_err_t err =
+      sm_read_slice_axis(v->path, "field", v->ns, v->o->f0, v->o->fcount, &v->nfk);
+  if (err)
+    return err;
+  v->ld = sm_vectors_ld(SM_METRIC_CCC, 8, v->nfk);
+  return SM_OK;
+}
+
+static sm_err_t out_of_memory(const vcf_in_t *v)
+{
+  sm_log_error("%s: out of memory after %zu variants", v->path, v->nvar);
+  return SM_ENOMEM;
+}
+
+/* Keep the current record as the next row: its calls' codes and its name
+ * (the ID column, or chrom:pos). */
+static sm_err_t keep_record(vcf_in_t *v)
+{
+  if (v->nkept == v->cap) {
+    v->cap = v->cap ? 2 * v->cap : 1024;
+    uint64_t *r2 = realloc(v->rows, v->cap * v->ld * sizeof *r2);
+    char **n2 = r2 ? realloc(v->names, v->cap * sizeof *n2) : NULL;
+    if (r2)
+      v->rows = r2;
+    if (!n2)
+      return out_of_memory(v);
+    v->names = n2;
   }
+  bcf1_t *rec = v->rec;
+  bcf_unpack(rec, BCF_UN_ALL);
+  uint64_t *row = v->rows + v->nkept * v->ld;
+  memset(row, 0, v->ld * sizeof *row);
+  int n = bcf_get_genotypes(v->hdr, rec, &v->gt, &v->ngt);
+  int mp = n > 0 ? n / (int)v->ns : 0;
+  for (size_t f = 0; f < v->nfk; f++)
+    sm_gt_set(row, f,
+              mp ? call_code(v->gt + (v->o->f0 + f) * (size_t)mp, mp) : SM_GT_MISSING);
+  const char *id = rec->d.id;
+  char buf[512];
+  if (!id || !strcmp(id, ".")) {
+    snprintf(buf, sizeof buf, "%s:%lld", bcf_hdr_id2name(v->hdr, rec->rid),
+             (long long)rec->pos + 1);
+    id = buf;
+  }
+  if (!(v->names[v->nkept] = strdup(id)))
+    return out_of_memory(v);
+  v->nkept++;
+  return SM_OK;
+}
+
+/* Read every record, counting the bi-allelic variants and keeping the
+ * slice's. */
+static sm_err_t read_records(vcf_in_t *v)
+{
+  if (!(v->rec = bcf_init()))
+    return out_of_memory(v);
+  const size_t v0 = v->o->v0, vcount = v->o->vcount;
   int ret;
-  while ((ret = bcf_read(fp, hdr, rec)) == 0) {
-    nrec++;
-    if (rec->errcode) {
+  while ((ret = bcf_read(v->fp, v->hdr, v->rec)) == 0) {
+    v->nrec++;
+    if (v->rec->errcode) {
       ret = -2;
       break;
     }
-    if (rec->n_allele != 2) {
-      multi++;
+    if (v->rec->n_allele != 2) {
+      v->multi++;
       continue;
     }
-    size_t v = nvar++;
-    if (v < o->v0 || (o->vcount && v >= o->v0 + o->vcount))
+    size_t k = v->nvar++;
+    if (k < v0 || (vcount && k >= v0 + vcount))
       continue;
-    if (nkept == cap) {
-      cap = cap ? 2 * cap : 1024;
-      uint64_t *r2 = realloc(rows, cap * ld * sizeof *r2);
-      char **n2 = r2 ? realloc(names, cap * sizeof *n2) : NULL;
-      if (r2)
-        rows = r2;
-      if (!n2)
-        goto nomem;
-      names = n2;
-    }
-    bcf_unpack(rec, BCF_UN_ALL);
-    uint64_t *row = rows + nkept * ld;
-    memset(row, 0, ld * sizeof *row);
-    int n = bcf_get_genotypes(hdr, rec, &gt, &ngt);
-    int mp = n > 0 ? n / (int)ns : 0;
-    for (size_t f = 0; f < nfk; f++)
-      sm_gt_set(row, f,
-                mp ? call_code(gt + (o->f0 + f) * (size_t)mp, mp) : SM_GT_MISSING);
-    const char *id = rec->d.id;
-    char buf[512];
-    if (!id || !strcmp(id, ".")) {
-      snprintf(buf, sizeof buf, "%s:%lld", bcf_hdr_id2name(hdr, rec->rid),
-               (long long)rec->pos + 1);
-      id = buf;
-    }
-    if (!(names[nkept] = strdup(id)))
-      goto nomem;
-    nkept++;
+    sm_err_t err = keep_record(v);
+    if (err)
+      return err;
   }
   if (ret < -1) {
     sm_log_error("%s: record %zu cannot be read (htslib error); the file is malformed or "
                  "truncated",
-                 path, nrec + (ret == -2 ? 0 : 1));
-    err = SM_EFORMAT;
-    goto done;
+                 v->path, v->nrec + (ret == -2 ? 0 : 1));
+    return SM_EFORMAT;
   }
-  report_skipped(path, multi);
-  if (nvar == 0) {
-    sm_log_error("%s: no bi-allelic variant (no vectors)", path);
-    err = SM_EDEGEN;
-    goto done;
+  return SM_OK;
+}
+
+/* The kept rows and names into *out, once the variants are counted. */
+static sm_err_t build(vcf_in_t *v, sm_vectors_t *out)
+{
+  report_skipped(v->path, v->multi);
+  if (v->nvar == 0) {
+    sm_log_error("%s: no bi-allelic variant (no vectors)", v->path);
+    return SM_EDEGEN;
   }
   size_t nvk;
-  if ((err = sm_read_slice_axis(path, "vector", nvar, o->v0, o->vcount, &nvk)))
-    goto done;
-  if ((err = sm_vectors_alloc(out, SM_METRIC_CCC, 8, nvk, nfk)))
-    goto done;
+  sm_err_t err = sm_read_slice_axis(v->path, "vector", v->nvar, v->o->v0, v->o->vcount, &nvk);
+  if (err || (err = sm_vectors_alloc(out, SM_METRIC_CCC, 8, nvk, v->nfk)))
+    return err;
   for (size_t i = 0; i < nvk; i++)
-    memcpy(sm_vectors_row(out, i), rows + i * ld, out->ld * sizeof(uint64_t));
-  out->names = names; /* handed over */
-  names = NULL;
-  sm_vectors_count_missing(out);
-  if (dims) {
-    dims->nv = nvar;
-    dims->nf = ns;
+    memcpy(sm_vectors_row(out, i), v->rows + i * v->ld, out->ld * sizeof(uint64_t));
+  out->names = v->names; /* handed over */
+  v->names = NULL;
+  return SM_OK;
+}
+
+static void in_close(vcf_in_t *v)
+{
+  for (size_t i = 0; v->names && i < v->nkept; i++)
+    free(v->names[i]);
+  free(v->names);
+  free(v->rows);
+  free(v->gt);
+  if (v->rec)
+    bcf_destroy(v->rec);
+  if (v->hdr)
+    bcf_hdr_destroy(v->hdr);
+  if (v->fp)
+    hts_close(v->fp);
+}
+
+sm_err_t sm_read_vcf(const char *path, const sm_read_opts_t *o, sm_vectors_t *out,
+                     sm_dims_t *dims)
+{
+  sm_read_begin(out, dims);
+  if (o->metric != SM_METRIC_CCC) {
+    sm_log_error("%s: VCF genotypes are for the CCC metric; use --metric ccc", path);
+    return SM_EOPTION;
   }
-  goto done;
-nomem:
-  sm_log_error("%s: out of memory after %zu variants", path, nvar);
-  err = SM_ENOMEM;
-done:
-  if (err) {
-    sm_vectors_free(out);
-    memset(out, 0, sizeof *out);
-  }
-  for (size_t i = 0; names && i < nkept; i++)
-    free(names[i]);
-  free(names);
-  free(rows);
-  free(gt);
-  if (rec)
-    bcf_destroy(rec);
-  if (hdr)
-    bcf_hdr_destroy(hdr);
-  if (fp)
-    hts_close(fp);
-  return err;
+  vcf_in_t v = {.path = path, .o = o};
+  sm_err_t err = in_open(&v);
+  if (!err && !(err = read_records(&v)))
+    err = build(&v, out);
+  in_close(&v);
+  return sm_read_end(err, out, dims, v.nvar, v.ns);
 }

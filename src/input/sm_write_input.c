@@ -5,29 +5,28 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "sm_commit.h"
 #include "sm_compute.h"
 
-static FILE *open_tmp(const char *path, char *tmp, size_t len)
+/* Open path's temporary file (logged on failure). */
+static sm_err_t open_tmp(sm_commit_t *c, const char *path)
 {
-  snprintf(tmp, len, "%s.part.%ld", path, (long)getpid());
-  FILE *f = fopen(tmp, "wb");
-  if (!f)
-    sm_log_error("%s: cannot create: %s", tmp, strerror(errno));
-  return f;
+  if (sm_commit_open(c, path, ".part", 1, "wb") == SM_OK)
+    return SM_OK;
+  sm_log_error("%s: cannot create: %s", c->tmp, strerror(errno));
+  return SM_EIO;
 }
 
-static sm_err_t close_tmp(FILE *f, const char *tmp, const char *path, int bad)
+/* Complete the file (bad: a write failed, drop it instead). */
+static sm_err_t close_tmp(sm_commit_t *c, int bad)
 {
-  bad |= ferror(f) || fflush(f) != 0;
-  bad |= fclose(f) != 0;
-  if (bad || rename(tmp, path) != 0) {
-    sm_log_error("%s: write failed: %s", path, strerror(errno));
-    unlink(tmp);
-    return SM_EIO;
-  }
-  return SM_OK;
+  if (bad)
+    sm_commit_abort(c);
+  if (!bad && sm_commit_finish(c) == SM_OK)
+    return SM_OK;
+  sm_log_error("%s: write failed: %s", c->path, strerror(errno));
+  return SM_EIO;
 }
 
 static double czek_at(const sm_vectors_t *v, size_t i, size_t q)
@@ -38,10 +37,10 @@ static double czek_at(const sm_vectors_t *v, size_t i, size_t q)
 
 static sm_err_t write_tsv(const sm_vectors_t *v, const char *path)
 {
-  char tmp[4096];
-  FILE *f = open_tmp(path, tmp, sizeof tmp);
-  if (!f)
+  sm_commit_t c;
+  if (open_tmp(&c, path))
     return SM_EIO;
+  FILE *f = c.f;
   int bad = fputs("vector", f) == EOF;
   for (size_t q = 0; q < v->nf; q++)
     bad |= fprintf(f, "\tf%zu", q) < 0;
@@ -55,15 +54,16 @@ static sm_err_t write_tsv(const sm_vectors_t *v, const char *path)
       bad |= fprintf(f, "\t%.17g", czek_at(v, i, q)) < 0;
     bad |= fputc('\n', f) == EOF;
   }
-  return close_tmp(f, tmp, path, bad);
+  return close_tmp(&c, bad);
 }
 
 static sm_err_t write_npy(const sm_vectors_t *v, const char *path)
 {
-  char tmp[4096], hdr[256];
-  FILE *f = open_tmp(path, tmp, sizeof tmp);
-  if (!f)
+  char hdr[256];
+  sm_commit_t c;
+  if (open_tmp(&c, path))
     return SM_EIO;
+  FILE *f = c.f;
   const int ccc = v->metric == SM_METRIC_CCC;
   int n = snprintf(hdr, sizeof hdr,
                    "{'descr': '%s', 'fortran_order': False, 'shape': (%zu, %zu), }",
@@ -87,16 +87,16 @@ static sm_err_t write_npy(const sm_vectors_t *v, const char *path)
       bad |= fwrite(sm_vectors_row(v, i), v->elem_size, v->nf, f) != v->nf;
     }
   }
-  return close_tmp(f, tmp, path, bad);
+  return close_tmp(&c, bad);
 }
 
 /* CoMet raw: czek values vector after vector; ccc 4 fields per byte. */
 static sm_err_t write_raw(const sm_vectors_t *v, const char *path)
 {
-  char tmp[4096];
-  FILE *f = open_tmp(path, tmp, sizeof tmp);
-  if (!f)
+  sm_commit_t c;
+  if (open_tmp(&c, path))
     return SM_EIO;
+  FILE *f = c.f;
   int bad = 0;
   for (size_t i = 0; i < v->nv && !bad; i++) {
     if (v->metric == SM_METRIC_CCC) {
@@ -106,54 +106,66 @@ static sm_err_t write_raw(const sm_vectors_t *v, const char *path)
       bad |= fwrite(sm_vectors_row(v, i), v->elem_size, v->nf, f) != v->nf;
     }
   }
-  return close_tmp(f, tmp, path, bad);
+  return close_tmp(&c, bad);
 }
 
-/* PLINK: prefix.bed (SNP-major, code = 3 - our code), .bim, .fam. */
-static sm_err_t write_plink(const sm_vectors_t *v, const char *prefix)
+/* PLINK .bed: SNP-major, code = 3 - our code. */
+static sm_err_t write_bed(const sm_vectors_t *v, const char *path)
 {
-  char path[4096], tmp[4200];
-  snprintf(path, sizeof path, "%s.bed", prefix);
-  FILE *f = open_tmp(path, tmp, sizeof tmp);
-  if (!f)
-    return SM_EIO;
-  int bad = fwrite("\x6c\x1b\x01", 1, 3, f) != 3;
   size_t nb = (v->nf + 3) / 4;
   unsigned char *buf = calloc(nb ? nb : 1, 1);
-  if (!buf) {
-    fclose(f);
-    unlink(tmp);
+  if (!buf)
     return SM_ENOMEM;
+  sm_commit_t c;
+  if (open_tmp(&c, path)) {
+    free(buf);
+    return SM_EIO;
   }
+  int bad = fwrite("\x6c\x1b\x01", 1, 3, c.f) != 3;
   for (size_t i = 0; i < v->nv && !bad; i++) {
     memset(buf, 0, nb);
     for (size_t q = 0; q < v->nf; q++) {
-      unsigned c = 3u - sm_gt_get(sm_vectors_row(v, i), q);
-      buf[q / 4] |= (unsigned char)(c << (2 * (q % 4)));
+      unsigned code = 3u - sm_gt_get(sm_vectors_row(v, i), q);
+      buf[q / 4] |= (unsigned char)(code << (2 * (q % 4)));
     }
-    bad |= fwrite(buf, 1, nb, f) != nb;
+    bad |= fwrite(buf, 1, nb, c.f) != nb;
   }
   free(buf);
-  sm_err_t err = close_tmp(f, tmp, path, bad);
-  if (err)
-    return err;
-  snprintf(path, sizeof path, "%s.bim", prefix);
-  if (!(f = open_tmp(path, tmp, sizeof tmp)))
+  return close_tmp(&c, bad);
+}
+
+/* PLINK .bim (one line per vector) and .fam (one per field). */
+static sm_err_t write_bim_fam(const sm_vectors_t *v, const char *bim, const char *fam)
+{
+  sm_commit_t c;
+  if (open_tmp(&c, bim))
     return SM_EIO;
+  int bad = 0;
   for (size_t i = 0; i < v->nv; i++) {
     if (v->names)
-      bad |= fprintf(f, "1\t%s\t0\t%zu\tA\tG\n", v->names[i], i + 1) < 0;
+      bad |= fprintf(c.f, "1\t%s\t0\t%zu\tA\tG\n", v->names[i], i + 1) < 0;
     else
-      bad |= fprintf(f, "1\tsnp%zu\t0\t%zu\tA\tG\n", i, i + 1) < 0;
+      bad |= fprintf(c.f, "1\tsnp%zu\t0\t%zu\tA\tG\n", i, i + 1) < 0;
   }
-  if ((err = close_tmp(f, tmp, path, bad)))
+  sm_err_t err = close_tmp(&c, bad);
+  if (err)
     return err;
-  snprintf(path, sizeof path, "%s.fam", prefix);
-  if (!(f = open_tmp(path, tmp, sizeof tmp)))
+  if (open_tmp(&c, fam))
     return SM_EIO;
   for (size_t q = 0; q < v->nf; q++)
-    bad |= fprintf(f, "fam%zu\tind%zu\t0\t0\t0\t-9\n", q, q) < 0;
-  return close_tmp(f, tmp, path, bad);
+    bad |= fprintf(c.f, "fam%zu\tind%zu\t0\t0\t0\t-9\n", q, q) < 0;
+  return close_tmp(&c, bad);
+}
+
+/* PLINK: prefix.bed, .bim, .fam. */
+static sm_err_t write_plink(const sm_vectors_t *v, const char *prefix)
+{
+  char bed[4096], bim[4096], fam[4096];
+  snprintf(bed, sizeof bed, "%s.bed", prefix);
+  snprintf(bim, sizeof bim, "%s.bim", prefix);
+  snprintf(fam, sizeof fam, "%s.fam", prefix);
+  sm_err_t err = write_bed(v, bed);
+  return err ? err : write_bim_fam(v, bim, fam);
 }
 
 sm_err_t sm_vectors_write(const sm_vectors_t *v, sm_input_format_t fmt, const char *path)

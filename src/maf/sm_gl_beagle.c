@@ -21,10 +21,12 @@ static int is_space(char c)
   return c == ' ' || c == '\t';
 }
 
-/* Next non-empty line into b->line (end of line removed); 1 read, 0 at the
- * end, -1 on a read error. */
-static int next_line(beagle_t *b)
+/* Next non-empty line into b->line (end of line removed); *eof set at the
+ * end. SM_EIO on a read error (or no memory for the line), logged by the
+ * caller with errno. */
+static sm_err_t next_line(beagle_t *b, int *eof)
 {
+  *eof = 0;
   for (;;) {
     size_t len = 0;
     for (;;) {
@@ -32,7 +34,7 @@ static int next_line(beagle_t *b)
         size_t cap = b->cap ? 2 * b->cap : 65536;
         char *grown = realloc(b->line, cap);
         if (!grown)
-          return -1;
+          return SM_EIO;
         b->line = grown;
         b->cap = cap;
       }
@@ -46,7 +48,8 @@ static int next_line(beagle_t *b)
     if (len == 0) {
       int zerr = 0;
       gzerror(b->f, &zerr);
-      return zerr == Z_OK || zerr == Z_BUF_ERROR ? 0 : -1;
+      *eof = 1;
+      return zerr == Z_OK || zerr == Z_BUF_ERROR ? SM_OK : SM_EIO;
     }
     b->lineno++;
     while (len && (b->line[len - 1] == '\n' || b->line[len - 1] == '\r'))
@@ -55,7 +58,7 @@ static int next_line(beagle_t *b)
     while (k < len && is_space(b->line[k]))
       k++;
     if (k < len)
-      return 1;
+      return SM_OK;
   }
 }
 
@@ -93,13 +96,13 @@ static sm_err_t beagle_next(sm_gl_reader_t *r, int keep, double *row, sm_gl_site
                             int *eof)
 {
   beagle_t *b = r->impl;
-  int got = next_line(b);
-  if (got < 0) {
+  int at_end;
+  if (next_line(b, &at_end) != SM_OK) {
     sm_log_error("%s: read error after line %zu (%s); the file is damaged or truncated",
                  r->path, b->lineno, errno ? strerror(errno) : "corrupt gzip data");
     return SM_EIO;
   }
-  if (got == 0) {
+  if (at_end) {
     *eof = 1;
     return SM_OK;
   }
@@ -205,13 +208,13 @@ sm_err_t sm_gl_beagle_open(sm_gl_reader_t *r)
     return SM_EIO;
   }
   gzbuffer(b->f, 1 << 17);
-  int got = next_line(b);
-  if (got < 0) {
+  int at_end;
+  if (next_line(b, &at_end) != SM_OK) {
     sm_log_error("%s: read error in the header (%s)", r->path,
                  errno ? strerror(errno) : "corrupt gzip data");
     return SM_EIO;
   }
-  if (got == 0) {
+  if (at_end) {
     sm_log_error("%s: empty file: a BEAGLE file starts with the header `marker allele1 "
                  "allele2 Ind0 Ind0 Ind0 ...`",
                  r->path);

@@ -27,38 +27,47 @@ static int has_format(const bcf_hdr_t *hdr, const char *tag)
   return bcf_hdr_idinfo_exists(hdr, BCF_HL_FMT, id);
 }
 
-/* One sample's three values to linear likelihoods; 0 when it has no data,
- * -1 for a value no likelihood can have. */
-static int from_gl(const float *v, double *p)
+/* A sample without data: every genotype equally likely. */
+static void no_data(double *p) { p[0] = p[1] = p[2] = 1.0; }
+
+/* One sample's three GL values (log10) to linear likelihoods p (no_data
+ * when a value is missing). SM_EVALUE, logged by the caller, for a value no
+ * likelihood can have. */
+static sm_err_t from_gl(const float *v, double *p)
 {
   double mx = -INFINITY;
   for (int g = 0; g < 3; g++) {
-    if (bcf_float_is_missing(v[g]) || bcf_float_is_vector_end(v[g]))
-      return 0;
+    if (bcf_float_is_missing(v[g]) || bcf_float_is_vector_end(v[g])) {
+      no_data(p);
+      return SM_OK;
+    }
     if (isnan(v[g]) || v[g] == INFINITY)
-      return -1;
+      return SM_EVALUE;
     mx = v[g] > mx ? v[g] : mx;
   }
   if (mx == -INFINITY)
-    return -1;
+    return SM_EVALUE;
   for (int g = 0; g < 3; g++) /* relative to the best genotype: no underflow */
     p[g] = pow(10.0, (double)v[g] - mx);
-  return 1;
+  return SM_OK;
 }
 
-static int from_pl(const int32_t *v, double *p)
+/* The same from three PL values (phred). */
+static sm_err_t from_pl(const int32_t *v, double *p)
 {
   int32_t mn = INT32_MAX;
   for (int g = 0; g < 3; g++) {
-    if (v[g] == bcf_int32_missing || v[g] == bcf_int32_vector_end)
-      return 0;
+    if (v[g] == bcf_int32_missing || v[g] == bcf_int32_vector_end) {
+      no_data(p);
+      return SM_OK;
+    }
     if (v[g] < 0)
-      return -1;
+      return SM_EVALUE;
     mn = v[g] < mn ? v[g] : mn;
   }
   for (int g = 0; g < 3; g++)
     p[g] = pow(10.0, -0.1 * (double)(v[g] - mn));
-  return 1;
+  return SM_OK;
 }
 
 static sm_err_t glv_next(sm_gl_reader_t *r, int keep, double *row, sm_gl_site_t *site,
@@ -100,10 +109,12 @@ static sm_err_t glv_next(sm_gl_reader_t *r, int keep, double *row, sm_gl_site_t 
     }
     for (size_t i = 0; i < ns; i++) {
       double *p = row + 3 * i;
-      int ok = n <= 0   ? 0
-               : use_gl ? from_gl(v->glv + 3 * i, p)
-                        : from_pl(v->plv + 3 * i, p);
-      if (ok < 0) {
+      sm_err_t bad = SM_OK;
+      if (n <= 0)
+        no_data(p);
+      else
+        bad = use_gl ? from_gl(v->glv + 3 * i, p) : from_pl(v->plv + 3 * i, p);
+      if (bad) {
         sm_log_error("%s: %s:%lld, sample %s: %s is not a likelihood (%s); fix the "
                      "file or drop the field",
                      r->path, bcf_hdr_id2name(v->hdr, rec->rid), (long long)rec->pos + 1,
@@ -111,8 +122,6 @@ static sm_err_t glv_next(sm_gl_reader_t *r, int keep, double *row, sm_gl_site_t 
                      use_gl ? "NaN or +inf log10 value" : "negative phred value");
         return SM_EVALUE;
       }
-      if (ok == 0)
-        p[0] = p[1] = p[2] = 1.0;
     }
     site->chrom = bcf_hdr_id2name(v->hdr, rec->rid);
     site->chrom_len = strlen(site->chrom);

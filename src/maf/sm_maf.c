@@ -30,8 +30,15 @@ typedef struct run {
   size_t nblk, cap, ndone; /* blocks; blocks whose SAF has been written */
   sm_maf_writer_t *saf_w, *maf_w;
   uint64_t computed, nodata, with_missing, bins_total, bins_dropped;
+  uint64_t tot[5]; /* those five summed over the ranks */
   int progress;
   double t_start, t_last;
+  const char *command;
+  double t0, t_init, t_saf, t_em, t_out;
+  char saf_path[4096], maf_path[4096], sfs_path[4096], json_path[4096];
+  int runtime_up, em_ran;
+  sm_maf_em_t em;
+  sm_runtime_stats_t rs;
 } run_t;
 
 /* Output paths: PREFIX.<ext>, PREFIX_<rank>.<ext> for a per-rank file under
@@ -44,6 +51,7 @@ static void out_path(char *buf, size_t len, const run_t *r, const char *ext, int
     snprintf(buf, len, "%s.%s", r->o->output, ext);
 }
 
+/* Open the input (rank 0 first) and size its blocks. */
 static sm_err_t open_input(run_t *r)
 {
   /* rank 0 first, so a bad input is reported once */
@@ -64,6 +72,7 @@ static sm_err_t open_input(run_t *r)
                    r->o->input, r->nind);
     return SM_EDEGEN;
   }
+  r->bs = r->o->block_size ? r->o->block_size : sm_maf_auto_block(r->nind);
   return SM_OK;
 }
 
@@ -204,6 +213,7 @@ static sm_err_t compute_saf(run_t *r)
   return err;
 }
 
+/* Unregister and free every block. */
 static void cleanup(run_t *r)
 {
   for (size_t k = 0; k < r->nblk; k++) {
@@ -237,172 +247,217 @@ static sm_err_t write_maf(run_t *r)
   return err;
 }
 
-int sm_maf_main(const sm_maf_options_t *o, const char *command)
+/* Open the outputs: every path, the SAF and MAF writers; the tables. */
+static sm_err_t open_outputs(run_t *r)
 {
-  const double t0 = sm_now();
-  run_t r = {.o = o, .me = sm_mpi_rank(), .P = sm_mpi_size()};
-  sm_log_set_quiet(o->quiet || r.me != 0);
-  sm_maf_em_t em = {.maxiter = o->em_maxiter, .tol = o->em_tol};
-  sm_runtime_stats_t rs = {0};
-  int runtime_up = 0, em_ran = 0;
-  double t_init = 0, t_saf = 0, t_em = 0, t_out = 0;
-  char saf_path[4096] = "", maf_path[4096] = "", sfs_path[4096] = "",
-       json_path[4096] = "";
-
-  sm_err_t err = open_input(&r);
-  if (err)
-    goto done;
-  r.bs = o->block_size ? o->block_size : sm_maf_auto_block(r.nind);
+  const sm_maf_options_t *o = r->o;
+  const char *saf_ext = o->output_format == SM_SAF_OUT_BIN ? "saf.bin" : "saf.tsv";
+  sm_err_t err = SM_OK;
   if (o->output) {
     if (o->output_format != SM_SAF_OUT_NONE)
-      out_path(saf_path, sizeof saf_path, &r,
-               o->output_format == SM_SAF_OUT_BIN ? "saf.bin" : "saf.tsv", 1);
-    out_path(maf_path, sizeof maf_path, &r, "maf.tsv", 1);
-    out_path(sfs_path, sizeof sfs_path, &r, "sfs", 0);
-    out_path(json_path, sizeof json_path, &r, "json", 0);
+      out_path(r->saf_path, sizeof r->saf_path, r, saf_ext, 1);
+    out_path(r->maf_path, sizeof r->maf_path, r, "maf.tsv", 1);
+    out_path(r->sfs_path, sizeof r->sfs_path, r, "sfs", 0);
+    out_path(r->json_path, sizeof r->json_path, r, "json", 0);
   }
   if (o->summary)
-    snprintf(json_path, sizeof json_path, "%s", o->summary);
-  if (saf_path[0])
-    err = sm_maf_writer_open(&r.saf_w, saf_path,
+    snprintf(r->json_path, sizeof r->json_path, "%s", o->summary);
+  if (r->saf_path[0])
+    err = sm_maf_writer_open(&r->saf_w, r->saf_path,
                              o->output_format == SM_SAF_OUT_BIN ? SM_MAF_FILE_SAF_BIN
                                                                 : SM_MAF_FILE_SAF_TSV,
-                             r.nind, o->band_tol);
-  if (!err && maf_path[0])
-    err = sm_maf_writer_open(&r.maf_w, maf_path, SM_MAF_FILE_MAF_TSV, r.nind, 0);
+                             r->nind, o->band_tol);
+  if (!err && r->maf_path[0])
+    err = sm_maf_writer_open(&r->maf_w, r->maf_path, SM_MAF_FILE_MAF_TSV, r->nind, 0);
   if ((err = sm_mpi_agree(err)))
-    goto done;
-  if (!(r.tab = sm_saf_tab_create(r.nind))) {
-    sm_log_error("maf: out of memory for the tables of %zu individuals", r.nind);
+    return err;
+  if (!(r->tab = sm_saf_tab_create(r->nind))) {
+    sm_log_error("maf: out of memory for the tables of %zu individuals", r->nind);
     err = SM_ENOMEM;
   }
-  if ((err = sm_mpi_agree(err)))
-    goto done;
+  return sm_mpi_agree(err);
+}
 
-  /* StarPU on each rank; ranks meet only in the EM's sums */
+/* StarPU on each rank; ranks meet only in the EM's sums. */
+static sm_err_t start_runtime(run_t *r)
+{
   double t1 = sm_now();
-  err = sm_mpi_agree(sm_runtime_init(o->sched, 0));
-  t_init = sm_now() - t1;
+  sm_err_t err = sm_mpi_agree(sm_runtime_init(r->o->sched, 0));
+  r->t_init = sm_now() - t1;
   if (err)
-    goto done;
-  runtime_up = 1;
+    return err;
+  r->runtime_up = 1;
   sm_codelets_init(0, SM_KERNEL_AUTO);
-  r.progress = r.me == 0 && (o->progress < 0 ? isatty(2) && !o->quiet : o->progress);
-  r.t_start = r.t_last = sm_now();
-  err = sm_mpi_agree(compute_saf(&r));
-  t_saf = sm_now() - r.t_start;
-  sm_mpi_max_double(&t_saf, 1); /* the slowest rank sets the rate */
+  r->progress =
+      r->me == 0 && (r->o->progress < 0 ? isatty(2) && !r->o->quiet : r->o->progress);
+  r->t_start = r->t_last = sm_now();
+  return SM_OK;
+}
+
+/* The SAF of every site of this rank; the counts over every rank, and
+ * at least one site with data. */
+static sm_err_t compute_sites(run_t *r)
+{
+  sm_err_t err = sm_mpi_agree(compute_saf(r));
+  r->t_saf = sm_now() - r->t_start;
+  sm_mpi_max_double(&r->t_saf, 1); /* the slowest rank sets the rate */
   if (err)
-    goto done;
-  uint64_t tot[5] = {r.computed, r.nodata, r.with_missing, r.bins_total, r.bins_dropped};
+    return err;
+  uint64_t *tot = r->tot;
+  tot[0] = r->computed, tot[1] = r->nodata, tot[2] = r->with_missing;
+  tot[3] = r->bins_total, tot[4] = r->bins_dropped;
   sm_mpi_sum_u64(tot, 5);
   if (tot[0] == 0) {
     sm_gl_stats_t st0;
-    sm_gl_get_stats(r.rd, &st0); /* every rank read every site */
-    if (r.me == 0 && st0.sites == 0)
-      sm_log_error("%s: no site%s: nothing to estimate", o->input,
+    sm_gl_get_stats(r->rd, &st0); /* every rank read every site */
+    if (r->me == 0 && st0.sites == 0)
+      sm_log_error("%s: no site%s: nothing to estimate", r->o->input,
                    st0.records ? " with two alleles" : "s after the header");
-    else if (r.me == 0)
+    else if (r->me == 0)
       sm_log_error("%s: no site has data (every individual of every site has equal "
                    "likelihoods): nothing to estimate",
-                   o->input);
-    err = SM_EDEGEN;
-    goto done;
+                   r->o->input);
+    return SM_EDEGEN;
   }
+  return SM_OK;
+}
 
+/* The spectrum EM over every rank's sites. */
+static sm_err_t run_em(run_t *r)
+{
   double t2 = sm_now();
-  err = sm_maf_em_run(r.blk, r.nblk, r.nbins, &em);
-  t_em = sm_now() - t2;
-  em_ran = !err;
-  if (err)
-    goto done;
-  double t3 = sm_now();
-  if (r.maf_w)
-    err = write_maf(&r);
-  if (!err && r.me == 0 && sfs_path[0])
-    err = sm_maf_write_sfs(sfs_path, em.phi, r.nbins, em.nsites);
-  err = sm_mpi_agree(err);
-  t_out = sm_now() - t3;
+  sm_err_t err = sm_maf_em_run(r->blk, r->nblk, r->nbins, &r->em);
+  r->t_em = sm_now() - t2;
+  r->em_ran = !err;
+  return err;
+}
 
-  /* the summary */
-  sm_maf_rank_t mine = {.blocks = r.nblk, .computed = r.computed, .t_saf = t_saf};
-  for (size_t k = 0; k < r.nblk; k++)
-    mine.sites += r.blk[k].sites.n;
-  sm_runtime_collect(&rs);
-  mine.nworkers = rs.nworkers;
-  sm_maf_rank_t *ranks = r.me == 0 ? calloc((size_t)r.P, sizeof *ranks) : NULL, dummy[1];
+/* The allele frequencies (every rank) and the spectrum (rank 0). */
+static sm_err_t write_results(run_t *r)
+{
+  double t3 = sm_now();
+  sm_err_t err = SM_OK;
+  if (r->maf_w)
+    err = write_maf(r);
+  if (!err && r->me == 0 && r->sfs_path[0])
+    err = sm_maf_write_sfs(r->sfs_path, r->em.phi, r->nbins, r->em.nsites);
+  err = sm_mpi_agree(err);
+  r->t_out = sm_now() - t3;
+  return err;
+}
+
+/* Rank 0: the JSON summary and the printed one. */
+static sm_err_t print_report(run_t *r, sm_err_t err, const sm_maf_rank_t *ranks,
+                             const sm_gl_stats_t *st, uint64_t nd)
+{
+  const sm_maf_options_t *o = r->o;
+  sm_maf_report_t rep = {.opt = o,
+                         .command = r->command,
+                         .status = err ? sm_strerror(err) : "ok",
+                         .format = sm_gl_format_name(r->rd),
+                         .nind = r->nind,
+                         .block_size = r->bs,
+                         .nranks = r->P,
+                         .records = st->records,
+                         .sites = st->sites,
+                         .computed = r->tot[0],
+                         .nodata = r->tot[1],
+                         .multiallelic = st->multiallelic,
+                         .not_diploid = nd,
+                         .with_missing = r->tot[2],
+                         .bins_total = r->tot[3],
+                         .bins_dropped = r->tot[4],
+                         .em = r->em_ran ? &r->em : NULL,
+                         .ranks = ranks,
+                         .rt = &r->rs,
+                         .t_init = r->t_init,
+                         .t_saf = r->t_saf,
+                         .t_em = r->t_em,
+                         .t_output = r->t_out,
+                         .t_total = sm_now() - r->t0};
+  char saf_all[4200], maf_all[4200];
+  if (!err && r->saf_path[0]) {
+    if (r->P > 1)
+      snprintf(saf_all, sizeof saf_all, "%s_<rank>.%s", o->output,
+               o->output_format == SM_SAF_OUT_BIN ? "saf.bin" : "saf.tsv");
+    else
+      snprintf(saf_all, sizeof saf_all, "%s", r->saf_path);
+    rep.saf_path = saf_all;
+  }
+  if (!err && r->maf_path[0]) {
+    if (r->P > 1)
+      snprintf(maf_all, sizeof maf_all, "%s_<rank>.maf.tsv", o->output);
+    else
+      snprintf(maf_all, sizeof maf_all, "%s", r->maf_path);
+    rep.maf_path = maf_all;
+    rep.sfs_path = r->sfs_path;
+  }
+  if (r->json_path[0]) {
+    sm_err_t jerr = sm_maf_report_json(&rep, r->json_path);
+    err = err ? err : jerr;
+  }
+  sm_maf_report_print(&rep, stdout);
+  return err;
+}
+
+/* Gather every rank's counts, commit the SAF and MAF files, report. */
+static sm_err_t report(run_t *r, sm_err_t err)
+{
+  sm_maf_rank_t mine = {.blocks = r->nblk, .computed = r->computed, .t_saf = r->t_saf};
+  for (size_t k = 0; k < r->nblk; k++)
+    mine.sites += r->blk[k].sites.n;
+  sm_runtime_collect(&r->rs);
+  mine.nworkers = r->rs.nworkers;
+  sm_maf_rank_t *ranks = r->me == 0 ? calloc((size_t)r->P, sizeof *ranks) : NULL, dummy[1];
   sm_mpi_gather_bytes(&mine, sizeof mine, ranks ? ranks : dummy);
   sm_gl_stats_t st;
-  sm_gl_get_stats(r.rd, &st);
+  sm_gl_get_stats(r->rd, &st);
   uint64_t nd = st.not_diploid;
   sm_mpi_sum_u64(&nd, 1);
   double t4 = sm_now();
-  sm_err_t cerr = sm_mpi_agree(sm_maf_writer_close(r.saf_w, err == SM_OK));
-  sm_err_t cerr2 = sm_mpi_agree(sm_maf_writer_close(r.maf_w, err == SM_OK));
+  sm_err_t cerr = sm_mpi_agree(sm_maf_writer_close(r->saf_w, err == SM_OK));
+  sm_err_t cerr2 = sm_mpi_agree(sm_maf_writer_close(r->maf_w, err == SM_OK));
   cerr = cerr ? cerr : cerr2;
-  r.saf_w = r.maf_w = NULL;
+  r->saf_w = r->maf_w = NULL;
   err = err ? err : cerr;
-  t_out += sm_now() - t4;
-  if (r.me == 0) {
-    sm_maf_report_t rep = {.opt = o,
-                           .command = command,
-                           .status = err ? sm_strerror(err) : "ok",
-                           .format = sm_gl_format_name(r.rd),
-                           .nind = r.nind,
-                           .block_size = r.bs,
-                           .nranks = r.P,
-                           .records = st.records,
-                           .sites = st.sites,
-                           .computed = tot[0],
-                           .nodata = tot[1],
-                           .multiallelic = st.multiallelic,
-                           .not_diploid = nd,
-                           .with_missing = tot[2],
-                           .bins_total = tot[3],
-                           .bins_dropped = tot[4],
-                           .em = em_ran ? &em : NULL,
-                           .ranks = ranks,
-                           .rt = &rs,
-                           .t_init = t_init,
-                           .t_saf = t_saf,
-                           .t_em = t_em,
-                           .t_output = t_out,
-                           .t_total = sm_now() - t0};
-    char saf_all[4200], maf_all[4200];
-    if (!err && saf_path[0]) {
-      if (r.P > 1)
-        snprintf(saf_all, sizeof saf_all, "%s_<rank>.%s", o->output,
-                 o->output_format == SM_SAF_OUT_BIN ? "saf.bin" : "saf.tsv");
-      else
-        snprintf(saf_all, sizeof saf_all, "%s", saf_path);
-      rep.saf_path = saf_all;
-    }
-    if (!err && maf_path[0]) {
-      if (r.P > 1)
-        snprintf(maf_all, sizeof maf_all, "%s_<rank>.maf.tsv", o->output);
-      else
-        snprintf(maf_all, sizeof maf_all, "%s", maf_path);
-      rep.maf_path = maf_all;
-      rep.sfs_path = sfs_path;
-    }
-    if (json_path[0]) {
-      sm_err_t jerr = sm_maf_report_json(&rep, json_path);
-      err = err ? err : jerr;
-    }
-    sm_maf_report_print(&rep, stdout);
-  }
+  r->t_out += sm_now() - t4;
+  if (r->me == 0)
+    err = print_report(r, err, ranks, &st, nd);
   free(ranks);
+  return err;
+}
 
-done:
-  sm_maf_writer_close(r.saf_w, 0);
-  sm_maf_writer_close(r.maf_w, 0);
-  if (err && r.me == 0 && sfs_path[0])
-    unlink(sfs_path); /* a failed run leaves no finished-looking file */
-  cleanup(&r);
-  if (runtime_up)
+/* The one cleanup: a failed run leaves no finished-looking file. */
+static void finish(run_t *r, sm_err_t err)
+{
+  sm_maf_writer_close(r->saf_w, 0);
+  sm_maf_writer_close(r->maf_w, 0);
+  if (err && r->me == 0 && r->sfs_path[0])
+    unlink(r->sfs_path);
+  cleanup(r);
+  if (r->runtime_up)
     sm_runtime_shutdown();
-  sm_saf_tab_destroy(r.tab);
-  free(em.phi);
-  sm_gl_close(r.rd);
+  sm_saf_tab_destroy(r->tab);
+  free(r->em.phi);
+  sm_gl_close(r->rd);
+}
+
+int sm_maf_main(const sm_maf_options_t *o, const char *command)
+{
+  run_t r = {.o = o, .command = command, .t0 = sm_now(), .me = sm_mpi_rank(),
+             .P = sm_mpi_size(), .em = {.maxiter = o->em_maxiter, .tol = o->em_tol}};
+  sm_log_set_quiet(o->quiet || r.me != 0);
+  sm_err_t err = open_input(&r);
+  if (!err)
+    err = open_outputs(&r);
+  if (!err)
+    err = start_runtime(&r);
+  if (!err)
+    err = compute_sites(&r);
+  if (!err)
+    err = run_em(&r);
+  if (!err)
+    err = report(&r, write_results(&r));
+  finish(&r, err);
   return sm_mpi_agree(err);
 }

@@ -31,9 +31,11 @@ typedef struct sm_maf_options {
   int quiet;
 } sm_maf_options_t;
 
-/** Parse `starmet maf` (argv[0] is "maf"). Returns SM_OK, SM_EOPTION
- * (logged), or 1 when help was printed. */
-int sm_maf_options_parse(int argc, char **argv, sm_maf_options_t *o);
+/** Parse and check `starmet maf` (argv[0] is "maf") from the table in
+ * sm_maf_options.c. Returns SM_OK or SM_EOPTION (logged); *done is set
+ * when --help was printed. */
+sm_err_t sm_maf_options_parse(int argc, char **argv, sm_maf_options_t *o,
+                              int *done) SM_MUST_CHECK;
 
 /** The help of `starmet maf`. */
 void sm_maf_usage(FILE *f);

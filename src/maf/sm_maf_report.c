@@ -3,28 +3,10 @@
 #include "sm_maf_report.h"
 
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-static void json_str(FILE *f, const char *s)
-{
-  if (!s) {
-    fputs("null", f);
-    return;
-  }
-  fputc('"', f);
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\')
-      fprintf(f, "\\%c", c);
-    else if (c < 0x20)
-      fprintf(f, "\\u%04x", c);
-    else
-      fputc(c, f);
-  }
-  fputc('"', f);
-}
+#include "sm_commit.h"
+#include "sm_json.h"
 
 static const char *kernel_name(const sm_maf_report_t *r)
 {
@@ -38,95 +20,116 @@ static double rate(const sm_maf_report_t *r)
   return r->t_saf > 0 ? (double)r->computed / r->t_saf : 0.0;
 }
 
+/* "sites" and "banding": what was read, computed and skipped. */
+static void json_sites(sm_json_t *j, const sm_maf_report_t *r)
+{
+  sm_json_object(j, "sites", 0);
+  sm_json_u64(j, "records", r->records);
+  sm_json_u64(j, "read", r->sites);
+  sm_json_u64(j, "computed", r->computed);
+  sm_json_u64(j, "skipped_no_data", r->nodata);
+  sm_json_u64(j, "skipped_multiallelic", r->multiallelic);
+  sm_json_u64(j, "not_diploid", r->not_diploid);
+  sm_json_u64(j, "with_missing_individuals", r->with_missing);
+  sm_json_close(j);
+  sm_json_object(j, "banding", 0);
+  sm_json_u64(j, "bins", r->bins_total);
+  sm_json_u64(j, "bins_dropped", r->bins_dropped);
+  sm_json_close(j);
+}
+
+/* "sfs_em": the spectrum's EM and the spectrum (expected site counts). */
+static void json_em(sm_json_t *j, const sm_maf_report_t *r)
+{
+  const sm_maf_em_t *em = r->em;
+  sm_json_object(j, "sfs_em", 0);
+  sm_json_int(j, "iterations", em->iterations);
+  sm_json_bool(j, "converged", em->converged);
+  sm_json_real(j, "loglik", 17, em->loglik);
+  sm_json_fixed(j, "sites", 0, em->nsites);
+  sm_json_real(j, "tol", 17, em->tol);
+  sm_json_int(j, "maxiter", em->maxiter);
+  sm_json_array(j, "sfs", 0);
+  for (size_t k = 0; k < 2 * r->nind + 1; k++)
+    sm_json_real(j, NULL, 17, em->phi[k] * em->nsites);
+  sm_json_close(j);
+  sm_json_close(j);
+}
+
+/* "timings_s", "rates", "ranks" and "runtime": where the time went. */
+static void json_timings(sm_json_t *j, const sm_maf_report_t *r)
+{
+  sm_json_object(j, "timings_s", 0);
+  sm_json_fixed(j, "runtime_init", 6, r->t_init);
+  sm_json_fixed(j, "saf", 6, r->t_saf);
+  sm_json_fixed(j, "em", 6, r->t_em);
+  sm_json_fixed(j, "output", 6, r->t_output);
+  sm_json_fixed(j, "total", 6, r->t_total);
+  sm_json_close(j);
+  sm_json_object(j, "rates", 0);
+  sm_json_real(j, "sites_per_s", 6, rate(r));
+  sm_json_close(j);
+  sm_json_array(j, "ranks", 4);
+  for (int k = 0; k < r->nranks && r->ranks; k++) {
+    sm_json_object(j, NULL, 0);
+    sm_json_int(j, "rank", k);
+    sm_json_u64(j, "blocks", r->ranks[k].blocks);
+    sm_json_u64(j, "sites", r->ranks[k].sites);
+    sm_json_u64(j, "computed", r->ranks[k].computed);
+    sm_json_fixed(j, "saf_s", 6, r->ranks[k].t_saf);
+    sm_json_int(j, "workers", r->ranks[k].nworkers);
+    sm_json_close(j);
+  }
+  sm_json_close(j);
+  if (!r->rt)
+    return;
+  sm_json_object(j, "runtime", 0);
+  sm_json_str(j, "sched", r->rt->sched);
+  sm_json_array(j, "workers", 4);
+  for (int w = 0; w < r->rt->nworkers; w++) {
+    sm_json_object(j, NULL, 0);
+    sm_json_str(j, "name", r->rt->w[w].name);
+    sm_json_int(j, "tasks", r->rt->w[w].executed);
+    sm_json_fixed(j, "busy_s", 6, r->rt->w[w].busy_s);
+    sm_json_close(j);
+  }
+  sm_json_close(j);
+  sm_json_close(j);
+}
+
 sm_err_t sm_maf_report_json(const sm_maf_report_t *r, const char *path)
 {
-  size_t n = strlen(path) + 8;
-  char *tmp = malloc(n);
-  if (!tmp)
-    return SM_ENOMEM;
-  snprintf(tmp, n, "%s.part", path);
-  FILE *f = fopen(tmp, "w");
-  if (!f) {
-    sm_log_error("%s: cannot create the summary: %s", tmp, strerror(errno));
-    free(tmp);
+  sm_commit_t c;
+  if (sm_commit_open(&c, path, ".part", 0, "w") != SM_OK) {
+    sm_log_error("%s: cannot create the summary: %s", c.tmp, strerror(errno));
     return SM_EIO;
   }
-  fprintf(f, "{\n  \"starmet_version\": \"%s\",\n  \"command\": ", PACKAGE_VERSION);
-  json_str(f, r->command);
-  fprintf(f, ",\n  \"status\": ");
-  json_str(f, r->status);
-  fprintf(f, ",\n  \"analysis\": \"maf\",\n  \"input\": ");
-  json_str(f, r->opt->input);
-  fprintf(f, ",\n  \"input_format\": ");
-  json_str(f, r->format);
-  fprintf(f, ",\n  \"individuals\": %zu,\n  \"kernel\": ", r->nind);
-  json_str(f, kernel_name(r));
-  fprintf(f, ",\n  \"band_tol\": %.17g,\n  \"block_size\": %zu,\n", r->opt->band_tol,
-          r->block_size);
-  fprintf(f,
-          "  \"sites\": {\"records\": %llu, \"read\": %llu, \"computed\": %llu, "
-          "\"skipped_no_data\": %llu, \"skipped_multiallelic\": %llu, "
-          "\"not_diploid\": %llu, \"with_missing_individuals\": %llu},\n",
-          (unsigned long long)r->records, (unsigned long long)r->sites,
-          (unsigned long long)r->computed, (unsigned long long)r->nodata,
-          (unsigned long long)r->multiallelic, (unsigned long long)r->not_diploid,
-          (unsigned long long)r->with_missing);
-  fprintf(f, "  \"banding\": {\"bins\": %llu, \"bins_dropped\": %llu},\n",
-          (unsigned long long)r->bins_total, (unsigned long long)r->bins_dropped);
-  if (r->em) {
-    fprintf(f,
-            "  \"sfs_em\": {\"iterations\": %d, \"converged\": %s, \"loglik\": %.17g, "
-            "\"sites\": %.0f, \"tol\": %.17g, \"maxiter\": %d, \"sfs\": [",
-            r->em->iterations, r->em->converged ? "true" : "false", r->em->loglik,
-            r->em->nsites, r->em->tol, r->em->maxiter);
-    for (size_t j = 0; j < 2 * r->nind + 1; j++)
-      fprintf(f, "%s%.17g", j ? ", " : "", r->em->phi[j] * r->em->nsites);
-    fprintf(f, "]},\n");
-  }
-  fprintf(f,
-          "  \"timings_s\": {\"runtime_init\": %.6f, \"saf\": %.6f, \"em\": %.6f, "
-          "\"output\": %.6f, \"total\": %.6f},\n",
-          r->t_init, r->t_saf, r->t_em, r->t_output, r->t_total);
-  fprintf(f, "  \"rates\": {\"sites_per_s\": %.6g},\n", rate(r));
-  fprintf(f, "  \"ranks\": [");
-  for (int k = 0; k < r->nranks && r->ranks; k++)
-    fprintf(
-        f,
-        "%s\n    {\"rank\": %d, \"blocks\": %llu, \"sites\": %llu, \"computed\": %llu, "
-        "\"saf_s\": %.6f, \"workers\": %d}",
-        k ? "," : "", k, (unsigned long long)r->ranks[k].blocks,
-        (unsigned long long)r->ranks[k].sites, (unsigned long long)r->ranks[k].computed,
-        r->ranks[k].t_saf, r->ranks[k].nworkers);
-  fprintf(f, "],\n");
-  if (r->rt) {
-    fprintf(f, "  \"runtime\": {\"sched\": ");
-    json_str(f, r->rt->sched);
-    fprintf(f, ", \"workers\": [");
-    for (int w = 0; w < r->rt->nworkers; w++) {
-      fprintf(f, "%s\n    {\"name\": ", w ? "," : "");
-      json_str(f, r->rt->w[w].name);
-      fprintf(f, ", \"tasks\": %d, \"busy_s\": %.6f}", r->rt->w[w].executed,
-              r->rt->w[w].busy_s);
-    }
-    fprintf(f, "]},\n");
-  }
-  fprintf(f, "  \"output\": {\"saf\": ");
-  json_str(f, r->saf_path);
-  fprintf(f, ", \"maf\": ");
-  json_str(f, r->maf_path);
-  fprintf(f, ", \"sfs\": ");
-  json_str(f, r->sfs_path);
-  fprintf(f, "}\n}\n");
-  int bad = ferror(f);
-  bad |= fflush(f) != 0 || fsync(fileno(f)) != 0;
-  bad |= fclose(f) != 0;
-  if (bad || rename(tmp, path) != 0) {
+  sm_json_t j;
+  sm_json_begin(&j, c.f);
+  sm_json_str(&j, "starmet_version", PACKAGE_VERSION);
+  sm_json_str(&j, "command", r->command);
+  sm_json_str(&j, "status", r->status);
+  sm_json_str(&j, "analysis", "maf");
+  sm_json_str(&j, "input", r->opt->input);
+  sm_json_str(&j, "input_format", r->format);
+  sm_json_u64(&j, "individuals", r->nind);
+  sm_json_str(&j, "kernel", kernel_name(r));
+  sm_json_real(&j, "band_tol", 17, r->opt->band_tol);
+  sm_json_u64(&j, "block_size", r->block_size);
+  json_sites(&j, r);
+  if (r->em)
+    json_em(&j, r);
+  json_timings(&j, r);
+  sm_json_object(&j, "output", 0);
+  sm_json_str(&j, "saf", r->saf_path);
+  sm_json_str(&j, "maf", r->maf_path);
+  sm_json_str(&j, "sfs", r->sfs_path);
+  sm_json_close(&j);
+  sm_json_end(&j);
+  if (sm_commit_finish(&c) != SM_OK) {
     sm_log_error("%s: cannot write the summary: %s", path, strerror(errno));
-    unlink(tmp);
-    free(tmp);
     return SM_EIO;
   }
-  free(tmp);
   return SM_OK;
 }
 

@@ -4,7 +4,7 @@
 #ifndef SM_OUTPUT_H
 #define SM_OUTPUT_H
 
-#include "sm_kern.h"
+#include "sm_types.h"
 #include "sm_vectors.h"
 
 typedef enum sm_outfmt {

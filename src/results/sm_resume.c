@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sm_commit.h"
 #include "sm_timer.h"
 
 #define SM_MANIFEST_MAGIC "starmet-manifest 1"
@@ -25,6 +26,37 @@ static int cmp_entry(const void *a, const void *b)
 {
   uint64_t x = ((const sm_resume_entry_t *)a)->block, y = ((const sm_resume_entry_t *)b)->block;
   return x < y ? -1 : x > y;
+}
+
+/* Append *e to the array *a of *n entries (capacity *cap). */
+static sm_err_t push_entry(sm_resume_entry_t **a, size_t *n, size_t *cap,
+                           const sm_resume_entry_t *e)
+{
+  if (*n == *cap) {
+    size_t nc = *cap ? 2 * *cap : 64;
+    sm_resume_entry_t *p = realloc(*a, nc * sizeof *p);
+    if (!p)
+      return SM_ENOMEM;
+    *a = p;
+    *cap = nc;
+  }
+  (*a)[(*n)++] = *e;
+  return SM_OK;
+}
+
+/* One block's line; 0 or a negative value when the write failed. */
+static int put_entry(FILE *f, const sm_resume_entry_t *e)
+{
+  return fprintf(f, "B %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIx64 " %" PRIx64
+                    " %" PRIx64 " %" PRIu64 "\n",
+                 e->block, e->end_off, e->count, e->nvalues, e->cksum.sum_lo, e->cksum.sum_hi,
+                 e->cksum.hash, e->cksum.count);
+}
+
+/* The line with the tile size and the output header size. */
+static int put_sizes(FILE *f, const sm_manifest_t *m)
+{
+  return fprintf(f, "block_size %zu header %" PRIu64 "\n", m->block_size, m->header_end);
 }
 
 /* Read an existing manifest; returns SM_OK, SM_EINCONSIST or SM_EFORMAT. */
@@ -68,17 +100,8 @@ static sm_err_t read_manifest(sm_manifest_t *m, FILE *f, const char *fingerprint
                &e.block, &e.end_off, &e.count, &e.nvalues, &e.cksum.sum_lo, &e.cksum.sum_hi,
                &e.cksum.hash, &e.cksum.count) != 8)
       break; /* torn write: ignore this and what follows */
-    if (m->ndone == m->cap) {
-      size_t nc = m->cap ? 2 * m->cap : 256;
-      sm_resume_entry_t *p = realloc(m->done, nc * sizeof *p);
-      if (!p) {
-        err = SM_ENOMEM;
-        break;
-      }
-      m->done = p;
-      m->cap = nc;
-    }
-    m->done[m->ndone++] = e;
+    if ((err = push_entry(&m->done, &m->ndone, &m->cap, &e)))
+      break;
   }
   free(line);
   if (!err && lineno < 2) {
@@ -112,30 +135,24 @@ sm_err_t sm_manifest_open(sm_manifest_t *m, const char *path, const char *finger
     *resumed = 1;
   }
   /* rewrite it from what is trusted (drops a torn tail) */
-  char tmp[4200];
-  snprintf(tmp, sizeof tmp, "%s.new", path);
-  m->f = fopen(tmp, "w");
-  if (!m->f) {
-    sm_log_error("%s: cannot create the resume manifest: %s", tmp, strerror(errno));
+  sm_commit_t c;
+  if (sm_commit_open(&c, path, ".new", 0, "w") != SM_OK) {
+    sm_log_error("%s: cannot create the resume manifest: %s", c.tmp, strerror(errno));
     return SM_EIO;
   }
-  int bad = fprintf(m->f, "%s %s\n", SM_MANIFEST_MAGIC, fingerprint) < 0;
+  int bad = fprintf(c.f, "%s %s\n", SM_MANIFEST_MAGIC, fingerprint) < 0;
   if (*resumed) {
-    bad |= fprintf(m->f, "block_size %zu header %" PRIu64 "\n", m->block_size,
-                   m->header_end) < 0;
-    for (size_t k = 0; k < m->ndone; k++) {
-      const sm_resume_entry_t *e = &m->done[k];
-      bad |= fprintf(m->f, "B %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIx64
-                           " %" PRIx64 " %" PRIx64 " %" PRIu64 "\n",
-                     e->block, e->end_off, e->count, e->nvalues, e->cksum.sum_lo,
-                     e->cksum.sum_hi, e->cksum.hash, e->cksum.count) < 0;
-    }
+    bad |= put_sizes(c.f, m) < 0;
+    for (size_t k = 0; k < m->ndone; k++)
+      bad |= put_entry(c.f, &m->done[k]) < 0;
   }
-  bad |= fflush(m->f) != 0 || fsync(fileno(m->f)) != 0;
-  if (bad || rename(tmp, path) != 0) {
+  /* the file stays open under its final name: blocks are appended to it */
+  if (bad || sm_commit_sync(&c) != SM_OK || sm_commit_rename(&c) != SM_OK) {
     sm_log_error("%s: cannot write the resume manifest: %s", path, strerror(errno));
+    sm_commit_abort(&c);
     return SM_EIO;
   }
+  m->f = c.f;
   m->last_sync = sm_now();
   return SM_OK;
 }
@@ -143,8 +160,7 @@ sm_err_t sm_manifest_open(sm_manifest_t *m, const char *path, const char *finger
 sm_err_t sm_manifest_header(sm_manifest_t *m, uint64_t header_end)
 {
   m->header_end = header_end;
-  if (fprintf(m->f, "block_size %zu header %" PRIu64 "\n", m->block_size, header_end) < 0 ||
-      fflush(m->f) != 0) {
+  if (put_sizes(m->f, m) < 0 || fflush(m->f) != 0) {
     sm_log_error("%s: cannot write the resume manifest: %s", m->path, strerror(errno));
     return SM_EIO;
   }
@@ -153,17 +169,8 @@ sm_err_t sm_manifest_header(sm_manifest_t *m, uint64_t header_end)
 
 sm_err_t sm_manifest_add(sm_manifest_t *m, const sm_resume_entry_t *e, int out_fd, int force)
 {
-  if (e) {
-    if (m->npending == m->cap) {
-      size_t nc = m->cap ? 2 * m->cap : 64;
-      sm_resume_entry_t *p = realloc(m->pending, nc * sizeof *p);
-      if (!p)
-        return SM_ENOMEM;
-      m->pending = p;
-      m->cap = nc;
-    }
-    m->pending[m->npending++] = *e;
-  }
+  if (e && push_entry(&m->pending, &m->npending, &m->cap, e) != SM_OK)
+    return SM_ENOMEM;
   double now = sm_now();
   if (!m->npending || (!force && now - m->last_sync < 0.5))
     return SM_OK;
@@ -173,13 +180,8 @@ sm_err_t sm_manifest_add(sm_manifest_t *m, const sm_resume_entry_t *e, int out_f
     return SM_EIO;
   }
   int bad = 0;
-  for (size_t k = 0; k < m->npending; k++) {
-    const sm_resume_entry_t *x = &m->pending[k];
-    bad |= fprintf(m->f, "B %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIx64
-                         " %" PRIx64 " %" PRIx64 " %" PRIu64 "\n",
-                   x->block, x->end_off, x->count, x->nvalues, x->cksum.sum_lo,
-                   x->cksum.sum_hi, x->cksum.hash, x->cksum.count) < 0;
-  }
+  for (size_t k = 0; k < m->npending; k++)
+    bad |= put_entry(m->f, &m->pending[k]) < 0;
   bad |= fflush(m->f) != 0 || fsync(fileno(m->f)) != 0;
   if (bad) {
     sm_log_error("%s: cannot write the resume manifest: %s", m->path, strerror(errno));

@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 #include "sm_error.h"
-#include "sm_kern.h"
+#include "sm_types.h"
 
 typedef struct sm_resume_entry {
   uint64_t block;   /* global output block id */

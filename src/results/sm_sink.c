@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "sm_formulas.h"
+#include "sm_types.h"
 #include "sm_timer.h"
 
 /* Expected value of a record of the analytic problem. */
@@ -109,8 +110,7 @@ int sm_sink_put(void *ctx, const sm_recbuf_t *rb, uint64_t block)
     sm_err_t err = SM_OK;
     if (s->apply_threshold && s->threshold >= 0) {
       for (uint64_t r = 0; r < rb->count && !err; r++)
-        if ((s->thr_f32 ? (double)(float)rb->rec[r].value : rb->rec[r].value) >
-            s->threshold) {
+        if (sm_threshold_keep(s->threshold, s->thr_f32, rb->rec[r].value)) {
           err = s->writer ? sm_writer_put(s->writer, &rb->rec[r], 1) : SM_OK;
           if (s->capture_cap || !s->writer)
             capture(s, &rb->rec[r]);

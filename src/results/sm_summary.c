@@ -5,9 +5,10 @@
 
 #include <errno.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "sm_checksum.h"
+#include "sm_commit.h"
+#include "sm_json.h"
 #include "sm_observe.h"
 #include "sm_sched.h"
 
@@ -17,19 +18,11 @@ double sm_summary_nresults(size_t nv, int way)
   return way == 2 ? n * (n - 1) / 2 : n * (n - 1) * (n - 2) / 6;
 }
 
-static void json_str(FILE *f, const char *s)
+/* Strings of the summary that may be unset are written as "" (the file's
+ * format since its first version); only "output" uses null. */
+static void json_text(sm_json_t *j, const char *key, const char *s)
 {
-  fputc('"', f);
-  for (; s && *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\')
-      fprintf(f, "\\%c", c);
-    else if (c < 0x20)
-      fprintf(f, "\\u%04x", c);
-    else
-      fputc(c, f);
-  }
-  fputc('"', f);
+  sm_json_str(j, key, s ? s : "");
 }
 
 static const char *metric_name(const sm_summary_t *s)
@@ -84,162 +77,254 @@ static double idle_fraction(const sm_summary_t *s)
   return total > 0 && busy < total ? 1 - busy / total : 0.0;
 }
 
-/* The "runtime" object: policy, workers of every rank, codelets, transfers. */
-static void json_runtime(const sm_summary_t *s, FILE *f)
-{
-  uint64_t bus = 0, done = 0, unc = 0;
-  for (int r = 0; r < nrt(s); r++) {
-    bus += rank_rt(s, r)->bus_bytes;
-    done += rank_rt(s, r)->tasks_done;
-    unc += rank_rt(s, r)->uncalibrated;
-  }
+/* Runtime figures summed over the ranks, and the codelets merged. */
+typedef struct rt_totals {
+  uint64_t bus, done, unc;
+  double unc_s, task_s;
   sm_codelet_stats_t cl[SM_MAX_CODELETS];
-  int ncl = s->rts ? sm_observe_merge_codelets(s->rts, s->nranks, cl, SM_MAX_CODELETS)
-                   : sm_observe_merge_codelets(s->rt, 1, cl, SM_MAX_CODELETS);
-  double unc_s = 0, task_s = 0;
-  for (int k = 0; k < ncl; k++) {
-    unc_s += cl[k].uncalibrated_s;
-    task_s += cl[k].total_s;
+  int ncl;
+} rt_totals_t;
+
+static void rt_totals(const sm_summary_t *s, rt_totals_t *t)
+{
+  t->bus = t->done = t->unc = 0;
+  for (int r = 0; r < nrt(s); r++) {
+    t->bus += rank_rt(s, r)->bus_bytes;
+    t->done += rank_rt(s, r)->tasks_done;
+    t->unc += rank_rt(s, r)->uncalibrated;
   }
-  fprintf(f, "  \"runtime\": {\"sched\": ");
-  json_str(f, s->rt->sched);
-  fprintf(f, ", \"priorities\": \"%s\", \"calibrate\": %s, \"perfmodel_dir\": ",
-          prio_name(s->prio_mode), sm_sched_calibrating() ? "true" : "false");
-  json_str(f, sm_sched_perfmodel_dir());
-  fprintf(f, ",\n    \"tasks_executed\": %llu, \"uncalibrated_tasks\": %llu, "
-             "\"uncalibrated_time_fraction\": %.6f, \"idle_fraction\": %.6f,\n"
-             "    \"workers\": [",
-          (unsigned long long)done, (unsigned long long)unc,
-          task_s > 0 ? unc_s / task_s : 0.0, idle_fraction(s));
-  int first = 1;
-  for (int r = 0; r < nrt(s); r++)
-    for (int w = 0; w < rank_rt(s, r)->nworkers; w++, first = 0) {
-      const sm_worker_stats_t *x = &rank_rt(s, r)->w[w];
-      fprintf(f, "%s\n      {\"rank\": %d, \"name\": ", first ? "" : ",", r);
-      json_str(f, x->name);
-      fprintf(f, ", \"arch\": \"%s\", \"tasks\": %d, \"busy_s\": %.6f, \"idle_s\": %.6f}",
-              x->arch, x->executed, x->busy_s,
-              x->total_s > x->busy_s ? x->total_s - x->busy_s : 0.0);
-    }
-  fprintf(f, "],\n    \"codelets\": ["); /* merged over ranks */
-  for (int k = 0; k < ncl; k++) {
-    fprintf(f, "%s\n      {\"name\": ", k ? "," : "");
-    json_str(f, cl[k].name);
-    fprintf(f, ", \"kind\": ");
-    json_str(f, cl[k].kind);
-    fprintf(f, ", \"count\": %llu, \"mean_s\": %.9f, \"min_s\": %.9f, \"max_s\": %.9f, "
-               "\"total_s\": %.6f, \"uncalibrated\": %llu, \"uncalibrated_s\": %.6f}",
-            (unsigned long long)cl[k].count,
-            cl[k].count ? cl[k].total_s / (double)cl[k].count : 0.0, cl[k].min_s, cl[k].max_s,
-            cl[k].total_s, (unsigned long long)cl[k].uncalibrated, cl[k].uncalibrated_s);
+  t->ncl = s->rts ? sm_observe_merge_codelets(s->rts, s->nranks, t->cl, SM_MAX_CODELETS)
+                  : sm_observe_merge_codelets(s->rt, 1, t->cl, SM_MAX_CODELETS);
+  t->unc_s = t->task_s = 0;
+  for (int k = 0; k < t->ncl; k++) {
+    t->unc_s += t->cl[k].uncalibrated_s;
+    t->task_s += t->cl[k].total_s;
   }
-  fprintf(f, "],\n    \"buses\": [");
-  first = 1;
-  for (int r = 0; r < nrt(s); r++)
-    for (int b = 0; b < rank_rt(s, r)->nbuses; b++, first = 0) {
-      const sm_bus_stats_t *x = &rank_rt(s, r)->bus[b];
-      fprintf(f, "%s\n      {\"rank\": %d, \"from\": ", first ? "" : ",", r);
-      json_str(f, x->src_name);
-      fprintf(f, ", \"to\": ");
-      json_str(f, x->dst_name);
-      fprintf(f, ", \"bytes\": %llu, \"transfers\": %d}", (unsigned long long)x->bytes,
-              x->transfers);
-    }
-  fprintf(f, "],\n    \"bytes_between_memory_nodes\": %llu, \"mpi_bytes_sent\": %llu},\n",
-          (unsigned long long)bus, (unsigned long long)s->total.mpi_bytes);
 }
 
-sm_err_t sm_summary_write_json(const sm_summary_t *s, const char *path)
+/* "workers": every worker of every rank. */
+static void json_workers(sm_json_t *j, const sm_summary_t *s)
 {
-  char tmp[4096];
-  snprintf(tmp, sizeof tmp, "%s.part.%ld", path, (long)getpid());
-  FILE *f = fopen(tmp, "w");
-  if (!f) {
-    sm_log_error("%s: cannot write the summary: %s", tmp, strerror(errno));
-    return SM_EIO;
+  sm_json_array(j, "workers", 6);
+  for (int r = 0; r < nrt(s); r++)
+    for (int w = 0; w < rank_rt(s, r)->nworkers; w++) {
+      const sm_worker_stats_t *x = &rank_rt(s, r)->w[w];
+      sm_json_object(j, NULL, 0);
+      sm_json_int(j, "rank", r);
+      json_text(j, "name", x->name);
+      json_text(j, "arch", x->arch);
+      sm_json_int(j, "tasks", x->executed);
+      sm_json_fixed(j, "busy_s", 6, x->busy_s);
+      sm_json_fixed(j, "idle_s", 6, x->total_s > x->busy_s ? x->total_s - x->busy_s : 0.0);
+      sm_json_close(j);
+    }
+  sm_json_close(j);
+}
+
+/* "codelets": merged over ranks. */
+static void json_codelets(sm_json_t *j, const rt_totals_t *t)
+{
+  sm_json_array(j, "codelets", 6);
+  for (int k = 0; k < t->ncl; k++) {
+    const sm_codelet_stats_t *c = &t->cl[k];
+    sm_json_object(j, NULL, 0);
+    json_text(j, "name", c->name);
+    json_text(j, "kind", c->kind);
+    sm_json_u64(j, "count", c->count);
+    sm_json_fixed(j, "mean_s", 9, c->count ? c->total_s / (double)c->count : 0.0);
+    sm_json_fixed(j, "min_s", 9, c->min_s);
+    sm_json_fixed(j, "max_s", 9, c->max_s);
+    sm_json_fixed(j, "total_s", 6, c->total_s);
+    sm_json_u64(j, "uncalibrated", c->uncalibrated);
+    sm_json_fixed(j, "uncalibrated_s", 6, c->uncalibrated_s);
+    sm_json_close(j);
   }
+  sm_json_close(j);
+}
+
+/* "buses": the transfers between memory nodes of every rank. */
+static void json_buses(sm_json_t *j, const sm_summary_t *s)
+{
+  sm_json_array(j, "buses", 6);
+  for (int r = 0; r < nrt(s); r++)
+    for (int b = 0; b < rank_rt(s, r)->nbuses; b++) {
+      const sm_bus_stats_t *x = &rank_rt(s, r)->bus[b];
+      sm_json_object(j, NULL, 0);
+      sm_json_int(j, "rank", r);
+      json_text(j, "from", x->src_name);
+      json_text(j, "to", x->dst_name);
+      sm_json_u64(j, "bytes", x->bytes);
+      sm_json_int(j, "transfers", x->transfers);
+      sm_json_close(j);
+    }
+  sm_json_close(j);
+}
+
+/* The "runtime" object: policy, workers of every rank, codelets, transfers. */
+static void json_runtime(sm_json_t *j, const sm_summary_t *s)
+{
+  rt_totals_t t;
+  rt_totals(s, &t);
+  sm_json_object(j, "runtime", 0);
+  json_text(j, "sched", s->rt->sched);
+  sm_json_str(j, "priorities", prio_name(s->prio_mode));
+  sm_json_bool(j, "calibrate", sm_sched_calibrating());
+  json_text(j, "perfmodel_dir", sm_sched_perfmodel_dir());
+  sm_json_break(j, 4);
+  sm_json_u64(j, "tasks_executed", t.done);
+  sm_json_u64(j, "uncalibrated_tasks", t.unc);
+  sm_json_fixed(j, "uncalibrated_time_fraction", 6, t.task_s > 0 ? t.unc_s / t.task_s : 0.0);
+  sm_json_fixed(j, "idle_fraction", 6, idle_fraction(s));
+  sm_json_break(j, 4);
+  json_workers(j, s);
+  sm_json_break(j, 4);
+  json_codelets(j, &t);
+  sm_json_break(j, 4);
+  json_buses(j, s);
+  sm_json_break(j, 4);
+  sm_json_u64(j, "bytes_between_memory_nodes", t.bus);
+  sm_json_u64(j, "mpi_bytes_sent", s->total.mpi_bytes);
+  sm_json_close(j);
+}
+
+/* "problem" and "decomposition": what was computed, and how it was cut. */
+static void json_problem(sm_json_t *j, const sm_summary_t *s)
+{
+  const sm_decomp_t *d = s->decomp;
+  sm_json_object(j, "problem", 0);
+  sm_json_str(j, "metric", metric_name(s));
+  sm_json_str(j, "variant", variant(s));
+  sm_json_int(j, "num_way", s->opt->num_way);
+  sm_json_u64(j, "num_vector", s->nv);
+  sm_json_u64(j, "num_field", s->nf);
+  sm_json_u64(j, "missing_calls", s->nmissing);
+  json_text(j, "input", s->input_desc);
+  sm_json_close(j);
+  sm_json_str(j, "method", s->opt->method == SM_METHOD_REF ? "ref" : "tasks");
+  json_text(j, "kernel", s->kernel);
+  sm_json_object(j, "decomposition", 0);
+  sm_json_int(j, "num_proc", s->nranks);
+  sm_json_int(j, "num_proc_vector", d ? d->npv : 1);
+  sm_json_int(j, "num_proc_field", d ? d->npf : 1);
+  sm_json_int(j, "num_proc_repl", d ? d->npr : 1);
+  sm_json_int(j, "num_phase", d ? d->num_phase : 1);
+  sm_json_int(j, "phase_min", s->phase_min);
+  sm_json_int(j, "phase_max", s->phase_max);
+  sm_json_int(j, "num_stage", 1);
+  if (s->graph) {
+    sm_json_u64(j, "block_size", s->graph->block_size);
+    sm_json_u64(j, "tiles", s->graph->ntiles);
+    sm_json_u64(j, "blocks", s->graph->nblocks);
+    sm_json_u64(j, "tasks", s->graph->ntasks);
+  }
+  sm_json_close(j);
+}
+
+/* "timings_s", "counts", "rates", "checksum", "threshold". */
+static void json_figures(sm_json_t *j, const sm_summary_t *s)
+{
   const sm_rank_stats_t *t = &s->total;
   const sm_decomp_t *d = s->decomp;
   double nres = sm_summary_nresults(s->nv, s->opt->num_way);
   double cmp = nres * (double)s->nf;
-  char cks[128];
-  sm_checksum_format(&t->cksum, cks, sizeof cks);
-  fprintf(f, "{\n  \"starmet_version\": \"%s\",\n  \"status\": ", PACKAGE_VERSION);
-  json_str(f, s->status);
-  fprintf(f, ",\n  \"command\": ");
-  json_str(f, s->command);
-  fprintf(f, ",\n  \"problem\": {\"metric\": \"%s\", \"variant\": \"%s\", \"num_way\": %d, "
-             "\"num_vector\": %zu, \"num_field\": %zu, \"missing_calls\": %zu, \"input\": ",
-          metric_name(s), variant(s), s->opt->num_way, s->nv, s->nf, s->nmissing);
-  json_str(f, s->input_desc);
-  fprintf(f, "},\n  \"method\": \"%s\",\n  \"kernel\": ",
-          s->opt->method == SM_METHOD_REF ? "ref" : "tasks");
-  json_str(f, s->kernel);
-  fprintf(f, ",\n  \"decomposition\": {\"num_proc\": %d, \"num_proc_vector\": %d, "
-             "\"num_proc_field\": %d, \"num_proc_repl\": %d, \"num_phase\": %d, "
-             "\"phase_min\": %d, \"phase_max\": %d, \"num_stage\": 1",
-          s->nranks, d ? d->npv : 1, d ? d->npf : 1, d ? d->npr : 1,
-          d ? d->num_phase : 1, s->phase_min, s->phase_max);
+  sm_json_object(j, "timings_s", 0);
+  sm_json_fixed(j, "input", 6, s->t_input);
+  sm_json_fixed(j, "runtime_init", 6, s->t_init);
+  sm_json_fixed(j, "compute", 6, s->t_compute);
+  sm_json_fixed(j, "output_close", 6, s->t_output);
+  sm_json_fixed(j, "total", 6, s->t_total);
   if (s->graph)
-    fprintf(f, ", \"block_size\": %zu, \"tiles\": %zu, \"blocks\": %llu, \"tasks\": %llu",
-            s->graph->block_size, s->graph->ntiles, (unsigned long long)s->graph->nblocks,
-            (unsigned long long)s->graph->ntasks);
-  fprintf(f, "},\n");
-  fprintf(f, "  \"timings_s\": {\"input\": %.6f, \"runtime_init\": %.6f, \"compute\": %.6f, "
-             "\"output_close\": %.6f, \"total\": %.6f",
-          s->t_input, s->t_init, s->t_compute, s->t_output, s->t_total);
-  if (s->graph)
-    fprintf(f, ", \"task_submission\": %.6f", s->graph->t_submit);
-  fprintf(f, "},\n  \"counts\": {\"results\": %.0f, \"values\": %llu, \"written\": %llu, "
-             "\"element_comparisons\": %.0f},\n",
-          nres, (unsigned long long)t->nvalues, (unsigned long long)t->nwritten, cmp);
+    sm_json_fixed(j, "task_submission", 6, s->graph->t_submit);
+  sm_json_close(j);
+  sm_json_object(j, "counts", 0);
+  sm_json_fixed(j, "results", 0, nres);
+  sm_json_u64(j, "values", t->nvalues);
+  sm_json_u64(j, "written", t->nwritten);
+  sm_json_fixed(j, "element_comparisons", 0, cmp);
+  sm_json_close(j);
   double tc = s->t_compute > 0 ? s->t_compute : 1e-9;
   double frac = 1.0;
   if (d && d->num_phase > 1)
     frac = (double)(s->phase_max - s->phase_min + 1) / d->num_phase;
-  fprintf(f, "  \"rates\": {\"results_per_s\": %.6g, \"comparisons_per_s\": %.6g},\n",
-          frac * nres / tc, frac * cmp / tc);
-  fprintf(f, "  \"checksum\": \"%s\",\n", cks);
-  fprintf(f, "  \"threshold\": %.17g,\n", s->opt->threshold);
-  if (s->opt->synth.kind == SM_SYNTH_ANALYTIC)
-    fprintf(f, "  \"analytic_check\": {\"checked\": %llu, \"failed\": %llu, "
-               "\"max_rel_error\": %.3g},\n",
-            (unsigned long long)t->nchecked, (unsigned long long)t->nbad, t->max_rel_err);
-  fprintf(f, "  \"reexecuted_tasks\": %llu,\n", (unsigned long long)t->reexecuted);
-  fprintf(f, "  \"resilience\": {\"verify\": %s, \"inject_rate\": %.17g, \"checks\": %llu, "
-             "\"failures_caught\": %llu, \"reexecuted\": %llu, \"faults_injected\": %llu},\n",
-          s->opt->verify ? "true" : "false", s->opt->inject_rate,
-          (unsigned long long)t->checks, (unsigned long long)t->failures,
-          (unsigned long long)t->reexecuted, (unsigned long long)t->injected);
-  if (s->ranks) {
-    fprintf(f, "  \"load_balance\": {\"max_over_mean_pairs\": %.6f},\n", balance(s));
-    fprintf(f, "  \"ranks\": [");
-    for (int r = 0; r < s->nranks; r++) {
-      const sm_rank_stats_t *x = &s->ranks[r];
-      fprintf(f, "%s\n    {\"rank\": %d, \"tile_pairs\": %llu, \"pairs\": %llu, "
-                 "\"blocks_written\": %llu, \"values\": %llu, \"written\": %llu, "
-                 "\"compute_s\": %.6f, \"mpi_bytes_sent\": %llu, \"workers\": %d}",
-              r ? "," : "", r, (unsigned long long)x->subblocks,
-              (unsigned long long)x->pairs, (unsigned long long)x->outputs,
-              (unsigned long long)x->nvalues, (unsigned long long)x->nwritten, x->t_compute,
-              (unsigned long long)x->mpi_bytes, x->nworkers);
-    }
-    fprintf(f, "],\n");
+  sm_json_object(j, "rates", 0);
+  sm_json_real(j, "results_per_s", 6, frac * nres / tc);
+  sm_json_real(j, "comparisons_per_s", 6, frac * cmp / tc);
+  sm_json_close(j);
+  char cks[128];
+  sm_checksum_format(&t->cksum, cks, sizeof cks);
+  sm_json_str(j, "checksum", cks);
+  sm_json_real(j, "threshold", 17, s->opt->threshold);
+}
+
+/* "analytic_check", "reexecuted_tasks", "resilience": the self-checks. */
+static void json_checks(sm_json_t *j, const sm_summary_t *s)
+{
+  const sm_rank_stats_t *t = &s->total;
+  if (s->opt->synth.kind == SM_SYNTH_ANALYTIC) {
+    sm_json_object(j, "analytic_check", 0);
+    sm_json_u64(j, "checked", t->nchecked);
+    sm_json_u64(j, "failed", t->nbad);
+    sm_json_real(j, "max_rel_error", 3, t->max_rel_err);
+    sm_json_close(j);
   }
+  sm_json_u64(j, "reexecuted_tasks", t->reexecuted);
+  sm_json_object(j, "resilience", 0);
+  sm_json_bool(j, "verify", s->opt->verify);
+  sm_json_real(j, "inject_rate", 17, s->opt->inject_rate);
+  sm_json_u64(j, "checks", t->checks);
+  sm_json_u64(j, "failures_caught", t->failures);
+  sm_json_u64(j, "reexecuted", t->reexecuted);
+  sm_json_u64(j, "faults_injected", t->injected);
+  sm_json_close(j);
+}
+
+/* "load_balance" and "ranks": every rank's share (rank 0 only). */
+static void json_ranks(sm_json_t *j, const sm_summary_t *s)
+{
+  sm_json_object(j, "load_balance", 0);
+  sm_json_fixed(j, "max_over_mean_pairs", 6, balance(s));
+  sm_json_close(j);
+  sm_json_array(j, "ranks", 4);
+  for (int r = 0; r < s->nranks; r++) {
+    const sm_rank_stats_t *x = &s->ranks[r];
+    sm_json_object(j, NULL, 0);
+    sm_json_int(j, "rank", r);
+    sm_json_u64(j, "tile_pairs", x->subblocks);
+    sm_json_u64(j, "pairs", x->pairs);
+    sm_json_u64(j, "blocks_written", x->outputs);
+    sm_json_u64(j, "values", x->nvalues);
+    sm_json_u64(j, "written", x->nwritten);
+    sm_json_fixed(j, "compute_s", 6, x->t_compute);
+    sm_json_u64(j, "mpi_bytes_sent", x->mpi_bytes);
+    sm_json_int(j, "workers", x->nworkers);
+    sm_json_close(j);
+  }
+  sm_json_close(j);
+}
+
+sm_err_t sm_summary_write_json(const sm_summary_t *s, const char *path)
+{
+  sm_commit_t c;
+  if (sm_commit_open(&c, path, ".part", 1, "w") != SM_OK) {
+    sm_log_error("%s: cannot write the summary: %s", c.tmp, strerror(errno));
+    return SM_EIO;
+  }
+  sm_json_t j;
+  sm_json_begin(&j, c.f);
+  sm_json_str(&j, "starmet_version", PACKAGE_VERSION);
+  json_text(&j, "status", s->status);
+  json_text(&j, "command", s->command);
+  json_problem(&j, s);
+  json_figures(&j, s);
+  json_checks(&j, s);
+  if (s->ranks)
+    json_ranks(&j, s);
   if (s->rt)
-    json_runtime(s, f);
-  fprintf(f, "  \"output\": ");
-  if (s->output_path)
-    json_str(f, s->output_path);
-  else
-    fputs("null", f);
-  fprintf(f, "\n}\n");
-  int bad = ferror(f);
-  bad |= fflush(f) != 0 || fsync(fileno(f)) != 0;
-  bad |= fclose(f) != 0;
-  if (bad || rename(tmp, path) != 0) {
+    json_runtime(&j, s);
+  sm_json_str(&j, "output", s->output_path);
+  sm_json_end(&j);
+  if (sm_commit_finish(&c) != SM_OK) {
     sm_log_error("%s: cannot write the summary: %s", path, strerror(errno));
-    unlink(tmp);
     return SM_EIO;
   }
   return SM_OK;

@@ -67,6 +67,8 @@ static void on_inserted(uint64_t id)
   pthread_mutex_unlock(&obs.mu);
 }
 
+/* Index of t's codelet in obs.cl, added on first sight; -1 (not an error
+ * code) when the table is full: the task then goes uncounted. */
 static int slot_of(const struct starpu_task *t)
 {
   for (int s = 0; s < obs.ncl; s++)

@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "sm_commit.h"
 #include "sm_mpi.h"
 #include "sm_observe.h"
 
@@ -104,38 +104,33 @@ static sm_err_t write_csv(const char *path, const uint64_t *w, size_t nrec,
                     .start = bitsd(w[4]),
                     .end = bitsd(w[5])};
   qsort(l, nrec, sizeof *l, by_start);
-  char tmp[4096];
-  snprintf(tmp, sizeof tmp, "%s.part.%ld", path, (long)getpid());
-  FILE *f = fopen(tmp, "w");
-  if (!f) {
+  sm_commit_t c;
+  if (sm_commit_open(&c, path, ".part", 1, "w") != SM_OK) {
     sm_log_error("--trace %s: cannot write it: %s", path, strerror(errno));
     free(l);
     return SM_EIO;
   }
+  FILE *f = c.f;
   fputs("task,kind,codelet,i,j,k,rank,worker,worker_name,priority,start_s,end_s\n", f);
   for (size_t k = 0; k < nrec; k++) {
     const line_t *x = &l[k];
     const sm_runtime_stats_t *rs =
         x->rank >= 0 && x->rank < nranks ? &all[x->rank] : NULL;
-    const sm_codelet_stats_t *c =
+    const sm_codelet_stats_t *cl =
         rs && x->codelet >= 0 && x->codelet < rs->ncodelets ? &rs->cl[x->codelet] : NULL;
     const char *wname =
         rs && x->worker >= 0 && x->worker < rs->nworkers ? rs->w[x->worker].name : "?";
     fprintf(f, "%llu,", (unsigned long long)x->id);
-    csv_text(f, c ? c->kind : "?");
+    csv_text(f, cl ? cl->kind : "?");
     fputc(',', f);
-    csv_text(f, c ? c->name : "?");
+    csv_text(f, cl ? cl->name : "?");
     fprintf(f, ",%d,%d,%d,%d,%d,", x->i, x->j, x->k, x->rank, x->worker);
     csv_text(f, wname);
     fprintf(f, ",%d,%.6f,%.6f\n", x->priority, x->start, x->end);
   }
   free(l);
-  int bad = ferror(f);
-  bad |= fflush(f) != 0 || fsync(fileno(f)) != 0;
-  bad |= fclose(f) != 0;
-  if (bad || rename(tmp, path) != 0) {
+  if (sm_commit_finish(&c) != SM_OK) {
     sm_log_error("--trace %s: cannot write it: %s", path, strerror(errno));
-    unlink(tmp);
     return SM_EIO;
   }
   return SM_OK;

@@ -5,7 +5,6 @@
 . "$(dirname "$0")/../lib.sh"
 
 c() { "$STARMET" compute --quiet "$@"; }
-cks() { sed -n 's/.*"checksum": "\([^"]*\)".*/\1/p' "$1"; }
 
 run_ok "help" "$STARMET" --help
 grep -q "Examples:" "$T/log.out" && pass || fail "help has no examples"

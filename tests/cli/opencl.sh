@@ -7,6 +7,7 @@
 # the summary shows per-worker task counts and bytes moved.
 . "$(dirname "$0")/../lib.sh"
 export STARPU_OPENCL_ON_CPUS=1 STARPU_NOPENCL=1 STARPU_NCPU=1
+export STARPU_HOME="$STARPU_HOME_OPENCL"
 probe=$(STARPU_NCPU=1 "$STARMET" compute --metric ccc --synthetic random --num-vector 4 \
   --num-field 8 --devices accel --summary "$T/probe.json" 2>&1) || true
 if ! grep -q '"name": "OpenCL' "$T/probe.json" 2> /dev/null; then

@@ -5,7 +5,6 @@
 # without --verify the same faults change the output; a task that keeps
 # failing ends the run with an error naming its block and no output.
 . "$(dirname "$0")/../lib.sh"
-cks() { sed -n 's/.*"checksum": "\([^"]*\)".*/\1/p' "$1"; }
 reexec() { sed -n 's/.*"reexecuted_tasks": \([0-9]*\).*/\1/p' "$1"; }
 
 for way in 2 3; do

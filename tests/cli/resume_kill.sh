@@ -5,7 +5,6 @@
 # checksum; a manifest from another command is refused; --resume without a
 # manifest computes everything; under mpirun too.
 . "$(dirname "$0")/../lib.sh"
-cks() { sed -n 's/.*"checksum": "\([^"]*\)".*/\1/p' "$1"; }
 
 A="compute --metric ccc --synthetic random --num-vector 900 --num-field 1500 --missing-rate 0.05 --block-size 60 --quiet"
 # shellcheck disable=SC2086

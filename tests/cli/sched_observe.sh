@@ -16,7 +16,6 @@ PM="$T/models"
 TO=""; command -v timeout > /dev/null && TO="timeout 300" # a policy that hangs fails
 # shellcheck disable=SC2086
 c() { $TO "$STARMET" compute --quiet --perfmodel-dir "$PM" "$@"; }
-cks() { sed -n 's/.*"checksum": "\([^"]*\)".*/\1/p' "$1"; }
 P_CCC="--metric ccc --synthetic random --num-vector 70 --num-field 150 --seed 4 --block-size 16"
 
 # --- every policy: same bytes, same checksum
@@ -41,11 +40,12 @@ for pol in heteroprio dmdas prio; do
 done
 # heteroprio with an OpenCL worker present (PoCL on the CPU): buckets the
 # OpenCL worker cannot run stay with the CPU workers
-if STARPU_OPENCL_ON_CPUS=1 STARPU_NOPENCL=1 STARPU_NCPU=1 "$STARMET" compute --quiet \
+if STARPU_HOME=$STARPU_HOME_OPENCL STARPU_OPENCL_ON_CPUS=1 STARPU_NOPENCL=1 STARPU_NCPU=1 "$STARMET" compute --quiet \
      --synthetic random --num-vector 20 --num-field 20 --summary "$T/ocl.json" > /dev/null 2>&1 &&
    grep -q '"arch": "opencl"' "$T/ocl.json"; then
   # shellcheck disable=SC2086
-  STARPU_OPENCL_ON_CPUS=1 STARPU_NOPENCL=1 STARPU_NCPU=1 run_ok "heteroprio + opencl" \
+  STARPU_HOME=$STARPU_HOME_OPENCL STARPU_OPENCL_ON_CPUS=1 STARPU_NOPENCL=1 STARPU_NCPU=1 run_ok \
+    "heteroprio + opencl" \
     c $P_CCC --sched heteroprio --output "$T/hocl" --output-format bin
   cmp -s "$T/base.bin" "$T/hocl.bin" && pass || fail "heteroprio with OpenCL: output differs"
 else

@@ -4,19 +4,12 @@
 # exactly the single-rank lines, and the spectrum, its log-likelihood and
 # iterations are bit-identical (the EM sums per chunk, in chunk order).
 . "$(dirname "$0")/../lib.sh"
-if [ -z "${MPIEXEC:-}" ]; then echo "no MPI launcher: skipped"; exit 77; fi
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-export STARPU_NCPU=1
+mpi_setup
 
-mpi() { np=$1; shift; $MPIEXEC ${MPIEXEC_FLAGS:-} -np "$np" "$STARMET" maf --quiet "$@"; }
+mpi() { np=$1; shift; mpi_starmet "$np" maf "$@"; }
 json_val() { sed -n "s/.*\"$2\": \([^,}]*\).*/\1/p" "$1" | head -n 1; }
 # merge PREFIX NP EXT OUT: the data lines of every rank's file, sorted
-merge() {
-  if [ "$2" -eq 1 ]; then tail -n +2 "$1.$3" | sort > "$4"; return; fi
-  r=0; : > "$4.u"
-  while [ $r -lt "$2" ]; do tail -n +2 "$1_$r.$3" >> "$4.u"; r=$((r + 1)); done
-  sort "$4.u" > "$4"
-}
+merge() { merge_ranks "$1" "$2" "$3" "$4.u" && tail -n +2 "$4.u" | sort > "$4"; }
 
 awk 'BEGIN { srand(11); N = 9
   printf "marker\tallele1\tallele2"; for (i = 0; i < N; i++) printf "\tInd%d\tInd%d\tInd%d", i, i, i

@@ -6,19 +6,9 @@
 # phases run separately give the full result; a grid that does not match the
 # rank count is refused.
 . "$(dirname "$0")/../lib.sh"
-if [ -z "${MPIEXEC:-}" ]; then echo "no MPI launcher: skipped"; exit 77; fi
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-export STARPU_NCPU=1
+mpi_setup
 
-mpi() { np=$1; shift; $MPIEXEC ${MPIEXEC_FLAGS:-} -np "$np" "$STARMET" compute --quiet "$@"; }
-cks() { sed -n 's/.*"checksum": "\([^"]*\)".*/\1/p' "$1"; }
-# merge the per-rank TSV files of a run into one
-merge() {
-  prefix=$1 np=$2 out=$3
-  if [ "$np" -eq 1 ]; then cp "$prefix.tsv" "$out"; return; fi
-  head -n 1 "${prefix}_0.tsv" > "$out"
-  r=0; while [ $r -lt "$np" ]; do tail -n +2 "${prefix}_$r.tsv" >> "$out"; r=$((r + 1)); done
-}
+mpi() { np=$1; shift; mpi_starmet "$np" compute "$@"; }
 
 P_CCC="--metric ccc --synthetic random --num-vector 53 --num-field 211 --seed 2"
 P_CCCS="$P_CCC --missing-rate 0.1"
@@ -31,26 +21,7 @@ for prob in CCC CCCS INT REAL; do
   run_ok "one rank $prob" "$STARMET" compute --quiet $args --block-size 7 --output "$T/ref_$prob"
 done
 
-for P in 1 2 3 4; do
-  for npv in 1 2 3 4; do for npf in 1 2 3 4; do for npr in 1 2 3 4; do
-    [ $((npv * npf * npr)) -eq $P ] || continue
-    for prob in CCC CCCS INT REAL; do
-      eval "args=\$P_$prob"
-      o=$T/g_${P}_${npv}${npf}${npr}_$prob
-      # shellcheck disable=SC2086
-      run_ok "P=$P $npv x $npf x $npr $prob" mpi $P $args --block-size 7 --num-proc-vector $npv \
-        --num-proc-field $npf --num-proc-repl $npr --output "$o"
-      merge "$o" $P "$o.all.tsv"
-      tol=""; [ $prob = REAL ] && tol="--tol-rel 1e-12"
-      # shellcheck disable=SC2086
-      same "P=$P $npv x $npf x $npr $prob vs one rank" $tol "$T/ref_$prob.tsv" "$o.all.tsv"
-      if [ $prob != REAL ]; then
-        [ "$(cks "$o.json")" = "$(cks "$T/ref_$prob.json")" ] && pass ||
-          fail "P=$P $npv x $npf x $npr $prob: checksum differs"
-      fi
-    done
-  done; done; done
-done
+every_grid 7 CCC CCCS INT REAL
 
 # npf > 1 on real data: bit-identical from run to run
 for k in 1 2; do
@@ -65,13 +36,13 @@ for ph in 0 1 2; do
   # shellcheck disable=SC2086
   run_ok "phase $ph" mpi 2 $P_CCCS --block-size 7 --num-phase 3 --phase-min $ph --phase-max $ph \
     --output "$T/ph$ph"
-  merge "$T/ph$ph" 2 "$T/ph$ph.all.tsv"
+  merge_ranks "$T/ph$ph" 2 tsv "$T/ph$ph.all.tsv"
 done
 { head -n 1 "$T/ph0.all.tsv"; for ph in 0 1 2; do tail -n +2 "$T/ph$ph.all.tsv"; done; } > "$T/phases.tsv"
 same "phases 0..2 = full run" "$T/ref_CCCS.tsv" "$T/phases.tsv"
 # shellcheck disable=SC2086
 run_ok "phases 1..2" mpi 2 $P_CCCS --block-size 7 --num-phase 3 --phase-min 1 --phase-max 2 --output "$T/ph12"
-merge "$T/ph12" 2 "$T/ph12.all.tsv"
+merge_ranks "$T/ph12" 2 tsv "$T/ph12.all.tsv"
 { cat "$T/ph12.all.tsv"; tail -n +2 "$T/ph0.all.tsv"; } > "$T/ph012.tsv"
 same "phase 0 + phases 1..2 = full run" "$T/ref_CCCS.tsv" "$T/ph012.tsv"
 

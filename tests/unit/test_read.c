@@ -565,39 +565,35 @@ static void assert_2x3(const sm_vectors_t *v, int named)
   }
 }
 
+/* Spellings of the same 2 x 3 table: header or not, row names or not,
+ * separators, quotes, comments, CRLF. */
+static const struct {
+  const char *name, *text;
+  int named;
+} good_tables[] = {
+    {"hr.tsv", "id\tx\ty\tz\na\t1\t2\t3\nb\t4\t5\t6\n", 1},
+    /* header without a cell above the row names (R's write.table) */
+    {"hr2.tsv", "x\ty\tz\na\t1\t2\t3\nb\t4\t5\t6\n", 1},
+    {"plain.tsv", "1\t2\t3\n4\t5\t6\n", 0},
+    {"rownames.tsv", "a\t1\t2\t3\nb\t4\t5\t6\n", 1},
+    {"header.csv", "x,y,z\n1,2,3\n 4 , 5,\"6\"\n", 0},
+    {"comma.txt", "a,1,2,3\nb,4,5,6\n", 1},
+    {"spaces.txt", "  1   2 3\n4 5     6   \n", 0},
+    {"crlf.csv", "# made by hand\r\nid,x,y,z\r\n# a comment\r\na,1,2,3\r\nb,4,5e0,6\r\n\r\n\r\n", 1},
+};
+
 START_TEST(test_tsv_good)
 {
   sm_vectors_t v;
   sm_dims_t d;
   sm_read_opts_t o = czek_opts(8);
-  tsv("hr.tsv", "id\tx\ty\tz\na\t1\t2\t3\nb\t4\t5\t6\n", &o, SM_OK, &v, &d);
-  assert_2x3(&v, 1);
-  ck_assert_uint_eq(d.nv, 2);
-  ck_assert_uint_eq(d.nf, 3);
-  sm_vectors_free(&v);
-  /* header without a cell above the row names (R's write.table) */
-  tsv("hr2.tsv", "x\ty\tz\na\t1\t2\t3\nb\t4\t5\t6\n", &o, SM_OK, &v, NULL);
-  assert_2x3(&v, 1);
-  sm_vectors_free(&v);
-  tsv("plain.tsv", "1\t2\t3\n4\t5\t6\n", &o, SM_OK, &v, NULL);
-  assert_2x3(&v, 0);
-  sm_vectors_free(&v);
-  tsv("rownames.tsv", "a\t1\t2\t3\nb\t4\t5\t6\n", &o, SM_OK, &v, NULL);
-  assert_2x3(&v, 1);
-  sm_vectors_free(&v);
-  tsv("header.csv", "x,y,z\n1,2,3\n 4 , 5,\"6\"\n", &o, SM_OK, &v, NULL);
-  assert_2x3(&v, 0);
-  sm_vectors_free(&v);
-  tsv("comma.txt", "a,1,2,3\nb,4,5,6\n", &o, SM_OK, &v, NULL);
-  assert_2x3(&v, 1);
-  sm_vectors_free(&v);
-  tsv("spaces.txt", "  1   2 3\n4 5     6   \n", &o, SM_OK, &v, NULL);
-  assert_2x3(&v, 0);
-  sm_vectors_free(&v);
-  tsv("crlf.csv", "# made by hand\r\nid,x,y,z\r\n# a comment\r\na,1,2,3\r\nb,4,5e0,6\r\n\r\n\r\n",
-      &o, SM_OK, &v, NULL);
-  assert_2x3(&v, 1);
-  sm_vectors_free(&v);
+  for (size_t t = 0; t < sizeof good_tables / sizeof good_tables[0]; t++) {
+    tsv(good_tables[t].name, good_tables[t].text, &o, SM_OK, &v, &d);
+    assert_2x3(&v, good_tables[t].named);
+    ck_assert_uint_eq(d.nv, 2);
+    ck_assert_uint_eq(d.nf, 3);
+    sm_vectors_free(&v);
+  }
   o.elem_size = 4;
   tsv("single.tsv", "a 1 2 3\nb 4 5 6\n", &o, SM_OK, &v, NULL);
   ck_assert_uint_eq(v.elem_size, 4);

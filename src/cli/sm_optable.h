@@ -1,0 +1,80 @@
+/* sm_optable.h: table-driven command-line options, shared by `compute`,
+ * `synth` and `maf`. One table per command gives getopt_long's option
+ * array, the parsing and checking of every value, and the --help text. */
+#ifndef SM_OPTABLE_H
+#define SM_OPTABLE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "sm_error.h"
+
+/* How an option's argument is parsed and stored. */
+typedef enum sm_optkind {
+  SM_OPT_TEXT = 0, /* not an option: help text printed as it is */
+  SM_OPT_FLAG,     /* no argument: stores .ival (int) */
+  SM_OPT_INT,      /* integer in [.min, .max] (int; .max 0: 10^9) */
+  SM_OPT_SIZE,     /* non-negative integer >= .min, <= .max (size_t; .max 0: no limit) */
+  SM_OPT_DOUBLE,   /* finite number; with .range also .dmin <= v < .dmax (double) */
+  SM_OPT_CHOICE,   /* one of .choices: stores .values[k], or k without .values (int) */
+  SM_OPT_STRING,   /* the argument itself (const char *) */
+  SM_OPT_HELP,     /* prints the help; the command is then done */
+} sm_optkind_t;
+
+typedef struct sm_opt sm_opt_t;
+
+/* A setter for what a kind cannot say: parse arg into the options at dst.
+ * Returns SM_OK or SM_EOPTION (logged); sets *done when the command has
+ * nothing more to do (it printed what was asked). */
+typedef sm_err_t (*sm_opt_set_t)(const sm_opt_t *opt, char *arg, void *dst, int *done);
+
+/* One row of a command's table. */
+struct sm_opt {
+  const char *name;           /* long name without "--"; NULL for help text */
+  sm_optkind_t kind;          /* with .set, only says whether it takes an argument */
+  size_t off;                 /* where the value goes (offsetof in the options) */
+  unsigned cmds;              /* commands that accept it (bit mask); 0: all */
+  int ival;                   /* SM_OPT_FLAG: the value stored */
+  long long min, max;         /* SM_OPT_INT, SM_OPT_SIZE: the allowed range */
+  double dmin, dmax;          /* SM_OPT_DOUBLE: the allowed range, with .range */
+  const char *range;          /* SM_OPT_DOUBLE: that range in words, for the error */
+  const char *const *choices; /* SM_OPT_CHOICE: the names, NULL-terminated */
+  const int *values;          /* SM_OPT_CHOICE: each name's value, or NULL */
+  sm_opt_set_t set;           /* custom parsing, or NULL */
+  const char *arg;            /* help: what follows --name (default: choices, a|b) */
+  const char *help;           /* help: the description ('\n' between lines), or the
+                                 text; NULL: not listed */
+};
+
+/* A command: its table and how it words its errors. */
+typedef struct sm_optcmd {
+  const sm_opt_t *opts;
+  size_t nopts;
+  unsigned cmd;         /* this command's bit in sm_opt_t.cmds */
+  const char *who;      /* prefix of the errors ("maf: "), or "" */
+  const char *see;      /* where help is ("starmet --help") */
+  int ignore_operands;  /* accept (and ignore) arguments after the options */
+} sm_optcmd_t;
+
+/** Parse argv (argv[0] is the command's name) into the options at dst,
+ * whose defaults are already set. Returns SM_OK, SM_EOPTION (logged) or
+ * SM_ENOMEM; *done is set when an option did the whole job (--help). */
+sm_err_t sm_opt_parse(const sm_optcmd_t *cmd, int argc, char **argv, void *dst,
+                      int *done) SM_MUST_CHECK;
+
+/** Print the help of a table: its text rows and its options in order. */
+void sm_opt_help(const sm_opt_t *opts, size_t nopts, FILE *f);
+
+/** Strict numbers: the whole of s, decimal. opt names the option in the
+ * error. Each returns SM_OK or SM_EOPTION (logged). */
+sm_err_t sm_opt_size(const char *opt, const char *s, size_t *out) SM_MUST_CHECK;
+sm_err_t sm_opt_int(const char *opt, const char *s, long long min, long long max,
+                    int *out) SM_MUST_CHECK;
+sm_err_t sm_opt_double(const char *opt, const char *s, double *out) SM_MUST_CHECK;
+
+/** Index of s among the NULL-terminated names, or SM_EOPTION (logged,
+ * with the list). */
+sm_err_t sm_opt_choice(const char *opt, const char *s, const char *const *names,
+                       int *out) SM_MUST_CHECK;
+
+#endif

@@ -1,0 +1,22 @@
+/* sm_bytes.h: little-endian packing of the binary file formats' integers
+ * (starmet's result and SAF files), independent of the host's order. */
+#ifndef SM_BYTES_H
+#define SM_BYTES_H
+
+#include <stdint.h>
+
+/** Store x at p as 4 little-endian bytes. */
+static inline void sm_put_le32(unsigned char *p, uint32_t x)
+{
+  for (int k = 0; k < 4; k++)
+    p[k] = (unsigned char)(x >> (8 * k));
+}
+
+/** Store x at p as 8 little-endian bytes. */
+static inline void sm_put_le64(unsigned char *p, uint64_t x)
+{
+  for (int k = 0; k < 8; k++)
+    p[k] = (unsigned char)(x >> (8 * k));
+}
+
+#endif

@@ -1,0 +1,95 @@
+/* sm_commit.c: write-to-temporary, sync, rename, sync-the-directory: the
+ * one way starmet completes a file. */
+#include "sm_commit.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+sm_err_t sm_commit_open(sm_commit_t *c, const char *path, const char *suffix, int unique,
+                        const char *mode)
+{
+  c->f = NULL;
+  int n = snprintf(c->path, sizeof c->path, "%s", path);
+  int m = unique ? snprintf(c->tmp, sizeof c->tmp, "%s%s.%ld", path, suffix, (long)getpid())
+                 : snprintf(c->tmp, sizeof c->tmp, "%s%s", path, suffix);
+  if (n < 0 || m < 0 || (size_t)n >= sizeof c->path || (size_t)m >= sizeof c->tmp) {
+    errno = ENAMETOOLONG;
+    return SM_EIO;
+  }
+  c->f = fopen(c->tmp, mode);
+  return c->f ? SM_OK : SM_EIO;
+}
+
+sm_err_t sm_commit_sync(sm_commit_t *c)
+{
+  int bad = ferror(c->f);
+  bad |= fflush(c->f) != 0 || fsync(fileno(c->f)) != 0;
+  return bad ? SM_EIO : SM_OK;
+}
+
+sm_err_t sm_commit_close(sm_commit_t *c)
+{
+  int bad = sm_commit_sync(c) != SM_OK;
+  int saved = errno;
+  bad |= fclose(c->f) != 0;
+  c->f = NULL;
+  if (!bad)
+    return SM_OK;
+  if (saved)
+    errno = saved; /* the first failure is the one to report */
+  sm_commit_abort(c);
+  return SM_EIO;
+}
+
+/* Sync the directory holding c->path, so that the rename is durable. Best
+ * effort: the new file is complete and in place whatever happens here; a
+ * directory that cannot be opened or synced (some file systems refuse)
+ * only loses the guarantee across a power failure. */
+static void sync_dir(const sm_commit_t *c)
+{
+  char dir[SM_COMMIT_NAME_MAX];
+  const char *slash = strrchr(c->path, '/');
+  if (!slash)
+    snprintf(dir, sizeof dir, ".");
+  else if (slash == c->path)
+    snprintf(dir, sizeof dir, "/");
+  else
+    snprintf(dir, sizeof dir, "%.*s", (int)(slash - c->path), c->path);
+  int saved = errno;
+  int fd = open(dir, O_RDONLY | O_DIRECTORY);
+  if (fd >= 0) {
+    (void)fsync(fd);
+    close(fd);
+  }
+  errno = saved;
+}
+
+sm_err_t sm_commit_rename(sm_commit_t *c)
+{
+  if (rename(c->tmp, c->path) != 0) {
+    int saved = errno;
+    unlink(c->tmp);
+    errno = saved;
+    return SM_EIO;
+  }
+  sync_dir(c);
+  return SM_OK;
+}
+
+sm_err_t sm_commit_finish(sm_commit_t *c)
+{
+  sm_err_t err = sm_commit_close(c);
+  return err ? err : sm_commit_rename(c);
+}
+
+void sm_commit_abort(sm_commit_t *c)
+{
+  int saved = errno;
+  if (c->f)
+    fclose(c->f);
+  c->f = NULL;
+  unlink(c->tmp);
+  errno = saved;
+}

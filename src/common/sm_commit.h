@@ -1,0 +1,51 @@
+/* sm_commit.h: atomic file replacement, used by every writer. A file is
+ * written under a temporary name next to its final one and renamed over it
+ * only once its bytes are on disk, so a reader finds the old file or the
+ * complete new one, never a part of it. */
+#ifndef SM_COMMIT_H
+#define SM_COMMIT_H
+
+#include <stdio.h>
+
+#include "sm_error.h"
+
+/* Room for any name the system can open (PATH_MAX is 4096 on Linux) plus
+ * a suffix; a longer name fails as the system would (ENAMETOOLONG). */
+#define SM_COMMIT_NAME_MAX (4096 + 64)
+
+typedef struct sm_commit {
+  FILE *f;                       /* the temporary file; NULL once closed */
+  char path[SM_COMMIT_NAME_MAX]; /* final name */
+  char tmp[SM_COMMIT_NAME_MAX];  /* temporary name: path + suffix [+ .pid] */
+} sm_commit_t;
+
+/** Open the temporary file of path: path + suffix (".part", ".new"), with
+ * ".<pid>" appended when unique (several processes may write the same
+ * path), in fopen mode (binary writes: "wb"; "r+b" reopens an existing
+ * temporary, as --resume does). Returns SM_OK, or SM_EIO with errno set and
+ * c->tmp naming the file for the caller's message. Logs nothing. */
+sm_err_t sm_commit_open(sm_commit_t *c, const char *path, const char *suffix, int unique,
+                        const char *mode) SM_MUST_CHECK;
+
+/** Put what was written on disk (fflush, fsync); the file stays open.
+ * SM_EIO (errno set) when this or any earlier write failed. Logs nothing. */
+sm_err_t sm_commit_sync(sm_commit_t *c) SM_MUST_CHECK;
+
+/** sm_commit_sync, then close the file. On failure the temporary file is
+ * removed. SM_OK or SM_EIO (errno set). Logs nothing. */
+sm_err_t sm_commit_close(sm_commit_t *c) SM_MUST_CHECK;
+
+/** Rename the temporary file to the final name (the file may still be open:
+ * it keeps being the final file), then sync the directory so that the
+ * rename survives a crash. On failure the temporary file is removed and the
+ * old file is left as it was. SM_OK or SM_EIO (errno set). Logs nothing. */
+sm_err_t sm_commit_rename(sm_commit_t *c) SM_MUST_CHECK;
+
+/** sm_commit_close then sm_commit_rename: the usual end of a writer. */
+sm_err_t sm_commit_finish(sm_commit_t *c) SM_MUST_CHECK;
+
+/** Give up: close the file if open and remove the temporary file. errno is
+ * preserved for the caller's message. */
+void sm_commit_abort(sm_commit_t *c);
+
+#endif

@@ -1,0 +1,90 @@
+/* sm_graph_block.c: the task sequences of one output block that the 2-way
+ * and 3-way graphs share: partial numerators per field slice, 2-way
+ * numerator tasks, the field reduction in a fixed order, the record buffer
+ * and the output task with the block's unregistration. */
+#include "sm_graph_core.h"
+
+#include "sm_sched.h"
+
+void sm_gcore_register_parts(sm_gcore_t *g, starpu_data_handle_t *h, int I, int r, size_t nx,
+                             size_t ny, size_t elem)
+{
+  for (int f = 0; f < g->d->npf; f++) {
+    starpu_matrix_data_register(&h[f], -1, 0, nx, nx, ny, elem);
+    sm_gcore_register(g, h[f], sm_decomp_rank(g->d, I, f, r));
+  }
+}
+
+starpu_data_handle_t sm_gcore_register_records(sm_gcore_t *g, size_t max_records, int fin_rank)
+{
+  starpu_data_handle_t rec;
+  size_t bytes = sizeof(sm_recbuf_t) + (g->o->emit ? max_records : 0) * sizeof(sm_rec_t);
+  starpu_variable_data_register(&rec, -1, 0, bytes);
+  sm_gcore_register(g, rec, fin_rank);
+  return rec;
+}
+
+void sm_gcore_count_mine(sm_gcore_t *g, int I, int r, uint64_t pairs)
+{
+  for (int f = 0; f < g->d->npf; f++)
+    if (sm_decomp_rank(g->d, I, f, r) == g->me) {
+      g->st->my_subblocks++;
+      g->st->my_pairs += pairs;
+    }
+}
+
+sm_err_t sm_gcore_pair(sm_gcore_t *g, int tileA, int tileB, int I, int r, int ffin,
+                       sm_task_kind_t kind, starpu_data_handle_t *h)
+{
+  const sm_graph_opts_t *o = g->o;
+  const int prio = sm_sched_prio(o->prio, kind);
+  const int variant = g->ccc ? o->sparse : o->single;
+  size_t m = starpu_matrix_get_ny(g->x[sm_gcore_hidx(g, tileA, 0, r)]);
+  size_t n = starpu_matrix_get_ny(g->x[sm_gcore_hidx(g, tileB, 0, r)]);
+  size_t elem = g->ccc ? SM_CCC2_NMOM(o->sparse) * sizeof(uint32_t) : g->v->elem_size;
+  sm_gcore_register_parts(g, h, I, r, n, m, elem);
+  int ret = 0;
+  for (int f = 0; f < g->d->npf && !ret; f++) {
+    size_t f0, nf;
+    sm_decomp_slice(g->d, f, &f0, &nf);
+    starpu_data_handle_t A = g->x[sm_gcore_hidx(g, tileA, f, r)],
+                         B = g->x[sm_gcore_hidx(g, tileB, f, r)];
+    ret = g->ccc ? sm_task_ccc2(A, B, h[f], o->sparse, nf, prio)
+                 : sm_task_czek2(A, B, h[f], o->single, nf, prio);
+    g->st->ntasks++;
+    if (!ret && sm_codelets_resilience_on()) {
+      ret = sm_task_verify2(h[f], A, B, g->ccc, variant, nf, g->st->nblocks, prio);
+      g->st->ntasks++;
+    }
+  }
+  return ret ? SM_ERUNTIME : sm_gcore_reduce(g, h, ffin);
+}
+
+sm_err_t sm_gcore_reduce(sm_gcore_t *g, starpu_data_handle_t *h, int ffin)
+{
+  const int prio = sm_sched_prio(g->o->prio, SM_TK_REDUCE);
+  for (int f = 0; f < g->d->npf; f++) {
+    if (f == ffin)
+      continue;
+    int ret = sm_task_add(h[ffin], h[f], sm_gcore_add_type(g), prio);
+    g->st->ntasks++;
+    if (ret)
+      return SM_ERUNTIME;
+  }
+  return SM_OK;
+}
+
+sm_err_t sm_gcore_output(sm_gcore_t *g, sm_err_t err, starpu_data_handle_t *h,
+                         starpu_data_handle_t rec, int fin_rank)
+{
+  if (!err && sm_task_output(rec, g->token[fin_rank], sm_sink_put, g->sink, g->st->nblocks,
+                             sm_sched_prio(g->o->prio, SM_TK_OUTPUT)))
+    err = SM_ERUNTIME;
+  g->st->ntasks += 2; /* finalize and output */
+  if (fin_rank == g->me)
+    g->st->my_outputs++;
+  for (int f = 0; f < g->d->npf; f++)
+    starpu_data_unregister_submit(h[f]);
+  starpu_data_unregister_submit(rec);
+  return err;
+}
