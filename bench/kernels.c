@@ -47,11 +47,12 @@ static double now(void)
 #define MA(op, t, a, acc)                                                                \
   "vmin" op " %%zmm31, %%zmm" #a ", %%zmm" #t "\n\tvadd" op " %%zmm" #t ", %%zmm" #acc   \
   ", %%zmm" #acc "\n\t"
+/* clang-format off */
 #define MA12(op)                                                                         \
-  MA(op, 24, 12, 0)                                                                      \
-  MA(op, 25, 13, 1) MA(op, 26, 14, 2) MA(op, 27, 15, 3) MA(op, 28, 16, 4)                \
-      MA(op, 29, 17, 5) MA(op, 24, 18, 6) MA(op, 25, 19, 7) MA(op, 26, 20, 8)            \
-          MA(op, 27, 21, 9) MA(op, 28, 22, 10) MA(op, 29, 23, 11)
+  MA(op, 24, 12, 0) MA(op, 25, 13, 1) MA(op, 26, 14, 2) MA(op, 27, 15, 3)                \
+  MA(op, 28, 16, 4) MA(op, 29, 17, 5) MA(op, 24, 18, 6) MA(op, 25, 19, 7)                \
+  MA(op, 26, 20, 8) MA(op, 27, 21, 9) MA(op, 28, 22, 10) MA(op, 29, 23, 11)
+/* clang-format on */
 
 __attribute__((target("avx512f"))) static double lim_minadd_zmm_s(long it)
 {
@@ -72,10 +73,11 @@ __attribute__((target("avx512f"))) static double lim_minadd_zmm_d(long it)
 #define MY(op, t, a, acc)                                                                \
   "vmin" op " %%ymm15, %%ymm" #a ", %%ymm" #t "\n\tvadd" op " %%ymm" #t ", %%ymm" #acc   \
   ", %%ymm" #acc "\n\t"
+/* clang-format off */
 #define MY8(op)                                                                          \
-  MY(op, 12, 8, 0)                                                                       \
-  MY(op, 13, 9, 1) MY(op, 14, 10, 2) MY(op, 12, 11, 3) MY(op, 13, 8, 4) MY(op, 14, 9, 5) \
-      MY(op, 12, 10, 6) MY(op, 13, 11, 7)
+  MY(op, 12, 8, 0) MY(op, 13, 9, 1) MY(op, 14, 10, 2) MY(op, 12, 11, 3)                  \
+  MY(op, 13, 8, 4) MY(op, 14, 9, 5) MY(op, 12, 10, 6) MY(op, 13, 11, 7)
+/* clang-format on */
 
 __attribute__((target("avx2"))) static double lim_minadd_ymm_s(long it)
 {

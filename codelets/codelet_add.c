@@ -5,8 +5,10 @@
 
 static void add_rows(void *buffers[], int type)
 {
-  const size_t nx = STARPU_MATRIX_GET_NX(buffers[0]), ny = STARPU_MATRIX_GET_NY(buffers[0]);
-  const size_t ldc = STARPU_MATRIX_GET_LD(buffers[0]), ldb = STARPU_MATRIX_GET_LD(buffers[1]);
+  const size_t nx = STARPU_MATRIX_GET_NX(buffers[0]),
+               ny = STARPU_MATRIX_GET_NY(buffers[0]);
+  const size_t ldc = STARPU_MATRIX_GET_LD(buffers[0]),
+               ldb = STARPU_MATRIX_GET_LD(buffers[1]);
   const size_t elem = STARPU_MATRIX_GET_ELEMSIZE(buffers[0]);
   char *c = (char *)STARPU_MATRIX_GET_PTR(buffers[0]);
   const char *b = (const char *)STARPU_MATRIX_GET_PTR(buffers[1]);
@@ -22,9 +24,18 @@ static void add_rows(void *buffers[], int type)
   }
 }
 
-static void cpu_add_f64(void *buffers[], void *cl_arg) { add_rows(buffers, SM_ADD_F64); }
-static void cpu_add_f32(void *buffers[], void *cl_arg) { add_rows(buffers, SM_ADD_F32); }
-static void cpu_add_u32(void *buffers[], void *cl_arg) { add_rows(buffers, SM_ADD_U32); }
+static void cpu_add_f64(void *buffers[], void *cl_arg)
+{
+  add_rows(buffers, SM_ADD_F64);
+}
+static void cpu_add_f32(void *buffers[], void *cl_arg)
+{
+  add_rows(buffers, SM_ADD_F32);
+}
+static void cpu_add_u32(void *buffers[], void *cl_arg)
+{
+  add_rows(buffers, SM_ADD_U32);
+}
 
 SM_CODELET(add_f64, cpu_add_f64, , 2, STARPU_RW, STARPU_R);
 SM_CODELET(add_f32, cpu_add_f32, , 2, STARPU_RW, STARPU_R);
@@ -32,8 +43,9 @@ SM_CODELET(add_u32, cpu_add_u32, , 2, STARPU_RW, STARPU_R);
 
 int sm_task_add(starpu_data_handle_t C, starpu_data_handle_t B, int type, int prio)
 {
-  struct starpu_codelet *cl =
-      type == SM_ADD_F64 ? &cl_add_f64 : type == SM_ADD_F32 ? &cl_add_f32 : &cl_add_u32;
+  struct starpu_codelet *cl = type == SM_ADD_F64   ? &cl_add_f64
+                              : type == SM_ADD_F32 ? &cl_add_f32
+                                                   : &cl_add_u32;
   return SM_INSERT(cl, STARPU_RW, C, STARPU_R, B, STARPU_PRIORITY, prio, STARPU_NAME,
                    "add", 0);
 }

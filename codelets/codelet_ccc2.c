@@ -16,12 +16,14 @@ typedef struct ccc2_args {
 static void cpu_ccc2(void *buffers[], void *cl_arg)
 {
   const ccc2_args_t *a = cl_arg;
-  const sm_cl_mat_t A = sm_cl_mat(buffers, 0), B = sm_cl_mat(buffers, 1), C = sm_cl_mat(buffers, 2);
+  const sm_cl_mat_t A = sm_cl_mat(buffers, 0), B = sm_cl_mat(buffers, 1),
+                    C = sm_cl_mat(buffers, 2);
   sm_ccc2_syrk_fn sy = sm_cl_mat_same(A, B) ? sm_cl_ccc2_syrk(a->sparse) : NULL;
   if (sy) /* a diagonal block: half the work */
     sy(B.ny, a->nf, A.ptr, A.ld, a->sparse, C.ptr, C.ld);
   else
-    sm_cl_ccc2(a->sparse)(A.ny, B.ny, a->nf, A.ptr, A.ld, B.ptr, B.ld, a->sparse, C.ptr, C.ld);
+    sm_cl_ccc2(a->sparse)(A.ny, B.ny, a->nf, A.ptr, A.ld, B.ptr, B.ld, a->sparse, C.ptr,
+                          C.ld);
 }
 
 #ifdef SM_USE_CUDA
@@ -30,14 +32,15 @@ static void cpu_ccc2(void *buffers[], void *cl_arg)
 static void cuda_ccc2_gemm(void *buffers[], void *cl_arg)
 {
   const ccc2_args_t *a = cl_arg;
-  const sm_cl_mat_t A = sm_cl_mat(buffers, 0), B = sm_cl_mat(buffers, 1), C = sm_cl_mat(buffers, 2);
+  const sm_cl_mat_t A = sm_cl_mat(buffers, 0), B = sm_cl_mat(buffers, 1),
+                    C = sm_cl_mat(buffers, 2);
   cudaStream_t s = starpu_cuda_get_local_stream();
   void *scratch = NULL;
-  if (cudaMallocAsync(&scratch, sm_cuda_ccc2_gemm_scratch(A.ny, B.ny, a->nf, a->sparse), s) !=
-      cudaSuccess)
+  if (cudaMallocAsync(&scratch, sm_cuda_ccc2_gemm_scratch(A.ny, B.ny, a->nf, a->sparse),
+                      s) != cudaSuccess)
     STARPU_ABORT_MSG("cannot allocate the int8 GEMM scratch on the GPU");
-  if (sm_cuda_ccc2_gemm(A.ny, B.ny, a->nf, A.ptr, A.ld, B.ptr, B.ld, a->sparse, C.ptr, C.ld,
-                        scratch, s, starpu_cublas_get_local_handle()) != 0)
+  if (sm_cuda_ccc2_gemm(A.ny, B.ny, a->nf, A.ptr, A.ld, B.ptr, B.ld, a->sparse, C.ptr,
+                        C.ld, scratch, s, starpu_cublas_get_local_handle()) != 0)
     STARPU_ABORT_MSG("cublasGemmEx refused the int8 GEMM");
   cudaFreeAsync(scratch, s);
 }
@@ -45,7 +48,8 @@ static void cuda_ccc2_gemm(void *buffers[], void *cl_arg)
 static void cuda_ccc2(void *buffers[], void *cl_arg)
 {
   const ccc2_args_t *a = cl_arg;
-  const sm_cl_mat_t A = sm_cl_mat(buffers, 0), B = sm_cl_mat(buffers, 1), C = sm_cl_mat(buffers, 2);
+  const sm_cl_mat_t A = sm_cl_mat(buffers, 0), B = sm_cl_mat(buffers, 1),
+                    C = sm_cl_mat(buffers, 2);
   sm_cuda_ccc2(A.ny, B.ny, a->nf, A.ptr, A.ld, B.ptr, B.ld, a->sparse, C.ptr, C.ld,
                starpu_cuda_get_local_stream());
 }
@@ -56,7 +60,8 @@ static void ocl_ccc2(void *buffers[], void *cl_arg)
 {
   const ccc2_args_t *a = cl_arg;
   const size_t m = STARPU_MATRIX_GET_NY(buffers[0]), n = STARPU_MATRIX_GET_NY(buffers[1]);
-  sm_ocl_arg_t args[13] = {sm_ocl_int((long)m), sm_ocl_int((long)n), sm_ocl_int((long)a->nf)};
+  sm_ocl_arg_t args[13] = {sm_ocl_int((long)m), sm_ocl_int((long)n),
+                           sm_ocl_int((long)a->nf)};
   int k = sm_ocl_matrix(args, 3, buffers[0], 8, 0, 1);
   k = sm_ocl_matrix(args, k, buffers[1], 8, 0, 1);
   args[k++] = sm_ocl_int(a->sparse);
@@ -67,16 +72,17 @@ static void ocl_ccc2(void *buffers[], void *cl_arg)
 #endif
 
 /* Dense and sparse are different kernels: one codelet and model each. */
-SM_CODELET(ccc2, cpu_ccc2, SM_CL_CUDA(cuda_ccc2, cuda_ccc2_gemm) SM_CL_OPENCL(ocl_ccc2), 3,
-           STARPU_R, STARPU_R, STARPU_W);
-SM_CODELET(ccc2_sparse, cpu_ccc2, SM_CL_CUDA(cuda_ccc2, cuda_ccc2_gemm) SM_CL_OPENCL(ocl_ccc2),
+SM_CODELET(ccc2, cpu_ccc2, SM_CL_CUDA(cuda_ccc2, cuda_ccc2_gemm) SM_CL_OPENCL(ocl_ccc2),
            3, STARPU_R, STARPU_R, STARPU_W);
+SM_CODELET(ccc2_sparse, cpu_ccc2,
+           SM_CL_CUDA(cuda_ccc2, cuda_ccc2_gemm) SM_CL_OPENCL(ocl_ccc2), 3, STARPU_R,
+           STARPU_R, STARPU_W);
 
-int sm_task_ccc2(starpu_data_handle_t A, starpu_data_handle_t B,
-                 starpu_data_handle_t C, int sparse, size_t nf, int prio)
+int sm_task_ccc2(starpu_data_handle_t A, starpu_data_handle_t B, starpu_data_handle_t C,
+                 int sparse, size_t nf, int prio)
 {
   ccc2_args_t args = {.nf = nf, .sparse = sparse};
-  return SM_INSERT(sparse ? &cl_ccc2_sparse : &cl_ccc2, STARPU_R, A, STARPU_R, B, STARPU_W, C,
-                   SM_CL_ARGS(args), STARPU_PRIORITY, prio, STARPU_EXECUTE_WHERE,
-                   sm_cl_num_where, STARPU_NAME, "ccc2", 0);
+  return SM_INSERT(sparse ? &cl_ccc2_sparse : &cl_ccc2, STARPU_R, A, STARPU_R, B,
+                   STARPU_W, C, SM_CL_ARGS(args), STARPU_PRIORITY, prio,
+                   STARPU_EXECUTE_WHERE, sm_cl_num_where, STARPU_NAME, "ccc2", 0);
 }

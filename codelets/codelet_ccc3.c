@@ -26,7 +26,8 @@ static void cpu_ccc3(void *buffers[], void *cl_arg)
 static void ocl_ccc3(void *buffers[], void *cl_arg)
 {
   const ccc3_args_t *a = cl_arg;
-  const size_t mx = STARPU_MATRIX_GET_NY(buffers[1]), my = STARPU_MATRIX_GET_NY(buffers[2]);
+  const size_t mx = STARPU_MATRIX_GET_NY(buffers[1]),
+               my = STARPU_MATRIX_GET_NY(buffers[2]);
   sm_ocl_arg_t args[16];
   int k = sm_ocl_planes(args, buffers, 8, a->g, a->nf, a->a_off);
   args[k++] = sm_ocl_int(a->sparse);
@@ -42,23 +43,23 @@ static void cuda_ccc3(void *buffers[], void *cl_arg)
   const ccc3_args_t *a = cl_arg;
   const sm_cl_mat_t A = sm_cl_mat(buffers, 0), X = sm_cl_mat(buffers, 1);
   const sm_cl_mat_t Y = sm_cl_mat(buffers, 2), N = sm_cl_mat(buffers, 3);
-  sm_cuda_ccc3(a->g, X.ny, Y.ny, a->nf, sm_cl_mat_row(A, a->a_off), A.ld, X.ptr, X.ld, Y.ptr,
-               Y.ld, a->sparse, N.ptr, starpu_cuda_get_local_stream());
+  sm_cuda_ccc3(a->g, X.ny, Y.ny, a->nf, sm_cl_mat_row(A, a->a_off), A.ld, X.ptr, X.ld,
+               Y.ptr, Y.ld, a->sparse, N.ptr, starpu_cuda_get_local_stream());
 }
 #endif
 
 /* Dense and sparse are different kernels: one codelet and model each. */
-SM_CODELET(ccc3, cpu_ccc3, SM_CL_CUDA(cuda_ccc3) SM_CL_OPENCL(ocl_ccc3), 4, STARPU_R, STARPU_R,
-           STARPU_R, STARPU_W);
-SM_CODELET(ccc3_sparse, cpu_ccc3, SM_CL_CUDA(cuda_ccc3) SM_CL_OPENCL(ocl_ccc3), 4, STARPU_R,
+SM_CODELET(ccc3, cpu_ccc3, SM_CL_CUDA(cuda_ccc3) SM_CL_OPENCL(ocl_ccc3), 4, STARPU_R,
            STARPU_R, STARPU_R, STARPU_W);
+SM_CODELET(ccc3_sparse, cpu_ccc3, SM_CL_CUDA(cuda_ccc3) SM_CL_OPENCL(ocl_ccc3), 4,
+           STARPU_R, STARPU_R, STARPU_R, STARPU_W);
 
 int sm_task_ccc3(starpu_data_handle_t A, size_t a_off, size_t g, starpu_data_handle_t X,
                  starpu_data_handle_t Y, starpu_data_handle_t N3, int sparse, size_t nf,
                  int prio)
 {
   ccc3_args_t args = {.nf = nf, .a_off = a_off, .g = g, .sparse = sparse};
-  return SM_INSERT(sparse ? &cl_ccc3_sparse : &cl_ccc3, STARPU_R, A, STARPU_R, X, STARPU_R, Y,
-                   STARPU_W, N3, SM_CL_ARGS(args), STARPU_PRIORITY, prio,
+  return SM_INSERT(sparse ? &cl_ccc3_sparse : &cl_ccc3, STARPU_R, A, STARPU_R, X,
+                   STARPU_R, Y, STARPU_W, N3, SM_CL_ARGS(args), STARPU_PRIORITY, prio,
                    STARPU_EXECUTE_WHERE, sm_cl_num_where, STARPU_NAME, "ccc3", 0);
 }

@@ -12,27 +12,27 @@ typedef struct czek2_args {
 
 /* The CPU and CUDA adapters of one precision (SFX d or s); a diagonal tile
  * pair (B = A) runs the symmetric kernel where one exists: half the work. */
-#define SM_CZEK2_CPU(SFX)                                                      \
-  static void cpu_czek2_##SFX(void *buffers[], void *cl_arg)                   \
-  {                                                                            \
-    const czek2_args_t *a = cl_arg;                                            \
-    const sm_cl_mat_t A = sm_cl_mat(buffers, 0), B = sm_cl_mat(buffers, 1);    \
-    const sm_cl_mat_t C = sm_cl_mat(buffers, 2);                               \
-    sm_czek2_syrk_##SFX##_fn sy =                                              \
-        sm_cl_mat_same(A, B) ? sm_cl_czek2_syrk_##SFX() : NULL;                \
-    if (sy)                                                                    \
-      sy(B.ny, a->nf, A.ptr, A.ld, C.ptr, C.ld);                               \
-    else                                                                       \
-      sm_cl_czek2_##SFX()(A.ny, B.ny, a->nf, A.ptr, A.ld, B.ptr, B.ld, C.ptr, C.ld); \
+#define SM_CZEK2_CPU(SFX)                                                                \
+  static void cpu_czek2_##SFX(void *buffers[], void *cl_arg)                             \
+  {                                                                                      \
+    const czek2_args_t *a = cl_arg;                                                      \
+    const sm_cl_mat_t A = sm_cl_mat(buffers, 0), B = sm_cl_mat(buffers, 1);              \
+    const sm_cl_mat_t C = sm_cl_mat(buffers, 2);                                         \
+    sm_czek2_syrk_##SFX##_fn sy =                                                        \
+        sm_cl_mat_same(A, B) ? sm_cl_czek2_syrk_##SFX() : NULL;                          \
+    if (sy)                                                                              \
+      sy(B.ny, a->nf, A.ptr, A.ld, C.ptr, C.ld);                                         \
+    else                                                                                 \
+      sm_cl_czek2_##SFX()(A.ny, B.ny, a->nf, A.ptr, A.ld, B.ptr, B.ld, C.ptr, C.ld);     \
   }
-#define SM_CZEK2_CUDA(SFX)                                                     \
-  static void cuda_czek2_##SFX(void *buffers[], void *cl_arg)                  \
-  {                                                                            \
-    const czek2_args_t *a = cl_arg;                                            \
-    const sm_cl_mat_t A = sm_cl_mat(buffers, 0), B = sm_cl_mat(buffers, 1);    \
-    const sm_cl_mat_t C = sm_cl_mat(buffers, 2);                               \
-    sm_cuda_czek2_##SFX(A.ny, B.ny, a->nf, A.ptr, A.ld, B.ptr, B.ld, C.ptr, C.ld, \
-                        starpu_cuda_get_local_stream());                       \
+#define SM_CZEK2_CUDA(SFX)                                                               \
+  static void cuda_czek2_##SFX(void *buffers[], void *cl_arg)                            \
+  {                                                                                      \
+    const czek2_args_t *a = cl_arg;                                                      \
+    const sm_cl_mat_t A = sm_cl_mat(buffers, 0), B = sm_cl_mat(buffers, 1);              \
+    const sm_cl_mat_t C = sm_cl_mat(buffers, 2);                                         \
+    sm_cuda_czek2_##SFX(A.ny, B.ny, a->nf, A.ptr, A.ld, B.ptr, B.ld, C.ptr, C.ld,        \
+                        starpu_cuda_get_local_stream());                                 \
   }
 
 SM_CZEK2_CPU(d)
@@ -48,15 +48,22 @@ static void ocl_czek2(void *buffers[], void *cl_arg, int single)
   const czek2_args_t *a = cl_arg;
   const size_t es = single ? 4 : 8;
   const size_t m = STARPU_MATRIX_GET_NY(buffers[0]), n = STARPU_MATRIX_GET_NY(buffers[1]);
-  sm_ocl_arg_t args[12] = {sm_ocl_int((long)m), sm_ocl_int((long)n), sm_ocl_int((long)a->nf)};
+  sm_ocl_arg_t args[12] = {sm_ocl_int((long)m), sm_ocl_int((long)n),
+                           sm_ocl_int((long)a->nf)};
   int k = sm_ocl_matrix(args, 3, buffers[0], es, 0, 1);
   k = sm_ocl_matrix(args, k, buffers[1], es, 0, 1);
   k = sm_ocl_matrix(args, k, buffers[2], es, 0, 1);
   const size_t global[2] = {n, m}, local[2] = {16, 16};
   sm_ocl_run(single ? "sm_czek2_s" : "sm_czek2_d", k, args, 2, global, local);
 }
-static void ocl_czek2_d(void *buffers[], void *cl_arg) { ocl_czek2(buffers, cl_arg, 0); }
-static void ocl_czek2_s(void *buffers[], void *cl_arg) { ocl_czek2(buffers, cl_arg, 1); }
+static void ocl_czek2_d(void *buffers[], void *cl_arg)
+{
+  ocl_czek2(buffers, cl_arg, 0);
+}
+static void ocl_czek2_s(void *buffers[], void *cl_arg)
+{
+  ocl_czek2(buffers, cl_arg, 1);
+}
 #endif
 
 SM_CODELET(czek2_d, cpu_czek2_d, SM_CL_CUDA(cuda_czek2_d) SM_CL_OPENCL(ocl_czek2_d), 3,
@@ -64,11 +71,11 @@ SM_CODELET(czek2_d, cpu_czek2_d, SM_CL_CUDA(cuda_czek2_d) SM_CL_OPENCL(ocl_czek2
 SM_CODELET(czek2_s, cpu_czek2_s, SM_CL_CUDA(cuda_czek2_s) SM_CL_OPENCL(ocl_czek2_s), 3,
            STARPU_R, STARPU_R, STARPU_W);
 
-int sm_task_czek2(starpu_data_handle_t A, starpu_data_handle_t B,
-                  starpu_data_handle_t C, int single, size_t nf, int prio)
+int sm_task_czek2(starpu_data_handle_t A, starpu_data_handle_t B, starpu_data_handle_t C,
+                  int single, size_t nf, int prio)
 {
   czek2_args_t args = {.nf = nf};
-  return SM_INSERT(single ? &cl_czek2_s : &cl_czek2_d, STARPU_R, A, STARPU_R, B, STARPU_W, C,
-                   SM_CL_ARGS(args), STARPU_PRIORITY, prio, STARPU_EXECUTE_WHERE,
+  return SM_INSERT(single ? &cl_czek2_s : &cl_czek2_d, STARPU_R, A, STARPU_R, B, STARPU_W,
+                   C, SM_CL_ARGS(args), STARPU_PRIORITY, prio, STARPU_EXECUTE_WHERE,
                    sm_cl_num_where, STARPU_NAME, "czek2", 0);
 }

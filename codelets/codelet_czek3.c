@@ -13,25 +13,26 @@ typedef struct czek3_args {
 
 /* The CPU and CUDA adapters of one precision (SFX d or s): planes
  * [a_off, a_off + g) of tile A against tiles X and Y. */
-#define SM_CZEK3_CPU(SFX)                                                      \
-  static void cpu_czek3_##SFX(void *buffers[], void *cl_arg)                   \
-  {                                                                            \
-    const czek3_args_t *a = cl_arg;                                            \
-    const sm_cl_mat_t A = sm_cl_mat(buffers, 0), X = sm_cl_mat(buffers, 1);    \
-    const sm_cl_mat_t Y = sm_cl_mat(buffers, 2), N = sm_cl_mat(buffers, 3);    \
-    (sm_cl_kernel == SM_KERNEL_REF ? sm_kern_czek3_ref_##SFX                   \
-                                   : sm_kern_czek3_blocked_##SFX)(             \
-        a->g, X.ny, Y.ny, a->nf, sm_cl_mat_row(A, a->a_off), A.ld, X.ptr, X.ld, Y.ptr, Y.ld, \
-        N.ptr);                                                                \
+#define SM_CZEK3_CPU(SFX)                                                                \
+  static void cpu_czek3_##SFX(void *buffers[], void *cl_arg)                             \
+  {                                                                                      \
+    const czek3_args_t *a = cl_arg;                                                      \
+    const sm_cl_mat_t A = sm_cl_mat(buffers, 0), X = sm_cl_mat(buffers, 1);              \
+    const sm_cl_mat_t Y = sm_cl_mat(buffers, 2), N = sm_cl_mat(buffers, 3);              \
+    (sm_cl_kernel == SM_KERNEL_REF ? sm_kern_czek3_ref_##SFX                             \
+                                   : sm_kern_czek3_blocked_##SFX)(                       \
+        a->g, X.ny, Y.ny, a->nf, sm_cl_mat_row(A, a->a_off), A.ld, X.ptr, X.ld, Y.ptr,   \
+        Y.ld, N.ptr);                                                                    \
   }
-#define SM_CZEK3_CUDA(SFX)                                                     \
-  static void cuda_czek3_##SFX(void *buffers[], void *cl_arg)                  \
-  {                                                                            \
-    const czek3_args_t *a = cl_arg;                                            \
-    const sm_cl_mat_t A = sm_cl_mat(buffers, 0), X = sm_cl_mat(buffers, 1);    \
-    const sm_cl_mat_t Y = sm_cl_mat(buffers, 2), N = sm_cl_mat(buffers, 3);    \
-    sm_cuda_czek3_##SFX(a->g, X.ny, Y.ny, a->nf, sm_cl_mat_row(A, a->a_off), A.ld, X.ptr, \
-                        X.ld, Y.ptr, Y.ld, N.ptr, starpu_cuda_get_local_stream()); \
+#define SM_CZEK3_CUDA(SFX)                                                               \
+  static void cuda_czek3_##SFX(void *buffers[], void *cl_arg)                            \
+  {                                                                                      \
+    const czek3_args_t *a = cl_arg;                                                      \
+    const sm_cl_mat_t A = sm_cl_mat(buffers, 0), X = sm_cl_mat(buffers, 1);              \
+    const sm_cl_mat_t Y = sm_cl_mat(buffers, 2), N = sm_cl_mat(buffers, 3);              \
+    sm_cuda_czek3_##SFX(a->g, X.ny, Y.ny, a->nf, sm_cl_mat_row(A, a->a_off), A.ld,       \
+                        X.ptr, X.ld, Y.ptr, Y.ld, N.ptr,                                 \
+                        starpu_cuda_get_local_stream());                                 \
   }
 
 SM_CZEK3_CPU(d)
@@ -46,15 +47,22 @@ static void ocl_czek3(void *buffers[], void *cl_arg, int single)
 {
   const czek3_args_t *a = cl_arg;
   const size_t es = single ? 4 : 8;
-  const size_t mx = STARPU_MATRIX_GET_NY(buffers[1]), my = STARPU_MATRIX_GET_NY(buffers[2]);
+  const size_t mx = STARPU_MATRIX_GET_NY(buffers[1]),
+               my = STARPU_MATRIX_GET_NY(buffers[2]);
   sm_ocl_arg_t args[15];
   int k = sm_ocl_planes(args, buffers, es, a->g, a->nf, a->a_off);
   k = sm_ocl_matrix(args, k, buffers[3], es, 0, 0);
   const size_t global[3] = {my, mx, a->g}, local[3] = {8, 8, 1};
   sm_ocl_run(single ? "sm_czek3_s" : "sm_czek3_d", k, args, 3, global, local);
 }
-static void ocl_czek3_d(void *buffers[], void *cl_arg) { ocl_czek3(buffers, cl_arg, 0); }
-static void ocl_czek3_s(void *buffers[], void *cl_arg) { ocl_czek3(buffers, cl_arg, 1); }
+static void ocl_czek3_d(void *buffers[], void *cl_arg)
+{
+  ocl_czek3(buffers, cl_arg, 0);
+}
+static void ocl_czek3_s(void *buffers[], void *cl_arg)
+{
+  ocl_czek3(buffers, cl_arg, 1);
+}
 #endif
 
 SM_CODELET(czek3_d, cpu_czek3_d, SM_CL_CUDA(cuda_czek3_d) SM_CL_OPENCL(ocl_czek3_d), 4,
@@ -67,7 +75,7 @@ int sm_task_czek3(starpu_data_handle_t A, size_t a_off, size_t g, starpu_data_ha
                   int prio)
 {
   czek3_args_t args = {.nf = nf, .a_off = a_off, .g = g};
-  return SM_INSERT(single ? &cl_czek3_s : &cl_czek3_d, STARPU_R, A, STARPU_R, X, STARPU_R, Y,
-                   STARPU_W, N3, SM_CL_ARGS(args), STARPU_PRIORITY, prio,
+  return SM_INSERT(single ? &cl_czek3_s : &cl_czek3_d, STARPU_R, A, STARPU_R, X, STARPU_R,
+                   Y, STARPU_W, N3, SM_CL_ARGS(args), STARPU_PRIORITY, prio,
                    STARPU_EXECUTE_WHERE, sm_cl_num_where, STARPU_NAME, "czek3", 0);
 }

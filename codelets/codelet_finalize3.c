@@ -5,21 +5,19 @@
 static void cpu_finalize3(void *buffers[], void *cl_arg)
 {
   const sm_fin3_args_t *a = cl_arg;
-  sm_kern_finalize3(a, (const void *)STARPU_MATRIX_GET_PTR(buffers[0]),
-                    (const void *)STARPU_MATRIX_GET_PTR(buffers[1]),
-                    STARPU_MATRIX_GET_LD(buffers[1]),
-                    (const void *)STARPU_MATRIX_GET_PTR(buffers[2]),
-                    STARPU_MATRIX_GET_LD(buffers[2]),
-                    (const void *)STARPU_MATRIX_GET_PTR(buffers[3]),
-                    STARPU_MATRIX_GET_LD(buffers[3]),
-                    (const void *)STARPU_MATRIX_GET_PTR(buffers[4]),
-                    (const void *)STARPU_MATRIX_GET_PTR(buffers[5]),
-                    (const void *)STARPU_MATRIX_GET_PTR(buffers[6]),
-                    (sm_recbuf_t *)STARPU_VARIABLE_GET_PTR(buffers[7]));
+  sm_kern_finalize3(
+      a, (const void *)STARPU_MATRIX_GET_PTR(buffers[0]),
+      (const void *)STARPU_MATRIX_GET_PTR(buffers[1]), STARPU_MATRIX_GET_LD(buffers[1]),
+      (const void *)STARPU_MATRIX_GET_PTR(buffers[2]), STARPU_MATRIX_GET_LD(buffers[2]),
+      (const void *)STARPU_MATRIX_GET_PTR(buffers[3]), STARPU_MATRIX_GET_LD(buffers[3]),
+      (const void *)STARPU_MATRIX_GET_PTR(buffers[4]),
+      (const void *)STARPU_MATRIX_GET_PTR(buffers[5]),
+      (const void *)STARPU_MATRIX_GET_PTR(buffers[6]),
+      (sm_recbuf_t *)STARPU_VARIABLE_GET_PTR(buffers[7]));
 }
 
-SM_CODELET(finalize3, cpu_finalize3, , 8, STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_R,
-           STARPU_R, STARPU_R, STARPU_W);
+SM_CODELET(finalize3, cpu_finalize3, , 8, STARPU_R, STARPU_R, STARPU_R, STARPU_R,
+           STARPU_R, STARPU_R, STARPU_R, STARPU_W);
 
 int sm_task_finalize3(starpu_data_handle_t num3, starpu_data_handle_t n2ax,
                       starpu_data_handle_t n2ay, starpu_data_handle_t n2xy,
@@ -27,8 +25,8 @@ int sm_task_finalize3(starpu_data_handle_t num3, starpu_data_handle_t n2ax,
                       starpu_data_handle_t sy, starpu_data_handle_t R,
                       const sm_fin3_args_t *args, int prio)
 {
-  return SM_INSERT(&cl_finalize3, STARPU_R, num3, STARPU_R, n2ax, STARPU_R, n2ay, STARPU_R,
-                   n2xy, STARPU_R, sa, STARPU_R, sx, STARPU_R, sy, STARPU_W, R,
+  return SM_INSERT(&cl_finalize3, STARPU_R, num3, STARPU_R, n2ax, STARPU_R, n2ay,
+                   STARPU_R, n2xy, STARPU_R, sa, STARPU_R, sx, STARPU_R, sy, STARPU_W, R,
                    STARPU_CL_ARGS, sm_cl_args_dup(args, sizeof *args), sizeof *args,
                    STARPU_PRIORITY, prio, STARPU_NAME, "finalize3", 0);
 }

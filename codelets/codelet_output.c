@@ -18,8 +18,8 @@ static void cpu_output(void *buffers[], void *cl_arg)
 
 SM_CODELET(output, cpu_output, , 2, STARPU_R, STARPU_RW);
 
-int sm_task_output(starpu_data_handle_t R, starpu_data_handle_t token,
-                   sm_sink_fn sink, void *ctx, uint64_t block, int prio)
+int sm_task_output(starpu_data_handle_t R, starpu_data_handle_t token, sm_sink_fn sink,
+                   void *ctx, uint64_t block, int prio)
 {
   output_args_t args = {.sink = sink, .ctx = ctx, .block = block};
   return SM_INSERT(&cl_output, STARPU_R, R, STARPU_RW, token, SM_CL_ARGS(args),

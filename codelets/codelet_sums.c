@@ -8,12 +8,12 @@ typedef struct sums_args {
 } sums_args_t;
 
 /* The CPU adapter of one Czekanowski precision (SFX d or s). */
-#define SM_SUMS_CZEK_CPU(SFX)                                                  \
-  static void cpu_sums_czek_##SFX(void *buffers[], void *cl_arg)               \
-  {                                                                            \
-    const sums_args_t *a = cl_arg;                                             \
-    const sm_cl_mat_t X = sm_cl_mat(buffers, 0), S = sm_cl_mat(buffers, 1);    \
-    sm_kern_sums_czek_##SFX(X.ny, a->nf, X.ptr, X.ld, S.ptr);                  \
+#define SM_SUMS_CZEK_CPU(SFX)                                                            \
+  static void cpu_sums_czek_##SFX(void *buffers[], void *cl_arg)                         \
+  {                                                                                      \
+    const sums_args_t *a = cl_arg;                                                       \
+    const sm_cl_mat_t X = sm_cl_mat(buffers, 0), S = sm_cl_mat(buffers, 1);              \
+    sm_kern_sums_czek_##SFX(X.ny, a->nf, X.ptr, X.ld, S.ptr);                            \
   }
 SM_SUMS_CZEK_CPU(d)
 SM_SUMS_CZEK_CPU(s)
@@ -41,6 +41,6 @@ int sm_task_sums_ccc(starpu_data_handle_t X, starpu_data_handle_t S, int sparse,
                      size_t nf, int prio)
 {
   sums_args_t args = {.nf = nf, .sparse = sparse};
-  return SM_INSERT(&cl_sums_ccc, STARPU_R, X, STARPU_W, S, SM_CL_ARGS(args), STARPU_PRIORITY,
-                   prio, STARPU_NAME, "sums", 0);
+  return SM_INSERT(&cl_sums_ccc, STARPU_R, X, STARPU_W, S, SM_CL_ARGS(args),
+                   STARPU_PRIORITY, prio, STARPU_NAME, "sums", 0);
 }

@@ -41,7 +41,10 @@ void sm_codelets_resilience_stats(sm_resilience_stats_t *st)
   st->unrecovered_block = atomic_load(&res.fatal_block);
 }
 
-int sm_codelets_resilience_on(void) { return res.verify || res.rate > 0; }
+int sm_codelets_resilience_on(void)
+{
+  return res.verify || res.rate > 0;
+}
 
 typedef struct verify_args {
   int family;          /* SM_VF_* */
@@ -50,8 +53,16 @@ typedef struct verify_args {
   uint64_t block;      /* output block, for the error message */
 } verify_args_t;
 
-enum { SM_VF_CZEK2_D, SM_VF_CZEK2_S, SM_VF_CCC2, SM_VF_CCC2_SPARSE, SM_VF_CZEK3_D,
-       SM_VF_CZEK3_S, SM_VF_CCC3, SM_VF_CCC3_SPARSE };
+enum {
+  SM_VF_CZEK2_D,
+  SM_VF_CZEK2_S,
+  SM_VF_CCC2,
+  SM_VF_CCC2_SPARSE,
+  SM_VF_CZEK3_D,
+  SM_VF_CZEK3_S,
+  SM_VF_CCC3,
+  SM_VF_CCC3_SPARSE
+};
 
 /* buffers: 0 numerators (RW), 1 tile A, 2 tile B (2-way) or X, 3 Y (3-way) */
 static void compute(const verify_args_t *a, void *b[])
@@ -62,10 +73,12 @@ static void compute(const verify_args_t *a, void *b[])
   const int ref = sm_cl_kernel == SM_KERNEL_REF;
   switch (a->family) {
   case SM_VF_CZEK2_D:
-    sm_cl_czek2_d()(MNY(1), MNY(2), a->nf, MPTR(1), MLD(1), MPTR(2), MLD(2), MPTR(0), MLD(0));
+    sm_cl_czek2_d()(MNY(1), MNY(2), a->nf, MPTR(1), MLD(1), MPTR(2), MLD(2), MPTR(0),
+                    MLD(0));
     break;
   case SM_VF_CZEK2_S:
-    sm_cl_czek2_s()(MNY(1), MNY(2), a->nf, MPTR(1), MLD(1), MPTR(2), MLD(2), MPTR(0), MLD(0));
+    sm_cl_czek2_s()(MNY(1), MNY(2), a->nf, MPTR(1), MLD(1), MPTR(2), MLD(2), MPTR(0),
+                    MLD(0));
     break;
   case SM_VF_CCC2:
   case SM_VF_CCC2_SPARSE: {
@@ -87,8 +100,8 @@ static void compute(const verify_args_t *a, void *b[])
   default: {
     int sp = a->family == SM_VF_CCC3_SPARSE;
     (ref ? sm_kern_ccc3_ref : sm_kern_ccc3_popc)(
-        a->g, MNY(2), MNY(3), a->nf, (const uint64_t *)MPTR(1) + a->a_off * MLD(1), MLD(1),
-        MPTR(2), MLD(2), MPTR(3), MLD(3), sp, MPTR(0));
+        a->g, MNY(2), MNY(3), a->nf, (const uint64_t *)MPTR(1) + a->a_off * MLD(1),
+        MLD(1), MPTR(2), MLD(2), MPTR(3), MLD(3), sp, MPTR(0));
   }
   }
 }
@@ -115,8 +128,8 @@ static int check(const verify_args_t *a, void *b[])
                                   (const float *)MPTR(1) + a->a_off * MLD(1), MLD(1),
                                   MPTR(2), MLD(2), MPTR(3), MLD(3), MPTR(0));
   default:
-    return sm_kern_verify_ccc3(a->g, MNY(2), MNY(3), a->nf, a->family == SM_VF_CCC3_SPARSE,
-                               MPTR(0));
+    return sm_kern_verify_ccc3(a->g, MNY(2), MNY(3), a->nf,
+                               a->family == SM_VF_CCC3_SPARSE, MPTR(0));
   }
 }
 
@@ -143,7 +156,8 @@ static void cpu_verify(void *buffers[], void *cl_arg)
   const verify_args_t *a = cl_arg;
   for (unsigned attempt = 0;; attempt++) {
     uint64_t pick;
-    if (res.rate > 0 && sm_kern_inject_decide(res.rate, res.seed, a->task, attempt, &pick)) {
+    if (res.rate > 0 &&
+        sm_kern_inject_decide(res.rate, res.seed, a->task, attempt, &pick)) {
       corrupt(a, buffers, pick);
       atomic_fetch_add(&res.injected, 1);
     }
@@ -171,23 +185,29 @@ SM_CODELET(verify3, cpu_verify, , 4, STARPU_RW, STARPU_R, STARPU_R, STARPU_R);
 
 static uint64_t next_task;
 
-int sm_task_verify2(starpu_data_handle_t C, starpu_data_handle_t A, starpu_data_handle_t B,
-                    int metric_ccc, int variant, size_t nf, uint64_t block, int prio)
+int sm_task_verify2(starpu_data_handle_t C, starpu_data_handle_t A,
+                    starpu_data_handle_t B, int metric_ccc, int variant, size_t nf,
+                    uint64_t block, int prio)
 {
   verify_args_t args = {.family = metric_ccc ? (variant ? SM_VF_CCC2_SPARSE : SM_VF_CCC2)
                                              : (variant ? SM_VF_CZEK2_S : SM_VF_CZEK2_D),
-                        .nf = nf, .task = next_task++, .block = block};
+                        .nf = nf,
+                        .task = next_task++,
+                        .block = block};
   return SM_INSERT(&cl_verify2, STARPU_RW, C, STARPU_R, A, STARPU_R, B, SM_CL_ARGS(args),
                    STARPU_PRIORITY, prio, STARPU_NAME, "verify2", 0);
 }
 
-int sm_task_verify3(starpu_data_handle_t N3, starpu_data_handle_t A, size_t a_off, size_t g,
-                    starpu_data_handle_t X, starpu_data_handle_t Y, int metric_ccc,
-                    int variant, size_t nf, uint64_t block, int prio)
+int sm_task_verify3(starpu_data_handle_t N3, starpu_data_handle_t A, size_t a_off,
+                    size_t g, starpu_data_handle_t X, starpu_data_handle_t Y,
+                    int metric_ccc, int variant, size_t nf, uint64_t block, int prio)
 {
   verify_args_t args = {.family = metric_ccc ? (variant ? SM_VF_CCC3_SPARSE : SM_VF_CCC3)
                                              : (variant ? SM_VF_CZEK3_S : SM_VF_CZEK3_D),
-                        .nf = nf, .a_off = a_off, .g = g, .task = next_task++,
+                        .nf = nf,
+                        .a_off = a_off,
+                        .g = g,
+                        .task = next_task++,
                         .block = block};
   return SM_INSERT(&cl_verify3, STARPU_RW, N3, STARPU_R, A, STARPU_R, X, STARPU_R, Y,
                    SM_CL_ARGS(args), STARPU_PRIORITY, prio, STARPU_NAME, "verify3", 0);

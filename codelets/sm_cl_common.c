@@ -10,7 +10,10 @@ int sm_cl_use_mpi;
 sm_kernel_t sm_cl_kernel = SM_KERNEL_AUTO;
 unsigned long long sm_cl_num_where = STARPU_CPU | STARPU_CUDA | STARPU_OPENCL;
 
-void sm_codelets_set_devices(unsigned long long where) { sm_cl_num_where = where; }
+void sm_codelets_set_devices(unsigned long long where)
+{
+  sm_cl_num_where = where;
+}
 
 void sm_codelets_fini(void)
 {
@@ -81,11 +84,14 @@ const char *sm_codelets_kernel_name(const char *family)
   sm_ccc2_fn fc;
   const char *name;
   if (!strcmp(family, "czek2_d"))
-    return (name = sm_kern_pick_czek2_d((sm_kvar_t)sm_cl_kernel, &fd)) ? name : "unavailable";
+    return (name = sm_kern_pick_czek2_d((sm_kvar_t)sm_cl_kernel, &fd)) ? name
+                                                                       : "unavailable";
   if (!strcmp(family, "czek2_s"))
-    return (name = sm_kern_pick_czek2_s((sm_kvar_t)sm_cl_kernel, &fs)) ? name : "unavailable";
+    return (name = sm_kern_pick_czek2_s((sm_kvar_t)sm_cl_kernel, &fs)) ? name
+                                                                       : "unavailable";
   if (!strcmp(family, "ccc2_sparse"))
-    return (name = sm_kern_pick_ccc2((sm_kvar_t)sm_cl_kernel, 1, &fc)) ? name : "unavailable";
+    return (name = sm_kern_pick_ccc2((sm_kvar_t)sm_cl_kernel, 1, &fc)) ? name
+                                                                       : "unavailable";
   if (!strcmp(family, "ccc2")) {
     static char both[96];
     const char *d = sm_kern_pick_ccc2((sm_kvar_t)sm_cl_kernel, 0, &fc);

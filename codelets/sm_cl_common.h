@@ -31,16 +31,17 @@ void sm_cl_task_done(void *id);
 
 /* Insert a task on one rank or, under MPI, on the rank that owns the
  * written data (every rank submits the same graph). */
-#define SM_INSERT(cl, ...)                                                     \
-  (sm_cl_use_mpi                                                               \
-       ? starpu_mpi_task_insert(MPI_COMM_WORLD, (cl), SM_CL_OBSERVE, __VA_ARGS__) \
+#define SM_INSERT(cl, ...)                                                               \
+  (sm_cl_use_mpi                                                                         \
+       ? starpu_mpi_task_insert(MPI_COMM_WORLD, (cl), SM_CL_OBSERVE, __VA_ARGS__)        \
        : starpu_task_insert((cl), SM_CL_OBSERVE, __VA_ARGS__))
 
 /* Copy an args struct for STARPU_CL_ARGS (StarPU frees it). */
 void *sm_cl_args_dup(const void *args, size_t size);
 
 /* The insertion arguments that pass a copy of the args struct `args`. */
-#define SM_CL_ARGS(args) STARPU_CL_ARGS, sm_cl_args_dup(&(args), sizeof(args)), sizeof(args)
+#define SM_CL_ARGS(args)                                                                 \
+  STARPU_CL_ARGS, sm_cl_args_dup(&(args), sizeof(args)), sizeof(args)
 
 /* Implementations a codelet has where the build has the device, for its
  * designated initializer: SM_CL_CUDA(f, ...) SM_CL_OPENCL(g). */
@@ -60,16 +61,16 @@ void *sm_cl_args_dup(const void *args, size_t size);
  * on size): CPU adapter CPU, the device adapters IMPLS (SM_CL_CUDA(...)
  * SM_CL_OPENCL(...), or nothing), NBUF buffers of the access modes that
  * follow. */
-#define SM_CODELET(VAR, CPU, IMPLS, NBUF, ...)                                 \
-  static struct starpu_perfmodel model_##VAR = {.type = STARPU_HISTORY_BASED,  \
-                                                .symbol = "sm_" #VAR};         \
-  static struct starpu_codelet cl_##VAR = {                                    \
-      .name = "sm_" #VAR,                                                      \
-      IMPLS .cpu_funcs = {CPU},                                                \
-      .cpu_funcs_name = {#CPU},                                                \
-      .nbuffers = NBUF,                                                        \
-      .modes = {__VA_ARGS__},                                                  \
-      .model = &model_##VAR,                                                   \
+#define SM_CODELET(VAR, CPU, IMPLS, NBUF, ...)                                           \
+  static struct starpu_perfmodel model_##VAR = {.type = STARPU_HISTORY_BASED,            \
+                                                .symbol = "sm_" #VAR};                   \
+  static struct starpu_codelet cl_##VAR = {                                              \
+      .name = "sm_" #VAR,                                                                \
+      IMPLS.cpu_funcs = {CPU},                                                           \
+      .cpu_funcs_name = {#CPU},                                                          \
+      .nbuffers = NBUF,                                                                  \
+      .modes = {__VA_ARGS__},                                                            \
+      .model = &model_##VAR,                                                             \
   }
 
 /* A matrix buffer of a task as the kernels take it (on the worker's

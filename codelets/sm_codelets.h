@@ -40,10 +40,10 @@ const char *sm_codelets_kernel_name(const char *family);
  * A, B: tiles (matrix handles, nx = ld elements/words, ny = vectors);
  * C: matrix nx = n, ny = m (czek: float/double; ccc: moments, elemsize
  * 4 * SM_CCC2_NMOM). nf: fields in the tiles. */
-int sm_task_czek2(starpu_data_handle_t A, starpu_data_handle_t B,
-                  starpu_data_handle_t C, int single, size_t nf, int prio);
-int sm_task_ccc2(starpu_data_handle_t A, starpu_data_handle_t B,
-                 starpu_data_handle_t C, int sparse, size_t nf, int prio);
+int sm_task_czek2(starpu_data_handle_t A, starpu_data_handle_t B, starpu_data_handle_t C,
+                  int single, size_t nf, int prio);
+int sm_task_ccc2(starpu_data_handle_t A, starpu_data_handle_t B, starpu_data_handle_t C,
+                 int sparse, size_t nf, int prio);
 
 /* 3-way planes: planes [a_off, a_off + g) of tile A against tiles X and Y
  * into N3 (matrix handle, ny = g rows of |X| x |Y| numerators: czek float/double,
@@ -84,8 +84,8 @@ int sm_task_finalize2(starpu_data_handle_t num, starpu_data_handle_t si,
  * CPU worker. token (a variable handle, RW) serializes the output tasks in
  * submission order, so files are written in a deterministic order. */
 typedef int (*sm_sink_fn)(void *ctx, const sm_recbuf_t *rb, uint64_t block);
-int sm_task_output(starpu_data_handle_t R, starpu_data_handle_t token,
-                   sm_sink_fn sink, void *ctx, uint64_t block, int prio);
+int sm_task_output(starpu_data_handle_t R, starpu_data_handle_t token, sm_sink_fn sink,
+                   void *ctx, uint64_t block, int prio);
 
 /* What a task does: its priority, or heteroprio bucket, follows from it
  * (src/sm_sched.c). */
@@ -122,10 +122,11 @@ typedef struct sm_resilience_stats {
 void sm_codelets_set_resilience(int verify, double inject_rate, uint64_t seed);
 void sm_codelets_resilience_stats(sm_resilience_stats_t *st);
 int sm_codelets_resilience_on(void);
-int sm_task_verify2(starpu_data_handle_t C, starpu_data_handle_t A, starpu_data_handle_t B,
+int sm_task_verify2(starpu_data_handle_t C, starpu_data_handle_t A,
+                    starpu_data_handle_t B, int metric_ccc, int variant, size_t nf,
+                    uint64_t block, int prio);
+int sm_task_verify3(starpu_data_handle_t N3, starpu_data_handle_t A, size_t a_off,
+                    size_t g, starpu_data_handle_t X, starpu_data_handle_t Y,
                     int metric_ccc, int variant, size_t nf, uint64_t block, int prio);
-int sm_task_verify3(starpu_data_handle_t N3, starpu_data_handle_t A, size_t a_off, size_t g,
-                    starpu_data_handle_t X, starpu_data_handle_t Y, int metric_ccc,
-                    int variant, size_t nf, uint64_t block, int prio);
 
 #endif

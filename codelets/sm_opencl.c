@@ -20,7 +20,8 @@ int sm_opencl_init(void)
   int ret = starpu_opencl_load_opencl_from_string(sm_opencl_source, &program, "");
   if (ret) {
     sm_log_error("the OpenCL kernels did not build on this device (%d); run without "
-                 "OpenCL workers (STARPU_NOPENCL=0)", ret);
+                 "OpenCL workers (STARPU_NOPENCL=0)",
+                 ret);
     return -1;
   }
   loaded = 1;
@@ -44,15 +45,17 @@ void sm_ocl_run(const char *name, int nargs, const sm_ocl_arg_t *args, int dims,
   if (err != CL_SUCCESS)
     STARPU_OPENCL_REPORT_ERROR(err);
   for (int k = 0; k < nargs && err == CL_SUCCESS; k++)
-    err = args[k].is_mem ? clSetKernelArg(kernel, (cl_uint)k, sizeof(cl_mem), &args[k].mem)
-                         : clSetKernelArg(kernel, (cl_uint)k, sizeof(int), &args[k].ival);
+    err = args[k].is_mem
+              ? clSetKernelArg(kernel, (cl_uint)k, sizeof(cl_mem), &args[k].mem)
+              : clSetKernelArg(kernel, (cl_uint)k, sizeof(int), &args[k].ival);
   if (err != CL_SUCCESS)
     STARPU_OPENCL_REPORT_ERROR(err);
   size_t g[3];
   for (int d = 0; d < dims; d++)
     g[d] = (global[d] + local[d] - 1) / local[d] * local[d];
   cl_event ev;
-  err = clEnqueueNDRangeKernel(queue, kernel, (cl_uint)dims, NULL, g, local, 0, NULL, &ev);
+  err =
+      clEnqueueNDRangeKernel(queue, kernel, (cl_uint)dims, NULL, g, local, 0, NULL, &ev);
   if (err != CL_SUCCESS)
     STARPU_OPENCL_REPORT_ERROR(err);
   clWaitForEvents(1, &ev);
@@ -60,6 +63,9 @@ void sm_ocl_run(const char *name, int nargs, const sm_ocl_arg_t *args, int dims,
   starpu_opencl_release_kernel(kernel);
 }
 #else
-int sm_opencl_init(void) { return 0; }
+int sm_opencl_init(void)
+{
+  return 0;
+}
 void sm_opencl_shutdown(void) {}
 #endif

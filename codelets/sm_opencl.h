@@ -33,8 +33,8 @@ static inline sm_ocl_arg_t sm_ocl_int(long v)
 /* Append the arguments of matrix buffer (elem-byte elements) at args[n]:
  * the buffer, the element offset of its row `row`, and its ld when with_ld.
  * Returns the next free index. */
-static inline int sm_ocl_matrix(sm_ocl_arg_t *args, int n, void *buffer_interface, size_t elem,
-                                size_t row, int with_ld)
+static inline int sm_ocl_matrix(sm_ocl_arg_t *args, int n, void *buffer_interface,
+                                size_t elem, size_t row, int with_ld)
 {
   const long ld = (long)STARPU_MATRIX_GET_LD(buffer_interface);
   int offset;
@@ -48,8 +48,8 @@ static inline int sm_ocl_matrix(sm_ocl_arg_t *args, int n, void *buffer_interfac
 /* The leading arguments of a 3-way plane kernel (buffers: tile A, X, Y of
  * elem-byte elements): g, mx, my, nf, then planes [a_off, a_off + g) of A,
  * X and Y with their lds. Returns the next free index (13). */
-static inline int sm_ocl_planes(sm_ocl_arg_t *args, void *buffers[], size_t elem, size_t g,
-                                size_t nf, size_t a_off)
+static inline int sm_ocl_planes(sm_ocl_arg_t *args, void *buffers[], size_t elem,
+                                size_t g, size_t nf, size_t a_off)
 {
   args[0] = sm_ocl_int((long)g);
   args[1] = sm_ocl_int((long)STARPU_MATRIX_GET_NY(buffers[1]));

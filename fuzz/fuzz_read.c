@@ -24,8 +24,8 @@ static void put(const char *name, const uint8_t *data, size_t n, char *path, siz
   fclose(f);
 }
 
-static void read_twice(sm_err_t (*rd)(const char *, const sm_read_opts_t *, sm_vectors_t *,
-                                      sm_dims_t *),
+static void read_twice(sm_err_t (*rd)(const char *, const sm_read_opts_t *,
+                                      sm_vectors_t *, sm_dims_t *),
                        const char *path, sm_read_opts_t o)
 {
   sm_vectors_t v;

@@ -7,8 +7,7 @@
 #include "sm_kern.h"
 
 void sm_kern_ccc2_ref(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
-                      const uint64_t *B, size_t ldb, int sparse, uint32_t *C,
-                      size_t ldc)
+                      const uint64_t *B, size_t ldb, int sparse, uint32_t *C, size_t ldc)
 {
   const size_t nmom = SM_CCC2_NMOM(sparse);
   for (size_t i = 0; i < m; i++)
@@ -35,8 +34,8 @@ void sm_kern_ccc2_ref(size_t m, size_t n, size_t nf, const uint64_t *A, size_t l
 
 /* Word at a time: lo/hi bits of the 32 codes of a word, pad bits zero. */
 SM_POPC_CLONES
-void sm_kern_sums_ccc(size_t nv, size_t nf, const uint64_t *X, size_t ldx,
-                      int sparse, uint32_t *s)
+void sm_kern_sums_ccc(size_t nv, size_t nf, const uint64_t *X, size_t ldx, int sparse,
+                      uint32_t *s)
 {
   const size_t ncw = (nf + 31) / 32;
   for (size_t v = 0; v < nv; v++) {
@@ -56,8 +55,7 @@ void sm_kern_sums_ccc(size_t nv, size_t nf, const uint64_t *X, size_t ldx,
 /* ---- bit planes (sm_ccc_planes.h): AND + popcount, 64 fields per word */
 SM_POPC_CLONES
 void sm_kern_ccc2_popc(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
-                       const uint64_t *B, size_t ldb, int sparse, uint32_t *C,
-                       size_t ldc)
+                       const uint64_t *B, size_t ldb, int sparse, uint32_t *C, size_t ldc)
 {
   sm_planes_t pa, pb;
   if (sm_planes_pack(&pa, m, nf, A, lda, sparse) != 0) {

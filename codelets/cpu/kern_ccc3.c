@@ -22,7 +22,7 @@ void sm_kern_ccc3_ref(size_t g, size_t mx, size_t my, size_t nf, const uint64_t 
                    cy = sm_gt_code(Y + y * ldy, q);
           if (sparse) {
             if (cp == 2)
-              continue; /* p missing: in no part */
+              continue;                  /* p missing: in no part */
             unsigned e = sm_gt_r(cp, 1); /* part E0, E1, E2 */
             unsigned rx = sm_gt_r(cx, 1), ry = sm_gt_r(cy, 1);
             unsigned px = sm_gt_m(cx, 1), py = sm_gt_m(cy, 1);

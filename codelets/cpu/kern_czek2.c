@@ -4,7 +4,8 @@
 
 /* Clones for the widest ISA the CPU reports, chosen at load time. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define SM_TARGETS __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#define SM_TARGETS                                                                       \
+  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define SM_TARGETS
 #endif

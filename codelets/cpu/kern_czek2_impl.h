@@ -7,9 +7,8 @@
 #define SM_CAT(a, b) SM_CAT_(a, b)
 #define SM_NAME(name) SM_CAT(name, SM_SFX)
 
-void SM_NAME(sm_kern_czek2_ref_)(size_t m, size_t n, size_t k, const SM_T *A,
-                               size_t lda, const SM_T *B, size_t ldb, SM_T *C,
-                               size_t ldc)
+void SM_NAME(sm_kern_czek2_ref_)(size_t m, size_t n, size_t k, const SM_T *A, size_t lda,
+                                 const SM_T *B, size_t ldb, SM_T *C, size_t ldc)
 {
   for (size_t i = 0; i < m; i++)
     for (size_t j = 0; j < n; j++) {
@@ -32,8 +31,8 @@ void SM_NAME(sm_kern_czek2_ref_)(size_t m, size_t n, size_t k, const SM_T *A,
 
 SM_TARGETS
 static void SM_NAME(czek2_tile_)(size_t mr, size_t nr, size_t k, const SM_T *A,
-                               size_t lda, const SM_T *B, size_t ldb, SM_T *C,
-                               size_t ldc)
+                                 size_t lda, const SM_T *B, size_t ldb, SM_T *C,
+                                 size_t ldc)
 {
   SM_T acc[SM_MR][SM_NR][SM_LANES];
   for (size_t x = 0; x < SM_MR; x++)
@@ -78,8 +77,8 @@ static void SM_NAME(czek2_tile_)(size_t mr, size_t nr, size_t k, const SM_T *A,
 }
 
 void SM_NAME(sm_kern_czek2_blocked_)(size_t m, size_t n, size_t k, const SM_T *A,
-                                   size_t lda, const SM_T *B, size_t ldb,
-                                   SM_T *C, size_t ldc)
+                                     size_t lda, const SM_T *B, size_t ldb, SM_T *C,
+                                     size_t ldc)
 {
   for (size_t i = 0; i < m; i++)
     for (size_t j = 0; j < n; j++)
@@ -91,15 +90,14 @@ void SM_NAME(sm_kern_czek2_blocked_)(size_t m, size_t n, size_t k, const SM_T *A
       size_t mr = m - i < SM_MR ? m - i : SM_MR;
       for (size_t j = 0; j < n; j += SM_NR) {
         size_t nr = n - j < SM_NR ? n - j : SM_NR;
-        SM_NAME(czek2_tile_)(mr, nr, kc, A + i * lda + q0, lda, B + j * ldb + q0,
-                           ldb, C + i * ldc + j, ldc);
+        SM_NAME(czek2_tile_)
+        (mr, nr, kc, A + i * lda + q0, lda, B + j * ldb + q0, ldb, C + i * ldc + j, ldc);
       }
     }
   }
 }
 
-void SM_NAME(sm_kern_sums_czek_)(size_t nv, size_t k, const SM_T *X, size_t ldx,
-                               SM_T *s)
+void SM_NAME(sm_kern_sums_czek_)(size_t nv, size_t k, const SM_T *X, size_t ldx, SM_T *s)
 {
   for (size_t v = 0; v < nv; v++) {
     double t = 0; /* at least double: the sums are denominators */

@@ -5,42 +5,42 @@
 
 #include "sm_kern.h"
 
-#define SM_DEF_CZEK3(T, SFX)                                                   \
-  void sm_kern_czek3_ref_##SFX(size_t g, size_t mx, size_t my, size_t k,        \
-                               const T *P, size_t ldp, const T *X, size_t ldx,  \
-                               const T *Y, size_t ldy, T *out)                  \
-  {                                                                            \
-    for (size_t a = 0; a < g; a++)                                             \
-      for (size_t x = 0; x < mx; x++)                                          \
-        for (size_t y = 0; y < my; y++) {                                      \
-          T s = 0;                                                             \
-          for (size_t q = 0; q < k; q++) {                                     \
-            T u = P[a * ldp + q], v = X[x * ldx + q], w = Y[y * ldy + q];       \
-            T m = u < v ? u : v;                                               \
-            s += m < w ? m : w;                                                \
-          }                                                                    \
-          out[(a * mx + x) * my + y] = s;                                      \
-        }                                                                      \
-  }                                                                            \
-  void sm_kern_czek3_blocked_##SFX(size_t g, size_t mx, size_t my, size_t k,    \
-                                   const T *P, size_t ldp, const T *X,          \
-                                   size_t ldx, const T *Y, size_t ldy, T *out)  \
-  {                                                                            \
-    T *Z = malloc((mx ? mx : 1) * ldx * sizeof(T));                            \
-    if (!Z) {                                                                  \
-      sm_kern_czek3_ref_##SFX(g, mx, my, k, P, ldp, X, ldx, Y, ldy, out);       \
-      return;                                                                  \
-    }                                                                          \
-    for (size_t a = 0; a < g; a++) {                                           \
-      const T *p = P + a * ldp;                                                \
-      for (size_t x = 0; x < mx; x++)                                          \
-        for (size_t q = 0; q < k; q++) {                                       \
-          T u = p[q], v = X[x * ldx + q];                                      \
-          Z[x * ldx + q] = u < v ? u : v;                                      \
-        }                                                                      \
-      sm_kern_czek2_blocked_##SFX(mx, my, k, Z, ldx, Y, ldy, out + a * mx * my, my); \
-    }                                                                          \
-    free(Z);                                                                   \
+#define SM_DEF_CZEK3(T, SFX)                                                             \
+  void sm_kern_czek3_ref_##SFX(size_t g, size_t mx, size_t my, size_t k, const T *P,     \
+                               size_t ldp, const T *X, size_t ldx, const T *Y,           \
+                               size_t ldy, T *out)                                       \
+  {                                                                                      \
+    for (size_t a = 0; a < g; a++)                                                       \
+      for (size_t x = 0; x < mx; x++)                                                    \
+        for (size_t y = 0; y < my; y++) {                                                \
+          T s = 0;                                                                       \
+          for (size_t q = 0; q < k; q++) {                                               \
+            T u = P[a * ldp + q], v = X[x * ldx + q], w = Y[y * ldy + q];                \
+            T m = u < v ? u : v;                                                         \
+            s += m < w ? m : w;                                                          \
+          }                                                                              \
+          out[(a * mx + x) * my + y] = s;                                                \
+        }                                                                                \
+  }                                                                                      \
+  void sm_kern_czek3_blocked_##SFX(size_t g, size_t mx, size_t my, size_t k, const T *P, \
+                                   size_t ldp, const T *X, size_t ldx, const T *Y,       \
+                                   size_t ldy, T *out)                                   \
+  {                                                                                      \
+    T *Z = malloc((mx ? mx : 1) * ldx * sizeof(T));                                      \
+    if (!Z) {                                                                            \
+      sm_kern_czek3_ref_##SFX(g, mx, my, k, P, ldp, X, ldx, Y, ldy, out);                \
+      return;                                                                            \
+    }                                                                                    \
+    for (size_t a = 0; a < g; a++) {                                                     \
+      const T *p = P + a * ldp;                                                          \
+      for (size_t x = 0; x < mx; x++)                                                    \
+        for (size_t q = 0; q < k; q++) {                                                 \
+          T u = p[q], v = X[x * ldx + q];                                                \
+          Z[x * ldx + q] = u < v ? u : v;                                                \
+        }                                                                                \
+      sm_kern_czek2_blocked_##SFX(mx, my, k, Z, ldx, Y, ldy, out + a * mx * my, my);     \
+    }                                                                                    \
+    free(Z);                                                                             \
   }
 
 SM_DEF_CZEK3(double, d)

@@ -12,13 +12,13 @@ static inline void put(const sm_fin2_args_t *a, sm_recbuf_t *out, const uint32_t
 {
   if (a->swap) /* entry (a, b) of pair (i, j) is entry (b, a) of (j, i) */
     e = ((e & 1u) << 1) | (e >> 1);
-  sm_fin_put(out, a->emit && (a->keep_all || sm_threshold_keep(a->threshold, a->thr_f32, v)),
+  sm_fin_put(out,
+             a->emit && (a->keep_all || sm_threshold_keep(a->threshold, a->thr_f32, v)),
              idx, key, e, v);
 }
 
 uint64_t sm_kern_finalize2(const sm_fin2_args_t *a, const void *num, size_t ldnum,
-                           const void *sums_i, const void *sums_j,
-                           sm_recbuf_t *out)
+                           const void *sums_i, const void *sums_j, sm_recbuf_t *out)
 {
   sm_fin_begin(out);
   for (uint32_t i = 0; i < a->m; i++) {
@@ -39,7 +39,8 @@ uint64_t sm_kern_finalize2(const sm_fin2_args_t *a, const void *num, size_t ldnu
         }
         put(a, out, idx, key, 0, sm_f_czek2(n2, si, sj));
       } else {
-        const uint32_t *mom = (const uint32_t *)num + (i * ldnum + j) * SM_CCC2_NMOM(a->sparse);
+        const uint32_t *mom =
+            (const uint32_t *)num + (i * ldnum + j) * SM_CCC2_NMOM(a->sparse);
         const uint32_t *si = (const uint32_t *)sums_i + 2 * i;
         const uint32_t *sj = (const uint32_t *)sums_j + 2 * j;
         uint64_t t[4];
@@ -48,8 +49,8 @@ uint64_t sm_kern_finalize2(const sm_fin2_args_t *a, const void *num, size_t ldnu
         else
           sm_ccc2_tally(mom[0], si[0], sj[0], a->nf, t);
         double v[4];
-        sm_ccc2_values(t, si[0], sj[0], si[1], sj[1], a->nf, !a->sparse,
-                       a->ccc_mult, a->ccc_param, v);
+        sm_ccc2_values(t, si[0], sj[0], si[1], sj[1], a->nf, !a->sparse, a->ccc_mult,
+                       a->ccc_param, v);
         for (uint32_t e = 0; e < 4; e++)
           put(a, out, idx, key, e, v[e]);
       }

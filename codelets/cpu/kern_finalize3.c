@@ -8,7 +8,8 @@
 static void emit3(const sm_fin3_args_t *a, sm_recbuf_t *out, const uint32_t idx[3],
                   uint64_t key, uint32_t e, double v)
 {
-  sm_fin_put(out, a->emit && (a->keep_all || sm_threshold_keep(a->threshold, a->thr_f32, v)),
+  sm_fin_put(out,
+             a->emit && (a->keep_all || sm_threshold_keep(a->threshold, a->thr_f32, v)),
              idx, key, e, v);
 }
 
@@ -52,9 +53,21 @@ uint64_t sm_kern_finalize3(const sm_fin3_args_t *a, const void *num3, const void
         /* ascending order of the three vectors: role of each position */
         uint32_t g3[3] = {gp, gx, gy};
         int ord[3] = {0, 1, 2}, tmp;
-        if (g3[ord[0]] > g3[ord[1]]) { tmp = ord[0]; ord[0] = ord[1]; ord[1] = tmp; }
-        if (g3[ord[1]] > g3[ord[2]]) { tmp = ord[1]; ord[1] = ord[2]; ord[2] = tmp; }
-        if (g3[ord[0]] > g3[ord[1]]) { tmp = ord[0]; ord[0] = ord[1]; ord[1] = tmp; }
+        if (g3[ord[0]] > g3[ord[1]]) {
+          tmp = ord[0];
+          ord[0] = ord[1];
+          ord[1] = tmp;
+        }
+        if (g3[ord[1]] > g3[ord[2]]) {
+          tmp = ord[1];
+          ord[1] = ord[2];
+          ord[2] = tmp;
+        }
+        if (g3[ord[0]] > g3[ord[1]]) {
+          tmp = ord[0];
+          ord[0] = ord[1];
+          ord[1] = tmp;
+        }
         const uint32_t idx[3] = {g3[ord[0]], g3[ord[1]], g3[ord[2]]};
         const uint64_t key = sm_cksum_key(idx, 3);
         if (a->metric == 0) {

@@ -11,7 +11,8 @@
 #include "sm_kern.h"
 
 /* r (copies of allele 1 counted) and m (presence) of field q of a row */
-static inline void rm_of(const uint64_t *row, size_t q, int sparse, unsigned *r, unsigned *m)
+static inline void rm_of(const uint64_t *row, size_t q, int sparse, unsigned *r,
+                         unsigned *m)
 {
   const unsigned c = sm_gt_code(row, q);
   *r = sm_gt_r(c, sparse);
@@ -23,7 +24,8 @@ int sm_kern_verify_ccc2(size_t m, size_t n, size_t nf, const uint64_t *A, size_t
                         size_t ldc)
 {
   const size_t nmom = SM_CCC2_NMOM(sparse);
-  uint32_t *colr = calloc(nf ? nf : 1, sizeof *colr), *colm = calloc(nf ? nf : 1, sizeof *colm);
+  uint32_t *colr = calloc(nf ? nf : 1, sizeof *colr),
+           *colm = calloc(nf ? nf : 1, sizeof *colm);
   if (!colr || !colm) {
     free(colr), free(colm);
     return 1; /* cannot check: do not fail the task for it */
@@ -63,61 +65,61 @@ int sm_kern_verify_ccc2(size_t m, size_t n, size_t nf, const uint64_t *A, size_t
   return ok;
 }
 
-#define SM_DEF_VERIFY_CZEK(T, SFX)                                             \
-  static void rowsums_##SFX(size_t nv, size_t k, const T *X, size_t ldx, double *s) \
-  {                                                                            \
-    for (size_t v = 0; v < nv; v++) {                                          \
-      double t = 0;                                                            \
-      for (size_t q = 0; q < k; q++)                                           \
-        t += X[v * ldx + q];                                                   \
-      s[v] = t;                                                                \
-    }                                                                          \
-  }                                                                            \
-  int sm_kern_verify_czek2_##SFX(size_t m, size_t n, size_t k, const T *A, size_t lda, \
-                                 const T *B, size_t ldb, const T *C, size_t ldc) \
-  {                                                                            \
-    double *sa = malloc((m + n + 1) * sizeof *sa), *sb = sa + m;               \
-    if (!sa)                                                                   \
-      return 1;                                                                \
-    rowsums_##SFX(m, k, A, lda, sa);                                           \
-    rowsums_##SFX(n, k, B, ldb, sb);                                           \
-    int ok = 1;                                                                \
-    for (size_t i = 0; i < m && ok; i++)                                       \
-      for (size_t j = 0; j < n; j++) {                                         \
-        double x = C[i * ldc + j], lim = sa[i] < sb[j] ? sa[i] : sb[j];         \
-        /* rounding slack of the working precision */                        \
-        if (!(x >= 0) || !(x <= lim * (1 + 1e-5) + 1e-30)) {                   \
-          ok = 0;                                                              \
-          break;                                                               \
-        }                                                                      \
-      }                                                                        \
-    free(sa);                                                                  \
-    return ok;                                                                 \
-  }                                                                            \
-  int sm_kern_verify_czek3_##SFX(size_t g, size_t mx, size_t my, size_t k, const T *P, \
-                                 size_t ldp, const T *X, size_t ldx, const T *Y,  \
-                                 size_t ldy, const T *out)                     \
-  {                                                                            \
-    double *sp = malloc((g + mx + my + 1) * sizeof *sp), *sx = sp + g, *sy = sx + mx; \
-    if (!sp)                                                                   \
-      return 1;                                                                \
-    rowsums_##SFX(g, k, P, ldp, sp);                                           \
-    rowsums_##SFX(mx, k, X, ldx, sx);                                          \
-    rowsums_##SFX(my, k, Y, ldy, sy);                                          \
-    int ok = 1;                                                                \
-    for (size_t a = 0; a < g && ok; a++)                                       \
-      for (size_t x = 0; x < mx && ok; x++)                                    \
-        for (size_t y = 0; y < my; y++) {                                      \
-          double v = out[(a * mx + x) * my + y];                               \
-          double lim = sp[a] < sx[x] ? sp[a] : sx[x];                          \
-          lim = lim < sy[y] ? lim : sy[y];                                     \
-          if (!(v >= 0) || !(v <= lim * (1 + 1e-5) + 1e-30)) {                 \
-            ok = 0;                                                            \
-            break;                                                             \
-          }                                                                    \
-        }                                                                      \
-    free(sp);                                                                  \
-    return ok;                                                                 \
+#define SM_DEF_VERIFY_CZEK(T, SFX)                                                       \
+  static void rowsums_##SFX(size_t nv, size_t k, const T *X, size_t ldx, double *s)      \
+  {                                                                                      \
+    for (size_t v = 0; v < nv; v++) {                                                    \
+      double t = 0;                                                                      \
+      for (size_t q = 0; q < k; q++)                                                     \
+        t += X[v * ldx + q];                                                             \
+      s[v] = t;                                                                          \
+    }                                                                                    \
+  }                                                                                      \
+  int sm_kern_verify_czek2_##SFX(size_t m, size_t n, size_t k, const T *A, size_t lda,   \
+                                 const T *B, size_t ldb, const T *C, size_t ldc)         \
+  {                                                                                      \
+    double *sa = malloc((m + n + 1) * sizeof *sa), *sb = sa + m;                         \
+    if (!sa)                                                                             \
+      return 1;                                                                          \
+    rowsums_##SFX(m, k, A, lda, sa);                                                     \
+    rowsums_##SFX(n, k, B, ldb, sb);                                                     \
+    int ok = 1;                                                                          \
+    for (size_t i = 0; i < m && ok; i++)                                                 \
+      for (size_t j = 0; j < n; j++) {                                                   \
+        double x = C[i * ldc + j], lim = sa[i] < sb[j] ? sa[i] : sb[j];                  \
+        /* rounding slack of the working precision */                                    \
+        if (!(x >= 0) || !(x <= lim * (1 + 1e-5) + 1e-30)) {                             \
+          ok = 0;                                                                        \
+          break;                                                                         \
+        }                                                                                \
+      }                                                                                  \
+    free(sa);                                                                            \
+    return ok;                                                                           \
+  }                                                                                      \
+  int sm_kern_verify_czek3_##SFX(size_t g, size_t mx, size_t my, size_t k, const T *P,   \
+                                 size_t ldp, const T *X, size_t ldx, const T *Y,         \
+                                 size_t ldy, const T *out)                               \
+  {                                                                                      \
+    double *sp = malloc((g + mx + my + 1) * sizeof *sp), *sx = sp + g, *sy = sx + mx;    \
+    if (!sp)                                                                             \
+      return 1;                                                                          \
+    rowsums_##SFX(g, k, P, ldp, sp);                                                     \
+    rowsums_##SFX(mx, k, X, ldx, sx);                                                    \
+    rowsums_##SFX(my, k, Y, ldy, sy);                                                    \
+    int ok = 1;                                                                          \
+    for (size_t a = 0; a < g && ok; a++)                                                 \
+      for (size_t x = 0; x < mx && ok; x++)                                              \
+        for (size_t y = 0; y < my; y++) {                                                \
+          double v = out[(a * mx + x) * my + y];                                         \
+          double lim = sp[a] < sx[x] ? sp[a] : sx[x];                                    \
+          lim = lim < sy[y] ? lim : sy[y];                                               \
+          if (!(v >= 0) || !(v <= lim * (1 + 1e-5) + 1e-30)) {                           \
+            ok = 0;                                                                      \
+            break;                                                                       \
+          }                                                                              \
+        }                                                                                \
+    free(sp);                                                                            \
+    return ok;                                                                           \
   }
 
 SM_DEF_VERIFY_CZEK(double, d)
@@ -137,8 +139,8 @@ int sm_kern_verify_ccc3(size_t g, size_t mx, size_t my, size_t nf, int sparse,
     uint64_t total = 0;
     for (int e = 0; e < 3; e++) {
       const uint32_t *p = c + 4 * e;
-      if (p[0] > 2 * (uint64_t)p[1] || p[0] > 2 * (uint64_t)p[2] || p[1] > 2 * (uint64_t)p[3] ||
-          p[2] > 2 * (uint64_t)p[3])
+      if (p[0] > 2 * (uint64_t)p[1] || p[0] > 2 * (uint64_t)p[2] ||
+          p[1] > 2 * (uint64_t)p[3] || p[2] > 2 * (uint64_t)p[3])
         return 0;
       total += p[3];
     }

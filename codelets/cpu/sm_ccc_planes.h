@@ -14,7 +14,8 @@
 /* Clones of a kernel for the widest ISA the CPU reports (hardware popcount
  * at least), chosen when the program loads. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define SM_POPC_CLONES __attribute__((target_clones("arch=x86-64-v4", "popcnt", "default")))
+#define SM_POPC_CLONES                                                                   \
+  __attribute__((target_clones("arch=x86-64-v4", "popcnt", "default")))
 #else
 #define SM_POPC_CLONES
 #endif
@@ -40,7 +41,8 @@ static inline int sm_planes_pack(sm_planes_t *pl, size_t nv, size_t nf, const ui
   size_t ncw = (nf + 31) / 32;
   pl->nw = (ncw + 1) / 2;
   pl->np = sparse ? 3 : 2;
-  pl->p = malloc((nv ? nv : 1) * (size_t)pl->np * (pl->nw ? pl->nw : 1) * sizeof(uint64_t));
+  pl->p =
+      malloc((nv ? nv : 1) * (size_t)pl->np * (pl->nw ? pl->nw : 1) * sizeof(uint64_t));
   if (!pl->p)
     return -1;
   for (size_t v = 0; v < nv; v++) {
@@ -78,7 +80,8 @@ static inline uint32_t sm_planes_rr(size_t nw, const uint64_t *a1, const uint64_
 /* Sparse moments of a pair: c = {rr, rm, mr, mm}. */
 static inline void sm_planes_moments(size_t nw, const uint64_t *a1, const uint64_t *a2,
                                      const uint64_t *am, const uint64_t *b1,
-                                     const uint64_t *b2, const uint64_t *bm, uint32_t c[4])
+                                     const uint64_t *b2, const uint64_t *bm,
+                                     uint32_t c[4])
 {
   uint32_t mom[4] = {0, 0, 0, 0};
   for (size_t w = 0; w < nw; w++)

@@ -168,18 +168,42 @@ SM_FN double sm_f_czek2(double n2, double si, double sj)
 }
 
 /** Czekanowski 3-way: (3/2)(n2ij + n2ik + n2jk - n3) / (s_i + s_j + s_k). */
-SM_FN double sm_f_czek3(double n2ij, double n2ik, double n2jk, double n3,
-                        double si, double sj, double sk)
+SM_FN double sm_f_czek3(double n2ij, double n2ik, double n2jk, double n3, double si,
+                        double sj, double sk)
 {
   /* order the three numerator terms and the three sums */
   double a = n2ij, b = n2ik, c = n2jk, t;
-  if (a > b) { t = a; a = b; b = t; }
-  if (b > c) { t = b; b = c; c = t; }
-  if (a > b) { t = a; a = b; b = t; }
+  if (a > b) {
+    t = a;
+    a = b;
+    b = t;
+  }
+  if (b > c) {
+    t = b;
+    b = c;
+    c = t;
+  }
+  if (a > b) {
+    t = a;
+    a = b;
+    b = t;
+  }
   double x = si, y = sj, z = sk;
-  if (x > y) { t = x; x = y; y = t; }
-  if (y > z) { t = y; y = z; z = t; }
-  if (x > y) { t = x; x = y; y = t; }
+  if (x > y) {
+    t = x;
+    x = y;
+    y = t;
+  }
+  if (y > z) {
+    t = y;
+    y = z;
+    z = t;
+  }
+  if (x > y) {
+    t = x;
+    x = y;
+    y = t;
+  }
   double d = x + y + z;
   return d > 0 ? 1.5 * (a + b + c - n3) / d : 0.0;
 }
@@ -187,9 +211,8 @@ SM_FN double sm_f_czek3(double n2ij, double n2ik, double n2jk, double n3,
 /** CCC 2-way value from the tally t of entry (a,b), the allele sums s_i(a),
  * s_j(b) of the entry, the reciprocals of the vectors' counted entries
  * (recip_ci = 1/c_i) and of the pair's tally total (recip_sum = 1/c_ij). */
-SM_FN double sm_f_ccc2(sm_u64 t, sm_u64 si, sm_u64 sj, double recip_ci,
-                       double recip_cj, double recip_sum, double mult,
-                       double param)
+SM_FN double sm_f_ccc2(sm_u64 t, sm_u64 si, sm_u64 sj, double recip_ci, double recip_cj,
+                       double recip_sum, double mult, double param)
 {
   const double fi = 0.5 * recip_ci * (double)si;
   const double fj = 0.5 * recip_cj * (double)sj;
@@ -200,17 +223,29 @@ SM_FN double sm_f_ccc2(sm_u64 t, sm_u64 si, sm_u64 sj, double recip_ci,
 }
 
 /** CCC 3-way value (fmin, fmid, fmax ordered). */
-SM_FN double sm_f_ccc3(sm_u64 t, sm_u64 si, sm_u64 sj, sm_u64 sk,
-                       double recip_ci, double recip_cj, double recip_ck,
-                       double recip_sum, double mult, double param)
+SM_FN double sm_f_ccc3(sm_u64 t, sm_u64 si, sm_u64 sj, sm_u64 sk, double recip_ci,
+                       double recip_cj, double recip_ck, double recip_sum, double mult,
+                       double param)
 {
   double a = 0.5 * recip_ci * (double)si;
   double b = 0.5 * recip_cj * (double)sj;
   double c = 0.5 * recip_ck * (double)sk;
   double tmp;
-  if (a > b) { tmp = a; a = b; b = tmp; }
-  if (b > c) { tmp = b; b = c; c = tmp; }
-  if (a > b) { tmp = a; a = b; b = tmp; }
+  if (a > b) {
+    tmp = a;
+    a = b;
+    b = tmp;
+  }
+  if (b > c) {
+    tmp = b;
+    b = c;
+    c = tmp;
+  }
+  if (a > b) {
+    tmp = a;
+    a = b;
+    b = tmp;
+  }
   const double fijk = recip_sum * (double)t;
   return mult * fijk * (1.0 - param * a) * (1.0 - param * b) * (1.0 - param * c);
 }
@@ -220,21 +255,19 @@ SM_FN double sm_f_ccc3(sm_u64 t, sm_u64 si, sm_u64 sj, sm_u64 sk,
  * the fields (r: copies of allele 1 on present entries, 0 on missing ones;
  * m: 1 when present). Dense data have m = 1 everywhere.
  * t[a*2+b] = sum rho_i(a) rho_j(b), rho(1) = r, rho(0) = 2 - r. */
-SM_FN void sm_ccc2_tally(sm_u64 rr, sm_u64 rm, sm_u64 mr, sm_u64 mm,
-                         sm_u64 t[4])
+SM_FN void sm_ccc2_tally(sm_u64 rr, sm_u64 rm, sm_u64 mr, sm_u64 mm, sm_u64 t[4])
 {
   t[3] = rr;
-  t[2] = 2 * rm - rr;                 /* (1,0): r_i (2 - r_j) */
-  t[1] = 2 * mr - rr;                 /* (0,1): (2 - r_i) r_j */
+  t[2] = 2 * rm - rr;                   /* (1,0): r_i (2 - r_j) */
+  t[1] = 2 * mr - rr;                   /* (0,1): (2 - r_i) r_j */
   t[0] = 4 * mm - 2 * rm - 2 * mr + rr; /* (0,0) */
 }
 
 /** All four CCC 2-way values of a pair. s1i/s1j: allele-1 sums of the
  * vectors; ci/cj: counted entries (n_f when dense); dense: 1 for the dense
  * method (normalized by n_f), 0 for sparse (normalized by present counts). */
-SM_FN void sm_ccc2_values(const sm_u64 t[4], sm_u64 s1i, sm_u64 s1j,
-                          sm_u64 ci, sm_u64 cj, sm_u64 nf, int dense,
-                          double mult, double param, double out[4])
+SM_FN void sm_ccc2_values(const sm_u64 t[4], sm_u64 s1i, sm_u64 s1j, sm_u64 ci, sm_u64 cj,
+                          sm_u64 nf, int dense, double mult, double param, double out[4])
 {
   if (ci == 0 || cj == 0 || nf == 0) {
     out[0] = out[1] = out[2] = out[3] = 0.0;
@@ -264,16 +297,15 @@ SM_FN void sm_ccc2_values(const sm_u64 t[4], sm_u64 s1i, sm_u64 s1j,
   }
   for (int e = 0; e < 4; e++) {
     const int a = e >> 1, b = e & 1;
-    out[e] = sm_f_ccc2(t[e], a ? s1i : s0i, b ? s1j : s0j, recip_ci, recip_cj,
-                       recip_sum, mult, param);
+    out[e] = sm_f_ccc2(t[e], a ? s1i : s0i, b ? s1j : s0j, recip_ci, recip_cj, recip_sum,
+                       mult, param);
   }
 }
 
 /** All eight CCC 3-way values of a triple from its 2x2x2 tallies
  * t[a*4+b*2+c], the vectors' allele-1 sums s1[3] and counted entries c[3]. */
-SM_FN void sm_ccc3_values(const sm_u64 t[8], const sm_u64 s1[3],
-                          const sm_u64 c[3], sm_u64 nf, int dense,
-                          double mult, double param, double out[8])
+SM_FN void sm_ccc3_values(const sm_u64 t[8], const sm_u64 s1[3], const sm_u64 c[3],
+                          sm_u64 nf, int dense, double mult, double param, double out[8])
 {
   for (int e = 0; e < 8; e++)
     out[e] = 0.0;
@@ -300,8 +332,8 @@ SM_FN void sm_ccc3_values(const sm_u64 t[8], const sm_u64 s1[3],
       int bit = (e >> (2 - x)) & 1;
       s[x] = bit ? s1[x] : 2 * c[x] - s1[x];
     }
-    out[e] = sm_f_ccc3(t[e], s[0], s[1], s[2], recip[0], recip[1], recip[2],
-                       recip_sum, mult, param);
+    out[e] = sm_f_ccc3(t[e], s[0], s[1], s[2], recip[0], recip[1], recip[2], recip_sum,
+                       mult, param);
   }
 }
 

@@ -20,12 +20,10 @@ void sm_kern_czek2_ref_s(size_t m, size_t n, size_t k, const float *A, size_t ld
                          const float *B, size_t ldb, float *C, size_t ldc);
 /* Cache-blocked, register-tiled portable kernel (vectorized by the compiler
  * for the widest ISA found at run time). */
-void sm_kern_czek2_blocked_d(size_t m, size_t n, size_t k, const double *A,
-                             size_t lda, const double *B, size_t ldb, double *C,
-                             size_t ldc);
-void sm_kern_czek2_blocked_s(size_t m, size_t n, size_t k, const float *A,
-                             size_t lda, const float *B, size_t ldb, float *C,
-                             size_t ldc);
+void sm_kern_czek2_blocked_d(size_t m, size_t n, size_t k, const double *A, size_t lda,
+                             const double *B, size_t ldb, double *C, size_t ldc);
+void sm_kern_czek2_blocked_s(size_t m, size_t n, size_t k, const float *A, size_t lda,
+                             const float *B, size_t ldb, float *C, size_t ldc);
 
 /* ---- vector sums: s[v] = sum_q X[v,q] (czekanowski) */
 void sm_kern_sums_czek_d(size_t nv, size_t k, const double *X, size_t ldx, double *s);
@@ -37,8 +35,7 @@ void sm_kern_sums_czek_s(size_t nv, size_t k, const float *X, size_t ldx, float 
  * C[(i * ldc + j) * nmom + x], nmom = SM_CCC2_NMOM(sparse). */
 #define SM_CCC2_NMOM(sparse) ((sparse) ? 4 : 1)
 void sm_kern_ccc2_ref(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
-                      const uint64_t *B, size_t ldb, int sparse, uint32_t *C,
-                      size_t ldc);
+                      const uint64_t *B, size_t ldb, int sparse, uint32_t *C, size_t ldc);
 /* Bit-plane AND + popcount kernel on packed planes (64 fields per word). */
 void sm_kern_ccc2_popc(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
                        const uint64_t *B, size_t ldb, int sparse, uint32_t *C,
@@ -46,8 +43,8 @@ void sm_kern_ccc2_popc(size_t m, size_t n, size_t nf, const uint64_t *A, size_t 
 
 /* Per-vector CCC sums: s[2v] = allele-1 count (sum of r over counted
  * entries), s[2v+1] = counted entries (dense: nf; sparse: present calls). */
-void sm_kern_sums_ccc(size_t nv, size_t nf, const uint64_t *X, size_t ldx,
-                      int sparse, uint32_t *s);
+void sm_kern_sums_ccc(size_t nv, size_t nf, const uint64_t *X, size_t ldx, int sparse,
+                      uint32_t *s);
 
 /* ---- 3-way planes. A plane is one vector p; for every x of X (mx rows)
  * and y of Y (my rows) the kernel computes numerators over the fields:
@@ -89,8 +86,7 @@ void sm_kern_add_u32(size_t n, const uint32_t *a, uint32_t *y);
  * (row-major pair order, CCC entries 0..3) and the checksum into out.
  * Returns the number of records. */
 uint64_t sm_kern_finalize2(const sm_fin2_args_t *a, const void *num, size_t ldnum,
-                           const void *sums_i, const void *sums_j,
-                           sm_recbuf_t *out);
+                           const void *sums_i, const void *sums_j, sm_recbuf_t *out);
 
 /* num3: plane numerators (above). n2ax: 2-way numerators of tile A against
  * X (rows of A, ld ldax), n2ay likewise, n2xy of X against Y (ld ldxy; not

@@ -74,9 +74,12 @@ typedef struct czek2_choice {
   sm_czek2_syrk_s_fn syrk_s;
 } czek2_choice_t;
 
-#define CZEK2_CHOICE(impl, syrk_d, syrk_s)                                     \
-  (czek2_choice_t){sm_kern_czek2_##impl##_d, sm_kern_czek2_##impl##_s,         \
-                   "sm_kern_czek2_" #impl "_d", "sm_kern_czek2_" #impl "_s", syrk_d, syrk_s}
+#define CZEK2_CHOICE(impl, syrk_d, syrk_s)                                               \
+  (czek2_choice_t)                                                                       \
+  {                                                                                      \
+    sm_kern_czek2_##impl##_d, sm_kern_czek2_##impl##_s, "sm_kern_czek2_" #impl "_d",     \
+        "sm_kern_czek2_" #impl "_s", syrk_d, syrk_s                                      \
+  }
 
 /* The kernels of usable variant v (AUTO resolved); 0 when v is unusable. */
 static int czek2_variant(sm_kvar_t v, czek2_choice_t *c)

@@ -5,14 +5,14 @@
 #define SM_KERN_VARIANTS_H
 
 /* X(ID, "name", what it is), in enum order (AUTO first: 0 is the default). */
-#define SM_KERN_VARIANTS(X)                                                    \
-  X(AUTO, "auto", "the fastest usable one")                                    \
-  X(REF, "ref", "the plain reference twins")                                   \
-  X(BLOCKED, "blocked", "portable C (czek blocked, ccc 64-bit popcount)")      \
-  X(AVX2, "avx2", "czek: AVX2 micro-kernel")                                   \
-  X(AVX512, "avx512", "czek: AVX-512 micro-kernel; ccc: VPOPCNTDQ bit planes") \
-  X(POPC, "popc", "ccc: the best usable popcount kernel")                      \
-  X(VNNI, "vnni", "ccc: int8 GEMM with VPDPBUSD")                              \
+#define SM_KERN_VARIANTS(X)                                                              \
+  X(AUTO, "auto", "the fastest usable one")                                              \
+  X(REF, "ref", "the plain reference twins")                                             \
+  X(BLOCKED, "blocked", "portable C (czek blocked, ccc 64-bit popcount)")                \
+  X(AVX2, "avx2", "czek: AVX2 micro-kernel")                                             \
+  X(AVX512, "avx512", "czek: AVX-512 micro-kernel; ccc: VPOPCNTDQ bit planes")           \
+  X(POPC, "popc", "ccc: the best usable popcount kernel")                                \
+  X(VNNI, "vnni", "ccc: int8 GEMM with VPDPBUSD")                                        \
   X(AMX, "amx", "ccc: int8 GEMM on AMX tiles")
 
 #define SM_KVAR_ENUM_(id, name, doc) SM_KVAR_##id,

@@ -4,7 +4,8 @@
 #include "sm_formulas.h"
 #include "sm_kern_cuda.h"
 
-namespace {
+namespace
+{
 
 __global__ void ccc2_kernel(int m, int n, size_t nf, const uint64_t *A, size_t lda,
                             const uint64_t *B, size_t ldb, int sparse, unsigned *C,
@@ -32,6 +33,6 @@ extern "C" void sm_cuda_ccc2(size_t m, size_t n, size_t nf, const uint64_t *A, s
 {
   dim3 threads(16, 16);
   dim3 grid((unsigned)((n + 15) / 16), (unsigned)((m + 15) / 16));
-  ccc2_kernel<<<grid, threads, 0, (cudaStream_t)stream>>>(
-      (int)m, (int)n, nf, A, lda, B, ldb, sparse, C, ldc);
+  ccc2_kernel<<<grid, threads, 0, (cudaStream_t)stream>>>((int)m, (int)n, nf, A, lda, B,
+                                                          ldb, sparse, C, ldc);
 }

@@ -9,7 +9,8 @@
 #include "sm_formulas.h"
 #include "sm_kern_cuda.h"
 
-namespace {
+namespace
+{
 
 /* rows of codes -> int8 rows of r (and m), kpad columns (zero padded) */
 __global__ void expand(int rows, long nf, long kpad, const uint64_t *X, size_t ldx,
@@ -32,7 +33,8 @@ __global__ void expand(int rows, long nf, long kpad, const uint64_t *X, size_t l
 
 /* int32 GEMM results (G: n x m column-major, G[j + i n] for pair (i, j))
  * -> the interleaved moment layout of sm_kern.h */
-__global__ void gather(int m, int n, int nmom, int k, const int *G, unsigned *C, size_t ldc)
+__global__ void gather(int m, int n, int nmom, int k, const int *G, unsigned *C,
+                       size_t ldc)
 {
   const int j = blockIdx.x * blockDim.x + threadIdx.x, i = blockIdx.y;
   if (i >= m || j >= n)
@@ -48,18 +50,21 @@ extern "C" size_t sm_cuda_ccc2_gemm_scratch(size_t m, size_t n, size_t nf, int s
   return mats * (m + n) * kpad + (m * n) * sizeof(int) + 256;
 }
 
-extern "C" int sm_cuda_ccc2_gemm(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
-                                 const uint64_t *B, size_t ldb, int sparse, uint32_t *C,
-                                 size_t ldc, void *scratch, sm_cuda_stream_t stream,
-                                 void *cublas_handle)
+extern "C" int sm_cuda_ccc2_gemm(size_t m, size_t n, size_t nf, const uint64_t *A,
+                                 size_t lda, const uint64_t *B, size_t ldb, int sparse,
+                                 uint32_t *C, size_t ldc, void *scratch,
+                                 sm_cuda_stream_t stream, void *cublas_handle)
 {
   cudaStream_t s = (cudaStream_t)stream;
   cublasHandle_t h = (cublasHandle_t)cublas_handle;
   const size_t kpad = (nf + 15) / 16 * 16;
   signed char *Ar = (signed char *)scratch, *Br = Ar + m * kpad;
-  signed char *Am = sparse ? Br + n * kpad : nullptr, *Bm = sparse ? Am + m * kpad : nullptr;
-  int *G = (int *)(((uintptr_t)((sparse ? Bm + n * kpad : Br + n * kpad)) + 255) & ~(uintptr_t)255);
-  dim3 t(256), ga((unsigned)((kpad + 255) / 256), (unsigned)m), gb((unsigned)((kpad + 255) / 256), (unsigned)n);
+  signed char *Am = sparse ? Br + n * kpad : nullptr,
+              *Bm = sparse ? Am + m * kpad : nullptr;
+  int *G = (int *)(((uintptr_t)((sparse ? Bm + n * kpad : Br + n * kpad)) + 255) &
+                   ~(uintptr_t)255);
+  dim3 t(256), ga((unsigned)((kpad + 255) / 256), (unsigned)m),
+      gb((unsigned)((kpad + 255) / 256), (unsigned)n);
   expand<<<ga, t, 0, s>>>((int)m, (long)nf, (long)kpad, A, lda, sparse, Ar, Am);
   expand<<<gb, t, 0, s>>>((int)n, (long)nf, (long)kpad, B, ldb, sparse, Br, Bm);
   cublasSetStream(h, s);
@@ -68,10 +73,10 @@ extern "C" int sm_cuda_ccc2_gemm(size_t m, size_t n, size_t nf, const uint64_t *
   const signed char *L[4] = {Ar, Ar, Am, Am}, *Rt[4] = {Br, Bm, Br, Bm};
   for (int k = 0; k < nmom; k++) {
     /* G (n x m, column-major) = Rt^T L: G[j, i] = sum_q R[j, q] L[i, q] */
-    cublasStatus_t st = cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, (int)n, (int)m, (int)kpad,
-                                     &one, Rt[k], CUDA_R_8I, (int)kpad, L[k], CUDA_R_8I,
-                                     (int)kpad, &zero, G, CUDA_R_32I, (int)n,
-                                     CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT);
+    cublasStatus_t st =
+        cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, (int)n, (int)m, (int)kpad, &one, Rt[k],
+                     CUDA_R_8I, (int)kpad, L[k], CUDA_R_8I, (int)kpad, &zero, G,
+                     CUDA_R_32I, (int)n, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT);
     if (st != CUBLAS_STATUS_SUCCESS)
       return -1;
     dim3 gg((unsigned)((n + 255) / 256), (unsigned)m);

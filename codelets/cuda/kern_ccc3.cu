@@ -5,7 +5,8 @@
 #include "sm_formulas.h"
 #include "sm_kern_cuda.h"
 
-namespace {
+namespace
+{
 
 __global__ void ccc3_kernel(int g, int mx, int my, long nf, const uint64_t *P, size_t ldp,
                             const uint64_t *X, size_t ldx, const uint64_t *Y, size_t ldy,
@@ -15,7 +16,8 @@ __global__ void ccc3_kernel(int g, int mx, int my, long nf, const uint64_t *P, s
   const int x = blockIdx.y * blockDim.y + threadIdx.y, a = blockIdx.z;
   if (x >= mx || y >= my || a >= g)
     return;
-  const uint64_t *p = P + (size_t)a * ldp, *xr = X + (size_t)x * ldx, *yr = Y + (size_t)y * ldy;
+  const uint64_t *p = P + (size_t)a * ldp, *xr = X + (size_t)x * ldx,
+                 *yr = Y + (size_t)y * ldy;
   const long nw = (nf + 31) / 32;
   sm_u32 mom[12] = {0};
   for (long w = 0; w < nw; w++)
@@ -30,7 +32,8 @@ __global__ void ccc3_kernel(int g, int mx, int my, long nf, const uint64_t *P, s
 
 extern "C" void sm_cuda_ccc3(size_t g, size_t mx, size_t my, size_t nf, const uint64_t *P,
                              size_t ldp, const uint64_t *X, size_t ldx, const uint64_t *Y,
-                             size_t ldy, int sparse, uint32_t *out, sm_cuda_stream_t stream)
+                             size_t ldy, int sparse, uint32_t *out,
+                             sm_cuda_stream_t stream)
 {
   dim3 threads(16, 16);
   dim3 grid((unsigned)((my + 15) / 16), (unsigned)((mx + 15) / 16), (unsigned)g);

@@ -4,7 +4,8 @@
 #include "sm_kern_cuda.h"
 #include "sm_kern_cuda_impl.cuh"
 
-namespace {
+namespace
+{
 
 using sm_cuda::dmin;
 using sm_cuda::TILE;
@@ -26,7 +27,7 @@ __global__ void czek2_kernel(int m, int n, int k, const T *__restrict__ A, size_
     as[threadIdx.y][threadIdx.x] = (ai < m && q < k) ? A[(size_t)ai * lda + q] : T(0);
     bs[threadIdx.y][threadIdx.x] = (bj < n && q < k) ? B[(size_t)bj * ldb + q] : T(0);
     __syncthreads();
-    #pragma unroll
+#pragma unroll
     for (int t = 0; t < TILE; t++)
       acc += dmin(as[threadIdx.y][t], bs[threadIdx.x][t]);
     __syncthreads();
@@ -41,7 +42,8 @@ void launch(size_t m, size_t n, size_t k, const T *A, size_t lda, const T *B, si
 {
   dim3 threads(TILE, TILE);
   dim3 grid((unsigned)((n + TILE - 1) / TILE), (unsigned)((m + TILE - 1) / TILE));
-  czek2_kernel<T><<<grid, threads, 0, s>>>((int)m, (int)n, (int)k, A, lda, B, ldb, C, ldc);
+  czek2_kernel<T>
+      <<<grid, threads, 0, s>>>((int)m, (int)n, (int)k, A, lda, B, ldb, C, ldc);
 }
 
 } // namespace

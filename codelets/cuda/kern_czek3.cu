@@ -4,7 +4,8 @@
 #include "sm_kern_cuda.h"
 #include "sm_kern_cuda_impl.cuh"
 
-namespace {
+namespace
+{
 
 using sm_cuda::dmin;
 using sm_cuda::TILE;
@@ -24,7 +25,8 @@ __global__ void czek3_kernel(int mx, int my, int k, const T *__restrict__ P, siz
   for (int q0 = 0; q0 < k; q0 += TILE) {
     int q = q0 + threadIdx.x;
     T pq = q < k ? p[q] : T(0);
-    xs[threadIdx.y][threadIdx.x] = (xr < mx && q < k) ? dmin(pq, X[(size_t)xr * ldx + q]) : T(0);
+    xs[threadIdx.y][threadIdx.x] =
+        (xr < mx && q < k) ? dmin(pq, X[(size_t)xr * ldx + q]) : T(0);
     ys[threadIdx.y][threadIdx.x] = (yr < my && q < k) ? Y[(size_t)yr * ldy + q] : T(0);
     __syncthreads();
 #pragma unroll
@@ -43,8 +45,8 @@ void launch(size_t g, size_t mx, size_t my, size_t k, const T *P, size_t ldp, co
   dim3 threads(TILE, TILE);
   dim3 grid((unsigned)((my + TILE - 1) / TILE), (unsigned)((mx + TILE - 1) / TILE),
             (unsigned)g);
-  czek3_kernel<T><<<grid, threads, 0, s>>>((int)mx, (int)my, (int)k, P, ldp, X, ldx, Y,
-                                           ldy, out);
+  czek3_kernel<T>
+      <<<grid, threads, 0, s>>>((int)mx, (int)my, (int)k, P, ldp, X, ldx, Y, ldy, out);
 }
 
 } // namespace

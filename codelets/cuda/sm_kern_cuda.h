@@ -22,15 +22,15 @@ void sm_cuda_ccc2(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
                   const uint64_t *B, size_t ldb, int sparse, uint32_t *C, size_t ldc,
                   sm_cuda_stream_t stream);
 
-void sm_cuda_czek3_d(size_t g, size_t mx, size_t my, size_t k, const double *P, size_t ldp,
-                     const double *X, size_t ldx, const double *Y, size_t ldy, double *out,
-                     sm_cuda_stream_t stream);
+void sm_cuda_czek3_d(size_t g, size_t mx, size_t my, size_t k, const double *P,
+                     size_t ldp, const double *X, size_t ldx, const double *Y, size_t ldy,
+                     double *out, sm_cuda_stream_t stream);
 void sm_cuda_czek3_s(size_t g, size_t mx, size_t my, size_t k, const float *P, size_t ldp,
                      const float *X, size_t ldx, const float *Y, size_t ldy, float *out,
                      sm_cuda_stream_t stream);
-void sm_cuda_ccc3(size_t g, size_t mx, size_t my, size_t nf, const uint64_t *P, size_t ldp,
-                  const uint64_t *X, size_t ldx, const uint64_t *Y, size_t ldy, int sparse,
-                  uint32_t *out, sm_cuda_stream_t stream);
+void sm_cuda_ccc3(size_t g, size_t mx, size_t my, size_t nf, const uint64_t *P,
+                  size_t ldp, const uint64_t *X, size_t ldx, const uint64_t *Y,
+                  size_t ldy, int sparse, uint32_t *out, sm_cuda_stream_t stream);
 
 /* CCC 2-way moments through cuBLAS int8 GEMMs (tensor cores where the GPU
  * has them). scratch: sm_cuda_ccc2_gemm_scratch() bytes of device memory;

@@ -95,7 +95,9 @@ int main(int argc, char **argv)
       return r;
     return run_mpi(argc, argv, run_maf, &mo, "starmet maf");
   }
-  fprintf(stderr, "starmet: error: unknown command '%s' (use compute, synth or maf; "
-                  "see starmet --help)\n", argv[1]);
+  fprintf(stderr,
+          "starmet: error: unknown command '%s' (use compute, synth or maf; "
+          "see starmet --help)\n",
+          argv[1]);
   return 2;
 }

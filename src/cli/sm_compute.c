@@ -85,13 +85,14 @@ static sm_err_t problem_dims(const sm_options_t *o, sm_dims_t *dims)
 
 /* What must not change between a run and its --resume (the tile size is
  * recorded apart: an automatic one is taken over from the manifest). */
-static void fingerprint(const sm_options_t *o, const sm_decomp_t *d, int sparse,
-                        int rank, int P, char *buf, size_t len)
+static void fingerprint(const sm_options_t *o, const sm_decomp_t *d, int sparse, int rank,
+                        int P, char *buf, size_t len)
 {
   char input[4200];
   if (o->synth.kind != SM_SYNTH_NONE) {
-    snprintf(input, sizeof input, "synthetic=%d seed=%llu missing=%.17g", (int)o->synth.kind,
-             (unsigned long long)o->synth.seed, o->synth.missing_rate);
+    snprintf(input, sizeof input, "synthetic=%d seed=%llu missing=%.17g",
+             (int)o->synth.kind, (unsigned long long)o->synth.seed,
+             o->synth.missing_rate);
   } else {
     struct stat sb;
     char bed[4200];
@@ -106,14 +107,15 @@ static void fingerprint(const sm_options_t *o, const sm_decomp_t *d, int sparse,
     snprintf(input, sizeof input, "input=%s size=%lld mtime=%lld", o->input,
              (long long)sb.st_size, (long long)sb.st_mtime);
   }
-  snprintf(buf, len,
-           "metric=%d way=%d single=%d sparse=%d nv=%zu nf=%zu %s grid=%dx%dx%d rank=%d/%d "
-           "phases=%d:%d-%d stages=%d:%d-%d threshold=%.17g format=%d g=%.17g m=%.17g "
-           "kernel=%d",
-           (int)o->metric, o->num_way, o->single, sparse, d->nv, d->nf, input, d->npv, d->npf,
-           d->npr, rank, P, d->num_phase, o->phase_min, o->phase_max, o->num_stage,
-           o->stage_min, o->stage_max, o->threshold, (int)o->output_format, o->ccc_param,
-           o->ccc_mult, (int)o->kernel);
+  snprintf(
+      buf, len,
+      "metric=%d way=%d single=%d sparse=%d nv=%zu nf=%zu %s grid=%dx%dx%d rank=%d/%d "
+      "phases=%d:%d-%d stages=%d:%d-%d threshold=%.17g format=%d g=%.17g m=%.17g "
+      "kernel=%d",
+      (int)o->metric, o->num_way, o->single, sparse, d->nv, d->nf, input, d->npv, d->npf,
+      d->npr, rank, P, d->num_phase, o->phase_min, o->phase_max, o->num_stage,
+      o->stage_min, o->stage_max, o->threshold, (int)o->output_format, o->ccc_param,
+      o->ccc_mult, (int)o->kernel);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -135,7 +137,8 @@ static sm_err_t make_decomp(const sm_options_t *o, const sm_dims_t *dims, sm_dec
   if (d->npv == 0) {
     if (sm_mpi_rank() == 0)
       sm_log_error("%d ranks cannot be split into --num-proc-field %d x --num-proc-repl "
-                   "%d; choose factors of the rank count", P, d->npf, d->npr);
+                   "%d; choose factors of the rank count",
+                   P, d->npf, d->npr);
     return SM_EOPTION;
   }
   sm_err_t err = SM_OK;
@@ -150,25 +153,25 @@ typedef struct run {
   const char *command;
   int me, P;
   double t0;
-  char desc[4096];           /* the input, for messages and the summary */
-  sm_decomp_t d;             /* the rank grid and tiles */
-  int pv, pf, pr;            /* this rank's place in it */
-  size_t v0, vc, f0, fc;     /* this rank's vectors and fields */
+  char desc[4096];       /* the input, for messages and the summary */
+  sm_decomp_t d;         /* the rank grid and tiles */
+  int pv, pf, pr;        /* this rank's place in it */
+  size_t v0, vc, f0, fc; /* this rank's vectors and fields */
   sm_vectors_t v;
-  uint64_t nmissing;         /* missing calls over every slice */
+  uint64_t nmissing; /* missing calls over every slice */
   int sparse;
-  char **names;              /* every vector's name (text output), or NULL */
+  char **names; /* every vector's name (text output), or NULL */
   char out_path[4096], json_path[4096];
-  sm_manifest_t man;         /* the --resume record of completed blocks */
+  sm_manifest_t man; /* the --resume record of completed blocks */
   int use_man, resumed;
   uint64_t *skip, resume_off, resume_count;
-  size_t nskip;              /* blocks an interrupted run completed */
+  size_t nskip; /* blocks an interrupted run completed */
   sm_writer_t *w;
   sm_sink_t sink;
   sm_summary_t sum;
   sm_graph_stats_t gs;
   sm_runtime_stats_t rs, *rts;
-  sm_rank_stats_t *all;      /* every rank's stats (rank 0) */
+  sm_rank_stats_t *all; /* every rank's stats (rank 0) */
 } run_t;
 
 /* Plan the problem: its sizes, the checks on them, the decomposition. */
@@ -194,7 +197,8 @@ static sm_err_t plan(run_t *r)
   if (dims.nv > UINT32_MAX || (o->metric == SM_METRIC_CCC && dims.nf > (1u << 28))) {
     if (r->me == 0)
       sm_log_error("%s: %zu vectors x %zu fields is beyond what starmet indexes "
-                   "(2^32 - 1 vectors; CCC: 2^28 fields)", r->desc, dims.nv, dims.nf);
+                   "(2^32 - 1 vectors; CCC: 2^28 fields)",
+                   r->desc, dims.nv, dims.nf);
     return SM_EDEGEN;
   }
   if ((err = make_decomp(o, &dims, &r->d)))
@@ -275,7 +279,8 @@ static sm_err_t resume_state(run_t *r)
   free(ids);
   if (!err && r->nskip) {
     qsort(r->skip, r->nskip, sizeof *r->skip, cmp_u64);
-    sm_log_info("--resume: %zu output blocks were complete; computing the rest", r->nskip);
+    sm_log_info("--resume: %zu output blocks were complete; computing the rest",
+                r->nskip);
   } else if (!err && o->resume) {
     sm_log_info("--resume: no completed block recorded; computing everything");
   }
@@ -296,7 +301,8 @@ static sm_err_t open_results(run_t *r)
       .names = r->names,
   };
   if (o->output && o->output_format != SM_OUT_NONE)
-    sm_output_path(r->out_path, sizeof r->out_path, o->output, o->output_format, r->me, r->P);
+    sm_output_path(r->out_path, sizeof r->out_path, o->output, o->output_format, r->me,
+                   r->P);
   if (o->summary)
     snprintf(r->json_path, sizeof r->json_path, "%s", o->summary);
   else if (o->output)
@@ -362,7 +368,9 @@ static sm_err_t run_ref(run_t *r, double t1)
   const sm_options_t *o = r->o;
   r->sink.apply_threshold = 1;
   r->sum.kernel = "reference loops";
-  sm_ref_opts_t ro = {.way = o->num_way, .sparse = r->sparse, .ccc_mult = o->ccc_mult,
+  sm_ref_opts_t ro = {.way = o->num_way,
+                      .sparse = r->sparse,
+                      .ccc_mult = o->ccc_mult,
                       .ccc_param = o->ccc_param};
   sm_err_t err = sm_ref_run(&r->v, &ro, &r->sink);
   r->sum.t_compute = sm_now() - t1;
@@ -374,8 +382,8 @@ static sm_err_t start_runtime(run_t *r, double t1)
 {
   const sm_options_t *o = r->o;
   sm_sched_configure(&(sm_sched_opts_t){.priorities = !o->no_priorities,
-                                         .calibrate = o->calibrate,
-                                         .perfmodel_dir = o->perfmodel_dir});
+                                        .calibrate = o->calibrate,
+                                        .perfmodel_dir = o->perfmodel_dir});
   sm_codelets_set_devices(o->devices); /* before heteroprio's set-up */
   sm_err_t err = (sm_err_t)sm_mpi_agree(sm_runtime_init(o->sched, r->P > 1));
   r->sum.t_init = sm_now() - t1;
@@ -397,9 +405,9 @@ static sm_err_t setup_codelets(run_t *r)
     err = SM_ERUNTIME;
   }
   r->sum.kernel = sm_codelets_kernel_name(
-      o->num_way == 3 ? (o->metric == SM_METRIC_CCC ? "ccc3" : "czek3")
-                      : (o->metric == SM_METRIC_CCC ? "ccc2"
-                                                    : (o->single ? "czek2_s" : "czek2_d")));
+      o->num_way == 3
+          ? (o->metric == SM_METRIC_CCC ? "ccc3" : "czek3")
+          : (o->metric == SM_METRIC_CCC ? "ccc2" : (o->single ? "czek2_s" : "czek2_d")));
   return err;
 }
 
@@ -409,9 +417,10 @@ static sm_err_t run_graph(run_t *r, int progress)
   const sm_options_t *o = r->o;
   int emit = o->output_format != SM_OUT_NONE || r->sink.analytic != NULL;
   if (!o->block_size) { /* rank 0 decides, every rank uses it */
-    size_t bs = o->num_way == 3 ? sm_graph_auto_block3(r->vc)
-                                : sm_graph_auto_block(r->vc, (int)starpu_worker_get_count(),
-                                                      emit, o->metric == SM_METRIC_CCC);
+    size_t bs = o->num_way == 3
+                    ? sm_graph_auto_block3(r->vc)
+                    : sm_graph_auto_block(r->vc, (int)starpu_worker_get_count(), emit,
+                                          o->metric == SM_METRIC_CCC);
     sm_mpi_bcast(&bs, sizeof bs);
     r->d.block_size = bs;
   }
@@ -556,8 +565,9 @@ static sm_err_t commit(run_t *r, sm_err_t err)
   const sm_options_t *o = r->o;
   sm_summary_t *sum = &r->sum;
   double t2 = sm_now();
-  sm_err_t cerr = (sm_err_t)sm_mpi_agree(
-      sm_writer_close(r->w, err == SM_OK ? 1 : r->use_man ? -1 : 0));
+  sm_err_t cerr = (sm_err_t)sm_mpi_agree(sm_writer_close(r->w, err == SM_OK ? 1
+                                                               : r->use_man ? -1
+                                                                            : 0));
   r->w = NULL;
   if (!err)
     err = cerr;
@@ -566,7 +576,8 @@ static sm_err_t commit(run_t *r, sm_err_t err)
   sum->t_total = sm_now() - r->t0;
   sum->output_path = err == SM_OK && r->out_path[0] ? r->out_path : NULL;
   if (r->P > 1 && sum->output_path) /* name the set of files */
-    sm_output_path(r->out_path, sizeof r->out_path, o->output, o->output_format, -1, r->P);
+    sm_output_path(r->out_path, sizeof r->out_path, o->output, o->output_format, -1,
+                   r->P);
   sum->status = err == SM_OK ? "ok" : sm_strerror(err);
   if (r->me == 0) {
     if (r->json_path[0]) {

@@ -26,7 +26,8 @@ sm_err_t sm_opt_size(const char *opt, const char *s, size_t *out)
   return SM_OK;
 }
 
-sm_err_t sm_opt_int(const char *opt, const char *s, long long min, long long max, int *out)
+sm_err_t sm_opt_int(const char *opt, const char *s, long long min, long long max,
+                    int *out)
 {
   size_t v;
   if (sm_opt_size(opt, s, &v))
@@ -92,7 +93,8 @@ static sm_err_t set_size(const sm_opt_t *d, const char *opt, const char *arg, si
   return SM_OK;
 }
 
-static sm_err_t set_double(const sm_opt_t *d, const char *opt, const char *arg, double *out)
+static sm_err_t set_double(const sm_opt_t *d, const char *opt, const char *arg,
+                           double *out)
 {
   if (sm_opt_double(opt, arg, out))
     return SM_EOPTION;
@@ -114,12 +116,18 @@ static sm_err_t apply(const sm_optcmd_t *cmd, const sm_opt_t *d, char *arg, void
   if (d->set)
     return d->set(d, arg, dst, done);
   switch (d->kind) {
-  case SM_OPT_FLAG: *(int *)p = d->ival; return SM_OK;
-  case SM_OPT_STRING: *(const char **)p = arg; return SM_OK;
+  case SM_OPT_FLAG:
+    *(int *)p = d->ival;
+    return SM_OK;
+  case SM_OPT_STRING:
+    *(const char **)p = arg;
+    return SM_OK;
   case SM_OPT_INT:
     return sm_opt_int(opt, arg, d->min, d->max ? d->max : SM_OPT_INT_MAX, (int *)p);
-  case SM_OPT_SIZE: return set_size(d, opt, arg, (size_t *)p);
-  case SM_OPT_DOUBLE: return set_double(d, opt, arg, (double *)p);
+  case SM_OPT_SIZE:
+    return set_size(d, opt, arg, (size_t *)p);
+  case SM_OPT_DOUBLE:
+    return set_double(d, opt, arg, (double *)p);
   case SM_OPT_CHOICE:
     if (sm_opt_choice(opt, arg, d->choices, &k))
       return SM_EOPTION;
@@ -129,7 +137,8 @@ static sm_err_t apply(const sm_optcmd_t *cmd, const sm_opt_t *d, char *arg, void
     sm_opt_help(cmd->opts, cmd->nopts, stdout);
     *done = 1;
     return SM_OK;
-  case SM_OPT_TEXT: break;
+  case SM_OPT_TEXT:
+    break;
   }
   return SM_EOPTION;
 }
@@ -143,7 +152,8 @@ static struct option *long_options(const sm_optcmd_t *cmd)
   for (size_t i = 0; lo && i < cmd->nopts; i++) {
     const sm_opt_t *d = &cmd->opts[i];
     size_t j = 0;
-    while (d->name && j < i && !(cmd->opts[j].name && !strcmp(cmd->opts[j].name, d->name)))
+    while (d->name && j < i &&
+           !(cmd->opts[j].name && !strcmp(cmd->opts[j].name, d->name)))
       j++;
     if (d->name && j == i)
       lo[n++] = (struct option){d->name,
@@ -160,7 +170,8 @@ static const sm_opt_t *row_for(const sm_optcmd_t *cmd, size_t i)
 {
   for (size_t j = i; j < cmd->nopts; j++) {
     const sm_opt_t *d = &cmd->opts[j];
-    if (d->name && !strcmp(d->name, cmd->opts[i].name) && (!d->cmds || (d->cmds & cmd->cmd)))
+    if (d->name && !strcmp(d->name, cmd->opts[i].name) &&
+        (!d->cmds || (d->cmds & cmd->cmd)))
       return d;
   }
   return NULL;
@@ -188,14 +199,16 @@ sm_err_t sm_opt_parse(const sm_optcmd_t *cmd, int argc, char **argv, void *dst, 
   optind = 1;
   opterr = 0;
   while (!err && !*done && (c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-    const size_t i = c == 'h' ? help_row(cmd) : c >= SM_OPT_VAL0 ? (size_t)(c - SM_OPT_VAL0) : cmd->nopts;
+    const size_t i = c == 'h'           ? help_row(cmd)
+                     : c >= SM_OPT_VAL0 ? (size_t)(c - SM_OPT_VAL0)
+                                        : cmd->nopts;
     const sm_opt_t *d = i < cmd->nopts ? row_for(cmd, i) : NULL;
     if (d) {
       err = apply(cmd, d, optarg, dst, done);
     } else {
       sm_log_error("%sunknown or incomplete option '%s%s' (see %s)", cmd->who,
-                   i < cmd->nopts ? "--" : "", i < cmd->nopts ? cmd->opts[i].name : argv[optind - 1],
-                   cmd->see);
+                   i < cmd->nopts ? "--" : "",
+                   i < cmd->nopts ? cmd->opts[i].name : argv[optind - 1], cmd->see);
       err = SM_EOPTION;
     }
   }

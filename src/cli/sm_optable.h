@@ -50,10 +50,10 @@ struct sm_opt {
 typedef struct sm_optcmd {
   const sm_opt_t *opts;
   size_t nopts;
-  unsigned cmd;         /* this command's bit in sm_opt_t.cmds */
-  const char *who;      /* prefix of the errors ("maf: "), or "" */
-  const char *see;      /* where help is ("starmet --help") */
-  int ignore_operands;  /* accept (and ignore) arguments after the options */
+  unsigned cmd;        /* this command's bit in sm_opt_t.cmds */
+  const char *who;     /* prefix of the errors ("maf: "), or "" */
+  const char *see;     /* where help is ("starmet --help") */
+  int ignore_operands; /* accept (and ignore) arguments after the options */
 } sm_optcmd_t;
 
 /** Parse argv (argv[0] is the command's name) into the options at dst,

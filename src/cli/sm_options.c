@@ -53,7 +53,8 @@ static sm_err_t set_input(const sm_opt_t *d, char *arg, void *dst, int *done)
 static sm_err_t set_input_format(const sm_opt_t *d, char *arg, void *dst, int *done)
 {
   (void)d, (void)done;
-  return sm_input_format_parse(arg, &((args_t *)dst)->o.input_format) ? SM_EOPTION : SM_OK;
+  return sm_input_format_parse(arg, &((args_t *)dst)->o.input_format) ? SM_EOPTION
+                                                                      : SM_OK;
 }
 
 static sm_err_t set_output_format(const sm_opt_t *d, char *arg, void *dst, int *done)
@@ -137,43 +138,94 @@ static sm_err_t set_inject(const sm_opt_t *d, char *arg, void *dst, int *done)
   return SM_OK;
 }
 
-#define TEXT(s) {.help = s}
-#define FLAG(n, f, v, c, h) {.name = n, .kind = SM_OPT_FLAG, .off = O(f), .ival = v, .cmds = c, .help = h}
-#define STRING(n, f, a, h) {.name = n, .kind = SM_OPT_STRING, .off = O(f), .cmds = CMD_COMPUTE, .arg = a, .help = h}
-#define INT(n, f, lo, a, h) {.name = n, .kind = SM_OPT_INT, .off = O(f), .min = lo, .cmds = CMD_COMPUTE, .arg = a, .help = h}
-#define CUSTOM(n, fn, c, a, h) {.name = n, .kind = SM_OPT_STRING, .set = fn, .cmds = c, .arg = a, .help = h}
+#define TEXT(s)                                                                          \
+  {                                                                                      \
+    .help = s                                                                            \
+  }
+#define FLAG(n, f, v, c, h)                                                              \
+  {                                                                                      \
+    .name = n, .kind = SM_OPT_FLAG, .off = O(f), .ival = v, .cmds = c, .help = h         \
+  }
+#define STRING(n, f, a, h)                                                               \
+  {                                                                                      \
+    .name = n, .kind = SM_OPT_STRING, .off = O(f), .cmds = CMD_COMPUTE, .arg = a,        \
+    .help = h                                                                            \
+  }
+#define INT(n, f, lo, a, h)                                                              \
+  {                                                                                      \
+    .name = n, .kind = SM_OPT_INT, .off = O(f), .min = lo, .cmds = CMD_COMPUTE,          \
+    .arg = a, .help = h                                                                  \
+  }
+#define CUSTOM(n, fn, c, a, h)                                                           \
+  {                                                                                      \
+    .name = n, .kind = SM_OPT_STRING, .set = fn, .cmds = c, .arg = a, .help = h          \
+  }
 
 /* Every option of compute and synth, in the order of the help. */
 static const sm_opt_t options[] = {
     TEXT("usage: starmet compute [options]   all-pairs / all-triples metrics\n"
          "       starmet synth [options]     write a synthetic problem to a file\n"
          "       starmet maf --input FILE [options]   allele frequency likelihoods, MAF\n"
-         "                                   and SFS from genotype likelihoods (starmet maf "
+         "                                   and SFS from genotype likelihoods (starmet "
+         "maf "
          "--help)\n"
          "       starmet --help | --version\n"
          "\n"
          "What to compute:\n"),
-    {.name = "metric", .kind = SM_OPT_CHOICE, .off = O(metric), .choices = metrics,
+    {.name = "metric",
+     .kind = SM_OPT_CHOICE,
+     .off = O(metric),
+     .choices = metrics,
      .cmds = CMD_BOTH,
      .help = "Proportional Similarity or Custom Correlation\n"
              "Coefficient (default: ccc with --bfile, else czekanowski)"},
-    {.name = "num-way", .kind = SM_OPT_CHOICE, .off = O(num_way), .choices = ways,
-     .values = way_values, .cmds = CMD_COMPUTE, .help = "pairs or triples (default 2)"},
-    {.name = "precision", .kind = SM_OPT_CHOICE, .off = O(single), .choices = precisions,
-     .cmds = CMD_COMPUTE, .help = "czekanowski arithmetic (default double)"},
+    {.name = "num-way",
+     .kind = SM_OPT_CHOICE,
+     .off = O(num_way),
+     .choices = ways,
+     .values = way_values,
+     .cmds = CMD_COMPUTE,
+     .help = "pairs or triples (default 2)"},
+    {.name = "precision",
+     .kind = SM_OPT_CHOICE,
+     .off = O(single),
+     .choices = precisions,
+     .cmds = CMD_COMPUTE,
+     .help = "czekanowski arithmetic (default double)"},
     {.name = "precision", .set = set_synth_precision, .cmds = CMD_SYNTH},
-    {.name = "sparse", .kind = SM_OPT_FLAG, .off = O(sparse), .ival = 1, .cmds = CMD_COMPUTE,
+    {.name = "sparse",
+     .kind = SM_OPT_FLAG,
+     .off = O(sparse),
+     .ival = 1,
+     .cmds = CMD_COMPUTE,
      .arg = "| --no-sparse",
-     .help = "ccc: missing-data method (default: sparse when the\ninput has missing calls)"},
+     .help =
+         "ccc: missing-data method (default: sparse when the\ninput has missing calls)"},
     FLAG("no-sparse", sparse, 0, CMD_COMPUTE, NULL),
-    {.name = "ccc-param", .kind = SM_OPT_DOUBLE, .off = O(ccc_param), .cmds = CMD_COMPUTE,
-     .arg = "G", .help = "ccc g (default 2/3)"},
-    {.name = "ccc-multiplier", .kind = SM_OPT_DOUBLE, .off = O(ccc_mult), .cmds = CMD_COMPUTE,
-     .arg = "M", .help = "ccc multiplier (default 9/2)"},
-    {.name = "compute-method", .kind = SM_OPT_CHOICE, .off = O(method), .choices = methods,
-     .cmds = CMD_COMPUTE, .help = "StarPU task graph (default) or reference loops"},
-    {.name = "kernel", .kind = SM_OPT_CHOICE, .off = O(kernel), .choices = kernel_names,
-     .cmds = CMD_COMPUTE, .arg = "K",
+    {.name = "ccc-param",
+     .kind = SM_OPT_DOUBLE,
+     .off = O(ccc_param),
+     .cmds = CMD_COMPUTE,
+     .arg = "G",
+     .help = "ccc g (default 2/3)"},
+    {.name = "ccc-multiplier",
+     .kind = SM_OPT_DOUBLE,
+     .off = O(ccc_mult),
+     .cmds = CMD_COMPUTE,
+     .arg = "M",
+     .help = "ccc multiplier (default 9/2)"},
+    {.name = "compute-method",
+     .kind = SM_OPT_CHOICE,
+     .off = O(method),
+     .choices = methods,
+     .cmds = CMD_COMPUTE,
+     .help = "StarPU task graph (default) or reference loops"},
+    {.name = "kernel",
+     .kind = SM_OPT_CHOICE,
+     .off = O(kernel),
+     .choices = kernel_names,
+     .cmds = CMD_COMPUTE,
+     .arg = "K",
      .help = "CPU kernel of the 2-way tasks: auto (default: the\n"
              "fastest this CPU runs), ref, blocked (portable),\n"
              "czekanowski avx2|avx512, ccc popc|avx512|vnni|amx"},
@@ -183,31 +235,63 @@ static const sm_opt_t options[] = {
            ".vcf/.vcf.gz/.bcf (ccc: GT, allele 1 = ALT)"),
     CUSTOM("bfile", set_input, CMD_COMPUTE, "PREFIX",
            "PLINK 1 PREFIX.bed/.bim/.fam (ccc; allele 1 = A1)"),
-    {.name = "synthetic", .kind = SM_OPT_CHOICE, .off = O(synth.kind), .choices = synth_kinds,
-     .values = synth_values, .cmds = CMD_BOTH,
+    {.name = "synthetic",
+     .kind = SM_OPT_CHOICE,
+     .off = O(synth.kind),
+     .choices = synth_kinds,
+     .values = synth_values,
+     .cmds = CMD_BOTH,
      .help = "generated problem of --num-vector x --num-field"},
     CUSTOM("input-format", set_input_format, CMD_COMPUTE,
            "auto|tsv|csv|npy|plink|raw|vcf", "(default: by extension)"),
     FLAG("transpose", transpose, 1, CMD_COMPUTE, "text input: columns are the vectors"),
-    {.name = "num-vector", .kind = SM_OPT_SIZE, .off = O(num_vector), .cmds = CMD_BOTH,
-     .arg = "N, --num-field N", .help = "sizes (raw input; synthetic problems)"},
+    {.name = "num-vector",
+     .kind = SM_OPT_SIZE,
+     .off = O(num_vector),
+     .cmds = CMD_BOTH,
+     .arg = "N, --num-field N",
+     .help = "sizes (raw input; synthetic problems)"},
     {.name = "num-field", .kind = SM_OPT_SIZE, .off = O(num_field), .cmds = CMD_BOTH},
-    {.name = "raw-type", .kind = SM_OPT_STRING, .set = set_raw_type, .choices = rawtypes,
-     .cmds = CMD_COMPUTE, .help = "raw czekanowski value type (default: precision)"},
+    {.name = "raw-type",
+     .kind = SM_OPT_STRING,
+     .set = set_raw_type,
+     .choices = rawtypes,
+     .cmds = CMD_COMPUTE,
+     .help = "raw czekanowski value type (default: precision)"},
     CUSTOM("seed", set_seed, CMD_BOTH, "S", "synthetic seed (default 1)"),
-    {.name = "missing-rate", .kind = SM_OPT_DOUBLE, .off = O(synth.missing_rate),
-     .dmin = 0, .dmax = 1, .range = "0 <= rate < 1", .cmds = CMD_BOTH, .arg = "R",
+    {.name = "missing-rate",
+     .kind = SM_OPT_DOUBLE,
+     .off = O(synth.missing_rate),
+     .dmin = 0,
+     .dmax = 1,
+     .range = "0 <= rate < 1",
+     .cmds = CMD_BOTH,
+     .arg = "R",
      .help = "synthetic ccc: fraction of missing calls (default 0)"},
     TEXT("Output:\n"),
-    {.name = "output", .kind = SM_OPT_STRING, .off = O(output), .cmds = CMD_BOTH,
-     .arg = "PREFIX", .help = "write PREFIX.tsv (or .bin) and PREFIX.json"},
+    {.name = "output",
+     .kind = SM_OPT_STRING,
+     .off = O(output),
+     .cmds = CMD_BOTH,
+     .arg = "PREFIX",
+     .help = "write PREFIX.tsv (or .bin) and PREFIX.json"},
     CUSTOM("output-format", set_output_format, CMD_COMPUTE, "tsv|bin|comet|none",
            "(default tsv; none without --output)"),
-    {.name = "output-format", .kind = SM_OPT_CHOICE, .off = O(input_format),
-     .choices = synth_formats, .values = synth_format_values, .cmds = CMD_SYNTH},
-    {.name = "threshold", .kind = SM_OPT_DOUBLE, .off = O(threshold), .dmin = 0,
-     .dmax = INFINITY, .range = "values kept are > T; T must be >= 0", .cmds = CMD_COMPUTE,
-     .arg = "T", .help = "write only values > T"},
+    {.name = "output-format",
+     .kind = SM_OPT_CHOICE,
+     .off = O(input_format),
+     .choices = synth_formats,
+     .values = synth_format_values,
+     .cmds = CMD_SYNTH},
+    {.name = "threshold",
+     .kind = SM_OPT_DOUBLE,
+     .off = O(threshold),
+     .dmin = 0,
+     .dmax = INFINITY,
+     .range = "values kept are > T; T must be >= 0",
+     .cmds = CMD_COMPUTE,
+     .arg = "T",
+     .help = "write only values > T"},
     STRING("summary", summary, "FILE", "JSON summary path (default PREFIX.json)"),
     FLAG("verify", verify, 1, CMD_COMPUTE,
          "check every numerator task's result (invariants)\n"
@@ -222,15 +306,23 @@ static const sm_opt_t options[] = {
     INT("num-proc-field", npf, 1, "N", "field slices, reduced by tasks (default 1)"),
     INT("num-proc-repl", npr, 1, "N",
         "replicas sharing a block row (default 1)\n(the product must equal P)"),
-    INT("num-phase", num_phase, 1, "N", "split each rank's blocks into N phases (default 1)"),
-    INT("phase-min", phase_min, 0, "A, --phase-max B", "compute phases A..B only (0-based)"),
+    INT("num-phase", num_phase, 1, "N",
+        "split each rank's blocks into N phases (default 1)"),
+    INT("phase-min", phase_min, 0, "A, --phase-max B",
+        "compute phases A..B only (0-based)"),
     INT("phase-max", phase_max, 0, NULL, NULL),
     INT("num-stage", num_stage, 1, "N", "3-way: cut every slice's planes into N stages"),
-    INT("stage-min", stage_min, 0, "A, --stage-max B", "compute stages A..B only (0-based)"),
+    INT("stage-min", stage_min, 0, "A, --stage-max B",
+        "compute stages A..B only (0-based)"),
     INT("stage-max", stage_max, 0, NULL, NULL),
     TEXT("Runtime:\n"),
-    {.name = "block-size", .kind = SM_OPT_SIZE, .off = O(block_size), .min = 1,
-     .cmds = CMD_COMPUTE, .arg = "N", .help = "vectors per tile (default: automatic)"},
+    {.name = "block-size",
+     .kind = SM_OPT_SIZE,
+     .off = O(block_size),
+     .min = 1,
+     .cmds = CMD_COMPUTE,
+     .arg = "N",
+     .help = "vectors per tile (default: automatic)"},
     CUSTOM("sched", set_sched, CMD_COMPUTE, "POLICY",
            "StarPU scheduler (eager, prio, lws, ws, dmda, dmdas,\n"
            "heteroprio, modular-heft, ...; --sched help lists them)"),
@@ -242,13 +334,21 @@ static const sm_opt_t options[] = {
     FLAG("calibrate", calibrate, 1, CMD_COMPUTE,
          "record every task in the models (repeat until it says\n"
          "they cover the task time, before measuring dm*)"),
-    STRING("trace", trace, "FILE", "one CSV line per task: kind, block, rank, worker, times"),
-    {.name = "progress", .kind = SM_OPT_FLAG, .off = O(progress), .ival = 1,
-     .cmds = CMD_COMPUTE, .arg = "| --no-progress",
+    STRING("trace", trace, "FILE",
+           "one CSV line per task: kind, block, rank, worker, times"),
+    {.name = "progress",
+     .kind = SM_OPT_FLAG,
+     .off = O(progress),
+     .ival = 1,
+     .cmds = CMD_COMPUTE,
+     .arg = "| --no-progress",
      .help = "progress line on stderr (default: on a terminal)"},
     FLAG("no-progress", progress, 0, CMD_COMPUTE, NULL),
     FLAG("quiet", quiet, 1, CMD_BOTH, "no log lines, only the summary"),
-    {.name = "devices", .kind = SM_OPT_STRING, .set = set_devices, .choices = devices,
+    {.name = "devices",
+     .kind = SM_OPT_STRING,
+     .set = set_devices,
+     .choices = devices,
      .cmds = CMD_COMPUTE,
      .help = "where the modified GEMMs run (default all; accel:\n"
              "CUDA/OpenCL workers only, other tasks stay on CPUs)"},
@@ -260,15 +360,19 @@ static const sm_opt_t options[] = {
          "  starmet compute --bfile data/example_geno --output out/ccc\n"
          "  starmet compute --input data/example_abundance.tsv --threshold 0.6 --output "
          "out/ps\n"
-         "  starmet compute --metric czekanowski --synthetic analytic --num-vector 2000 \\\n"
+         "  starmet compute --metric czekanowski --synthetic analytic --num-vector 2000 "
+         "\\\n"
          "                  --num-field 5000 --output-format none\n"
-         "  starmet compute --metric ccc --num-way 3 --synthetic random --num-vector 60 \\\n"
+         "  starmet compute --metric ccc --num-way 3 --synthetic random --num-vector 60 "
+         "\\\n"
          "                  --num-field 500 --missing-rate 0.1 --compute-method ref "
          "--output r\n"
-         "  mpirun -np 4 starmet compute --bfile geno --num-proc-vector 2 --num-proc-field 2 "
+         "  mpirun -np 4 starmet compute --bfile geno --num-proc-vector 2 "
+         "--num-proc-field 2 "
          "\\\n"
          "                  --output out/ccc          (writes out/ccc_<rank>.tsv)\n"
-         "  starmet synth --metric ccc --synthetic random --num-vector 1000 --num-field 2000 "
+         "  starmet synth --metric ccc --synthetic random --num-vector 1000 --num-field "
+         "2000 "
          "\\\n"
          "                --output-format plink --output geno\n"
          "  starmet synth --metric czekanowski --synthetic random --num-vector 100 \\\n"
@@ -333,7 +437,8 @@ static sm_err_t check_input(sm_options_t *o, int n_inputs)
 static sm_err_t check_metric(sm_options_t *o)
 {
   if (o->metric == SM_METRIC_CCC && o->single) {
-    sm_log_error("--precision single applies to czekanowski only (ccc tallies are exact)");
+    sm_log_error(
+        "--precision single applies to czekanowski only (ccc tallies are exact)");
     return SM_EOPTION;
   }
   if (o->metric == SM_METRIC_CZEK && o->sparse == 1) {
@@ -373,7 +478,8 @@ static sm_err_t check_values(const sm_options_t *o)
     return SM_EOPTION;
   }
   if (o->threshold >= 0) {
-    double max = o->metric == SM_METRIC_CZEK ? (o->num_way == 2 ? 1.0 : 1.5) : o->ccc_mult;
+    double max =
+        o->metric == SM_METRIC_CZEK ? (o->num_way == 2 ? 1.0 : 1.5) : o->ccc_mult;
     if (o->threshold >= max) {
       sm_log_error("--threshold: %g is out of range: %s %d-way values are at most "
                    "%g, so nothing would be kept",
@@ -441,7 +547,8 @@ static sm_err_t check_run(sm_options_t *o)
 
 sm_err_t sm_options_parse_compute(int argc, char **argv, sm_options_t *o, int *done)
 {
-  static const sm_optcmd_t cmd = {options, NOPTIONS, CMD_COMPUTE, "", "starmet --help", 0};
+  static const sm_optcmd_t cmd = {options, NOPTIONS,         CMD_COMPUTE,
+                                  "",      "starmet --help", 0};
   args_t a = {.n_inputs = 0};
   defaults(&a.o);
   sm_err_t err = sm_opt_parse(&cmd, argc, argv, &a, done);
@@ -459,7 +566,8 @@ sm_err_t sm_options_parse_compute(int argc, char **argv, sm_options_t *o, int *d
 sm_err_t sm_options_parse_synth(int argc, char **argv, sm_options_t *o, int *done)
 {
   /* extra arguments were always ignored by synth */
-  static const sm_optcmd_t cmd = {options, NOPTIONS, CMD_SYNTH, "synth: ", "starmet --help", 1};
+  static const sm_optcmd_t cmd = {options,   NOPTIONS,         CMD_SYNTH,
+                                  "synth: ", "starmet --help", 1};
   args_t a = {.n_inputs = 0};
   defaults(&a.o);
   a.o.synth.kind = SM_SYNTH_RANDOM;

@@ -19,42 +19,42 @@ typedef enum sm_method {
 typedef struct sm_options {
   /* what */
   sm_metric_t metric;
-  int num_way;            /* 2 or 3 */
-  int single;             /* czekanowski --precision single */
-  int sparse;             /* ccc: -1 auto (sparse when missing calls), 0, 1 */
+  int num_way; /* 2 or 3 */
+  int single;  /* czekanowski --precision single */
+  int sparse;  /* ccc: -1 auto (sparse when missing calls), 0, 1 */
   double ccc_param, ccc_mult;
   sm_method_t method;
   sm_kernel_t kernel;
   /* input */
-  const char *input;      /* path, or PLINK prefix with --bfile */
+  const char *input; /* path, or PLINK prefix with --bfile */
   sm_input_format_t input_format;
   int transpose;
   size_t num_vector, num_field, raw_elem_size;
-  sm_synth_t synth;       /* kind SM_SYNTH_NONE when reading a file */
+  sm_synth_t synth; /* kind SM_SYNTH_NONE when reading a file */
   /* output */
-  const char *output;     /* prefix, or NULL */
+  const char *output; /* prefix, or NULL */
   sm_outfmt_t output_format;
-  double threshold;       /* < 0: none */
-  const char *summary;    /* JSON summary path (default PREFIX.json) */
+  double threshold;    /* < 0: none */
+  const char *summary; /* JSON summary path (default PREFIX.json) */
   /* decomposition */
-  int npv, npf, npr;      /* rank grid; 0 = default (npv = ranks, 1, 1) */
-  int num_phase;          /* phases (default 1) */
+  int npv, npf, npr;        /* rank grid; 0 = default (npv = ranks, 1, 1) */
+  int num_phase;            /* phases (default 1) */
   int phase_min, phase_max; /* 0-based, inclusive; -1 = last phase */
-  int num_stage;          /* 3-way stages (default 1) */
+  int num_stage;            /* 3-way stages (default 1) */
   int stage_min, stage_max; /* 0-based, inclusive; -1 = last stage */
   /* runtime */
-  size_t block_size;      /* vectors per tile; 0 = automatic */
-  const char *sched;      /* StarPU policy or NULL */
-  int no_priorities;      /* every task at priority 0 */
-  int calibrate;          /* record every task in the performance models */
+  size_t block_size;         /* vectors per tile; 0 = automatic */
+  const char *sched;         /* StarPU policy or NULL */
+  int no_priorities;         /* every task at priority 0 */
+  int calibrate;             /* record every task in the performance models */
   const char *perfmodel_dir; /* StarPU's model directory, or NULL */
-  const char *trace;      /* per-task CSV, or NULL */
-  int progress;           /* 1 on, 0 off, -1 when stderr is a terminal */
+  const char *trace;         /* per-task CSV, or NULL */
+  int progress;              /* 1 on, 0 off, -1 when stderr is a terminal */
   int quiet;
-  int resume;             /* continue an interrupted run */
-  int verify;             /* check each numerator task, re-execute on failure */
+  int resume;                 /* continue an interrupted run */
+  int verify;                 /* check each numerator task, re-execute on failure */
   unsigned long long devices; /* worker types for the numerator tasks */
-  double inject_rate;     /* corrupt numerator results at this rate (testing) */
+  double inject_rate;         /* corrupt numerator results at this rate (testing) */
   uint64_t inject_seed;
 } sm_options_t;
 

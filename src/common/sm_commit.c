@@ -12,8 +12,9 @@ sm_err_t sm_commit_open(sm_commit_t *c, const char *path, const char *suffix, in
 {
   c->f = NULL;
   int n = snprintf(c->path, sizeof c->path, "%s", path);
-  int m = unique ? snprintf(c->tmp, sizeof c->tmp, "%s%s.%ld", path, suffix, (long)getpid())
-                 : snprintf(c->tmp, sizeof c->tmp, "%s%s", path, suffix);
+  int m = unique
+              ? snprintf(c->tmp, sizeof c->tmp, "%s%s.%ld", path, suffix, (long)getpid())
+              : snprintf(c->tmp, sizeof c->tmp, "%s%s", path, suffix);
   if (n < 0 || m < 0 || (size_t)n >= sizeof c->path || (size_t)m >= sizeof c->tmp) {
     errno = ENAMETOOLONG;
     return SM_EIO;

@@ -62,4 +62,7 @@ void sm_log_info(const char *fmt, ...)
   va_end(ap);
 }
 
-void sm_log_set_quiet(int quiet) { sm_quiet = quiet; }
+void sm_log_set_quiet(int quiet)
+{
+  sm_quiet = quiet;
+}

@@ -6,18 +6,18 @@
 #include <stdarg.h>
 
 typedef enum sm_err {
-  SM_OK = 0,        /* success */
-  SM_EIO,           /* a file cannot be opened, read, written or renamed */
-  SM_EFORMAT,       /* a file is malformed (bad magic, ragged rows, text where
-                       a number belongs, unsupported dtype) */
-  SM_EINCONSIST,    /* inputs disagree with each other (.bed size vs .bim/.fam,
-                       declared sizes vs file size) */
-  SM_EVALUE,        /* a value is outside the metric's domain (negative, NaN) */
-  SM_EDEGEN,        /* degenerate data: empty input, fewer vectors than needed */
-  SM_EOPTION,       /* an unknown option, a bad option value or combination */
-  SM_ENOMEM,        /* an allocation failed */
-  SM_ERUNTIME,      /* the task runtime failed (StarPU init, no worker) */
-  SM_ECHECK,        /* a built-in self-check failed (analytic problem) */
+  SM_OK = 0,     /* success */
+  SM_EIO,        /* a file cannot be opened, read, written or renamed */
+  SM_EFORMAT,    /* a file is malformed (bad magic, ragged rows, text where
+                    a number belongs, unsupported dtype) */
+  SM_EINCONSIST, /* inputs disagree with each other (.bed size vs .bim/.fam,
+                    declared sizes vs file size) */
+  SM_EVALUE,     /* a value is outside the metric's domain (negative, NaN) */
+  SM_EDEGEN,     /* degenerate data: empty input, fewer vectors than needed */
+  SM_EOPTION,    /* an unknown option, a bad option value or combination */
+  SM_ENOMEM,     /* an allocation failed */
+  SM_ERUNTIME,   /* the task runtime failed (StarPU init, no worker) */
+  SM_ECHECK,     /* a built-in self-check failed (analytic problem) */
   SM_ERR_COUNT
 } sm_err_t;
 

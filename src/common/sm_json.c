@@ -93,7 +93,10 @@ void sm_json_close(sm_json_t *j)
   fputc(j->level[j->depth].close, j->f);
 }
 
-void sm_json_break(sm_json_t *j, int indent) { j->brk = indent; }
+void sm_json_break(sm_json_t *j, int indent)
+{
+  j->brk = indent;
+}
 
 void sm_json_str(sm_json_t *j, const char *key, const char *s)
 {

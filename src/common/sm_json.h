@@ -13,10 +13,10 @@ typedef struct sm_json {
   FILE *f;
   int depth; /* open containers, the root object included */
   struct {
-    char close;  /* '}' or ']' */
-    int first;   /* no item written yet */
-    int indent;  /* 0: items inline ("a, b"); n: each item on a new line
-                    indented by n spaces */
+    char close; /* '}' or ']' */
+    int first;  /* no item written yet */
+    int indent; /* 0: items inline ("a, b"); n: each item on a new line
+                   indented by n spaces */
   } level[SM_JSON_DEPTH];
   int brk; /* indent of a line break before the next item only, or 0 */
 } sm_json_t;

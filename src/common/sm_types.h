@@ -51,9 +51,9 @@ static inline uint64_t sm_mix64(uint64_t x)
 
 /* Header of a block's record buffer; the records follow it. */
 typedef struct sm_recbuf {
-  uint64_t count;     /* records written below */
-  uint64_t nvalues;   /* values computed (before threshold) */
-  sm_cksum_t cksum;   /* over every computed value */
+  uint64_t count;   /* records written below */
+  uint64_t nvalues; /* values computed (before threshold) */
+  sm_cksum_t cksum; /* over every computed value */
   uint64_t pad;
   sm_rec_t rec[];
 } sm_recbuf_t;
@@ -69,20 +69,20 @@ static inline int sm_threshold_keep(double threshold, int thr_f32, double v)
 
 /* What a 2-way finalize needs to know about its block. */
 typedef struct sm_fin2_args {
-  int metric;        /* 0 czekanowski, 1 ccc */
-  int single;        /* czekanowski: numerators and sums are float */
-  int sparse;        /* ccc: sparse method */
-  int diag;          /* diagonal block: only i < j */
-  int swap;          /* block below the diagonal (i0 > j0): records are
-                        written (j, i) with the CCC entry bits swapped */
-  uint32_t i0, j0;   /* global index of the block's first row / column */
-  uint32_t m, n;     /* block size */
-  uint64_t nf;       /* fields (dense CCC normalization) */
+  int metric;      /* 0 czekanowski, 1 ccc */
+  int single;      /* czekanowski: numerators and sums are float */
+  int sparse;      /* ccc: sparse method */
+  int diag;        /* diagonal block: only i < j */
+  int swap;        /* block below the diagonal (i0 > j0): records are
+                      written (j, i) with the CCC entry bits swapped */
+  uint32_t i0, j0; /* global index of the block's first row / column */
+  uint32_t m, n;   /* block size */
+  uint64_t nf;     /* fields (dense CCC normalization) */
   double ccc_mult, ccc_param;
-  int keep_all;      /* write every value (threshold applied later) */
-  double threshold;  /* keep values > threshold; < 0 keeps everything */
-  int thr_f32;       /* compare the float32-rounded value (float outputs) */
-  int emit;          /* 0: checksum only, no records (output none) */
+  int keep_all;     /* write every value (threshold applied later) */
+  double threshold; /* keep values > threshold; < 0 keeps everything */
+  int thr_f32;      /* compare the float32-rounded value (float outputs) */
+  int emit;         /* 0: checksum only, no records (output none) */
 } sm_fin2_args_t;
 
 /* Largest number of records a 2-way block can produce. */

@@ -19,12 +19,14 @@ sm_err_t sm_decomp_check(const sm_decomp_t *d, int nranks)
   }
   if (d->nv < (size_t)d->npv) {
     sm_log_error("%zu vectors cannot fill %d vector partitions (--num-proc-vector): "
-                 "use at most %zu", d->nv, d->npv, d->nv);
+                 "use at most %zu",
+                 d->nv, d->npv, d->nv);
     return SM_EOPTION;
   }
   if (d->nf < (size_t)d->npf) {
     sm_log_error("%zu fields cannot fill %d field slices (--num-proc-field): use at "
-                 "most %zu", d->nf, d->npf, d->nf);
+                 "most %zu",
+                 d->nf, d->npf, d->nf);
     return SM_EOPTION;
   }
   if (d->num_phase < 1) {
@@ -178,18 +180,26 @@ sm_slice3_t *sm_decomp_slices3(const sm_decomp_t *d, int I, int pr, size_t *n,
   uint64_t sb = 0; /* the row's slice counter, dealt over the replicas */
   size_t nI, v0;
   sm_decomp_part(d, I, &v0, &nI);
-#define SM_PUSH(kind_, J_, K_, pa_, px_, py_, s_, na_)                          \
-  do {                                                                         \
-    if ((int)((sb++ + (uint64_t)I) % (uint64_t)d->npr) == pr) {                \
-      sm_slice3_t *x = &out[*n];                                               \
-      size_t c0, cc;                                                           \
-      cut((na_), 6, (s_), &c0, &cc);                                           \
-      *x = (sm_slice3_t){.kind = (kind_), .I = I, .J = (J_), .K = (K_),        \
-                         .pa = (pa_), .px = (px_), .py = (py_), .s = (s_),     \
-                         .a0 = c0, .a1 = c0 + cc, .seq = *n,                   \
-                         .phase = (int)(*n % (size_t)d->num_phase)};           \
-      (*n)++;                                                                  \
-    }                                                                          \
+#define SM_PUSH(kind_, J_, K_, pa_, px_, py_, s_, na_)                                   \
+  do {                                                                                   \
+    if ((int)((sb++ + (uint64_t)I) % (uint64_t)d->npr) == pr) {                          \
+      sm_slice3_t *x = &out[*n];                                                         \
+      size_t c0, cc;                                                                     \
+      cut((na_), 6, (s_), &c0, &cc);                                                     \
+      *x = (sm_slice3_t){.kind = (kind_),                                                \
+                         .I = I,                                                         \
+                         .J = (J_),                                                      \
+                         .K = (K_),                                                      \
+                         .pa = (pa_),                                                    \
+                         .px = (px_),                                                    \
+                         .py = (py_),                                                    \
+                         .s = (s_),                                                      \
+                         .a0 = c0,                                                       \
+                         .a1 = c0 + cc,                                                  \
+                         .seq = *n,                                                      \
+                         .phase = (int)(*n % (size_t)d->num_phase)};                     \
+      (*n)++;                                                                            \
+    }                                                                                    \
   } while (0)
   for (int s = 0; s < 6; s++)
     SM_PUSH(SM_SLICE_DIAG, I, I, I, I, I, s, nI);

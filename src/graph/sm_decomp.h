@@ -20,18 +20,18 @@
 typedef struct sm_decomp {
   size_t nv, nf;
   int npv, npf, npr;
-  size_t block_size;  /* vectors per tile */
+  size_t block_size; /* vectors per tile */
   int num_phase;
 } sm_decomp_t;
 
 /* One task-sized piece of a 2-way block: the tile pair (tI of partition I,
  * tJ of partition J). */
 typedef struct sm_subblock {
-  int I, J;           /* partitions */
-  int tI, tJ;         /* tiles within them */
-  int k;              /* circulant offset of the block */
+  int I, J;   /* partitions */
+  int tI, tJ; /* tiles within them */
+  int k;      /* circulant offset of the block */
   int phase;
-  uint64_t seq;       /* position in the rank row's list */
+  uint64_t seq; /* position in the rank row's list */
 } sm_subblock_t;
 
 /* 3-way: one slice of a block of rank row I. The plane axis runs over the
@@ -46,12 +46,12 @@ enum { SM_SLICE_DIAG = 0, SM_SLICE_FACE, SM_SLICE_VOLUME };
 
 typedef struct sm_slice3 {
   int kind;
-  int I, J, K;        /* the ordered block */
-  int pa, px, py;     /* plane, x and y partitions (px <= py) */
-  int s;              /* slice number 0..5 */
-  size_t a0, a1;      /* planes of the slice, local to partition pa */
+  int I, J, K;    /* the ordered block */
+  int pa, px, py; /* plane, x and y partitions (px <= py) */
+  int s;          /* slice number 0..5 */
+  size_t a0, a1;  /* planes of the slice, local to partition pa */
   int phase;
-  uint64_t seq;       /* position in this replica's list */
+  uint64_t seq; /* position in this replica's list */
 } sm_slice3_t;
 
 /** Number of stages cut from [a0, a1): the planes of stage st. */

@@ -13,19 +13,19 @@
 #include "sm_vectors.h"
 
 typedef struct sm_graph_opts {
-  const sm_decomp_t *d;  /* decomposition (npv = npf = npr = 1 on one rank) */
-  int rank;              /* this rank */
-  int use_mpi;           /* insert through StarPU-MPI */
+  const sm_decomp_t *d;     /* decomposition (npv = npf = npr = 1 on one rank) */
+  int rank;                 /* this rank */
+  int use_mpi;              /* insert through StarPU-MPI */
   int phase_min, phase_max; /* phases to compute (0-based, inclusive) */
   int num_stage, stage_min, stage_max; /* 3-way stages (0-based, inclusive) */
-  int single;            /* czekanowski in float */
-  int sparse;            /* ccc sparse method */
+  int single;                          /* czekanowski in float */
+  int sparse;                          /* ccc sparse method */
   double ccc_mult, ccc_param;
-  double threshold;      /* < 0: none */
-  int thr_f32;           /* threshold on float32-rounded values */
-  int emit;              /* produce records (0 when output is none and no check) */
-  int keep_all;          /* records unthresholded (sink thresholds) */
-  int prio;              /* use task priorities */
+  double threshold; /* < 0: none */
+  int thr_f32;      /* threshold on float32-rounded values */
+  int emit;         /* produce records (0 when output is none and no check) */
+  int keep_all;     /* records unthresholded (sink thresholds) */
+  int prio;         /* use task priorities */
   /* output blocks an interrupted run completed (--resume), sorted: their
    * tasks are not submitted */
   const uint64_t *skip;
@@ -36,14 +36,14 @@ typedef struct sm_graph_opts {
 int sm_graph_skipped(const sm_graph_opts_t *o, uint64_t id);
 
 typedef struct sm_graph_stats {
-  size_t block_size, ntiles;  /* tiles over all partitions */
-  uint64_t nblocks;           /* tile pairs in the whole graph (these phases) */
-  uint64_t ntasks;            /* tasks in the whole graph */
-  uint64_t my_subblocks;      /* tile pairs whose numerators ran here */
-  uint64_t my_pairs;          /* vector pairs computed here (per field slice) */
-  uint64_t my_outputs;        /* blocks finalized and written here */
-  double t_submit;            /* time spent inserting tasks */
-  double t_run;               /* from first insertion to the end */
+  size_t block_size, ntiles; /* tiles over all partitions */
+  uint64_t nblocks;          /* tile pairs in the whole graph (these phases) */
+  uint64_t ntasks;           /* tasks in the whole graph */
+  uint64_t my_subblocks;     /* tile pairs whose numerators ran here */
+  uint64_t my_pairs;         /* vector pairs computed here (per field slice) */
+  uint64_t my_outputs;       /* blocks finalized and written here */
+  double t_submit;           /* time spent inserting tasks */
+  double t_run;              /* from first insertion to the end */
 } sm_graph_stats_t;
 
 /** Automatic tile size for a partition of nv vectors on nworkers workers. */

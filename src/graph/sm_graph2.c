@@ -56,7 +56,8 @@ static sm_err_t submit_subblock(sm_gcore_t *g, const sm_subblock_t *s, int r,
   sm_observe_block(tileI, tileJ, -1);
   sm_err_t err = sm_gcore_pair(g, tileI, tileJ, s->I, r, ffin, SM_TK_BLOCK2, num);
   sm_gcore_count_mine(g, s->I, r, fa.diag ? (uint64_t)m * (m - 1) / 2 : (uint64_t)m * n);
-  starpu_data_handle_t rec = sm_gcore_register_records(g, sm_fin2_max_records(&fa), fin_rank);
+  starpu_data_handle_t rec =
+      sm_gcore_register_records(g, sm_fin2_max_records(&fa), fin_rank);
   if (!err && sm_task_finalize2(num[ffin], g->sums[sm_gcore_hidx(g, tileI, 0, r)],
                                 g->sums[sm_gcore_hidx(g, tileJ, 0, r)], rec, &fa,
                                 sm_sched_prio(o->prio, SM_TK_FINALIZE)))
@@ -69,7 +70,10 @@ static void *list_subblocks(const sm_decomp_t *d, int I, int pr, size_t *n, sm_e
   return sm_decomp_subblocks2(d, I, pr, n, err);
 }
 
-static int subblock_phase(const void *item) { return ((const sm_subblock_t *)item)->phase; }
+static int subblock_phase(const void *item)
+{
+  return ((const sm_subblock_t *)item)->phase;
+}
 
 /* Output block and tasks of a tile pair on this rank (progress line). */
 static void count_subblock(sm_gcore_t *g, void *ctx, int row, const void *item)

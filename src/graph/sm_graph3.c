@@ -27,19 +27,19 @@ size_t sm_graph_auto_block3(size_t nv)
 }
 
 typedef struct piece {
-  int row_repl;           /* replica of the row */
+  int row_repl; /* replica of the row */
   const sm_slice3_t *sl;
-  size_t lo, hi;          /* planes of this stage (partition-local) */
+  size_t lo, hi; /* planes of this stage (partition-local) */
 } piece_t;
 
 /* One tile triple of a piece: planes [a, aend) of plane tile ta against
  * tiles tx and ty of the two other partitions. */
 typedef struct triple {
-  int ta, tx, ty;              /* tiles within their partitions */
-  int tileA, tileX, tileY;     /* global tile indices */
+  int ta, tx, ty;                 /* tiles within their partitions */
+  int tileA, tileX, tileY;        /* global tile indices */
   size_t ta0, tx0, txn, ty0, tyn; /* first vector and size of the tiles */
-  size_t a, aend;              /* planes (partition-local) */
-  int f2;                      /* field slice reducing its 2-way numerators */
+  size_t a, aend;                 /* planes (partition-local) */
+  int f2;                         /* field slice reducing its 2-way numerators */
 } triple_t;
 
 /* What walk_piece calls, in walk order; a non-zero return stops the walk. */
@@ -140,9 +140,9 @@ static sm_err_t count_group(void *ctx, const piece_t *pc, const triple_t *t, siz
 
 typedef struct submit_ctx {
   sm_gcore_t *g;
-  int need_n2;                  /* sparse CCC uses plane moments only */
+  int need_n2;                           /* sparse CCC uses plane moments only */
   starpu_data_handle_t *hax, *hay, *hxy; /* 2-way numerators per field slice */
-  starpu_data_handle_t *h3;     /* plane numerators per field slice */
+  starpu_data_handle_t *h3;              /* plane numerators per field slice */
 } submit_ctx_t;
 
 static sm_err_t submit_triple(void *ctx, const piece_t *pc, const triple_t *t)
@@ -152,7 +152,8 @@ static sm_err_t submit_triple(void *ctx, const piece_t *pc, const triple_t *t)
   sm_observe_block(t->tileA, t->tileX, t->tileY);
   if (!c->need_n2)
     return SM_OK;
-  sm_err_t err = sm_gcore_pair(c->g, t->tileA, t->tileX, I, r, t->f2, SM_TK_PAIR3, c->hax);
+  sm_err_t err =
+      sm_gcore_pair(c->g, t->tileA, t->tileX, I, r, t->f2, SM_TK_PAIR3, c->hax);
   if (!err)
     err = sm_gcore_pair(c->g, t->tileA, t->tileY, I, r, t->f2, SM_TK_PAIR3, c->hay);
   if (!err)
@@ -177,8 +178,8 @@ static void submit_triple_end(void *ctx, const triple_t *t)
 }
 
 /* The plane numerator (and resilience) tasks of a group, per field slice. */
-static sm_err_t submit_planes(submit_ctx_t *c, const piece_t *pc, const triple_t *t, size_t p0,
-                              size_t gn)
+static sm_err_t submit_planes(submit_ctx_t *c, const piece_t *pc, const triple_t *t,
+                              size_t p0, size_t gn)
 {
   sm_gcore_t *g = c->g;
   const sm_graph_opts_t *o = g->o;
@@ -234,7 +235,8 @@ static sm_err_t submit_group(void *ctx, const piece_t *pc, const triple_t *t, si
       .x0 = (uint32_t)(px0 + t->tx0),
       .y0 = (uint32_t)(py0 + t->ty0),
   };
-  starpu_data_handle_t rec = sm_gcore_register_records(g, sm_fin3_max_records(&fa), fin_rank);
+  starpu_data_handle_t rec =
+      sm_gcore_register_records(g, sm_fin3_max_records(&fa), fin_rank);
   sm_err_t err = submit_planes(c, pc, t, p0, gn);
   if (!err)
     err = sm_gcore_reduce(g, c->h3, ffin);
@@ -266,7 +268,10 @@ static void *list_slices(const sm_decomp_t *d, int I, int pr, size_t *n, sm_err_
   return sm_decomp_slices3(d, I, pr, n, err);
 }
 
-static int slice_phase(const void *item) { return ((const sm_slice3_t *)item)->phase; }
+static int slice_phase(const void *item)
+{
+  return ((const sm_slice3_t *)item)->phase;
+}
 
 /* Every stage asked for of a slice, counted (pass 0) or submitted. */
 static sm_err_t walk_slice(sm_gcore_t *g, graph3_ctx_t *c, int row, const sm_slice3_t *sl,
@@ -307,7 +312,8 @@ sm_err_t sm_graph3_run(const sm_vectors_t *local, const sm_graph_opts_t *o,
     free(c.counter), free(h);
     return SM_ENOMEM;
   }
-  c.submit.hax = h, c.submit.hay = h + npf, c.submit.hxy = h + 2 * npf, c.submit.h3 = h + 3 * npf;
+  c.submit.hax = h, c.submit.hay = h + npf, c.submit.hxy = h + 2 * npf,
+  c.submit.h3 = h + 3 * npf;
   const sm_gcore_rows_t rows = {
       .item_size = sizeof(sm_slice3_t),
       .list = list_slices,

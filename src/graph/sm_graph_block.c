@@ -6,8 +6,8 @@
 
 #include "sm_sched.h"
 
-void sm_gcore_register_parts(sm_gcore_t *g, starpu_data_handle_t *h, int I, int r, size_t nx,
-                             size_t ny, size_t elem)
+void sm_gcore_register_parts(sm_gcore_t *g, starpu_data_handle_t *h, int I, int r,
+                             size_t nx, size_t ny, size_t elem)
 {
   for (int f = 0; f < g->d->npf; f++) {
     starpu_matrix_data_register(&h[f], -1, 0, nx, nx, ny, elem);
@@ -15,7 +15,8 @@ void sm_gcore_register_parts(sm_gcore_t *g, starpu_data_handle_t *h, int I, int 
   }
 }
 
-starpu_data_handle_t sm_gcore_register_records(sm_gcore_t *g, size_t max_records, int fin_rank)
+starpu_data_handle_t sm_gcore_register_records(sm_gcore_t *g, size_t max_records,
+                                               int fin_rank)
 {
   starpu_data_handle_t rec;
   size_t bytes = sizeof(sm_recbuf_t) + (g->o->emit ? max_records : 0) * sizeof(sm_rec_t);
@@ -77,8 +78,8 @@ sm_err_t sm_gcore_reduce(sm_gcore_t *g, starpu_data_handle_t *h, int ffin)
 sm_err_t sm_gcore_output(sm_gcore_t *g, sm_err_t err, starpu_data_handle_t *h,
                          starpu_data_handle_t rec, int fin_rank)
 {
-  if (!err && sm_task_output(rec, g->token[fin_rank], sm_sink_put, g->sink, g->st->nblocks,
-                             sm_sched_prio(g->o->prio, SM_TK_OUTPUT)))
+  if (!err && sm_task_output(rec, g->token[fin_rank], sm_sink_put, g->sink,
+                             g->st->nblocks, sm_sched_prio(g->o->prio, SM_TK_OUTPUT)))
     err = SM_ERUNTIME;
   g->st->ntasks += 2; /* finalize and output */
   if (fin_rank == g->me)

@@ -63,7 +63,8 @@ static void register_tiles(sm_gcore_t *g)
           size_t ld = slice_ld(g, f), k = sm_gcore_hidx(g, tile, f, r);
           if (owner == g->me)
             starpu_matrix_data_register(&g->x[k], STARPU_MAIN_RAM,
-                                        (uintptr_t)sm_vectors_row(g->v, tv0), ld, ld, tn, es);
+                                        (uintptr_t)sm_vectors_row(g->v, tv0), ld, ld, tn,
+                                        es);
           else
             starpu_matrix_data_register(&g->x[k], -1, 0, ld, ld, tn, es);
           sm_gcore_register(g, g->x[k], owner);
@@ -96,7 +97,8 @@ static int submit_sums(sm_gcore_t *g, uint64_t *ntasks)
         }
         for (int f = 1; f < d->npf && !ret; f++) {
           ret = sm_task_add(g->sums[sm_gcore_hidx(g, tile, 0, r)],
-                            g->sums[sm_gcore_hidx(g, tile, f, r)], sm_gcore_add_type(g), prio);
+                            g->sums[sm_gcore_hidx(g, tile, f, r)], sm_gcore_add_type(g),
+                            prio);
           ++*ntasks;
         }
       }
@@ -129,8 +131,13 @@ static sm_err_t init(sm_gcore_t *g, const sm_vectors_t *local, const sm_graph_op
                      sm_sink_t *sink, sm_graph_stats_t *st)
 {
   const sm_decomp_t *d = o->d;
-  *g = (sm_gcore_t){.d = d, .o = o, .v = local, .sink = sink, .st = st,
-                    .ccc = local->metric == SM_METRIC_CCC, .me = o->rank,
+  *g = (sm_gcore_t){.d = d,
+                    .o = o,
+                    .v = local,
+                    .sink = sink,
+                    .st = st,
+                    .ccc = local->metric == SM_METRIC_CCC,
+                    .me = o->rank,
                     .nranks = d->npv * d->npf * d->npr};
   sm_decomp_coords(d, o->rank, &g->pv, &g->pf, &g->pr);
   g->tile_base = calloc((size_t)d->npv + 1, sizeof(int));
@@ -177,8 +184,8 @@ static void fini(sm_gcore_t *g)
 
 /* Item p of a row's list, or NULL when the list is shorter or the item is
  * outside the phases asked for. */
-static const void *row_item(const sm_gcore_t *g, const sm_gcore_rows_t *rows, void *const *list,
-                            const size_t *len, int row, size_t p)
+static const void *row_item(const sm_gcore_t *g, const sm_gcore_rows_t *rows,
+                            void *const *list, const size_t *len, int row, size_t p)
 {
   if (p >= len[row])
     return NULL;
@@ -223,8 +230,8 @@ static sm_err_t submit_rows(sm_gcore_t *g, const sm_gcore_rows_t *rows, void *co
   return err;
 }
 
-sm_err_t sm_gcore_run(const sm_vectors_t *local, const sm_graph_opts_t *o, sm_sink_t *sink,
-                      sm_graph_stats_t *st, const sm_gcore_rows_t *rows)
+sm_err_t sm_gcore_run(const sm_vectors_t *local, const sm_graph_opts_t *o,
+                      sm_sink_t *sink, sm_graph_stats_t *st, const sm_gcore_rows_t *rows)
 {
   const sm_decomp_t *d = o->d;
   *st = (sm_graph_stats_t){.block_size = d->block_size};

@@ -17,8 +17,8 @@ typedef struct sm_gcore {
   const sm_decomp_t *d;
   const sm_graph_opts_t *o;
   const sm_vectors_t *v;
-  sm_sink_t *sink;             /* where the output tasks hand records */
-  sm_graph_stats_t *st;        /* counters of this run */
+  sm_sink_t *sink;      /* where the output tasks hand records */
+  sm_graph_stats_t *st; /* counters of this run */
   int ccc, me, pv, pf, pr, nranks;
   int64_t tag;                 /* next StarPU-MPI tag */
   int *tile_base;              /* first tile index of partition I */
@@ -27,7 +27,7 @@ typedef struct sm_gcore {
   starpu_data_handle_t *sums;  /* same index; f = 0 holds the reduced sums */
   starpu_data_handle_t *token; /* one per rank */
   int token_value;
-  uint64_t local_tasks;        /* tasks this rank runs (progress line) */
+  uint64_t local_tasks; /* tasks this rank runs (progress line) */
 } sm_gcore_t;
 
 /* The work of a graph: one list of items (tile pairs, slices) per rank row
@@ -49,10 +49,10 @@ typedef struct sm_gcore_rows {
 
 /* The fields the 2-way and 3-way finalize arguments (sm_fin2_args_t,
  * sm_fin3_args_t) take from the graph, in a designated initializer. */
-#define SM_GCORE_FIN_ARGS(g)                                                   \
-  .metric = (g)->ccc, .single = (g)->o->single, .sparse = (g)->o->sparse,      \
-  .nf = (g)->d->nf, .ccc_mult = (g)->o->ccc_mult, .ccc_param = (g)->o->ccc_param, \
-  .keep_all = (g)->o->keep_all, .threshold = (g)->o->threshold,                \
+#define SM_GCORE_FIN_ARGS(g)                                                             \
+  .metric = (g)->ccc, .single = (g)->o->single, .sparse = (g)->o->sparse,                \
+  .nf = (g)->d->nf, .ccc_mult = (g)->o->ccc_mult, .ccc_param = (g)->o->ccc_param,        \
+  .keep_all = (g)->o->keep_all, .threshold = (g)->o->threshold,                          \
   .thr_f32 = (g)->o->thr_f32, .emit = (g)->o->emit
 
 /** Run a graph: register the tiles, sums and tokens and submit the sums;
@@ -60,8 +60,9 @@ typedef struct sm_gcore_rows {
  * number of tasks in flight); wait for everything and unregister. local,
  * o, sink, st: as sm_graph2_run. Returns the first error (task insertion,
  * memory, or the sink's). */
-sm_err_t sm_gcore_run(const sm_vectors_t *local, const sm_graph_opts_t *o, sm_sink_t *sink,
-                      sm_graph_stats_t *st, const sm_gcore_rows_t *rows) SM_MUST_CHECK;
+sm_err_t sm_gcore_run(const sm_vectors_t *local, const sm_graph_opts_t *o,
+                      sm_sink_t *sink, sm_graph_stats_t *st,
+                      const sm_gcore_rows_t *rows) SM_MUST_CHECK;
 
 /** Wait until this rank's tasks in flight fit its window (the number of
  * tasks inserted ahead of execution stays bounded). */
@@ -86,12 +87,13 @@ int sm_gcore_add_type(const sm_gcore_t *g);
 
 /** Register h[f] for every field slice f: an unallocated nx x ny matrix of
  * elem-byte elements, owned by the rank of (I, f, r). */
-void sm_gcore_register_parts(sm_gcore_t *g, starpu_data_handle_t *h, int I, int r, size_t nx,
-                             size_t ny, size_t elem);
+void sm_gcore_register_parts(sm_gcore_t *g, starpu_data_handle_t *h, int I, int r,
+                             size_t nx, size_t ny, size_t elem);
 
 /** Register the record buffer of a block finalized on rank fin_rank, room
  * for max_records records when records are emitted. */
-starpu_data_handle_t sm_gcore_register_records(sm_gcore_t *g, size_t max_records, int fin_rank);
+starpu_data_handle_t sm_gcore_register_records(sm_gcore_t *g, size_t max_records,
+                                               int fin_rank);
 
 /** Count the numerator tasks of replica r of partition I that run here
  * (one per field slice on this rank) and their vector pairs. */

@@ -51,9 +51,8 @@ static sm_input_format_t guess_format(const char *path)
   return SM_INPUT_RAW;
 }
 
-sm_err_t sm_read_input(const char *path, sm_input_format_t fmt,
-                       const sm_read_opts_t *o, sm_vectors_t *out,
-                       sm_dims_t *dims)
+sm_err_t sm_read_input(const char *path, sm_input_format_t fmt, const sm_read_opts_t *o,
+                       sm_vectors_t *out, sm_dims_t *dims)
 {
   if (fmt == SM_INPUT_AUTO)
     fmt = guess_format(path);

@@ -18,9 +18,9 @@ typedef enum sm_input_format {
 } sm_input_format_t;
 
 typedef struct sm_read_opts {
-  sm_metric_t metric;   /* what the data are for: czekanowski or ccc */
-  size_t elem_size;     /* czekanowski: 4 (single) or 8 (double) */
-  int transpose;        /* text: columns are the vectors */
+  sm_metric_t metric; /* what the data are for: czekanowski or ccc */
+  size_t elem_size;   /* czekanowski: 4 (single) or 8 (double) */
+  int transpose;      /* text: columns are the vectors */
   /* raw input: the sizes (raw files have no header). num_field is required
    * for raw; num_vector 0 means "as many as the file holds" (the file size
    * must then be a whole number of vectors). raw czekanowski files hold
@@ -47,8 +47,8 @@ typedef struct sm_dims {
  * is a header giving names (used with transpose); a first column that is not
  * numeric gives row names. Ragged rows and non-numeric cells are SM_EFORMAT
  * with file:line:column. */
-sm_err_t sm_read_tsv(const char *path, const sm_read_opts_t *o,
-                     sm_vectors_t *out, sm_dims_t *dims) SM_MUST_CHECK;
+sm_err_t sm_read_tsv(const char *path, const sm_read_opts_t *o, sm_vectors_t *out,
+                     sm_dims_t *dims) SM_MUST_CHECK;
 
 /** NumPy .npy (format 1.0/2.0/3.0), 2-D, C order, little-endian.
  * czekanowski: float32, float64 or any integer dtype (converted);
@@ -56,8 +56,8 @@ sm_err_t sm_read_tsv(const char *path, const sm_read_opts_t *o,
  * SM_EVALUE. Other dtypes, Fortran order, big-endian, other ranks:
  * SM_EFORMAT naming the dtype found and what is accepted. Reads the slice
  * by offset. */
-sm_err_t sm_read_npy(const char *path, const sm_read_opts_t *o,
-                     sm_vectors_t *out, sm_dims_t *dims) SM_MUST_CHECK;
+sm_err_t sm_read_npy(const char *path, const sm_read_opts_t *o, sm_vectors_t *out,
+                     sm_dims_t *dims) SM_MUST_CHECK;
 
 /** PLINK 1 binary fileset prefix.bed/.bim/.fam, SNP-major. Vectors are SNPs
  * (names from .bim column 2), fields are samples (.fam lines). Allele "1" of
@@ -65,15 +65,15 @@ sm_err_t sm_read_npy(const char *path, const sm_read_opts_t *o,
  * SM_GT_1, 11 (hom A2) -> SM_GT_0, 01 (missing) -> SM_GT_MISSING.
  * Checks the magic (0x6c 0x1b 0x01; sample-major is refused), the .bed size
  * against the .bim and .fam line counts. Reads the slice by offset. */
-sm_err_t sm_read_plink(const char *prefix, const sm_read_opts_t *o,
-                       sm_vectors_t *out, sm_dims_t *dims) SM_MUST_CHECK;
+sm_err_t sm_read_plink(const char *prefix, const sm_read_opts_t *o, sm_vectors_t *out,
+                       sm_dims_t *dims) SM_MUST_CHECK;
 
 /** CoMet raw layout, no header. czekanowski: float32 or float64 per
  * raw_elem_size (default elem_size), vector after vector, field fastest.
  * ccc: 2-bit values, 4 fields per byte, field f at bits 2*(f%4), each
  * vector padded to a whole byte. The file size must match the sizes. */
-sm_err_t sm_read_raw(const char *path, const sm_read_opts_t *o,
-                     sm_vectors_t *out, sm_dims_t *dims) SM_MUST_CHECK;
+sm_err_t sm_read_raw(const char *path, const sm_read_opts_t *o, sm_vectors_t *out,
+                     sm_dims_t *dims) SM_MUST_CHECK;
 
 /** VCF or BCF (plain, bgzip or gzip) through htslib, for CCC. Vectors are
  * the bi-allelic variants (records with another number of alleles are
@@ -90,9 +90,8 @@ sm_err_t sm_read_vcf(const char *path, const sm_read_opts_t *o, sm_vectors_t *ou
 
 /** Dispatch on fmt (SM_INPUT_AUTO: by the path's extension; a path whose
  * prefix.bed exists is PLINK). */
-sm_err_t sm_read_input(const char *path, sm_input_format_t fmt,
-                       const sm_read_opts_t *o, sm_vectors_t *out,
-                       sm_dims_t *dims) SM_MUST_CHECK;
+sm_err_t sm_read_input(const char *path, sm_input_format_t fmt, const sm_read_opts_t *o,
+                       sm_vectors_t *out, sm_dims_t *dims) SM_MUST_CHECK;
 
 /** Parse a format name ("auto", "tsv", "csv", "npy", "plink", "raw", "vcf"). */
 sm_err_t sm_input_format_parse(const char *s, sm_input_format_t *fmt) SM_MUST_CHECK;

@@ -15,7 +15,8 @@
 #error "sm_read_npy.c assumes a little-endian host"
 #endif
 
-#define NPY_ACCEPTED "'<f4', '<f8', '|u1', '|i1', '<i2', '<u2', '<i4', '<u4', '<i8', '<u8'"
+#define NPY_ACCEPTED                                                                     \
+  "'<f4', '<f8', '|u1', '|i1', '<i2', '<u2', '<i4', '<u4', '<i8', '<u8'"
 
 /* What the header says. */
 typedef struct npy_header {
@@ -58,7 +59,8 @@ static sm_err_t parse_descr(const char *path, const char *p, sm_metric_t metric,
   const char *end = (q == '\'' || q == '"') ? strchr(p + 1, q) : NULL;
   if (!end || (size_t)(end - p - 1) >= sizeof h->descr) {
     sm_log_error("%s: npy header: 'descr' is not a simple dtype string (structured "
-                 "dtypes are not supported); accepted: " NPY_ACCEPTED, path);
+                 "dtypes are not supported); accepted: " NPY_ACCEPTED,
+                 path);
     return SM_EFORMAT;
   }
   memcpy(h->descr, p + 1, (size_t)(end - p - 1));
@@ -74,21 +76,21 @@ static sm_err_t parse_descr(const char *path, const char *p, sm_metric_t metric,
   char *rest = (char *)d;
   if (kind && d[1] >= '0' && d[1] <= '9')
     size = strtoul(d + 1, &rest, 10);
-  int known = *rest == '\0' &&
-              ((kind == 'f' && (size == 4 || size == 8)) ||
-               ((kind == 'i' || kind == 'u') &&
-                (size == 1 || size == 2 || size == 4 || size == 8)));
+  int known = *rest == '\0' && ((kind == 'f' && (size == 4 || size == 8)) ||
+                                ((kind == 'i' || kind == 'u') &&
+                                 (size == 1 || size == 2 || size == 4 || size == 8)));
   if (!known) {
     sm_log_error("%s: dtype '%s' is not supported; accepted: " NPY_ACCEPTED
-                 " (convert with arr.astype('<f8'))", path, h->descr);
+                 " (convert with arr.astype('<f8'))",
+                 path, h->descr);
     return SM_EFORMAT;
   }
   /* Byte order only matters for multi-byte items; '|' means "not
    * applicable" and is only valid for them. */
   if (size > 1 && (order == '>' || order == '|')) {
     sm_log_error("%s: dtype '%s' is %s; only little-endian data are supported "
-                 "(convert with arr.astype('<%c%lu'))", path, h->descr,
-                 order == '>' ? "big-endian" : "without a byte order",
+                 "(convert with arr.astype('<%c%lu'))",
+                 path, h->descr, order == '>' ? "big-endian" : "without a byte order",
                  kind, size);
     return SM_EFORMAT;
   }
@@ -137,8 +139,8 @@ static sm_err_t parse_shape(const char *path, const char *p, npy_header_t *h)
   }
   if (ndim != 2) {
     sm_log_error("%s: shape %.*s has %d dimension%s; a 2-D array [vector, field] "
-                 "is needed", path, (int)(close - p + 1), p, ndim,
-                 ndim == 1 ? "" : "s");
+                 "is needed",
+                 path, (int)(close - p + 1), p, ndim, ndim == 1 ? "" : "s");
     return SM_EFORMAT;
   }
   h->nv = dim[0];
@@ -147,13 +149,14 @@ static sm_err_t parse_shape(const char *path, const char *p, npy_header_t *h)
 }
 
 /* Magic, version, header dict. size is the file size. */
-static sm_err_t parse_header(const char *path, int fd, size_t size,
-                             sm_metric_t metric, npy_header_t *h)
+static sm_err_t parse_header(const char *path, int fd, size_t size, sm_metric_t metric,
+                             npy_header_t *h)
 {
   unsigned char pre[12];
   if (size < 10 || sm_read_at(fd, pre, 10, 0) || memcmp(pre, "\x93NUMPY", 6) != 0) {
     sm_log_error("%s: not a NumPy .npy file (no \\x93NUMPY magic at byte 0); "
-                 "save the array with numpy.save", path);
+                 "save the array with numpy.save",
+                 path);
     return SM_EFORMAT;
   }
   size_t hlen, off;
@@ -169,12 +172,14 @@ static sm_err_t parse_header(const char *path, int fd, size_t size,
     off = 12;
   } else {
     sm_log_error("%s: npy format version %u.%u is not supported (1.0, 2.0 and "
-                 "3.0 are)", path, pre[6], pre[7]);
+                 "3.0 are)",
+                 path, pre[6], pre[7]);
     return SM_EFORMAT;
   }
   if (hlen > size - off || hlen > (1u << 24)) {
     sm_log_error("%s: npy header of %zu bytes runs past the end of the file "
-                 "(%zu bytes); the file is truncated", path, hlen, size);
+                 "(%zu bytes); the file is truncated",
+                 path, hlen, size);
     return SM_EFORMAT;
   }
   char *text = malloc(hlen + 1);
@@ -184,8 +189,8 @@ static sm_err_t parse_header(const char *path, int fd, size_t size,
   }
   sm_err_t err = SM_OK;
   if (sm_read_at(fd, text, hlen, (off_t)off)) {
-    sm_log_error("%s: cannot read the npy header (%zu bytes at byte offset %zu)",
-                 path, hlen, off);
+    sm_log_error("%s: cannot read the npy header (%zu bytes at byte offset %zu)", path,
+                 hlen, off);
     err = SM_EIO;
     goto done;
   }
@@ -196,14 +201,17 @@ static sm_err_t parse_header(const char *path, int fd, size_t size,
   const char *fortran = dict_value(text, "fortran_order");
   const char *shape = dict_value(text, "shape");
   if (!descr || !fortran || !shape) {
-    sm_log_error("%s: npy header has no '%s' entry; save the array with numpy.save",
-                 path, !descr ? "descr" : !fortran ? "fortran_order" : "shape");
+    sm_log_error("%s: npy header has no '%s' entry; save the array with numpy.save", path,
+                 !descr     ? "descr"
+                 : !fortran ? "fortran_order"
+                            : "shape");
     err = SM_EFORMAT;
     goto done;
   }
   if (strncmp(fortran, "False", 5) != 0) {
     sm_log_error("%s: Fortran order is not supported; save with "
-                 "np.ascontiguousarray", path);
+                 "np.ascontiguousarray",
+                 path);
     err = SM_EFORMAT;
     goto done;
   }
@@ -218,20 +226,40 @@ done:
  * matter here: 2-bit codes and counts below 2^53). */
 static double load_item(const unsigned char *p, char kind, size_t size)
 {
-  union { float f4; double f8; int8_t i1; int16_t i2; int32_t i4; int64_t i8;
-          uint8_t u1; uint16_t u2; uint32_t u4; uint64_t u8; } u;
+  union {
+    float f4;
+    double f8;
+    int8_t i1;
+    int16_t i2;
+    int32_t i4;
+    int64_t i8;
+    uint8_t u1;
+    uint16_t u2;
+    uint32_t u4;
+    uint64_t u8;
+  } u;
   memcpy(&u, p, size);
   switch (kind * 16 + (int)size) {
-  case 'f' * 16 + 4: return u.f4;
-  case 'f' * 16 + 8: return u.f8;
-  case 'i' * 16 + 1: return u.i1;
-  case 'i' * 16 + 2: return u.i2;
-  case 'i' * 16 + 4: return u.i4;
-  case 'i' * 16 + 8: return (double)u.i8;
-  case 'u' * 16 + 1: return u.u1;
-  case 'u' * 16 + 2: return u.u2;
-  case 'u' * 16 + 4: return u.u4;
-  default: return (double)u.u8;
+  case 'f' * 16 + 4:
+    return u.f4;
+  case 'f' * 16 + 8:
+    return u.f8;
+  case 'i' * 16 + 1:
+    return u.i1;
+  case 'i' * 16 + 2:
+    return u.i2;
+  case 'i' * 16 + 4:
+    return u.i4;
+  case 'i' * 16 + 8:
+    return (double)u.i8;
+  case 'u' * 16 + 1:
+    return u.u1;
+  case 'u' * 16 + 2:
+    return u.u2;
+  case 'u' * 16 + 4:
+    return u.u4;
+  default:
+    return (double)u.u8;
   }
 }
 
@@ -246,7 +274,8 @@ typedef struct npy_slice {
 /* Convert one sliced row (fields f0.. of vector v, read at off) into row i
  * of out: values in out's precision (czekanowski) or packed codes (CCC).
  * An sm_read_row_fn. */
-static sm_err_t convert_row(void *ctx, const unsigned char *buf, size_t v, off_t off, size_t i)
+static sm_err_t convert_row(void *ctx, const unsigned char *buf, size_t v, off_t off,
+                            size_t i)
 {
   const npy_slice_t *s = ctx;
   const npy_header_t *h = s->h;
@@ -268,7 +297,8 @@ static sm_err_t convert_row(void *ctx, const unsigned char *buf, size_t v, off_t
     }
     if (problem) {
       sm_log_error("%s: vector %zu, field %zu (byte offset %lld): value %.17g %s; "
-                   "fix the input", s->path, v + 1, s->f0 + f + 1,
+                   "fix the input",
+                   s->path, v + 1, s->f0 + f + 1,
                    (long long)off + (long long)(f * h->size), x, problem);
       return SM_EVALUE;
     }
@@ -276,8 +306,8 @@ static sm_err_t convert_row(void *ctx, const unsigned char *buf, size_t v, off_t
   return SM_OK;
 }
 
-sm_err_t sm_read_npy(const char *path, const sm_read_opts_t *o,
-                     sm_vectors_t *out, sm_dims_t *dims)
+sm_err_t sm_read_npy(const char *path, const sm_read_opts_t *o, sm_vectors_t *out,
+                     sm_dims_t *dims)
 {
   sm_err_t err = SM_OK;
   int fd = -1;
@@ -286,8 +316,8 @@ sm_err_t sm_read_npy(const char *path, const sm_read_opts_t *o,
   sm_read_begin(out, dims);
 
   if (o->metric == SM_METRIC_CZEK && o->elem_size != 4 && o->elem_size != 8) {
-    sm_log_error("%s: working precision of %zu bytes; 4 or 8 are supported",
-                 path, o->elem_size);
+    sm_log_error("%s: working precision of %zu bytes; 4 or 8 are supported", path,
+                 o->elem_size);
     err = SM_EOPTION;
     goto fail;
   }
@@ -307,8 +337,8 @@ sm_err_t sm_read_npy(const char *path, const sm_read_opts_t *o,
       nbytes != size - (size_t)h.data_off) {
     sm_log_error("%s: shape (%zu, %zu) of '%s' needs %zu data bytes after the "
                  "%lld-byte header but the file has %zu; the file is %s",
-                 path, h.nv, h.nf, h.descr, h.nv * h.nf * h.size,
-                 (long long)h.data_off, size - (size_t)h.data_off,
+                 path, h.nv, h.nf, h.descr, h.nv * h.nf * h.size, (long long)h.data_off,
+                 size - (size_t)h.data_off,
                  nbytes > size - (size_t)h.data_off ? "truncated" : "corrupt");
     err = SM_EFORMAT;
     goto fail;
@@ -320,9 +350,12 @@ sm_err_t sm_read_npy(const char *path, const sm_read_opts_t *o,
     goto fail;
   if ((err = sm_vectors_alloc(out, o->metric, o->elem_size, nvk, nfk)))
     goto fail;
-  const sm_read_rows_t rows = {.path = path, .what = "vector", .fd = fd,
+  const sm_read_rows_t rows = {.path = path,
+                               .what = "vector",
+                               .fd = fd,
                                .first = h.data_off + (off_t)(o->f0 * h.size),
-                               .stride = h.nf * h.size, .nbytes = nfk * h.size};
+                               .stride = h.nf * h.size,
+                               .nbytes = nfk * h.size};
   npy_slice_t slice = {.path = path, .h = &h, .f0 = o->f0, .out = out};
   err = sm_read_rows(&rows, o->v0, nvk, convert_row, &slice);
 fail:

@@ -35,8 +35,8 @@ static size_t split_words(char *s, char **w, size_t max)
 /* The .bim file: counts the SNPs (non-empty lines), checks that each has 6
  * columns, and keeps the ids of SNPs [v0, v0 + vcount) (vcount 0: to the
  * end) in *ids (grown as needed, *nids of them). */
-static sm_err_t read_bim(const char *path, size_t v0, size_t vcount,
-                         size_t *nsnp, char ***ids, size_t *nids)
+static sm_err_t read_bim(const char *path, size_t v0, size_t vcount, size_t *nsnp,
+                         char ***ids, size_t *nids)
 {
   sm_err_t err = SM_OK;
   char *line = NULL;
@@ -44,7 +44,8 @@ static sm_err_t read_bim(const char *path, size_t v0, size_t vcount,
   FILE *f = fopen(path, "r");
   if (!f) {
     sm_log_error("%s: cannot open: %s; a PLINK fileset needs prefix.bed, "
-                 "prefix.bim and prefix.fam", path, strerror(errno));
+                 "prefix.bim and prefix.fam",
+                 path, strerror(errno));
     return SM_EIO;
   }
   *nsnp = 0;
@@ -56,7 +57,8 @@ static sm_err_t read_bim(const char *path, size_t v0, size_t vcount,
       continue;
     if (n != 6) {
       sm_log_error("%s:%zu: expected 6 columns (chrom, id, cm, pos, A1, A2), "
-                   "found %zu; check the .bim file", path, lineno, n);
+                   "found %zu; check the .bim file",
+                   path, lineno, n);
       err = SM_EFORMAT;
       goto done;
     }
@@ -96,7 +98,8 @@ static sm_err_t count_fam(const char *path, size_t *nsample)
   FILE *f = fopen(path, "r");
   if (!f) {
     sm_log_error("%s: cannot open: %s; a PLINK fileset needs prefix.bed, "
-                 "prefix.bim and prefix.fam", path, strerror(errno));
+                 "prefix.bim and prefix.fam",
+                 path, strerror(errno));
     return SM_EIO;
   }
   *nsample = 0;
@@ -141,7 +144,8 @@ typedef struct bed_slice {
 } bed_slice_t;
 
 /* One SNP's bytes into row i of the slice. An sm_read_row_fn. */
-static sm_err_t snp_row(void *ctx, const unsigned char *buf, size_t v, off_t off, size_t i)
+static sm_err_t snp_row(void *ctx, const unsigned char *buf, size_t v, off_t off,
+                        size_t i)
 {
   const bed_slice_t *s = ctx;
   (void)v;
@@ -151,15 +155,16 @@ static sm_err_t snp_row(void *ctx, const unsigned char *buf, size_t v, off_t off
 }
 
 /* Open the .bed, check its magic and its size against the counts. */
-static sm_err_t open_bed(const char *path, size_t nsnp, size_t nsample,
-                         const char *bim, const char *fam, int *fdp)
+static sm_err_t open_bed(const char *path, size_t nsnp, size_t nsample, const char *bim,
+                         const char *fam, int *fdp)
 {
   unsigned char magic[3];
   struct stat st;
   int fd = open(path, O_RDONLY);
   if (fd < 0 || fstat(fd, &st) != 0) {
     sm_log_error("%s: cannot open: %s; a PLINK fileset needs prefix.bed, "
-                 "prefix.bim and prefix.fam", path, strerror(errno));
+                 "prefix.bim and prefix.fam",
+                 path, strerror(errno));
     if (fd >= 0)
       close(fd);
     return SM_EIO;
@@ -168,12 +173,13 @@ static sm_err_t open_bed(const char *path, size_t nsnp, size_t nsample,
   if (st.st_size < 3 || sm_read_at(fd, magic, 3, 0) || magic[0] != 0x6c ||
       magic[1] != 0x1b) {
     sm_log_error("%s: not a PLINK 1 .bed file (bad magic bytes at offset 0); "
-                 "re-export it with plink --make-bed", path);
+                 "re-export it with plink --make-bed",
+                 path);
     err = SM_EFORMAT;
   } else if (magic[2] != 0x01) {
     sm_log_error("%s: %s .bed file (mode byte 0x%02x); only SNP-major is "
-                 "supported: re-export it with plink --make-bed", path,
-                 magic[2] == 0 ? "sample-major" : "unknown-mode", magic[2]);
+                 "supported: re-export it with plink --make-bed",
+                 path, magic[2] == 0 ? "sample-major" : "unknown-mode", magic[2]);
     err = SM_EFORMAT;
   } else {
     size_t bps = (nsample + 3) / 4;
@@ -181,8 +187,7 @@ static sm_err_t open_bed(const char *path, size_t nsnp, size_t nsample,
     if ((size_t)st.st_size != want) {
       sm_log_error("%s: size is %lld bytes but %zu SNPs (%s) x %zu samples (%s) "
                    "need 3 + %zu x %zu = %zu; the fileset is inconsistent",
-                   path, (long long)st.st_size, nsnp, bim, nsample, fam, nsnp,
-                   bps, want);
+                   path, (long long)st.st_size, nsnp, bim, nsample, fam, nsnp, bps, want);
       err = SM_EINCONSIST;
     }
   }
@@ -214,8 +219,8 @@ static sm_err_t fileset_names(const char *prefix, char **bed, char **bim, char *
   return SM_OK;
 }
 
-sm_err_t sm_read_plink(const char *prefix, const sm_read_opts_t *o,
-                       sm_vectors_t *out, sm_dims_t *dims)
+sm_err_t sm_read_plink(const char *prefix, const sm_read_opts_t *o, sm_vectors_t *out,
+                       sm_dims_t *dims)
 {
   sm_err_t err = SM_OK;
   int fd = -1;
@@ -226,7 +231,8 @@ sm_err_t sm_read_plink(const char *prefix, const sm_read_opts_t *o,
 
   if (o->metric != SM_METRIC_CCC) {
     sm_log_error("%s: PLINK genotypes are for the CCC metric; use --metric ccc "
-                 "(czekanowski needs TSV, npy or raw input)", prefix);
+                 "(czekanowski needs TSV, npy or raw input)",
+                 prefix);
     err = SM_EOPTION;
     goto fail;
   }
@@ -253,7 +259,9 @@ sm_err_t sm_read_plink(const char *prefix, const sm_read_opts_t *o,
   out->names = ids;
   ids = NULL;
 
-  const sm_read_rows_t rows = {.path = bed, .what = "SNP", .fd = fd,
+  const sm_read_rows_t rows = {.path = bed,
+                               .what = "SNP",
+                               .fd = fd,
                                .first = (off_t)(3 + o->f0 / 4),
                                .stride = (nsample + 3) / 4,
                                .nbytes = (o->f0 + nfk + 3) / 4 - o->f0 / 4};

@@ -16,9 +16,9 @@
 
 /* Czekanowski: convert one row of float32/float64 values into out's
  * precision and check each stored value (finite, >= 0). */
-static sm_err_t convert_czek_row(const char *path, const unsigned char *buf,
-                                 size_t es, size_t v, size_t f0, off_t off,
-                                 sm_vectors_t *out, size_t i)
+static sm_err_t convert_czek_row(const char *path, const unsigned char *buf, size_t es,
+                                 size_t v, size_t f0, off_t off, sm_vectors_t *out,
+                                 size_t i)
 {
   void *row = sm_vectors_row(out, i);
   for (size_t f = 0; f < out->nf; f++) {
@@ -46,8 +46,7 @@ static sm_err_t convert_czek_row(const char *path, const unsigned char *buf,
  * byte f0 / 4) into a packed row. Byte-aligned slices are copied whole
  * (our word layout is CoMet's byte layout read little-endian); others are
  * moved field by field. The bits past nf end up zero either way. */
-static void unpack_ccc_row(const unsigned char *buf, size_t f0, size_t nf,
-                           uint64_t *row)
+static void unpack_ccc_row(const unsigned char *buf, size_t f0, size_t nf, uint64_t *row)
 {
   if (f0 % 4 == 0) {
     memcpy(row, buf, (nf + 3) / 4);
@@ -70,7 +69,8 @@ typedef struct raw_slice {
 } raw_slice_t;
 
 /* One vector's bytes into row i of the slice. An sm_read_row_fn. */
-static sm_err_t raw_row(void *ctx, const unsigned char *buf, size_t v, off_t off, size_t i)
+static sm_err_t raw_row(void *ctx, const unsigned char *buf, size_t v, off_t off,
+                        size_t i)
 {
   const raw_slice_t *s = ctx;
   if (s->out->metric != SM_METRIC_CCC)
@@ -81,19 +81,22 @@ static sm_err_t raw_row(void *ctx, const unsigned char *buf, size_t v, off_t off
 
 /* Bytes per value (*es) and per vector (*bpv) from the options: raw files
  * have no header. */
-static sm_err_t raw_sizes(const char *path, const sm_read_opts_t *o, size_t *es, size_t *bpv)
+static sm_err_t raw_sizes(const char *path, const sm_read_opts_t *o, size_t *es,
+                          size_t *bpv)
 {
   const int ccc = o->metric == SM_METRIC_CCC;
   const size_t nf = o->num_field;
   *es = o->raw_elem_size ? o->raw_elem_size : o->elem_size;
   if (!ccc && ((*es != 4 && *es != 8) || (o->elem_size != 4 && o->elem_size != 8))) {
     sm_log_error("%s: raw czekanowski input needs 4- or 8-byte values (got %zu, "
-                 "working precision %zu bytes)", path, *es, o->elem_size);
+                 "working precision %zu bytes)",
+                 path, *es, o->elem_size);
     return SM_EOPTION;
   }
   if (nf == 0) {
     sm_log_error("%s: raw input has no header: it needs --num-field (the number "
-                 "of fields per vector)", path);
+                 "of fields per vector)",
+                 path);
     return SM_EOPTION;
   }
   /* Bytes per vector; absurd --num-field values would overflow. */
@@ -134,8 +137,8 @@ static sm_err_t raw_count(const char *path, const sm_read_opts_t *o, size_t size
   return SM_OK;
 }
 
-sm_err_t sm_read_raw(const char *path, const sm_read_opts_t *o,
-                     sm_vectors_t *out, sm_dims_t *dims)
+sm_err_t sm_read_raw(const char *path, const sm_read_opts_t *o, sm_vectors_t *out,
+                     sm_dims_t *dims)
 {
   int fd = -1;
   sm_read_begin(out, dims);
@@ -152,10 +155,13 @@ sm_err_t sm_read_raw(const char *path, const sm_read_opts_t *o,
     goto fail;
 
   /* The bytes of one sliced row in the file, and where they start in a vector. */
-  const sm_read_rows_t rows = {
-      .path = path, .what = "vector", .fd = fd,
-      .first = (off_t)(ccc ? o->f0 / 4 : o->f0 * es), .stride = bpv,
-      .nbytes = ccc ? (o->f0 + nfk + 3) / 4 - o->f0 / 4 : nfk * es};
+  const sm_read_rows_t rows = {.path = path,
+                               .what = "vector",
+                               .fd = fd,
+                               .first = (off_t)(ccc ? o->f0 / 4 : o->f0 * es),
+                               .stride = bpv,
+                               .nbytes =
+                                   ccc ? (o->f0 + nfk + 3) / 4 - o->f0 / 4 : nfk * es};
   raw_slice_t slice = {.path = path, .es = es, .f0 = o->f0, .out = out};
   err = sm_read_rows(&rows, o->v0, nvk, raw_row, &slice);
 fail:

@@ -21,18 +21,18 @@ typedef struct ptrvec {
 typedef struct tsv {
   const char *path;
   const sm_read_opts_t *o;
-  char sep;              /* '\t', ',' or ' ' (runs of blanks), 0 = not known */
-  ptrvec_t cells;        /* cells of the current line (pointers into it) */
-  ptrvec_t header;       /* header cells (copies), if there is a header */
+  char sep;        /* '\t', ',' or ' ' (runs of blanks), 0 = not known */
+  ptrvec_t cells;  /* cells of the current line (pointers into it) */
+  ptrvec_t header; /* header cells (copies), if there is a header */
   size_t header_line;
-  int rownames;          /* the first column holds row names */
-  size_t ncells;         /* cells per data row, 0 until the first one */
-  size_t nrows;          /* data rows seen */
-  size_t r0, rc;         /* rows to keep: [r0, r0 + rc), rc 0 = to the end */
-  size_t c0, ckeep;      /* columns to keep: [c0, c0 + ckeep) */
-  double *vals;          /* kept values, [kept row][ckeep] */
+  int rownames;     /* the first column holds row names */
+  size_t ncells;    /* cells per data row, 0 until the first one */
+  size_t nrows;     /* data rows seen */
+  size_t r0, rc;    /* rows to keep: [r0, r0 + rc), rc 0 = to the end */
+  size_t c0, ckeep; /* columns to keep: [c0, c0 + ckeep) */
+  double *vals;     /* kept values, [kept row][ckeep] */
   size_t nvals, valcap;
-  ptrvec_t rnames;       /* row names of the kept rows */
+  ptrvec_t rnames; /* row names of the kept rows */
 } tsv_t;
 
 /* Append s to v: SM_OK or SM_ENOMEM (logged by the caller, who knows the
@@ -133,21 +133,19 @@ static sm_err_t first_data_row(tsv_t *t, size_t lineno)
   t->ncells = t->cells.n;
   size_t ncols = t->ncells - (size_t)t->rownames;
   if (ncols == 0) {
-    sm_log_error("%s:%zu: no numeric columns (only a row name); no %ss",
-                 t->path, lineno, o->transpose ? "vector" : "field");
+    sm_log_error("%s:%zu: no numeric columns (only a row name); no %ss", t->path, lineno,
+                 o->transpose ? "vector" : "field");
     return SM_EDEGEN;
   }
-  if (t->header.n && t->header.n != t->ncells &&
-      !(t->rownames && t->header.n == ncols)) {
+  if (t->header.n && t->header.n != t->ncells && !(t->rownames && t->header.n == ncols)) {
     sm_log_error("%s:%zu: the header has %zu names but the data rows (line %zu) "
-                 "have %zu columns; fix the header", t->path, t->header_line,
-                 t->header.n, lineno, t->ncells);
+                 "have %zu columns; fix the header",
+                 t->path, t->header_line, t->header.n, lineno, t->ncells);
     return SM_EFORMAT;
   }
   t->c0 = o->transpose ? o->v0 : o->f0;
-  return sm_read_slice_axis(t->path, o->transpose ? "vector" : "field", ncols,
-                            t->c0, o->transpose ? o->vcount : o->fcount,
-                            &t->ckeep);
+  return sm_read_slice_axis(t->path, o->transpose ? "vector" : "field", ncols, t->c0,
+                            o->transpose ? o->vcount : o->fcount, &t->ckeep);
 }
 
 /* One data row: every cell must be a number in the metric's domain; the
@@ -157,7 +155,8 @@ static sm_err_t data_row(tsv_t *t, size_t lineno)
   const sm_read_opts_t *o = t->o;
   if (t->cells.n != t->ncells) {
     sm_log_error("%s:%zu: expected %zu columns, found %zu; every row needs the "
-                 "same number of cells", t->path, lineno, t->ncells, t->cells.n);
+                 "same number of cells",
+                 t->path, lineno, t->ncells, t->cells.n);
     return SM_EFORMAT;
   }
   size_t r = t->nrows++;
@@ -176,21 +175,22 @@ static sm_err_t data_row(tsv_t *t, size_t lineno)
     const char *s = t->cells.p[c + t->rownames];
     double x;
     if (!parse_number(s, &x)) {
-      sm_log_error("%s:%zu:%zu: '%.60s' is not a number; fix the cell", t->path,
-                   lineno, c + t->rownames + 1, s);
+      sm_log_error("%s:%zu:%zu: '%.60s' is not a number; fix the cell", t->path, lineno,
+                   c + t->rownames + 1, s);
       return SM_EFORMAT;
     }
     if (!sm_read_czek_ok(x, o->elem_size)) {
       /* Name the vector as the output would: its name, else its number. */
       size_t vi = o->transpose ? c : r, fi = o->transpose ? r : c;
-      const char *name = o->transpose ? column_name(t, c)
-                                      : t->rownames ? t->cells.p[0] : NULL;
+      const char *name = o->transpose  ? column_name(t, c)
+                         : t->rownames ? t->cells.p[0]
+                                       : NULL;
       char num[32];
       snprintf(num, sizeof num, "%zu", vi + 1);
       sm_log_error("%s:%zu:%zu: vector %s, field %zu: value %s is not allowed "
                    "for czekanowski (entries must be finite and >= 0); fix the "
-                   "cell", t->path, lineno, c + t->rownames + 1,
-                   name ? name : num, fi + 1, s);
+                   "cell",
+                   t->path, lineno, c + t->rownames + 1, name ? name : num, fi + 1, s);
       return SM_EVALUE;
     }
     if (keep && c >= t->c0 && c < t->c0 + t->ckeep)
@@ -216,9 +216,9 @@ static sm_err_t parse_line(tsv_t *t, char *s, size_t lineno)
     /* The first row fixes the separator for the whole file. */
     const char *dot = strrchr(t->path, '.');
     t->sep = dot && strcasecmp(dot, ".csv") == 0 ? ','
-             : strchr(s, '\t')                    ? '\t'
-             : strchr(s, ',')                     ? ','
-                                                  : ' ';
+             : strchr(s, '\t')                   ? '\t'
+             : strchr(s, ',')                    ? ','
+                                                 : ' ';
     if (split_line(t, s))
       goto nomem;
     if (is_header(&t->cells)) {
@@ -278,8 +278,8 @@ nomem:
   return SM_ENOMEM;
 }
 
-sm_err_t sm_read_tsv(const char *path, const sm_read_opts_t *o,
-                     sm_vectors_t *out, sm_dims_t *dims)
+sm_err_t sm_read_tsv(const char *path, const sm_read_opts_t *o, sm_vectors_t *out,
+                     sm_dims_t *dims)
 {
   sm_err_t err = SM_OK;
   tsv_t t;
@@ -295,13 +295,14 @@ sm_err_t sm_read_tsv(const char *path, const sm_read_opts_t *o,
 
   if (o->metric != SM_METRIC_CZEK) {
     sm_log_error("%s: text input is for czekanowski; CCC needs PLINK, raw, npy "
-                 "or VCF input", path);
+                 "or VCF input",
+                 path);
     err = SM_EOPTION;
     goto fail;
   }
   if (o->elem_size != 4 && o->elem_size != 8) {
-    sm_log_error("%s: working precision of %zu bytes; 4 or 8 are supported",
-                 path, o->elem_size);
+    sm_log_error("%s: working precision of %zu bytes; 4 or 8 are supported", path,
+                 o->elem_size);
     err = SM_EOPTION;
     goto fail;
   }
@@ -333,8 +334,8 @@ sm_err_t sm_read_tsv(const char *path, const sm_read_opts_t *o,
     goto fail;
   }
   size_t rkeep;
-  if ((err = sm_read_slice_axis(path, o->transpose ? "field" : "vector", t.nrows,
-                                t.r0, t.rc, &rkeep)) ||
+  if ((err = sm_read_slice_axis(path, o->transpose ? "field" : "vector", t.nrows, t.r0,
+                                t.rc, &rkeep)) ||
       (err = build(&t, out)))
     goto fail;
 

@@ -20,7 +20,8 @@ void sm_read_begin(sm_vectors_t *out, sm_dims_t *dims)
     memset(dims, 0, sizeof *dims);
 }
 
-sm_err_t sm_read_end(sm_err_t err, sm_vectors_t *out, sm_dims_t *dims, size_t nv, size_t nf)
+sm_err_t sm_read_end(sm_err_t err, sm_vectors_t *out, sm_dims_t *dims, size_t nv,
+                     size_t nf)
 {
   if (err) {
     sm_vectors_free(out);
@@ -36,8 +37,8 @@ sm_err_t sm_read_end(sm_err_t err, sm_vectors_t *out, sm_dims_t *dims, size_t nv
   return SM_OK;
 }
 
-sm_err_t sm_read_slice_axis(const char *path, const char *what, size_t n,
-                            size_t start, size_t count, size_t *kept)
+sm_err_t sm_read_slice_axis(const char *path, const char *what, size_t n, size_t start,
+                            size_t count, size_t *kept)
 {
   if (start >= n || count > n - start) {
     char range[64];
@@ -46,7 +47,8 @@ sm_err_t sm_read_slice_axis(const char *path, const char *what, size_t n,
     else
       snprintf(range, sizeof range, "from %zu on", start + 1);
     sm_log_error("%s: %ss %s requested but the input has %zu %ss; adjust the "
-                 "%s range", path, what, range, n, what, what);
+                 "%s range",
+                 path, what, range, n, what, what);
     return SM_EOPTION;
   }
   *kept = count ? count : n - start;

@@ -17,14 +17,15 @@ void sm_read_begin(sm_vectors_t *out, sm_dims_t *dims);
 /** The end of every reader, given its status err: on success a CCC slice's
  * missing calls are counted and *dims (when not NULL) gets the whole
  * input's sizes nv x nf; on failure *out is freed and emptied. Returns err. */
-sm_err_t sm_read_end(sm_err_t err, sm_vectors_t *out, sm_dims_t *dims, size_t nv, size_t nf);
+sm_err_t sm_read_end(sm_err_t err, sm_vectors_t *out, sm_dims_t *dims, size_t nv,
+                     size_t nf);
 
 /** Check [start, start + count) against an axis of n items (count 0 = to
  * the end) and set *kept to the number of items kept. what names the items
  * ("vector", "field") in the message; a slice outside the axis is logged
  * (naming path) and is SM_EOPTION. */
-sm_err_t sm_read_slice_axis(const char *path, const char *what, size_t n,
-                            size_t start, size_t count, size_t *kept) SM_MUST_CHECK;
+sm_err_t sm_read_slice_axis(const char *path, const char *what, size_t n, size_t start,
+                            size_t count, size_t *kept) SM_MUST_CHECK;
 
 /** Open path read-only (*fd) and get its size (*size). Logs and returns
  * SM_EIO when it cannot be opened (*fd is then -1). */
@@ -47,8 +48,8 @@ typedef struct sm_read_rows {
 
 /* Turns one vector's bytes into row i of the slice; v is the vector's index
  * in the file and off where its bytes were read (for messages). */
-typedef sm_err_t (*sm_read_row_fn)(void *ctx, const unsigned char *buf, size_t v, off_t off,
-                                   size_t i);
+typedef sm_err_t (*sm_read_row_fn)(void *ctx, const unsigned char *buf, size_t v,
+                                   off_t off, size_t i);
 
 /** Read vectors [v0, v0 + n) of r, calling fn on each in order. Logs (naming
  * r->path) and returns SM_ENOMEM or SM_EIO when the row buffer cannot be

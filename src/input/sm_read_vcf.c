@@ -55,12 +55,12 @@ typedef struct vcf_in {
   bcf1_t *rec;
   int32_t *gt; /* bcf_get_genotypes' buffer */
   int ngt;
-  size_t ns;        /* samples in the file */
-  size_t nfk, ld;   /* samples kept, words per kept row */
-  uint64_t *rows;   /* kept rows, ld words each */
-  char **names;     /* their names */
+  size_t ns;      /* samples in the file */
+  size_t nfk, ld; /* samples kept, words per kept row */
+  uint64_t *rows; /* kept rows, ld words each */
+  char **names;   /* their names */
   size_t nkept, cap;
-  size_t nvar, nrec; /* bi-allelic variants, records read */
+  size_t nvar, nrec;        /* bi-allelic variants, records read */
   unsigned long long multi; /* records skipped for their allele count */
 } vcf_in_t;
 
@@ -70,16 +70,19 @@ static sm_err_t in_open(vcf_in_t *v)
   hts_set_log_level(HTS_LOG_ERROR);
   errno = 0;
   if (!(v->fp = hts_open(v->path, "r"))) {
-    sm_log_error("%s: cannot open: %s", v->path, errno ? strerror(errno) : "unknown format");
+    sm_log_error("%s: cannot open: %s", v->path,
+                 errno ? strerror(errno) : "unknown format");
     return SM_EIO;
   }
-  if (hts_get_format(v->fp)->category != variant_data || !(v->hdr = bcf_hdr_read(v->fp))) {
+  if (hts_get_format(v->fp)->category != variant_data ||
+      !(v->hdr = bcf_hdr_read(v->fp))) {
     sm_log_error("%s: not a VCF or BCF file (no valid header)", v->path);
     return SM_EFORMAT;
   }
   int gt_id = bcf_hdr_id2int(v->hdr, BCF_DT_ID, "GT");
   if (!bcf_hdr_idinfo_exists(v->hdr, BCF_HL_FMT, gt_id)) {
-    sm_log_error("%s: the header declares no FORMAT/GT: CCC needs genotype calls", v->path);
+    sm_log_error("%s: the header declares no FORMAT/GT: CCC needs genotype calls",
+                 v->path);
     return SM_EFORMAT;
   }
   v->ns = (size_t)bcf_hdr_nsamples(v->hdr);
@@ -180,7 +183,8 @@ static sm_err_t build(vcf_in_t *v, sm_vectors_t *out)
     return SM_EDEGEN;
   }
   size_t nvk;
-  sm_err_t err = sm_read_slice_axis(v->path, "vector", v->nvar, v->o->v0, v->o->vcount, &nvk);
+  sm_err_t err =
+      sm_read_slice_axis(v->path, "vector", v->nvar, v->o->v0, v->o->vcount, &nvk);
   if (err || (err = sm_vectors_alloc(out, SM_METRIC_CCC, 8, nvk, v->nfk)))
     return err;
   for (size_t i = 0; i < nvk; i++)

@@ -24,7 +24,10 @@ static double czek_a(const sm_synth_t *s, size_t i)
 {
   return (double)(1 + h4(s->seed, 1, i, 0) % 64);
 }
-static double czek_b(size_t q) { return (double)(q % 7); }
+static double czek_b(size_t q)
+{
+  return (double)(q % 7);
+}
 static double czek_B(const sm_synth_t *s)
 {
   size_t full = s->nf / 7, rest = s->nf % 7;
@@ -74,12 +77,12 @@ static unsigned random_code(const sm_synth_t *s, size_t i, size_t q)
   return codes[(h & 0xffff) % 3];
 }
 
-sm_err_t sm_synth_make(const sm_synth_t *s, size_t elem_size, size_t v0,
-                       size_t vcount, size_t f0, size_t fcount, sm_vectors_t *out)
+sm_err_t sm_synth_make(const sm_synth_t *s, size_t elem_size, size_t v0, size_t vcount,
+                       size_t f0, size_t fcount, sm_vectors_t *out)
 {
   if (v0 > s->nv || f0 > s->nf) {
-    sm_log_error("synthetic problem: slice starts past the problem (%zu x %zu)",
-                 s->nv, s->nf);
+    sm_log_error("synthetic problem: slice starts past the problem (%zu x %zu)", s->nv,
+                 s->nf);
     return SM_EOPTION;
   }
   if (!vcount)
@@ -87,8 +90,7 @@ sm_err_t sm_synth_make(const sm_synth_t *s, size_t elem_size, size_t v0,
   if (!fcount)
     fcount = s->nf - f0;
   if (v0 + vcount > s->nv || f0 + fcount > s->nf) {
-    sm_log_error("synthetic problem: slice beyond the problem (%zu x %zu)", s->nv,
-                 s->nf);
+    sm_log_error("synthetic problem: slice beyond the problem (%zu x %zu)", s->nv, s->nf);
     return SM_EOPTION;
   }
   sm_err_t err = sm_vectors_alloc(out, s->metric, elem_size, vcount, fcount);
@@ -112,8 +114,8 @@ sm_err_t sm_synth_make(const sm_synth_t *s, size_t elem_size, size_t v0,
       seg4_t g = ccc_seg(s, i);
       for (size_t qf = 0; qf < fcount; qf++) {
         size_t q = f0 + qf;
-        unsigned c = s->kind == SM_SYNTH_ANALYTIC ? ccc_code_at(&g, q)
-                                                  : random_code(s, i, q);
+        unsigned c =
+            s->kind == SM_SYNTH_ANALYTIC ? ccc_code_at(&g, q) : random_code(s, i, q);
         sm_gt_set(row, qf, c);
       }
     }
@@ -196,8 +198,8 @@ static void ccc_sweep(const sm_synth_t *s, int sparse, int way, const size_t *id
   }
 }
 
-void sm_synth_expect_ccc_sums(const sm_synth_t *s, int sparse, size_t i,
-                              uint64_t *s1, uint64_t *c)
+void sm_synth_expect_ccc_sums(const sm_synth_t *s, int sparse, size_t i, uint64_t *s1,
+                              uint64_t *c)
 {
   seg4_t g = ccc_seg(s, i);
   uint64_t miss = s->nf - g.p;
@@ -214,8 +216,8 @@ void sm_synth_expect_ccc2(const sm_synth_t *s, int sparse, size_t i, size_t j,
   sm_synth_expect_ccc_sums(s, sparse, j, &s1[1], &c[1]);
 }
 
-void sm_synth_expect_ccc3(const sm_synth_t *s, int sparse, size_t i, size_t j,
-                          size_t k, uint64_t t[8])
+void sm_synth_expect_ccc3(const sm_synth_t *s, int sparse, size_t i, size_t j, size_t k,
+                          uint64_t t[8])
 {
   size_t ids[3] = {i, j, k};
   ccc_sweep(s, sparse, 3, ids, t);

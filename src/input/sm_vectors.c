@@ -27,8 +27,8 @@ size_t sm_vectors_ld(sm_metric_t metric, size_t elem_size, size_t nf)
   return ld;
 }
 
-sm_err_t sm_vectors_alloc(sm_vectors_t *v, sm_metric_t metric,
-                          size_t elem_size, size_t nv, size_t nf)
+sm_err_t sm_vectors_alloc(sm_vectors_t *v, sm_metric_t metric, size_t elem_size,
+                          size_t nv, size_t nf)
 {
   memset(v, 0, sizeof(*v));
   v->metric = metric;
@@ -40,8 +40,7 @@ sm_err_t sm_vectors_alloc(sm_vectors_t *v, sm_metric_t metric,
   bytes = (bytes + 63) & ~(size_t)63;
   v->data = aligned_alloc(64, bytes);
   if (!v->data) {
-    sm_log_error("cannot allocate %zu bytes for %zu vectors x %zu fields",
-                 bytes, nv, nf);
+    sm_log_error("cannot allocate %zu bytes for %zu vectors x %zu fields", bytes, nv, nf);
     return SM_ENOMEM;
   }
   memset(v->data, 0, bytes);

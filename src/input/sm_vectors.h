@@ -36,8 +36,8 @@ typedef struct sm_vectors {
    * f/32 (least significant first, CoMet's byte layout read as little-endian
    * words); codes SM_GT_*; the bits past nf are 0. */
   void *data;
-  char **names;     /* nv vector names, or NULL when the input has none */
-  size_t nmissing;  /* ccc: number of missing calls in the data */
+  char **names;    /* nv vector names, or NULL when the input has none */
+  size_t nmissing; /* ccc: number of missing calls in the data */
 } sm_vectors_t;
 
 /** Leading dimension used for nf fields of the given metric/element size. */
@@ -45,8 +45,8 @@ size_t sm_vectors_ld(sm_metric_t metric, size_t elem_size, size_t nf);
 
 /** Allocate zeroed, 64-byte aligned storage for nv x nf (names left NULL).
  * Returns SM_ENOMEM or SM_OK. */
-sm_err_t sm_vectors_alloc(sm_vectors_t *v, sm_metric_t metric,
-                          size_t elem_size, size_t nv, size_t nf) SM_MUST_CHECK;
+sm_err_t sm_vectors_alloc(sm_vectors_t *v, sm_metric_t metric, size_t elem_size,
+                          size_t nv, size_t nf) SM_MUST_CHECK;
 
 /** Free the storage and names; accepts a zeroed or already freed struct. */
 void sm_vectors_free(sm_vectors_t *v);

@@ -171,10 +171,15 @@ static sm_err_t write_plink(const sm_vectors_t *v, const char *prefix)
 sm_err_t sm_vectors_write(const sm_vectors_t *v, sm_input_format_t fmt, const char *path)
 {
   switch (fmt) {
-  case SM_INPUT_TSV: return write_tsv(v, path);
-  case SM_INPUT_NPY: return write_npy(v, path);
-  case SM_INPUT_RAW: return write_raw(v, path);
-  case SM_INPUT_PLINK: return write_plink(v, path);
-  default: return SM_EOPTION;
+  case SM_INPUT_TSV:
+    return write_tsv(v, path);
+  case SM_INPUT_NPY:
+    return write_npy(v, path);
+  case SM_INPUT_RAW:
+    return write_raw(v, path);
+  case SM_INPUT_PLINK:
+    return write_plink(v, path);
+  default:
+    return SM_EOPTION;
   }
 }

@@ -28,7 +28,10 @@ static int has_format(const bcf_hdr_t *hdr, const char *tag)
 }
 
 /* A sample without data: every genotype equally likely. */
-static void no_data(double *p) { p[0] = p[1] = p[2] = 1.0; }
+static void no_data(double *p)
+{
+  p[0] = p[1] = p[2] = 1.0;
+}
 
 /* One sample's three GL values (log10) to linear likelihoods p (no_data
  * when a value is missing). SM_EVALUE, logged by the caller, for a value no

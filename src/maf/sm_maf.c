@@ -408,7 +408,8 @@ static sm_err_t report(run_t *r, sm_err_t err)
     mine.sites += r->blk[k].sites.n;
   sm_runtime_collect(&r->rs);
   mine.nworkers = r->rs.nworkers;
-  sm_maf_rank_t *ranks = r->me == 0 ? calloc((size_t)r->P, sizeof *ranks) : NULL, dummy[1];
+  sm_maf_rank_t *ranks = r->me == 0 ? calloc((size_t)r->P, sizeof *ranks) : NULL,
+                dummy[1];
   sm_mpi_gather_bytes(&mine, sizeof mine, ranks ? ranks : dummy);
   sm_gl_stats_t st;
   sm_gl_get_stats(r->rd, &st);
@@ -444,8 +445,12 @@ static void finish(run_t *r, sm_err_t err)
 
 int sm_maf_main(const sm_maf_options_t *o, const char *command)
 {
-  run_t r = {.o = o, .command = command, .t0 = sm_now(), .me = sm_mpi_rank(),
-             .P = sm_mpi_size(), .em = {.maxiter = o->em_maxiter, .tol = o->em_tol}};
+  run_t r = {.o = o,
+             .command = command,
+             .t0 = sm_now(),
+             .me = sm_mpi_rank(),
+             .P = sm_mpi_size(),
+             .em = {.maxiter = o->em_maxiter, .tol = o->em_tol}};
   sm_log_set_quiet(o->quiet || r.me != 0);
   sm_err_t err = open_input(&r);
   if (!err)

@@ -11,51 +11,95 @@
 
 #define O(field) offsetof(sm_maf_options_t, field)
 
-static const char *const out_formats[] = {"tsv", "bin", "none", NULL}; /* sm_saf_outfmt_t */
-static const char *const kernels[] = {"tree", "ref", NULL};            /* sm_saf_method_t */
+static const char *const out_formats[] = {"tsv", "bin", "none",
+                                          NULL};            /* sm_saf_outfmt_t */
+static const char *const kernels[] = {"tree", "ref", NULL}; /* sm_saf_method_t */
 
 static sm_err_t set_input_format(const sm_opt_t *d, char *arg, void *dst, int *done)
 {
   (void)d, (void)done;
   return sm_gl_format_parse(arg, &((sm_maf_options_t *)dst)->input_format) ? SM_EOPTION
-                                                                            : SM_OK;
+                                                                           : SM_OK;
 }
 
 /* Every option of maf, in the order of the help. */
 static const sm_opt_t options[] = {
-    {.help = "usage: starmet maf --input FILE [options]\n"
-             "Per-site sample allele frequency likelihoods (ANGSD -doSaf 1), allele "
-             "frequencies\n"
-             "and the site frequency spectrum (EM, as realSFS) from genotype likelihoods.\n"
-             "\n"},
-    {.name = "input", .kind = SM_OPT_STRING, .off = O(input), .arg = "FILE",
+    {.help =
+         "usage: starmet maf --input FILE [options]\n"
+         "Per-site sample allele frequency likelihoods (ANGSD -doSaf 1), allele "
+         "frequencies\n"
+         "and the site frequency spectrum (EM, as realSFS) from genotype likelihoods.\n"
+         "\n"},
+    {.name = "input",
+     .kind = SM_OPT_STRING,
+     .off = O(input),
+     .arg = "FILE",
      .help = "BEAGLE (.beagle, .beagle.gz, ...) or VCF/BCF with GL/PL"},
-    {.name = "input-format", .kind = SM_OPT_STRING, .set = set_input_format,
+    {.name = "input-format",
+     .kind = SM_OPT_STRING,
+     .set = set_input_format,
      .arg = "auto|beagle|vcf",
      .help = "(default: .vcf/.vcf.gz/.bcf are VCF, else BEAGLE)"},
-    {.name = "output", .kind = SM_OPT_STRING, .off = O(output), .arg = "PREFIX",
+    {.name = "output",
+     .kind = SM_OPT_STRING,
+     .off = O(output),
+     .arg = "PREFIX",
      .help = "PREFIX.saf.tsv (or .saf.bin), PREFIX.maf.tsv, PREFIX.sfs,\n"
              "PREFIX.json (under mpirun: PREFIX_<rank>.saf/.maf)"},
-    {.name = "output-format", .kind = SM_OPT_CHOICE, .off = O(output_format),
-     .choices = out_formats, .help = "SAF file format (default tsv)"},
-    {.name = "summary", .kind = SM_OPT_STRING, .off = O(summary), .arg = "FILE",
+    {.name = "output-format",
+     .kind = SM_OPT_CHOICE,
+     .off = O(output_format),
+     .choices = out_formats,
+     .help = "SAF file format (default tsv)"},
+    {.name = "summary",
+     .kind = SM_OPT_STRING,
+     .off = O(summary),
+     .arg = "FILE",
      .help = "JSON summary path (default PREFIX.json)"},
-    {.name = "kernel", .kind = SM_OPT_CHOICE, .off = O(method), .choices = kernels,
+    {.name = "kernel",
+     .kind = SM_OPT_CHOICE,
+     .off = O(method),
+     .choices = kernels,
      .help = "GAMA tree reduction (default) or the iterative reference"},
-    {.name = "band-tol", .kind = SM_OPT_DOUBLE, .off = O(band_tol), .dmin = 0,
-     .dmax = INFINITY, .range = "T > 0 nats bands, 0 is exact", .arg = "T",
+    {.name = "band-tol",
+     .kind = SM_OPT_DOUBLE,
+     .off = O(band_tol),
+     .dmin = 0,
+     .dmax = INFINITY,
+     .range = "T > 0 nats bands, 0 is exact",
+     .arg = "T",
      .help = "drop bins more than T nats below a node's best (tree;\ndefault 0: exact)"},
-    {.name = "block-size", .kind = SM_OPT_SIZE, .off = O(block_size), .min = 1,
-     .max = 1 << 20, .arg = "N", .help = "sites per task (default: automatic)"},
-    {.name = "em-maxiter", .kind = SM_OPT_INT, .off = O(em_maxiter), .arg = "N",
+    {.name = "block-size",
+     .kind = SM_OPT_SIZE,
+     .off = O(block_size),
+     .min = 1,
+     .max = 1 << 20,
+     .arg = "N",
+     .help = "sites per task (default: automatic)"},
+    {.name = "em-maxiter",
+     .kind = SM_OPT_INT,
+     .off = O(em_maxiter),
+     .arg = "N",
      .help = "SFS EM E-steps at most (default 1000; SQUAREM-accelerated)"},
-    {.name = "em-tol", .kind = SM_OPT_DOUBLE, .off = O(em_tol), .dmin = 0, .dmax = INFINITY,
-     .range = "T >= 0", .arg = "T",
+    {.name = "em-tol",
+     .kind = SM_OPT_DOUBLE,
+     .off = O(em_tol),
+     .dmin = 0,
+     .dmax = INFINITY,
+     .range = "T >= 0",
+     .arg = "T",
      .help = "stop when the log-likelihood gains less (default 1e-10)"},
-    {.name = "sched", .kind = SM_OPT_STRING, .off = O(sched), .arg = "POLICY",
+    {.name = "sched",
+     .kind = SM_OPT_STRING,
+     .off = O(sched),
+     .arg = "POLICY",
      .help = "StarPU scheduler"},
-    {.name = "progress", .kind = SM_OPT_FLAG, .off = O(progress), .ival = 1,
-     .arg = "| --no-progress, --quiet", .help = ""},
+    {.name = "progress",
+     .kind = SM_OPT_FLAG,
+     .off = O(progress),
+     .ival = 1,
+     .arg = "| --no-progress, --quiet",
+     .help = ""},
     {.name = "no-progress", .kind = SM_OPT_FLAG, .off = O(progress), .ival = 0},
     {.name = "quiet", .kind = SM_OPT_FLAG, .off = O(quiet), .ival = 1},
     {.name = "help", .kind = SM_OPT_HELP},

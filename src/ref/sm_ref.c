@@ -34,8 +34,8 @@ static double czek_n2(const sm_vectors_t *v, size_t i, size_t j)
   return s;
 }
 
-static void emit(sm_recbuf_t *rb, int way, size_t i, size_t j, size_t k,
-                 unsigned e, double value)
+static void emit(sm_recbuf_t *rb, int way, size_t i, size_t j, size_t k, unsigned e,
+                 double value)
 {
   sm_rec_t *r = &rb->rec[rb->count++];
   r->idx[0] = (uint32_t)i;
@@ -51,9 +51,9 @@ sm_err_t sm_ref_run(const sm_vectors_t *v, const sm_ref_opts_t *o, sm_sink_t *si
 {
   const size_t nv = v->nv, nf = v->nf;
   const int ccc = v->metric == SM_METRIC_CCC, sparse = ccc && o->sparse;
-  double *sum = calloc(nv ? nv : 1, sizeof *sum);       /* czek sums */
-  uint64_t *s1 = calloc(nv ? nv : 1, sizeof *s1);       /* ccc allele-1 */
-  uint64_t *cnt = calloc(nv ? nv : 1, sizeof *cnt);     /* ccc counted */
+  double *sum = calloc(nv ? nv : 1, sizeof *sum);   /* czek sums */
+  uint64_t *s1 = calloc(nv ? nv : 1, sizeof *s1);   /* ccc allele-1 */
+  uint64_t *cnt = calloc(nv ? nv : 1, sizeof *cnt); /* ccc counted */
   size_t per = (nv ? nv : 1) * (ccc ? 8 : 1);
   sm_recbuf_t *rb = malloc(sizeof *rb + per * sizeof(sm_rec_t));
   if (!sum || !s1 || !cnt || !rb) {
@@ -109,8 +109,8 @@ sm_err_t sm_ref_run(const sm_vectors_t *v, const sm_ref_opts_t *o, sm_sink_t *si
               n3 += m < c ? m : c;
             }
             emit(rb, 3, i, j, k, 0,
-                 sm_f_czek3(n2ij, czek_n2(v, i, k), czek_n2(v, j, k), n3, sum[i],
-                            sum[j], sum[k]));
+                 sm_f_czek3(n2ij, czek_n2(v, i, k), czek_n2(v, j, k), n3, sum[i], sum[j],
+                            sum[k]));
             continue;
           }
           uint64_t t[8] = {0};

@@ -10,8 +10,8 @@
 #include "sm_vectors.h"
 
 typedef struct sm_ref_opts {
-  int way;          /* 2 or 3 */
-  int sparse;       /* ccc: sparse method */
+  int way;    /* 2 or 3 */
+  int sparse; /* ccc: sparse method */
   double ccc_mult, ccc_param;
 } sm_ref_opts_t;
 

@@ -35,8 +35,8 @@ sm_err_t sm_outfmt_parse(const char *s, sm_outfmt_t *fmt)
   return SM_EOPTION;
 }
 
-void sm_output_path(char *buf, size_t len, const char *prefix, sm_outfmt_t fmt,
-                    int rank, int nranks)
+void sm_output_path(char *buf, size_t len, const char *prefix, sm_outfmt_t fmt, int rank,
+                    int nranks)
 {
   const char *ext = fmt == SM_OUT_TSV ? "tsv" : "bin";
   if (nranks <= 1)
@@ -70,7 +70,8 @@ static sm_err_t reopen_partial(sm_writer_t *w, const char *path, uint64_t resume
 {
   if (sm_commit_open(&w->c, path, ".part", 0, "r+b") != SM_OK) {
     sm_log_error("%s: the partial output of the interrupted run is missing (%s); "
-                 "rerun without --resume", w->c.tmp, strerror(errno));
+                 "rerun without --resume",
+                 w->c.tmp, strerror(errno));
     return SM_EINCONSIST;
   }
   if (ftruncate(fileno(w->c.f), (off_t)resume_off) != 0 ||
@@ -87,7 +88,8 @@ static sm_err_t reopen_partial(sm_writer_t *w, const char *path, uint64_t resume
 static const char *tsv_header(const sm_writer_info_t *info)
 {
   if (info->way == 2)
-    return info->metric == SM_METRIC_CCC ? "id_i\tid_j\ta\tb\tvalue\n" : "id_i\tid_j\tvalue\n";
+    return info->metric == SM_METRIC_CCC ? "id_i\tid_j\ta\tb\tvalue\n"
+                                         : "id_i\tid_j\tvalue\n";
   return info->metric == SM_METRIC_CCC ? "id_i\tid_j\tid_k\ta\tb\tc\tvalue\n"
                                        : "id_i\tid_j\tid_k\tvalue\n";
 }
@@ -97,7 +99,8 @@ static sm_err_t create_file(sm_writer_t *w, const char *path)
 {
   if (sm_commit_open(&w->c, path, ".part", 0, "wb") != SM_OK) {
     sm_log_error("%s: cannot create output file: %s (check that the directory "
-                 "exists and is writable)", w->c.tmp, strerror(errno));
+                 "exists and is writable)",
+                 w->c.tmp, strerror(errno));
     return SM_EIO;
   }
   setvbuf(w->c.f, NULL, _IOFBF, 1 << 20);
@@ -200,7 +203,10 @@ sm_err_t sm_writer_put(sm_writer_t *w, const sm_rec_t *rec, size_t n)
   return SM_OK;
 }
 
-uint64_t sm_writer_count(const sm_writer_t *w) { return w->count; }
+uint64_t sm_writer_count(const sm_writer_t *w)
+{
+  return w->count;
+}
 
 sm_err_t sm_writer_flush(sm_writer_t *w, uint64_t *off, int *fd)
 {

@@ -18,11 +18,11 @@ typedef struct sm_writer sm_writer_t;
 
 typedef struct sm_writer_info {
   sm_outfmt_t fmt;
-  int way;              /* 2 or 3 */
+  int way; /* 2 or 3 */
   sm_metric_t metric;
-  int single;           /* values as float32 in bin */
-  size_t nv, nf;        /* whole problem */
-  char **names;         /* global vector names or NULL (indices used) */
+  int single;    /* values as float32 in bin */
+  size_t nv, nf; /* whole problem */
+  char **names;  /* global vector names or NULL (indices used) */
 } sm_writer_info_t;
 
 /** Parse "tsv", "bin", "comet", "none". */
@@ -30,8 +30,8 @@ sm_err_t sm_outfmt_parse(const char *s, sm_outfmt_t *fmt) SM_MUST_CHECK;
 
 /** Final path of the output of rank `rank` of `nranks` for prefix:
  * PREFIX.<ext> on one rank, PREFIX_<rank>.<ext> on several. */
-void sm_output_path(char *buf, size_t len, const char *prefix, sm_outfmt_t fmt,
-                    int rank, int nranks);
+void sm_output_path(char *buf, size_t len, const char *prefix, sm_outfmt_t fmt, int rank,
+                    int nranks);
 
 /** Open a writer on the temporary name PATH.part (SM_OUT_NONE: no file).
  * resume_off 0 starts a new file; otherwise the existing PATH.part is

@@ -24,7 +24,8 @@ void sm_manifest_path(char *buf, size_t len, const char *prefix, int rank, int n
 
 static int cmp_entry(const void *a, const void *b)
 {
-  uint64_t x = ((const sm_resume_entry_t *)a)->block, y = ((const sm_resume_entry_t *)b)->block;
+  uint64_t x = ((const sm_resume_entry_t *)a)->block,
+           y = ((const sm_resume_entry_t *)b)->block;
   return x < y ? -1 : x > y;
 }
 
@@ -47,10 +48,11 @@ static sm_err_t push_entry(sm_resume_entry_t **a, size_t *n, size_t *cap,
 /* One block's line; 0 or a negative value when the write failed. */
 static int put_entry(FILE *f, const sm_resume_entry_t *e)
 {
-  return fprintf(f, "B %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIx64 " %" PRIx64
-                    " %" PRIx64 " %" PRIu64 "\n",
-                 e->block, e->end_off, e->count, e->nvalues, e->cksum.sum_lo, e->cksum.sum_hi,
-                 e->cksum.hash, e->cksum.count);
+  return fprintf(f,
+                 "B %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIx64 " %" PRIx64
+                 " %" PRIx64 " %" PRIu64 "\n",
+                 e->block, e->end_off, e->count, e->nvalues, e->cksum.sum_lo,
+                 e->cksum.sum_hi, e->cksum.hash, e->cksum.count);
 }
 
 /* The line with the tile size and the output header size. */
@@ -95,10 +97,11 @@ static sm_err_t read_manifest(sm_manifest_t *m, FILE *f, const char *fingerprint
       continue;
     }
     sm_resume_entry_t e;
-    if (sscanf(line, "B %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNx64 " %" SCNx64
-                     " %" SCNx64 " %" SCNu64,
-               &e.block, &e.end_off, &e.count, &e.nvalues, &e.cksum.sum_lo, &e.cksum.sum_hi,
-               &e.cksum.hash, &e.cksum.count) != 8)
+    if (sscanf(line,
+               "B %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNx64 " %" SCNx64
+               " %" SCNx64 " %" SCNu64,
+               &e.block, &e.end_off, &e.count, &e.nvalues, &e.cksum.sum_lo,
+               &e.cksum.sum_hi, &e.cksum.hash, &e.cksum.count) != 8)
       break; /* torn write: ignore this and what follows */
     if ((err = push_entry(&m->done, &m->ndone, &m->cap, &e)))
       break;
@@ -167,7 +170,8 @@ sm_err_t sm_manifest_header(sm_manifest_t *m, uint64_t header_end)
   return SM_OK;
 }
 
-sm_err_t sm_manifest_add(sm_manifest_t *m, const sm_resume_entry_t *e, int out_fd, int force)
+sm_err_t sm_manifest_add(sm_manifest_t *m, const sm_resume_entry_t *e, int out_fd,
+                         int force)
 {
   if (e && push_entry(&m->pending, &m->npending, &m->cap, e) != SM_OK)
     return SM_ENOMEM;
@@ -195,8 +199,7 @@ sm_err_t sm_manifest_add(sm_manifest_t *m, const sm_resume_entry_t *e, int out_f
 int sm_manifest_is_done(const sm_manifest_t *m, uint64_t block)
 {
   sm_resume_entry_t key = {.block = block};
-  return m->ndone &&
-         bsearch(&key, m->done, m->ndone, sizeof key, cmp_entry) != NULL;
+  return m->ndone && bsearch(&key, m->done, m->ndone, sizeof key, cmp_entry) != NULL;
 }
 
 void sm_manifest_close(sm_manifest_t *m, int done)

@@ -24,8 +24,8 @@ static double analytic_value(const sm_sink_t *s, const sm_rec_t *r)
     sm_synth_expect_czek2(a, r->idx[0], r->idx[2], &n2ik, &d1, &sk);
     sm_synth_expect_czek2(a, r->idx[1], r->idx[2], &n2jk, &d1, &d2);
     return sm_f_czek3(n2ij, n2ik, n2jk,
-                      sm_synth_expect_czek3_n3(a, r->idx[0], r->idx[1], r->idx[2]),
-                      si, sj, sk);
+                      sm_synth_expect_czek3_n3(a, r->idx[0], r->idx[1], r->idx[2]), si,
+                      sj, sk);
   }
   if (s->way == 2) {
     uint64_t t[4], s1[2], c[2];
@@ -57,7 +57,8 @@ static void check_analytic(sm_sink_t *s, const sm_rec_t *r)
   if (!(err <= tol)) {
     if (s->nbad < 5)
       sm_log_error("analytic check failed at (%u, %u%s%u) entry %u: got %.17g, "
-                   "expected %.17g", r->idx[0], r->idx[1], s->way == 3 ? ", " : "",
+                   "expected %.17g",
+                   r->idx[0], r->idx[1], s->way == 3 ? ", " : "",
                    s->way == 3 ? r->idx[2] : 0, r->entry, r->value, want);
     s->nbad++;
   }

@@ -10,14 +10,14 @@
 #include "sm_synth.h"
 
 typedef struct sm_sink {
-  sm_writer_t *writer;  /* NULL: records are kept in capture (below) */
+  sm_writer_t *writer; /* NULL: records are kept in capture (below) */
   int way;
   sm_metric_t metric;
   int single, sparse;
   double ccc_mult, ccc_param;
-  int apply_threshold; /* records arrive unthresholded */
-  double threshold;    /* keep > threshold; < 0: keep all */
-  int thr_f32;         /* compare float32-rounded values (float outputs) */
+  int apply_threshold;        /* records arrive unthresholded */
+  double threshold;           /* keep > threshold; < 0: keep all */
+  int thr_f32;                /* compare float32-rounded values (float outputs) */
   const sm_synth_t *analytic; /* check every value against it, or NULL */
   /* results */
   sm_cksum_t cksum;
@@ -25,9 +25,9 @@ typedef struct sm_sink {
   uint64_t nchecked, nbad;
   double max_rel_err;
   uint64_t blocks_done, blocks_total;
-  int progress;        /* print progress on stderr */
+  int progress; /* print progress on stderr */
   double t_start;
-  int err;             /* first error code seen */
+  int err;                 /* first error code seen */
   sm_manifest_t *manifest; /* record completed blocks for --resume, or NULL */
   /* optional copy of every record passed on (tests, small problems) */
   sm_rec_t *capture;

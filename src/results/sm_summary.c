@@ -54,7 +54,9 @@ static double balance(const sm_summary_t *s)
 
 static const char *prio_name(int mode)
 {
-  return mode == SM_PRIO_BUCKETS ? "heteroprio buckets" : mode == SM_PRIO_DAG ? "dag" : "off";
+  return mode == SM_PRIO_BUCKETS ? "heteroprio buckets"
+         : mode == SM_PRIO_DAG   ? "dag"
+                                 : "off";
 }
 
 /* Every rank's runtime figures (rank 0's alone when not gathered). */
@@ -63,7 +65,10 @@ static const sm_runtime_stats_t *rank_rt(const sm_summary_t *s, int r)
   return s->rts ? &s->rts[r] : s->rt;
 }
 
-static int nrt(const sm_summary_t *s) { return s->rts ? s->nranks : 1; }
+static int nrt(const sm_summary_t *s)
+{
+  return s->rts ? s->nranks : 1;
+}
 
 /* Fraction of the workers' time (over all ranks) spent not running tasks. */
 static double idle_fraction(const sm_summary_t *s)
@@ -115,7 +120,8 @@ static void json_workers(sm_json_t *j, const sm_summary_t *s)
       json_text(j, "arch", x->arch);
       sm_json_int(j, "tasks", x->executed);
       sm_json_fixed(j, "busy_s", 6, x->busy_s);
-      sm_json_fixed(j, "idle_s", 6, x->total_s > x->busy_s ? x->total_s - x->busy_s : 0.0);
+      sm_json_fixed(j, "idle_s", 6,
+                    x->total_s > x->busy_s ? x->total_s - x->busy_s : 0.0);
       sm_json_close(j);
     }
   sm_json_close(j);
@@ -173,7 +179,8 @@ static void json_runtime(sm_json_t *j, const sm_summary_t *s)
   sm_json_break(j, 4);
   sm_json_u64(j, "tasks_executed", t.done);
   sm_json_u64(j, "uncalibrated_tasks", t.unc);
-  sm_json_fixed(j, "uncalibrated_time_fraction", 6, t.task_s > 0 ? t.unc_s / t.task_s : 0.0);
+  sm_json_fixed(j, "uncalibrated_time_fraction", 6,
+                t.task_s > 0 ? t.unc_s / t.task_s : 0.0);
   sm_json_fixed(j, "idle_fraction", 6, idle_fraction(s));
   sm_json_break(j, 4);
   json_workers(j, s);
@@ -338,10 +345,10 @@ void sm_summary_print(const sm_summary_t *s, FILE *f)
   double tc = s->t_compute > 0 ? s->t_compute : 1e-9;
   char cks[128];
   sm_checksum_format(&t->cksum, cks, sizeof cks);
-  fprintf(f, "starmet %s: %s %d-way (%s), %zu vectors x %zu fields, %s\n",
-          s->status, metric_name(s), s->opt->num_way, variant(s), s->nv, s->nf,
-          s->input_desc);
-  fprintf(f, "  method      %s, kernel %s", s->opt->method == SM_METHOD_REF ? "ref" : "tasks",
+  fprintf(f, "starmet %s: %s %d-way (%s), %zu vectors x %zu fields, %s\n", s->status,
+          metric_name(s), s->opt->num_way, variant(s), s->nv, s->nf, s->input_desc);
+  fprintf(f, "  method      %s, kernel %s",
+          s->opt->method == SM_METHOD_REF ? "ref" : "tasks",
           s->kernel ? s->kernel : "none");
   if (s->graph)
     fprintf(f, ", block %zu, %zu tiles, %llu tile pairs, %llu tasks",
@@ -349,16 +356,18 @@ void sm_summary_print(const sm_summary_t *s, FILE *f)
             (unsigned long long)s->graph->ntasks);
   fputc('\n', f);
   if (s->decomp && s->nranks > 1)
-    fprintf(f, "  ranks       %d = %d vector x %d field x %d repl, load balance %.4f "
-               "(max/mean pairs), %llu bytes sent by StarPU-MPI\n",
+    fprintf(f,
+            "  ranks       %d = %d vector x %d field x %d repl, load balance %.4f "
+            "(max/mean pairs), %llu bytes sent by StarPU-MPI\n",
             s->nranks, s->decomp->npv, s->decomp->npf, s->decomp->npr, balance(s),
             (unsigned long long)t->mpi_bytes);
   if (s->decomp && s->decomp->num_phase > 1)
     fprintf(f, "  phases      %d..%d of %d\n", s->phase_min, s->phase_max,
             s->decomp->num_phase);
   if (s->rt) {
-    fprintf(f, "  workers     %d (%d cpu, %d cuda, %d opencl)%s, sched %s, priorities %s, "
-               "%llu bytes moved, idle %.1f%%\n",
+    fprintf(f,
+            "  workers     %d (%d cpu, %d cuda, %d opencl)%s, sched %s, priorities %s, "
+            "%llu bytes moved, idle %.1f%%\n",
             s->rt->nworkers, s->rt->ncpu, s->rt->ncuda, s->rt->nopencl,
             s->nranks > 1 ? " on rank 0" : "", s->rt->sched, prio_name(s->prio_mode),
             (unsigned long long)s->rt->bus_bytes, 100 * idle_fraction(s));
@@ -371,8 +380,8 @@ void sm_summary_print(const sm_summary_t *s, FILE *f)
     int ncl = s->rts ? sm_observe_merge_codelets(s->rts, s->nranks, cl, SM_MAX_CODELETS)
                      : sm_observe_merge_codelets(s->rt, 1, cl, SM_MAX_CODELETS);
     for (int k = 0; k < ncl; k++) {
-      fprintf(f, "  %-11s %-22s %6llu tasks  mean %.3f ms", k ? "" : "codelets", cl[k].name,
-              (unsigned long long)cl[k].count,
+      fprintf(f, "  %-11s %-22s %6llu tasks  mean %.3f ms", k ? "" : "codelets",
+              cl[k].name, (unsigned long long)cl[k].count,
               cl[k].count ? 1e3 * cl[k].total_s / (double)cl[k].count : 0.0);
       if (cl[k].uncalibrated)
         fprintf(f, "  (%llu without a calibrated model)",
@@ -382,8 +391,9 @@ void sm_summary_print(const sm_summary_t *s, FILE *f)
   }
   fprintf(f, "  results     %.0f, values %llu, written %llu\n", nres,
           (unsigned long long)t->nvalues, (unsigned long long)t->nwritten);
-  fprintf(f, "  time        input %.3f s, init %.3f s, compute %.3f s, output %.3f s, "
-             "total %.3f s\n",
+  fprintf(f,
+          "  time        input %.3f s, init %.3f s, compute %.3f s, output %.3f s, "
+          "total %.3f s\n",
           s->t_input, s->t_init, s->t_compute, s->t_output, s->t_total);
   double frac = 1.0;
   if (s->decomp && s->decomp->num_phase > 1)
@@ -394,11 +404,14 @@ void sm_summary_print(const sm_summary_t *s, FILE *f)
     fprintf(f, "  analytic    %llu values checked, %llu wrong, max rel error %.3g\n",
             (unsigned long long)t->nchecked, (unsigned long long)t->nbad, t->max_rel_err);
   if (s->opt->verify || s->opt->inject_rate > 0)
-    fprintf(f, "  verify      %llu checks, %llu failures caught, %llu re-executed, %llu faults "
-               "injected\n",
-            (unsigned long long)t->checks, (unsigned long long)t->failures,
-            (unsigned long long)t->reexecuted, (unsigned long long)t->injected);
+    fprintf(
+        f,
+        "  verify      %llu checks, %llu failures caught, %llu re-executed, %llu faults "
+        "injected\n",
+        (unsigned long long)t->checks, (unsigned long long)t->failures,
+        (unsigned long long)t->reexecuted, (unsigned long long)t->injected);
   fprintf(f, "  checksum    %s\n", cks);
   if (s->output_path)
-    fprintf(f, "  output      %s%s\n", s->output_path, s->nranks > 1 ? " (one file per rank)" : "");
+    fprintf(f, "  output      %s%s\n", s->output_path,
+            s->nranks > 1 ? " (one file per rank)" : "");
 }

@@ -22,14 +22,14 @@ typedef struct sm_rank_stats {
 
 typedef struct sm_summary {
   const sm_options_t *opt;
-  const char *command;     /* the command line */
-  const char *input_desc;  /* file name or synthetic description */
+  const char *command;    /* the command line */
+  const char *input_desc; /* file name or synthetic description */
   size_t nv, nf;
   int sparse;
   size_t nmissing;
-  const char *kernel;      /* kernel that ran */
+  const char *kernel; /* kernel that ran */
   int nranks;
-  const sm_decomp_t *decomp;     /* the rank grid and phases */
+  const sm_decomp_t *decomp; /* the rank grid and phases */
   int phase_min, phase_max;
   const sm_rank_stats_t *ranks;  /* nranks entries (rank 0 only) */
   sm_rank_stats_t total;         /* sums over ranks, merged checksum */

@@ -25,7 +25,8 @@ void sm_mpi_init(int *argc, char ***argv)
   active = 1;
   if (provided < MPI_THREAD_SERIALIZED && size > 1)
     sm_log_warn("the MPI library gives thread level %d, StarPU-MPI needs "
-                "MPI_THREAD_SERIALIZED", provided);
+                "MPI_THREAD_SERIALIZED",
+                provided);
 }
 
 void sm_mpi_finalize(void)
@@ -35,9 +36,18 @@ void sm_mpi_finalize(void)
   active = 0;
 }
 
-int sm_mpi_active(void) { return active; }
-int sm_mpi_rank(void) { return rank; }
-int sm_mpi_size(void) { return size; }
+int sm_mpi_active(void)
+{
+  return active;
+}
+int sm_mpi_rank(void)
+{
+  return rank;
+}
+int sm_mpi_size(void)
+{
+  return size;
+}
 
 int sm_mpi_agree(int err)
 {
@@ -76,9 +86,11 @@ void sm_mpi_gather_bytes(const void *v, size_t n, void *out)
     memcpy(out, v, n);
 }
 
-sm_err_t sm_mpi_allgather_u64(const uint64_t *mine, size_t n, uint64_t **allp, size_t *nall)
+sm_err_t sm_mpi_allgather_u64(const uint64_t *mine, size_t n, uint64_t **allp,
+                              size_t *nall)
 {
-  int *lens = calloc((size_t)size, sizeof *lens), *offs = calloc((size_t)size, sizeof *offs);
+  int *lens = calloc((size_t)size, sizeof *lens),
+      *offs = calloc((size_t)size, sizeof *offs);
   int myn = (int)n;
   if (!lens || !offs) {
     free(lens), free(offs);
@@ -99,7 +111,8 @@ sm_err_t sm_mpi_allgather_u64(const uint64_t *mine, size_t n, uint64_t **allp, s
     return SM_ENOMEM;
   }
   if (active && size > 1)
-    MPI_Allgatherv(mine, myn, MPI_UINT64_T, all, lens, offs, MPI_UINT64_T, MPI_COMM_WORLD);
+    MPI_Allgatherv(mine, myn, MPI_UINT64_T, all, lens, offs, MPI_UINT64_T,
+                   MPI_COMM_WORLD);
   else if (n)
     memcpy(all, mine, n * sizeof *all);
   free(lens), free(offs);
@@ -140,7 +153,8 @@ sm_err_t sm_mpi_allgather_names(char **mine, size_t v0, size_t count, int contri
       p += l;
     }
   int mylen = (int)(p - buf);
-  int *lens = calloc((size_t)size, sizeof *lens), *offs = calloc((size_t)size, sizeof *offs);
+  int *lens = calloc((size_t)size, sizeof *lens),
+      *offs = calloc((size_t)size, sizeof *offs);
   if (!lens || !offs) {
     free(buf), free(lens), free(offs), free(all);
     return SM_ENOMEM;

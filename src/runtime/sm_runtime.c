@@ -13,7 +13,10 @@
 #include <string.h>
 #include <unistd.h>
 
-static double ts_s(struct timespec t) { return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec; }
+static double ts_s(struct timespec t)
+{
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
 
 static int with_mpi, quiet_comm_stats;
 
@@ -85,7 +88,8 @@ void sm_runtime_collect(sm_runtime_stats_t *st)
   for (int w = 0; w < st->nworkers; w++) {
     struct starpu_profiling_worker_info info;
     starpu_worker_get_name(w, st->w[w].name, sizeof st->w[w].name);
-    snprintf(st->w[w].arch, sizeof st->w[w].arch, "%s", arch_name(starpu_worker_get_type(w)));
+    snprintf(st->w[w].arch, sizeof st->w[w].arch, "%s",
+             arch_name(starpu_worker_get_type(w)));
     if (starpu_profiling_worker_get_info(w, &info) == 0) {
       st->w[w].executed = info.executed_tasks;
       st->w[w].busy_s = ts_s(info.executing_time);
@@ -112,7 +116,8 @@ void sm_runtime_collect(sm_runtime_stats_t *st)
     if (st->nbuses == SM_MAX_BUSES)
       continue;
     sm_bus_stats_t *x = &st->bus[st->nbuses++];
-    *x = (sm_bus_stats_t){.src = starpu_bus_get_src(b), .dst = starpu_bus_get_dst(b),
+    *x = (sm_bus_stats_t){.src = starpu_bus_get_src(b),
+                          .dst = starpu_bus_get_dst(b),
                           .bytes = (uint64_t)bi.transferred_bytes,
                           .transfers = bi.transfer_count};
     starpu_memory_node_get_name((unsigned)x->src, x->src_name, sizeof x->src_name);

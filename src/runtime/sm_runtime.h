@@ -13,14 +13,14 @@
 
 typedef struct sm_worker_stats {
   char name[64];
-  char arch[8];      /* cpu, cuda, opencl */
-  int executed;      /* tasks executed */
-  double busy_s;     /* time executing tasks */
-  double total_s;    /* profiling interval (the task graph's run) */
+  char arch[8];   /* cpu, cuda, opencl */
+  int executed;   /* tasks executed */
+  double busy_s;  /* time executing tasks */
+  double total_s; /* profiling interval (the task graph's run) */
 } sm_worker_stats_t;
 
 typedef struct sm_bus_stats {
-  int src, dst;      /* memory nodes */
+  int src, dst; /* memory nodes */
   char src_name[24], dst_name[24];
   uint64_t bytes;
   int transfers;
@@ -28,8 +28,8 @@ typedef struct sm_bus_stats {
 
 /* Tasks of one codelet that ran on this rank (see sm_observe.h). */
 typedef struct sm_codelet_stats {
-  char name[48];       /* codelet */
-  char kind[16];       /* task name: sums, add, ccc2, finalize2, output, ... */
+  char name[48]; /* codelet */
+  char kind[16]; /* task name: sums, add, ccc2, finalize2, output, ... */
   uint64_t count;
   uint64_t uncalibrated; /* ran while its performance model had too few samples */
   double uncalibrated_s; /* their time */
@@ -41,13 +41,13 @@ typedef struct sm_runtime_stats {
   sm_worker_stats_t w[SM_MAX_WORKERS];
   int nbuses;
   sm_bus_stats_t bus[SM_MAX_BUSES];
-  uint64_t bus_bytes;  /* bytes moved between memory nodes */
-  uint64_t mpi_bytes;  /* bytes this rank sent through StarPU-MPI */
+  uint64_t bus_bytes; /* bytes moved between memory nodes */
+  uint64_t mpi_bytes; /* bytes this rank sent through StarPU-MPI */
   char sched[64];
   int ncodelets;
   sm_codelet_stats_t cl[SM_MAX_CODELETS];
-  uint64_t tasks_done;    /* tasks of the graph that ran on this rank */
-  uint64_t uncalibrated;  /* of which without a calibrated model */
+  uint64_t tasks_done;   /* tasks of the graph that ran on this rank */
+  uint64_t uncalibrated; /* of which without a calibrated model */
 } sm_runtime_stats_t;
 
 /** Start StarPU with the given policy (NULL: STARPU_SCHED or StarPU's

@@ -63,7 +63,8 @@ static unsigned char *slurp(const char *path, size_t *len)
 
 static uint32_t u32(const unsigned char *p)
 {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+         (uint32_t)p[3] << 24;
 }
 
 /* key of a numeric record: indices ascending, entry bits carried along */
@@ -71,8 +72,12 @@ static void numkey(char *key, size_t len, int way, uint32_t *v, unsigned *bits, 
 {
   for (int a = 1; a < way; a++)
     for (int b = a; b > 0 && v[b - 1] > v[b]; b--) {
-      uint32_t t = v[b]; v[b] = v[b - 1]; v[b - 1] = t;
-      unsigned u = bits[b]; bits[b] = bits[b - 1]; bits[b - 1] = u;
+      uint32_t t = v[b];
+      v[b] = v[b - 1];
+      v[b - 1] = t;
+      unsigned u = bits[b];
+      bits[b] = bits[b - 1];
+      bits[b - 1] = u;
     }
   int n = 0;
   for (int a = 0; a < way; a++)
@@ -142,7 +147,8 @@ static void load(const char *path, set_t *s)
       /* key columns: 2 or 3 ids (czekanowski), plus as many table bits (ccc) */
       char *tok[8], *sv = NULL;
       int nt = 0;
-      for (char *t = strtok_r(line, "\t", &sv); t && nt < 8; t = strtok_r(NULL, "\t", &sv))
+      for (char *t = strtok_r(line, "\t", &sv); t && nt < 8;
+           t = strtok_r(NULL, "\t", &sv))
         tok[nt++] = t;
       int way = nt == 4 ? 2 : nt == 6 ? 3 : nt;
       int n = 0;
@@ -180,7 +186,8 @@ int main(int argc, char **argv)
     }
   }
   if (argc - k != 2) {
-    fprintf(stderr, "usage: smcmp [--comet-way N] [--ccc] [--tol-rel X | --ulp32 N] A B\n");
+    fprintf(stderr,
+            "usage: smcmp [--comet-way N] [--ccc] [--tol-rel X | --ulp32 N] A B\n");
     return 2;
   }
   set_t a = {0}, b = {0};

@@ -54,15 +54,15 @@ static inline const char *sm_test_write(const char *name, const void *data, size
   return p;
 }
 
-#define SM_TEST_MAIN(suite_fn)                                                 \
-  int main(void)                                                               \
-  {                                                                            \
-    SRunner *sr = srunner_create(suite_fn());                                  \
-    srunner_set_fork_status(sr, CK_NOFORK);                                    \
-    srunner_run_all(sr, CK_NORMAL);                                            \
-    int nf = srunner_ntests_failed(sr);                                        \
-    srunner_free(sr);                                                          \
-    return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;                              \
+#define SM_TEST_MAIN(suite_fn)                                                           \
+  int main(void)                                                                         \
+  {                                                                                      \
+    SRunner *sr = srunner_create(suite_fn());                                            \
+    srunner_set_fork_status(sr, CK_NOFORK);                                              \
+    srunner_run_all(sr, CK_NORMAL);                                                      \
+    int nf = srunner_ntests_failed(sr);                                                  \
+    srunner_free(sr);                                                                    \
+    return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;                                        \
   }
 
 #endif

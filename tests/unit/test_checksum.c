@@ -28,7 +28,8 @@ START_TEST(order_independent)
   ck_assert(sm_checksum_equal(&a, &b));
   ck_assert(sm_checksum_equal(&a, &c));
   /* split in blocks and merged */
-  sm_cksum_t p = sum_of(idx, ent, val, 2, NULL), q = sum_of(idx + 2, ent + 2, val + 2, 3, NULL);
+  sm_cksum_t p = sum_of(idx, ent, val, 2, NULL),
+             q = sum_of(idx + 2, ent + 2, val + 2, 3, NULL);
   sm_cksum_merge(&p, &q);
   ck_assert(sm_checksum_equal(&a, &p));
   ck_assert_uint_eq(a.count, 5);

@@ -71,8 +71,13 @@ START_TEST(every_pair_once)
     for (int npr = 1; npr <= 4; npr++)
       for (int ph = 1; ph <= 5; ph++) {
         /* one tile per partition (blocks are the unit), then several tiles */
-        sm_decomp_t d = {.nv = (size_t)(3 * npv + 2), .nf = 10, .npv = npv, .npf = 1,
-                         .npr = npr, .block_size = 1000, .num_phase = ph};
+        sm_decomp_t d = {.nv = (size_t)(3 * npv + 2),
+                         .nf = 10,
+                         .npv = npv,
+                         .npf = 1,
+                         .npr = npr,
+                         .block_size = 1000,
+                         .num_phase = ph};
         check_cover(&d, 1);
         d.block_size = 2;
         check_cover(&d, 0);
@@ -85,8 +90,13 @@ START_TEST(balance_in_pairs)
   /* the block-circulant set balances the pairs of partition rows: with
    * equal partitions every rank row computes (nv/npv)^2 npv/2-ish pairs */
   for (int npv = 1; npv <= 9; npv++) {
-    sm_decomp_t d = {.nv = (size_t)(40 * npv), .nf = 1, .npv = npv, .npf = 1, .npr = 1,
-                     .block_size = 8, .num_phase = 1};
+    sm_decomp_t d = {.nv = (size_t)(40 * npv),
+                     .nf = 1,
+                     .npv = npv,
+                     .npf = 1,
+                     .npr = 1,
+                     .block_size = 8,
+                     .num_phase = 1};
     double minp = 1e300, maxp = 0;
     for (int I = 0; I < npv; I++) {
       size_t n;
@@ -97,7 +107,8 @@ START_TEST(balance_in_pairs)
         size_t a0, an, b0, bn;
         sm_decomp_tile(&d, s[x].I, s[x].tI, &a0, &an);
         sm_decomp_tile(&d, s[x].J, s[x].tJ, &b0, &bn);
-        pairs += s[x].I == s[x].J && s[x].tI == s[x].tJ ? an * (an - 1) / 2.0 : (double)an * bn;
+        pairs += s[x].I == s[x].J && s[x].tI == s[x].tJ ? an * (an - 1) / 2.0
+                                                        : (double)an * bn;
       }
       free(s);
       minp = pairs < minp ? pairs : minp;
@@ -111,8 +122,8 @@ END_TEST
 
 START_TEST(cuts_and_ranks)
 {
-  sm_decomp_t d = {.nv = 10, .nf = 7, .npv = 4, .npf = 3, .npr = 2, .block_size = 2,
-                   .num_phase = 1};
+  sm_decomp_t d = {
+      .nv = 10, .nf = 7, .npv = 4, .npf = 3, .npr = 2, .block_size = 2, .num_phase = 1};
   ck_assert_int_eq(sm_decomp_check(&d, 24), SM_OK);
   size_t total = 0, v0, n;
   for (int I = 0; I < 4; I++) {
@@ -179,9 +190,21 @@ static void check_cover3(const sm_decomp_t *d, int nst, double *balance)
                   continue;
                 ck_assert(i != j && i != k && j != k);
                 size_t t[3] = {i, j, k}, u;
-                if (t[0] > t[1]) { u = t[0]; t[0] = t[1]; t[1] = u; }
-                if (t[1] > t[2]) { u = t[1]; t[1] = t[2]; t[2] = u; }
-                if (t[0] > t[1]) { u = t[0]; t[0] = t[1]; t[1] = u; }
+                if (t[0] > t[1]) {
+                  u = t[0];
+                  t[0] = t[1];
+                  t[1] = u;
+                }
+                if (t[1] > t[2]) {
+                  u = t[1];
+                  t[1] = t[2];
+                  t[2] = u;
+                }
+                if (t[0] > t[1]) {
+                  u = t[0];
+                  t[0] = t[1];
+                  t[1] = u;
+                }
                 seen[(t[0] * nv + t[1]) * nv + t[2]]++;
               }
         }
@@ -207,17 +230,28 @@ START_TEST(every_triple_once)
     for (int npr = 1; npr <= 4; npr++)
       for (int nst = 1; nst <= 4; nst++)
         for (int ph = 1; ph <= 3; ph++) {
-          sm_decomp_t d = {.nv = (size_t)(6 * npv + 1), .nf = 4, .npv = npv, .npf = 1,
-                           .npr = npr, .block_size = 4, .num_phase = ph};
+          sm_decomp_t d = {.nv = (size_t)(6 * npv + 1),
+                           .nf = 4,
+                           .npv = npv,
+                           .npf = 1,
+                           .npr = npr,
+                           .block_size = 4,
+                           .num_phase = ph};
           double bal;
           check_cover3(&d, nst, &bal);
           /* the papers' bound: efficiency >= npv^2 / ((npv+1)(npv+2)) */
           double bound = (double)(npv + 1) * (npv + 2) / ((double)npv * npv);
-          ck_assert_msg(bal <= bound + 1e-12, "npv=%d npr=%d: max/mean planes %.4f > %.4f",
-                        npv, npr, bal, bound);
+          ck_assert_msg(bal <= bound + 1e-12,
+                        "npv=%d npr=%d: max/mean planes %.4f > %.4f", npv, npr, bal,
+                        bound);
         }
   /* the figure for npv = 4, npr = 3 on a realistic size */
-  sm_decomp_t d = {.nv = 4 * 600, .nf = 4, .npv = 4, .npf = 1, .npr = 3, .block_size = 64,
+  sm_decomp_t d = {.nv = 4 * 600,
+                   .nf = 4,
+                   .npv = 4,
+                   .npf = 1,
+                   .npr = 3,
+                   .block_size = 64,
                    .num_phase = 1};
   double maxp = 0, sum = 0;
   for (int I = 0; I < 4; I++)

@@ -29,8 +29,12 @@ static const problem_t problems[] = {
 
 static sm_sink_t new_sink(const problem_t *p)
 {
-  sm_sink_t s = {.way = 2, .metric = p->metric, .single = p->single, .sparse = p->sparse,
-                 .ccc_mult = SM_CCC_MULT_DEFAULT, .ccc_param = SM_CCC_PARAM_DEFAULT,
+  sm_sink_t s = {.way = 2,
+                 .metric = p->metric,
+                 .single = p->single,
+                 .sparse = p->sparse,
+                 .ccc_mult = SM_CCC_MULT_DEFAULT,
+                 .ccc_param = SM_CCC_PARAM_DEFAULT,
                  .threshold = -1};
   return s;
 }
@@ -56,8 +60,12 @@ static int cmp_rec(const void *a, const void *b)
 /* real-valued random data: [0,1) doubles that are not dyadic */
 static void make_problem(const problem_t *p, size_t nv, size_t nf, sm_vectors_t *v)
 {
-  sm_synth_t syn = {.kind = SM_SYNTH_RANDOM, .metric = p->metric, .nv = nv, .nf = nf,
-                    .seed = 7, .missing_rate = p->miss};
+  sm_synth_t syn = {.kind = SM_SYNTH_RANDOM,
+                    .metric = p->metric,
+                    .nv = nv,
+                    .nf = nf,
+                    .seed = 7,
+                    .missing_rate = p->miss};
   ck_assert_int_eq(sm_synth_make(&syn, p->single ? 4 : 8, 0, 0, 0, 0, v), SM_OK);
   if (p->metric == SM_METRIC_CZEK && !p->single)
     for (size_t i = 0; i < nv; i++)
@@ -73,11 +81,21 @@ static sm_sink_t run_graph(const problem_t *p, const sm_vectors_t *v, size_t bs,
   ck_assert_int_eq((int)starpu_cpu_worker_get_count(), atoi(ncpu));
   sm_codelets_init(0, SM_KERNEL_AUTO);
   sm_sink_t s = new_sink(p);
-  sm_decomp_t d = {.nv = v->nv, .nf = v->nf, .npv = 1, .npf = 1, .npr = 1,
-                   .block_size = bs, .num_phase = 1};
-  sm_graph_opts_t o = {.d = &d, .single = p->single, .sparse = p->sparse,
-                       .ccc_mult = SM_CCC_MULT_DEFAULT, .ccc_param = SM_CCC_PARAM_DEFAULT,
-                       .threshold = -1, .emit = 1, .prio = 1};
+  sm_decomp_t d = {.nv = v->nv,
+                   .nf = v->nf,
+                   .npv = 1,
+                   .npf = 1,
+                   .npr = 1,
+                   .block_size = bs,
+                   .num_phase = 1};
+  sm_graph_opts_t o = {.d = &d,
+                       .single = p->single,
+                       .sparse = p->sparse,
+                       .ccc_mult = SM_CCC_MULT_DEFAULT,
+                       .ccc_param = SM_CCC_PARAM_DEFAULT,
+                       .threshold = -1,
+                       .emit = 1,
+                       .prio = 1};
   sm_graph_stats_t st;
   ck_assert_int_eq(sm_graph2_run(v, &o, &s, &st), SM_OK);
   size_t t = (v->nv + bs - 1) / bs;
@@ -93,7 +111,9 @@ START_TEST(graph_vs_ref)
   sm_vectors_t v;
   make_problem(p, nv, nf, &v);
   sm_sink_t ref = new_sink(p);
-  sm_ref_opts_t ro = {.way = 2, .sparse = p->sparse, .ccc_mult = SM_CCC_MULT_DEFAULT,
+  sm_ref_opts_t ro = {.way = 2,
+                      .sparse = p->sparse,
+                      .ccc_mult = SM_CCC_MULT_DEFAULT,
                       .ccc_param = SM_CCC_PARAM_DEFAULT};
   ck_assert_int_eq(sm_ref_run(&v, &ro, &ref), SM_OK);
   qsort(ref.capture, ref.capture_n, sizeof(sm_rec_t), cmp_rec);
@@ -113,12 +133,14 @@ START_TEST(graph_vs_ref)
           const sm_rec_t *x = &s.capture[r], *y = &ref.capture[r];
           ck_assert(cmp_rec(x, y) == 0);
           if (p->metric == SM_METRIC_CCC)
-            ck_assert_msg(x->value == y->value, "%s bs=%zu %s ncpu=%s (%u,%u,%u): %.17g vs %.17g",
-                          p->name, bss[b], scheds[sc], ncpus[c], x->idx[0], x->idx[1],
-                          x->entry, x->value, y->value);
+            ck_assert_msg(x->value == y->value,
+                          "%s bs=%zu %s ncpu=%s (%u,%u,%u): %.17g vs %.17g", p->name,
+                          bss[b], scheds[sc], ncpus[c], x->idx[0], x->idx[1], x->entry,
+                          x->value, y->value);
           else
-            ck_assert_msg(fabs(x->value - y->value) <= (p->single ? 1e-5 : 1e-12) * fabs(y->value),
-                          "%s bs=%zu: %.17g vs %.17g", p->name, bss[b], x->value, y->value);
+            ck_assert_msg(
+                fabs(x->value - y->value) <= (p->single ? 1e-5 : 1e-12) * fabs(y->value),
+                "%s bs=%zu: %.17g vs %.17g", p->name, bss[b], x->value, y->value);
         }
         /* same block size: bit-identical whatever the scheduler and workers */
         if (bss[b] == 7) {
@@ -143,7 +165,8 @@ START_TEST(graph_analytic_and_tiny)
 {
   /* two vectors, one field: the smallest problem; and the analytic check */
   for (int metric = 0; metric < 2; metric++) {
-    sm_synth_t syn = {.kind = SM_SYNTH_ANALYTIC, .metric = (sm_metric_t)metric, .seed = 3};
+    sm_synth_t syn = {
+        .kind = SM_SYNTH_ANALYTIC, .metric = (sm_metric_t)metric, .seed = 3};
     static const size_t sizes[][2] = {{2, 1}, {3, 64}, {50, 100}};
     for (int z = 0; z < 3; z++) {
       syn.nv = sizes[z][0];
@@ -157,10 +180,18 @@ START_TEST(graph_analytic_and_tiny)
       sm_sink_t s = new_sink(&p);
       s.analytic = &syn;
       s.writer = NULL;
-      sm_decomp_t d = {.nv = v.nv, .nf = v.nf, .npv = 1, .npf = 1, .npr = 1,
-                       .block_size = 16, .num_phase = 1};
-      sm_graph_opts_t o = {.d = &d, .ccc_mult = SM_CCC_MULT_DEFAULT,
-                           .ccc_param = SM_CCC_PARAM_DEFAULT, .threshold = -1, .emit = 1,
+      sm_decomp_t d = {.nv = v.nv,
+                       .nf = v.nf,
+                       .npv = 1,
+                       .npf = 1,
+                       .npr = 1,
+                       .block_size = 16,
+                       .num_phase = 1};
+      sm_graph_opts_t o = {.d = &d,
+                           .ccc_mult = SM_CCC_MULT_DEFAULT,
+                           .ccc_param = SM_CCC_PARAM_DEFAULT,
+                           .threshold = -1,
+                           .emit = 1,
                            .keep_all = 1};
       sm_graph_stats_t st;
       ck_assert_int_eq(sm_graph2_run(&v, &o, &s, &st), SM_OK);
@@ -183,7 +214,9 @@ START_TEST(graph3_vs_ref)
   make_problem(p, nv, nf, &v);
   sm_sink_t ref = new_sink(p);
   ref.way = 3;
-  sm_ref_opts_t ro = {.way = 3, .sparse = p->sparse, .ccc_mult = SM_CCC_MULT_DEFAULT,
+  sm_ref_opts_t ro = {.way = 3,
+                      .sparse = p->sparse,
+                      .ccc_mult = SM_CCC_MULT_DEFAULT,
                       .ccc_param = SM_CCC_PARAM_DEFAULT};
   ck_assert_int_eq(sm_ref_run(&v, &ro, &ref), SM_OK);
   qsort(ref.capture, ref.capture_n, sizeof(sm_rec_t), cmp_rec3);
@@ -195,11 +228,22 @@ START_TEST(graph3_vs_ref)
       sm_codelets_init(0, SM_KERNEL_AUTO);
       sm_sink_t s = new_sink(p);
       s.way = 3;
-      sm_decomp_t d = {.nv = nv, .nf = nf, .npv = 1, .npf = 1, .npr = 1,
-                       .block_size = bss[b], .num_phase = 1};
-      sm_graph_opts_t o = {.d = &d, .single = p->single, .sparse = p->sparse,
-                           .ccc_mult = SM_CCC_MULT_DEFAULT, .ccc_param = SM_CCC_PARAM_DEFAULT,
-                           .threshold = -1, .emit = 1, .prio = 1, .num_stage = nst,
+      sm_decomp_t d = {.nv = nv,
+                       .nf = nf,
+                       .npv = 1,
+                       .npf = 1,
+                       .npr = 1,
+                       .block_size = bss[b],
+                       .num_phase = 1};
+      sm_graph_opts_t o = {.d = &d,
+                           .single = p->single,
+                           .sparse = p->sparse,
+                           .ccc_mult = SM_CCC_MULT_DEFAULT,
+                           .ccc_param = SM_CCC_PARAM_DEFAULT,
+                           .threshold = -1,
+                           .emit = 1,
+                           .prio = 1,
+                           .num_stage = nst,
                            .stage_max = nst - 1};
       sm_graph_stats_t st;
       ck_assert_int_eq(sm_graph3_run(&v, &o, &s, &st), SM_OK);
@@ -211,10 +255,11 @@ START_TEST(graph3_vs_ref)
         ck_assert(cmp_rec3(x, y) == 0);
         if (p->metric == SM_METRIC_CCC)
           ck_assert_msg(x->value == y->value, "%s bs=%zu (%u,%u,%u,%u): %.17g vs %.17g",
-                        p->name, bss[b], x->idx[0], x->idx[1], x->idx[2], x->entry, x->value,
-                        y->value);
+                        p->name, bss[b], x->idx[0], x->idx[1], x->idx[2], x->entry,
+                        x->value, y->value);
         else
-          ck_assert_msg(fabs(x->value - y->value) <= (p->single ? 1e-5 : 1e-12) * fabs(y->value),
+          ck_assert_msg(fabs(x->value - y->value) <=
+                            (p->single ? 1e-5 : 1e-12) * fabs(y->value),
                         "%s bs=%zu: %.17g vs %.17g", p->name, bss[b], x->value, y->value);
       }
       sm_sink_capture_free(&s);

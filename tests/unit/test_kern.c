@@ -51,10 +51,11 @@ START_TEST(czek2_blocked_vs_ref_double)
             for (size_t j = 0; j < n; j++) {
               double x = C1[i * ldc + j], y = C2[i * ldc + j];
               if (integer)
-                ck_assert_msg(x == y, "m=%zu n=%zu k=%zu (%zu,%zu): %g vs %g", m, n, k, i, j, x, y);
+                ck_assert_msg(x == y, "m=%zu n=%zu k=%zu (%zu,%zu): %g vs %g", m, n, k, i,
+                              j, x, y);
               else
-                ck_assert_msg(fabs(x - y) <= 1e-12 * fabs(x), "m=%zu n=%zu k=%zu: %.17g vs %.17g",
-                              m, n, k, x, y);
+                ck_assert_msg(fabs(x - y) <= 1e-12 * fabs(x),
+                              "m=%zu n=%zu k=%zu: %.17g vs %.17g", m, n, k, x, y);
             }
           free(A), free(B), free(C1), free(C2);
         }
@@ -76,7 +77,8 @@ START_TEST(czek2_blocked_vs_ref_single)
       sm_kern_czek2_blocked_s(m, n, k, A, ld, B, ld, C2, n);
       /* integer sums below 2^24 are exact in float whatever the order */
       for (size_t x = 0; x < m * n; x++)
-        ck_assert_msg(C1[x] == C2[x], "m=%zu n=%zu k=%zu: %g vs %g", m, n, k, C1[x], C2[x]);
+        ck_assert_msg(C1[x] == C2[x], "m=%zu n=%zu k=%zu: %g vs %g", m, n, k, C1[x],
+                      C2[x]);
       free(A), free(B), free(C1), free(C2);
     }
 }
@@ -129,8 +131,8 @@ START_TEST(ccc2_popc_vs_ref)
         sm_kern_ccc2_ref(m, n, nf, A, ld, B, ld, sparse, C1, n);
         sm_kern_ccc2_popc(m, n, nf, A, ld, B, ld, sparse, C2, n);
         for (size_t x = 0; x < m * n * nmom; x++)
-          ck_assert_msg(C1[x] == C2[x], "m=%zu n=%zu nf=%zu sparse=%d [%zu]: %u vs %u", m, n,
-                        nf, sparse, x, C1[x], C2[x]);
+          ck_assert_msg(C1[x] == C2[x], "m=%zu n=%zu nf=%zu sparse=%d [%zu]: %u vs %u", m,
+                        n, nf, sparse, x, C1[x], C2[x]);
         free(A), free(B), free(C1), free(C2);
       }
 }
@@ -170,8 +172,14 @@ START_TEST(finalize_czek_and_ccc)
 {
   /* czekanowski 2x2 block against the formula; the diagonal keeps i < j */
   double num[4] = {10, 3, 3, 8}, s[2] = {10, 8};
-  sm_fin2_args_t a = {.metric = 0, .diag = 1, .i0 = 4, .j0 = 4, .m = 2, .n = 2,
-                      .threshold = -1, .emit = 1};
+  sm_fin2_args_t a = {.metric = 0,
+                      .diag = 1,
+                      .i0 = 4,
+                      .j0 = 4,
+                      .m = 2,
+                      .n = 2,
+                      .threshold = -1,
+                      .emit = 1};
   sm_recbuf_t *rb = malloc(sizeof *rb + 8 * sizeof(sm_rec_t));
   ck_assert_uint_eq(sm_kern_finalize2(&a, num, 2, s, s, rb), 1);
   ck_assert(rb->rec[0].idx[0] == 4 && rb->rec[0].idx[1] == 5);
@@ -195,13 +203,20 @@ START_TEST(finalize_czek_and_ccc)
   ck_assert_uint_eq(kept, 2); /* 2*10/20 = 1 and 2*8/16 = 1 > 0.5; 3/9 < 0.5 */
   /* ccc dense: one pair, moments rr=5, nf=4 (from the by-hand case) */
   uint32_t mom = 5, si[2] = {4, 4}, sj[2] = {6, 4};
-  sm_fin2_args_t b = {.metric = 1, .m = 1, .n = 1, .nf = 4, .ccc_mult = 4.5,
-                      .ccc_param = 2.0 / 3, .threshold = -1, .emit = 1};
+  sm_fin2_args_t b = {.metric = 1,
+                      .m = 1,
+                      .n = 1,
+                      .nf = 4,
+                      .ccc_mult = 4.5,
+                      .ccc_param = 2.0 / 3,
+                      .threshold = -1,
+                      .emit = 1};
   sm_kern_finalize2(&b, &mom, 1, si, sj, rb);
   ck_assert_uint_eq(rb->count, 4);
   /* t11 = 5: f_ij = 5/16, f_i(1) = 4/8, f_j(1) = 6/8 */
   double want = 4.5 * (5.0 / 16) * (1 - (2.0 / 3) * 0.5) * (1 - (2.0 / 3) * 0.75);
-  ck_assert_msg(fabs(rb->rec[3].value - want) < 1e-15, "%.17g vs %.17g", rb->rec[3].value, want);
+  ck_assert_msg(fabs(rb->rec[3].value - want) < 1e-15, "%.17g vs %.17g", rb->rec[3].value,
+                want);
   free(rb);
 }
 END_TEST
@@ -219,12 +234,14 @@ END_TEST
 
 START_TEST(czek3_blocked_vs_ref)
 {
-  static const size_t gs[] = {1, 2, 3}, xs[] = {1, 2, 5, 17}, k3[] = {0, 1, 15, 17, 65, 130};
+  static const size_t gs[] = {1, 2, 3}, xs[] = {1, 2, 5, 17},
+                      k3[] = {0, 1, 15, 17, 65, 130};
   for (size_t a = 0; a < 3; a++)
     for (size_t b = 0; b < 4; b++)
       for (size_t c = 0; c < 6; c++) {
         size_t g = gs[a], mx = xs[b], my = xs[3 - b], k = k3[c], ld = k + 3;
-        double *P = malloc(g * ld * 8 + 8), *X = malloc(mx * ld * 8 + 8), *Y = malloc(my * ld * 8 + 8);
+        double *P = malloc(g * ld * 8 + 8), *X = malloc(mx * ld * 8 + 8),
+               *Y = malloc(my * ld * 8 + 8);
         double *o1 = calloc(g * mx * my, 8), *o2 = calloc(g * mx * my, 8);
         fill_d(P, g, k, ld, 1);
         fill_d(X, mx, k, ld, 1);
@@ -232,13 +249,17 @@ START_TEST(czek3_blocked_vs_ref)
         sm_kern_czek3_ref_d(g, mx, my, k, P, ld, X, ld, Y, ld, o1);
         sm_kern_czek3_blocked_d(g, mx, my, k, P, ld, X, ld, Y, ld, o2);
         for (size_t x = 0; x < g * mx * my; x++)
-          ck_assert_msg(o1[x] == o2[x], "g=%zu mx=%zu my=%zu k=%zu: %g vs %g", g, mx, my, k,
-                        o1[x], o2[x]);
-        float *Pf = malloc(g * ld * 4 + 4), *Xf = malloc(mx * ld * 4 + 4), *Yf = malloc(my * ld * 4 + 4);
+          ck_assert_msg(o1[x] == o2[x], "g=%zu mx=%zu my=%zu k=%zu: %g vs %g", g, mx, my,
+                        k, o1[x], o2[x]);
+        float *Pf = malloc(g * ld * 4 + 4), *Xf = malloc(mx * ld * 4 + 4),
+              *Yf = malloc(my * ld * 4 + 4);
         float *f1 = calloc(g * mx * my, 4), *f2 = calloc(g * mx * my, 4);
-        for (size_t x = 0; x < g * ld; x++) Pf[x] = (float)P[x];
-        for (size_t x = 0; x < mx * ld; x++) Xf[x] = (float)X[x];
-        for (size_t x = 0; x < my * ld; x++) Yf[x] = (float)Y[x];
+        for (size_t x = 0; x < g * ld; x++)
+          Pf[x] = (float)P[x];
+        for (size_t x = 0; x < mx * ld; x++)
+          Xf[x] = (float)X[x];
+        for (size_t x = 0; x < my * ld; x++)
+          Yf[x] = (float)Y[x];
         sm_kern_czek3_ref_s(g, mx, my, k, Pf, ld, Xf, ld, Yf, ld, f1);
         sm_kern_czek3_blocked_s(g, mx, my, k, Pf, ld, Xf, ld, Yf, ld, f2);
         for (size_t x = 0; x < g * mx * my; x++)
@@ -256,7 +277,8 @@ START_TEST(ccc3_popc_vs_ref)
     for (int sparse = 0; sparse < 2; sparse++) {
       size_t g = 1 + c % 3, mx = ms[c % NM], my = ms[(c + 3) % NM], nf = nfs[c];
       size_t ld = (nf + 31) / 32 + 1, nmom = SM_CCC3_NMOM(sparse);
-      uint64_t *P = malloc(g * ld * 8), *X = malloc(mx * ld * 8), *Y = malloc(my * ld * 8);
+      uint64_t *P = malloc(g * ld * 8), *X = malloc(mx * ld * 8),
+               *Y = malloc(my * ld * 8);
       uint32_t *o1 = calloc(g * mx * my * nmom, 4), *o2 = calloc(g * mx * my * nmom, 4);
       fill_codes(P, g, nf, ld, 0.15);
       fill_codes(X, mx, nf, ld, 0.1);

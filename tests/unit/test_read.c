@@ -80,8 +80,10 @@ static void write_npy(char *path, const char *name, int major, const char *descr
                       size_t len)
 {
   char dict[256];
-  int n = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': %s, "
-                   "'shape': %s, }", descr, fortran, shape);
+  int n = snprintf(dict, sizeof dict,
+                   "{'descr': '%s', 'fortran_order': %s, "
+                   "'shape': %s, }",
+                   descr, fortran, shape);
   size_t pre = major == 1 ? 10 : 12;
   size_t total = (pre + (size_t)n + 1 + 63) / 64 * 64;
   size_t hlen = total - pre;
@@ -107,8 +109,9 @@ static void read_ref(sm_vectors_t *ref)
 {
   sm_read_opts_t o = czek_opts(8);
   sm_dims_t d;
-  ck_assert_int_eq(sm_read_npy(sm_test_srcpath("tests/data/comet/czek_int_200x500.npy"),
-                               &o, ref, &d), SM_OK);
+  ck_assert_int_eq(
+      sm_read_npy(sm_test_srcpath("tests/data/comet/czek_int_200x500.npy"), &o, ref, &d),
+      SM_OK);
   ck_assert_uint_eq(d.nv, REF_NV);
   ck_assert_uint_eq(d.nf, REF_NF);
   ck_assert_uint_eq(ref->nv, REF_NV);
@@ -117,8 +120,8 @@ static void read_ref(sm_vectors_t *ref)
 }
 
 /* v equals ref's vectors [v0, v0 + v->nv), fields [f0, f0 + v->nf). */
-static void assert_czek_part(const sm_vectors_t *v, const sm_vectors_t *ref,
-                             size_t v0, size_t f0)
+static void assert_czek_part(const sm_vectors_t *v, const sm_vectors_t *ref, size_t v0,
+                             size_t f0)
 {
   for (size_t i = 0; i < v->nv; i++)
     for (size_t f = 0; f < v->nf; f++)
@@ -136,8 +139,10 @@ START_TEST(test_raw_czek_f64)
   read_ref(&ref);
   sm_read_opts_t o = czek_opts(8);
   o.num_field = REF_NF;
-  ck_assert_int_eq(sm_read_raw(sm_test_srcpath("tests/data/comet/czek_int_200x500_f64.bin"),
-                               &o, &v, &d), SM_OK);
+  ck_assert_int_eq(
+      sm_read_raw(sm_test_srcpath("tests/data/comet/czek_int_200x500_f64.bin"), &o, &v,
+                  &d),
+      SM_OK);
   ck_assert_uint_eq(d.nv, REF_NV);
   ck_assert_uint_eq(d.nf, REF_NF);
   ck_assert_uint_eq(v.nv, REF_NV);
@@ -181,8 +186,10 @@ START_TEST(test_raw_czek_f32)
   sm_vectors_free(&v);
   /* float64 file in single precision */
   o.raw_elem_size = 8;
-  ck_assert_int_eq(sm_read_raw(sm_test_srcpath("tests/data/comet/czek_int_200x500_f64.bin"),
-                               &o, &v, NULL), SM_OK);
+  ck_assert_int_eq(
+      sm_read_raw(sm_test_srcpath("tests/data/comet/czek_int_200x500_f64.bin"), &o, &v,
+                  NULL),
+      SM_OK);
   assert_czek_part(&v, &ref, 0, 0);
   sm_vectors_free(&v);
   sm_vectors_free(&ref);
@@ -349,8 +356,10 @@ START_TEST(test_raw_ccc_uniform)
   sm_read_opts_t o = ccc_opts();
   o.num_field = 517;
   sm_vectors_t v;
-  ck_assert_int_eq(sm_read_raw(sm_test_srcpath("tests/data/comet/bits2_uniform_200x500.bin"),
-                               &o, &v, NULL), SM_EINCONSIST);
+  ck_assert_int_eq(
+      sm_read_raw(sm_test_srcpath("tests/data/comet/bits2_uniform_200x500.bin"), &o, &v,
+                  NULL),
+      SM_EINCONSIST);
 }
 END_TEST
 
@@ -407,8 +416,8 @@ static unsigned comet_of(unsigned plink)
 }
 
 /* v equals the PLINK codes pl (nsample per SNP) from SNP v0, sample f0. */
-static void assert_plink_part(const sm_vectors_t *v, const unsigned *pl,
-                              size_t nsample, size_t v0, size_t f0)
+static void assert_plink_part(const sm_vectors_t *v, const unsigned *pl, size_t nsample,
+                              size_t v0, size_t f0)
 {
   size_t miss = 0;
   for (size_t i = 0; i < v->nv; i++) {
@@ -579,7 +588,8 @@ static const struct {
     {"header.csv", "x,y,z\n1,2,3\n 4 , 5,\"6\"\n", 0},
     {"comma.txt", "a,1,2,3\nb,4,5,6\n", 1},
     {"spaces.txt", "  1   2 3\n4 5     6   \n", 0},
-    {"crlf.csv", "# made by hand\r\nid,x,y,z\r\n# a comment\r\na,1,2,3\r\nb,4,5e0,6\r\n\r\n\r\n", 1},
+    {"crlf.csv",
+     "# made by hand\r\nid,x,y,z\r\n# a comment\r\na,1,2,3\r\nb,4,5e0,6\r\n\r\n\r\n", 1},
 };
 
 START_TEST(test_tsv_good)
@@ -651,7 +661,8 @@ START_TEST(test_tsv_slice)
   sm_vectors_t v;
   sm_dims_t d;
   sm_read_opts_t o = czek_opts(8);
-  const char *text = "r0 0 1 2 3 4\nr1 10 11 12 13 14\nr2 20 21 22 23 24\nr3 30 31 32 33 34\n";
+  const char *text =
+      "r0 0 1 2 3 4\nr1 10 11 12 13 14\nr2 20 21 22 23 24\nr3 30 31 32 33 34\n";
   o.v0 = 1;
   o.vcount = 2;
   o.f0 = 2;
@@ -865,8 +876,8 @@ START_TEST(test_dispatch)
 {
   sm_input_format_t fmt;
   const char *names[] = {"auto", "tsv", "csv", "npy", "plink", "raw", "TSV"};
-  const sm_input_format_t want[] = {SM_INPUT_AUTO, SM_INPUT_TSV, SM_INPUT_TSV,
-                                    SM_INPUT_NPY, SM_INPUT_PLINK, SM_INPUT_RAW,
+  const sm_input_format_t want[] = {SM_INPUT_AUTO, SM_INPUT_TSV,   SM_INPUT_TSV,
+                                    SM_INPUT_NPY,  SM_INPUT_PLINK, SM_INPUT_RAW,
                                     SM_INPUT_TSV};
   for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
     ck_assert_int_eq(sm_input_format_parse(names[k], &fmt), SM_OK);

@@ -9,10 +9,15 @@
 
 static sm_sink_t run_ref(const sm_vectors_t *v, int way, int sparse)
 {
-  sm_sink_t s = {.way = way, .metric = v->metric, .sparse = sparse,
-                 .ccc_mult = SM_CCC_MULT_DEFAULT, .ccc_param = SM_CCC_PARAM_DEFAULT,
+  sm_sink_t s = {.way = way,
+                 .metric = v->metric,
+                 .sparse = sparse,
+                 .ccc_mult = SM_CCC_MULT_DEFAULT,
+                 .ccc_param = SM_CCC_PARAM_DEFAULT,
                  .threshold = -1};
-  sm_ref_opts_t o = {.way = way, .sparse = sparse, .ccc_mult = SM_CCC_MULT_DEFAULT,
+  sm_ref_opts_t o = {.way = way,
+                     .sparse = sparse,
+                     .ccc_mult = SM_CCC_MULT_DEFAULT,
                      .ccc_param = SM_CCC_PARAM_DEFAULT};
   ck_assert_int_eq(sm_ref_run(v, &o, &s), SM_OK);
   return s;
@@ -34,7 +39,7 @@ START_TEST(czek_by_hand)
   sm_sink_t s = run_ref(&v, 2, 0);
   ck_assert_uint_eq(s.capture_n, 3);
   ck_assert(s.capture[0].idx[0] == 0 && s.capture[0].idx[1] == 1);
-  ck_assert(fabs(s.capture[0].value - 2.0 * 4 / 12) < 1e-15); /* mins 1,2,1 */
+  ck_assert(fabs(s.capture[0].value - 2.0 * 4 / 12) < 1e-15);        /* mins 1,2,1 */
   ck_assert(s.capture[1].value == 0.0 && s.capture[2].value == 0.0); /* zero vector */
   sm_sink_capture_free(&s);
   sm_vectors_free(&v);
@@ -54,7 +59,8 @@ START_TEST(ccc_by_hand)
   /* a = 0,1,2 copies and missing; b = 2,2,1,1 copies */
   sm_vectors_t v;
   ck_assert_int_eq(sm_vectors_alloc(&v, SM_METRIC_CCC, 8, 2, 4), SM_OK);
-  unsigned a[4] = {SM_GT_0, SM_GT_1, SM_GT_2, SM_GT_MISSING}, b[4] = {SM_GT_2, SM_GT_2, SM_GT_1, SM_GT_1};
+  unsigned a[4] = {SM_GT_0, SM_GT_1, SM_GT_2, SM_GT_MISSING},
+           b[4] = {SM_GT_2, SM_GT_2, SM_GT_1, SM_GT_1};
   for (int q = 0; q < 4; q++) {
     sm_gt_set(sm_vectors_row(&v, 0), q, a[q]);
     sm_gt_set(sm_vectors_row(&v, 1), q, b[q]);
@@ -83,8 +89,8 @@ START_TEST(ccc_by_hand)
     double x = fs_a[e >> 1], y = fs_b[e & 1];
     double lo = x < y ? x : y, hi = x < y ? y : x;
     double want = m * (ts[e] / 12) * (1 - g * lo) * (1 - g * hi);
-    ck_assert_msg(fabs(s.capture[e].value - want) < 1e-15, "sparse entry %d: %.17g vs %.17g",
-                  e, s.capture[e].value, want);
+    ck_assert_msg(fabs(s.capture[e].value - want) < 1e-15,
+                  "sparse entry %d: %.17g vs %.17g", e, s.capture[e].value, want);
   }
   sm_sink_capture_free(&s);
   sm_vectors_free(&v);
@@ -94,19 +100,30 @@ END_TEST
 /* the reference agrees with the analytic closed forms */
 static void analytic(sm_metric_t metric, int way, double miss, int sparse)
 {
-  sm_synth_t syn = {.kind = SM_SYNTH_ANALYTIC, .metric = metric, .nv = way == 2 ? 31 : 17,
-                    .nf = 77, .seed = 11, .missing_rate = miss};
+  sm_synth_t syn = {.kind = SM_SYNTH_ANALYTIC,
+                    .metric = metric,
+                    .nv = way == 2 ? 31 : 17,
+                    .nf = 77,
+                    .seed = 11,
+                    .missing_rate = miss};
   sm_vectors_t v;
   ck_assert_int_eq(sm_synth_make(&syn, 8, 0, 0, 0, 0, &v), SM_OK);
-  sm_sink_t s = {.way = way, .metric = metric, .sparse = sparse,
-                 .ccc_mult = SM_CCC_MULT_DEFAULT, .ccc_param = SM_CCC_PARAM_DEFAULT,
-                 .threshold = -1, .analytic = &syn};
-  sm_ref_opts_t o = {.way = way, .sparse = sparse, .ccc_mult = SM_CCC_MULT_DEFAULT,
+  sm_sink_t s = {.way = way,
+                 .metric = metric,
+                 .sparse = sparse,
+                 .ccc_mult = SM_CCC_MULT_DEFAULT,
+                 .ccc_param = SM_CCC_PARAM_DEFAULT,
+                 .threshold = -1,
+                 .analytic = &syn};
+  sm_ref_opts_t o = {.way = way,
+                     .sparse = sparse,
+                     .ccc_mult = SM_CCC_MULT_DEFAULT,
                      .ccc_param = SM_CCC_PARAM_DEFAULT};
   ck_assert_int_eq(sm_ref_run(&v, &o, &s), SM_OK);
   double n = (double)syn.nv;
   double nres = way == 2 ? n * (n - 1) / 2 : n * (n - 1) * (n - 2) / 6;
-  ck_assert_uint_eq(s.nchecked, (uint64_t)nres * (metric == SM_METRIC_CCC ? (way == 2 ? 4 : 8) : 1));
+  ck_assert_uint_eq(s.nchecked,
+                    (uint64_t)nres * (metric == SM_METRIC_CCC ? (way == 2 ? 4 : 8) : 1));
   ck_assert_uint_eq(s.nbad, 0);
   sm_sink_capture_free(&s);
   sm_vectors_free(&v);
