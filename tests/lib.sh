@@ -15,7 +15,11 @@ export STARPU_HOME_OPENCL="${STARPU_HOME_OPENCL:-$top_builddir/.cache/starpu-ope
 export POCL_CACHE_DIR="${POCL_CACHE_DIR:-$top_builddir/.cache/pocl}"
 mkdir -p "$STARPU_HOME" "$STARPU_HOME_OPENCL" "$POCL_CACHE_DIR"
 T=$(mktemp -d "$top_builddir/tests/tmp.XXXXXX")
-trap 'rm -rf "$T"' EXIT
+# Open MPI's session directory, one per test: concurrent mpiruns sharing
+# one can fail with "File exists" (short path: it holds Unix sockets)
+OMPI_MCA_orte_tmpdir_base=$(mktemp -d /tmp/smmpi.XXXXXX)
+export OMPI_MCA_orte_tmpdir_base
+trap 'rm -rf "$T" "$OMPI_MCA_orte_tmpdir_base"' EXIT
 NPASS=0
 NFAIL=0
 

@@ -54,8 +54,9 @@ static int run_mpi(int argc, char **argv, int (*run)(const void *, const char *)
                    const void *o, const char *fallback)
 {
   char *cmd = join_args(argc, argv);
-  sm_mpi_init(&argc, &argv);
-  int r = run(o, cmd ? cmd : fallback);
+  int r = sm_mpi_init(&argc, &argv);
+  if (r == SM_OK)
+    r = run(o, cmd ? cmd : fallback);
   sm_mpi_finalize();
   free(cmd);
   return r == SM_OK ? 0 : 1;

@@ -4,12 +4,14 @@
  * the task graph or the reference loops -> gather and report -> commit. */
 #include "sm_compute.h"
 
+#include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sm_commit.h"
 #include "sm_graph.h"
 #include "sm_mpi.h"
 #include "sm_ref.h"
@@ -28,6 +30,8 @@ static sm_read_opts_t read_opts(const sm_options_t *o)
       .metric = o->metric,
       .elem_size = o->single ? 4 : 8,
       .transpose = o->transpose,
+      .header = o->text_header,
+      .row_names = o->text_row_names,
       .num_vector = o->num_vector,
       .num_field = o->num_field,
       .raw_elem_size = o->raw_elem_size,
@@ -83,6 +87,49 @@ static sm_err_t problem_dims(const sm_options_t *o, sm_dims_t *dims)
   return (sm_err_t)msg.err;
 }
 
+/* Size and modification time of path (-1 0 when it does not exist). */
+static int file_stamp(const char *path, char *buf, size_t len)
+{
+  struct stat sb;
+  if (stat(path, &sb) != 0)
+    sb.st_size = -1, sb.st_mtime = 0;
+  return snprintf(buf, len, " %s:%lld:%lld", path, (long long)sb.st_size,
+                  (long long)sb.st_mtime);
+}
+
+/* The files of the input: the three of a PLINK fileset, else the one. */
+static int input_files(const sm_options_t *o, char paths[3][4200])
+{
+  size_t n = strlen(o->input);
+  const char *tail = n > 4 ? o->input + n - 4 : "";
+  int plink = o->input_format == SM_INPUT_PLINK;
+  size_t keep = n;
+  if (!strcmp(tail, ".bed") || !strcmp(tail, ".bim") || !strcmp(tail, ".fam")) {
+    plink = 1;
+    keep = n - 4;
+  }
+  if (!plink) {
+    snprintf(paths[0], sizeof paths[0], "%s", o->input);
+    return 1;
+  }
+  static const char *const ext[] = {".bed", ".bim", ".fam"};
+  for (int e = 0; e < 3; e++)
+    snprintf(paths[e], sizeof paths[e], "%.*s%s", (int)(keep < 4000 ? keep : 4000),
+             o->input, ext[e]);
+  return 3;
+}
+
+/* The input files as they are now (the .bim and .fam of a PLINK fileset
+ * hold the names written to the output). */
+static void input_stamp(const sm_options_t *o, char *buf, size_t len)
+{
+  char paths[3][4200];
+  int nf = input_files(o, paths);
+  size_t k = (size_t)snprintf(buf, len, "input=%s", o->input);
+  for (int e = 0; e < nf && k < len; e++)
+    k += (size_t)file_stamp(paths[e], buf + k, len - k);
+}
+
 /* What must not change between a run and its --resume (the tile size is
  * recorded apart: an automatic one is taken over from the manifest). */
 static void fingerprint(const sm_options_t *o, const sm_decomp_t *d, int sparse, int rank,
@@ -94,18 +141,7 @@ static void fingerprint(const sm_options_t *o, const sm_decomp_t *d, int sparse,
              (int)o->synth.kind, (unsigned long long)o->synth.seed,
              o->synth.missing_rate);
   } else {
-    struct stat sb;
-    char bed[4200];
-    const char *path = o->input;
-    if (o->input_format == SM_INPUT_PLINK) {
-      snprintf(bed, sizeof bed, "%s.bed", o->input);
-      if (stat(o->input, &sb) != 0)
-        path = bed;
-    }
-    if (stat(path, &sb) != 0)
-      sb.st_size = -1, sb.st_mtime = 0;
-    snprintf(input, sizeof input, "input=%s size=%lld mtime=%lld", o->input,
-             (long long)sb.st_size, (long long)sb.st_mtime);
+    input_stamp(o, input, sizeof input);
   }
   snprintf(
       buf, len,
@@ -153,10 +189,11 @@ typedef struct run {
   const char *command;
   int me, P;
   double t0;
-  char desc[4096];       /* the input, for messages and the summary */
-  sm_decomp_t d;         /* the rank grid and tiles */
-  int pv, pf, pr;        /* this rank's place in it */
-  size_t v0, vc, f0, fc; /* this rank's vectors and fields */
+  char desc[4096];                          /* the input, for messages and the summary */
+  const char *text_header, *text_row_names; /* text input's layout, or NULL */
+  sm_decomp_t d;                            /* the rank grid and tiles */
+  int pv, pf, pr;                           /* this rank's place in it */
+  size_t v0, vc, f0, fc;                    /* this rank's vectors and fields */
   sm_vectors_t v;
   uint64_t nmissing; /* missing calls over every slice */
   int sparse;
@@ -164,6 +201,8 @@ typedef struct run {
   char out_path[4096], json_path[4096];
   sm_manifest_t man; /* the --resume record of completed blocks */
   int use_man, resumed;
+  int bs_known;     /* the tile size is the interrupted run's */
+  uint64_t hdr_end; /* output file size after its header */
   uint64_t *skip, resume_off, resume_count;
   size_t nskip; /* blocks an interrupted run completed */
   sm_writer_t *w;
@@ -201,6 +240,10 @@ static sm_err_t plan(run_t *r)
                    r->desc, dims.nv, dims.nf);
     return SM_EDEGEN;
   }
+  if (dims.header) { /* text input: what auto decided (or was asked), for the summary */
+    r->text_header = dims.header == SM_TEXT_YES ? "yes" : "no";
+    r->text_row_names = dims.row_names == SM_TEXT_YES ? "yes" : "no";
+  }
   if ((err = make_decomp(o, &dims, &r->d)))
     return err;
   sm_decomp_coords(&r->d, r->me, &r->pv, &r->pf, &r->pr);
@@ -226,6 +269,27 @@ static void choose_sparse(run_t *r)
 }
 
 /* Load this rank's vectors, choose the CCC method, gather the names. */
+/* Czekanowski divides by s_i + s_j (+ s_k): refuse rows whose sums would
+ * overflow the precision (every value would be NaN). A bound from the
+ * largest field-slice sum, so no collective per vector is needed. */
+static sm_err_t check_sums(const run_t *r)
+{
+  const sm_options_t *o = r->o;
+  if (o->metric != SM_METRIC_CZEK)
+    return SM_OK;
+  double m = sm_vectors_max_sum(&r->v);
+  sm_mpi_max_double(&m, 1);
+  const double limit = (o->single ? FLT_MAX : DBL_MAX) / (o->num_way * r->d.npf);
+  if (m <= limit)
+    return SM_OK;
+  if (r->me == 0)
+    sm_log_error("%s: a vector's values sum to %g, beyond what %s precision can add up "
+                 "for %d-way Czekanowski (at most %g): every value would be NaN; "
+                 "scale the input down (the metric is the same for any common factor)",
+                 r->desc, m, o->single ? "single" : "double", o->num_way, limit);
+  return SM_EVALUE;
+}
+
 static sm_err_t load_slice(run_t *r)
 {
   const sm_options_t *o = r->o;
@@ -235,6 +299,8 @@ static sm_err_t load_slice(run_t *r)
   if (err)
     return err;
   r->sum.t_input = sm_now() - r->t0;
+  if ((err = check_sums(r)))
+    return err;
   choose_sparse(r);
   if (o->output_format == SM_OUT_TSV) { /* names of every vector, for text output */
     int have = sm_mpi_agree(r->v.names != NULL);
@@ -257,6 +323,7 @@ static sm_err_t resume_state(run_t *r)
   sm_err_t err = sm_manifest_open(&r->man, mpath, fp, o->resume, &bs, &r->resumed);
   double rbs = r->resumed ? (double)bs : 0;
   sm_mpi_max_double(&rbs, 1);
+  r->bs_known = rbs > 0;
   if (rbs > 0 && !o->block_size)
     r->d.block_size = (size_t)rbs; /* the interrupted run's automatic tile size */
   else if (rbs > 0 && (size_t)rbs != o->block_size && !err) {
@@ -287,6 +354,25 @@ static sm_err_t resume_state(run_t *r)
   return err;
 }
 
+/* No file this run writes may be its input. */
+static sm_err_t refuse_overwrite(const run_t *r)
+{
+  const sm_options_t *o = r->o;
+  if (o->synth.kind != SM_SYNTH_NONE)
+    return SM_OK;
+  char ins[3][4200], part[4200], mpath[4200] = "";
+  const int nin = input_files(o, ins);
+  snprintf(part, sizeof part, "%s.part", r->out_path);
+  if (o->output)
+    sm_manifest_path(mpath, sizeof mpath, o->output, r->me, r->P);
+  const char *outs[] = {r->out_path, r->out_path[0] ? part : NULL, r->json_path, o->trace,
+                        mpath};
+  const char *what[] = {"--output", "--output", o->summary ? "--summary" : "--output",
+                        "--trace", "--output"};
+  const char *in[] = {ins[0], ins[1], ins[2]};
+  return sm_commit_check_not_input(outs, what, 5, in, (size_t)nin);
+}
+
 /* Open the results: paths, resume state, the writer and its header. */
 static sm_err_t open_results(run_t *r)
 {
@@ -308,18 +394,15 @@ static sm_err_t open_results(run_t *r)
   else if (o->output)
     snprintf(r->json_path, sizeof r->json_path, "%s.json", o->output);
   r->use_man = r->out_path[0] && o->method != SM_METHOD_REF;
-  sm_err_t err = r->use_man ? resume_state(r) : SM_OK;
+  sm_err_t err = (sm_err_t)sm_mpi_agree(refuse_overwrite(r));
+  if (!err && r->use_man)
+    err = resume_state(r);
   if (!err)
     err = (sm_err_t)sm_mpi_agree(
         sm_writer_open(&r->w, r->out_path, &wi, r->resume_off, r->resume_count));
   if (!err && r->use_man && !r->resume_off) {
-    uint64_t hdr;
     int fd;
-    err = sm_writer_flush(r->w, &hdr, &fd);
-    r->man.block_size = r->d.block_size;
-    if (!err && !r->resumed)
-      err = sm_manifest_header(&r->man, hdr);
-    err = (sm_err_t)sm_mpi_agree(err);
+    err = (sm_err_t)sm_mpi_agree(sm_writer_flush(r->w, &r->hdr_end, &fd));
   }
   return err;
 }
@@ -342,6 +425,7 @@ static void open_sink(run_t *r)
       .progress = r->me == 0 && (o->progress < 0 ? isatty(2) && !o->quiet : o->progress),
       .t_start = sm_now(),
       .manifest = r->use_man ? &r->man : NULL,
+      .stop_after = o->debug_stop_after,
   };
   for (size_t k = 0; k < r->man.ndone; k++) { /* what the interrupted run did */
     sm_cksum_merge(&r->sink.cksum, &r->man.done[k].cksum);
@@ -352,6 +436,8 @@ static void open_sink(run_t *r)
   sum->opt = o;
   sum->command = r->command;
   sum->input_desc = r->desc;
+  sum->text_header = r->text_header;
+  sum->text_row_names = r->text_row_names;
   sum->nv = r->d.nv;
   sum->nf = r->d.nf;
   sum->sparse = r->sparse;
@@ -416,13 +502,19 @@ static sm_err_t run_graph(run_t *r, int progress)
 {
   const sm_options_t *o = r->o;
   int emit = o->output_format != SM_OUT_NONE || r->sink.analytic != NULL;
-  if (!o->block_size) { /* rank 0 decides, every rank uses it */
+  if (!o->block_size && !r->bs_known) { /* rank 0 decides, every rank uses it */
     size_t bs = o->num_way == 3
                     ? sm_graph_auto_block3(r->vc)
                     : sm_graph_auto_block(r->vc, (int)starpu_worker_get_count(), emit,
                                           o->metric == SM_METRIC_CCC);
     sm_mpi_bcast(&bs, sizeof bs);
     r->d.block_size = bs;
+  }
+  if (r->use_man && !r->resumed) { /* the tile size is known now: record it */
+    r->man.block_size = r->d.block_size;
+    sm_err_t err = (sm_err_t)sm_mpi_agree(sm_manifest_header(&r->man, r->hdr_end));
+    if (err)
+      return err;
   }
   sm_graph_opts_t go = {
       .d = &r->d,

@@ -3,6 +3,9 @@
  * kind (strict numbers, choices), and the --help text printed from it. */
 #include "sm_optable.h"
 
+#include <ctype.h>
+#include <stdint.h>
+
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -17,8 +20,10 @@ sm_err_t sm_opt_size(const char *opt, const char *s, size_t *out)
 {
   char *end;
   errno = 0;
-  unsigned long long v = strtoull(s, &end, 10);
-  if (errno || end == s || *end || s[0] == '-') {
+  /* digits only: strtoull would take leading blanks and a sign (and wrap
+   * "-1" to 2^64 - 1) */
+  unsigned long long v = isdigit((unsigned char)s[0]) ? strtoull(s, &end, 10) : 0;
+  if (!isdigit((unsigned char)s[0]) || errno || *end || v > SIZE_MAX) {
     sm_log_error("%s: '%s' is not a non-negative integer", opt, s);
     return SM_EOPTION;
   }
@@ -45,7 +50,7 @@ sm_err_t sm_opt_double(const char *opt, const char *s, double *out)
   char *end;
   errno = 0;
   double v = strtod(s, &end);
-  if (errno || end == s || *end || !isfinite(v)) {
+  if (errno || end == s || *end || !isfinite(v) || isspace((unsigned char)s[0])) {
     sm_log_error("%s: '%s' is not a finite number", opt, s);
     return SM_EOPTION;
   }

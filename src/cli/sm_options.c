@@ -35,6 +35,7 @@ static const char *const synth_kinds[] = {"random", "analytic", NULL};
 static const int synth_values[] = {SM_SYNTH_RANDOM, SM_SYNTH_ANALYTIC};
 static const char *const rawtypes[] = {"float64", "float32", NULL};
 static const char *const devices[] = {"all", "cpu", "accel", NULL};
+static const char *const yes_no_auto[] = {"auto", "yes", "no", NULL}; /* SM_TEXT_* */
 static const char *const synth_formats[] = {"tsv", "npy", "raw", "plink", NULL};
 static const int synth_format_values[] = {SM_INPUT_TSV, SM_INPUT_NPY, SM_INPUT_RAW,
                                           SM_INPUT_PLINK};
@@ -245,13 +246,32 @@ static const sm_opt_t options[] = {
     CUSTOM("input-format", set_input_format, CMD_COMPUTE,
            "auto|tsv|csv|npy|plink|raw|vcf", "(default: by extension)"),
     FLAG("transpose", transpose, 1, CMD_COMPUTE, "text input: columns are the vectors"),
+    {.name = "header",
+     .kind = SM_OPT_CHOICE,
+     .off = O(text_header),
+     .choices = yes_no_auto,
+     .cmds = CMD_COMPUTE,
+     .help = "text input: the first line names the columns\n(default auto: when "
+             "it is not all numbers)"},
+    {.name = "row-names",
+     .kind = SM_OPT_CHOICE,
+     .off = O(text_row_names),
+     .choices = yes_no_auto,
+     .cmds = CMD_COMPUTE,
+     .help = "text input: the first column names the rows\n(default auto: when "
+             "not numeric, or headed id/sample/...)"},
     {.name = "num-vector",
      .kind = SM_OPT_SIZE,
      .off = O(num_vector),
+     .max = 4294967295LL, /* vectors are indexed by 32 bits */
      .cmds = CMD_BOTH,
      .arg = "N, --num-field N",
      .help = "sizes (raw input; synthetic problems)"},
-    {.name = "num-field", .kind = SM_OPT_SIZE, .off = O(num_field), .cmds = CMD_BOTH},
+    {.name = "num-field",
+     .kind = SM_OPT_SIZE,
+     .off = O(num_field),
+     .max = 1LL << 40, /* keeps every byte count of a vector far from overflow */
+     .cmds = CMD_BOTH},
     {.name = "raw-type",
      .kind = SM_OPT_STRING,
      .set = set_raw_type,
@@ -298,6 +318,13 @@ static const sm_opt_t options[] = {
          "and re-execute the task's kernel when they fail"),
     CUSTOM("inject-faults", set_inject, CMD_COMPUTE, "RATE[,SEED]",
            "corrupt numerator results at RATE (for testing\n--verify)"),
+    /* tests only (not in --help): the process kills itself once N output
+     * blocks are on disk and in the resume manifest */
+    {.name = "debug-stop-after-blocks",
+     .kind = SM_OPT_SIZE,
+     .off = O(debug_stop_after),
+     .min = 1,
+     .cmds = CMD_COMPUTE},
     FLAG("resume", resume, 1, CMD_COMPUTE,
          "continue an interrupted run with the same command:\n"
          "only the blocks it did not complete are computed"),
@@ -320,6 +347,7 @@ static const sm_opt_t options[] = {
      .kind = SM_OPT_SIZE,
      .off = O(block_size),
      .min = 1,
+     .max = 4294967295LL, /* vectors are indexed by 32 bits */
      .cmds = CMD_COMPUTE,
      .arg = "N",
      .help = "vectors per tile (default: automatic)"},

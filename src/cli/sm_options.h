@@ -29,6 +29,7 @@ typedef struct sm_options {
   const char *input; /* path, or PLINK prefix with --bfile */
   sm_input_format_t input_format;
   int transpose;
+  int text_header, text_row_names; /* SM_TEXT_AUTO / _YES / _NO (sm_read.h) */
   size_t num_vector, num_field, raw_elem_size;
   sm_synth_t synth; /* kind SM_SYNTH_NONE when reading a file */
   /* output */
@@ -52,6 +53,7 @@ typedef struct sm_options {
   int progress;              /* 1 on, 0 off, -1 when stderr is a terminal */
   int quiet;
   int resume;                 /* continue an interrupted run */
+  size_t debug_stop_after;    /* tests: die (SIGKILL) after N output blocks */
   int verify;                 /* check each numerator task, re-execute on failure */
   unsigned long long devices; /* worker types for the numerator tasks */
   double inject_rate;         /* corrupt numerator results at this rate (testing) */

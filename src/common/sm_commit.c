@@ -2,6 +2,8 @@
  * one way starmet completes a file. */
 #include "sm_commit.h"
 
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -93,4 +95,23 @@ void sm_commit_abort(sm_commit_t *c)
   c->f = NULL;
   unlink(c->tmp);
   errno = saved;
+}
+
+sm_err_t sm_commit_check_not_input(const char *const *outs, const char *const *what,
+                                   size_t nout, const char *const *ins, size_t nin)
+{
+  for (size_t k = 0; k < nout; k++) {
+    struct stat so, si;
+    if (!outs[k] || !outs[k][0] || stat(outs[k], &so) != 0)
+      continue;
+    for (size_t i = 0; i < nin; i++)
+      if (ins[i] && stat(ins[i], &si) == 0 && so.st_dev == si.st_dev &&
+          so.st_ino == si.st_ino) {
+        sm_log_error("%s (from %s) is the input file %s: writing it would destroy the "
+                     "input; choose another %s",
+                     outs[k], what[k], ins[i], what[k]);
+        return SM_EOPTION;
+      }
+  }
+  return SM_OK;
 }

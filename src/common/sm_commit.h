@@ -48,4 +48,12 @@ sm_err_t sm_commit_finish(sm_commit_t *c) SM_MUST_CHECK;
  * preserved for the caller's message. */
 void sm_commit_abort(sm_commit_t *c);
 
+/** Refuse to write over an input: for every output path outs[0..nout)
+ * (NULL or "" entries are skipped) that is the same file (device and inode)
+ * as one of ins[0..nin), log which option names it and return SM_EOPTION;
+ * SM_OK otherwise. what[k] names the option behind outs[k]. */
+sm_err_t sm_commit_check_not_input(const char *const *outs, const char *const *what,
+                                   size_t nout, const char *const *ins,
+                                   size_t nin) SM_MUST_CHECK;
+
 #endif

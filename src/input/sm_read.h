@@ -29,10 +29,18 @@ typedef struct sm_read_opts {
   /* The slice to keep: vectors [v0, v0 + vcount) and fields [f0, f0 + fcount)
    * of the whole set; a count of 0 means "to the end". */
   size_t v0, vcount, f0, fcount;
+  /* text input: whether the first line is a header and the first column
+   * row names: SM_TEXT_YES, SM_TEXT_NO or SM_TEXT_AUTO (the default, 0:
+   * decided from the file, with a warning when ids look like data) */
+  int header, row_names;
 } sm_read_opts_t;
+
+enum { SM_TEXT_AUTO = 0, SM_TEXT_YES = 1, SM_TEXT_NO = 2 };
 
 typedef struct sm_dims {
   size_t nv, nf; /* sizes of the whole input, before slicing */
+  /* text input: what was found (SM_TEXT_YES / SM_TEXT_NO; 0 otherwise) */
+  int header, row_names;
 } sm_dims_t;
 
 /* Every reader: fills *out with the slice (names included when the input

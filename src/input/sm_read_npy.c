@@ -332,14 +332,19 @@ sm_err_t sm_read_npy(const char *path, const sm_read_opts_t *o, sm_vectors_t *ou
     goto fail;
   }
   size_t nbytes;
-  if (__builtin_mul_overflow(h.nv, h.nf, &nbytes) ||
-      __builtin_mul_overflow(nbytes, h.size, &nbytes) ||
-      nbytes != size - (size_t)h.data_off) {
-    sm_log_error("%s: shape (%zu, %zu) of '%s' needs %zu data bytes after the "
+  const int huge = __builtin_mul_overflow(h.nv, h.nf, &nbytes) ||
+                   __builtin_mul_overflow(nbytes, h.size, &nbytes);
+  if (huge || nbytes != size - (size_t)h.data_off) {
+    char need[64];
+    if (huge)
+      snprintf(need, sizeof need, "more than 2^64");
+    else
+      snprintf(need, sizeof need, "%zu", nbytes);
+    sm_log_error("%s: shape (%zu, %zu) of '%s' needs %s data bytes after the "
                  "%lld-byte header but the file has %zu; the file is %s",
-                 path, h.nv, h.nf, h.descr, h.nv * h.nf * h.size, (long long)h.data_off,
+                 path, h.nv, h.nf, h.descr, need, (long long)h.data_off,
                  size - (size_t)h.data_off,
-                 nbytes > size - (size_t)h.data_off ? "truncated" : "corrupt");
+                 huge || nbytes > size - (size_t)h.data_off ? "truncated" : "corrupt");
     err = SM_EFORMAT;
     goto fail;
   }

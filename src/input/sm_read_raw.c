@@ -4,6 +4,7 @@
 #include "sm_read.h"
 #include "sm_read_util.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -124,9 +125,15 @@ static sm_err_t raw_count(const char *path, const sm_read_opts_t *o, size_t size
     nv = size / bpv;
   } else if (nv > size / bpv) {
     /* A smaller count is fine: CoMet reads the first num_vector vectors. */
-    sm_log_error("%s: %zu vectors of %zu bytes (%zu fields) need %zu bytes but "
+    char need[64];
+    size_t nb;
+    if (__builtin_mul_overflow(nv, bpv, &nb))
+      snprintf(need, sizeof need, "more than 2^64");
+    else
+      snprintf(need, sizeof need, "%zu", nb);
+    sm_log_error("%s: %zu vectors of %zu bytes (%zu fields) need %s bytes but "
                  "the file has %zu; check --num-vector and --num-field",
-                 path, nv, bpv, nf, nv * bpv, size);
+                 path, nv, bpv, nf, need, size);
     return SM_EINCONSIST;
   }
   if (nv == 0) {

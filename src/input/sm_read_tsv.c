@@ -5,6 +5,7 @@
 #include "sm_read_util.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,9 @@ typedef struct tsv {
   ptrvec_t header; /* header cells (copies), if there is a header */
   size_t header_line;
   int rownames;     /* the first column holds row names */
+  int ids_guess;    /* auto: the first column was taken as ids from its header cell */
+  int ids_rising;   /* auto, numeric first column: integers rising so far */
+  double ids_last;  /* the last of them */
   size_t ncells;    /* cells per data row, 0 until the first one */
   size_t nrows;     /* data rows seen */
   size_t r0, rc;    /* rows to keep: [r0, r0 + rc), rc 0 = to the end */
@@ -124,13 +128,47 @@ static const char *column_name(const tsv_t *t, size_t c)
   return t->header.p[skip + c];
 }
 
+/* A header cell that names ids: id, sample, site, name, ... (any case, and
+ * a leading "sample_" or trailing "_id" kept out of the way). */
+static int looks_like_id(const char *h)
+{
+  static const char *const words[] = {
+      "id",    "ids", "sample",  "samples",  "site",   "sites",     "name",
+      "names", "row", "rowname", "rownames", "index",  "iid",       "fid",
+      "taxon", "otu", "gene",    "snp",      "marker", "individual"};
+  char w[64];
+  size_t n = 0;
+  for (; h[n] && n + 1 < sizeof w; n++)
+    w[n] = (char)(h[n] >= 'A' && h[n] <= 'Z' ? h[n] - 'A' + 'a' : h[n]);
+  w[n] = 0;
+  if (n > 3 && !strcmp(w + n - 3, "_id"))
+    return 1;
+  for (size_t k = 0; k < sizeof words / sizeof words[0]; k++)
+    if (!strcmp(w, words[k]))
+      return 1;
+  return 0;
+}
+
 /* First data row: row names or not, the column count and the columns kept. */
 static sm_err_t first_data_row(tsv_t *t, size_t lineno)
 {
   double x;
   const sm_read_opts_t *o = t->o;
-  t->rownames = !parse_number(t->cells.p[0], &x);
+  t->rownames = o->row_names == SM_TEXT_YES  ? 1
+                : o->row_names == SM_TEXT_NO ? 0
+                                             : !parse_number(t->cells.p[0], &x);
   t->ncells = t->cells.n;
+  if (o->row_names == SM_TEXT_AUTO && !t->rownames && t->cells.n > 1 &&
+      t->header.n == t->ncells && looks_like_id(t->header.p[0])) {
+    t->rownames = 1; /* `id f1 f2` over `101 ...`: ids, not data */
+    t->ids_guess = 1;
+  } else if (o->row_names == SM_TEXT_AUTO && !t->rownames && t->cells.n > 1 &&
+             t->header.n + 1 == t->ncells) {
+    t->rownames = 1; /* R's write.table: no header cell over numeric row names */
+    t->ids_guess = 2;
+  }
+  t->ids_rising = o->row_names == SM_TEXT_AUTO && !t->rownames;
+  t->ids_last = -INFINITY;
   size_t ncols = t->ncells - (size_t)t->rownames;
   if (ncols == 0) {
     sm_log_error("%s:%zu: no numeric columns (only a row name); no %ss", t->path, lineno,
@@ -195,6 +233,10 @@ static sm_err_t data_row(tsv_t *t, size_t lineno)
     }
     if (keep && c >= t->c0 && c < t->c0 + t->ckeep)
       t->vals[t->nvals++] = x;
+    if (c == 0 && t->ids_rising) { /* 1, 2, 3, ...: row ids taken as data? */
+      t->ids_rising = x == floor(x) && x > t->ids_last;
+      t->ids_last = x;
+    }
   }
   if (keep && t->rownames) {
     char *name = strdup(t->cells.p[0]);
@@ -221,7 +263,8 @@ static sm_err_t parse_line(tsv_t *t, char *s, size_t lineno)
                                                  : ' ';
     if (split_line(t, s))
       goto nomem;
-    if (is_header(&t->cells)) {
+    if (t->o->header == SM_TEXT_YES ||
+        (t->o->header == SM_TEXT_AUTO && is_header(&t->cells))) {
       t->header_line = lineno;
       for (size_t i = 0; i < t->cells.n; i++) {
         char *name = strdup(t->cells.p[i]);
@@ -278,10 +321,28 @@ nomem:
   return SM_ENOMEM;
 }
 
+/* Say what auto mode decided where a user may have meant otherwise. */
+static void explain_layout(const tsv_t *t)
+{
+  if (t->ids_guess == 1)
+    sm_log_warn("%s: the first column (headed '%s') is taken as row names, not data; "
+                "say --row-names no to use it as data",
+                t->path, t->header.p[0]);
+  else if (t->ids_guess == 2)
+    sm_log_warn("%s: the header has one name fewer than the rows have cells: the first "
+                "column is taken as row names (as R's write.table writes them)",
+                t->path);
+  else if (t->ids_rising && t->nrows >= 3)
+    sm_log_warn("%s: the first column holds rising integers (ending %.0f after %zu rows) "
+                "like row ids, and is used as data; say --row-names yes if they are ids",
+                t->path, t->ids_last, t->nrows);
+}
+
 sm_err_t sm_read_tsv(const char *path, const sm_read_opts_t *o, sm_vectors_t *out,
                      sm_dims_t *dims)
 {
   sm_err_t err = SM_OK;
+  int had_header = 0;
   tsv_t t;
   char *buf = NULL;
   size_t cap = 0, lineno = 0;
@@ -314,6 +375,10 @@ sm_err_t sm_read_tsv(const char *path, const sm_read_opts_t *o, sm_vectors_t *ou
   ssize_t len;
   while ((len = getline(&buf, &cap, f)) >= 0) {
     lineno++;
+    if (lineno == 1 && len >= 3 && !memcmp(buf, "\xEF\xBB\xBF", 3)) {
+      memmove(buf, buf + 3, (size_t)len - 2); /* a UTF-8 byte-order mark */
+      len -= 3;
+    }
     while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
       buf[--len] = '\0';
     /* Comments and blank lines (anywhere, e.g. at the end) are skipped. */
@@ -338,8 +403,11 @@ sm_err_t sm_read_tsv(const char *path, const sm_read_opts_t *o, sm_vectors_t *ou
                                 t.rc, &rkeep)) ||
       (err = build(&t, out)))
     goto fail;
+  if (dims) /* once per run: the probe asks for the sizes */
+    explain_layout(&t);
 
 fail:
+  had_header = t.header.n != 0;
   if (f)
     fclose(f);
   free(buf);
@@ -348,6 +416,11 @@ fail:
   free_strings(&t.rnames);
   free(t.vals);
   size_t ncols = t.ncells - (size_t)t.rownames;
-  return sm_read_end(err, out, dims, o->transpose ? ncols : t.nrows,
-                     o->transpose ? t.nrows : ncols);
+  err = sm_read_end(err, out, dims, o->transpose ? ncols : t.nrows,
+                    o->transpose ? t.nrows : ncols);
+  if (!err && dims) {
+    dims->header = had_header ? SM_TEXT_YES : SM_TEXT_NO;
+    dims->row_names = t.rownames ? SM_TEXT_YES : SM_TEXT_NO;
+  }
+  return err;
 }

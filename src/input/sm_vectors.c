@@ -1,6 +1,7 @@
 /* sm_vectors.c: allocation and small helpers of the vector set. */
 #define _POSIX_C_SOURCE 200809L
 #include "sm_vectors.h"
+#include <float.h>
 
 #include <math.h>
 #include <stdlib.h>
@@ -116,4 +117,19 @@ sm_err_t sm_vectors_check_czek(const sm_vectors_t *v, const char *what)
     }
   }
   return SM_OK;
+}
+
+double sm_vectors_max_sum(const sm_vectors_t *v)
+{
+  long double best = 0; /* long double: no overflow for any float or double row */
+  for (size_t i = 0; v->metric == SM_METRIC_CZEK && i < v->nv; i++) {
+    long double s = 0;
+    const void *row = sm_vectors_row(v, i);
+    for (size_t q = 0; q < v->nf; q++)
+      s += v->elem_size == 4 ? (long double)((const float *)row)[q]
+                             : (long double)((const double *)row)[q];
+    if (s > best)
+      best = s;
+  }
+  return best > DBL_MAX ? INFINITY : (double)best;
 }

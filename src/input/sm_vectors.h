@@ -51,6 +51,10 @@ sm_err_t sm_vectors_alloc(sm_vectors_t *v, sm_metric_t metric, size_t elem_size,
 /** Free the storage and names; accepts a zeroed or already freed struct. */
 void sm_vectors_free(sm_vectors_t *v);
 
+/** Czekanowski: the largest sum of a vector's values (+inf beyond double's
+ * range); 0 for other metrics. */
+double sm_vectors_max_sum(const sm_vectors_t *v);
+
 /** Pointer to vector i. */
 static inline void *sm_vectors_row(const sm_vectors_t *v, size_t i)
 {

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "sm_codelets.h"
+#include "sm_commit.h"
 #include "sm_maf_em.h"
 #include "sm_maf_output.h"
 #include "sm_maf_report.h"
@@ -262,6 +263,11 @@ static sm_err_t open_outputs(run_t *r)
   }
   if (o->summary)
     snprintf(r->json_path, sizeof r->json_path, "%s", o->summary);
+  const char *outs[] = {r->saf_path, r->maf_path, r->sfs_path, r->json_path};
+  const char *what[] = {"--output", "--output", "--output",
+                        o->summary ? "--summary" : "--output"};
+  if ((err = sm_mpi_agree(sm_commit_check_not_input(outs, what, 4, &o->input, 1))))
+    return err;
   if (r->saf_path[0])
     err = sm_maf_writer_open(&r->saf_w, r->saf_path,
                              o->output_format == SM_SAF_OUT_BIN ? SM_MAF_FILE_SAF_BIN

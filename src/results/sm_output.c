@@ -2,6 +2,8 @@
  * write-to-temporary-then-rename completion. */
 #include "sm_output.h"
 
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +74,15 @@ static sm_err_t reopen_partial(sm_writer_t *w, const char *path, uint64_t resume
     sm_log_error("%s: the partial output of the interrupted run is missing (%s); "
                  "rerun without --resume",
                  w->c.tmp, strerror(errno));
+    return SM_EINCONSIST;
+  }
+  struct stat sb;
+  if (fstat(fileno(w->c.f), &sb) == 0 && (uint64_t)sb.st_size < resume_off) {
+    sm_log_error("%s: %lld bytes, but the resume manifest vouches for %llu: the partial "
+                 "output was truncated or replaced since the run stopped; rerun without "
+                 "--resume",
+                 w->c.tmp, (long long)sb.st_size, (unsigned long long)resume_off);
+    fclose(w->c.f); /* left as it is */
     return SM_EINCONSIST;
   }
   if (ftruncate(fileno(w->c.f), (off_t)resume_off) != 0 ||

@@ -67,7 +67,7 @@ static sm_err_t read_manifest(sm_manifest_t *m, FILE *f, const char *fingerprint
   char *line = NULL;
   size_t cap = 0;
   ssize_t n;
-  int lineno = 0;
+  int lineno = 0, sizes = 0;
   sm_err_t err = SM_OK;
   while ((n = getline(&line, &cap, f)) > 0) {
     lineno++;
@@ -92,8 +92,16 @@ static sm_err_t read_manifest(sm_manifest_t *m, FILE *f, const char *fingerprint
         err = SM_EFORMAT;
         break;
       }
+      if (bs == 0 || bs > UINT32_MAX) {
+        sm_log_error("%s:2: tile size %llu is not a tile size starmet uses; the manifest "
+                     "is damaged: rerun without --resume",
+                     m->path, bs);
+        err = SM_EFORMAT;
+        break;
+      }
       m->block_size = (size_t)bs;
       m->header_end = he;
+      sizes = 1;
       continue;
     }
     sm_resume_entry_t e;
@@ -103,16 +111,35 @@ static sm_err_t read_manifest(sm_manifest_t *m, FILE *f, const char *fingerprint
                &e.block, &e.end_off, &e.count, &e.nvalues, &e.cksum.sum_lo,
                &e.cksum.sum_hi, &e.cksum.hash, &e.cksum.count) != 8)
       break; /* torn write: ignore this and what follows */
+    /* blocks are appended in the order they were written */
+    uint64_t prev_end = m->ndone ? m->done[m->ndone - 1].end_off : m->header_end;
+    if (e.end_off < prev_end) {
+      sm_log_error("%s:%d: block %llu ends at byte %llu, before the previous entry "
+                   "(%llu); the manifest is damaged: rerun without --resume",
+                   m->path, lineno, (unsigned long long)e.block,
+                   (unsigned long long)e.end_off, (unsigned long long)prev_end);
+      err = SM_EFORMAT;
+      break;
+    }
     if ((err = push_entry(&m->done, &m->ndone, &m->cap, &e)))
       break;
   }
   free(line);
-  if (!err && lineno < 2) {
+  if (!err && lineno < 1) {
     sm_log_error("%s: manifest is incomplete; rerun without --resume", m->path);
     err = SM_EFORMAT;
   }
+  if (!err && !sizes)
+    m->block_size = 0; /* stopped before its tile size was known: nothing done */
   if (!err)
     qsort(m->done, m->ndone, sizeof *m->done, cmp_entry);
+  for (size_t k = 1; !err && k < m->ndone; k++)
+    if (m->done[k].block == m->done[k - 1].block) {
+      sm_log_error("%s: block %llu is recorded twice; the manifest is damaged: rerun "
+                   "without --resume",
+                   m->path, (unsigned long long)m->done[k].block);
+      err = SM_EFORMAT;
+    }
   m->cap = 0;
   return err;
 }
@@ -134,8 +161,12 @@ sm_err_t sm_manifest_open(sm_manifest_t *m, const char *path, const char *finger
     fclose(old);
     if (err)
       return err;
-    *block_size = m->block_size;
-    *resumed = 1;
+    if (m->block_size) {
+      *block_size = m->block_size;
+      *resumed = 1;
+    } else {
+      m->block_size = *block_size;
+    }
   }
   /* rewrite it from what is trusted (drops a torn tail) */
   sm_commit_t c;

@@ -2,6 +2,8 @@
  * progress. */
 #include "sm_sink.h"
 
+#include <signal.h>
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,6 +100,21 @@ void sm_sink_capture_free(sm_sink_t *s)
   s->capture_n = s->capture_cap = 0;
 }
 
+/* --debug-stop-after-blocks: a kill at a known point, for the resume
+ * tests: what is written is made durable (as the periodic sync would have),
+ * then the process dies as a SIGKILL would leave it. */
+static void debug_stop(sm_sink_t *s)
+{
+  if (s->manifest && s->writer && !s->err) {
+    uint64_t end;
+    int fd;
+    if (sm_writer_flush(s->writer, &end, &fd) == SM_OK &&
+        sm_manifest_add(s->manifest, NULL, fd, 1) != SM_OK)
+      s->err = SM_EIO;
+  }
+  raise(SIGKILL);
+}
+
 int sm_sink_put(void *ctx, const sm_recbuf_t *rb, uint64_t block)
 {
   sm_sink_t *s = ctx;
@@ -141,5 +158,7 @@ int sm_sink_put(void *ctx, const sm_recbuf_t *rb, uint64_t block)
   s->blocks_done++;
   if (s->progress)
     show_progress(s);
+  if (s->stop_after && ++s->stop_count >= s->stop_after)
+    debug_stop(s);
   return s->err ? -1 : 0;
 }

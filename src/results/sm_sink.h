@@ -29,6 +29,8 @@ typedef struct sm_sink {
   double t_start;
   int err;                 /* first error code seen */
   sm_manifest_t *manifest; /* record completed blocks for --resume, or NULL */
+  uint64_t stop_after;     /* tests: SIGKILL itself after this many blocks (0: never) */
+  uint64_t stop_count;     /* blocks taken by this process */
   /* optional copy of every record passed on (tests, small problems) */
   sm_rec_t *capture;
   size_t capture_n, capture_cap;

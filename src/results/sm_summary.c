@@ -206,6 +206,10 @@ static void json_problem(sm_json_t *j, const sm_summary_t *s)
   sm_json_u64(j, "num_field", s->nf);
   sm_json_u64(j, "missing_calls", s->nmissing);
   json_text(j, "input", s->input_desc);
+  if (s->text_header) {
+    sm_json_str(j, "text_header", s->text_header);
+    sm_json_str(j, "text_row_names", s->text_row_names);
+  }
   sm_json_close(j);
   sm_json_str(j, "method", s->opt->method == SM_METHOD_REF ? "ref" : "tasks");
   json_text(j, "kernel", s->kernel);

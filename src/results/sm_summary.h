@@ -24,6 +24,8 @@ typedef struct sm_summary {
   const sm_options_t *opt;
   const char *command;    /* the command line */
   const char *input_desc; /* file name or synthetic description */
+  /* text input: "yes"/"no" as read (auto or asked), or NULL */
+  const char *text_header, *text_row_names;
   size_t nv, nf;
   int sparse;
   size_t nmissing;

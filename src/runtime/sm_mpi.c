@@ -8,25 +8,53 @@
 
 static int active, rank, size = 1;
 
-void sm_mpi_init(int *argc, char ***argv)
+/* Started by an MPI launcher? STARMET_MPI=yes|no decides when set; else
+ * the variables the launchers set for their processes (Open MPI, MPICH and
+ * Intel MPI's Hydra, MVAPICH, PMI/PMIx clients, Slurm's srun). */
+static int launched_by_mpi(void)
 {
-  /* launched by an MPI launcher? (Open MPI, MPICH/PMI, PMIx, Slurm) */
-  static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK",
+  const char *force = getenv("STARMET_MPI");
+  if (force && (!strcmp(force, "yes") || !strcmp(force, "1")))
+    return 1;
+  if (force && (!strcmp(force, "no") || !strcmp(force, "0")))
+    return 0;
+  static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE",
+                                     "OMPI_COMM_WORLD_RANK",
+                                     "PMI_SIZE",
+                                     "PMI_RANK",
+                                     "PMI_FD",
+                                     "PMIX_RANK",
+                                     "PMIX_NAMESPACE",
+                                     "MPI_LOCALNRANKS",
+                                     "MV2_COMM_WORLD_SIZE",
+                                     "HYDRA_CONTROL_FD",
                                      "SLURM_STEP_NUM_TASKS"};
-  int launched = 0;
   for (size_t k = 0; k < sizeof vars / sizeof vars[0]; k++)
-    launched |= getenv(vars[k]) != NULL;
-  if (!launched)
-    return;
+    if (getenv(vars[k]))
+      return 1;
+  return 0;
+}
+
+sm_err_t sm_mpi_init(int *argc, char ***argv)
+{
+  if (!launched_by_mpi())
+    return SM_OK;
+  /* the main thread's collectives run while StarPU-MPI's progress thread
+   * communicates: MPI must allow calls from several threads at once */
   int provided;
-  MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided);
+  MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   active = 1;
-  if (provided < MPI_THREAD_SERIALIZED && size > 1)
-    sm_log_warn("the MPI library gives thread level %d, StarPU-MPI needs "
-                "MPI_THREAD_SERIALIZED",
-                provided);
+  if (provided < MPI_THREAD_MULTIPLE && size > 1) {
+    if (rank == 0)
+      sm_log_error("the MPI library gives thread level %d, not MPI_THREAD_MULTIPLE (%d), "
+                   "which starmet needs on several ranks; use an MPI built with thread "
+                   "support (Open MPI and MPICH are)",
+                   provided, MPI_THREAD_MULTIPLE);
+    return SM_ERUNTIME;
+  }
+  return SM_OK;
 }
 
 void sm_mpi_finalize(void)

@@ -10,9 +10,12 @@
 
 #include "sm_error.h"
 
-/** Initialize MPI when started by an MPI launcher (mpirun/srun), else run
- * as a single process without MPI. */
-void sm_mpi_init(int *argc, char ***argv);
+/** Initialize MPI (thread level MPI_THREAD_MULTIPLE) when started by an MPI
+ * launcher (mpirun, mpiexec, srun; STARMET_MPI=yes|no overrides the
+ * detection), else run as a single process without MPI. SM_ERUNTIME
+ * (logged) when MPI cannot give the thread level several ranks need; MPI
+ * is then initialized and sm_mpi_finalize must still be called. */
+sm_err_t sm_mpi_init(int *argc, char ***argv) SM_MUST_CHECK;
 
 /** Finalize MPI if it was initialized. */
 void sm_mpi_finalize(void);

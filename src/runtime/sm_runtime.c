@@ -125,26 +125,51 @@ void sm_runtime_collect(sm_runtime_stats_t *st)
   }
 }
 
+/* starmet turns StarPU-MPI's communication statistics on for its summary;
+ * StarPU-MPI then prints them at shutdown. What it prints to stderr meanwhile
+ * is caught in a temporary file and passed on, all but those statistics
+ * lines, so that no message of the shutdown is lost. */
+static int saved_stderr = -1;
+
+static FILE *catch_stderr_begin(void)
+{
+  FILE *f = tmpfile();
+  if (!f)
+    return NULL;
+  fflush(stderr);
+  saved_stderr = dup(2);
+  if (saved_stderr < 0 || dup2(fileno(f), 2) < 0) {
+    if (saved_stderr >= 0)
+      close(saved_stderr);
+    saved_stderr = -1;
+    fclose(f);
+    return NULL;
+  }
+  return f;
+}
+
+static void catch_stderr_end(FILE *f)
+{
+  fflush(stderr);
+  dup2(saved_stderr, 2);
+  close(saved_stderr);
+  saved_stderr = -1;
+  char line[4096];
+  rewind(f);
+  while (fgets(line, sizeof line, f))
+    if (!strstr(line, "[starpu_comm_stats]") && strcmp(line, "\n") != 0)
+      fputs(line, stderr);
+  fclose(f);
+}
+
 void sm_runtime_shutdown(void)
 {
   sm_codelets_fini(); /* the OpenCL program, while StarPU still runs */
   if (with_mpi) {
-    int saved = -1;
-    if (quiet_comm_stats) {
-      fflush(stderr);
-      saved = dup(2);
-      int null = open("/dev/null", O_WRONLY);
-      if (null >= 0) {
-        dup2(null, 2);
-        close(null);
-      }
-    }
+    FILE *caught = quiet_comm_stats ? catch_stderr_begin() : NULL;
     starpu_mpi_shutdown();
-    if (saved >= 0) {
-      fflush(stderr);
-      dup2(saved, 2);
-      close(saved);
-    }
+    if (caught)
+      catch_stderr_end(caught);
   }
   if (starpu_is_initialized())
     starpu_shutdown();

@@ -55,4 +55,24 @@ expect_error "grid mismatch" "does not match the 3 MPI ranks" "$T/bad" \
   mpi 3 $P_CCC --num-proc-vector 2 --output "$T/bad"
 expect_error "phase out of range" "phase.*out of range" "$T/badph" \
   mpi 2 $P_CCC --num-phase 2 --phase-min 2 --output "$T/badph"
+# a rank that dies (SIGKILL, at a known point) ends the whole job within
+# seconds, non-zero, with nothing complete-looking; --resume of the same
+# command then gives the uninterrupted run's files
+# shellcheck disable=SC2086
+run_ok "uninterrupted 2 ranks" mpi 2 $P_CCCS --block-size 7 --output "$T/kf"
+start=$(date +%s)
+# shellcheck disable=SC2086
+if mpi 2 $P_CCCS --block-size 7 --output "$T/kk" --debug-stop-after-blocks 5 > /dev/null 2>&1; then
+  fail "a killed rank ended in success"
+else pass; fi
+[ $(($(date +%s) - start)) -lt 60 ] && pass || fail "the job took over a minute to end"
+[ ! -e "$T/kk_0.tsv" ] && [ ! -e "$T/kk_1.tsv" ] && [ -e "$T/kk_0.manifest" ] && pass ||
+  fail "killed job: final files or no manifest"
+# shellcheck disable=SC2086
+$MPIEXEC ${MPIEXEC_FLAGS:-} -np 2 "$STARMET" compute $P_CCCS --block-size 7 --output "$T/kk" \
+  --resume > "$T/kk.out" 2> "$T/kk.err" && pass || { fail "resume after a killed rank"; cat "$T/kk.err" >&2; }
+grep -q "output blocks were complete" "$T/kk.err" && pass || fail "the job did not resume"
+cmp -s "$T/kk_0.tsv" "$T/kf_0.tsv" && cmp -s "$T/kk_1.tsv" "$T/kf_1.tsv" && pass ||
+  fail "resumed 2-rank output differs"
+[ "$(cks "$T/kk.json")" = "$(cks "$T/kf.json")" ] && pass || fail "resumed 2-rank checksum differs"
 finish

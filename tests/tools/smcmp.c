@@ -1,10 +1,11 @@
 /* smcmp.c: compare two result files record by record, whatever their
  * order: starmet TSV, starmet binary, or CoMet records (optionally gzip).
  * Used by the shell tests.
- *   smcmp [--comet-way N] [--ccc] [--tol-rel X | --ulp32 N] FILE_A FILE_B
+ *   smcmp [--comet-way N] [--ccc] [--allow-empty] [--tol-rel X | --ulp32 N] A B
  * --comet-way applies to files without the starmet magic (CoMet layout;
  * --ccc: coordinates are 2 x vector + table bit). Exits 0 when both hold the
- * same keys and every value agrees. */
+ * same keys and every value agrees, and hold at least one record (unless
+ * --allow-empty). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -170,12 +171,14 @@ static int cmp_rec(const void *a, const void *b)
 int main(int argc, char **argv)
 {
   double tol = 0;
-  int ulp = -1, k = 1;
+  int ulp = -1, k = 1, allow_empty = 0;
   for (; k < argc && argv[k][0] == '-' && argv[k][1] == '-'; k++) {
     if (!strcmp(argv[k], "--comet-way") && k + 1 < argc)
       comet_way = atoi(argv[++k]);
     else if (!strcmp(argv[k], "--ccc"))
       comet_ccc = 1;
+    else if (!strcmp(argv[k], "--allow-empty"))
+      allow_empty = 1;
     else if (!strcmp(argv[k], "--tol-rel") && k + 1 < argc)
       tol = atof(argv[++k]);
     else if (!strcmp(argv[k], "--ulp32") && k + 1 < argc)
@@ -186,8 +189,10 @@ int main(int argc, char **argv)
     }
   }
   if (argc - k != 2) {
-    fprintf(stderr,
-            "usage: smcmp [--comet-way N] [--ccc] [--tol-rel X | --ulp32 N] A B\n");
+    fprintf(
+        stderr,
+        "usage: smcmp [--comet-way N] [--ccc] [--allow-empty] [--tol-rel X | --ulp32 N] "
+        "A B\n");
     return 2;
   }
   set_t a = {0}, b = {0};
@@ -201,6 +206,11 @@ int main(int argc, char **argv)
     dup += !strcmp(a.r[x].key, a.r[x - 1].key);
   for (size_t x = 1; x < b.n; x++)
     dup += !strcmp(b.r[x].key, b.r[x - 1].key);
+  if (!a.n && !b.n && !allow_empty) {
+    /* two empty sets agree on nothing: a comparison that proves nothing */
+    printf("smcmp: both files hold no record (--allow-empty if that is expected)\n");
+    return 1;
+  }
   if (a.n != b.n || dup) {
     printf("smcmp: %zu records vs %zu, %zu duplicate keys\n", a.n, b.n, dup);
     return 1;
