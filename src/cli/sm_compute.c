@@ -574,10 +574,11 @@ static sm_err_t run_tasks(run_t *r, double t1)
     return err;
   const int progress = r->sink.progress; /* the observer counts tasks instead */
   r->sink.progress = 0;
-  /* as it always was: a failed --devices accel check is logged, then the
-   * graph's own result replaces its error (the first insertion fails) */
-  (void)setup_codelets(r);
-  err = run_graph(r, progress);
+  /* every rank has the same workers' kinds: a refused --devices stops all
+   * of them before any task is inserted */
+  err = (sm_err_t)sm_mpi_agree(setup_codelets(r));
+  if (!err)
+    err = run_graph(r, progress);
   return stop_runtime(r, err);
 }
 
@@ -657,13 +658,18 @@ static sm_err_t commit(run_t *r, sm_err_t err)
   const sm_options_t *o = r->o;
   sm_summary_t *sum = &r->sum;
   double t2 = sm_now();
+  /* a failed run keeps its partial output and manifest for --resume, unless
+   * it started them afresh and wrote nothing: then they are clutter (an
+   * interrupted run's files, refused or resumed, are always kept) */
+  const int fresh = r->man.f != NULL && !r->resumed;
+  const int keep = r->use_man && !(fresh && r->sink.blocks_done == 0);
   sm_err_t cerr = (sm_err_t)sm_mpi_agree(sm_writer_close(r->w, err == SM_OK ? 1
-                                                               : r->use_man ? -1
+                                                               : keep       ? -1
                                                                             : 0));
   r->w = NULL;
   if (!err)
     err = cerr;
-  sm_manifest_close(&r->man, err == SM_OK);
+  sm_manifest_close(&r->man, err == SM_OK || !keep);
   sum->t_output = sm_now() - t2;
   sum->t_total = sm_now() - r->t0;
   sum->output_path = err == SM_OK && r->out_path[0] ? r->out_path : NULL;

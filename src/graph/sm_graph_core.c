@@ -2,6 +2,7 @@
  * by the 2-way and 3-way graphs, and the lockstep walk that submits either
  * graph row by row. */
 #include "sm_graph_core.h"
+#include "sm_mpi.h"
 
 #include <starpu_mpi.h>
 #include <stdlib.h>
@@ -210,6 +211,18 @@ static void count_rows(sm_gcore_t *g, const sm_gcore_rows_t *rows, void *const *
 
 /* Second pass: the rows' items in lockstep, with a bounded number of tasks
  * in flight; adds the time spent inserting to *t_sub. */
+/* This rank could not insert a task: the other ranks' tasks would wait for
+ * data it never sends (and they may be waiting for their tasks in flight,
+ * so they cannot be asked to agree): the whole job ends now, non-zero.
+ * Partial outputs and manifests stay for --resume. */
+static void stop_all_ranks(sm_err_t err)
+{
+  sm_log_error("this rank could not insert its tasks (%s): stopping every rank; the "
+               "partial outputs and manifests stay for --resume",
+               sm_strerror(err));
+  sm_mpi_abort(err);
+}
+
 static sm_err_t submit_rows(sm_gcore_t *g, const sm_gcore_rows_t *rows, void *const *list,
                             const size_t *len, size_t maxlen, double *t_sub)
 {
@@ -222,8 +235,11 @@ static sm_err_t submit_rows(sm_gcore_t *g, const sm_gcore_rows_t *rows, void *co
         continue;
       const double ts = sm_now();
       err = rows->submit(g, rows->ctx, row, item);
-      if (err)
-        sm_log_error("task insertion failed");
+      if (err) {
+        sm_log_error("task insertion failed on rank %d", g->o->rank);
+        if (g->o->use_mpi)
+          stop_all_ranks(err);
+      }
       *t_sub += sm_now() - ts;
       sm_gcore_throttle(g);
     }

@@ -57,6 +57,14 @@ sm_err_t sm_mpi_init(int *argc, char ***argv)
   return SM_OK;
 }
 
+void sm_mpi_abort(int code)
+{
+  fflush(stdout);
+  fflush(stderr);
+  if (active)
+    MPI_Abort(MPI_COMM_WORLD, code ? code : 1);
+}
+
 void sm_mpi_finalize(void)
 {
   if (active)

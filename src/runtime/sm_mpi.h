@@ -17,6 +17,11 @@
  * is then initialized and sm_mpi_finalize must still be called. */
 sm_err_t sm_mpi_init(int *argc, char ***argv) SM_MUST_CHECK;
 
+/** End every rank of the job now with exit status code (MPI_Abort): for a
+ * rank that cannot go on while the others wait for it. Returns only
+ * without MPI. */
+void sm_mpi_abort(int code);
+
 /** Finalize MPI if it was initialized. */
 void sm_mpi_finalize(void);
 

@@ -127,7 +127,7 @@ EOF
   run_ok "ccc vcf tsv names" c --metric ccc --input "$T/gt.vcf" --output "$T/cvt"
   grep -q "^v0	v1	" "$T/cvt.tsv" && pass || fail "vcf ids are not the vector names"
 else
-  echo "python3 with numpy not found: VCF genotype comparison skipped"
+  skip_part "python3 with numpy not found: VCF genotype comparison"
 fi
 
 # --- bad inputs: one clear error, non-zero exit, nothing left behind

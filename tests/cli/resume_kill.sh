@@ -1,60 +1,72 @@
 #!/bin/sh
-# resume_kill.sh: runs killed with SIGKILL at several moments (while
-# computing and while writing output) and started again with --resume give
-# output files byte-identical to an uninterrupted run, and the same
-# checksum; a manifest from another command is refused; --resume without a
+# resume_kill.sh: runs killed with SIGKILL at known points (the run kills
+# itself after N blocks: --debug-stop-after-blocks), and once from outside,
+# then started again with --resume, really resume and give output files
+# byte-identical to an uninterrupted run, and the same checksum; a manifest from another command is refused; --resume without a
 # manifest computes everything; under mpirun too.
 . "$(dirname "$0")/../lib.sh"
 
-A="compute --metric ccc --synthetic random --num-vector 900 --num-field 1500 --missing-rate 0.05 --block-size 60 --quiet"
+A0="compute --metric ccc --synthetic random --num-vector 900 --num-field 1500 --missing-rate 0.05 --block-size 60"
+A="$A0 --quiet"
 # shellcheck disable=SC2086
 run_ok "uninterrupted" "$STARMET" $A --output "$T/full"
 
-# kill at increasing delays; the last ones land in the output writing
-for delay in 0.15 0.4 0.7 1.0 1.4; do
+# stop_at PREFIX N ARGS...: the run kills itself (SIGKILL) once N output
+# blocks are on disk; it must die so and leave no complete-looking file
+stop_at() {
+  prefix=$1 n=$2; shift 2
+  "$STARMET" "$@" --output "$prefix" --debug-stop-after-blocks "$n" > /dev/null 2>&1
+  rc=$?
+  [ $rc -eq 137 ] && pass || fail "stop after $n blocks: exit $rc, not a SIGKILL"
+  [ ! -e "$prefix.tsv" ] && pass || fail "a killed run left a complete-looking file"
+}
+
+# killed after 1, 7 and 40 of the 120 blocks, killed again 5 blocks into
+# the resumed run, then resumed to the end
+for n in 1 7 40; do
   rm -f "$T"/kr.*
   # shellcheck disable=SC2086
-  "$STARMET" $A --output "$T/kr" > /dev/null 2>&1 &
-  pid=$!
-  sleep $delay
-  kill -9 $pid 2> /dev/null
-  wait $pid 2> /dev/null
-  if [ -e "$T/kr.tsv" ]; then
-    # finished before the kill: nothing to resume, the file must be whole
-    cmp -s "$T/kr.tsv" "$T/full.tsv" && pass || fail "run finished before kill at $delay s but differs"
-    continue
-  fi
-  [ ! -e "$T/kr.tsv" ] && pass || fail "killed run left a complete-looking file"
-  # a second kill during the resumed run, then a final resume
+  stop_at "$T/kr" $n $A
   # shellcheck disable=SC2086
-  "$STARMET" $A --output "$T/kr" --resume > /dev/null 2>&1 &
-  pid=$!
-  sleep 0.2
-  kill -9 $pid 2> /dev/null
-  wait $pid 2> /dev/null
+  stop_at "$T/kr" 5 $A --resume
   # shellcheck disable=SC2086
-  run_ok "resume after kill at $delay s" "$STARMET" $A --output "$T/kr" --resume
-  cmp -s "$T/kr.tsv" "$T/full.tsv" && pass || fail "resumed output differs (kill at $delay s)"
+  run_ok "resume after kills at block $n" "$STARMET" $A0 --output "$T/kr" --resume
+  grep -q -- "--resume: [0-9]* output blocks were complete" "$T/log.err" && pass ||
+    fail "the run after kills at block $n did not resume"
+  cmp -s "$T/kr.tsv" "$T/full.tsv" && pass || fail "resumed output differs (kill at block $n)"
   [ "$(cks "$T/kr.json")" = "$(cks "$T/full.json")" ] && pass || fail "resumed checksum differs"
   [ ! -e "$T/kr.manifest" ] && [ ! -e "$T/kr.tsv.part" ] && pass || fail "leftovers after resume"
 done
+
+# a SIGKILL from outside at a moment of the scheduler's choosing (it may
+# land inside a write): the resumed file is still exact
+rm -f "$T"/kx.*
+# shellcheck disable=SC2086
+"$STARMET" $A --output "$T/kx" > /dev/null 2>&1 &
+pid=$!
+sleep 0.5
+kill -9 $pid 2> /dev/null
+wait $pid 2> /dev/null
+# shellcheck disable=SC2086
+run_ok "resume after an outside kill" "$STARMET" $A --output "$T/kx" --resume
+cmp -s "$T/kx.tsv" "$T/full.tsv" && pass || fail "resumed output differs (outside kill)"
 
 # binary output resumes too (its header holds the record count)
 B="$A --output-format bin"
 # shellcheck disable=SC2086
 run_ok "bin uninterrupted" "$STARMET" $B --output "$T/fb"
+"$STARMET" $B --output "$T/kb" --debug-stop-after-blocks 30 > /dev/null 2>&1
+[ -e "$T/kb.manifest" ] && [ ! -e "$T/kb.bin" ] && pass || fail "bin: nothing to resume"
 # shellcheck disable=SC2086
-"$STARMET" $B --output "$T/kb" > /dev/null 2>&1 &
-pid=$!; sleep 0.5; kill -9 $pid 2> /dev/null; wait $pid 2> /dev/null
-# shellcheck disable=SC2086
-run_ok "bin resume" "$STARMET" $B --output "$T/kb" --resume
+run_ok "bin resume" "$STARMET" $A0 --output-format bin --output "$T/kb" --resume
+grep -q -- "--resume: [0-9]* output blocks were complete" "$T/log.err" && pass ||
+  fail "the bin run did not resume"
 cmp -s "$T/kb.bin" "$T/fb.bin" && pass || fail "resumed binary output differs"
 
 # a manifest written by another command is refused
 rm -f "$T"/km.*
 # shellcheck disable=SC2086
-"$STARMET" $A --output "$T/km" > /dev/null 2>&1 &
-pid=$!; sleep 0.4; kill -9 $pid 2> /dev/null; wait $pid 2> /dev/null
+"$STARMET" $A --output "$T/km" --debug-stop-after-blocks 10 > /dev/null 2>&1
 if [ -e "$T/km.manifest" ]; then
   expect_error "different command" "km.manifest.*different run" - \
     "$STARMET" compute --metric ccc --synthetic random --num-vector 900 --num-field 1500 \
@@ -76,11 +88,12 @@ if [ -n "${MPIEXEC:-}" ]; then
   # shellcheck disable=SC2086
   run_ok "mpi uninterrupted" $MPIEXEC $MPIEXEC_FLAGS -np 2 "$STARMET" $A --output "$T/mf"
   # shellcheck disable=SC2086
-  $MPIEXEC $MPIEXEC_FLAGS -np 2 "$STARMET" $A --output "$T/mk" > /dev/null 2>&1 &
-  pid=$!; sleep 1.2; kill -9 $pid 2> /dev/null; pkill -9 -f "output $T/mk" 2> /dev/null
-  wait $pid 2> /dev/null
+  $MPIEXEC $MPIEXEC_FLAGS -np 2 "$STARMET" $A --output "$T/mk" --debug-stop-after-blocks 9 \
+    > /dev/null 2>&1 && fail "a killed rank ended in success" || pass
   # shellcheck disable=SC2086
-  run_ok "mpi resume" $MPIEXEC $MPIEXEC_FLAGS -np 2 "$STARMET" $A --output "$T/mk" --resume
+  run_ok "mpi resume" $MPIEXEC $MPIEXEC_FLAGS -np 2 "$STARMET" $A0 --output "$T/mk" --resume
+  grep -q -- "--resume: [0-9]* output blocks were complete" "$T/log.err" && pass ||
+    fail "the 2-rank run did not resume"
   cmp -s "$T/mk_0.tsv" "$T/mf_0.tsv" && cmp -s "$T/mk_1.tsv" "$T/mf_1.tsv" && pass ||
     fail "mpi resumed output differs"
 fi

@@ -49,7 +49,7 @@ if STARPU_HOME=$STARPU_HOME_OPENCL STARPU_OPENCL_ON_CPUS=1 STARPU_NOPENCL=1 STAR
     c $P_CCC --sched heteroprio --output "$T/hocl" --output-format bin
   cmp -s "$T/base.bin" "$T/hocl.bin" && pass || fail "heteroprio with OpenCL: output differs"
 else
-  echo "no OpenCL device from PoCL: heteroprio + OpenCL skipped"
+  skip_part "no OpenCL device from PoCL: heteroprio + OpenCL"
 fi
 
 # --- the summary's counts match the graph; the trace has every task once

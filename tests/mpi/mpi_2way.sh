@@ -75,4 +75,13 @@ grep -q "output blocks were complete" "$T/kk.err" && pass || fail "the job did n
 cmp -s "$T/kk_0.tsv" "$T/kf_0.tsv" && cmp -s "$T/kk_1.tsv" "$T/kf_1.tsv" && pass ||
   fail "resumed 2-rank output differs"
 [ "$(cks "$T/kk.json")" = "$(cks "$T/kf.json")" ] && pass || fail "resumed 2-rank checksum differs"
+# a refused --devices stops every rank before any task is inserted (it
+# used to fail at the first insertion on each rank, and could hang)
+# shellcheck disable=SC2086
+expect_error "--devices accel without an accelerator" "--devices accel: StarPU has no CUDA or OpenCL worker" \
+  - timeout 120 $MPIEXEC ${MPIEXEC_FLAGS:-} -np 2 "$STARMET" compute $P_CCC --devices accel \
+  --output "$T/acc"
+ls "$T"/acc*.tsv* "$T"/acc*.manifest > /dev/null 2>&1 && fail "refused run left results behind" || pass
+grep -q '"status": "' "$T/acc.json" && ! grep -q '"status": "ok"' "$T/acc.json" && pass ||
+  fail "refused run: the summary does not say it failed"
 finish

@@ -27,7 +27,9 @@ static const size_t ks[] = {0, 1, 2, 7, 15, 16, 17, 31, 33, 255, 256, 257, 600};
 
 static void skip(const char *what)
 {
-  printf("test_simd: %s: not on this CPU, skipped\n", what);
+  char msg[128];
+  snprintf(msg, sizeof msg, "test_simd: %s: not on this CPU, kernel not tested", what);
+  sm_test_skip(msg);
 }
 
 /* ---- Czekanowski: double and single from one body */
