@@ -111,10 +111,10 @@ static int check(const verify_args_t *a, void *b[])
   switch (a->family) {
   case SM_VF_CZEK2_D:
     return sm_kern_verify_czek2_d(MNY(1), MNY(2), a->nf, MPTR(1), MLD(1), MPTR(2), MLD(2),
-                                  MPTR(0), MLD(0));
+                                  MPTR(0), MLD(0), sm_cl_czek2_d());
   case SM_VF_CZEK2_S:
     return sm_kern_verify_czek2_s(MNY(1), MNY(2), a->nf, MPTR(1), MLD(1), MPTR(2), MLD(2),
-                                  MPTR(0), MLD(0));
+                                  MPTR(0), MLD(0), sm_cl_czek2_s());
   case SM_VF_CCC2:
   case SM_VF_CCC2_SPARSE:
     return sm_kern_verify_ccc2(MNY(1), MNY(2), a->nf, MPTR(1), MLD(1), MPTR(2), MLD(2),
@@ -129,25 +129,28 @@ static int check(const verify_args_t *a, void *b[])
                                   MPTR(2), MLD(2), MPTR(3), MLD(3), MPTR(0));
   default:
     return sm_kern_verify_ccc3(a->g, MNY(2), MNY(3), a->nf,
+                               (const uint64_t *)MPTR(1) + a->a_off * MLD(1), MLD(1),
+                               MPTR(2), MLD(2), MPTR(3), MLD(3),
                                a->family == SM_VF_CCC3_SPARSE, MPTR(0));
   }
 }
 
 static void corrupt(const verify_args_t *a, void *b[], uint64_t pick)
 {
-  size_t n = STARPU_MATRIX_GET_NX(b[0]) * STARPU_MATRIX_GET_NY(b[0]);
-  size_t elem = STARPU_MATRIX_GET_ELEMSIZE(b[0]);
+  const size_t nx = STARPU_MATRIX_GET_NX(b[0]), ny = STARPU_MATRIX_GET_NY(b[0]);
+  const size_t ld = STARPU_MATRIX_GET_LD(b[0]),
+               words = STARPU_MATRIX_GET_ELEMSIZE(b[0]) / 4;
   switch (a->family) {
   case SM_VF_CZEK2_D:
   case SM_VF_CZEK3_D:
-    sm_kern_inject_f64(MPTR(0), n, pick);
+    sm_kern_inject_f64(MPTR(0), ny, nx, ld, pick);
     break;
   case SM_VF_CZEK2_S:
   case SM_VF_CZEK3_S:
-    sm_kern_inject_f32(MPTR(0), n, pick);
+    sm_kern_inject_f32(MPTR(0), ny, nx, ld, pick);
     break;
-  default:
-    sm_kern_inject_u32(MPTR(0), n * (elem / 4), pick);
+  default: /* CCC: elements of several 32-bit moments */
+    sm_kern_inject_u32(MPTR(0), ny, nx * words, ld * words, pick);
   }
 }
 

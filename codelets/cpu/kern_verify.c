@@ -1,11 +1,17 @@
-/* kern_verify.c: cheap invariants of numerator results (--verify) and the
- * corruptions --inject-faults makes to test them. 2-way CCC moments are
- * checked exactly by row sums (algorithm-based fault tolerance: the sum of
- * a row of moments equals one dot product over the fields); the others by
- * bounds: 0 <= n2 <= min(s_i, s_j), 0 <= n3 <= min(s_p, s_x, s_y), and for
- * 3-way CCC moments r <= 2m relations and totals within the field count. */
+/* kern_verify.c: invariants of numerator results (--verify) and the
+ * corruptions --inject-faults makes to test them (one random bit of one
+ * random result word, any bit). CCC moments, 2-way and 3-way, are checked
+ * exactly by row sums (algorithm-based fault tolerance: a row of moments
+ * sums to one dot product over the fields, with the 3-way plane's genotype
+ * classes as masks), so any changed bit is caught. Czekanowski results are
+ * recomputed (one more kernel call) and compared, and checked against
+ * their bounds: identical and integers when every value is an integer and
+ * the sums fit the precision's integers, else within the rounding of a sum
+ * done in another order, so only changes below that bound pass. A check that cannot get
+ * memory fails (the task is re-executed), it never passes unchecked. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "sm_formulas.h"
 #include "sm_kern.h"
@@ -28,7 +34,7 @@ int sm_kern_verify_ccc2(size_t m, size_t n, size_t nf, const uint64_t *A, size_t
            *colm = calloc(nf ? nf : 1, sizeof *colm);
   if (!colr || !colm) {
     free(colr), free(colm);
-    return 1; /* cannot check: do not fail the task for it */
+    return 0; /* cannot check: the task is not vouched for */
   }
   for (size_t j = 0; j < n; j++)
     for (size_t q = 0; q < nf; q++) {
@@ -65,89 +71,145 @@ int sm_kern_verify_ccc2(size_t m, size_t n, size_t nf, const uint64_t *A, size_t
   return ok;
 }
 
-#define SM_DEF_VERIFY_CZEK(T, SFX)                                                       \
-  static void rowsums_##SFX(size_t nv, size_t k, const T *X, size_t ldx, double *s)      \
+/* One result: a sum of mins, so never negative nor -0 nor above the
+ * smaller of its vectors' sums; an integer when the inputs are (exact). */
+static int entry_ok(double c, double lim, int exact)
+{
+  if (!(c >= 0) || signbit(c) || !(c <= lim * (1 + 1e-5) + 1e-300))
+    return 0;
+  return !exact || c == floor(c);
+}
+
+/* A result against its recomputation r: identical when exact, else within
+ * the rounding of a k-term sum done in another order (2 k eps relative). */
+static int same_ok(double c, double r, int exact, double eps, size_t k)
+{
+  return exact ? c == r : fabs(c - r) <= 2.0 * eps * (double)(k + 2) * r + 1e-300;
+}
+
+#define SM_DEF_VERIFY_CZEK(T, SFX, EPS, EXACT_MAX)                                       \
+  /* the sums of nv vectors; *ints: every value an integer */                            \
+  static double *sums_##SFX(size_t nv, size_t k, const T *X, size_t ldx, int *ints)      \
   {                                                                                      \
-    for (size_t v = 0; v < nv; v++) {                                                    \
-      double t = 0;                                                                      \
-      for (size_t q = 0; q < k; q++)                                                     \
+    double *s = malloc((nv + 1) * sizeof *s);                                            \
+    for (size_t v = 0; s && v < nv; v++) {                                               \
+      long double t = 0;                                                                 \
+      for (size_t q = 0; q < k; q++) {                                                   \
         t += X[v * ldx + q];                                                             \
-      s[v] = t;                                                                          \
+        *ints &= X[v * ldx + q] == floor(X[v * ldx + q]);                                \
+      }                                                                                  \
+      s[v] = (double)t;                                                                  \
     }                                                                                    \
+    return s;                                                                            \
+  }                                                                                      \
+  /* m x n results (ldc) against r (ld n): bounds and recomputation */                   \
+  static int compare_##SFX(size_t m, size_t n, size_t k, const T *C, size_t ldc,         \
+                           const T *r, const double *sa, const double *sb, int ints)     \
+  {                                                                                      \
+    for (size_t i = 0; i < m; i++)                                                       \
+      for (size_t j = 0; j < n; j++) {                                                   \
+        const double lim = sa[i] < sb[j] ? sa[i] : sb[j];                                \
+        const int exact = ints && lim < (EXACT_MAX);                                     \
+        if (!entry_ok(C[i * ldc + j], lim, exact) ||                                     \
+            !same_ok(C[i * ldc + j], r[i * n + j], exact, EPS, k))                       \
+          return 0;                                                                      \
+      }                                                                                  \
+    return 1;                                                                            \
   }                                                                                      \
   int sm_kern_verify_czek2_##SFX(size_t m, size_t n, size_t k, const T *A, size_t lda,   \
-                                 const T *B, size_t ldb, const T *C, size_t ldc)         \
+                                 const T *B, size_t ldb, const T *C, size_t ldc,         \
+                                 sm_czek2_##SFX##_kern_fn kern)                          \
   {                                                                                      \
-    double *sa = malloc((m + n + 1) * sizeof *sa), *sb = sa + m;                         \
-    if (!sa)                                                                             \
-      return 1;                                                                          \
-    rowsums_##SFX(m, k, A, lda, sa);                                                     \
-    rowsums_##SFX(n, k, B, ldb, sb);                                                     \
-    int ok = 1;                                                                          \
-    for (size_t i = 0; i < m && ok; i++)                                                 \
-      for (size_t j = 0; j < n; j++) {                                                   \
-        double x = C[i * ldc + j], lim = sa[i] < sb[j] ? sa[i] : sb[j];                  \
-        /* rounding slack of the working precision */                                    \
-        if (!(x >= 0) || !(x <= lim * (1 + 1e-5) + 1e-30)) {                             \
-          ok = 0;                                                                        \
-          break;                                                                         \
-        }                                                                                \
-      }                                                                                  \
-    free(sa);                                                                            \
+    int ints = 1;                                                                        \
+    double *sa = sums_##SFX(m, k, A, lda, &ints), *sb = sums_##SFX(n, k, B, ldb, &ints); \
+    T *r = malloc((m * n + 1) * sizeof *r);                                              \
+    int ok = sa && sb && r;                                                              \
+    if (ok) {                                                                            \
+      kern(m, n, k, A, lda, B, ldb, r, n);                                               \
+      ok = compare_##SFX(m, n, k, C, ldc, r, sa, sb, ints);                              \
+    }                                                                                    \
+    free(sa), free(sb), free(r);                                                         \
     return ok;                                                                           \
   }                                                                                      \
+  /* 3-way: the plane results of (p, x) are a 2-way block of min(p, x) against Y */      \
   int sm_kern_verify_czek3_##SFX(size_t g, size_t mx, size_t my, size_t k, const T *P,   \
                                  size_t ldp, const T *X, size_t ldx, const T *Y,         \
                                  size_t ldy, const T *out)                               \
   {                                                                                      \
-    double *sp = malloc((g + mx + my + 1) * sizeof *sp), *sx = sp + g, *sy = sx + mx;    \
-    if (!sp)                                                                             \
-      return 1;                                                                          \
-    rowsums_##SFX(g, k, P, ldp, sp);                                                     \
-    rowsums_##SFX(mx, k, X, ldx, sx);                                                    \
-    rowsums_##SFX(my, k, Y, ldy, sy);                                                    \
-    int ok = 1;                                                                          \
-    for (size_t a = 0; a < g && ok; a++)                                                 \
-      for (size_t x = 0; x < mx && ok; x++)                                              \
-        for (size_t y = 0; y < my; y++) {                                                \
-          double v = out[(a * mx + x) * my + y];                                         \
-          double lim = sp[a] < sx[x] ? sp[a] : sx[x];                                    \
-          lim = lim < sy[y] ? lim : sy[y];                                               \
-          if (!(v >= 0) || !(v <= lim * (1 + 1e-5) + 1e-30)) {                           \
-            ok = 0;                                                                      \
-            break;                                                                       \
-          }                                                                              \
-        }                                                                                \
-    free(sp);                                                                            \
+    int ints = 1;                                                                        \
+    double *sp = sums_##SFX(g, k, P, ldp, &ints),                                        \
+           *sx = sums_##SFX(mx, k, X, ldx, &ints),                                       \
+           *sy = sums_##SFX(my, k, Y, ldy, &ints),                                       \
+           *sa = malloc((g * mx + 1) * sizeof *sa);                                      \
+    T *r = malloc((g * mx * my + 1) * sizeof *r);                                        \
+    int ok = sp && sx && sy && sa && r;                                                  \
+    if (ok) {                                                                            \
+      sm_kern_czek3_blocked_##SFX(g, mx, my, k, P, ldp, X, ldx, Y, ldy, r);              \
+      for (size_t a = 0; a < g; a++)                                                     \
+        for (size_t x = 0; x < mx; x++)                                                  \
+          sa[a * mx + x] = sp[a] < sx[x] ? sp[a] : sx[x];                                \
+      ok = compare_##SFX(g * mx, my, k, out, my, r, sa, sy, ints);                       \
+    }                                                                                    \
+    free(sp), free(sx), free(sy), free(sa), free(r);                                     \
     return ok;                                                                           \
   }
 
-SM_DEF_VERIFY_CZEK(double, d)
-SM_DEF_VERIFY_CZEK(float, s)
+SM_DEF_VERIFY_CZEK(double, d, 0x1p-53, 0x1p53)
+SM_DEF_VERIFY_CZEK(float, s, 0x1p-24, 0x1p24)
 
-int sm_kern_verify_ccc3(size_t g, size_t mx, size_t my, size_t nf, int sparse,
-                        const uint32_t *out)
+/* 3-way CCC: for a plane vector p and a row x, the moments over every y of
+ * the tile, restricted to p's genotype class e (the plane's mask), sum to
+ * sum_q [p_q in e] (r_x, m_x)(q) (colr, colm)(q) with the tile's column
+ * sums: exact, so any changed bit is caught. Classes: sparse E0, E1, E2
+ * with {rr, rm, mr, mm}; dense E1, E2 with rr (sm_kern.h's layout). */
+int sm_kern_verify_ccc3(size_t g, size_t mx, size_t my, size_t nf, const uint64_t *P,
+                        size_t ldp, const uint64_t *X, size_t ldx, const uint64_t *Y,
+                        size_t ldy, int sparse, const uint32_t *out)
 {
-  const size_t nmom = SM_CCC3_NMOM(sparse), n = g * mx * my;
-  for (size_t t = 0; t < n; t++) {
-    const uint32_t *c = out + t * nmom;
-    if (!sparse) {
-      if (c[0] > 4 * (uint64_t)nf || c[1] > 4 * (uint64_t)nf)
-        return 0;
-      continue;
-    }
-    uint64_t total = 0;
-    for (int e = 0; e < 3; e++) {
-      const uint32_t *p = c + 4 * e;
-      if (p[0] > 2 * (uint64_t)p[1] || p[0] > 2 * (uint64_t)p[2] ||
-          p[1] > 2 * (uint64_t)p[3] || p[2] > 2 * (uint64_t)p[3])
-        return 0;
-      total += p[3];
-    }
-    if (total > nf)
-      return 0;
+  const size_t nmom = SM_CCC3_NMOM(sparse);
+  uint32_t *colr = calloc(nf ? nf : 1, sizeof *colr),
+           *colm = calloc(nf ? nf : 1, sizeof *colm);
+  if (!colr || !colm) {
+    free(colr), free(colm);
+    return 0; /* cannot check: the task is not vouched for */
   }
-  return 1;
+  for (size_t y = 0; y < my; y++)
+    for (size_t q = 0; q < nf; q++) {
+      unsigned r, mm;
+      rm_of(Y + y * ldy, q, sparse, &r, &mm);
+      colr[q] += r;
+      colm[q] += mm;
+    }
+  int ok = 1;
+  for (size_t a = 0; a < g && ok; a++)
+    for (size_t x = 0; x < mx && ok; x++) {
+      uint64_t want[12] = {0}, got[12] = {0};
+      for (size_t q = 0; q < nf; q++) {
+        unsigned rp, mp, r, mm;
+        rm_of(P + a * ldp, q, sparse, &rp, &mp);
+        if (sparse && !mp)
+          continue; /* a missing plane entry is in no class */
+        rm_of(X + x * ldx, q, sparse, &r, &mm);
+        if (sparse) {
+          uint64_t *w = want + 4 * rp;
+          w[0] += (uint64_t)r * colr[q];
+          w[1] += (uint64_t)r * colm[q];
+          w[2] += (uint64_t)mm * colr[q];
+          w[3] += (uint64_t)mm * colm[q];
+        } else if (rp > 0) {
+          want[rp - 1] += (uint64_t)r * colr[q];
+        }
+      }
+      for (size_t y = 0; y < my; y++) {
+        const uint32_t *c = out + ((a * mx + x) * my + y) * nmom;
+        for (size_t k = 0; k < nmom; k++)
+          got[k] += c[k];
+      }
+      for (size_t k = 0; k < nmom; k++)
+        ok &= got[k] == want[k];
+    }
+  free(colr), free(colm);
+  return ok;
 }
 
 int sm_kern_inject_decide(double rate, uint64_t seed, uint64_t task, unsigned attempt,
@@ -160,20 +222,39 @@ int sm_kern_inject_decide(double rate, uint64_t seed, uint64_t task, unsigned at
   return (double)(h >> 11) * 0x1.0p-53 < rate;
 }
 
-void sm_kern_inject_u32(uint32_t *v, size_t n, uint64_t pick)
+/* One bit of one result word of an ny x nx result with leading dimension
+ * ld (in words): pick chooses the word (low bits) and the bit (high bits),
+ * any bit from the lowest mantissa bit to the sign. Padding is never hit. */
+static size_t pick_word(size_t ny, size_t nx, size_t ld, uint64_t pick)
 {
-  if (n)
-    v[pick % n] ^= 0x80000000u; /* a high bit flips: far beyond every bound */
+  const uint64_t w = (pick & 0xffffffffu) % ((uint64_t)ny * nx);
+  return (size_t)(w / nx) * ld + (size_t)(w % nx);
 }
 
-void sm_kern_inject_f64(double *v, size_t n, uint64_t pick)
+void sm_kern_inject_u32(uint32_t *v, size_t ny, size_t nx, size_t ld, uint64_t pick)
 {
-  if (n)
-    v[pick % n] = v[pick % n] * 2.0 + 1e30; /* a gross error (exponent flip) */
+  if (ny && nx)
+    v[pick_word(ny, nx, ld, pick)] ^= 1u << ((pick >> 32) % 32);
 }
 
-void sm_kern_inject_f32(float *v, size_t n, uint64_t pick)
+void sm_kern_inject_f64(double *v, size_t ny, size_t nx, size_t ld, uint64_t pick)
 {
-  if (n)
-    v[pick % n] = v[pick % n] * 2.0f + 1e30f;
+  if (ny && nx) {
+    uint64_t w;
+    double *x = &v[pick_word(ny, nx, ld, pick)];
+    memcpy(&w, x, sizeof w);
+    w ^= (uint64_t)1 << ((pick >> 32) % 64);
+    memcpy(x, &w, sizeof w);
+  }
+}
+
+void sm_kern_inject_f32(float *v, size_t ny, size_t nx, size_t ld, uint64_t pick)
+{
+  if (ny && nx) {
+    uint32_t w;
+    float *x = &v[pick_word(ny, nx, ld, pick)];
+    memcpy(&w, x, sizeof w);
+    w ^= 1u << ((pick >> 32) % 32);
+    memcpy(x, &w, sizeof w);
+  }
 }

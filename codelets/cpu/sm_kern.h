@@ -99,28 +99,39 @@ uint64_t sm_kern_finalize3(const sm_fin3_args_t *a, const void *num3, const void
                            const void *sums_y, sm_recbuf_t *out);
 
 /* ---- resilience (--verify, --inject-faults): each returns 1 when the
- * result satisfies its invariants. */
+ * result satisfies its invariants (exact row sums for CCC; a recomputation
+ * within rounding, exact on integers, for Czekanowski: kern_verify.c), 0
+ * when it does not or could not be checked. */
 int sm_kern_verify_ccc2(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
                         const uint64_t *B, size_t ldb, int sparse, const uint32_t *C,
                         size_t ldc);
+/* Czekanowski 2-way: kern recomputes the block (the kernel the run uses). */
+typedef void (*sm_czek2_d_kern_fn)(size_t, size_t, size_t, const double *, size_t,
+                                   const double *, size_t, double *, size_t);
+typedef void (*sm_czek2_s_kern_fn)(size_t, size_t, size_t, const float *, size_t,
+                                   const float *, size_t, float *, size_t);
 int sm_kern_verify_czek2_d(size_t m, size_t n, size_t k, const double *A, size_t lda,
-                           const double *B, size_t ldb, const double *C, size_t ldc);
+                           const double *B, size_t ldb, const double *C, size_t ldc,
+                           sm_czek2_d_kern_fn kern);
 int sm_kern_verify_czek2_s(size_t m, size_t n, size_t k, const float *A, size_t lda,
-                           const float *B, size_t ldb, const float *C, size_t ldc);
+                           const float *B, size_t ldb, const float *C, size_t ldc,
+                           sm_czek2_s_kern_fn kern);
 int sm_kern_verify_czek3_d(size_t g, size_t mx, size_t my, size_t k, const double *P,
                            size_t ldp, const double *X, size_t ldx, const double *Y,
                            size_t ldy, const double *out);
 int sm_kern_verify_czek3_s(size_t g, size_t mx, size_t my, size_t k, const float *P,
                            size_t ldp, const float *X, size_t ldx, const float *Y,
                            size_t ldy, const float *out);
-int sm_kern_verify_ccc3(size_t g, size_t mx, size_t my, size_t nf, int sparse,
-                        const uint32_t *out);
+int sm_kern_verify_ccc3(size_t g, size_t mx, size_t my, size_t nf, const uint64_t *P,
+                        size_t ldp, const uint64_t *X, size_t ldx, const uint64_t *Y,
+                        size_t ldy, int sparse, const uint32_t *out);
 /* Whether to corrupt attempt `attempt` of task `task` (deterministic in
- * seed); *pick chooses what. Then corrupt one element of a result. */
+ * seed); *pick chooses what. Then flip one random bit of one element of an
+ * ny x nx result (leading dimension ld; nx and ld in words for u32). */
 int sm_kern_inject_decide(double rate, uint64_t seed, uint64_t task, unsigned attempt,
                           uint64_t *pick);
-void sm_kern_inject_u32(uint32_t *v, size_t n, uint64_t pick);
-void sm_kern_inject_f64(double *v, size_t n, uint64_t pick);
-void sm_kern_inject_f32(float *v, size_t n, uint64_t pick);
+void sm_kern_inject_u32(uint32_t *v, size_t ny, size_t nx, size_t ld, uint64_t pick);
+void sm_kern_inject_f64(double *v, size_t ny, size_t nx, size_t ld, uint64_t pick);
+void sm_kern_inject_f32(float *v, size_t ny, size_t nx, size_t ld, uint64_t pick);
 
 #endif

@@ -121,6 +121,7 @@ int sm_read_czek_ok(double x, size_t elem_size)
 
 void sm_read_store_czek(void *row, size_t elem_size, size_t f, double x)
 {
+  x += 0.0; /* -0 becomes +0: results are then never -0 (--verify relies on it) */
   if (elem_size == 4)
     ((float *)row)[f] = (float)x;
   else

@@ -1,24 +1,37 @@
 #!/bin/sh
-# resilience.sh: --verify with --inject-faults 0.05: every corrupted task
-# result is caught and its kernel re-executed, so output and checksum equal
-# a clean run's (CCC and Czekanowski, 2-way and 3-way, one and two ranks);
-# without --verify the same faults change the output; a task that keeps
-# failing ends the run with an error naming its block and no output.
+# resilience.sh: --verify with --inject-faults (one random bit of a random
+# result word): for CCC (exact row-sum checks) and for Czekanowski on
+# integer data (exact there too) every corrupted task result is caught and
+# its kernel re-executed, so output and checksum equal a clean run's (2-way
+# and 3-way, one and two ranks); on real-valued Czekanowski a flip is
+# caught unless it is below the rounding bound, so the output stays within
+# 1e-9 of a clean run's; a clean run never fails its checks; without
+# --verify the same faults change the output; a task that keeps failing
+# ends the run with an error naming its block and no output.
 . "$(dirname "$0")/../lib.sh"
 reexec() { sed -n 's/.*"reexecuted_tasks": \([0-9]*\).*/\1/p' "$1"; }
+jnum() { tr -d '\n' < "$1" | sed -n "s/.*\"$2\": \([0-9]*\).*/\1/p"; }
 
+INT="--input $DATA/czek_int_200x500_f64.bin --input-format raw --num-field 500"
 for way in 2 3; do
-  for metric in "ccc --missing-rate 0.1" "czekanowski"; do
+  for metric in "ccc --missing-rate 0.1" "ccc" "czekanowski $INT"; do
     nv=90 bs=8; [ $way = 3 ] && nv=36 bs=4
-    P="--metric $metric --num-way $way --synthetic random --num-vector $nv --num-field 150 --block-size $bs --quiet"
+    case $metric in
+      ccc*) P="--metric $metric --synthetic random --num-field 150" ;;
+      *) P="--metric $metric" ;;
+    esac
+    P="$P --num-way $way --num-vector $nv --block-size $bs --quiet"
     tag=$(echo "$way$metric" | tr -dc 'a-z0-9')
     # shellcheck disable=SC2086
-    run_ok "clean $tag" "$STARMET" compute $P --output "$T/c_$tag"
+    run_ok "clean $tag" "$STARMET" compute $P --verify --output "$T/c_$tag"
     # shellcheck disable=SC2086
     run_ok "injected $tag" "$STARMET" compute $P --verify --inject-faults 0.05,3 --output "$T/i_$tag"
     cmp -s "$T/c_$tag.tsv" "$T/i_$tag.tsv" && pass || fail "$tag: output differs under injection"
     [ "$(cks "$T/c_$tag.json")" = "$(cks "$T/i_$tag.json")" ] && pass || fail "$tag: checksum differs"
     [ "$(reexec "$T/i_$tag.json")" -gt 0 ] && pass || fail "$tag: no task was re-executed"
+    [ "$(jnum "$T/i_$tag.json" failures_caught)" = "$(jnum "$T/i_$tag.json" faults_injected)" ] &&
+      pass || fail "$tag: not every injected fault was caught"
+    [ "$(jnum "$T/c_$tag.json" failures_caught)" = 0 ] && pass || fail "$tag: clean run fails checks"
     # the faults are real: unchecked, they reach the output
     # shellcheck disable=SC2086
     run_ok "unchecked $tag" "$STARMET" compute $P --inject-faults 0.05,3 --output "$T/u_$tag"
@@ -34,6 +47,20 @@ for way in 2 3; do
     fi
   done
 done
+# real-valued Czekanowski: flips below the rounding bound may pass, so the
+# output is within 1e-9 of the clean one, and most faults are caught
+for way in 2 3; do
+  P="--num-way $way --input $DATA/czek_real_200x500_f64.bin --input-format raw --num-field 500 --num-vector 60 --block-size 8 --quiet"
+  # shellcheck disable=SC2086
+  run_ok "real clean $way" "$STARMET" compute $P --verify --output "$T/rc$way"
+  [ "$(jnum "$T/rc$way.json" failures_caught)" = 0 ] && pass || fail "real $way: clean run fails checks"
+  # shellcheck disable=SC2086
+  run_ok "real injected $way" "$STARMET" compute $P --verify --inject-faults 0.2,7 --output "$T/ri$way"
+  same "real $way: within 1e-9 under injection" --tol-rel 1e-9 "$T/rc$way.tsv" "$T/ri$way.tsv"
+  c=$(jnum "$T/ri$way.json" failures_caught) i=$(jnum "$T/ri$way.json" faults_injected)
+  [ "$i" -gt 0 ] && [ $((2 * c)) -ge "$i" ] && pass || fail "real $way: $c of $i faults caught"
+done
+
 # a task that fails every time: a clear error, nothing written
 expect_error "unrecoverable" "block [0-9]+ still fails its checks" - \
   "$STARMET" compute --metric ccc --synthetic random --num-vector 40 --num-field 50 --quiet \

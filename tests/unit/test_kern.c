@@ -4,6 +4,7 @@
  * formulas computed by hand. */
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "sm_formulas.h"
 #include "sm_kern.h"
@@ -293,6 +294,108 @@ START_TEST(ccc3_popc_vs_ref)
 }
 END_TEST
 
+/* --verify: a clean result passes; one flipped bit anywhere in a CCC result
+ * (2-way, 3-way, dense, sparse) or in a Czekanowski result on integer data
+ * is caught (exact row sums); on real data a flip above the rounding bound
+ * (exponent, sign, high mantissa) is caught. Results come from the _ref
+ * kernels, so the checks do not depend on the kernels they guard. */
+static int flips_caught_u32(uint32_t *c, size_t n, int (*check)(const void *, uint32_t *),
+                            const void *ctx)
+{
+  int missed = 0;
+  for (size_t w = 0; w < n; w += 1 + n / 40)
+    for (int b = 0; b < 32; b++) {
+      c[w] ^= 1u << b;
+      missed += check(ctx, c);
+      c[w] ^= 1u << b;
+    }
+  return missed;
+}
+
+typedef struct {
+  size_t m, n, nf, ld, g;
+  const uint64_t *A, *B, *Y;
+  int sparse, way;
+} ccc_ctx_t;
+
+static int ccc_check(const void *p, uint32_t *c)
+{
+  const ccc_ctx_t *x = p;
+  return x->way == 2 ? sm_kern_verify_ccc2(x->m, x->n, x->nf, x->A, x->ld, x->B, x->ld,
+                                           x->sparse, c, x->n)
+                     : sm_kern_verify_ccc3(x->g, x->m, x->n, x->nf, x->A, x->ld, x->B,
+                                           x->ld, x->Y, x->ld, x->sparse, c);
+}
+
+START_TEST(verify_ccc_catches_every_flip)
+{
+  for (int way = 2; way <= 3; way++)
+    for (int sparse = 0; sparse < 2; sparse++) {
+      size_t g = 3, m = 5, n = 7, nf = 133, ld = (nf + 31) / 32 + 1;
+      size_t nmom = way == 2 ? SM_CCC2_NMOM(sparse) : SM_CCC3_NMOM(sparse);
+      size_t nout = (way == 2 ? m * n : g * m * n) * nmom;
+      uint64_t *A = malloc(g * ld * 8), *B = malloc(m * ld * 8), *Y = malloc(n * ld * 8);
+      uint32_t *c = calloc(nout, 4);
+      fill_codes(A, g, nf, ld, 0.1);
+      fill_codes(B, m, nf, ld, 0.1);
+      fill_codes(Y, n, nf, ld, 0.1);
+      ccc_ctx_t x = {
+          .m = m, .n = n, .nf = nf, .ld = ld, .g = g, .sparse = sparse, .way = way};
+      if (way == 2) {
+        x.A = B, x.B = Y;
+        sm_kern_ccc2_ref(m, n, nf, B, ld, Y, ld, sparse, c, n);
+      } else {
+        x.A = A, x.B = B, x.Y = Y;
+        sm_kern_ccc3_ref(g, m, n, nf, A, ld, B, ld, Y, ld, sparse, c);
+      }
+      ck_assert_msg(ccc_check(&x, c), "way %d sparse %d: clean result refused", way,
+                    sparse);
+      ck_assert_int_eq(flips_caught_u32(c, nout, ccc_check, &x), 0);
+      free(A), free(B), free(Y), free(c);
+    }
+}
+END_TEST
+
+START_TEST(verify_czek_catches_flips)
+{
+  for (int integer = 1; integer >= 0; integer--) {
+    size_t g = 2, m = 6, n = 9, k = 300, ld = k + 3;
+    double *P = malloc(g * ld * 8), *A = malloc(m * ld * 8), *B = malloc(n * ld * 8);
+    double *c2 = calloc(m * n, 8), *c3 = calloc(g * m * n, 8);
+    fill_d(P, g, k, ld, integer);
+    fill_d(A, m, k, ld, integer);
+    fill_d(B, n, k, ld, integer);
+    sm_kern_czek2_ref_d(m, n, k, A, ld, B, ld, c2, n);
+    sm_kern_czek3_ref_d(g, m, n, k, P, ld, A, ld, B, ld, c3);
+    ck_assert(sm_kern_verify_czek2_d(m, n, k, A, ld, B, ld, c2, n, sm_kern_czek2_ref_d));
+    ck_assert(sm_kern_verify_czek3_d(g, m, n, k, P, ld, A, ld, B, ld, c3));
+    int missed = 0, flips = 0;
+    for (size_t w = 0; w < m * n; w += 5)
+      for (int b = integer ? 0 : 30; b < 64; b++) { /* real data: bits over the bound */
+        double *cs[2] = {c2, c3};
+        for (int r = 0; r < 2; r++) {
+          uint64_t u;
+          if (!integer && cs[r][w] == 0 && b < 52)
+            continue; /* a subnormal below 1e-300: within any rounding bound */
+          const double before = cs[r][w];
+          memcpy(&u, &cs[r][w], 8), u ^= 1ull << b, memcpy(&cs[r][w], &u, 8);
+          /* a flip that passes must be harmless: below 1e-150, or 1e-9 relative */
+          if (r == 0 ? sm_kern_verify_czek2_d(m, n, k, A, ld, B, ld, c2, n,
+                                              sm_kern_czek2_ref_d)
+                     : sm_kern_verify_czek3_d(g, m, n, k, P, ld, A, ld, B, ld, c3))
+            missed += integer || !(fabs(cs[r][w] - before) < 1e-150 ||
+                                   fabs(cs[r][w] - before) <= 1e-9 * fabs(before));
+          flips++;
+          memcpy(&u, &cs[r][w], 8), u ^= 1ull << b, memcpy(&cs[r][w], &u, 8);
+        }
+      }
+    ck_assert_msg(missed == 0, "%s data: %d of %d flips missed",
+                  integer ? "integer" : "real", missed, flips);
+    free(P), free(A), free(B), free(c2), free(c3);
+  }
+}
+END_TEST
+
 static Suite *kern_suite(void)
 {
   Suite *s = suite_create("kern");
@@ -307,6 +410,8 @@ static Suite *kern_suite(void)
   tcase_add_test(tc, formulas_symmetric);
   tcase_add_test(tc, czek3_blocked_vs_ref);
   tcase_add_test(tc, ccc3_popc_vs_ref);
+  tcase_add_test(tc, verify_ccc_catches_every_flip);
+  tcase_add_test(tc, verify_czek_catches_flips);
   suite_add_tcase(s, tc);
   return s;
 }
