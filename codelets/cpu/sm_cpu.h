@@ -3,6 +3,15 @@
 #ifndef SM_CPU_H
 #define SM_CPU_H
 
+/* Portable kernels: clones for the widest ISA the CPU reports, chosen at
+ * load time (GCC on x86-64). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define SM_TARGETS                                                                       \
+  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define SM_TARGETS
+#endif
+
 /* Instruction sets the kernels care about; 1 = usable now. */
 typedef struct sm_cpu {
   int avx2;      /* AVX2 + FMA, YMM state enabled by the OS */

@@ -1,6 +1,6 @@
 /* kern_ccc3.cu: CCC 3-way plane moments on the GPU with __popcll: the
  * fields split by the plane vector's genotype, 2-way moments of x and y on
- * each part (sm_formulas.h, as codelets/cpu/kern_ccc3.c). One thread per
+ * each part (sm_formulas.h, as codelets/cpu/ccc/kern_ccc3.c). One thread per
  * (plane, x, y). */
 #include "sm_formulas.h"
 #include "sm_kern_cuda.h"

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "kern_saf_ws.h"
+#include "sm_cpu.h"
 
 /* Exponents within a run lie within this many bits: a product of two run
  * mantissas is then >= 2^-402, and with SKIP below the output's largest
@@ -144,14 +145,6 @@ static int segments(const double *m, const int32_t *e, int lo, int hi, double *x
   }
   return ns;
 }
-
-/* Clones for the widest ISA the CPU reports, chosen at load time. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define SM_TARGETS                                                                       \
-  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define SM_TARGETS
-#endif
 
 typedef double v8d __attribute__((vector_size(64)));
 typedef double v8du __attribute__((vector_size(64), aligned(8))); /* unaligned */

@@ -1,14 +1,7 @@
 /* kern_czek2.c: Czekanowski 2-way modified GEMM (min instead of multiply)
  * and vector sums, in single and double precision from one source. */
+#include "sm_cpu.h"
 #include "sm_kern.h"
-
-/* Clones for the widest ISA the CPU reports, chosen at load time. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define SM_TARGETS                                                                       \
-  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define SM_TARGETS
-#endif
 
 #define SM_T double
 #define SM_SFX d
