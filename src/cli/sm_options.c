@@ -123,10 +123,16 @@ static sm_err_t set_inject(const sm_opt_t *d, char *arg, void *dst, int *done)
 {
   (void)d, (void)done;
   sm_options_t *o = &((args_t *)dst)->o;
-  char *comma = strchr(arg, ',');
-  if (comma)
-    *comma = 0;
-  if (sm_opt_double("--inject-faults", arg, &o->inject_rate))
+  char rate[64];
+  const char *comma = strchr(arg, ','); /* arg stays whole: the summary quotes it */
+  const size_t n = comma ? (size_t)(comma - arg) : strlen(arg);
+  if (n >= sizeof rate) {
+    sm_log_error("--inject-faults: '%s' is not RATE[,SEED]", arg);
+    return SM_EOPTION;
+  }
+  memcpy(rate, arg, n);
+  rate[n] = 0;
+  if (sm_opt_double("--inject-faults", rate, &o->inject_rate))
     return SM_EOPTION;
   if (o->inject_rate < 0 || o->inject_rate > 1) {
     sm_log_error("--inject-faults: rate %g is out of range (0..1)", o->inject_rate);
@@ -595,7 +601,7 @@ sm_err_t sm_options_parse_synth(int argc, char **argv, sm_options_t *o, int *don
 {
   /* extra arguments were always ignored by synth */
   static const sm_optcmd_t cmd = {options,   NOPTIONS,         CMD_SYNTH,
-                                  "synth: ", "starmet --help", 1};
+                                  "synth: ", "starmet --help", 0};
   args_t a = {.n_inputs = 0};
   defaults(&a.o);
   a.o.synth.kind = SM_SYNTH_RANDOM;

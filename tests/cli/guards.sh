@@ -197,4 +197,13 @@ expect_error "raw sizes beyond 2^64 bytes" "raw\.bin: 4294967295 vectors .* need
 if "$SMCMP" "$T/e1.tsv" "$T/e2.tsv" > /dev/null 2>&1; then fail "smcmp: two empty files agree"; else pass; fi
 "$SMCMP" --allow-empty "$T/e1.tsv" "$T/e2.tsv" > /dev/null 2>&1 && pass || fail "smcmp --allow-empty"
 
+# --- the command line as given: extra operands are refused, the summary
+# quotes every option whole
+expect_error "synth with an extra operand" "synth: unexpected argument 'extra'" "$T/sx" \
+  "$STARMET" synth --metric ccc --num-vector 5 --num-field 7 --output "$T/sx" extra
+run_ok "inject-faults seed" "$STARMET" compute --quiet --metric ccc --synthetic random \
+  --num-vector 20 --num-field 30 --verify --inject-faults 0.1,7 --output "$T/inj"
+grep -q '"command": "[^"]*--inject-faults 0.1,7' "$T/inj.json" && pass ||
+  fail "the summary's command lost the seed of --inject-faults"
+
 finish
