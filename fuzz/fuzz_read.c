@@ -1,8 +1,10 @@
-/* fuzz_read.c: libFuzzer targets for starmet's input parsers. Built once
- * per target with -DSM_FUZZ_TSV, -DSM_FUZZ_NPY, -DSM_FUZZ_PLINK or
- * -DSM_FUZZ_RAW (scripts/fuzz). Each writes the fuzzer's bytes to files
- * and runs the reader on them, whole and on a slice; a reader may reject
- * the input but must not crash, leak or read out of bounds. */
+/* fuzz_read.c: libFuzzer targets for starmet's parsers. Built once per
+ * target with -DSM_FUZZ_<TARGET> (scripts/fuzz): TSV, NPY, PLINK (.bim,
+ * .fam and .bed), RAW, VCF (genotypes for compute), GL (maf's BEAGLE and
+ * VCF GL/PL likelihoods) and MANIFEST (the --resume manifest). Each writes
+ * the fuzzer's bytes to files and runs the parser on them (readers whole
+ * and on a slice); a parser may reject the input but must not crash, leak
+ * or read out of bounds. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +12,11 @@
 #include <unistd.h>
 
 #include "sm_read.h"
+#if defined(SM_FUZZ_GL)
+#include "sm_gl.h"
+#elif defined(SM_FUZZ_MANIFEST)
+#include "sm_resume.h"
+#endif
 
 static char dir[64];
 
@@ -89,8 +96,38 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   read_twice(sm_read_raw, path, o);
   o.metric = SM_METRIC_CCC;
   read_twice(sm_read_raw, path, o);
+#elif defined(SM_FUZZ_VCF)
+  put("in.vcf", data, size, path, sizeof path);
+  o.metric = SM_METRIC_CCC;
+  read_twice(sm_read_vcf, path, o);
+#elif defined(SM_FUZZ_GL)
+  /* the first byte chooses the format, the rest is the file */
+  const int vcf = size && (data[0] & 1);
+  put(vcf ? "in.vcf" : "in.beagle", size ? data + 1 : data, size ? size - 1 : 0, path,
+      sizeof path);
+  sm_gl_reader_t *r = NULL;
+  if (sm_gl_open(path, vcf ? SM_GL_VCF : SM_GL_BEAGLE, &r) == SM_OK) {
+    sm_gl_sites_t b = {0};
+    size_t n = 0;
+    for (int k = 0; k < 64; k++)
+      if (sm_gl_read(r, 3, k & 1, &b, &n) != SM_OK || n < 3)
+        break;
+    sm_gl_sites_free(&b);
+  }
+  sm_gl_close(r);
+#elif defined(SM_FUZZ_MANIFEST)
+  /* a manifest for the fingerprint "fp", resumed */
+  put("m.manifest", data, size, path, sizeof path);
+  sm_manifest_t m;
+  size_t bs = 0;
+  int resumed = 0;
+  if (sm_manifest_open(&m, path, "fp", 1, &bs, &resumed) == SM_OK) {
+    for (size_t k = 0; k < 4; k++)
+      (void)sm_manifest_is_done(&m, k);
+  }
+  sm_manifest_close(&m, 1);
 #else
-#error "define one of SM_FUZZ_TSV, SM_FUZZ_NPY, SM_FUZZ_PLINK, SM_FUZZ_RAW"
+#error "define one of SM_FUZZ_TSV, NPY, PLINK, RAW, VCF, GL, MANIFEST"
 #endif
   return 0;
 }

@@ -130,8 +130,8 @@ static sm_err_t read_manifest(sm_manifest_t *m, FILE *f, const char *fingerprint
     err = SM_EFORMAT;
   }
   if (!err && !sizes)
-    m->block_size = 0; /* stopped before its tile size was known: nothing done */
-  if (!err)
+    m->block_size = 0;  /* stopped before its tile size was known: nothing done */
+  if (!err && m->ndone) /* (qsort's base may not be NULL, even for 0 items) */
     qsort(m->done, m->ndone, sizeof *m->done, cmp_entry);
   for (size_t k = 1; !err && k < m->ndone; k++)
     if (m->done[k].block == m->done[k - 1].block) {
