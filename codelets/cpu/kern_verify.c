@@ -25,24 +25,35 @@ static inline void rm_of(const uint64_t *row, size_t q, int sparse, unsigned *r,
   *m = sm_gt_m(c, sparse);
 }
 
-int sm_kern_verify_ccc2(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
-                        const uint64_t *B, size_t ldb, int sparse, const uint32_t *C,
-                        size_t ldc)
+/* Column sums of a tile of n rows: colr[q] = sum of r, colm[q] = sum of m
+ * over the rows (both allocated, nf entries); 0 when memory is short. */
+static int col_sums(size_t n, size_t nf, const uint64_t *B, size_t ldb, int sparse,
+                    uint32_t **colr, uint32_t **colm)
 {
-  const size_t nmom = SM_CCC2_NMOM(sparse);
-  uint32_t *colr = calloc(nf ? nf : 1, sizeof *colr),
-           *colm = calloc(nf ? nf : 1, sizeof *colm);
-  if (!colr || !colm) {
-    free(colr), free(colm);
-    return 0; /* cannot check: the task is not vouched for */
+  *colr = calloc(nf ? nf : 1, sizeof **colr);
+  *colm = calloc(nf ? nf : 1, sizeof **colm);
+  if (!*colr || !*colm) {
+    free(*colr), free(*colm);
+    return 0;
   }
   for (size_t j = 0; j < n; j++)
     for (size_t q = 0; q < nf; q++) {
       unsigned r, mm;
       rm_of(B + j * ldb, q, sparse, &r, &mm);
-      colr[q] += r;
-      colm[q] += mm;
+      (*colr)[q] += r;
+      (*colm)[q] += mm;
     }
+  return 1;
+}
+
+int sm_kern_verify_ccc2(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
+                        const uint64_t *B, size_t ldb, int sparse, const uint32_t *C,
+                        size_t ldc)
+{
+  const size_t nmom = SM_CCC2_NMOM(sparse);
+  uint32_t *colr, *colm;
+  if (!col_sums(n, nf, B, ldb, sparse, &colr, &colm))
+    return 0; /* cannot check: the task is not vouched for */
   int ok = 1;
   for (size_t i = 0; i < m && ok; i++) {
     uint64_t want[4] = {0, 0, 0, 0}, got[4] = {0, 0, 0, 0};
@@ -167,19 +178,9 @@ int sm_kern_verify_ccc3(size_t g, size_t mx, size_t my, size_t nf, const uint64_
                         size_t ldy, int sparse, const uint32_t *out)
 {
   const size_t nmom = SM_CCC3_NMOM(sparse);
-  uint32_t *colr = calloc(nf ? nf : 1, sizeof *colr),
-           *colm = calloc(nf ? nf : 1, sizeof *colm);
-  if (!colr || !colm) {
-    free(colr), free(colm);
+  uint32_t *colr, *colm;
+  if (!col_sums(my, nf, Y, ldy, sparse, &colr, &colm))
     return 0; /* cannot check: the task is not vouched for */
-  }
-  for (size_t y = 0; y < my; y++)
-    for (size_t q = 0; q < nf; q++) {
-      unsigned r, mm;
-      rm_of(Y + y * ldy, q, sparse, &r, &mm);
-      colr[q] += r;
-      colm[q] += mm;
-    }
   int ok = 1;
   for (size_t a = 0; a < g && ok; a++)
     for (size_t x = 0; x < mx && ok; x++) {
