@@ -83,6 +83,6 @@ int sm_task_ccc2(starpu_data_handle_t A, starpu_data_handle_t B, starpu_data_han
 {
   ccc2_args_t args = {.nf = nf, .sparse = sparse};
   return SM_INSERT(sparse ? &cl_ccc2_sparse : &cl_ccc2, STARPU_R, A, STARPU_R, B,
-                   STARPU_W, C, SM_CL_ARGS(args), STARPU_PRIORITY, prio,
+                   STARPU_W, C, SM_CL_ARGS(C, args), STARPU_PRIORITY, prio,
                    STARPU_EXECUTE_WHERE, sm_cl_num_where, STARPU_NAME, "ccc2", 0);
 }

@@ -60,6 +60,6 @@ int sm_task_ccc3(starpu_data_handle_t A, size_t a_off, size_t g, starpu_data_han
 {
   ccc3_args_t args = {.nf = nf, .a_off = a_off, .g = g, .sparse = sparse};
   return SM_INSERT(sparse ? &cl_ccc3_sparse : &cl_ccc3, STARPU_R, A, STARPU_R, X,
-                   STARPU_R, Y, STARPU_W, N3, SM_CL_ARGS(args), STARPU_PRIORITY, prio,
+                   STARPU_R, Y, STARPU_W, N3, SM_CL_ARGS(N3, args), STARPU_PRIORITY, prio,
                    STARPU_EXECUTE_WHERE, sm_cl_num_where, STARPU_NAME, "ccc3", 0);
 }

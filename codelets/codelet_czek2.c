@@ -76,6 +76,6 @@ int sm_task_czek2(starpu_data_handle_t A, starpu_data_handle_t B, starpu_data_ha
 {
   czek2_args_t args = {.nf = nf};
   return SM_INSERT(single ? &cl_czek2_s : &cl_czek2_d, STARPU_R, A, STARPU_R, B, STARPU_W,
-                   C, SM_CL_ARGS(args), STARPU_PRIORITY, prio, STARPU_EXECUTE_WHERE,
+                   C, SM_CL_ARGS(C, args), STARPU_PRIORITY, prio, STARPU_EXECUTE_WHERE,
                    sm_cl_num_where, STARPU_NAME, "czek2", 0);
 }

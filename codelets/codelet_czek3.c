@@ -76,6 +76,6 @@ int sm_task_czek3(starpu_data_handle_t A, size_t a_off, size_t g, starpu_data_ha
 {
   czek3_args_t args = {.nf = nf, .a_off = a_off, .g = g};
   return SM_INSERT(single ? &cl_czek3_s : &cl_czek3_d, STARPU_R, A, STARPU_R, X, STARPU_R,
-                   Y, STARPU_W, N3, SM_CL_ARGS(args), STARPU_PRIORITY, prio,
+                   Y, STARPU_W, N3, SM_CL_ARGS(N3, args), STARPU_PRIORITY, prio,
                    STARPU_EXECUTE_WHERE, sm_cl_num_where, STARPU_NAME, "czek3", 0);
 }

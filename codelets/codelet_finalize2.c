@@ -19,6 +19,6 @@ int sm_task_finalize2(starpu_data_handle_t num, starpu_data_handle_t si,
                       const sm_fin2_args_t *args, int prio)
 {
   return SM_INSERT(&cl_finalize2, STARPU_R, num, STARPU_R, si, STARPU_R, sj, STARPU_W, R,
-                   STARPU_CL_ARGS, sm_cl_args_dup(args, sizeof *args), sizeof *args,
+                   STARPU_CL_ARGS, sm_cl_args_dup(R, args, sizeof *args), sizeof *args,
                    STARPU_PRIORITY, prio, STARPU_NAME, "finalize2", 0);
 }

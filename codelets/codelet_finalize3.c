@@ -27,6 +27,6 @@ int sm_task_finalize3(starpu_data_handle_t num3, starpu_data_handle_t n2ax,
 {
   return SM_INSERT(&cl_finalize3, STARPU_R, num3, STARPU_R, n2ax, STARPU_R, n2ay,
                    STARPU_R, n2xy, STARPU_R, sa, STARPU_R, sx, STARPU_R, sy, STARPU_W, R,
-                   STARPU_CL_ARGS, sm_cl_args_dup(args, sizeof *args), sizeof *args,
+                   STARPU_CL_ARGS, sm_cl_args_dup(R, args, sizeof *args), sizeof *args,
                    STARPU_PRIORITY, prio, STARPU_NAME, "finalize3", 0);
 }

@@ -22,6 +22,6 @@ int sm_task_output(starpu_data_handle_t R, starpu_data_handle_t token, sm_sink_f
                    void *ctx, uint64_t block, int prio)
 {
   output_args_t args = {.sink = sink, .ctx = ctx, .block = block};
-  return SM_INSERT(&cl_output, STARPU_R, R, STARPU_RW, token, SM_CL_ARGS(args),
+  return SM_INSERT(&cl_output, STARPU_R, R, STARPU_RW, token, SM_CL_ARGS(token, args),
                    STARPU_PRIORITY, prio, STARPU_NAME, "output", 0);
 }

@@ -65,6 +65,6 @@ int sm_task_saf(starpu_data_handle_t GL, starpu_data_handle_t OUT,
   struct starpu_codelet *cl = method == SM_SAF_REF ? &cl_saf_ref
                               : args.band_tol > 0  ? &cl_saf_band
                                                    : &cl_saf;
-  return SM_INSERT(cl, STARPU_R, GL, STARPU_W, OUT, STARPU_W, INFO, SM_CL_ARGS(args),
+  return SM_INSERT(cl, STARPU_R, GL, STARPU_W, OUT, STARPU_W, INFO, SM_CL_ARGS(OUT, args),
                    STARPU_PRIORITY, prio, STARPU_NAME, "saf", 0);
 }

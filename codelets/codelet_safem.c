@@ -29,6 +29,6 @@ int sm_task_safem(starpu_data_handle_t L, starpu_data_handle_t INFO,
 {
   safem_args_t args = {.convert = convert};
   return SM_INSERT(&cl_safem, STARPU_RW, L, STARPU_R, INFO, STARPU_R, PHI, STARPU_W, PART,
-                   STARPU_W, MAF, SM_CL_ARGS(args), STARPU_PRIORITY, prio, STARPU_NAME,
+                   STARPU_W, MAF, SM_CL_ARGS(L, args), STARPU_PRIORITY, prio, STARPU_NAME,
                    "safem", 0);
 }

@@ -34,13 +34,13 @@ int sm_task_sums_czek(starpu_data_handle_t X, starpu_data_handle_t S, int single
 {
   sums_args_t args = {.nf = nf};
   return SM_INSERT(single ? &cl_sums_czek_s : &cl_sums_czek_d, STARPU_R, X, STARPU_W, S,
-                   SM_CL_ARGS(args), STARPU_PRIORITY, prio, STARPU_NAME, "sums", 0);
+                   SM_CL_ARGS(S, args), STARPU_PRIORITY, prio, STARPU_NAME, "sums", 0);
 }
 
 int sm_task_sums_ccc(starpu_data_handle_t X, starpu_data_handle_t S, int sparse,
                      size_t nf, int prio)
 {
   sums_args_t args = {.nf = nf, .sparse = sparse};
-  return SM_INSERT(&cl_sums_ccc, STARPU_R, X, STARPU_W, S, SM_CL_ARGS(args),
+  return SM_INSERT(&cl_sums_ccc, STARPU_R, X, STARPU_W, S, SM_CL_ARGS(S, args),
                    STARPU_PRIORITY, prio, STARPU_NAME, "sums", 0);
 }

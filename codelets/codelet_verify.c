@@ -197,8 +197,8 @@ int sm_task_verify2(starpu_data_handle_t C, starpu_data_handle_t A,
                         .nf = nf,
                         .task = next_task++,
                         .block = block};
-  return SM_INSERT(&cl_verify2, STARPU_RW, C, STARPU_R, A, STARPU_R, B, SM_CL_ARGS(args),
-                   STARPU_PRIORITY, prio, STARPU_NAME, "verify2", 0);
+  return SM_INSERT(&cl_verify2, STARPU_RW, C, STARPU_R, A, STARPU_R, B,
+                   SM_CL_ARGS(C, args), STARPU_PRIORITY, prio, STARPU_NAME, "verify2", 0);
 }
 
 int sm_task_verify3(starpu_data_handle_t N3, starpu_data_handle_t A, size_t a_off,
@@ -213,5 +213,6 @@ int sm_task_verify3(starpu_data_handle_t N3, starpu_data_handle_t A, size_t a_of
                         .task = next_task++,
                         .block = block};
   return SM_INSERT(&cl_verify3, STARPU_RW, N3, STARPU_R, A, STARPU_R, X, STARPU_R, Y,
-                   SM_CL_ARGS(args), STARPU_PRIORITY, prio, STARPU_NAME, "verify3", 0);
+                   SM_CL_ARGS(N3, args), STARPU_PRIORITY, prio, STARPU_NAME, "verify3",
+                   0);
 }

@@ -110,8 +110,15 @@ const char *sm_codelets_kernel_name(const char *family)
   return "unknown";
 }
 
-void *sm_cl_args_dup(const void *args, size_t size)
+void *sm_cl_args_dup(starpu_data_handle_t W, const void *args, size_t size)
 {
+  if (sm_cl_use_mpi) {
+    int me = 0;
+    starpu_mpi_comm_rank(MPI_COMM_WORLD, &me);
+    const int owner = starpu_mpi_data_get_rank(W);
+    if (owner >= 0 && owner != me)
+      return NULL;
+  }
   void *p = malloc(size);
   if (p)
     memcpy(p, args, size);

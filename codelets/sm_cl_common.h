@@ -36,12 +36,16 @@ void sm_cl_task_done(void *id);
        ? starpu_mpi_task_insert(MPI_COMM_WORLD, (cl), SM_CL_OBSERVE, __VA_ARGS__)        \
        : starpu_task_insert((cl), SM_CL_OBSERVE, __VA_ARGS__))
 
-/* Copy an args struct for STARPU_CL_ARGS (StarPU frees it). */
-void *sm_cl_args_dup(const void *args, size_t size);
+/* Copy an args struct for STARPU_CL_ARGS (StarPU frees it after the task)
+ * for a task that writes W. Under MPI only the rank that runs the task (the
+ * owner of W) makes the copy and the others pass NULL: StarPU-MPI does not
+ * free the arguments of tasks another rank runs. */
+void *sm_cl_args_dup(starpu_data_handle_t W, const void *args, size_t size);
 
-/* The insertion arguments that pass a copy of the args struct `args`. */
-#define SM_CL_ARGS(args)                                                                 \
-  STARPU_CL_ARGS, sm_cl_args_dup(&(args), sizeof(args)), sizeof(args)
+/* The insertion arguments that pass a copy of the args struct `args` to a
+ * task that writes W. */
+#define SM_CL_ARGS(W, args)                                                              \
+  STARPU_CL_ARGS, sm_cl_args_dup((W), &(args), sizeof(args)), sizeof(args)
 
 /* Implementations a codelet has where the build has the device, for its
  * designated initializer: SM_CL_CUDA(f, ...) SM_CL_OPENCL(g). */

@@ -1,10 +1,11 @@
 /* fuzz_read.c: libFuzzer targets for starmet's parsers. Built once per
  * target with -DSM_FUZZ_<TARGET> (scripts/fuzz): TSV, NPY, PLINK (.bim,
  * .fam and .bed), RAW, VCF (genotypes for compute), GL (maf's BEAGLE and
- * VCF GL/PL likelihoods) and MANIFEST (the --resume manifest). Each writes
- * the fuzzer's bytes to files and runs the parser on them (readers whole
- * and on a slice); a parser may reject the input but must not crash, leak
- * or read out of bounds. */
+ * VCF GL/PL likelihoods), MANIFEST (the --resume manifest) and OPTIONS
+ * (the command lines of compute, synth and maf). Each writes the fuzzer's
+ * bytes to files, or splits them into arguments, and runs the parser on
+ * them (readers whole and on a slice); a parser may reject the input but
+ * must not crash, leak or read out of bounds. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,9 +17,28 @@
 #include "sm_gl.h"
 #elif defined(SM_FUZZ_MANIFEST)
 #include "sm_resume.h"
+#elif defined(SM_FUZZ_OPTIONS)
+#include "sm_maf.h"
+#include "sm_options.h"
 #endif
 
 static char dir[64];
+
+#if defined(SM_FUZZ_OPTIONS)
+/* the option parsers' links to the runtime: one rank, every kernel built */
+int sm_mpi_rank(void)
+{
+  return 0;
+}
+unsigned sm_codelets_where(sm_task_kind_t kind)
+{
+  return (void)kind, 0;
+}
+const char *sm_codelets_kernel_check(sm_kernel_t kernel, int ccc)
+{
+  return (void)kernel, (void)ccc, NULL;
+}
+#endif
 
 static void put(const char *name, const uint8_t *data, size_t n, char *path, size_t len)
 {
@@ -55,6 +75,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     abort();
   /* errors are expected by the thousand: keep them quiet */
   sm_log_set_quiet(getenv("SM_FUZZ_VERBOSE") ? 0 : 2);
+#if defined(SM_FUZZ_OPTIONS)
+  /* --help and --sched help print their text: not needed here */
+  if (!getenv("SM_FUZZ_VERBOSE") && !freopen("/dev/null", "w", stdout))
+    abort();
+#endif
   return 0;
 }
 
@@ -126,8 +151,38 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
       (void)sm_manifest_is_done(&m, k);
   }
   sm_manifest_close(&m, 1);
+#elif defined(SM_FUZZ_OPTIONS)
+  /* the first byte picks the command, the rest are its arguments separated
+   * by NUL bytes (at most 48, copied so the parser may keep pointers) */
+  enum { MAXARG = 48 };
+  static const char *const cmds[] = {"compute", "synth", "maf"};
+  char *buf = malloc(size + 1);
+  char *argv[MAXARG + 2];
+  int argc = 0;
+  if (!buf)
+    abort();
+  if (size)
+    memcpy(buf, data + 1, size - 1);
+  buf[size ? size - 1 : 0] = 0;
+  argv[argc++] = (char *)cmds[size ? data[0] % 3 : 0];
+  for (size_t at = 0; size > 1 && at < size - 1 && argc <= MAXARG;
+       at += strlen(buf + at) + 1)
+    argv[argc++] = buf + at;
+  argv[argc] = NULL;
+  int done = 0;
+  if (argv[0][0] == 'm') {
+    sm_maf_options_t mo;
+    (void)sm_maf_options_parse(argc, argv, &mo, &done);
+  } else {
+    sm_options_t co;
+    if (argv[0][0] == 'c')
+      (void)sm_options_parse_compute(argc, argv, &co, &done);
+    else
+      (void)sm_options_parse_synth(argc, argv, &co, &done);
+  }
+  free(buf);
 #else
-#error "define one of SM_FUZZ_TSV, NPY, PLINK, RAW, VCF, GL, MANIFEST"
+#error "define one of SM_FUZZ_TSV, NPY, PLINK, RAW, VCF, GL, MANIFEST, OPTIONS"
 #endif
   return 0;
 }

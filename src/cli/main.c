@@ -51,10 +51,10 @@ static int run_maf(const void *o, const char *command)
 /* A command's work on every rank, its command line (taken after parsing,
  * as the summaries have always recorded it) in its summary. */
 static int run_mpi(int argc, char **argv, int (*run)(const void *, const char *),
-                   const void *o, const char *fallback)
+                   const void *o, long want_ranks, const char *fallback)
 {
   char *cmd = join_args(argc, argv);
-  int r = sm_mpi_init(&argc, &argv);
+  int r = sm_mpi_init(&argc, &argv, want_ranks);
   if (r == SM_OK)
     r = run(o, cmd ? cmd : fallback);
   sm_mpi_finalize();
@@ -83,7 +83,10 @@ int main(int argc, char **argv)
   if (!strcmp(argv[1], "compute")) {
     if ((r = parsed(sm_options_parse_compute(argc - 1, argv + 1, &o, &done), &done)) >= 0)
       return r;
-    return run_mpi(argc, argv, run_compute, &o, "starmet compute");
+    /* the rank grid the options ask for (0 = as many as run) */
+    const long grid =
+        (long)(o.npv ? o.npv : 1) * (o.npf ? o.npf : 1) * (o.npr ? o.npr : 1);
+    return run_mpi(argc, argv, run_compute, &o, grid, "starmet compute");
   }
   if (!strcmp(argv[1], "synth")) {
     if ((r = parsed(sm_options_parse_synth(argc - 1, argv + 1, &o, &done), &done)) >= 0)
@@ -94,7 +97,7 @@ int main(int argc, char **argv)
     sm_maf_options_t mo;
     if ((r = parsed(sm_maf_options_parse(argc - 1, argv + 1, &mo, &done), &done)) >= 0)
       return r;
-    return run_mpi(argc, argv, run_maf, &mo, "starmet maf");
+    return run_mpi(argc, argv, run_maf, &mo, 1, "starmet maf");
   }
   fprintf(stderr,
           "starmet: error: unknown command '%s' (use compute, synth or maf; "

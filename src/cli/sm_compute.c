@@ -694,7 +694,9 @@ static void cleanup(run_t *r)
 {
   if (r->w)
     sm_writer_close(r->w, r->resumed ? -1 : 0);
-  sm_manifest_close(&r->man, 0);
+  /* a manifest this run started afresh, before it ran any task, is
+   * clutter; an interrupted run's is kept */
+  sm_manifest_close(&r->man, r->man.f != NULL && !r->resumed);
   free(r->skip);
   free(r->all);
   free(r->rts);

@@ -2,6 +2,7 @@
  * one way starmet completes a file. */
 #include "sm_commit.h"
 
+#include <sys/file.h>
 #include <sys/stat.h>
 
 #include <errno.h>
@@ -21,8 +22,47 @@ sm_err_t sm_commit_open(sm_commit_t *c, const char *path, const char *suffix, in
     errno = ENAMETOOLONG;
     return SM_EIO;
   }
-  c->f = fopen(c->tmp, mode);
-  return c->f ? SM_OK : SM_EIO;
+  if (unique) {
+    c->f = fopen(c->tmp, mode);
+    return c->f ? SM_OK : SM_EIO;
+  }
+  /* open without truncating, lock, then truncate: a file another process
+   * is writing is left as it is */
+  const int create = mode[0] == 'w';
+  int fd = open(c->tmp, create ? O_RDWR | O_CREAT | O_CLOEXEC : O_RDWR | O_CLOEXEC, 0666);
+  if (fd < 0)
+    return SM_EIO;
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0 || (create && ftruncate(fd, 0) != 0) ||
+      !(c->f = fdopen(fd, mode))) {
+    const int e = errno == EWOULDBLOCK ? EBUSY : errno;
+    close(fd);
+    errno = e;
+    return SM_EIO;
+  }
+  return SM_OK;
+}
+
+sm_err_t sm_commit_lock(FILE *f)
+{
+  if (flock(fileno(f), LOCK_EX | LOCK_NB) == 0)
+    return SM_OK;
+  if (errno == EWOULDBLOCK)
+    errno = EBUSY;
+  return SM_EIO;
+}
+
+const char *sm_commit_strerror(int err)
+{
+  if (err == EBUSY)
+    return "another process is writing it (another run with the same output, or the "
+           "ranks of an MPI job started by a launcher starmet did not recognise: set "
+           "STARMET_MPI=yes for them)";
+  return strerror(err);
+}
+
+const char *sm_commit_hint(int err)
+{
+  return err == EBUSY ? "" : " (check that the directory exists and is writable)";
 }
 
 sm_err_t sm_commit_sync(sm_commit_t *c)

@@ -22,10 +22,26 @@ typedef struct sm_commit {
 /** Open the temporary file of path: path + suffix (".part", ".new"), with
  * ".<pid>" appended when unique (several processes may write the same
  * path), in fopen mode (binary writes: "wb"; "r+b" reopens an existing
- * temporary, as --resume does). Returns SM_OK, or SM_EIO with errno set and
- * c->tmp naming the file for the caller's message. Logs nothing. */
+ * temporary, as --resume does). A temporary that is not unique is locked
+ * (flock) before it is truncated, for as long as it is open: a second
+ * process opening it fails with errno EBUSY and leaves it alone (see
+ * sm_commit_strerror). Returns SM_OK, or SM_EIO with errno set and c->tmp
+ * naming the file for the caller's message. Logs nothing. */
 sm_err_t sm_commit_open(sm_commit_t *c, const char *path, const char *suffix, int unique,
                         const char *mode) SM_MUST_CHECK;
+
+/** Take the lock sm_commit_open takes on an open file (EBUSY when another
+ * process holds it): for files kept open under their final name. */
+sm_err_t sm_commit_lock(FILE *f) SM_MUST_CHECK;
+
+/** strerror, with EBUSY from the functions above explained: another
+ * process is writing the file. */
+const char *sm_commit_strerror(int err);
+
+/** What to check after a failed sm_commit_open with errno err, to follow
+ * sm_commit_strerror in a message: "" for EBUSY, else a hint about the
+ * directory. */
+const char *sm_commit_hint(int err);
 
 /** Put what was written on disk (fflush, fsync); the file stays open.
  * SM_EIO (errno set) when this or any earlier write failed. Logs nothing. */

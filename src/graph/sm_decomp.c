@@ -13,8 +13,11 @@ sm_err_t sm_decomp_check(const sm_decomp_t *d, int nranks)
   if ((long)d->npv * d->npf * d->npr != nranks) {
     sm_log_error("the rank grid %d x %d x %d (--num-proc-vector x --num-proc-field x "
                  "--num-proc-repl) = %ld does not match the %d MPI ranks; make the "
-                 "product equal the rank count",
-                 d->npv, d->npf, d->npr, (long)d->npv * d->npf * d->npr, nranks);
+                 "product equal the rank count%s",
+                 d->npv, d->npf, d->npr, (long)d->npv * d->npf * d->npr, nranks,
+                 nranks == 1 ? " (start the ranks with an MPI launcher: mpirun -np N "
+                               "starmet ..., srun ...)"
+                             : "");
     return SM_EOPTION;
   }
   if (d->nv < (size_t)d->npv) {

@@ -60,9 +60,8 @@ sm_err_t sm_maf_writer_open(sm_maf_writer_t **wp, const char *path, sm_maf_file_
   w->nind = nind;
   w->band_tol = band_tol;
   if (sm_commit_open(&w->c, path, ".part", 0, "wb") != SM_OK) {
-    sm_log_error("%s: cannot create output file: %s (check that the directory exists "
-                 "and is writable)",
-                 w->c.tmp, strerror(errno));
+    sm_log_error("%s: cannot create output file: %s%s", w->c.tmp,
+                 sm_commit_strerror(errno), sm_commit_hint(errno));
     free(w);
     return SM_EIO;
   }

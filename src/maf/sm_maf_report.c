@@ -101,7 +101,7 @@ sm_err_t sm_maf_report_json(const sm_maf_report_t *r, const char *path)
 {
   sm_commit_t c;
   if (sm_commit_open(&c, path, ".part", 0, "w") != SM_OK) {
-    sm_log_error("%s: cannot create the summary: %s", c.tmp, strerror(errno));
+    sm_log_error("%s: cannot create the summary: %s", c.tmp, sm_commit_strerror(errno));
     return SM_EIO;
   }
   sm_json_t j;

@@ -71,6 +71,10 @@ static sm_err_t reopen_partial(sm_writer_t *w, const char *path, uint64_t resume
                                uint64_t resume_count)
 {
   if (sm_commit_open(&w->c, path, ".part", 0, "r+b") != SM_OK) {
+    if (errno == EBUSY) {
+      sm_log_error("%s: %s", w->c.tmp, sm_commit_strerror(errno));
+      return SM_EIO;
+    }
     sm_log_error("%s: the partial output of the interrupted run is missing (%s); "
                  "rerun without --resume",
                  w->c.tmp, strerror(errno));
@@ -109,9 +113,8 @@ static const char *tsv_header(const sm_writer_info_t *info)
 static sm_err_t create_file(sm_writer_t *w, const char *path)
 {
   if (sm_commit_open(&w->c, path, ".part", 0, "wb") != SM_OK) {
-    sm_log_error("%s: cannot create output file: %s (check that the directory "
-                 "exists and is writable)",
-                 w->c.tmp, strerror(errno));
+    sm_log_error("%s: cannot create output file: %s%s", w->c.tmp,
+                 sm_commit_strerror(errno), sm_commit_hint(errno));
     return SM_EIO;
   }
   setvbuf(w->c.f, NULL, _IOFBF, 1 << 20);

@@ -154,7 +154,18 @@ sm_err_t sm_manifest_open(sm_manifest_t *m, const char *path, const char *finger
   if (!m->path || !m->fingerprint)
     return SM_ENOMEM;
   m->block_size = *block_size;
-  FILE *old = resume ? fopen(path, "r") : NULL;
+  /* a run holds its manifest locked while it writes it: refuse to take
+   * over the manifest of a run that is still going */
+  FILE *old = fopen(path, "r");
+  if (old && sm_commit_lock(old) != SM_OK) {
+    sm_log_error("%s: %s", path, sm_commit_strerror(errno));
+    fclose(old);
+    return SM_EIO;
+  }
+  if (old && !resume) {
+    fclose(old);
+    old = NULL;
+  }
   sm_err_t err = SM_OK;
   if (old) {
     err = read_manifest(m, old, fingerprint);
@@ -171,7 +182,8 @@ sm_err_t sm_manifest_open(sm_manifest_t *m, const char *path, const char *finger
   /* rewrite it from what is trusted (drops a torn tail) */
   sm_commit_t c;
   if (sm_commit_open(&c, path, ".new", 0, "w") != SM_OK) {
-    sm_log_error("%s: cannot create the resume manifest: %s", c.tmp, strerror(errno));
+    sm_log_error("%s: cannot create the resume manifest: %s", c.tmp,
+                 sm_commit_strerror(errno));
     return SM_EIO;
   }
   int bad = fprintf(c.f, "%s %s\n", SM_MANIFEST_MAGIC, fingerprint) < 0;

@@ -8,16 +8,25 @@
 
 static int active, rank, size = 1;
 
-/* Started by an MPI launcher? STARMET_MPI=yes|no decides when set; else
- * the variables the launchers set for their processes (Open MPI, MPICH and
- * Intel MPI's Hydra, MVAPICH, PMI/PMIx clients, Slurm's srun). */
-static int launched_by_mpi(void)
+/* STARMET_MPI: 1 for yes, 0 for no, -1 unset (or anything else). */
+static int forced(void)
 {
   const char *force = getenv("STARMET_MPI");
   if (force && (!strcmp(force, "yes") || !strcmp(force, "1")))
     return 1;
   if (force && (!strcmp(force, "no") || !strcmp(force, "0")))
     return 0;
+  return -1;
+}
+
+/* Started by an MPI launcher? STARMET_MPI=yes|no decides when set; else
+ * the variables the launchers set for their processes (Open MPI, MPICH and
+ * Intel MPI's Hydra, MVAPICH, PMI/PMIx clients, Slurm's srun, LSF's jsrun,
+ * Flux). */
+static int launcher_seen(void)
+{
+  if (forced() >= 0)
+    return forced();
   static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE",
                                      "OMPI_COMM_WORLD_RANK",
                                      "PMI_SIZE",
@@ -28,16 +37,22 @@ static int launched_by_mpi(void)
                                      "MPI_LOCALNRANKS",
                                      "MV2_COMM_WORLD_SIZE",
                                      "HYDRA_CONTROL_FD",
-                                     "SLURM_STEP_NUM_TASKS"};
+                                     "SLURM_STEP_NUM_TASKS",
+                                     "JSM_NAMESPACE_SIZE",
+                                     "FLUX_TASK_RANK"};
   for (size_t k = 0; k < sizeof vars / sizeof vars[0]; k++)
     if (getenv(vars[k]))
       return 1;
   return 0;
 }
 
-sm_err_t sm_mpi_init(int *argc, char ***argv)
+sm_err_t sm_mpi_init(int *argc, char ***argv, long want_ranks)
 {
-  if (!launched_by_mpi())
+  /* a launcher that sets none of those variables still starts its
+   * processes as one MPI job: when the command asks for several ranks,
+   * MPI_Init learns from MPI itself how many there are (one, when started
+   * alone, and the rank grid's check then says so) */
+  if (!launcher_seen() && !(want_ranks > 1 && forced() != 0))
     return SM_OK;
   /* the main thread's collectives run while StarPU-MPI's progress thread
    * communicates: MPI must allow calls from several threads at once */

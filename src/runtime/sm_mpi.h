@@ -11,11 +11,13 @@
 #include "sm_error.h"
 
 /** Initialize MPI (thread level MPI_THREAD_MULTIPLE) when started by an MPI
- * launcher (mpirun, mpiexec, srun; STARMET_MPI=yes|no overrides the
- * detection), else run as a single process without MPI. SM_ERUNTIME
+ * launcher (mpirun, mpiexec, srun: the variables they set) or when the
+ * command asks for several ranks (want_ranks > 1: MPI itself then tells
+ * how many run, whatever launched them); STARMET_MPI=yes|no overrides
+ * both. Otherwise run as a single process without MPI. SM_ERUNTIME
  * (logged) when MPI cannot give the thread level several ranks need; MPI
  * is then initialized and sm_mpi_finalize must still be called. */
-sm_err_t sm_mpi_init(int *argc, char ***argv) SM_MUST_CHECK;
+sm_err_t sm_mpi_init(int *argc, char ***argv, long want_ranks) SM_MUST_CHECK;
 
 /** End every rank of the job now with exit status code (MPI_Abort): for a
  * rank that cannot go on while the others wait for it. Returns only

@@ -206,4 +206,38 @@ run_ok "inject-faults seed" "$STARMET" compute --quiet --metric ccc --synthetic 
 grep -q '"command": "[^"]*--inject-faults 0.1,7' "$T/inj.json" && pass ||
   fail "the summary's command lost the seed of --inject-faults"
 
+
+# --- two runs writing the same output: the second stops before it touches
+# the first's partial output or manifest (here `flock` holds them, as a
+# running starmet does), and says why
+S="compute --quiet --metric ccc --synthetic random --num-vector 50 --num-field 60"
+if command -v flock > /dev/null; then
+  echo "another run's bytes" > "$T/two.tsv.part"
+  # shellcheck disable=SC2086
+  expect_error "output held by another run" "two\.tsv\.part: .*another process is writing it" - \
+    flock "$T/two.tsv.part" "$STARMET" $S --output "$T/two"
+  [ "$(cat "$T/two.tsv.part")" = "another run's bytes" ] && pass ||
+    fail "the held partial output was changed"
+  [ ! -e "$T/two.tsv" ] && [ ! -e "$T/two.manifest" ] && pass ||
+    fail "the refused run left files behind: $(ls "$T"/two.*)"
+  rm -f "$T"/two.*
+  echo "another run's manifest" > "$T/two.manifest"
+  for r in "" --resume; do
+    # shellcheck disable=SC2086
+    expect_error "manifest held by another run $r" "two\.manifest: another process is writing it" - \
+      flock "$T/two.manifest" "$STARMET" $S --output "$T/two" $r
+    [ "$(cat "$T/two.manifest")" = "another run's manifest" ] && [ ! -e "$T/two.tsv.part" ] &&
+      pass || fail "the held manifest was replaced or a partial output started ($r)"
+  done
+else
+  skip_part "flock (util-linux) is not installed"
+fi
+
+# --- a rank grid without the ranks: MPI itself is asked how many run, and
+# a process started alone is told to use a launcher
+# shellcheck disable=SC2086
+expect_error "grid without a launcher" "= 2 does not match the 1 MPI ranks.*MPI launcher" "$T/g2" \
+  env -u OMPI_COMM_WORLD_SIZE -u OMPI_COMM_WORLD_RANK -u PMIX_RANK -u PMIX_NAMESPACE \
+  "$STARMET" $S --num-proc-vector 2 --output "$T/g2"
+
 finish

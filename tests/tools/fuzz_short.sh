@@ -10,7 +10,7 @@ fi
 FUZZ_BUILD_DIR="$top_builddir/fuzz-build" FUZZ_CRASH_DIR="$T/crashes" \
   run_ok "fuzz all parsers" sh "$top_srcdir/scripts/fuzz" "${SM_FUZZ_SECONDS:-3}"
 cat "$T/log.out"
-for t in tsv npy plink raw vcf gl manifest; do
+for t in tsv npy plink raw vcf gl manifest options; do
   n=$(find "$T/crashes/$t" -type f 2> /dev/null | wc -l)
   [ "$n" -eq 0 ] && pass || fail "fuzzer found $n crashing inputs for $t (in $T/crashes/$t)"
 done

@@ -198,8 +198,10 @@ int main(int argc, char **argv)
   set_t a = {0}, b = {0};
   load(argv[k], &a);
   load(argv[k + 1], &b);
-  qsort(a.r, a.n, sizeof *a.r, cmp_rec);
-  qsort(b.r, b.n, sizeof *b.r, cmp_rec);
+  if (a.n) /* qsort wants a valid pointer even for 0 elements */
+    qsort(a.r, a.n, sizeof *a.r, cmp_rec);
+  if (b.n)
+    qsort(b.r, b.n, sizeof *b.r, cmp_rec);
   size_t bad = 0, dup = 0;
   double maxrel = 0;
   for (size_t x = 1; x < a.n; x++)
