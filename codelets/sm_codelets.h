@@ -75,10 +75,18 @@ enum { SM_ADD_F64 = 0, SM_ADD_F32, SM_ADD_U32 };
 int sm_task_add(starpu_data_handle_t C, starpu_data_handle_t B, int type, int prio);
 
 /* Finalize a 2-way block: metrics from numerators and sums into the record
- * buffer R (variable handle holding an sm_recbuf_t). */
+ * buffer R (variable handle holding an sm_recbuf_t) and, with args->topk.k,
+ * the block's candidate neighbours into cand (sm_fin2_topk_places
+ * sm_topk_ent_t; not used without). */
 int sm_task_finalize2(starpu_data_handle_t num, starpu_data_handle_t si,
                       starpu_data_handle_t sj, starpu_data_handle_t R,
-                      const sm_fin2_args_t *args, int prio);
+                      starpu_data_handle_t cand, const sm_fin2_args_t *args, int prio);
+
+/* Merge the n candidate lists of k places starting at list `from` of cand
+ * into the n lists of acc (both variable handles of sm_topk_ent_t). Merges
+ * into one acc run in submission order (RW). */
+int sm_task_topk_merge(starpu_data_handle_t acc, starpu_data_handle_t cand, uint64_t from,
+                       uint32_t n, uint32_t k, int prio);
 
 /* Hand a block's records to the output: calls sink(ctx, recbuf, block) on a
  * CPU worker. token (a variable handle, RW) serializes the output tasks in

@@ -83,10 +83,18 @@ void sm_kern_add_u32(size_t n, const uint32_t *a, uint32_t *y);
 /* ---- results: records, checksum and finalize arguments are sm_types.h's */
 /* Form the metric values of a block from its numerators (czek: double or
  * float matrix; ccc: moments) and the row/column sums; write the records
- * (row-major pair order, CCC entries 0..3) and the checksum into out.
- * Returns the number of records. */
+ * (row-major pair order, CCC entries 0..3), the checksum and the histogram
+ * counts into out and, with a->topk.k, every row's and column's best
+ * neighbours in the block into cand (sm_fin2_topk_places entries; NULL
+ * without). Returns the number of records. */
 uint64_t sm_kern_finalize2(const sm_fin2_args_t *a, const void *num, size_t ldnum,
-                           const void *sums_i, const void *sums_j, sm_recbuf_t *out);
+                           const void *sums_i, const void *sums_j, sm_recbuf_t *out,
+                           sm_topk_ent_t *cand);
+
+/* Merge n sorted candidate lists of k places (cand) into the n lists of
+ * acc: each keeps its k first in sm_topk_before's order. */
+void sm_kern_topk_merge(sm_topk_ent_t *acc, const sm_topk_ent_t *cand, size_t n,
+                        uint32_t k);
 
 /* num3: plane numerators (above). n2ax: 2-way numerators of tile A against
  * X (rows of A, ld ldax), n2ay likewise, n2xy of X against Y (ld ldxy; not

@@ -32,4 +32,10 @@ const char *sm_kern_variant_name(sm_kvar_t v);
  * variant has that name. */
 int sm_kern_variant_parse(const char *name, sm_kvar_t *v);
 
+/** 1 when this build holds variant v's own code (its instruction set was
+ * compiled in), 0 when v would fall back to the portable kernels or is not
+ * a variant. Whether this CPU can run it is another matter (--kernel
+ * refuses what it cannot). */
+int sm_kern_variant_built(sm_kvar_t v);
+
 #endif

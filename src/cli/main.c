@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "sm_about.h"
 #include "sm_compute.h"
 #include "sm_maf.h"
 #include "sm_mpi.h"
@@ -24,17 +25,6 @@ static char *join_args(int argc, char **argv)
       strcat(s, " ");
   }
   return s;
-}
-
-static int version(void)
-{
-  printf("starmet %s\n", PACKAGE_VERSION);
-  unsigned where = 0; /* worker types the compute codelets can use */
-  for (int k = 0; k < SM_TK_COUNT; k++)
-    where |= sm_codelets_where((sm_task_kind_t)k);
-  printf("codelets: cpu%s%s\n", where & STARPU_CUDA ? " cuda" : "",
-         where & STARPU_OPENCL ? " opencl" : "");
-  return 0;
 }
 
 /* The adapters of the two commands that run under MPI. */
@@ -76,8 +66,20 @@ int main(int argc, char **argv)
     sm_options_usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
   }
-  if (!strcmp(argv[1], "--version"))
-    return version();
+  if (!strcmp(argv[1], "--version")) {
+    sm_about_version(stdout);
+    return 0;
+  }
+  /* for the build: the manual page and the completion, from the tables */
+  if (!strcmp(argv[1], "--man")) {
+    sm_about_man(stdout);
+    return fflush(stdout) ? 1 : 0;
+  }
+  if (!strcmp(argv[1], "--completion")) {
+    if (sm_about_completion(argc > 2 ? argv[2] : NULL, stdout))
+      return 2;
+    return fflush(stdout) ? 1 : 0;
+  }
   sm_options_t o;
   int done = 0, r;
   if (!strcmp(argv[1], "compute")) {

@@ -13,6 +13,8 @@
 
 #include "sm_commit.h"
 #include "sm_graph.h"
+#include "sm_hist.h"
+#include "sm_topk.h"
 #include "sm_mpi.h"
 #include "sm_ref.h"
 #include "sm_observe.h"
@@ -211,6 +213,12 @@ typedef struct run {
   sm_graph_stats_t gs;
   sm_runtime_stats_t rs, *rts;
   sm_rank_stats_t *all; /* every rank's stats (rank 0) */
+  sm_hist_spec_t hist;  /* --histogram */
+  uint64_t *hist_counts;
+  char hist_path[4200], hist_png[4200];
+  sm_topk_spec_t topk;     /* --top-k */
+  sm_topk_ent_t *topk_acc; /* its lists (rank 0) */
+  char topk_path[4200];
 } run_t;
 
 /* Plan the problem: its sizes, the checks on them, the decomposition. */
@@ -385,6 +393,8 @@ static sm_err_t open_results(run_t *r)
       .nv = r->d.nv,
       .nf = r->d.nf,
       .names = r->names,
+      .rank = r->me,
+      .nranks = r->P,
   };
   if (o->output && o->output_format != SM_OUT_NONE)
     sm_output_path(r->out_path, sizeof r->out_path, o->output, o->output_format, r->me,
@@ -393,7 +403,37 @@ static sm_err_t open_results(run_t *r)
     snprintf(r->json_path, sizeof r->json_path, "%s", o->summary);
   else if (o->output)
     snprintf(r->json_path, sizeof r->json_path, "%s.json", o->output);
-  r->use_man = r->out_path[0] && o->method != SM_METHOD_REF;
+  /* the manifest records appended blocks' end offsets: npy writes in place */
+  r->use_man =
+      r->out_path[0] && o->method != SM_METHOD_REF && o->output_format != SM_OUT_NPY;
+  r->hist = (sm_hist_spec_t){.bins = o->hist_bins,
+                             .nent = o->metric == SM_METRIC_CCC ? 1u << o->num_way : 1u,
+                             .lo = o->hist_lo,
+                             .hi = o->hist_hi};
+  if (o->hist_bins && o->output) {
+    snprintf(r->hist_path, sizeof r->hist_path, "%s.hist.tsv", o->output);
+    snprintf(r->hist_png, sizeof r->hist_png, "%s.hist.png", o->output);
+  }
+  r->topk = (sm_topk_spec_t){
+      .k = (uint32_t)o->topk,
+      .lists = o->metric == SM_METRIC_CCC && o->topk_by_entry ? 4u : 1u,
+      .by_max = o->metric == SM_METRIC_CCC && !o->topk_by_entry,
+  };
+  if (o->topk) {
+    snprintf(r->topk_path, sizeof r->topk_path, "%s.topk.%s", o->output,
+             o->output_format == SM_OUT_BIN ? "bin" : "tsv");
+    const size_t places = r->d.nv * r->topk.lists * r->topk.k;
+    if (r->me == 0 && !(r->topk_acc = malloc(places * sizeof *r->topk_acc))) {
+      sm_log_error("--top-k %zu: out of memory for %zu vectors' lists (%zu bytes)",
+                   o->topk, r->d.nv, places * sizeof *r->topk_acc);
+      return (sm_err_t)sm_mpi_agree(SM_ENOMEM);
+    }
+  }
+  if (o->hist_bins &&
+      !(r->hist_counts = calloc(sm_hist_words(&r->hist), sizeof *r->hist_counts))) {
+    sm_log_error("--histogram %u: out of memory", o->hist_bins);
+    return (sm_err_t)sm_mpi_agree(SM_ENOMEM);
+  }
   sm_err_t err = (sm_err_t)sm_mpi_agree(refuse_overwrite(r));
   if (!err && r->use_man)
     err = resume_state(r);
@@ -420,7 +460,10 @@ static void open_sink(run_t *r)
       .ccc_mult = o->ccc_mult,
       .ccc_param = o->ccc_param,
       .threshold = o->threshold,
+      .thr_ent = o->thr_ent,
       .thr_f32 = o->single || o->output_format == SM_OUT_COMET,
+      .hist = r->hist,
+      .hist_counts = r->hist_counts,
       .analytic = o->synth.kind == SM_SYNTH_ANALYTIC ? &o->synth : NULL,
       .progress = r->me == 0 && (o->progress < 0 ? isatty(2) && !o->quiet : o->progress),
       .t_start = sm_now(),
@@ -530,7 +573,11 @@ static sm_err_t run_graph(run_t *r, int progress)
       .ccc_mult = o->ccc_mult,
       .ccc_param = o->ccc_param,
       .threshold = o->threshold,
+      .thr_ent = o->thr_ent,
       .thr_f32 = r->sink.thr_f32,
+      .hist = r->hist,
+      .topk = r->topk,
+      .topk_acc = r->topk_acc,
       .emit = emit,
       .keep_all = r->sink.analytic != NULL,
       .prio = sm_sched_prio_mode(),
@@ -643,6 +690,10 @@ static sm_err_t gather_report(run_t *r, sm_err_t err)
       sum->t_compute = x->t_compute;
   }
   sum->ranks = r->all;
+  if (r->hist_counts) /* exact: integer counts summed in any order */
+    sm_mpi_sum_u64(r->hist_counts, (int)sm_hist_words(&r->hist));
+  sum->hist = r->hist_counts ? &r->hist : NULL;
+  sum->hist_counts = r->hist_counts;
   if (!err && r->sink.nbad) {
     sm_log_error("analytic problem: %llu of %llu values differ from the closed form",
                  (unsigned long long)r->sink.nbad, (unsigned long long)r->sink.nchecked);
@@ -676,6 +727,28 @@ static sm_err_t commit(run_t *r, sm_err_t err)
   if (r->P > 1 && sum->output_path) /* name the set of files */
     sm_output_path(r->out_path, sizeof r->out_path, o->output, o->output_format, -1,
                    r->P);
+  if (r->me == 0 && !err && r->hist_path[0]) {
+    const int ccc = o->metric == SM_METRIC_CCC;
+    err = sm_hist_write_tsv(r->hist_path, &r->hist, ccc, o->num_way, r->hist_counts);
+    if (!err) {
+      sum->hist_path = r->hist_path;
+      if (sm_hist_plot(r->hist_path, r->hist_png, &r->hist, ccc, o->num_way) > 0)
+        sum->hist_png = r->hist_png;
+    }
+  }
+  if (r->me == 0 && !err && r->topk_acc) {
+    const sm_topk_file_t tf = {.spec = &r->topk,
+                               .lists = r->topk_acc,
+                               .nv = r->d.nv,
+                               .nf = r->d.nf,
+                               .ccc = o->metric == SM_METRIC_CCC,
+                               .single = o->single,
+                               .names = r->names,
+                               .binary = o->output_format == SM_OUT_BIN};
+    err = sm_topk_write(r->topk_path, &tf, &sum->topk_rows);
+    if (!err)
+      sum->topk_path = r->topk_path;
+  }
   sum->status = err == SM_OK ? "ok" : sm_strerror(err);
   if (r->me == 0) {
     if (r->json_path[0]) {
@@ -698,6 +771,8 @@ static void cleanup(run_t *r)
    * clutter; an interrupted run's is kept */
   sm_manifest_close(&r->man, r->man.f != NULL && !r->resumed);
   free(r->skip);
+  free(r->hist_counts);
+  free(r->topk_acc);
   free(r->all);
   free(r->rts);
   sm_vectors_free(&r->v);

@@ -264,3 +264,253 @@ void sm_opt_help(const sm_opt_t *opts, size_t nopts, FILE *f)
       fputs(opts[i].help, f);
   }
 }
+
+/* ---- the manual page and the completion, from the same rows */
+
+/* Whether s names option "--name" (not a longer one). */
+static int names_option(const char *s, const char *name)
+{
+  const size_t n = strlen(name);
+  for (const char *p = strstr(s, "--"); p; p = strstr(p + 2, "--")) {
+    if (strncmp(p + 2, name, n)) /* (p[2 + n] is only read after a match) */
+      continue;
+    const char c = p[2 + n];
+    if (!(isalnum((unsigned char)c) || c == '-'))
+      return 1;
+  }
+  return 0;
+}
+
+int sm_opt_listed(const sm_opt_t *opts, size_t nopts, const char *name)
+{
+  for (size_t i = 0; i < nopts; i++) {
+    const sm_opt_t *d = &opts[i];
+    if (d->name && !strcmp(d->name, name) && (d->help || d->kind == SM_OPT_HELP))
+      return 1;
+    if ((d->arg && names_option(d->arg, name)) ||
+        (d->help && names_option(d->help, name)))
+      return 1;
+  }
+  return 0;
+}
+
+void sm_opt_argtext(const sm_opt_t *d, char *buf, size_t len)
+{
+  if (d->arg)
+    snprintf(buf, len, "%s", d->arg);
+  else if (d->choices)
+    join(d->choices, "|", buf, len);
+  else
+    buf[0] = 0;
+}
+
+size_t sm_opt_rows(const sm_optcmd_t *cmd, const sm_opt_t **rows)
+{
+  size_t n = 0;
+  for (size_t i = 0; i < cmd->nopts; i++) {
+    const sm_opt_t *d = cmd->opts[i].name ? row_for(cmd, i) : NULL;
+    size_t j = 0;
+    while (d && j < n && strcmp(rows[j]->name, d->name))
+      j++;
+    if (d && j == n && sm_opt_listed(cmd->opts, cmd->nopts, d->name))
+      rows[n++] = d;
+  }
+  return n;
+}
+
+void sm_opt_roff(const char *s, size_t n, FILE *f)
+{
+  for (size_t i = 0; i < n; i++) {
+    const char c = s[i];
+    if (i == 0 && (c == '.' || c == '\''))
+      fputs("\\&", f);
+    if (c == '-' && i + 2 < n && s[i + 1] == '-' && isalpha((unsigned char)s[i + 2]) &&
+        (i == 0 || !isalnum((unsigned char)s[i - 1]))) {
+      size_t e = i + 2;
+      while (e < n && (isalnum((unsigned char)s[e]) || s[e] == '-'))
+        e++;
+      fputs("\\fB", f);
+      for (; i < e; i++)
+        fputs(s[i] == '-' ? "\\-" : (char[]){s[i], 0}, f);
+      fputs("\\fR", f);
+      i--;
+    } else if (c == '\\')
+      fputs("\\e", f);
+    else if (c == '-')
+      fputs("\\-", f);
+    else
+      fputc(c, f);
+  }
+}
+
+/* An option's argument in roff: option names bold, placeholders (FILE,
+ * N, ...) italic, the rest (choices) as it is. */
+static void man_arg(const char *arg, FILE *f)
+{
+  for (const char *s = arg; *s;) {
+    size_t n = 0;
+    while (isupper((unsigned char)s[n]) || (n && s[n] == '_'))
+      n++;
+    const int word = n && !isalnum((unsigned char)s[n]) &&
+                     (s == arg || !isalnum((unsigned char)s[-1]));
+    if (word) {
+      fputs("\\fI", f);
+      sm_opt_roff(s, n, f);
+      fputs("\\fR", f);
+    } else {
+      const char *e = s + 1;
+      while (*e && !(isupper((unsigned char)*e) && !isalnum((unsigned char)e[-1])))
+        e++;
+      n = (size_t)(e - s);
+      sm_opt_roff(s, n, f);
+    }
+    s += n;
+  }
+}
+
+/* The names of the commands in mask, comma-separated. */
+static void man_cmds(const char *const *names, unsigned mask, FILE *f)
+{
+  const char *sep = "";
+  for (unsigned k = 0; names[k]; k++)
+    if (!mask || (mask & (1u << k))) {
+      fprintf(f, "%s%s", sep, names[k]);
+      sep = ", ";
+    }
+}
+
+/* One option's paragraph: its help line, description, the commands that
+ * take it so (rows of its name with the same argument, or none) and the
+ * other commands' rows with another argument. */
+static void man_option(const sm_opt_t *opts, size_t nopts, size_t i,
+                       const char *const *cmd_names, FILE *f)
+{
+  const sm_opt_t *d = &opts[i];
+  char arg[256];
+  if (d->kind == SM_OPT_HELP) {
+    fputs(".TP\n\\fB\\-h\\fR, \\fB\\-\\-help\\fR\nprint the options and exit\n", f);
+    return;
+  }
+  sm_opt_argtext(d, arg, sizeof arg);
+  fprintf(f, ".TP\n\\fB\\-\\-");
+  sm_opt_roff(d->name, strlen(d->name), f);
+  fputs("\\fR", f);
+  if (arg[0]) {
+    fputc(' ', f);
+    man_arg(arg, f);
+  }
+  fputc('\n', f);
+  for (const char *s = d->help; *s;) {
+    const char *nl = strchr(s, '\n');
+    const size_t n = nl ? (size_t)(nl - s) : strlen(s);
+    sm_opt_roff(s, n, f);
+    if (nl)
+      fputc('\n', f);
+    s += n + (nl != NULL);
+  }
+  const int several = cmd_names && cmd_names[0] && cmd_names[1];
+  unsigned mask = 0;
+  char other[256];
+  for (size_t j = 0; j < nopts; j++) {
+    const sm_opt_t *o = &opts[j];
+    if (o->name && !strcmp(o->name, d->name)) {
+      sm_opt_argtext(o, other, sizeof other);
+      if (!other[0] || !strcmp(other, arg))
+        mask |= o->cmds ? o->cmds : ~0u;
+    }
+  }
+  if (several)
+    fputs(d->help[0] ? " (" : "(", f), man_cmds(cmd_names, mask, f), fputc(')', f);
+  fputc('\n', f);
+  for (size_t j = 0; several && j < nopts; j++) {
+    const sm_opt_t *o = &opts[j];
+    if (j == i || !o->name || strcmp(o->name, d->name))
+      continue;
+    sm_opt_argtext(o, other, sizeof other);
+    if (!other[0] || !strcmp(other, arg))
+      continue;
+    fputs(".br\n", f);
+    man_cmds(cmd_names, o->cmds, f);
+    fputs(": \\fB\\-\\-", f);
+    sm_opt_roff(o->name, strlen(o->name), f);
+    fputs("\\fR ", f);
+    man_arg(other, f);
+    fputc('\n', f);
+  }
+}
+
+/* A text row: "usage:" lines and their indented continuation for the
+ * synopsis (without "usage: "), or the rest: unindented lines ending in ':'
+ * as headings (.SS; left out of the examples), indented lines as no-fill
+ * blocks, other lines as filled paragraphs. */
+static void man_text(const char *text, sm_opt_manpart_t part, FILE *f)
+{
+  enum { NONE, FILLED, NOFILL, USAGE } mode = NONE, next;
+  static const char usage[] = "usage: ";
+  const size_t nu = sizeof usage - 1;
+  const int synopsis = part == SM_OPT_MAN_SYNOPSIS;
+  for (const char *s = text; *s;) {
+    const char *nl = strchr(s, '\n');
+    const size_t n = nl ? (size_t)(nl - s) : strlen(s);
+    const int indented = n && s[0] == ' ';
+    const int usage_line = n >= nu && !strncmp(s, usage, nu);
+    size_t skip = 0; /* leading characters left out */
+    next = usage_line || (mode == USAGE && indented) ? USAGE
+           : !n || s[n - 1] == ':'                   ? NONE
+           : indented                                ? NOFILL
+                                                     : FILLED;
+    if (mode == NOFILL && next != NOFILL && !synopsis)
+      fputs(".fi\n", f);
+    if (next == USAGE && synopsis) {
+      /* aligned as in --help, without "usage: " */
+      while (skip < nu && (usage_line ? s[skip] == usage[skip] : s[skip] == ' '))
+        skip++;
+    } else if (next == NOFILL && !synopsis) {
+      if (mode != NOFILL)
+        fputs(".PP\n.nf\n", f);
+      skip = n >= 2 && s[1] == ' ' ? 2 : 1;
+    } else if (next == FILLED && !synopsis) {
+      if (mode != FILLED)
+        fputs(".PP\n", f);
+    } else if (next == NONE && n && part == SM_OPT_MAN_OPTIONS) {
+      fputs(".SS \"", f); /* a heading */
+      sm_opt_roff(s, n - 1, f);
+      fputs("\"\n", f);
+      skip = n;
+    } else {
+      skip = n;
+    }
+    if (skip < n) {
+      sm_opt_roff(s + skip, n - skip, f);
+      fputc('\n', f);
+    }
+    mode = next;
+    s += n + (nl != NULL);
+  }
+  if (mode == NOFILL && !synopsis)
+    fputs(".fi\n", f);
+}
+
+void sm_opt_man(const sm_opt_t *opts, size_t nopts, const char *const *cmd_names,
+                sm_opt_manpart_t part, FILE *f)
+{
+  size_t last = 0; /* one past the last listed option */
+  for (size_t i = 0; i < nopts; i++)
+    if (opts[i].name && (opts[i].help || opts[i].kind == SM_OPT_HELP))
+      last = i + 1;
+  if (part == SM_OPT_MAN_SYNOPSIS)
+    fputs(".nf\n", f);
+  for (size_t i = 0; i < nopts; i++) {
+    const sm_opt_t *d = &opts[i];
+    const int in_part = part == SM_OPT_MAN_SYNOPSIS ||
+                        (part == SM_OPT_MAN_OPTIONS ? i < last : i >= last);
+    if (!in_part)
+      continue;
+    if (!d->name && d->help)
+      man_text(d->help, part, f);
+    else if (d->name && part == SM_OPT_MAN_OPTIONS && (d->help || d->kind == SM_OPT_HELP))
+      man_option(opts, nopts, i, cmd_names, f);
+  }
+  if (part == SM_OPT_MAN_SYNOPSIS)
+    fputs(".fi\n", f);
+}

@@ -65,6 +65,40 @@ sm_err_t sm_opt_parse(const sm_optcmd_t *cmd, int argc, char **argv, void *dst,
 /** Print the help of a table: its text rows and its options in order. */
 void sm_opt_help(const sm_opt_t *opts, size_t nopts, FILE *f);
 
+/** Whether the help of a table shows option `name`: a row of that name
+ * has a description (or is the help), or a row's argument or text names
+ * "--name". The others (tests' options) are left out of the manual and
+ * the completion too. */
+int sm_opt_listed(const sm_opt_t *opts, size_t nopts, const char *name);
+
+/** What --help prints after "--name" (the argument, or the choices as
+ * a|b), into buf of len bytes; "" when nothing. */
+void sm_opt_argtext(const sm_opt_t *d, char *buf, size_t len);
+
+/** Parts of a table in a manual page (sm_opt_man). */
+typedef enum sm_opt_manpart {
+  SM_OPT_MAN_SYNOPSIS, /* the "usage:" lines of the text rows, no-fill */
+  SM_OPT_MAN_OPTIONS,  /* text and options up to the last option */
+  SM_OPT_MAN_EXAMPLES, /* the text rows after the last option, headings left out */
+} sm_opt_manpart_t;
+
+/** Write one part of a table as man(7) roff: headings of the text rows
+ * ("Output:") as .SS, indented text as no-fill blocks, each listed option
+ * as a .TP paragraph with its argument and description as in --help.
+ * cmd_names (NULL-terminated, or NULL) names the commands of bits 1, 2,
+ * 4...; with more than one, each option says which commands take it. */
+void sm_opt_man(const sm_opt_t *opts, size_t nopts, const char *const *cmd_names,
+                sm_opt_manpart_t part, FILE *f);
+
+/** The rows of the options command cmd takes and its help lists, each name
+ * once (the row that parses it for cmd), into rows (room for cmd->nopts).
+ * Returns how many. */
+size_t sm_opt_rows(const sm_optcmd_t *cmd, const sm_opt_t **rows);
+
+/** Write s escaped for roff text (backslashes, minus signs, a leading dot
+ * or quote), option names ("--name") in bold. */
+void sm_opt_roff(const char *s, size_t n, FILE *f);
+
 /** Strict numbers: the whole of s, decimal. opt names the option in the
  * error. Each returns SM_OK or SM_EOPTION (logged). */
 sm_err_t sm_opt_size(const char *opt, const char *s, size_t *out) SM_MUST_CHECK;

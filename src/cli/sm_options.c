@@ -21,6 +21,7 @@ typedef struct args {
 #define O(field) offsetof(args_t, o.field)
 
 enum { CMD_COMPUTE = 1, CMD_SYNTH = 2, CMD_BOTH = CMD_COMPUTE | CMD_SYNTH };
+const char *const sm_options_cmd_names[] = {"compute", "synth", NULL}; /* by bit */
 
 /* The names of sm_kernel_t, in its order, from the one list of kernel
  * variants (sm_kern_variants.h): parsing, help and errors. */
@@ -118,6 +119,96 @@ static sm_err_t set_devices(const sm_opt_t *d, char *arg, void *dst, int *done)
   return SM_OK;
 }
 
+/* Up to max comma-separated numbers of arg into v; *n gets how many. */
+static sm_err_t number_list(const char *opt, const char *arg, double *v, int max, int *n)
+{
+  char buf[256];
+  if (strlen(arg) >= sizeof buf) {
+    sm_log_error("%s: '%.40s...' is too long", opt, arg);
+    return SM_EOPTION;
+  }
+  snprintf(buf, sizeof buf, "%s", arg);
+  *n = 0;
+  for (char *p = buf, *c; p; p = c ? c + 1 : NULL) {
+    c = strchr(p, ',');
+    if (c)
+      *c = 0;
+    if (*n == max) {
+      sm_log_error("%s: '%s' has more than %d values", opt, arg, max);
+      return SM_EOPTION;
+    }
+    if (sm_opt_double(opt, p, &v[(*n)++]))
+      return SM_EOPTION;
+  }
+  return SM_OK;
+}
+
+/* T, or CoMet's thresholds per CCC table entry: tLL,tLH,tHH,tLLHH (2-way)
+ * or tLLL,tLLH,tLHH,tHHH,tLLLHHH (3-way); the metric and way are checked
+ * with the other options */
+static sm_err_t set_threshold(const sm_opt_t *d, char *arg, void *dst, int *done)
+{
+  (void)d, (void)done;
+  sm_options_t *o = &((args_t *)dst)->o;
+  double v[5];
+  int n;
+  if (number_list("--threshold", arg, v, 5, &n))
+    return SM_EOPTION;
+  for (int k = 0; k < n; k++)
+    if (!(v[k] >= 0)) {
+      sm_log_error("--threshold: %g is out of range: values kept are > T, T must be >= 0",
+                   v[k]);
+      return SM_EOPTION;
+    }
+  if (n == 1) {
+    o->threshold = v[0];
+    o->thr_ent.n = 0;
+    return SM_OK;
+  }
+  if (n != 4 && n != 5) {
+    sm_log_error("--threshold: '%s': give one value, or 4 (CCC 2-way: tLL,tLH,tHH,tLLHH) "
+                 "or 5 (CCC 3-way: tLLL,tLLH,tLHH,tHHH,tLLLHHH)",
+                 arg);
+    return SM_EOPTION;
+  }
+  o->threshold = -1;
+  o->hist_lo = o->hist_hi = NAN;
+  o->thr_ent.n = n;
+  memcpy(o->thr_ent.t, v, sizeof v);
+  return SM_OK;
+}
+
+/* BINS[,MIN,MAX] */
+static sm_err_t set_histogram(const sm_opt_t *d, char *arg, void *dst, int *done)
+{
+  (void)d, (void)done;
+  sm_options_t *o = &((args_t *)dst)->o;
+  double v[3];
+  int n;
+  if (number_list("--histogram", arg, v, 3, &n))
+    return SM_EOPTION;
+  if (n == 2) {
+    sm_log_error("--histogram: '%s' is not BINS or BINS,MIN,MAX", arg);
+    return SM_EOPTION;
+  }
+  if (!(v[0] >= 1 && v[0] <= SM_HIST_MAX_BINS) || v[0] != (double)(uint32_t)v[0]) {
+    sm_log_error("--histogram: %s bins: give a whole number from 1 to %d", arg,
+                 SM_HIST_MAX_BINS);
+    return SM_EOPTION;
+  }
+  o->hist_bins = (uint32_t)v[0];
+  o->hist_lo = o->hist_hi = NAN;
+  if (n == 3) {
+    if (!(v[1] < v[2]) || !isfinite(v[2] - v[1])) {
+      sm_log_error("--histogram: the range %g..%g is empty: give MIN < MAX", v[1], v[2]);
+      return SM_EOPTION;
+    }
+    o->hist_lo = v[1];
+    o->hist_hi = v[2];
+  }
+  return SM_OK;
+}
+
 /* RATE[,SEED]; the comma is cut off the argument, as it always was */
 static sm_err_t set_inject(const sm_opt_t *d, char *arg, void *dst, int *done)
 {
@@ -167,6 +258,8 @@ static sm_err_t set_inject(const sm_opt_t *d, char *arg, void *dst, int *done)
   {                                                                                      \
     .name = n, .kind = SM_OPT_STRING, .set = fn, .cmds = c, .arg = a, .help = h          \
   }
+
+static const char *const topk_by_names[] = {"max", "entry", NULL};
 
 /* Every option of compute and synth, in the order of the help. */
 static const sm_opt_t options[] = {
@@ -300,24 +393,44 @@ static const sm_opt_t options[] = {
      .off = O(output),
      .cmds = CMD_BOTH,
      .arg = "PREFIX",
-     .help = "write PREFIX.tsv (or .bin) and PREFIX.json"},
-    CUSTOM("output-format", set_output_format, CMD_COMPUTE, "tsv|bin|comet|none",
-           "(default tsv; none without --output)"),
+     .help = "write PREFIX.tsv (or .bin, .npy) and PREFIX.json"},
+    CUSTOM("output-format", set_output_format, CMD_COMPUTE, "tsv|bin|npy|comet|none",
+           "(default tsv; none without --output)\n"
+           "npy: the 2-way n x n matrix (x 4 table entries\n"
+           "a*2+b for ccc) for numpy.load; NaN where no\n"
+           "value is kept and on the diagonal; one rank,\n"
+           "no --resume, at most 16 GiB"),
     {.name = "output-format",
      .kind = SM_OPT_CHOICE,
      .off = O(input_format),
      .choices = synth_formats,
      .values = synth_format_values,
      .cmds = CMD_SYNTH},
-    {.name = "threshold",
-     .kind = SM_OPT_DOUBLE,
-     .off = O(threshold),
-     .dmin = 0,
-     .dmax = INFINITY,
-     .range = "values kept are > T; T must be >= 0",
+    CUSTOM("threshold", set_threshold, CMD_COMPUTE, "T|T1,..",
+           "write only values > T; CCC also takes CoMet's\n"
+           "thresholds per table entry: tLL,tLH,tHH,tLLHH\n"
+           "(2-way) or tLLL,tLLH,tLHH,tHHH,tLLLHHH (3-way)"),
+    {.name = "top-k",
+     .kind = SM_OPT_SIZE,
+     .off = O(topk),
+     .min = 1,
+     .max = SM_TOPK_MAX,
      .cmds = CMD_COMPUTE,
-     .arg = "T",
-     .help = "write only values > T"},
+     .arg = "K",
+     .help = "each vector's K nearest neighbours (largest\n"
+             "values, 2-way): PREFIX.topk.tsv (.bin with\n"
+             "--output-format bin)"},
+    {.name = "top-k-by",
+     .kind = SM_OPT_CHOICE,
+     .off = O(topk_by_entry),
+     .choices = topk_by_names,
+     .cmds = CMD_COMPUTE,
+     .help = "CCC: rank a pair by its largest table entry\n"
+             "(max, default) or keep K per entry (entry)"},
+    CUSTOM("histogram", set_histogram, CMD_COMPUTE, "B[,MIN,MAX]",
+           "count every value into B bins over [MIN, MAX]\n"
+           "(default: the metric's range) per table entry:\n"
+           "PREFIX.hist.tsv, the JSON summary, PREFIX.hist.png"),
     STRING("summary", summary, "FILE", "JSON summary path (default PREFIX.json)"),
     FLAG("verify", verify, 1, CMD_COMPUTE,
          "check every numerator task's result (invariants)\n"
@@ -418,9 +531,19 @@ static const sm_opt_t options[] = {
 
 #define NOPTIONS (sizeof options / sizeof options[0])
 
+static const sm_optcmd_t compute_cmd = {options, NOPTIONS,         CMD_COMPUTE,
+                                        "",      "starmet --help", 0};
+static const sm_optcmd_t synth_cmd = {options,   NOPTIONS,         CMD_SYNTH,
+                                      "synth: ", "starmet --help", 0};
+
 void sm_options_usage(FILE *f)
 {
   sm_opt_help(options, NOPTIONS, f);
+}
+
+const sm_optcmd_t *sm_options_command(int synth)
+{
+  return synth ? &synth_cmd : &compute_cmd;
 }
 
 static void defaults(sm_options_t *o)
@@ -501,7 +624,7 @@ static sm_err_t check_metric(sm_options_t *o)
 }
 
 /* The CCC parameters, and a threshold below the largest value. */
-static sm_err_t check_values(const sm_options_t *o)
+static sm_err_t check_values(sm_options_t *o)
 {
   if (o->metric == SM_METRIC_CCC && (o->ccc_param < 0 || o->ccc_param > 1.5)) {
     sm_log_error("--ccc-param: %g is out of range (0 <= g <= 1.5)", o->ccc_param);
@@ -511,9 +634,23 @@ static sm_err_t check_values(const sm_options_t *o)
     sm_log_error("--ccc-multiplier: %g must be > 0", o->ccc_mult);
     return SM_EOPTION;
   }
+  const double max =
+      o->metric == SM_METRIC_CZEK ? (o->num_way == 2 ? 1.0 : 1.5) : o->ccc_mult;
+  if (o->thr_ent.n && (o->metric != SM_METRIC_CCC || o->thr_ent.n != o->num_way + 2)) {
+    sm_log_error("--threshold: %d values are CoMet's thresholds per table entry of CCC "
+                 "%d-way; %s %d-way takes %s",
+                 o->thr_ent.n, o->thr_ent.n - 2,
+                 o->metric == SM_METRIC_CCC ? "ccc" : "czekanowski", o->num_way,
+                 o->metric != SM_METRIC_CCC ? "one"
+                 : o->num_way == 2          ? "one or 4 (tLL,tLH,tHH,tLLHH)"
+                                            : "one or 5 (tLLL,tLLH,tLHH,tHHH,tLLLHHH)");
+    return SM_EOPTION;
+  }
+  if (o->hist_bins && isnan(o->hist_lo)) { /* the metric's whole range */
+    o->hist_lo = 0;
+    o->hist_hi = max;
+  }
   if (o->threshold >= 0) {
-    double max =
-        o->metric == SM_METRIC_CZEK ? (o->num_way == 2 ? 1.0 : 1.5) : o->ccc_mult;
     if (o->threshold >= max) {
       sm_log_error("--threshold: %g is out of range: %s %d-way values are at most "
                    "%g, so nothing would be kept",
@@ -564,6 +701,31 @@ static sm_err_t check_run(sm_options_t *o)
                  "and the task graph");
     return SM_EOPTION;
   }
+  if (o->topk && (o->num_way != 2 || o->method == SM_METHOD_REF || !o->output)) {
+    sm_log_error("--top-k %s", o->num_way != 2 ? "is for 2-way results (pairs), not 3-way"
+                               : !o->output
+                                   ? "writes PREFIX.topk.tsv: give --output PREFIX"
+                                   : "is computed by the task graph, not "
+                                     "--compute-method ref");
+    return SM_EOPTION;
+  }
+  if (o->resume && o->topk) {
+    sm_log_error("--top-k cannot be resumed: the resume manifest does not keep the "
+                 "interrupted run's neighbour lists; rerun without --resume");
+    return SM_EOPTION;
+  }
+  if (o->resume && o->hist_bins) {
+    sm_log_error("--histogram cannot be resumed: the resume manifest keeps the checksum "
+                 "of the interrupted run's blocks, not their counts; rerun without "
+                 "--resume");
+    return SM_EOPTION;
+  }
+  char why[512]; /* npy's limits, those known before the input is read */
+  if (sm_output_check(why, sizeof why, o->output_format, o->num_way, o->metric, o->single,
+                      o->synth.nv, 0, o->resume)) {
+    sm_log_error("%s", why);
+    return SM_EOPTION;
+  }
   if (o->output_format != SM_OUT_NONE && !o->output) {
     sm_log_error("--output-format needs --output PREFIX");
     return SM_EOPTION;
@@ -581,11 +743,9 @@ static sm_err_t check_run(sm_options_t *o)
 
 sm_err_t sm_options_parse_compute(int argc, char **argv, sm_options_t *o, int *done)
 {
-  static const sm_optcmd_t cmd = {options, NOPTIONS,         CMD_COMPUTE,
-                                  "",      "starmet --help", 0};
   args_t a = {.n_inputs = 0};
   defaults(&a.o);
-  sm_err_t err = sm_opt_parse(&cmd, argc, argv, &a, done);
+  sm_err_t err = sm_opt_parse(&compute_cmd, argc, argv, &a, done);
   if (!err && !*done) {
     err = check_input(&a.o, a.n_inputs);
     err = err ? err : check_metric(&a.o);
@@ -599,14 +759,11 @@ sm_err_t sm_options_parse_compute(int argc, char **argv, sm_options_t *o, int *d
 
 sm_err_t sm_options_parse_synth(int argc, char **argv, sm_options_t *o, int *done)
 {
-  /* extra arguments were always ignored by synth */
-  static const sm_optcmd_t cmd = {options,   NOPTIONS,         CMD_SYNTH,
-                                  "synth: ", "starmet --help", 0};
   args_t a = {.n_inputs = 0};
   defaults(&a.o);
   a.o.synth.kind = SM_SYNTH_RANDOM;
   a.o.input_format = SM_INPUT_TSV;
-  sm_err_t err = sm_opt_parse(&cmd, argc, argv, &a, done);
+  sm_err_t err = sm_opt_parse(&synth_cmd, argc, argv, &a, done);
   *o = a.o;
   if (err || *done)
     return err;

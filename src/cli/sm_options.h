@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "sm_codelets.h"
+#include "sm_optable.h"
 #include "sm_output.h"
 #include "sm_read.h"
 #include "sm_synth.h"
@@ -35,8 +36,13 @@ typedef struct sm_options {
   /* output */
   const char *output; /* prefix, or NULL */
   sm_outfmt_t output_format;
-  double threshold;    /* < 0: none */
-  const char *summary; /* JSON summary path (default PREFIX.json) */
+  double threshold;        /* < 0: none */
+  sm_thr_list_t thr_ent;   /* CCC: CoMet's thresholds per table entry (n 4 or 5) */
+  uint32_t hist_bins;      /* --histogram: bins, 0: none */
+  size_t topk;             /* --top-k: neighbours per vector, 0: none */
+  int topk_by_entry;       /* CCC: a list per table entry (else the largest) */
+  double hist_lo, hist_hi; /* its range (NaN: the metric's) */
+  const char *summary;     /* JSON summary path (default PREFIX.json) */
   /* decomposition */
   int npv, npf, npr;        /* rank grid; 0 = default (npv = ranks, 1, 1) */
   int num_phase;            /* phases (default 1) */
@@ -73,5 +79,11 @@ sm_err_t sm_options_parse_synth(int argc, char **argv, sm_options_t *o,
 
 /** The top-level help text. */
 void sm_options_usage(FILE *f);
+
+/** The option table of compute (synth 0) or synth (1): both commands
+ * share one table, in which bit 1 << k of a row's commands is
+ * sm_options_cmd_names[k]. For the manual page and the completion. */
+const sm_optcmd_t *sm_options_command(int synth);
+extern const char *const sm_options_cmd_names[];
 
 #endif

@@ -4,6 +4,7 @@
 #define SM_BYTES_H
 
 #include <stdint.h>
+#include <string.h>
 
 /** Store x at p as 4 little-endian bytes. */
 static inline void sm_put_le32(unsigned char *p, uint32_t x)
@@ -17,6 +18,23 @@ static inline void sm_put_le64(unsigned char *p, uint64_t x)
 {
   for (int k = 0; k < 8; k++)
     p[k] = (unsigned char)(x >> (8 * k));
+}
+
+/** Store value v at p as a little-endian float32 (single) or float64;
+ * returns the bytes stored (4 or 8). */
+static inline unsigned sm_put_value(unsigned char *p, double v, int single)
+{
+  if (single) {
+    const float y = (float)v;
+    uint32_t u;
+    memcpy(&u, &y, 4);
+    sm_put_le32(p, u);
+    return 4;
+  }
+  uint64_t u;
+  memcpy(&u, &v, 8);
+  sm_put_le64(p, u);
+  return 8;
 }
 
 #endif

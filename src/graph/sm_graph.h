@@ -21,11 +21,16 @@ typedef struct sm_graph_opts {
   int single;                          /* czekanowski in float */
   int sparse;                          /* ccc sparse method */
   double ccc_mult, ccc_param;
-  double threshold; /* < 0: none */
-  int thr_f32;      /* threshold on float32-rounded values */
-  int emit;         /* produce records (0 when output is none and no check) */
-  int keep_all;     /* records unthresholded (sink thresholds) */
-  int prio;         /* use task priorities */
+  double threshold;        /* < 0: none */
+  sm_thr_list_t thr_ent;   /* or CoMet's thresholds per table entry */
+  int thr_f32;             /* threshold on float32-rounded values */
+  sm_hist_spec_t hist;     /* value histograms (hist.bins > 0) */
+  sm_topk_spec_t topk;     /* nearest neighbours (topk.k > 0; 2-way) ... */
+  sm_topk_ent_t *topk_acc; /* ... their lists: nv x lists x k places, on rank 0
+                              (sm_topk_before order once the graph ran) */
+  int emit;                /* produce records (0 when output is none and no check) */
+  int keep_all;            /* records unthresholded (sink thresholds) */
+  int prio;                /* use task priorities */
   /* output blocks an interrupted run completed (--resume), sorted: their
    * tasks are not submitted */
   const uint64_t *skip;

@@ -46,6 +46,7 @@ static sm_err_t submit_subblock(sm_gcore_t *g, const sm_subblock_t *s, int r,
   const int fin_rank = sm_decomp_rank(d, s->I, ffin, r);
   sm_fin2_args_t fa = {
       SM_GCORE_FIN_ARGS(g),
+      .topk = o->topk,
       .diag = s->I == s->J && s->tI == s->tJ,
       .swap = pI0 > pJ0,
       .i0 = (uint32_t)(pI0 + tI0),
@@ -58,10 +59,28 @@ static sm_err_t submit_subblock(sm_gcore_t *g, const sm_subblock_t *s, int r,
   sm_gcore_count_mine(g, s->I, r, fa.diag ? (uint64_t)m * (m - 1) / 2 : (uint64_t)m * n);
   starpu_data_handle_t rec =
       sm_gcore_register_records(g, sm_fin2_max_records(&fa), fin_rank);
+  starpu_data_handle_t cand = NULL; /* the block's candidate neighbours */
+  if (o->topk.k) {
+    starpu_variable_data_register(&cand, -1, 0,
+                                  sm_fin2_topk_places(&fa) * sizeof(sm_topk_ent_t));
+    sm_gcore_register(g, cand, fin_rank);
+  }
   if (!err && sm_task_finalize2(num[ffin], g->sums[sm_gcore_hidx(g, tileI, 0, r)],
-                                g->sums[sm_gcore_hidx(g, tileJ, 0, r)], rec, &fa,
+                                g->sums[sm_gcore_hidx(g, tileJ, 0, r)], rec, cand, &fa,
                                 sm_sched_prio(o->prio, SM_TK_FINALIZE)))
     err = SM_ERUNTIME;
+  if (cand) {
+    /* merged into the row tile's lists, then the column tile's: a fixed
+     * order (the lists do not depend on it anyway: a total order) */
+    const int prio = sm_sched_prio(o->prio, SM_TK_REDUCE);
+    const uint32_t L = o->topk.lists, k = o->topk.k;
+    if (!err && (sm_task_topk_merge(g->topk[tileI], cand, 0, (uint32_t)m * L, k, prio) ||
+                 sm_task_topk_merge(g->topk[tileJ], cand, (uint64_t)m * L,
+                                    (uint32_t)n * L, k, prio)))
+      err = SM_ERUNTIME;
+    g->st->ntasks += 2;
+    starpu_data_unregister_submit(cand);
+  }
   return sm_gcore_output(g, err, num, rec, fin_rank);
 }
 
@@ -84,6 +103,8 @@ static void count_subblock(sm_gcore_t *g, void *ctx, int row, const void *item)
   if (sm_decomp_rank(g->d, s->I, ffin, r) == g->me)
     g->sink->blocks_total++;
   g->local_tasks += sm_gcore_local_tasks(g, s->I, r, ffin, 1);
+  if (g->o->topk.k && g->me == 0) /* the two merges of its candidates */
+    g->local_tasks += 2;
 }
 
 static sm_err_t submit_item(sm_gcore_t *g, void *ctx, int row, const void *item)

@@ -19,7 +19,9 @@ starpu_data_handle_t sm_gcore_register_records(sm_gcore_t *g, size_t max_records
                                                int fin_rank)
 {
   starpu_data_handle_t rec;
-  size_t bytes = sizeof(sm_recbuf_t) + (g->o->emit ? max_records : 0) * sizeof(sm_rec_t);
+  /* the records, then the block's histogram counts (sm_fin_begin) */
+  size_t bytes = sm_recbuf_hist_offset(g->o->emit ? max_records : 0) +
+                 sm_hist_words(&g->o->hist) * sizeof(uint64_t);
   starpu_variable_data_register(&rec, -1, 0, bytes);
   sm_gcore_register(g, rec, fin_rank);
   return rec;

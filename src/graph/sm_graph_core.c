@@ -106,6 +106,35 @@ static int submit_sums(sm_gcore_t *g, uint64_t *ntasks)
   return ret;
 }
 
+/* The neighbour lists of every tile's vectors, on rank 0 (in topk_acc,
+ * filled with empty places); registered after the tokens, on every rank. */
+static sm_err_t register_topk(sm_gcore_t *g)
+{
+  const sm_topk_spec_t *t = &g->o->topk;
+  const uint64_t per = (uint64_t)t->lists * t->k;
+  g->topk = calloc((size_t)g->ntiles, sizeof *g->topk);
+  if (!g->topk)
+    return SM_ENOMEM;
+  if (g->me == 0)
+    for (uint64_t p = 0; p < g->d->nv * per; p++)
+      g->o->topk_acc[p] = (sm_topk_ent_t){0, SM_TOPK_EMPTY, 0};
+  for (int I = 0; I < g->d->npv; I++)
+    for (int tI = 0; tI < g->tile_base[I + 1] - g->tile_base[I]; tI++) {
+      size_t p0, pn, t0, m;
+      sm_decomp_part(g->d, I, &p0, &pn);
+      sm_decomp_tile(g->d, I, tI, &t0, &m);
+      starpu_data_handle_t *h = &g->topk[g->tile_base[I] + tI];
+      const size_t bytes = m * per * sizeof(sm_topk_ent_t);
+      if (g->me == 0)
+        starpu_variable_data_register(
+            h, STARPU_MAIN_RAM, (uintptr_t)(g->o->topk_acc + (p0 + t0) * per), bytes);
+      else
+        starpu_variable_data_register(h, -1, 0, bytes);
+      sm_gcore_register(g, *h, 0);
+    }
+  return SM_OK;
+}
+
 static void unregister_all(sm_gcore_t *g)
 {
   size_t nh = (size_t)g->ntiles * g->d->npf * g->d->npr;
@@ -118,6 +147,11 @@ static void unregister_all(sm_gcore_t *g)
   for (int k = 0; g->token && k < g->nranks; k++)
     if (g->token[k])
       starpu_data_unregister(g->token[k]);
+  for (int t = 0; g->topk && t < g->ntiles; t++)
+    if (g->topk[t])
+      starpu_data_unregister(g->topk[t]); /* rank 0: the lists are back in topk_acc */
+  free(g->topk);
+  g->topk = NULL;
   free(g->x);
   free(g->sums);
   free(g->token);
@@ -164,6 +198,10 @@ static sm_err_t init(sm_gcore_t *g, const sm_vectors_t *local, const sm_graph_op
     else
       starpu_variable_data_register(&g->token[k], -1, 0, sizeof g->token_value);
     sm_gcore_register(g, g->token[k], k);
+  }
+  if (o->topk.k && register_topk(g) != SM_OK) {
+    unregister_all(g);
+    return SM_ENOMEM;
   }
   if (submit_sums(g, &st->ntasks)) {
     sm_log_error("task insertion failed");

@@ -26,6 +26,7 @@ typedef struct sm_gcore {
   starpu_data_handle_t *x;     /* [(tile * npf + f) * npr + r] */
   starpu_data_handle_t *sums;  /* same index; f = 0 holds the reduced sums */
   starpu_data_handle_t *token; /* one per rank */
+  starpu_data_handle_t *topk;  /* per tile: its vectors' neighbour lists (rank 0) */
   int token_value;
   uint64_t local_tasks; /* tasks this rank runs (progress line) */
 } sm_gcore_t;
@@ -53,7 +54,8 @@ typedef struct sm_gcore_rows {
   .metric = (g)->ccc, .single = (g)->o->single, .sparse = (g)->o->sparse,                \
   .nf = (g)->d->nf, .ccc_mult = (g)->o->ccc_mult, .ccc_param = (g)->o->ccc_param,        \
   .keep_all = (g)->o->keep_all, .threshold = (g)->o->threshold,                          \
-  .thr_f32 = (g)->o->thr_f32, .emit = (g)->o->emit
+  .thr_ent = (g)->o->thr_ent, .thr_f32 = (g)->o->thr_f32, .emit = (g)->o->emit,          \
+  .hist = (g)->o->hist
 
 /** Run a graph: register the tiles, sums and tokens and submit the sums;
  * walk the rows' items twice in lockstep (count, then submit with a bounded

@@ -40,6 +40,10 @@ sm_err_t sm_maf_options_parse(int argc, char **argv, sm_maf_options_t *o,
 /** The help of `starmet maf`. */
 void sm_maf_usage(FILE *f);
 
+/** The option table of `starmet maf` (sm_optable.h), for the manual page
+ * and the completion. */
+const struct sm_optcmd *sm_maf_command(void);
+
 /** Automatic sites per task for N individuals (a few milliseconds of work). */
 size_t sm_maf_auto_block(size_t nind);
 

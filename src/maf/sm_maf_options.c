@@ -113,9 +113,17 @@ static const sm_opt_t options[] = {
 
 #define NOPTIONS (sizeof options / sizeof options[0])
 
+static const sm_optcmd_t maf_cmd = {options, NOPTIONS, 0, "maf: ", "starmet maf --help",
+                                    0};
+
 void sm_maf_usage(FILE *f)
 {
   sm_opt_help(options, NOPTIONS, f);
+}
+
+const sm_optcmd_t *sm_maf_command(void)
+{
+  return &maf_cmd;
 }
 
 size_t sm_maf_auto_block(size_t nind)
@@ -150,12 +158,11 @@ static sm_err_t check(sm_maf_options_t *o)
 
 sm_err_t sm_maf_options_parse(int argc, char **argv, sm_maf_options_t *o, int *done)
 {
-  static const sm_optcmd_t cmd = {options, NOPTIONS, 0, "maf: ", "starmet maf --help", 0};
   memset(o, 0, sizeof *o);
   o->em_maxiter = 1000;
   o->em_tol = 1e-10;
   o->progress = -1;
   o->output_format = (sm_saf_outfmt_t)-1;
-  sm_err_t err = sm_opt_parse(&cmd, argc, argv, o, done);
+  sm_err_t err = sm_opt_parse(&maf_cmd, argc, argv, o, done);
   return err || *done ? err : check(o);
 }

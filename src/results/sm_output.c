@@ -1,5 +1,5 @@
-/* sm_output.c: result writers (tsv, starmet binary, CoMet records) with
- * write-to-temporary-then-rename completion. */
+/* sm_output.c: result writers (tsv, starmet binary, CoMet records, the
+ * npy matrix) with write-to-temporary-then-rename completion. */
 #include "sm_output.h"
 
 #include <sys/stat.h>
@@ -13,11 +13,22 @@
 #include "sm_bytes.h"
 #include "sm_commit.h"
 
+/* npy: values consecutive in the file (a block's row) gathered into one
+ * pwrite; one run for the (i,j) side, one for the (j,i) side. */
+#define SM_NPY_RUN 65536
+typedef struct npy_run {
+  uint64_t off; /* file offset of buf[0] */
+  size_t len;
+  unsigned char buf[SM_NPY_RUN];
+} npy_run_t;
+
 struct sm_writer {
   sm_writer_info_t info;
   sm_commit_t c; /* the file (c.f, NULL for SM_OUT_NONE) under its temporary name */
   uint64_t count;
   int failed;
+  npy_run_t *run;    /* npy: run[0] (i,j), run[1] (j,i); NULL otherwise */
+  uint64_t npy_data; /* npy: offset of the matrix (header size) */
 };
 
 /* Layout of the starmet binary header (64 bytes, little endian). */
@@ -27,20 +38,21 @@ struct sm_writer {
 
 sm_err_t sm_outfmt_parse(const char *s, sm_outfmt_t *fmt)
 {
-  static const char *const names[] = {"tsv", "bin", "comet", "none"};
-  for (int k = 0; k < 4; k++)
+  static const char *const names[] = {"tsv", "bin", "comet", "none", "npy"};
+  for (int k = 0; k < 5; k++)
     if (!strcmp(s, names[k])) {
       *fmt = (sm_outfmt_t)k;
       return SM_OK;
     }
-  sm_log_error("--output-format: unknown format '%s' (use tsv, bin, comet or none)", s);
+  sm_log_error("--output-format: unknown format '%s' (use tsv, bin, npy, comet or none)",
+               s);
   return SM_EOPTION;
 }
 
 void sm_output_path(char *buf, size_t len, const char *prefix, sm_outfmt_t fmt, int rank,
                     int nranks)
 {
-  const char *ext = fmt == SM_OUT_TSV ? "tsv" : "bin";
+  const char *ext = fmt == SM_OUT_TSV ? "tsv" : fmt == SM_OUT_NPY ? "npy" : "bin";
   if (nranks <= 1)
     snprintf(buf, len, "%s.%s", prefix, ext);
   else if (rank < 0) /* the pattern of the set */
@@ -109,6 +121,151 @@ static const char *tsv_header(const sm_writer_info_t *info)
                                        : "id_i\tid_j\tid_k\tvalue\n";
 }
 
+/* Bytes of the npy matrix: n x n values [x 4 CCC entries]; 0 when over
+ * SM_NPY_MAX_BYTES (n beyond 2^20 is, and would overflow the product). */
+static uint64_t npy_bytes(sm_metric_t metric, int single, size_t nv)
+{
+  const uint64_t n = nv, cell = (single ? 4u : 8u) * (metric == SM_METRIC_CCC ? 4u : 1u);
+  if (n > (UINT64_C(1) << 20) || n * n * cell > SM_NPY_MAX_BYTES)
+    return 0;
+  return n * n * cell;
+}
+
+int sm_output_check(char *why, size_t len, sm_outfmt_t fmt, int way, sm_metric_t metric,
+                    int single, size_t nv, int nranks, int resume)
+{
+  if (fmt != SM_OUT_NPY)
+    return 0;
+  if (way != 2)
+    snprintf(why, len,
+             "--output-format npy holds the 2-way matrix: use tsv or bin for "
+             "--num-way 3");
+  else if (resume)
+    snprintf(why, len,
+             "--output-format npy cannot --resume (the matrix is written in "
+             "place, there is no completed part to keep): rerun without "
+             "--resume, or use tsv or bin");
+  else if (nranks > 1)
+    snprintf(why, len,
+             "--output-format npy is written by one process, not by %d MPI "
+             "ranks: use tsv or bin (one file per rank) under mpirun",
+             nranks);
+  else if (nv && !npy_bytes(metric, single, nv))
+    snprintf(why, len,
+             "--output-format npy: %zu vectors make a %.1f GiB matrix, over the "
+             "%llu GiB limit of npy output: use bin or tsv (with --threshold "
+             "to keep fewer values)",
+             nv,
+             (double)nv * (double)nv * (single ? 4 : 8) *
+                 (metric == SM_METRIC_CCC ? 4 : 1) / (1u << 30),
+             (unsigned long long)(SM_NPY_MAX_BYTES >> 30));
+  else
+    return 0;
+  return 1;
+}
+
+/* pwrite all of buf at off (a short write is retried; EINTR too). */
+static int pwrite_all(int fd, const unsigned char *buf, size_t len, uint64_t off)
+{
+  while (len) {
+    ssize_t k = pwrite(fd, buf, len, (off_t)off);
+    if (k < 0 && errno == EINTR)
+      continue;
+    if (k <= 0)
+      return -1;
+    buf += k, len -= (size_t)k, off += (uint64_t)k;
+  }
+  return 0;
+}
+
+/* The npy file: its header (format 1.0, padded to 64 bytes), the whole
+ * matrix allocated and filled with NaN, so that what no record writes
+ * reads as NaN. Written with pwrite: nothing goes through stdio. */
+static sm_err_t npy_create(sm_writer_t *w)
+{
+  const sm_writer_info_t *in = &w->info;
+  const int fd = fileno(w->c.f);
+  const size_t vb = in->single ? 4 : 8;
+  char dict[160];
+  int n = snprintf(dict, sizeof dict,
+                   "{'descr': '<f%zu', 'fortran_order': False, 'shape': (%zu, %zu%s), }",
+                   vb, in->nv, in->nv, in->metric == SM_METRIC_CCC ? ", 4" : "");
+  size_t hlen = ((size_t)n + 1 + 10 + 63) / 64 * 64 - 10; /* dict, spaces, '\n' */
+  unsigned char h[256];
+  memcpy(h, "\x93NUMPY\x01\x00", 8);
+  h[8] = (unsigned char)(hlen & 0xff);
+  h[9] = (unsigned char)(hlen >> 8);
+  memset(h + 10, ' ', hlen);
+  memcpy(h + 10, dict, (size_t)n);
+  h[10 + hlen - 1] = '\n';
+  w->npy_data = 10 + hlen;
+  const uint64_t end = w->npy_data + npy_bytes(in->metric, in->single, in->nv);
+  if (pwrite_all(fd, h, w->npy_data, 0) != 0 || ftruncate(fd, (off_t)end) != 0)
+    return SM_EIO;
+  enum { CHUNK = 1 << 20 };
+  unsigned char *nan = malloc(CHUNK);
+  if (!nan)
+    return SM_ENOMEM;
+  const uint64_t pat =
+      in->single ? UINT64_C(0x7fc000007fc00000) : UINT64_C(0x7ff8000000000000);
+  for (size_t k = 0; k < CHUNK; k += 8)
+    sm_put_le64(nan + k, pat);
+  sm_err_t err = SM_OK;
+  for (uint64_t off = w->npy_data; off < end && !err; off += CHUNK) {
+    size_t len = end - off < CHUNK ? (size_t)(end - off) : CHUNK;
+    if (pwrite_all(fd, nan, len, off) != 0)
+      err = SM_EIO;
+  }
+  free(nan);
+  return err;
+}
+
+/* Write run r's gathered bytes. */
+static int npy_run_flush(sm_writer_t *w, npy_run_t *r)
+{
+  int bad = r->len && pwrite_all(fileno(w->c.f), r->buf, r->len, r->off) != 0;
+  r->len = 0;
+  return bad;
+}
+
+/* One value at file offset off, through run r: appended when it follows
+ * the run's bytes, else the run is written and starts again at off. */
+static int npy_put(sm_writer_t *w, npy_run_t *r, uint64_t off, double v)
+{
+  int bad = 0;
+  const size_t vb = w->info.single ? 4 : 8;
+  if (r->len && (off != r->off + r->len || r->len + vb > SM_NPY_RUN))
+    bad = npy_run_flush(w, r);
+  if (!r->len)
+    r->off = off;
+  if (w->info.single) {
+    float f = (float)v;
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    sm_put_le32(r->buf + r->len, u);
+  } else {
+    uint64_t u;
+    memcpy(&u, &v, 8);
+    sm_put_le64(r->buf + r->len, u);
+  }
+  r->len += vb;
+  return bad;
+}
+
+/* A record at (i,j[,a,b]) and (j,i[,b,a]). */
+static int npy_record(sm_writer_t *w, const sm_rec_t *x)
+{
+  const uint64_t n = w->info.nv, i = x->idx[0], j = x->idx[1];
+  const int ccc = w->info.metric == SM_METRIC_CCC;
+  const uint64_t vb = w->info.single ? 4 : 8, ne = ccc ? 4 : 1;
+  const uint32_t e = ccc ? x->entry & 3u : 0, et = ccc ? ((e & 1u) << 1) | (e >> 1) : 0;
+  if (i >= n || j >= n || i == j)
+    return 0; /* not a cell of the matrix: only a corrupt record could be */
+  int bad = npy_put(w, &w->run[0], w->npy_data + ((i * n + j) * ne + e) * vb, x->value);
+  bad |= npy_put(w, &w->run[1], w->npy_data + ((j * n + i) * ne + et) * vb, x->value);
+  return bad;
+}
+
 /* Create a new output file and write its header. */
 static sm_err_t create_file(sm_writer_t *w, const char *path)
 {
@@ -119,7 +276,17 @@ static sm_err_t create_file(sm_writer_t *w, const char *path)
   }
   setvbuf(w->c.f, NULL, _IOFBF, 1 << 20);
   int bad = 0;
-  if (w->info.fmt == SM_OUT_BIN)
+  if (w->info.fmt == SM_OUT_NPY) {
+    sm_err_t err = npy_create(w);
+    if (err) {
+      sm_log_error(
+          "%s: cannot write the npy matrix (%llu bytes): %s", w->c.tmp,
+          (unsigned long long)npy_bytes(w->info.metric, w->info.single, w->info.nv),
+          err == SM_ENOMEM ? "out of memory" : strerror(errno));
+      sm_commit_abort(&w->c);
+      return err;
+    }
+  } else if (w->info.fmt == SM_OUT_BIN)
     bad = write_bin_header(w) != SM_OK;
   else if (w->info.fmt == SM_OUT_TSV)
     bad = fputs(tsv_header(&w->info), w->c.f) == EOF;
@@ -140,10 +307,19 @@ sm_err_t sm_writer_open(sm_writer_t **wp, const char *path, const sm_writer_info
     return SM_ENOMEM;
   w->info = *info;
   sm_err_t err = SM_OK;
-  if (info->fmt != SM_OUT_NONE)
+  char why[512];
+  if (sm_output_check(why, sizeof why, info->fmt, info->way, info->metric, info->single,
+                      info->nv, info->nranks, resume_off != 0)) {
+    if (info->rank == 0)
+      sm_log_error("%s", why);
+    err = SM_EOPTION;
+  } else if (info->fmt == SM_OUT_NPY && !(w->run = calloc(2, sizeof *w->run))) {
+    err = SM_ENOMEM;
+  } else if (info->fmt != SM_OUT_NONE)
     err = resume_off ? reopen_partial(w, path, resume_off, resume_count)
                      : create_file(w, path);
   if (err) {
+    free(w->run);
     free(w);
     return err;
   }
@@ -168,7 +344,9 @@ sm_err_t sm_writer_put(sm_writer_t *w, const sm_rec_t *rec, size_t n)
   int bad = 0;
   for (size_t r = 0; r < n && !bad; r++) {
     const sm_rec_t *x = &rec[r];
-    if (w->info.fmt == SM_OUT_TSV) {
+    if (w->info.fmt == SM_OUT_NPY) {
+      bad = npy_record(w, x);
+    } else if (w->info.fmt == SM_OUT_TSV) {
       for (int k = 0; k < way; k++) {
         bad |= put_name(w->c.f, w, x->idx[k]) < 0;
         bad |= fputc('\t', w->c.f) == EOF;
@@ -177,8 +355,8 @@ sm_err_t sm_writer_put(sm_writer_t *w, const sm_rec_t *rec, size_t n)
         for (int k = 0; k < way; k++)
           bad |= fprintf(w->c.f, "%u\t", (x->entry >> (way - 1 - k)) & 1u) < 0;
       }
-      if (w->info.single)
-        bad |= fprintf(w->c.f, "%.9g\n", x->value) < 0;
+      if (w->info.single) /* the float32 value, as bin and npy hold it */
+        bad |= fprintf(w->c.f, "%.9g\n", (double)(float)x->value) < 0;
       else
         bad |= fprintf(w->c.f, "%.17g\n", x->value) < 0;
     } else {
@@ -193,18 +371,8 @@ sm_err_t sm_writer_put(sm_writer_t *w, const sm_rec_t *rec, size_t n)
       }
       if (w->info.fmt == SM_OUT_BIN && ccc)
         b[len++] = (unsigned char)x->entry;
-      if (w->info.fmt == SM_OUT_COMET || w->info.single) {
-        float v = (float)x->value;
-        uint32_t u;
-        memcpy(&u, &v, 4);
-        sm_put_le32(b + len, u);
-        len += 4;
-      } else {
-        uint64_t u;
-        memcpy(&u, &x->value, 8);
-        sm_put_le64(b + len, u);
-        len += 8;
-      }
+      len +=
+          sm_put_value(b + len, x->value, w->info.fmt == SM_OUT_COMET || w->info.single);
       bad |= fwrite(b, 1, len, w->c.f) != len;
     }
   }
@@ -228,6 +396,16 @@ sm_err_t sm_writer_flush(sm_writer_t *w, uint64_t *off, int *fd)
   *fd = -1;
   if (!w->c.f)
     return SM_OK;
+  if (w->run && (npy_run_flush(w, &w->run[0]) | npy_run_flush(w, &w->run[1]))) {
+    sm_log_error("%s: write failed: %s (disk full?)", w->c.tmp, strerror(errno));
+    w->failed = 1;
+    return SM_EIO;
+  }
+  if (w->run) { /* written in place: the end is the matrix's */
+    *off = w->npy_data + npy_bytes(w->info.metric, w->info.single, w->info.nv);
+    *fd = fileno(w->c.f);
+    return SM_OK;
+  }
   if (fflush(w->c.f) != 0) {
     sm_log_error("%s: write failed: %s (disk full?)", w->c.tmp, strerror(errno));
     w->failed = 1;
@@ -246,7 +424,10 @@ sm_err_t sm_writer_flush(sm_writer_t *w, uint64_t *off, int *fd)
 static sm_err_t commit_file(sm_writer_t *w)
 {
   sm_err_t err;
-  if (w->info.fmt == SM_OUT_BIN && write_bin_header(w) != SM_OK) {
+  if (w->run && (npy_run_flush(w, &w->run[0]) | npy_run_flush(w, &w->run[1]))) {
+    err = SM_EIO;
+    sm_commit_abort(&w->c);
+  } else if (w->info.fmt == SM_OUT_BIN && write_bin_header(w) != SM_OK) {
     err = SM_EIO;
     sm_commit_abort(&w->c);
   } else {
@@ -282,6 +463,7 @@ sm_err_t sm_writer_close(sm_writer_t *w, int commit)
       sm_commit_abort(&w->c);
     err = bad || (commit >= 0 && w->failed) ? SM_EIO : SM_OK;
   }
+  free(w->run);
   free(w);
   return err;
 }

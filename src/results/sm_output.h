@@ -1,6 +1,7 @@
 /* sm_output.h: result files. Records go to a temporary file that is
  * renamed to its final name only when the run completes, so a file that
- * looks finished is finished. Formats: tsv, bin (starmet's), comet, none. */
+ * looks finished is finished. Formats: tsv, bin (starmet's), comet, none,
+ * npy (the 2-way matrix, written in place). */
 #ifndef SM_OUTPUT_H
 #define SM_OUTPUT_H
 
@@ -12,7 +13,18 @@ typedef enum sm_outfmt {
   SM_OUT_BIN,     /* starmet binary (README: "Binary output") */
   SM_OUT_COMET,   /* CoMet's record layout: uint32 coords, float32 value */
   SM_OUT_NONE,    /* nothing written (checksum and summary only) */
+  SM_OUT_NPY,     /* 2-way n x n [x 4 for CCC] NumPy matrix, one rank (below) */
 } sm_outfmt_t;
+
+/* --output-format npy: PREFIX.npy, a NumPy 1.0 file of the square
+ * symmetric matrix, float64 (float32 with --precision single), C order;
+ * CCC adds a last axis of 4, the table entry a*2+b, with (i,j,a,b) equal
+ * to (j,i,b,a). Values not computed or not kept by --threshold are NaN, and
+ * so is the diagonal. The file is preallocated and filled with NaN when
+ * opened, then every record is written at its offset, at (i,j) and (j,i),
+ * so the block order does not matter. 2-way and one rank only, no
+ * --resume, and at most SM_NPY_MAX_BYTES of matrix data. */
+#define SM_NPY_MAX_BYTES (UINT64_C(1) << 34) /* 16 GiB */
 
 typedef struct sm_writer sm_writer_t;
 
@@ -20,13 +32,21 @@ typedef struct sm_writer_info {
   sm_outfmt_t fmt;
   int way; /* 2 or 3 */
   sm_metric_t metric;
-  int single;    /* values as float32 in bin */
-  size_t nv, nf; /* whole problem */
-  char **names;  /* global vector names or NULL (indices used) */
+  int single;       /* float32 values (bin, npy; tsv prints them to 9 digits) */
+  size_t nv, nf;    /* whole problem */
+  char **names;     /* global vector names or NULL (indices used) */
+  int rank, nranks; /* this rank and the rank count (0 or 1: one rank) */
 } sm_writer_info_t;
 
-/** Parse "tsv", "bin", "comet", "none". */
+/** Parse "tsv", "bin", "comet", "none", "npy". */
 sm_err_t sm_outfmt_parse(const char *s, sm_outfmt_t *fmt) SM_MUST_CHECK;
+
+/** Whether format fmt cannot hold a run's results: 1 with the reason in
+ * why (a message for the user), else 0. Only npy has limits (2-way, one
+ * rank, no resume, SM_NPY_MAX_BYTES); nv 0 skips the size check, nranks 0
+ * or 1 is one rank. Logs nothing. */
+int sm_output_check(char *why, size_t len, sm_outfmt_t fmt, int way, sm_metric_t metric,
+                    int single, size_t nv, int nranks, int resume);
 
 /** Final path of the output of rank `rank` of `nranks` for prefix:
  * PREFIX.<ext> on one rank, PREFIX_<rank>.<ext> on several. */
@@ -36,7 +56,9 @@ void sm_output_path(char *buf, size_t len, const char *prefix, sm_outfmt_t fmt, 
 /** Open a writer on the temporary name PATH.part (SM_OUT_NONE: no file).
  * resume_off 0 starts a new file; otherwise the existing PATH.part is
  * truncated to resume_off bytes (what an interrupted run completed, holding
- * resume_count records) and appended to. */
+ * resume_count records) and appended to. SM_OUT_NPY refuses (SM_EOPTION,
+ * logged by rank 0) 3-way, several ranks, a matrix over SM_NPY_MAX_BYTES
+ * and resume_off != 0, before creating anything. */
 sm_err_t sm_writer_open(sm_writer_t **w, const char *path, const sm_writer_info_t *info,
                         uint64_t resume_off, uint64_t resume_count) SM_MUST_CHECK;
 

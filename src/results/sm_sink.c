@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "sm_formulas.h"
@@ -115,20 +116,58 @@ static void debug_stop(sm_sink_t *s)
   raise(SIGKILL);
 }
 
+/* The block's histogram counts into the run's: the finalize's, or (the
+ * reference loops, which pass every value as a record) its records'. */
+static void add_histogram(sm_sink_t *s, const sm_recbuf_t *rb)
+{
+  const uint64_t *h = sm_recbuf_hist(rb);
+  if (h) {
+    for (uint64_t k = 0; k < sm_hist_words(&s->hist); k++)
+      s->hist_counts[k] += h[k];
+  } else if (s->apply_threshold) {
+    for (uint64_t r = 0; r < rb->count; r++)
+      s->hist_counts[rb->rec[r].entry * sm_hist_row(&s->hist) +
+                     sm_hist_slot(&s->hist, rb->rec[r].value)]++;
+  }
+}
+
+/* Whether record r of rb passes the threshold, for records that arrive
+ * unthresholded; CoMet's per-entry thresholds need the other entries of
+ * the same result, which arrive next to it. */
+static int keep_record(const sm_sink_t *s, const sm_recbuf_t *rb, uint64_t r)
+{
+  const sm_rec_t *x = &rb->rec[r];
+  if (!s->thr_ent.n || s->metric != SM_METRIC_CCC)
+    return sm_threshold_keep(s->threshold, s->thr_f32, x->value);
+  double v[8];
+  for (int e = 0; e < 8; e++)
+    v[e] = NAN;
+  uint64_t a = r, b = r;
+  while (a > 0 && !memcmp(rb->rec[a - 1].idx, x->idx, sizeof x->idx))
+    a--;
+  while (b + 1 < rb->count && !memcmp(rb->rec[b + 1].idx, x->idx, sizeof x->idx))
+    b++;
+  for (uint64_t k = a; k <= b; k++)
+    v[rb->rec[k].entry & 7] = rb->rec[k].value;
+  return sm_thr_list_keep(&s->thr_ent, s->way, s->thr_f32, v, x->entry & 7);
+}
+
 int sm_sink_put(void *ctx, const sm_recbuf_t *rb, uint64_t block)
 {
   sm_sink_t *s = ctx;
   sm_cksum_merge(&s->cksum, &rb->cksum);
   s->nvalues += rb->nvalues;
+  if (s->hist.bins && s->hist_counts)
+    add_histogram(s, rb);
   if (s->analytic)
     for (uint64_t r = 0; r < rb->count; r++)
       check_analytic(s, &rb->rec[r]);
   uint64_t written_before = s->nwritten;
   if (!s->err) {
     sm_err_t err = SM_OK;
-    if (s->apply_threshold && s->threshold >= 0) {
+    if (s->apply_threshold && (s->threshold >= 0 || s->thr_ent.n)) {
       for (uint64_t r = 0; r < rb->count && !err; r++)
-        if (sm_threshold_keep(s->threshold, s->thr_f32, rb->rec[r].value)) {
+        if (keep_record(s, rb, r)) {
           err = s->writer ? sm_writer_put(s->writer, &rb->rec[r], 1) : SM_OK;
           if (s->capture_cap || !s->writer)
             capture(s, &rb->rec[r]);

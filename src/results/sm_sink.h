@@ -17,7 +17,10 @@ typedef struct sm_sink {
   double ccc_mult, ccc_param;
   int apply_threshold;        /* records arrive unthresholded */
   double threshold;           /* keep > threshold; < 0: keep all */
+  sm_thr_list_t thr_ent;      /* or CoMet's thresholds per table entry (CCC) */
   int thr_f32;                /* compare float32-rounded values (float outputs) */
+  sm_hist_spec_t hist;        /* value histograms (hist.bins > 0) ... */
+  uint64_t *hist_counts;      /* ... summed here (sm_hist_words entries) */
   const sm_synth_t *analytic; /* check every value against it, or NULL */
   /* results */
   sm_cksum_t cksum;

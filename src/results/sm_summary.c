@@ -8,6 +8,7 @@
 
 #include "sm_checksum.h"
 #include "sm_commit.h"
+#include "sm_hist.h"
 #include "sm_json.h"
 #include "sm_observe.h"
 #include "sm_sched.h"
@@ -265,6 +266,29 @@ static void json_figures(sm_json_t *j, const sm_summary_t *s)
   sm_checksum_format(&t->cksum, cks, sizeof cks);
   sm_json_str(j, "checksum", cks);
   sm_json_real(j, "threshold", 17, s->opt->threshold);
+  if (s->opt->thr_ent.n) { /* CoMet's, per table entry */
+    sm_json_array(j, "threshold_entries", 0);
+    for (int k = 0; k < s->opt->thr_ent.n; k++)
+      sm_json_real(j, NULL, 15, s->opt->thr_ent.t[k]); /* as given */
+    sm_json_close(j);
+  }
+  if (s->topk_path) {
+    sm_json_object(j, "top_k", 0);
+    sm_json_u64(j, "k", s->opt->topk);
+    sm_json_str(j, "by",
+                s->opt->metric != SM_METRIC_CCC ? "value"
+                : s->opt->topk_by_entry         ? "entry"
+                                                : "max");
+    sm_json_str(j, "file", s->topk_path);
+    sm_json_u64(j, "rows", s->topk_rows);
+    sm_json_close(j);
+  }
+  if (s->hist && s->hist_counts) {
+    sm_hist_json(j, s->hist, s->opt->metric == SM_METRIC_CCC, s->opt->num_way,
+                 s->hist_counts);
+    sm_json_str(j, "histogram_file", s->hist_path);
+    sm_json_str(j, "histogram_picture", s->hist_png);
+  }
 }
 
 /* "analytic_check", "reexecuted_tasks", "resilience": the self-checks. */
@@ -418,4 +442,15 @@ void sm_summary_print(const sm_summary_t *s, FILE *f)
   if (s->output_path)
     fprintf(f, "  output      %s%s\n", s->output_path,
             s->nranks > 1 ? " (one file per rank)" : "");
+  if (s->topk_path)
+    fprintf(f, "  top-k       %zu neighbours per vector%s: %s (%llu rows)\n",
+            s->opt->topk,
+            s->opt->metric != SM_METRIC_CCC ? ""
+            : s->opt->topk_by_entry         ? " per table entry"
+                                            : " by the largest entry",
+            s->topk_path, s->topk_rows);
+  if (s->hist && s->hist_path)
+    fprintf(f, "  histogram   %u bins over [%g, %g]: %s%s%s\n", s->hist->bins,
+            s->hist->lo, s->hist->hi, s->hist_path, s->hist_png ? ", " : "",
+            s->hist_png ? s->hist_png : "");
 }

@@ -182,22 +182,22 @@ START_TEST(finalize_czek_and_ccc)
                       .threshold = -1,
                       .emit = 1};
   sm_recbuf_t *rb = malloc(sizeof *rb + 8 * sizeof(sm_rec_t));
-  ck_assert_uint_eq(sm_kern_finalize2(&a, num, 2, s, s, rb), 1);
+  ck_assert_uint_eq(sm_kern_finalize2(&a, num, 2, s, s, rb, NULL), 1);
   ck_assert(rb->rec[0].idx[0] == 4 && rb->rec[0].idx[1] == 5);
   ck_assert(rb->rec[0].value == 2.0 * 3 / 18);
   /* zero vectors give 0, not NaN */
   double z[4] = {0, 0, 0, 0}, zs[2] = {0, 0};
   a.diag = 0;
-  sm_kern_finalize2(&a, z, 2, zs, zs, rb);
+  sm_kern_finalize2(&a, z, 2, zs, zs, rb, NULL);
   for (int r = 0; r < 4; r++)
     ck_assert(rb->rec[r].value == 0.0);
   /* threshold and emit = 0: the checksum still covers every value */
   a.threshold = 0.5;
-  sm_kern_finalize2(&a, num, 2, s, s, rb);
+  sm_kern_finalize2(&a, num, 2, s, s, rb, NULL);
   uint64_t kept = rb->count;
   sm_cksum_t all = rb->cksum;
   a.emit = 0;
-  sm_kern_finalize2(&a, num, 2, s, s, rb);
+  sm_kern_finalize2(&a, num, 2, s, s, rb, NULL);
   ck_assert_uint_eq(rb->count, 0);
   ck_assert_uint_eq(rb->nvalues, 4);
   ck_assert(all.hash == rb->cksum.hash && all.sum_lo == rb->cksum.sum_lo);
@@ -212,7 +212,7 @@ START_TEST(finalize_czek_and_ccc)
                       .ccc_param = 2.0 / 3,
                       .threshold = -1,
                       .emit = 1};
-  sm_kern_finalize2(&b, &mom, 1, si, sj, rb);
+  sm_kern_finalize2(&b, &mom, 1, si, sj, rb, NULL);
   ck_assert_uint_eq(rb->count, 4);
   /* t11 = 5: f_ij = 5/16, f_i(1) = 4/8, f_j(1) = 6/8 */
   double want = 4.5 * (5.0 / 16) * (1 - (2.0 / 3) * 0.5) * (1 - (2.0 / 3) * 0.75);

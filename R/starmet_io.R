@@ -1,0 +1,189 @@
+# starmet_io.R: read starmet's result files into data.frames, base R only.
+# The formats are described in starmet's README ("Formats", "Several ranks,
+# several machines"); python/starmet_io.py is the NumPy twin.
+#
+#   source("R/starmet_io.R")
+#   d <- starmet_read_results("out/ccc")       # PREFIX.bin/.tsv or PREFIX_<rank>.*
+#   d <- starmet_read_bin("out/ccc.bin")
+#   d <- starmet_read_tsv("out/ccc.tsv")
+#
+# Every reader returns a data.frame with the TSV header's columns: i, j[, k]
+# (0-based vector indices, or the vector names when a TSV has them), for
+# CCC the table entry's bits a, b[, c], then value (double; float32 values
+# of --precision single are exact in it). The same readers take the top-k
+# files PREFIX.topk.bin / .topk.tsv (columns vector, rank, neighbour,
+# [a, b], value).
+
+# Unsigned 32-bit integers from little-endian bytes: integer when every
+# value fits, else double.
+.starmet_u32 <- function(bytes, n) {
+  x <- readBin(bytes, "integer", n = n, size = 4L, endian = "little")
+  if (any(x < 0L, na.rm = TRUE) || anyNA(x)) {
+    x <- as.double(x)
+    x[is.na(x)] <- -2^31 # readBin gives NA for 0x80000000
+    x[x < 0] <- x[x < 0] + 2^32
+  }
+  x
+}
+
+#' The 64-byte header of a starmet binary file, as a list: kind ("results"
+#' or "topk"), version, num_way, metric ("czekanowski" or "ccc"),
+#' value_bytes, num_vector, num_field, count; k and mode for top-k files.
+starmet_read_header <- function(path) {
+  con <- file(path, "rb")
+  on.exit(close(con))
+  h <- readBin(con, "raw", 64L)
+  if (length(h) < 64L)
+    stop(sprintf("%s: %d bytes, shorter than the 64-byte header of a starmet binary file",
+                 path, length(h)))
+  is_result <- identical(h[1:8], c(charToRaw("STARMET"), as.raw(0)))
+  if (!is_result && !identical(h[1:8], charToRaw("STARTOPK")))
+    stop(sprintf("%s: not a starmet binary file (--output-format comet files have no header)",
+                 path))
+  u32 <- function(off) .starmet_u32(h[(off + 1):(off + 4)], 1L)
+  u64 <- function(off) u32(off) + u32(off + 4) * 2^32
+  hd <- list(kind = if (is_result) "results" else "topk",
+             version = u32(8), num_way = u32(12), metric = u32(16),
+             value_bytes = u32(20), num_vector = u64(24), num_field = u64(32),
+             count = u64(40))
+  if (hd$version != 1)
+    stop(sprintf("%s: format version %d, this reader knows version 1", path, hd$version))
+  if (!(hd$num_way %in% 2:3) || !(hd$metric %in% 0:1) || !(hd$value_bytes %in% c(4, 8)))
+    stop(sprintf("%s: malformed header", path))
+  hd$metric <- c("czekanowski", "ccc")[hd$metric + 1]
+  if (hd$kind == "topk") {
+    hd$k <- u32(48)
+    hd$mode <- u32(52)
+  }
+  hd
+}
+
+#' Read a starmet binary result file (--output-format bin) into a
+#' data.frame (i, j[, k], [a, b[, c]], value). chunk: records read at a
+#' time (memory use, not the result).
+starmet_read_bin <- function(path, chunk = 1048576L) {
+  hd <- starmet_read_header(path)
+  way <- hd$num_way
+  ccc <- hd$metric == "ccc"
+  vb <- hd$value_bytes
+  ids <- if (hd$kind == "topk") c("vector", "rank", "neighbour") else c("i", "j", "k")[1:way]
+  nid <- length(ids)
+  rs <- 4L * nid + ccc + vb # packed record size
+  n <- hd$count
+  size <- file.info(path)$size
+  if (size != 64 + n * rs)
+    stop(sprintf("%s: %.0f bytes, but its header announces %.0f records of %d bytes: the file is truncated or not starmet's",
+                 path, size, n, rs))
+  con <- file(path, "rb")
+  on.exit(close(con))
+  invisible(readBin(con, "raw", 64L))
+  cols <- vector("list", nid + 2L)
+  left <- n
+  while (left > 0) {
+    m <- min(left, chunk)
+    raw <- readBin(con, "raw", m * rs)
+    b <- matrix(raw, nrow = rs)
+    part <- lapply(seq_len(nid), function(c)
+      .starmet_u32(as.vector(b[(4L * (c - 1L) + 1L):(4L * c), ]), m))
+    part[[nid + 1L]] <- if (ccc) as.integer(b[4L * nid + 1L, ]) else integer(0)
+    part[[nid + 2L]] <- readBin(as.vector(b[(rs - vb + 1L):rs, ]), "double", n = m,
+                                size = vb, endian = "little")
+    for (c in seq_along(cols)) cols[[c]] <- c(cols[[c]], part[[c]])
+    left <- left - m
+  }
+  if (n == 0) cols <- c(lapply(seq_len(nid), function(c) integer(0)),
+                        list(integer(0), double(0)))
+  d <- stats::setNames(as.data.frame(cols[1:nid]), ids)
+  if (ccc) {
+    bits <- if (hd$kind == "topk") 2L else way
+    for (k in seq_len(bits))
+      d[[c("a", "b", "c")[k]]] <- bitwAnd(bitwShiftR(cols[[nid + 1L]], bits - k), 1L)
+  }
+  d$value <- cols[[nid + 2L]]
+  d
+}
+
+#' Read a starmet TSV result file into a data.frame with the same columns
+#' as starmet_read_bin (ids are character when the file holds names).
+starmet_read_tsv <- function(path) {
+  header <- strsplit(readLines(path, n = 1L), "\t", fixed = TRUE)[[1]]
+  if (length(header) < 3 || header[length(header)] != "value")
+    stop(sprintf("%s: not a starmet TSV (header %s)", path, paste(header, collapse = " ")))
+  cls <- ifelse(header == "value", "numeric",
+                ifelse(header %in% c("a", "b", "c", "rank"), "integer", "character"))
+  d <- utils::read.delim(path, header = TRUE, sep = "\t", quote = "", comment.char = "",
+                         colClasses = cls, na.strings = character(0),
+                         check.names = FALSE, stringsAsFactors = FALSE)
+  names(d) <- sub("^id_", "", header)
+  for (col in intersect(names(d), c("i", "j", "k", "vector", "neighbour"))) {
+    x <- d[[col]]
+    if (all(grepl("^[0-9]+$", x))) { # indices, not names
+      x <- as.double(x)
+      d[[col]] <- if (all(x < 2^31)) as.integer(x) else x
+    }
+  }
+  d
+}
+
+#' The rank count and the format of a run, from PREFIX.json when it is
+#' there (a regular expression on its fields: base R has no JSON reader).
+.starmet_summary <- function(prefix) {
+  path <- paste0(prefix, ".json")
+  if (!file.exists(path)) return(list(nranks = NA_integer_, format = NA_character_))
+  js <- paste(readLines(path, warn = FALSE), collapse = "\n")
+  np <- regmatches(js, regexpr('"num_proc": *[0-9]+', js))
+  out <- regmatches(js, regexpr('"output": *"[^"]*"', js))
+  fmt <- if (length(out)) sub('.*\\.([a-z]+)"$', "\\1", out) else NA_character_
+  list(nranks = if (length(np)) as.integer(sub(".*: *", "", np)) else NA_integer_,
+       format = if (!is.na(fmt) && fmt %in% c("bin", "tsv")) fmt else NA_character_)
+}
+
+#' The result files of the run PREFIX: PREFIX.<format> on one rank,
+#' PREFIX_<rank>.<format> for rank 0..P-1 on several (P from PREFIX.json,
+#' else the files there). format: "bin" or "tsv" (default: the summary's,
+#' else whichever exists, bin first). A list(format, paths).
+starmet_result_files <- function(prefix, format = NULL) {
+  s <- .starmet_summary(prefix)
+  fmts <- if (!is.null(format)) format else if (!is.na(s$format)) s$format else c("bin", "tsv")
+  for (ext in fmts) {
+    one <- paste0(prefix, ".", ext)
+    if (is.na(s$nranks) || s$nranks == 1) {
+      if (file.exists(one)) return(list(format = ext, paths = one))
+      if (!is.na(s$nranks)) next
+    }
+    if (!is.na(s$nranks)) {
+      paths <- sprintf("%s_%d.%s", prefix, seq_len(s$nranks) - 1L, ext)
+    } else {
+      found <- list.files(dirname(prefix), full.names = FALSE,
+                          pattern = paste0("^", gsub("([.|()\\^{}+$*?\\[\\]\\\\])", "\\\\\\1",
+                                                     basename(prefix)), "_[0-9]+\\.", ext, "$"))
+      ranks <- sort(as.integer(sub(".*_([0-9]+)\\.[a-z]+$", "\\1", found)))
+      if (length(ranks) && !identical(ranks, seq_along(ranks) - 1L))
+        stop(sprintf("%s_<rank>.%s: ranks %s found, not 0..%d", prefix, ext,
+                     paste(ranks, collapse = " "), length(ranks) - 1L))
+      paths <- sprintf("%s_%d.%s", prefix, ranks, ext)
+    }
+    there <- file.exists(paths)
+    if (length(paths) && all(there)) return(list(format = ext, paths = paths))
+    if (any(there))
+      stop(sprintf("%s: the run had %d ranks, missing: %s", prefix, length(paths),
+                   paste(paths[!there], collapse = ", ")))
+  }
+  stop(sprintf("%s: no result file (%s.bin, %s.tsv or %s_<rank>.*)", prefix, prefix,
+               prefix, prefix))
+}
+
+#' Every result record of the run PREFIX (its --output), one rank or
+#' several, as one data.frame (ranks in order; records in block order).
+starmet_read_results <- function(prefix, format = NULL) {
+  f <- starmet_result_files(prefix, format)
+  reader <- if (f$format == "bin") starmet_read_bin else starmet_read_tsv
+  parts <- lapply(f$paths, reader)
+  if (length(parts) == 1) return(parts[[1]])
+  ids <- intersect(names(parts[[1]]), c("i", "j", "k"))
+  if (length(unique(lapply(parts, function(p) sapply(p[ids], class)))) > 1)
+    parts <- lapply(parts, function(p) { p[ids] <- lapply(p[ids], as.character); p })
+  d <- do.call(rbind, parts)
+  rownames(d) <- NULL
+  d
+}
