@@ -66,7 +66,8 @@ static inline uint64_t *sm_recbuf_hist(const sm_recbuf_t *rb)
 }
 
 /* ---- value histograms (--histogram) */
-#define SM_HIST_MAX_BINS 1000000
+#define SM_HIST_MAX_BINS                                                                 \
+  10000 /* counts travel with every block: 8 x 10003 x 8 bytes for 3-way CCC */
 /* Fixed bins over [lo, hi] per table entry: each entry's row holds
  * bins + 3 counts: below lo, the bins, above hi, NaN. */
 typedef struct sm_hist_spec {
@@ -127,7 +128,8 @@ typedef struct sm_topk_ent {
   uint32_t entry; /* CCC table entry (the vector's bit, the neighbour's) */
 } sm_topk_ent_t;
 #define SM_TOPK_EMPTY 0xffffffffu
-#define SM_TOPK_MAX 1000 /* largest k */
+#define SM_TOPK_MAX                                                                      \
+  256 /* largest k: a block's candidates take (m + n) x lists x k x 16 bytes */
 
 /* The order of a list: larger value first, then smaller neighbour index,
  * then smaller entry; empty places last. A total order, so a list's

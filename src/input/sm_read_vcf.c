@@ -2,6 +2,7 @@
  * bi-allelic variants are the vectors, samples the fields, a call's code
  * its ALT dosage. Read in one pass; the slice's rows are kept. */
 #include "sm_read.h"
+#include "sm_hts.h"
 #include "sm_read_util.h"
 
 #include <errno.h>
@@ -150,7 +151,7 @@ static sm_err_t read_records(vcf_in_t *v)
   int ret;
   while ((ret = bcf_read(v->fp, v->hdr, v->rec)) == 0) {
     v->nrec++;
-    if (v->rec->errcode) {
+    if (sm_vcf_record_error(v->rec)) {
       ret = -2;
       break;
     }

@@ -3,6 +3,7 @@
  * not bi-allelic are skipped and counted; a site whose likelihoods are not
  * 3 values per sample has no data (counted), nor has a missing sample. */
 #include "sm_gl_impl.h"
+#include "sm_hts.h"
 
 #include <errno.h>
 #include <htslib/hts.h>
@@ -84,10 +85,10 @@ static sm_err_t glv_next(sm_gl_reader_t *r, int keep, double *row, sm_gl_site_t 
       *eof = 1;
       return SM_OK;
     }
-    if (ret < -1 || v->rec->errcode) {
+    if (ret < -1 || sm_vcf_record_error(v->rec)) {
       sm_log_error("%s: record %zu cannot be read (htslib error %d); the file is "
                    "malformed or truncated",
-                   r->path, v->nrec + 1, ret < -1 ? ret : v->rec->errcode);
+                   r->path, v->nrec + 1, ret < -1 ? ret : sm_vcf_record_error(v->rec));
       return SM_EFORMAT;
     }
     v->nrec++;

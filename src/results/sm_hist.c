@@ -49,8 +49,8 @@ sm_err_t sm_hist_write_tsv(const char *path, const sm_hist_spec_t *h, int ccc, i
 {
   sm_commit_t c;
   if (sm_commit_open(&c, path, ".part", 0, "w") != SM_OK) {
-    sm_log_error("%s: cannot create the histogram: %s%s", c.tmp, sm_commit_strerror(errno),
-                 sm_commit_hint(errno));
+    sm_log_error("%s: cannot create the histogram: %s%s", c.tmp,
+                 sm_commit_strerror(errno), sm_commit_hint(errno));
     return SM_EIO;
   }
   const char *metric = ccc ? "ccc" : "czekanowski";
@@ -61,8 +61,8 @@ sm_err_t sm_hist_write_tsv(const char *path, const sm_hist_spec_t *h, int ccc, i
     for (uint32_t s = 0; s < sm_hist_row(h) && !bad; s++) {
       double lo, hi;
       const long bin = slot_edges(h, s, &lo, &hi);
-      bad = fprintf(c.f, "%s\t%d\t%s\t%ld\t%.17g\t%.17g\t%llu\n", metric, way, name, bin, lo,
-                    hi, (unsigned long long)counts[e * sm_hist_row(h) + s]) < 0;
+      bad = fprintf(c.f, "%s\t%d\t%s\t%ld\t%.17g\t%.17g\t%llu\n", metric, way, name, bin,
+                    lo, hi, (unsigned long long)counts[e * sm_hist_row(h) + s]) < 0;
     }
   }
   if (bad || sm_commit_finish(&c) != SM_OK) {
@@ -139,10 +139,11 @@ int sm_hist_plot(const char *tsv, const char *png, const sm_hist_spec_t *h, int 
     char name[8];
     sm_hist_entry_name(ccc, way, e, name);
     /* this entry's bins (not the slots below, above and NaN) */
-    fprintf(g,
-            "%s'%s' skip 1 using ((strcol(3) eq '%s' && $4 >= 0 && $4 < %u) ? ($5+$6)/2 : "
-            "1/0):($7 > 0 ? $7 : 1/0) with histeps lw 2 title '%s'",
-            e ? ", " : "", tsv, name, h->bins, ccc ? name : "values");
+    fprintf(
+        g,
+        "%s'%s' skip 1 using ((strcol(3) eq '%s' && $4 >= 0 && $4 < %u) ? ($5+$6)/2 : "
+        "1/0):($7 > 0 ? $7 : 1/0) with histeps lw 2 title '%s'",
+        e ? ", " : "", tsv, name, h->bins, ccc ? name : "values");
   }
   fputs("\n", g);
   const int st = pclose(g);

@@ -66,7 +66,8 @@ static int put_header(FILE *f, const sm_topk_file_t *t, unsigned long long nrows
   return fwrite(h, 1, sizeof h, f) == sizeof h ? 0 : -1;
 }
 
-sm_err_t sm_topk_write(const char *path, const sm_topk_file_t *t, unsigned long long *nrows)
+sm_err_t sm_topk_write(const char *path, const sm_topk_file_t *t,
+                       unsigned long long *nrows)
 {
   const uint32_t k = t->spec->k, L = t->spec->lists;
   unsigned long long rows = 0; /* known first: the binary header says it */

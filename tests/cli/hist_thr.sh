@@ -108,7 +108,7 @@ expect_error "3 thresholds" "give one value, or 4" "$T/bad" c $CCC2 --threshold 
 # shellcheck disable=SC2086
 expect_error "negative threshold in a list" "-0.5 is out of range" "$T/bad" c $CCC2 --threshold 0.1,-0.5,0.3,0.4 $o
 # shellcheck disable=SC2086
-expect_error "histogram 0 bins" "whole number from 1 to 1000000" "$T/bad" c $CCC2 --histogram 0 $o
+expect_error "histogram 0 bins" "whole number from 1 to 10000" "$T/bad" c $CCC2 --histogram 0 $o
 # shellcheck disable=SC2086
 expect_error "histogram 2.5 bins" "whole number" "$T/bad" c $CCC2 --histogram 2.5 $o
 # shellcheck disable=SC2086

@@ -91,7 +91,7 @@ expect_error "no output" "give --output PREFIX" - c $CCC --top-k 3
 # shellcheck disable=SC2086
 expect_error "ref method" "not --compute-method ref" "$T/bad" c $CCC --top-k 3 --compute-method ref --output "$T/bad"
 # shellcheck disable=SC2086
-expect_error "K = 0" "out of range \(1\.\.1000\)" "$T/bad" c $CCC --top-k 0 --output "$T/bad"
+expect_error "K = 0" "out of range \(1\.\.256\)" "$T/bad" c $CCC --top-k 0 --output "$T/bad"
 # shellcheck disable=SC2086
 expect_error "resume" "top-k cannot be resumed" "$T/bad" c $CCC --top-k 3 --resume --output "$T/bad"
 finish

@@ -285,6 +285,37 @@ START_TEST(vcf_genotypes)
 }
 END_TEST
 
+/* Many VCFs have no ##contig lines: htslib adds the contig to the header
+ * and parses the record; both readers take such files. */
+START_TEST(vcf_no_contig)
+{
+  static const char text[] =
+      "##fileformat=VCFv4.2\n"
+      "##FORMAT=<ID=GT,Number=1,Type=String,Description=\"Genotype\">\n"
+      "##FORMAT=<ID=GL,Number=G,Type=Float,Description=\"log10 likelihoods\">\n"
+      "#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\tFORMAT\tS1\tS2\n"
+      "chr7\t10\trs1\tA\tG\t.\t.\t.\tGT:GL\t0/1:-1,0,-1\t1/1:-2,-1,0\n"
+      "chr9\t20\trs2\tC\tT\t.\t.\t.\tGT:GL\t0/0:0,-1,-2\t./.:.\n";
+  const char *path = sm_test_write("nocontig.vcf", text, strlen(text));
+  sm_read_opts_t o = {.metric = SM_METRIC_CCC};
+  sm_vectors_t v;
+  sm_dims_t d;
+  ck_assert_int_eq(sm_read_vcf(path, &o, &v, &d), SM_OK);
+  ck_assert_uint_eq(d.nv, 2);
+  ck_assert_uint_eq(d.nf, 2);
+  ck_assert_uint_eq(sm_gt_get(sm_vectors_row(&v, 0), 0), SM_GT_1);
+  ck_assert_uint_eq(sm_gt_get(sm_vectors_row(&v, 1), 1), SM_GT_MISSING);
+  sm_vectors_free(&v);
+  sm_gl_reader_t *r = open_ok(path, SM_GL_AUTO);
+  sm_gl_sites_t b = {0};
+  size_t n;
+  ck_assert_int_eq(sm_gl_read(r, 8, 1, &b, &n), SM_OK);
+  ck_assert_uint_eq(n, 2);
+  sm_gl_sites_free(&b);
+  sm_gl_close(r);
+}
+END_TEST
+
 static Suite *gl_suite(void)
 {
   Suite *s = suite_create("gl");
@@ -295,6 +326,7 @@ static Suite *gl_suite(void)
   tcase_add_test(tc, vcf_gl_pl_bcf);
   tcase_add_test(tc, vcf_bad);
   tcase_add_test(tc, vcf_genotypes);
+  tcase_add_test(tc, vcf_no_contig);
   suite_add_tcase(s, tc);
   return s;
 }
