@@ -27,7 +27,10 @@ sm_ccc2_syrk_fn sm_cl_ccc2_syrk(int sparse);
 /* Every task gets a number and reports when it ran (sm_cl_observe.c). */
 void *sm_cl_task_id(void);
 void sm_cl_task_done(void *id);
-#define SM_CL_OBSERVE STARPU_CALLBACK_WITH_ARG_NFREE, sm_cl_task_done, sm_cl_task_id()
+void sm_cl_task_started(void *unused);
+#define SM_CL_OBSERVE                                                                    \
+  STARPU_PROLOGUE_CALLBACK_POP, sm_cl_task_started, STARPU_CALLBACK_WITH_ARG_NFREE,      \
+      sm_cl_task_done, sm_cl_task_id()
 
 /* Insert a task on one rank or, under MPI, on the rank that owns the
  * written data (every rank submits the same graph). */

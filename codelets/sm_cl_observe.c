@@ -6,13 +6,24 @@
 #include "sm_cl_common.h"
 
 static sm_task_hook_fn hook_inserted, hook_done;
+static void (*hook_started)(void);
 static uint64_t next_id; /* atomic: a task may be inserted from a worker too */
 
-void sm_codelets_observe(sm_task_hook_fn inserted, sm_task_hook_fn done)
+void sm_codelets_observe(sm_task_hook_fn inserted, void (*started)(void),
+                         sm_task_hook_fn done)
 {
   hook_inserted = inserted;
+  hook_started = started;
   hook_done = done;
   next_id = 0;
+}
+
+void sm_cl_task_started(void *unused)
+{
+  (void)unused;
+  void (*started)(void) = hook_started;
+  if (started)
+    started();
 }
 
 void *sm_cl_task_id(void)

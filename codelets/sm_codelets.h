@@ -114,11 +114,15 @@ unsigned sm_codelets_where(sm_task_kind_t kind);
 
 /* Observation (run summary, trace, progress): insertions are numbered from
  * 0 in the same order on every rank (all ranks insert the same graph);
- * inserted(id) runs when a task is inserted, done(id) on the worker that
- * ran it, after it ran (starpu_task_get_current() is the task there).
- * Setting the hooks restarts the numbering; NULL hooks are not called. */
+ * inserted(id) runs when a task is inserted, started() on the worker that
+ * took it, before it runs, and done(id) on that worker after it ran
+ * (starpu_task_get_current() is the task in both). Only started() may look
+ * at the task's data handles: by done() the last task of a handle may have
+ * let its unregistration free it. Setting the hooks restarts the
+ * numbering; NULL hooks are not called. */
 typedef void (*sm_task_hook_fn)(uint64_t id);
-void sm_codelets_observe(sm_task_hook_fn inserted, sm_task_hook_fn done);
+void sm_codelets_observe(sm_task_hook_fn inserted, void (*started)(void),
+                         sm_task_hook_fn done);
 
 /* Resilience. After a numerator task, a verify task on the same data may
  * corrupt it (--inject-faults RATE, deterministic in SEED and the task

@@ -149,11 +149,12 @@ static void fingerprint(const sm_options_t *o, const sm_decomp_t *d, int sparse,
       buf, len,
       "metric=%d way=%d single=%d sparse=%d nv=%zu nf=%zu %s grid=%dx%dx%d rank=%d/%d "
       "phases=%d:%d-%d stages=%d:%d-%d threshold=%.17g format=%d g=%.17g m=%.17g "
-      "kernel=%d",
+      "kernel=%d thresholds=%d:%.17g,%.17g,%.17g,%.17g,%.17g",
       (int)o->metric, o->num_way, o->single, sparse, d->nv, d->nf, input, d->npv, d->npf,
       d->npr, rank, P, d->num_phase, o->phase_min, o->phase_max, o->num_stage,
       o->stage_min, o->stage_max, o->threshold, (int)o->output_format, o->ccc_param,
-      o->ccc_mult, (int)o->kernel);
+      o->ccc_mult, (int)o->kernel, o->thr_ent.n, o->thr_ent.t[0], o->thr_ent.t[1],
+      o->thr_ent.t[2], o->thr_ent.t[3], o->thr_ent.t[4]);
 }
 
 static int cmp_u64(const void *a, const void *b)

@@ -150,7 +150,7 @@ static sm_err_t set_threshold(const sm_opt_t *d, char *arg, void *dst, int *done
 {
   (void)d, (void)done;
   sm_options_t *o = &((args_t *)dst)->o;
-  double v[5];
+  double v[5] = {0, 0, 0, 0, 0}; /* all set: the resume fingerprint prints them */
   int n;
   if (number_list("--threshold", arg, v, 5, &n))
     return SM_EOPTION;
@@ -162,7 +162,7 @@ static sm_err_t set_threshold(const sm_opt_t *d, char *arg, void *dst, int *done
     }
   if (n == 1) {
     o->threshold = v[0];
-    o->thr_ent.n = 0;
+    o->thr_ent = (sm_thr_list_t){0};
     return SM_OK;
   }
   if (n != 4 && n != 5) {

@@ -36,6 +36,10 @@ static struct {
   int ncl;
   codelet_slot_t cl[SM_MAX_CODELETS];
   sm_task_rec_t *chunk[MAX_CHUNKS];
+  /* per StarPU job id: 0 not seen, 1 calibrated, 2 without a calibrated
+   * model (on_started says, on_done reads) */
+  uint8_t *cal;
+  size_t ncal;
 } obs = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 static sm_task_rec_t *rec_at(uint64_t id)
@@ -106,6 +110,38 @@ static void print_progress(double now_us, int last)
   obs.last_print_us = now_us;
 }
 
+/* A task is about to run on this worker, its data handles still
+ * registered: whether StarPU can predict its time, i.e. whether its model
+ * has the samples StarPU wants (STARPU_CALIBRATE_MINIMUM, 10) for its size
+ * on this worker type. */
+static void on_started(void)
+{
+  struct starpu_task *t = starpu_task_get_current();
+  const int worker = starpu_worker_get_id();
+  if (!t || !t->cl || !t->cl->model || worker < 0)
+    return;
+  struct starpu_perfmodel_arch *arch =
+      starpu_worker_get_perf_archtype(worker, t->sched_ctx);
+  const int uncal =
+      isnan(starpu_task_expected_length(t, arch, starpu_task_get_implementation(t)));
+  const size_t jid = (size_t)starpu_task_get_job_id(t);
+  pthread_mutex_lock(&obs.mu);
+  if (jid >= obs.ncal) {
+    size_t n = obs.ncal ? obs.ncal : 4096;
+    while (n <= jid)
+      n *= 2;
+    uint8_t *p = realloc(obs.cal, n);
+    if (p) {
+      memset(p + obs.ncal, 0, n - obs.ncal);
+      obs.cal = p;
+      obs.ncal = n;
+    }
+  }
+  if (jid < obs.ncal)
+    obs.cal[jid] = (uint8_t)(1 + uncal);
+  pthread_mutex_unlock(&obs.mu);
+}
+
 static void on_done(uint64_t id)
 {
   struct starpu_task *t = starpu_task_get_current();
@@ -118,17 +154,10 @@ static void on_done(uint64_t id)
     start = (starpu_timing_timespec_to_us(&pi->start_time) - obs.epoch_us) * 1e-6;
     end = (starpu_timing_timespec_to_us(&pi->end_time) - obs.epoch_us) * 1e-6;
   }
-  /* no prediction for this task: its model has fewer samples than StarPU
-   * wants (STARPU_CALIBRATE_MINIMUM, 10) for its size on this worker type */
-  int uncal = 0;
-  if (t->cl && t->cl->model && worker >= 0) {
-    struct starpu_perfmodel_arch *arch =
-        starpu_worker_get_perf_archtype(worker, t->sched_ctx);
-    uncal =
-        isnan(starpu_task_expected_length(t, arch, starpu_task_get_implementation(t)));
-  }
+  const size_t jid = (size_t)starpu_task_get_job_id(t);
   double now = starpu_timing_now();
   pthread_mutex_lock(&obs.mu);
+  const int uncal = jid < obs.ncal && obs.cal[jid] == 2;
   int s = slot_of(t);
   if (s >= 0) {
     sm_codelet_stats_t *c = &obs.cl[s].st;
@@ -171,7 +200,7 @@ sm_err_t sm_observe_start(int trace, int progress)
   sm_err_t err = (sm_err_t)sm_mpi_agree(SM_OK); /* ranks start together */
   sm_runtime_reset_counters();
   obs.epoch_us = obs.last_print_us = starpu_timing_now();
-  sm_codelets_observe(on_inserted, on_done);
+  sm_codelets_observe(on_inserted, on_started, on_done);
   return err;
 }
 
@@ -189,7 +218,7 @@ void sm_observe_expect(uint64_t ntasks)
 
 void sm_observe_stop(sm_runtime_stats_t *st)
 {
-  sm_codelets_observe(NULL, NULL);
+  sm_codelets_observe(NULL, NULL, NULL);
   pthread_mutex_lock(&obs.mu);
   if (obs.active && obs.progress)
     print_progress(starpu_timing_now(), 1);
@@ -223,6 +252,9 @@ void sm_observe_free(void)
     free(obs.chunk[c]);
     obs.chunk[c] = NULL;
   }
+  free(obs.cal);
+  obs.cal = NULL;
+  obs.ncal = 0;
 }
 
 sm_err_t sm_observe_gather(const sm_runtime_stats_t *mine, sm_runtime_stats_t **all)
