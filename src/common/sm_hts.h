@@ -15,4 +15,39 @@ static inline int sm_vcf_record_error(const bcf1_t *rec)
   return rec->errcode & ~(BCF_ERR_CTG_UNDEF | BCF_ERR_TAG_UNDEF);
 }
 
+/* The header's Type of FORMAT field tag (BCF_HT_STR, _INT, _REAL, ...),
+ * or -1 when the header does not declare it. */
+static inline int sm_vcf_format_type(const bcf_hdr_t *hdr, const char *tag)
+{
+  const int id = bcf_hdr_id2int(hdr, BCF_DT_ID, tag);
+  return bcf_hdr_idinfo_exists(hdr, BCF_HL_FMT, id)
+             ? (int)bcf_hdr_id2type(hdr, BCF_HL_FMT, id)
+             : -1;
+}
+
+/* Whether FORMAT field tag of an unpacked record can be decoded: 1 when it
+ * holds numbers (integers of any width or floats), 0 when the record has
+ * no such field, -1 when it holds something else (a damaged record: htslib
+ * would end the process on it rather than return an error). */
+static inline int sm_vcf_fmt_ok(const bcf_hdr_t *hdr, bcf1_t *rec, const char *tag)
+{
+  const bcf_fmt_t *f = bcf_get_fmt(hdr, rec, tag);
+  if (!f)
+    return 0;
+  return f->type == BCF_BT_INT8 || f->type == BCF_BT_INT16 || f->type == BCF_BT_INT32 ||
+                 f->type == BCF_BT_FLOAT
+             ? 1
+             : -1;
+}
+
+/* A header Type's name, for messages. */
+static inline const char *sm_vcf_type_name(int type)
+{
+  return type == BCF_HT_STR    ? "String"
+         : type == BCF_HT_INT  ? "Integer"
+         : type == BCF_HT_REAL ? "Float"
+         : type == BCF_HT_FLAG ? "Flag"
+                               : "unknown";
+}
+
 #endif

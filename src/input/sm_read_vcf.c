@@ -80,10 +80,18 @@ static sm_err_t in_open(vcf_in_t *v)
     sm_log_error("%s: not a VCF or BCF file (no valid header)", v->path);
     return SM_EFORMAT;
   }
-  int gt_id = bcf_hdr_id2int(v->hdr, BCF_DT_ID, "GT");
-  if (!bcf_hdr_idinfo_exists(v->hdr, BCF_HL_FMT, gt_id)) {
+  const int gt_type = sm_vcf_format_type(v->hdr, "GT");
+  if (gt_type < 0) {
     sm_log_error("%s: the header declares no FORMAT/GT: CCC needs genotype calls",
                  v->path);
+    return SM_EFORMAT;
+  }
+  /* (htslib decodes calls only from a String GT; with another Type it may
+   * end the process) */
+  if (gt_type != BCF_HT_STR) {
+    sm_log_error("%s: the header declares FORMAT/GT with Type=%s; the VCF specification "
+                 "says Type=String: correct its ##FORMAT=<ID=GT,...> line",
+                 v->path, sm_vcf_type_name(gt_type));
     return SM_EFORMAT;
   }
   v->ns = (size_t)bcf_hdr_nsamples(v->hdr);
@@ -123,6 +131,11 @@ static sm_err_t keep_record(vcf_in_t *v)
   bcf_unpack(rec, BCF_UN_ALL);
   uint64_t *row = v->rows + v->nkept * v->ld;
   memset(row, 0, v->ld * sizeof *row);
+  if (sm_vcf_fmt_ok(v->hdr, rec, "GT") < 0) {
+    sm_log_error("%s: %s:%lld: the GT field cannot be decoded; the record is damaged",
+                 v->path, bcf_hdr_id2name(v->hdr, rec->rid), (long long)rec->pos + 1);
+    return SM_EFORMAT;
+  }
   int n = bcf_get_genotypes(v->hdr, rec, &v->gt, &v->ngt);
   int mp = n > 0 ? n / (int)v->ns : 0;
   for (size_t f = 0; f < v->nfk; f++)

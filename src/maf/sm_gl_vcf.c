@@ -22,12 +22,6 @@ typedef struct vcf {
   size_t nrec;
 } vcf_t;
 
-static int has_format(const bcf_hdr_t *hdr, const char *tag)
-{
-  int id = bcf_hdr_id2int(hdr, BCF_DT_ID, tag);
-  return bcf_hdr_idinfo_exists(hdr, BCF_HL_FMT, id);
-}
-
 /* A sample without data: every genotype equally likely. */
 static void no_data(double *p)
 {
@@ -101,6 +95,12 @@ static sm_err_t glv_next(sm_gl_reader_t *r, int keep, double *row, sm_gl_site_t 
     if (!keep)
       return SM_OK;
     bcf_unpack(rec, BCF_UN_ALL);
+    if (sm_vcf_fmt_ok(v->hdr, rec, "GL") < 0 || sm_vcf_fmt_ok(v->hdr, rec, "PL") < 0) {
+      sm_log_error("%s: %s:%lld: the GL or PL field cannot be decoded; the record is "
+                   "damaged",
+                   r->path, bcf_hdr_id2name(v->hdr, rec->rid), (long long)rec->pos + 1);
+      return SM_EFORMAT;
+    }
     int n = bcf_get_format_float(v->hdr, rec, "GL", &v->glv, &v->nglv);
     int use_gl = n > 0;
     if (!use_gl)
@@ -183,7 +183,17 @@ sm_err_t sm_gl_vcf_open(sm_gl_reader_t *r)
     sm_log_error("%s: out of memory", r->path);
     return SM_ENOMEM;
   }
-  int gl = has_format(v->hdr, "GL"), pl = has_format(v->hdr, "PL");
+  const int glt = sm_vcf_format_type(v->hdr, "GL"),
+            plt = sm_vcf_format_type(v->hdr, "PL");
+  if ((glt >= 0 && glt != BCF_HT_REAL) || (plt >= 0 && plt != BCF_HT_INT)) {
+    sm_log_error("%s: the header declares FORMAT/%s with Type=%s; the VCF specification "
+                 "says Type=%s: correct its ##FORMAT line",
+                 r->path, glt >= 0 && glt != BCF_HT_REAL ? "GL" : "PL",
+                 sm_vcf_type_name(glt >= 0 && glt != BCF_HT_REAL ? glt : plt),
+                 glt >= 0 && glt != BCF_HT_REAL ? "Float" : "Integer");
+    return SM_EFORMAT;
+  }
+  int gl = glt >= 0, pl = plt >= 0;
   if (!gl && !pl) {
     sm_log_error("%s: the header declares neither FORMAT/GL nor FORMAT/PL: starmet maf "
                  "needs genotype likelihoods (bcftools call keeps PL; or give a BEAGLE "

@@ -240,4 +240,18 @@ expect_error "grid without a launcher" "= 2 does not match the 1 MPI ranks.*MPI 
   env -u OMPI_COMM_WORLD_SIZE -u OMPI_COMM_WORLD_RANK -u PMIX_RANK -u PMIX_NAMESPACE \
   "$STARMET" $S --num-proc-vector 2 --output "$T/g2"
 
+
+# --- VCF records and headers htslib would end the process on (it calls
+# exit() on an undecodable FORMAT field): starmet's error instead
+expect_error "VCF record with an undecodable GT" "1:10: the GT field cannot be decoded" - \
+  "$STARMET" compute --input "$top_srcdir/fuzz/corpus/vcf/regress-gt-undecodable.vcf" --metric ccc \
+  --output-format none
+printf '##fileformat=VCFv4.2\n##FORMAT=<ID=GT,Number=1,Type=Integer,Description="g">\n#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\tFORMAT\tA\tB\n1\t5\tr\tA\tG\t.\t.\t.\tGT\t0/1\t1/1\n' > "$T/gtint.vcf"
+expect_error "VCF header with GT Type=Integer" "FORMAT/GT with Type=Integer; the VCF specification says Type=String" - \
+  "$STARMET" compute --input "$T/gtint.vcf" --metric ccc --output-format none
+
+printf '##fileformat=VCFv4.2\n##FORMAT=<ID=GL,Number=G,Type=Integer,Description="g">\n#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\tFORMAT\tA\tB\n1\t5\tr\tA\tG\t.\t.\t.\tGL\t0,-1,-2\t-2,-1,0\n' > "$T/glint.vcf"
+expect_error "maf: VCF header with GL Type=Integer" "FORMAT/GL with Type=Integer; the VCF specification says Type=Float" "$T/glo" \
+  "$STARMET" maf --input "$T/glint.vcf" --output "$T/glo"
+
 finish
