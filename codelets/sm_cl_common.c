@@ -7,6 +7,7 @@
 #include "sm_opencl.h"
 
 int sm_cl_use_mpi;
+static int cl_rank; /* this rank, under MPI */
 sm_kernel_t sm_cl_kernel = SM_KERNEL_AUTO;
 unsigned long long sm_cl_num_where = STARPU_CPU | STARPU_CUDA | STARPU_OPENCL;
 
@@ -26,6 +27,8 @@ void sm_codelets_fini(void)
 void sm_codelets_init(int use_mpi, sm_kernel_t kernel)
 {
   sm_cl_use_mpi = use_mpi;
+  if (use_mpi)
+    starpu_mpi_comm_rank(MPI_COMM_WORLD, &cl_rank);
   sm_cl_kernel = kernel;
   sm_opencl_init(); /* builds the OpenCL program when OpenCL workers exist */
 #ifdef SM_USE_CUDA
@@ -113,10 +116,8 @@ const char *sm_codelets_kernel_name(const char *family)
 void *sm_cl_args_dup(starpu_data_handle_t W, const void *args, size_t size)
 {
   if (sm_cl_use_mpi) {
-    int me = 0;
-    starpu_mpi_comm_rank(MPI_COMM_WORLD, &me);
     const int owner = starpu_mpi_data_get_rank(W);
-    if (owner >= 0 && owner != me)
+    if (owner >= 0 && owner != cl_rank)
       return NULL;
   }
   void *p = malloc(size);

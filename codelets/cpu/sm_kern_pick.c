@@ -62,26 +62,15 @@ int sm_kern_variant_parse(const char *name, sm_kvar_t *v)
   return -1;
 }
 
-/* The guards of the instruction-set files (kern_czek2_avx2.c,
- * kern_czek2_avx512.c, kern_ccc2_avx512.c, kern_ccc2_vnni.c: x86-64 with a
- * GNU compiler; kern_ccc2_amx.c: GCC 11 or later), for starmet --version. */
 int sm_kern_variant_built(sm_kvar_t v)
 {
   switch (v) {
   case SM_KVAR_AVX2:
   case SM_KVAR_AVX512:
   case SM_KVAR_VNNI:
-#if defined(__x86_64__) && defined(__GNUC__)
-    return 1;
-#else
-    return 0;
-#endif
+    return SM_BUILD_X86;
   case SM_KVAR_AMX:
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 11
-    return 1;
-#else
-    return 0;
-#endif
+    return SM_BUILD_AMX;
   default:
     return (unsigned)v < NVARIANTS;
   }

@@ -32,6 +32,21 @@ const char *sm_kern_variant_name(sm_kvar_t v);
  * variant has that name. */
 int sm_kern_variant_parse(const char *name, sm_kvar_t *v);
 
+/* Whether this compiler builds the instruction-set kernels: x86-64
+ * intrinsics with a GNU compiler (the AVX2, AVX-512 and VNNI files), AMX
+ * tiles with GCC 11 or later. The kernel files and sm_kern_variant_built
+ * both read these. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define SM_BUILD_X86 1
+#else
+#define SM_BUILD_X86 0
+#endif
+#if SM_BUILD_X86 && !defined(__clang__) && __GNUC__ >= 11
+#define SM_BUILD_AMX 1
+#else
+#define SM_BUILD_AMX 0
+#endif
+
 /** 1 when this build holds variant v's own code (its instruction set was
  * compiled in), 0 when v would fall back to the portable kernels or is not
  * a variant. Whether this CPU can run it is another matter (--kernel

@@ -343,8 +343,8 @@ void sm_opt_roff(const char *s, size_t n, FILE *f)
   }
 }
 
-/* An option's argument in roff: option names bold, placeholders (FILE,
- * N, ...) italic, the rest (choices) as it is. */
+/* An option's argument in roff: option names in bold, placeholders such
+ * as FILE or N in italics, anything else (choices) unchanged. */
 static void man_arg(const char *arg, FILE *f)
 {
   for (const char *s = arg; *s;) {

@@ -34,7 +34,6 @@ struct sm_writer {
 /* Layout of the starmet binary header (64 bytes, little endian). */
 #define SM_BIN_MAGIC "STARMET\0"
 #define SM_BIN_VERSION 1u
-#define SM_BIN_HEADER 64
 
 sm_err_t sm_outfmt_parse(const char *s, sm_outfmt_t *fmt)
 {
@@ -61,17 +60,30 @@ void sm_output_path(char *buf, size_t len, const char *prefix, sm_outfmt_t fmt, 
     snprintf(buf, len, "%s_%d.%s", prefix, rank, ext);
 }
 
+void sm_bin_header(unsigned char h[SM_BIN_HEADER], const char *magic, int way, int metric,
+                   int single, uint64_t nv, uint64_t nf, uint64_t count)
+{
+  memset(h, 0, SM_BIN_HEADER);
+  memcpy(h, magic, 8);
+  sm_put_le32(h + 8, SM_BIN_VERSION);
+  sm_put_le32(h + 12, (uint32_t)way);
+  sm_put_le32(h + 16, (uint32_t)metric);
+  sm_put_le32(h + 20, single ? 4u : 8u);
+  sm_put_le64(h + 24, nv);
+  sm_put_le64(h + 32, nf);
+  sm_put_le64(h + 40, count);
+}
+
+int sm_put_vector_id(FILE *f, char *const *names, uint32_t i)
+{
+  return names ? fputs(names[i], f) : fprintf(f, "%u", i);
+}
+
 static sm_err_t write_bin_header(sm_writer_t *w)
 {
-  unsigned char h[SM_BIN_HEADER] = {0};
-  memcpy(h, SM_BIN_MAGIC, 8);
-  sm_put_le32(h + 8, SM_BIN_VERSION);
-  sm_put_le32(h + 12, (uint32_t)w->info.way);
-  sm_put_le32(h + 16, (uint32_t)w->info.metric);
-  sm_put_le32(h + 20, w->info.single ? 4u : 8u);
-  sm_put_le64(h + 24, w->info.nv);
-  sm_put_le64(h + 32, w->info.nf);
-  sm_put_le64(h + 40, w->count);
+  unsigned char h[SM_BIN_HEADER];
+  sm_bin_header(h, SM_BIN_MAGIC, w->info.way, (int)w->info.metric, w->info.single,
+                w->info.nv, w->info.nf, w->count);
   if (fseeko(w->c.f, 0, SEEK_SET) != 0 || fwrite(h, 1, sizeof h, w->c.f) != sizeof h)
     return SM_EIO;
   return SM_OK;
@@ -327,13 +339,6 @@ sm_err_t sm_writer_open(sm_writer_t **wp, const char *path, const sm_writer_info
   return SM_OK;
 }
 
-static int put_name(FILE *f, const sm_writer_t *w, uint32_t i)
-{
-  if (w->info.names)
-    return fputs(w->info.names[i], f);
-  return fprintf(f, "%u", i);
-}
-
 sm_err_t sm_writer_put(sm_writer_t *w, const sm_rec_t *rec, size_t n)
 {
   if (w->info.fmt == SM_OUT_NONE || w->failed) {
@@ -348,7 +353,7 @@ sm_err_t sm_writer_put(sm_writer_t *w, const sm_rec_t *rec, size_t n)
       bad = npy_record(w, x);
     } else if (w->info.fmt == SM_OUT_TSV) {
       for (int k = 0; k < way; k++) {
-        bad |= put_name(w->c.f, w, x->idx[k]) < 0;
+        bad |= sm_put_vector_id(w->c.f, w->info.names, x->idx[k]) < 0;
         bad |= fputc('\t', w->c.f) == EOF;
       }
       if (ccc) {

@@ -5,6 +5,8 @@
 #ifndef SM_OUTPUT_H
 #define SM_OUTPUT_H
 
+#include <stdio.h>
+
 #include "sm_types.h"
 #include "sm_vectors.h"
 
@@ -37,6 +39,18 @@ typedef struct sm_writer_info {
   char **names;     /* global vector names or NULL (indices used) */
   int rank, nranks; /* this rank and the rank count (0 or 1: one rank) */
 } sm_writer_info_t;
+
+/** The 64-byte header of starmet's binary files (results, --top-k): the
+ * 8-byte magic, version 1, way, metric, value bytes (4 single, 8 double),
+ * vectors, fields and records, little endian; bytes 48..63 are left zero
+ * for the file's own fields. */
+#define SM_BIN_HEADER 64
+void sm_bin_header(unsigned char h[SM_BIN_HEADER], const char *magic, int way, int metric,
+                   int single, uint64_t nv, uint64_t nf, uint64_t count);
+
+/** A vector's id in text outputs: its name, or its 0-based index without
+ * names. Returns < 0 on a write error. */
+int sm_put_vector_id(FILE *f, char *const *names, uint32_t i);
 
 /** Parse "tsv", "bin", "comet", "none", "npy". */
 sm_err_t sm_outfmt_parse(const char *s, sm_outfmt_t *fmt) SM_MUST_CHECK;

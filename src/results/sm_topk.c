@@ -7,19 +7,15 @@
 
 #include "sm_bytes.h"
 #include "sm_commit.h"
-
-static int put_id(FILE *f, const sm_topk_file_t *t, uint32_t i)
-{
-  return t->names ? fputs(t->names[i], f) : fprintf(f, "%u", i);
-}
+#include "sm_output.h"
 
 /* One TSV row; < 0 on a write error. */
 static int put_tsv(FILE *f, const sm_topk_file_t *t, uint32_t v, uint32_t rank,
                    const sm_topk_ent_t *x)
 {
-  int bad = put_id(f, t, v) < 0;
+  int bad = sm_put_vector_id(f, t->names, v) < 0;
   bad |= fprintf(f, "\t%u\t", rank) < 0;
-  bad |= put_id(f, t, x->nb) < 0;
+  bad |= sm_put_vector_id(f, t->names, x->nb) < 0;
   if (t->ccc)
     bad |= fprintf(f, "\t%u\t%u", (x->entry >> 1) & 1u, x->entry & 1u) < 0;
   if (t->single)
@@ -53,14 +49,8 @@ static int put_header(FILE *f, const sm_topk_file_t *t, unsigned long long nrows
                  f) == EOF
                ? -1
                : 0;
-  unsigned char h[64] = "STARTOPK";
-  sm_put_le32(h + 8, 1);
-  sm_put_le32(h + 12, 2);
-  sm_put_le32(h + 16, t->ccc ? 1 : 0);
-  sm_put_le32(h + 20, t->single ? 4 : 8);
-  sm_put_le64(h + 24, t->nv);
-  sm_put_le64(h + 32, t->nf);
-  sm_put_le64(h + 40, nrows);
+  unsigned char h[SM_BIN_HEADER];
+  sm_bin_header(h, "STARTOPK", 2, t->ccc, t->single, t->nv, t->nf, nrows);
   sm_put_le32(h + 48, t->spec->k);
   sm_put_le32(h + 52, t->spec->by_max || !t->ccc ? 1 : 0);
   return fwrite(h, 1, sizeof h, f) == sizeof h ? 0 : -1;

@@ -5,7 +5,7 @@
  * AMX-TILE and AMX-INT8 and Linux granted this process the tile state). */
 #include "sm_kern_simd.h"
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 11
+#if SM_BUILD_AMX
 #include <immintrin.h>
 #include <string.h>
 

@@ -69,7 +69,7 @@ static void quads(const uint64_t *X, size_t nf, size_t f0, size_t kb, const uint
   }
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
+#if SM_BUILD_X86
 #include <immintrin.h>
 #define SM_PACK_TARGET __attribute__((target("avx512f,avx512bw,bmi2")))
 

@@ -4,7 +4,7 @@
  * accumulators, 4 fields per instruction and lane). */
 #include "sm_kern_simd.h"
 
-#if defined(__x86_64__) && defined(__GNUC__)
+#if SM_BUILD_X86
 #include <immintrin.h>
 #include <string.h>
 

@@ -4,7 +4,7 @@
 
 #include "sm_kern_simd.h"
 
-#if defined(__x86_64__) && defined(__GNUC__)
+#if SM_BUILD_X86
 #include <immintrin.h>
 
 #define SM_TARGET __attribute__((target("avx512f")))
