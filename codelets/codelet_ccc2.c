@@ -4,8 +4,6 @@
 #include "sm_opencl.h"
 #ifdef SM_USE_CUDA
 #include <starpu_cublas_v2.h>
-
-#include "cuda/sm_kern_cuda.h"
 #endif
 
 typedef struct ccc2_args {
@@ -34,15 +32,10 @@ static void cuda_ccc2_gemm(void *buffers[], void *cl_arg)
   const ccc2_args_t *a = cl_arg;
   const sm_cl_mat_t A = sm_cl_mat(buffers, 0), B = sm_cl_mat(buffers, 1),
                     C = sm_cl_mat(buffers, 2);
-  cudaStream_t s = starpu_cuda_get_local_stream();
-  void *scratch = NULL;
-  if (cudaMallocAsync(&scratch, sm_cuda_ccc2_gemm_scratch(A.ny, B.ny, a->nf, a->sparse),
-                      s) != cudaSuccess)
-    STARPU_ABORT_MSG("cannot allocate the int8 GEMM scratch on the GPU");
-  if (sm_cuda_ccc2_gemm(A.ny, B.ny, a->nf, A.ptr, A.ld, B.ptr, B.ld, a->sparse, C.ptr,
-                        C.ld, scratch, s, starpu_cublas_get_local_handle()) != 0)
-    STARPU_ABORT_MSG("cublasGemmEx refused the int8 GEMM");
-  cudaFreeAsync(scratch, s);
+  SM_CUDA_RUN(a->sparse ? "sm_ccc2_sparse (cuBLAS int8)" : "sm_ccc2 (cuBLAS int8)",
+              sm_cuda_ccc2_gemm(A.ny, B.ny, a->nf, A.ptr, A.ld, B.ptr, B.ld, a->sparse,
+                                C.ptr, C.ld, starpu_cuda_get_local_stream(),
+                                starpu_cublas_get_local_handle()));
 }
 
 static void cuda_ccc2(void *buffers[], void *cl_arg)
@@ -50,8 +43,9 @@ static void cuda_ccc2(void *buffers[], void *cl_arg)
   const ccc2_args_t *a = cl_arg;
   const sm_cl_mat_t A = sm_cl_mat(buffers, 0), B = sm_cl_mat(buffers, 1),
                     C = sm_cl_mat(buffers, 2);
-  sm_cuda_ccc2(A.ny, B.ny, a->nf, A.ptr, A.ld, B.ptr, B.ld, a->sparse, C.ptr, C.ld,
-               starpu_cuda_get_local_stream());
+  SM_CUDA_RUN(a->sparse ? "sm_ccc2_sparse" : "sm_ccc2",
+              sm_cuda_ccc2(A.ny, B.ny, a->nf, A.ptr, A.ld, B.ptr, B.ld, a->sparse, C.ptr,
+                           C.ld, starpu_cuda_get_local_stream()));
 }
 #endif
 
@@ -64,10 +58,10 @@ static void ocl_ccc2(void *buffers[], void *cl_arg)
                            sm_ocl_int((long)a->nf)};
   int k = sm_ocl_matrix(args, 3, buffers[0], 8, 0, 1);
   k = sm_ocl_matrix(args, k, buffers[1], 8, 0, 1);
-  args[k++] = sm_ocl_int(a->sparse);
   k = sm_ocl_matrix(args, k, buffers[2], 4, 0, 1);
-  const size_t global[2] = {n, m}, local[2] = {16, 16};
-  sm_ocl_run("sm_ccc2", k, args, 2, global, local);
+  const size_t groups[2] = {sm_ocl_groups(n, SM_DEV_C2_COLS),
+                            sm_ocl_groups(m, SM_DEV_C2_ROWS)};
+  sm_ocl_run(a->sparse ? "sm_ccc2_sparse" : "sm_ccc2_dense", k, args, 2, groups);
 }
 #endif
 

@@ -3,9 +3,6 @@
  * and insert function. */
 #include "sm_cl_common.h"
 #include "sm_opencl.h"
-#ifdef SM_USE_CUDA
-#include "cuda/sm_kern_cuda.h"
-#endif
 
 typedef struct ccc3_args {
   size_t nf, a_off, g;
@@ -30,10 +27,10 @@ static void ocl_ccc3(void *buffers[], void *cl_arg)
                my = STARPU_MATRIX_GET_NY(buffers[2]);
   sm_ocl_arg_t args[16];
   int k = sm_ocl_planes(args, buffers, 8, a->g, a->nf, a->a_off);
-  args[k++] = sm_ocl_int(a->sparse);
   k = sm_ocl_matrix(args, k, buffers[3], 4, 0, 0);
-  const size_t global[3] = {my, mx, a->g}, local[3] = {8, 8, 1};
-  sm_ocl_run("sm_ccc3", k, args, 3, global, local);
+  const size_t groups[3] = {sm_ocl_groups(my, SM_DEV_C3_COLS),
+                            sm_ocl_groups(mx, SM_DEV_C3_ROWS), sm_ocl_groups(a->g, 1)};
+  sm_ocl_run(a->sparse ? "sm_ccc3_sparse" : "sm_ccc3_dense", k, args, 3, groups);
 }
 #endif
 
@@ -43,8 +40,10 @@ static void cuda_ccc3(void *buffers[], void *cl_arg)
   const ccc3_args_t *a = cl_arg;
   const sm_cl_mat_t A = sm_cl_mat(buffers, 0), X = sm_cl_mat(buffers, 1);
   const sm_cl_mat_t Y = sm_cl_mat(buffers, 2), N = sm_cl_mat(buffers, 3);
-  sm_cuda_ccc3(a->g, X.ny, Y.ny, a->nf, sm_cl_mat_row(A, a->a_off), A.ld, X.ptr, X.ld,
-               Y.ptr, Y.ld, a->sparse, N.ptr, starpu_cuda_get_local_stream());
+  SM_CUDA_RUN(a->sparse ? "sm_ccc3_sparse" : "sm_ccc3",
+              sm_cuda_ccc3(a->g, X.ny, Y.ny, a->nf, sm_cl_mat_row(A, a->a_off), A.ld,
+                           X.ptr, X.ld, Y.ptr, Y.ld, a->sparse, N.ptr,
+                           starpu_cuda_get_local_stream()));
 }
 #endif
 

@@ -2,9 +2,6 @@
  * double), their CPU/CUDA adapters, performance models and insert function. */
 #include "sm_cl_common.h"
 #include "sm_opencl.h"
-#ifdef SM_USE_CUDA
-#include "cuda/sm_kern_cuda.h"
-#endif
 
 typedef struct czek2_args {
   size_t nf;
@@ -31,8 +28,9 @@ typedef struct czek2_args {
     const czek2_args_t *a = cl_arg;                                                      \
     const sm_cl_mat_t A = sm_cl_mat(buffers, 0), B = sm_cl_mat(buffers, 1);              \
     const sm_cl_mat_t C = sm_cl_mat(buffers, 2);                                         \
-    sm_cuda_czek2_##SFX(A.ny, B.ny, a->nf, A.ptr, A.ld, B.ptr, B.ld, C.ptr, C.ld,        \
-                        starpu_cuda_get_local_stream());                                 \
+    SM_CUDA_RUN("sm_czek2_" #SFX,                                                        \
+                sm_cuda_czek2_##SFX(A.ny, B.ny, a->nf, A.ptr, A.ld, B.ptr, B.ld, C.ptr,  \
+                                    C.ld, starpu_cuda_get_local_stream()));              \
   }
 
 SM_CZEK2_CPU(d)
@@ -53,8 +51,9 @@ static void ocl_czek2(void *buffers[], void *cl_arg, int single)
   int k = sm_ocl_matrix(args, 3, buffers[0], es, 0, 1);
   k = sm_ocl_matrix(args, k, buffers[1], es, 0, 1);
   k = sm_ocl_matrix(args, k, buffers[2], es, 0, 1);
-  const size_t global[2] = {n, m}, local[2] = {16, 16};
-  sm_ocl_run(single ? "sm_czek2_s" : "sm_czek2_d", k, args, 2, global, local);
+  const size_t groups[2] = {sm_ocl_groups(n, SM_DEV_CZ_COLS),
+                            sm_ocl_groups(m, SM_DEV_CZ_ROWS)};
+  sm_ocl_run(single ? "sm_czek2_s" : "sm_czek2_d", k, args, 2, groups);
 }
 static void ocl_czek2_d(void *buffers[], void *cl_arg)
 {

@@ -3,9 +3,6 @@
  * insert function. */
 #include "sm_cl_common.h"
 #include "sm_opencl.h"
-#ifdef SM_USE_CUDA
-#include "cuda/sm_kern_cuda.h"
-#endif
 
 typedef struct czek3_args {
   size_t nf, a_off, g;
@@ -30,9 +27,10 @@ typedef struct czek3_args {
     const czek3_args_t *a = cl_arg;                                                      \
     const sm_cl_mat_t A = sm_cl_mat(buffers, 0), X = sm_cl_mat(buffers, 1);              \
     const sm_cl_mat_t Y = sm_cl_mat(buffers, 2), N = sm_cl_mat(buffers, 3);              \
-    sm_cuda_czek3_##SFX(a->g, X.ny, Y.ny, a->nf, sm_cl_mat_row(A, a->a_off), A.ld,       \
-                        X.ptr, X.ld, Y.ptr, Y.ld, N.ptr,                                 \
-                        starpu_cuda_get_local_stream());                                 \
+    SM_CUDA_RUN("sm_czek3_" #SFX,                                                        \
+                sm_cuda_czek3_##SFX(a->g, X.ny, Y.ny, a->nf, sm_cl_mat_row(A, a->a_off), \
+                                    A.ld, X.ptr, X.ld, Y.ptr, Y.ld, N.ptr,               \
+                                    starpu_cuda_get_local_stream()));                    \
   }
 
 SM_CZEK3_CPU(d)
@@ -52,8 +50,9 @@ static void ocl_czek3(void *buffers[], void *cl_arg, int single)
   sm_ocl_arg_t args[15];
   int k = sm_ocl_planes(args, buffers, es, a->g, a->nf, a->a_off);
   k = sm_ocl_matrix(args, k, buffers[3], es, 0, 0);
-  const size_t global[3] = {my, mx, a->g}, local[3] = {8, 8, 1};
-  sm_ocl_run(single ? "sm_czek3_s" : "sm_czek3_d", k, args, 3, global, local);
+  const size_t groups[3] = {sm_ocl_groups(my, SM_DEV_CZ_COLS),
+                            sm_ocl_groups(mx, SM_DEV_CZ_ROWS), sm_ocl_groups(a->g, 1)};
+  sm_ocl_run(single ? "sm_czek3_s" : "sm_czek3_d", k, args, 3, groups);
 }
 static void ocl_czek3_d(void *buffers[], void *cl_arg)
 {

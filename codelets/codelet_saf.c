@@ -4,6 +4,7 @@
  * performance models and the insert function. */
 #include "sm_cl_common.h"
 #include "sm_codelets_saf.h"
+#include "sm_opencl.h"
 #ifdef SM_USE_CUDA
 #include "cuda/sm_kern_saf_cuda.h"
 #endif
@@ -44,16 +45,38 @@ static void cpu_saf_ref(void *buffers[], void *cl_arg)
 static void cuda_saf(void *buffers[], void *cl_arg)
 {
   const saf_args_t *a = cl_arg;
-  sm_cuda_saf(
-      STARPU_MATRIX_GET_NY(buffers[0]), a->tab->nind,
-      (const double *)STARPU_MATRIX_GET_PTR(buffers[0]), STARPU_MATRIX_GET_LD(buffers[0]),
-      (double *)STARPU_MATRIX_GET_PTR(buffers[1]), STARPU_MATRIX_GET_LD(buffers[1]),
-      (sm_saf_site_t *)STARPU_VECTOR_GET_PTR(buffers[2]), starpu_cuda_get_local_stream());
+  SM_CUDA_RUN("sm_saf", sm_cuda_saf(STARPU_MATRIX_GET_NY(buffers[0]), a->tab->nind,
+                                    (const double *)STARPU_MATRIX_GET_PTR(buffers[0]),
+                                    STARPU_MATRIX_GET_LD(buffers[0]),
+                                    (double *)STARPU_MATRIX_GET_PTR(buffers[1]),
+                                    STARPU_MATRIX_GET_LD(buffers[1]),
+                                    (sm_saf_site_t *)STARPU_VECTOR_GET_PTR(buffers[2]),
+                                    starpu_cuda_get_local_stream()));
+}
+#endif
+
+#ifdef STARPU_USE_OPENCL
+/* The same kernel (codelets/device/sm_dev_kernels.h) as OpenCL. */
+static void ocl_saf(void *buffers[], void *cl_arg)
+{
+  const saf_args_t *a = cl_arg;
+  const size_t ns = STARPU_MATRIX_GET_NY(buffers[0]);
+  if (ns == 0)
+    return;
+  struct starpu_vector_interface *info = buffers[2];
+  sm_ocl_arg_t args[10] = {sm_ocl_int((long)ns), sm_ocl_int((long)a->tab->nind)};
+  int k = sm_ocl_matrix(args, 2, buffers[0], sizeof(double), 0, 1);
+  k = sm_ocl_matrix(args, k, buffers[1], sizeof(double), 0, 1);
+  args[k++] = (sm_ocl_arg_t){.is_mem = 1, .mem = (cl_mem)info->dev_handle};
+  args[k++] = sm_ocl_int((long)(info->offset / sizeof(uint32_t)));
+  const size_t groups[1] = {sm_ocl_groups(ns, 1)};
+  sm_ocl_run("sm_saf", k, args, 1, groups);
 }
 #endif
 
 /* Exact, banded and reference runs cost differently: one model each. */
-SM_CODELET(saf, cpu_saf_tree, SM_CL_CUDA(cuda_saf), 3, STARPU_R, STARPU_W, STARPU_W);
+SM_CODELET(saf, cpu_saf_tree, SM_CL_CUDA(cuda_saf) SM_CL_OPENCL(ocl_saf), 3, STARPU_R,
+           STARPU_W, STARPU_W);
 SM_CODELET(saf_band, cpu_saf_tree, , 3, STARPU_R, STARPU_W, STARPU_W);
 SM_CODELET(saf_ref, cpu_saf_ref, , 3, STARPU_R, STARPU_W, STARPU_W);
 
@@ -66,5 +89,6 @@ int sm_task_saf(starpu_data_handle_t GL, starpu_data_handle_t OUT,
                               : args.band_tol > 0  ? &cl_saf_band
                                                    : &cl_saf;
   return SM_INSERT(cl, STARPU_R, GL, STARPU_W, OUT, STARPU_W, INFO, SM_CL_ARGS(OUT, args),
-                   STARPU_PRIORITY, prio, STARPU_NAME, "saf", 0);
+                   STARPU_PRIORITY, prio, STARPU_EXECUTE_WHERE,
+                   cl == &cl_saf ? sm_cl_num_where : STARPU_CPU, STARPU_NAME, "saf", 0);
 }

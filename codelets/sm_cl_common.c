@@ -125,3 +125,56 @@ void *sm_cl_args_dup(starpu_data_handle_t W, const void *args, size_t size)
     memcpy(p, args, size);
   return p;
 }
+
+/* The names inside "<field> = {a, b}" of an expanded implementation list. */
+static void list_impls(FILE *f, const char *impls, const char *field, const char *label)
+{
+  const char *p = strstr(impls, field);
+  if (!p || !(p = strchr(p, '{')))
+    return;
+  const char *end = strchr(p, '}');
+  if (!end)
+    return;
+  fprintf(f, " %s(", label);
+  int first = 1;
+  for (p++; p < end;) {
+    while (p < end && (*p == ' ' || *p == ','))
+      p++;
+    const char *q = p;
+    while (q < end && *q != ',' && *q != ' ')
+      q++;
+    if (q > p)
+      fprintf(f, "%s%.*s", first ? "" : " ", (int)(q - p), p);
+    first = 0;
+    p = q;
+  }
+  fputc(')', f);
+}
+
+extern const sm_cl_entry_t __start_sm_codelets[], __stop_sm_codelets[];
+
+static int by_name(const void *a, const void *b)
+{
+  return strcmp((*(const sm_cl_entry_t *const *)a)->cl->name,
+                (*(const sm_cl_entry_t *const *)b)->cl->name);
+}
+
+void sm_codelets_list(FILE *f)
+{
+  enum { MAX_CODELETS = 64 };
+  const sm_cl_entry_t *sorted[MAX_CODELETS];
+  size_t n = 0;
+  for (const sm_cl_entry_t *e = __start_sm_codelets; e < __stop_sm_codelets; e++)
+    if (n < MAX_CODELETS)
+      sorted[n++] = e;
+  qsort(sorted, n, sizeof sorted[0], by_name);
+  for (size_t k = 0; k < n; k++) {
+    const sm_cl_entry_t *e = sorted[k];
+    fprintf(f, "  %-18s cpu", e->cl->name);
+    if (e->cl->cuda_funcs[0])
+      list_impls(f, e->impls, ".cuda_funcs", "cuda");
+    if (e->cl->opencl_funcs[0])
+      list_impls(f, e->impls, ".opencl_funcs", "opencl");
+    fputc('\n', f);
+  }
+}

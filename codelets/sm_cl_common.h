@@ -4,6 +4,8 @@
 #ifndef SM_CL_COMMON_H
 #define SM_CL_COMMON_H
 
+#include "config.h" /* SM_USE_CUDA: the CUDA adapters are compiled in */
+
 #include <starpu.h>
 #include <starpu_mpi.h>
 
@@ -52,10 +54,29 @@ void *sm_cl_args_dup(starpu_data_handle_t W, const void *args, size_t size);
 
 /* Implementations a codelet has where the build has the device, for its
  * designated initializer: SM_CL_CUDA(f, ...) SM_CL_OPENCL(g). */
+#if defined(SM_USE_CUDA) && !defined(STARPU_USE_CUDA)
+#error "configure enabled the CUDA codelets but this StarPU has no CUDA"
+#endif
 #ifdef SM_USE_CUDA
-#define SM_CL_CUDA(...) .cuda_funcs = {__VA_ARGS__}, .cuda_flags = {STARPU_CUDA_ASYNC},
+/* Every CUDA implementation queues its work on the worker's stream. */
+#define SM_CL_CUDA(...)                                                                  \
+  .cuda_funcs = {__VA_ARGS__},                                                           \
+  .cuda_flags = {STARPU_CUDA_ASYNC, STARPU_CUDA_ASYNC, STARPU_CUDA_ASYNC,                \
+                 STARPU_CUDA_ASYNC},
 #else
 #define SM_CL_CUDA(...)
+#endif
+#ifdef SM_USE_CUDA
+#include "cuda/sm_kern_cuda.h"
+/* Run a CUDA launcher; a launch CUDA refuses stops the run with the
+ * codelet's name and CUDA's reason. */
+#define SM_CUDA_RUN(CODELET, CALL)                                                       \
+  do {                                                                                   \
+    const int sm_err_ = (CALL);                                                          \
+    if (sm_err_)                                                                         \
+      STARPU_ABORT_MSG("codelet %s: the CUDA launch failed: %s (error %d)", (CODELET),   \
+                       sm_cuda_error_string(sm_err_), sm_err_);                          \
+  } while (0)
 #endif
 #ifdef STARPU_USE_OPENCL
 #define SM_CL_OPENCL(...) .opencl_funcs = {__VA_ARGS__},
@@ -78,7 +99,20 @@ void *sm_cl_args_dup(starpu_data_handle_t W, const void *args, size_t size);
       .nbuffers = NBUF,                                                                  \
       .modes = {__VA_ARGS__},                                                            \
       .model = &model_##VAR,                                                             \
-  }
+  };                                                                                     \
+  SM_CL_REGISTER(VAR, IMPLS)
+
+/* Every codelet of the binary, in a linker section, for --version: the
+ * codelet and the text of its device implementations (SM_CL_CUDA(f, g)
+ * SM_CL_OPENCL(h)), whose names are listed where the build has them. */
+typedef struct sm_cl_entry {
+  const struct starpu_codelet *cl;
+  const char *impls;
+} sm_cl_entry_t;
+#define SM_CL_REGISTER(VAR, ...)                                                         \
+  static const sm_cl_entry_t reg_##VAR                                                   \
+      __attribute__((used, section("sm_codelets"), aligned(sizeof(void *)))) = {         \
+          &cl_##VAR, #__VA_ARGS__}
 
 /* A matrix buffer of a task as the kernels take it (on the worker's
  * device): ptr to its first element, ld elements from one row (a vector,

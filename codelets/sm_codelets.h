@@ -5,6 +5,8 @@
 #ifndef SM_CODELETS_H
 #define SM_CODELETS_H
 
+#include <stdio.h>
+
 #include <starpu.h>
 #include <stdint.h>
 
@@ -35,6 +37,9 @@ void sm_codelets_set_devices(unsigned long long where);
 /** Name of the CPU kernel a family runs ("czek2_d", "czek2_s", "ccc2",
  * "ccc2_sparse"; "ccc2" names both when dense and sparse differ). */
 const char *sm_codelets_kernel_name(const char *family);
+/** One line per codelet of the binary: its name and the implementations
+ * built in (cpu, cuda(...), opencl(...)), for --version. */
+void sm_codelets_list(FILE *f);
 
 /* Numerator of a 2-way block: C = A^T (x) B.
  * A, B: tiles (matrix handles, nx = ld elements/words, ny = vectors);

@@ -8,15 +8,24 @@
 #include "sm_error.h"
 
 #ifdef STARPU_USE_OPENCL
-extern const char sm_opencl_source[]; /* sm_opencl_src.c, from sm_kernels.cl */
+extern const char sm_opencl_source[]; /* sm_opencl_src.c, from codelets/device */
 
 static struct starpu_opencl_program program;
 static int loaded;
+static size_t max_groups = SM_DEV_MAX_GROUPS;
+
+size_t sm_ocl_groups(size_t n, size_t tile)
+{
+  return sm_dev_groups(n, tile, max_groups);
+}
 
 int sm_opencl_init(void)
 {
   if (loaded || starpu_opencl_worker_get_count() == 0)
     return 0;
+  const char *cap = getenv("STARMET_DEV_MAX_GROUPS");
+  if (cap && atol(cap) > 0 && (size_t)atol(cap) < max_groups)
+    max_groups = (size_t)atol(cap);
   int ret = starpu_opencl_load_opencl_from_string(sm_opencl_source, &program, "");
   if (ret) {
     sm_log_error("the OpenCL kernels did not build on this device (%d); run without "
@@ -36,8 +45,10 @@ void sm_opencl_shutdown(void)
 }
 
 void sm_ocl_run(const char *name, int nargs, const sm_ocl_arg_t *args, int dims,
-                const size_t *global, const size_t *local)
+                const size_t *groups)
 {
+  const size_t local2[3] = {SM_DEV_TX, SM_DEV_TY, 1}, local1[1] = {SM_DEV_SAF_THREADS};
+  const size_t *local = dims == 1 ? local1 : local2;
   cl_kernel kernel;
   cl_command_queue queue;
   int devid = starpu_worker_get_devid(starpu_worker_get_id());
@@ -52,7 +63,7 @@ void sm_ocl_run(const char *name, int nargs, const sm_ocl_arg_t *args, int dims,
     STARPU_OPENCL_REPORT_ERROR(err);
   size_t g[3];
   for (int d = 0; d < dims; d++)
-    g[d] = (global[d] + local[d] - 1) / local[d] * local[d];
+    g[d] = groups[d] * local[d];
   cl_event ev;
   err =
       clEnqueueNDRangeKernel(queue, kernel, (cl_uint)dims, NULL, g, local, 0, NULL, &ev);

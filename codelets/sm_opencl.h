@@ -1,10 +1,12 @@
 /* sm_opencl.h: the OpenCL side of the codelets: the program built once at
- * start-up from codelets/opencl/sm_kernels.cl, and a helper that runs one
+ * start-up from codelets/device/ (sm_dev_kernels.h), and a helper that runs one
  * of its kernels on the calling OpenCL worker's device. */
 #ifndef SM_OPENCL_H
 #define SM_OPENCL_H
 
 #include <starpu.h>
+
+#include "device/sm_dev.h"
 
 #ifdef STARPU_USE_OPENCL
 #include <starpu_opencl.h>
@@ -60,10 +62,16 @@ static inline int sm_ocl_planes(sm_ocl_arg_t *args, void *buffers[], size_t elem
   return sm_ocl_matrix(args, n, buffers[2], elem, 0, 1);
 }
 
-/** Run kernel `name` with the arguments on an NDRange of `dims` dimensions
- * (global sizes rounded up to the local sizes), and wait for it. */
+/** Groups along one dimension for n items, tile per group: sm_dev.h's,
+ * capped at SM_DEV_MAX_GROUPS or $STARMET_DEV_MAX_GROUPS (lower, to test
+ * the kernels' striding over groups; read at start-up). */
+size_t sm_ocl_groups(size_t n, size_t tile);
+
+/** Run kernel `name` with the arguments on `dims` dimensions of groups[d]
+ * work-groups of SM_DEV_TX x SM_DEV_TY (x 1) work-items, or of
+ * SM_DEV_SAF_THREADS when dims is 1, and wait for it. */
 void sm_ocl_run(const char *name, int nargs, const sm_ocl_arg_t *args, int dims,
-                const size_t *global, const size_t *local);
+                const size_t *groups);
 #endif
 
 /** Build the program when OpenCL workers exist (after starpu_init). */

@@ -31,7 +31,7 @@ AC_DEFUN([SM_CUDA], [
   AS_IF([test "x$NVCC" != x && test "x$sm_starpu_cuda" = xyes], [sm_cuda_enabled=yes])
   AS_IF([test "x$sm_cuda_enabled" = xyes],
     [AC_DEFINE([SM_USE_CUDA], [1], [CUDA codelets are compiled into starmet])
-     CUDA_LIBS="-L$CUDA_PREFIX/lib64 -lcublas -lcudart"])
+     CUDA_LIBS="-L$CUDA_PREFIX/lib64 -lcublas -lcudart -lstdc++"])
   NVCC_ARCH_FLAGS="-gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90"
   AC_ARG_VAR([NVCC_ARCH_FLAGS], [nvcc -gencode flags (default: sm_75 .. sm_90 plus compute_90 PTX)])
   AC_SUBST([NVCC])

@@ -1,5 +1,8 @@
-/* sm_kern_cuda.h: C launchers of the CUDA kernels. Asynchronous on the
- * given stream (StarPU's per-worker stream); no device-wide sync. */
+/* sm_kern_cuda.h: C launchers of the CUDA kernels (codelets/device/
+ * sm_dev_kernels.h compiled by nvcc in kern_device.cu, and the cuBLAS int8
+ * path of kern_ccc2_gemm.cu). Asynchronous on the given stream (StarPU's
+ * per-worker stream); no device-wide sync. Each returns 0, or the CUDA
+ * error of the launch (sm_cuda_error_string tells what it is). */
 #ifndef SM_KERN_CUDA_H
 #define SM_KERN_CUDA_H
 
@@ -12,34 +15,35 @@ extern "C" {
 
 typedef struct CUstream_st *sm_cuda_stream_t;
 
-void sm_cuda_czek2_d(size_t m, size_t n, size_t k, const double *A, size_t lda,
-                     const double *B, size_t ldb, double *C, size_t ldc,
-                     sm_cuda_stream_t stream);
-void sm_cuda_czek2_s(size_t m, size_t n, size_t k, const float *A, size_t lda,
-                     const float *B, size_t ldb, float *C, size_t ldc,
-                     sm_cuda_stream_t stream);
-void sm_cuda_ccc2(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
-                  const uint64_t *B, size_t ldb, int sparse, uint32_t *C, size_t ldc,
-                  sm_cuda_stream_t stream);
+/** The text of a launcher's error code. */
+const char *sm_cuda_error_string(int err);
 
-void sm_cuda_czek3_d(size_t g, size_t mx, size_t my, size_t k, const double *P,
-                     size_t ldp, const double *X, size_t ldx, const double *Y, size_t ldy,
-                     double *out, sm_cuda_stream_t stream);
-void sm_cuda_czek3_s(size_t g, size_t mx, size_t my, size_t k, const float *P, size_t ldp,
-                     const float *X, size_t ldx, const float *Y, size_t ldy, float *out,
-                     sm_cuda_stream_t stream);
-void sm_cuda_ccc3(size_t g, size_t mx, size_t my, size_t nf, const uint64_t *P,
-                  size_t ldp, const uint64_t *X, size_t ldx, const uint64_t *Y,
-                  size_t ldy, int sparse, uint32_t *out, sm_cuda_stream_t stream);
+int sm_cuda_czek2_d(size_t m, size_t n, size_t k, const double *A, size_t lda,
+                    const double *B, size_t ldb, double *C, size_t ldc,
+                    sm_cuda_stream_t stream);
+int sm_cuda_czek2_s(size_t m, size_t n, size_t k, const float *A, size_t lda,
+                    const float *B, size_t ldb, float *C, size_t ldc,
+                    sm_cuda_stream_t stream);
+int sm_cuda_ccc2(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
+                 const uint64_t *B, size_t ldb, int sparse, uint32_t *C, size_t ldc,
+                 sm_cuda_stream_t stream);
+
+int sm_cuda_czek3_d(size_t g, size_t mx, size_t my, size_t k, const double *P, size_t ldp,
+                    const double *X, size_t ldx, const double *Y, size_t ldy, double *out,
+                    sm_cuda_stream_t stream);
+int sm_cuda_czek3_s(size_t g, size_t mx, size_t my, size_t k, const float *P, size_t ldp,
+                    const float *X, size_t ldx, const float *Y, size_t ldy, float *out,
+                    sm_cuda_stream_t stream);
+int sm_cuda_ccc3(size_t g, size_t mx, size_t my, size_t nf, const uint64_t *P, size_t ldp,
+                 const uint64_t *X, size_t ldx, const uint64_t *Y, size_t ldy, int sparse,
+                 uint32_t *out, sm_cuda_stream_t stream);
 
 /* CCC 2-way moments through cuBLAS int8 GEMMs (tensor cores where the GPU
- * has them). scratch: sm_cuda_ccc2_gemm_scratch() bytes of device memory;
- * cublas_handle: the worker's cublasHandle_t. Returns 0, or -1 when cuBLAS
- * refuses. */
-size_t sm_cuda_ccc2_gemm_scratch(size_t m, size_t n, size_t nf, int sparse);
+ * has them). cublas_handle: the worker's cublasHandle_t. Returns 0, -1
+ * when cuBLAS refuses, or a CUDA error. */
 int sm_cuda_ccc2_gemm(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
                       const uint64_t *B, size_t ldb, int sparse, uint32_t *C, size_t ldc,
-                      void *scratch, sm_cuda_stream_t stream, void *cublas_handle);
+                      sm_cuda_stream_t stream, void *cublas_handle);
 
 #ifdef __cplusplus
 }

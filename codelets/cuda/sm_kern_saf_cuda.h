@@ -16,8 +16,8 @@ typedef struct CUstream_st *sm_cuda_saf_stream_t;
 /* Exact SAF of nsites sites of nind individuals (sm_kern_saf.h layouts),
  * one thread block per site running the iterative update in log space
  * with every bin of a step in parallel. */
-void sm_cuda_saf(size_t nsites, size_t nind, const double *gl, size_t ldgl, double *out,
-                 size_t ldout, sm_saf_site_t *info, sm_cuda_saf_stream_t stream);
+int sm_cuda_saf(size_t nsites, size_t nind, const double *gl, size_t ldgl, double *out,
+                size_t ldout, sm_saf_site_t *info, sm_cuda_saf_stream_t stream);
 
 #ifdef __cplusplus
 }

@@ -69,6 +69,7 @@ void sm_about_version(FILE *f)
     where |= sm_codelets_where((sm_task_kind_t)k);
   fprintf(f, "codelets: cpu%s%s\n", where & STARPU_CUDA ? " cuda" : "",
           where & STARPU_OPENCL ? " opencl" : "");
+  sm_codelets_list(f);
 
   int major, minor, release;
   starpu_get_version(&major, &minor, &release);

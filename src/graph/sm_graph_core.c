@@ -144,6 +144,9 @@ static void unregister_all(sm_gcore_t *g)
     if (g->sums && g->sums[k])
       starpu_data_unregister(g->sums[k]);
   }
+  if (g->pinned)
+    starpu_memory_unpin(g->v->data, g->pinned);
+  g->pinned = 0;
   for (int k = 0; g->token && k < g->nranks; k++)
     if (g->token[k])
       starpu_data_unregister(g->token[k]);
@@ -190,6 +193,11 @@ static sm_err_t init(sm_gcore_t *g, const sm_vectors_t *local, const sm_graph_op
     unregister_all(g);
     return SM_ENOMEM;
   }
+  /* tiles move to GPUs by DMA from pinned memory (asynchronous copies) */
+  const size_t bytes = g->v->ld * g->v->elem_size * g->v->nv;
+  if (starpu_cuda_worker_get_count() > 0 && bytes &&
+      starpu_memory_pin(g->v->data, bytes) == 0)
+    g->pinned = bytes;
   register_tiles(g);
   for (int k = 0; k < g->nranks; k++) {
     if (k == g->me)

@@ -28,6 +28,7 @@ typedef struct sm_gcore {
   starpu_data_handle_t *token; /* one per rank */
   starpu_data_handle_t *topk;  /* per tile: its vectors' neighbour lists (rank 0) */
   int token_value;
+  size_t pinned;        /* bytes of the vectors pinned for CUDA transfers (0: none) */
   uint64_t local_tasks; /* tasks this rank runs (progress line) */
 } sm_gcore_t;
 

@@ -294,6 +294,20 @@ static sm_err_t start_runtime(run_t *r)
     return err;
   r->runtime_up = 1;
   sm_codelets_init(0, SM_KERNEL_AUTO);
+  static const unsigned long long where[] = {STARPU_CPU | STARPU_CUDA | STARPU_OPENCL,
+                                             STARPU_CPU, STARPU_CUDA | STARPU_OPENCL};
+  sm_codelets_set_devices(where[r->o->devices]);
+  if (r->o->devices == 2 &&
+      starpu_opencl_worker_get_count() + starpu_cuda_worker_get_count() == 0) {
+    sm_log_error("--devices accel: StarPU has no CUDA or OpenCL worker here (for a CPU "
+                 "OpenCL device set STARPU_OPENCL_ON_CPUS=1 and STARPU_NOPENCL=1)");
+    return SM_ERUNTIME;
+  }
+  if (r->o->devices == 2 && (r->o->method != SM_SAF_TREE || r->o->band_tol > 0)) {
+    sm_log_error("--devices accel: only the exact tree's tasks have a device kernel; "
+                 "drop --kernel ref or --band-tol");
+    return SM_ERUNTIME;
+  }
   r->progress =
       r->me == 0 && (r->o->progress < 0 ? isatty(2) && !r->o->quiet : r->o->progress);
   r->t_start = r->t_last = sm_now();

@@ -23,6 +23,7 @@ typedef struct sm_maf_options {
   const char *summary;    /* JSON summary path (default PREFIX.json) */
   sm_saf_method_t method; /* --kernel tree|ref */
   double band_tol;        /* nats; 0 = exact */
+  int devices;            /* --devices all|cpu|accel (exact SAF tasks) */
   size_t block_size;      /* sites per task; 0 = automatic */
   int em_maxiter;         /* EM iterations at most */
   double em_tol;          /* stop when the log-likelihood gains less */

@@ -14,6 +14,7 @@
 static const char *const out_formats[] = {"tsv", "bin", "none",
                                           NULL};            /* sm_saf_outfmt_t */
 static const char *const kernels[] = {"tree", "ref", NULL}; /* sm_saf_method_t */
+static const char *const devices[] = {"all", "cpu", "accel", NULL};
 
 static sm_err_t set_input_format(const sm_opt_t *d, char *arg, void *dst, int *done)
 {
@@ -69,6 +70,12 @@ static const sm_opt_t options[] = {
      .range = "T > 0 nats bands, 0 is exact",
      .arg = "T",
      .help = "drop bins more than T nats below a node's best (tree;\ndefault 0: exact)"},
+    {.name = "devices",
+     .kind = SM_OPT_CHOICE,
+     .off = O(devices),
+     .choices = devices,
+     .help = "where exact SAF tasks run (default all; accel: CUDA/OpenCL\n"
+             "workers, which run the iterative update, as --kernel ref)"},
     {.name = "block-size",
      .kind = SM_OPT_SIZE,
      .off = O(block_size),

@@ -1,0 +1,131 @@
+/* kern_device.cu: the device kernels of codelets/device/sm_dev_kernels.h
+ * compiled as CUDA, and their C launchers. The launch geometry is
+ * sm_dev.h's, as for the OpenCL launches (codelet_*.c), and grids are
+ * capped at the CUDA limits (the kernels stride over the rest). Every
+ * launch is checked. */
+#include "sm_formulas.h"
+#include "sm_saf_step.h"
+
+#include "sm_dev.h"
+
+#include "sm_dev_kernels.h"
+
+#include "sm_kern_cuda.h"
+#include "sm_kern_saf_cuda.h"
+
+namespace
+{
+
+unsigned groups(size_t n, size_t tile)
+{
+  size_t g = (n + tile - 1) / tile;
+  if (g > SM_DEV_MAX_GROUPS)
+    g = SM_DEV_MAX_GROUPS;
+  return (unsigned)(g ? g : 1);
+}
+
+/* 0, or the error of the launch just queued */
+int launched(void)
+{
+  return (int)cudaGetLastError();
+}
+
+const dim3 block2(SM_DEV_TX, SM_DEV_TY);
+
+} // namespace
+
+extern "C" const char *sm_cuda_error_string(int err)
+{
+  return err == -1 ? "cuBLAS refused the GEMM" : cudaGetErrorString((cudaError_t)err);
+}
+
+namespace
+{
+
+/* one precision's Czekanowski launches (kernels of sm_dev_kernels.h) */
+template <typename T>
+int czek2(void (*kernel)(int, int, int, const T *, int, int, const T *, int, int, T *,
+                         int, int),
+          size_t m, size_t n, size_t k, const T *A, size_t lda, const T *B, size_t ldb,
+          T *C, size_t ldc, sm_cuda_stream_t s)
+{
+  dim3 grid(groups(n, SM_DEV_CZ_COLS), groups(m, SM_DEV_CZ_ROWS));
+  kernel<<<grid, block2, 0, (cudaStream_t)s>>>((int)m, (int)n, (int)k, A, 0, (int)lda, B,
+                                               0, (int)ldb, C, 0, (int)ldc);
+  return launched();
+}
+
+template <typename T>
+int czek3(void (*kernel)(int, int, int, int, const T *, int, int, const T *, int, int,
+                         const T *, int, int, T *, int),
+          size_t g, size_t mx, size_t my, size_t k, const T *P, size_t ldp, const T *X,
+          size_t ldx, const T *Y, size_t ldy, T *out, sm_cuda_stream_t s)
+{
+  dim3 grid(groups(my, SM_DEV_CZ_COLS), groups(mx, SM_DEV_CZ_ROWS), groups(g, 1));
+  kernel<<<grid, block2, 0, (cudaStream_t)s>>>((int)g, (int)mx, (int)my, (int)k, P, 0,
+                                               (int)ldp, X, 0, (int)ldx, Y, 0, (int)ldy,
+                                               out, 0);
+  return launched();
+}
+
+} // namespace
+
+extern "C" int sm_cuda_czek2_d(size_t m, size_t n, size_t k, const double *A, size_t lda,
+                               const double *B, size_t ldb, double *C, size_t ldc,
+                               sm_cuda_stream_t s)
+{
+  return czek2<double>(sm_czek2_d, m, n, k, A, lda, B, ldb, C, ldc, s);
+}
+
+extern "C" int sm_cuda_czek2_s(size_t m, size_t n, size_t k, const float *A, size_t lda,
+                               const float *B, size_t ldb, float *C, size_t ldc,
+                               sm_cuda_stream_t s)
+{
+  return czek2<float>(sm_czek2_s, m, n, k, A, lda, B, ldb, C, ldc, s);
+}
+
+extern "C" int sm_cuda_czek3_d(size_t g, size_t mx, size_t my, size_t k, const double *P,
+                               size_t ldp, const double *X, size_t ldx, const double *Y,
+                               size_t ldy, double *out, sm_cuda_stream_t s)
+{
+  return czek3<double>(sm_czek3_d, g, mx, my, k, P, ldp, X, ldx, Y, ldy, out, s);
+}
+
+extern "C" int sm_cuda_czek3_s(size_t g, size_t mx, size_t my, size_t k, const float *P,
+                               size_t ldp, const float *X, size_t ldx, const float *Y,
+                               size_t ldy, float *out, sm_cuda_stream_t s)
+{
+  return czek3<float>(sm_czek3_s, g, mx, my, k, P, ldp, X, ldx, Y, ldy, out, s);
+}
+
+extern "C" int sm_cuda_ccc2(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
+                            const uint64_t *B, size_t ldb, int sparse, uint32_t *C,
+                            size_t ldc, sm_cuda_stream_t s)
+{
+  dim3 grid(groups(n, SM_DEV_C2_COLS), groups(m, SM_DEV_C2_ROWS));
+  (sparse ? sm_ccc2_sparse : sm_ccc2_dense)<<<grid, block2, 0, (cudaStream_t)s>>>(
+      (int)m, (int)n, (int)nf, A, 0, (int)lda, B, 0, (int)ldb, C, 0, (int)ldc);
+  return launched();
+}
+
+extern "C" int sm_cuda_ccc3(size_t g, size_t mx, size_t my, size_t nf, const uint64_t *P,
+                            size_t ldp, const uint64_t *X, size_t ldx, const uint64_t *Y,
+                            size_t ldy, int sparse, uint32_t *out, sm_cuda_stream_t s)
+{
+  dim3 grid(groups(my, SM_DEV_C3_COLS), groups(mx, SM_DEV_C3_ROWS), groups(g, 1));
+  (sparse ? sm_ccc3_sparse : sm_ccc3_dense)<<<grid, block2, 0, (cudaStream_t)s>>>(
+      (int)g, (int)mx, (int)my, (int)nf, P, 0, (int)ldp, X, 0, (int)ldx, Y, 0, (int)ldy,
+      out, 0);
+  return launched();
+}
+
+extern "C" int sm_cuda_saf(size_t nsites, size_t nind, const double *gl, size_t ldgl,
+                           double *out, size_t ldout, sm_saf_site_t *info,
+                           sm_cuda_saf_stream_t s)
+{
+  if (nsites == 0)
+    return 0;
+  sm_saf<<<groups(nsites, 1), SM_DEV_SAF_THREADS, 0, (cudaStream_t)s>>>(
+      (int)nsites, (int)nind, gl, 0, (int)ldgl, out, 0, (int)ldout, (sm_u32 *)info, 0);
+  return launched();
+}

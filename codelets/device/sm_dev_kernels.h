@@ -1,0 +1,357 @@
+/* sm_dev_kernels.h: starmet's device kernels, written once for CUDA and
+ * OpenCL (sm_dev.h is the layer between). The genotype algebra and the
+ * formulas are sm_formulas.h's and sm_saf_step.h's; layouts as in
+ * codelets/cpu/sm_kern.h. Every kernel strides over its groups (any
+ * problem size runs on a capped grid), and sums each output over the
+ * fields in order, so results do not depend on the launch geometry.
+ *
+ *   sm_czek2_d/_s   C[i,j] = sum_q min(A[i,q], B[j,q])
+ *   sm_czek3_d/_s   out[(a mx + x) my + y] = sum_q min(P[a,q], X[x,q], Y[y,q])
+ *   sm_ccc2_dense/_sparse, sm_ccc3_dense/_sparse   CCC moments (popcount)
+ *   sm_saf          exact SAF likelihoods of a block of sites
+ *
+ * Czekanowski and CCC kernels are register blocked: a group stages a
+ * K-wide slice of its rows in local memory (fields of the Czekanowski
+ * rows; bit planes of the CCC code words, computed once per word), and
+ * every thread computes an R x R block of outputs from it. */
+#ifndef SM_DEV_KERNELS_H
+#define SM_DEV_KERNELS_H
+
+/* ---- Czekanowski min-plus products */
+#define SM_DEV_CZ_LDS (SM_DEV_CZ_ROWS + 1) /* staged slice: s[q * LDS + row] */
+
+/* One type T (suffix SFX): the staging of a slice, the block product and
+ * the 2-way and 3-way kernels. */
+#define SM_DEV_CZEK(T, SFX, FMIN)                                                        \
+  /* rows [r0, r0 + CZ_ROWS) of M, fields [q0, q0 + CZ_K) -> s[q][row], 0                \
+   * outside the matrix; with_p: min with the plane vector's field too */                \
+  SM_DEVFN void sm_dev_cz_stage_##SFX(SM_L T *s, SM_G const T *M, int ldm, int rows,     \
+                                      int r0, int k, int q0, SM_G const T *P,            \
+                                      int with_p)                                        \
+  {                                                                                      \
+    const int t = SM_LID(1) * SM_DEV_TX + SM_LID(0);                                     \
+    for (int e = t; e < SM_DEV_CZ_ROWS * SM_DEV_CZ_K; e += SM_DEV_TX * SM_DEV_TY) {      \
+      const int row = e / SM_DEV_CZ_K, dq = e % SM_DEV_CZ_K, q = q0 + dq;                \
+      T v = (T)0;                                                                        \
+      if (r0 + row < rows && q < k) {                                                    \
+        v = M[(sm_i64)(r0 + row) * ldm + q];                                             \
+        if (with_p)                                                                      \
+          v = FMIN(P[q], v);                                                             \
+      }                                                                                  \
+      s[dq * SM_DEV_CZ_LDS + row] = v;                                                   \
+    }                                                                                    \
+  }                                                                                      \
+                                                                                         \
+  /* the (bi, bj) block of C = min-plus(A (optionally min P), B) */                      \
+  SM_DEVFN void sm_dev_cz_block_##SFX(int m, int n, int k, SM_G const T *A, int lda,     \
+                                      SM_G const T *P, int with_p, SM_G const T *B,      \
+                                      int ldb, SM_G T *C, int ldc, int bi, int bj,       \
+                                      SM_L T *as, SM_L T *bs)                            \
+  {                                                                                      \
+    const int tx = SM_LID(0), ty = SM_LID(1);                                            \
+    T acc[SM_DEV_CZ_R][SM_DEV_CZ_R];                                                     \
+    for (int r = 0; r < SM_DEV_CZ_R; r++)                                                \
+      for (int c = 0; c < SM_DEV_CZ_R; c++)                                              \
+        acc[r][c] = (T)0;                                                                \
+    for (int q0 = 0; q0 < k; q0 += SM_DEV_CZ_K) {                                        \
+      sm_dev_cz_stage_##SFX(as, A, lda, m, bi *SM_DEV_CZ_ROWS, k, q0, P, with_p);        \
+      sm_dev_cz_stage_##SFX(bs, B, ldb, n, bj *SM_DEV_CZ_COLS, k, q0, P, 0);             \
+      SM_BARRIER();                                                                      \
+      for (int t = 0; t < SM_DEV_CZ_K; t++) {                                            \
+        T a[SM_DEV_CZ_R], b[SM_DEV_CZ_R];                                                \
+        for (int r = 0; r < SM_DEV_CZ_R; r++)                                            \
+          a[r] = as[t * SM_DEV_CZ_LDS + ty + SM_DEV_TY * r];                             \
+        for (int c = 0; c < SM_DEV_CZ_R; c++)                                            \
+          b[c] = bs[t * SM_DEV_CZ_LDS + tx + SM_DEV_TX * c];                             \
+        for (int r = 0; r < SM_DEV_CZ_R; r++)                                            \
+          for (int c = 0; c < SM_DEV_CZ_R; c++)                                          \
+            acc[r][c] += FMIN(a[r], b[c]);                                               \
+      }                                                                                  \
+      SM_BARRIER();                                                                      \
+    }                                                                                    \
+    for (int r = 0; r < SM_DEV_CZ_R; r++)                                                \
+      for (int c = 0; c < SM_DEV_CZ_R; c++) {                                            \
+        const int i = bi * SM_DEV_CZ_ROWS + ty + SM_DEV_TY * r;                          \
+        const int j = bj * SM_DEV_CZ_COLS + tx + SM_DEV_TX * c;                          \
+        if (i < m && j < n)                                                              \
+          C[(sm_i64)i * ldc + j] = acc[r][c];                                            \
+      }                                                                                  \
+  }                                                                                      \
+                                                                                         \
+  SM_DEV_KERNEL void sm_czek2_##SFX(int m, int n, int k, SM_G const T *A, int offa,      \
+                                    int lda, SM_G const T *B, int offb, int ldb,         \
+                                    SM_G T *C, int offc, int ldc)                        \
+  {                                                                                      \
+    SM_SHARED T as[SM_DEV_CZ_K * SM_DEV_CZ_LDS];                                         \
+    SM_SHARED T bs[SM_DEV_CZ_K * SM_DEV_CZ_LDS];                                         \
+    const int nbi = (m + SM_DEV_CZ_ROWS - 1) / SM_DEV_CZ_ROWS;                           \
+    const int nbj = (n + SM_DEV_CZ_COLS - 1) / SM_DEV_CZ_COLS;                           \
+    for (int bi = SM_GRP(1); bi < nbi; bi += SM_NGRP(1))                                 \
+      for (int bj = SM_GRP(0); bj < nbj; bj += SM_NGRP(0))                               \
+        sm_dev_cz_block_##SFX(m, n, k, A + offa, lda, A + offa, 0, B + offb, ldb,        \
+                              C + offc, ldc, bi, bj, as, bs);                            \
+  }                                                                                      \
+                                                                                         \
+  SM_DEV_KERNEL void sm_czek3_##SFX(                                                     \
+      int g, int mx, int my, int k, SM_G const T *P, int offp, int ldp, SM_G const T *X, \
+      int offx, int ldx, SM_G const T *Y, int offy, int ldy, SM_G T *out, int offo)      \
+  {                                                                                      \
+    SM_SHARED T as[SM_DEV_CZ_K * SM_DEV_CZ_LDS];                                         \
+    SM_SHARED T bs[SM_DEV_CZ_K * SM_DEV_CZ_LDS];                                         \
+    const int nbi = (mx + SM_DEV_CZ_ROWS - 1) / SM_DEV_CZ_ROWS;                          \
+    const int nbj = (my + SM_DEV_CZ_COLS - 1) / SM_DEV_CZ_COLS;                          \
+    for (int a = SM_GRP(2); a < g; a += SM_NGRP(2))                                      \
+      for (int bi = SM_GRP(1); bi < nbi; bi += SM_NGRP(1))                               \
+        for (int bj = SM_GRP(0); bj < nbj; bj += SM_NGRP(0))                             \
+          sm_dev_cz_block_##SFX(mx, my, k, X + offx, ldx, P + offp + (sm_i64)a * ldp, 1, \
+                                Y + offy, ldy, out + offo + (sm_i64)a * mx * my, my, bi, \
+                                bj, as, bs);                                             \
+  }
+
+SM_DEV_CZEK(double, d, SM_FMIN_D)
+SM_DEV_CZEK(float, s, SM_FMIN_F)
+
+/* ---- CCC popcount products on bit planes (sm_formulas.h) */
+
+/** Stage words [w0, w0 + CC_W) of rows [r0, r0 + nrows) of code matrix M
+ * as bit planes: p1/p2/pm[w * nrows_max + row] (zero outside the matrix). */
+SM_DEVFN void sm_dev_cc_stage(SM_L sm_u64 *p1, SM_L sm_u64 *p2, SM_L sm_u64 *pm,
+                              int nrows_max, SM_G const sm_u64 *M, int ldm, int rows,
+                              int r0, int nf, int w0, int sparse)
+{
+  const int t = SM_LID(1) * SM_DEV_TX + SM_LID(0);
+  const int nw = (nf + 31) / 32;
+  for (int e = t; e < nrows_max * SM_DEV_CC_W; e += SM_DEV_TX * SM_DEV_TY) {
+    const int row = e / SM_DEV_CC_W, dw = e % SM_DEV_CC_W, w = w0 + dw;
+    sm_u64 a1 = 0, a2 = 0, am = 0;
+    if (r0 + row < rows && w < nw) {
+      sm_u64 lo, hi, valid;
+      sm_gt_bits(M[(sm_i64)(r0 + row) * ldm + w], (sm_u64)(nf - 32 * (sm_i64)w), &lo, &hi,
+                 &valid);
+      sm_gt_planes(lo, hi, valid, sparse, &a1, &a2, &am);
+    }
+    p1[dw * nrows_max + row] = a1;
+    p2[dw * nrows_max + row] = a2;
+    pm[dw * nrows_max + row] = am;
+  }
+}
+
+/* 2-way moments, NMOM 1 (dense: rr) or 4 (sparse: rr, rm, mr, mm). */
+#define SM_DEV_CCC2(NAME, SPARSE, NMOM)                                                  \
+  SM_DEV_KERNEL void NAME(int m, int n, int nf, SM_G const sm_u64 *A, int offa, int lda, \
+                          SM_G const sm_u64 *B, int offb, int ldb, SM_G sm_u32 *C,       \
+                          int offc, int ldc)                                             \
+  {                                                                                      \
+    SM_SHARED sm_u64 a1[SM_DEV_CC_W * SM_DEV_C2_ROWS], a2[SM_DEV_CC_W * SM_DEV_C2_ROWS], \
+        am[SM_DEV_CC_W * SM_DEV_C2_ROWS];                                                \
+    SM_SHARED sm_u64 b1[SM_DEV_CC_W * SM_DEV_C2_COLS], b2[SM_DEV_CC_W * SM_DEV_C2_COLS], \
+        bm[SM_DEV_CC_W * SM_DEV_C2_COLS];                                                \
+    const int tx = SM_LID(0), ty = SM_LID(1), nw = (nf + 31) / 32;                       \
+    const int nbi = (m + SM_DEV_C2_ROWS - 1) / SM_DEV_C2_ROWS;                           \
+    const int nbj = (n + SM_DEV_C2_COLS - 1) / SM_DEV_C2_COLS;                           \
+    for (int bi = SM_GRP(1); bi < nbi; bi += SM_NGRP(1))                                 \
+      for (int bj = SM_GRP(0); bj < nbj; bj += SM_NGRP(0)) {                             \
+        sm_u32 mom[SM_DEV_C2_R][SM_DEV_C2_R][4];                                         \
+        for (int r = 0; r < SM_DEV_C2_R; r++)                                            \
+          for (int c = 0; c < SM_DEV_C2_R; c++)                                          \
+            for (int u = 0; u < 4; u++)                                                  \
+              mom[r][c][u] = 0;                                                          \
+        for (int w0 = 0; w0 < nw; w0 += SM_DEV_CC_W) {                                   \
+          sm_dev_cc_stage(a1, a2, am, SM_DEV_C2_ROWS, A + offa, lda, m,                  \
+                          bi * SM_DEV_C2_ROWS, nf, w0, SPARSE);                          \
+          sm_dev_cc_stage(b1, b2, bm, SM_DEV_C2_COLS, B + offb, ldb, n,                  \
+                          bj * SM_DEV_C2_COLS, nf, w0, SPARSE);                          \
+          SM_BARRIER();                                                                  \
+          for (int t = 0; t < SM_DEV_CC_W; t++) {                                        \
+            sm_u64 x1[SM_DEV_C2_R], x2[SM_DEV_C2_R], xm[SM_DEV_C2_R];                    \
+            for (int r = 0; r < SM_DEV_C2_R; r++) {                                      \
+              const int s = t * SM_DEV_C2_ROWS + ty + SM_DEV_TY * r;                     \
+              x1[r] = a1[s];                                                             \
+              x2[r] = a2[s];                                                             \
+              xm[r] = am[s];                                                             \
+            }                                                                            \
+            for (int c = 0; c < SM_DEV_C2_R; c++) {                                      \
+              const int s = t * SM_DEV_C2_COLS + tx + SM_DEV_TX * c;                     \
+              const sm_u64 y1 = b1[s], y2 = b2[s], ym = bm[s];                           \
+              for (int r = 0; r < SM_DEV_C2_R; r++) {                                    \
+                if (SPARSE)                                                              \
+                  sm_ccc_moments_word(x1[r], x2[r], xm[r], y1, y2, ym, mom[r][c]);       \
+                else                                                                     \
+                  mom[r][c][0] += sm_ccc_rr_word(x1[r], x2[r], y1, y2);                  \
+              }                                                                          \
+            }                                                                            \
+          }                                                                              \
+          SM_BARRIER();                                                                  \
+        }                                                                                \
+        for (int r = 0; r < SM_DEV_C2_R; r++)                                            \
+          for (int c = 0; c < SM_DEV_C2_R; c++) {                                        \
+            const int i = bi * SM_DEV_C2_ROWS + ty + SM_DEV_TY * r;                      \
+            const int j = bj * SM_DEV_C2_COLS + tx + SM_DEV_TX * c;                      \
+            if (i < m && j < n)                                                          \
+              for (int u = 0; u < NMOM; u++)                                             \
+                C[offc + ((sm_i64)i * ldc + j) * NMOM + u] = mom[r][c][u];               \
+          }                                                                              \
+      }                                                                                  \
+  }
+
+SM_DEV_CCC2(sm_ccc2_dense, 0, 1)
+SM_DEV_CCC2(sm_ccc2_sparse, 1, 4)
+
+/* 3-way plane moments (sm_ccc3_word's layout): NMOM 2 (dense: rr over E1,
+ * E2) or 12 (sparse: rr rm mr mm over E0, E1, E2); the parts of the plane
+ * vector's words are staged with the planes of X and Y. */
+#define SM_DEV_CCC3(NAME, SPARSE, NMOM)                                                  \
+  SM_DEV_KERNEL void NAME(int g, int mx, int my, int nf, SM_G const sm_u64 *P, int offp, \
+                          int ldp, SM_G const sm_u64 *X, int offx, int ldx,              \
+                          SM_G const sm_u64 *Y, int offy, int ldy, SM_G sm_u32 *out,     \
+                          int offo)                                                      \
+  {                                                                                      \
+    SM_SHARED sm_u64 x1s[SM_DEV_CC_W * SM_DEV_C3_ROWS],                                  \
+        x2s[SM_DEV_CC_W * SM_DEV_C3_ROWS], xms[SM_DEV_CC_W * SM_DEV_C3_ROWS];            \
+    SM_SHARED sm_u64 y1s[SM_DEV_CC_W * SM_DEV_C3_COLS],                                  \
+        y2s[SM_DEV_CC_W * SM_DEV_C3_COLS], yms[SM_DEV_CC_W * SM_DEV_C3_COLS];            \
+    SM_SHARED sm_u64 parts[SM_DEV_CC_W * 3];                                             \
+    const int tx = SM_LID(0), ty = SM_LID(1), nw = (nf + 31) / 32;                       \
+    const int lin = ty * SM_DEV_TX + tx;                                                 \
+    const int nbi = (mx + SM_DEV_C3_ROWS - 1) / SM_DEV_C3_ROWS;                          \
+    const int nbj = (my + SM_DEV_C3_COLS - 1) / SM_DEV_C3_COLS;                          \
+    for (int a = SM_GRP(2); a < g; a += SM_NGRP(2))                                      \
+      for (int bi = SM_GRP(1); bi < nbi; bi += SM_NGRP(1))                               \
+        for (int bj = SM_GRP(0); bj < nbj; bj += SM_NGRP(0)) {                           \
+          SM_G const sm_u64 *p = P + offp + (sm_i64)a * ldp;                             \
+          sm_u32 mom[SM_DEV_C3_R][SM_DEV_C3_R][NMOM];                                    \
+          for (int r = 0; r < SM_DEV_C3_R; r++)                                          \
+            for (int c = 0; c < SM_DEV_C3_R; c++)                                        \
+              for (int u = 0; u < NMOM; u++)                                             \
+                mom[r][c][u] = 0;                                                        \
+          for (int w0 = 0; w0 < nw; w0 += SM_DEV_CC_W) {                                 \
+            sm_dev_cc_stage(x1s, x2s, xms, SM_DEV_C3_ROWS, X + offx, ldx, mx,            \
+                            bi * SM_DEV_C3_ROWS, nf, w0, SPARSE);                        \
+            sm_dev_cc_stage(y1s, y2s, yms, SM_DEV_C3_COLS, Y + offy, ldy, my,            \
+                            bj * SM_DEV_C3_COLS, nf, w0, SPARSE);                        \
+            if (lin < SM_DEV_CC_W) {                                                     \
+              const int w = w0 + lin;                                                    \
+              sm_u64 pt[3] = {0, 0, 0};                                                  \
+              if (w < nw) {                                                              \
+                sm_u64 lo, hi, valid;                                                    \
+                sm_gt_bits(p[w], (sm_u64)(nf - 32 * (sm_i64)w), &lo, &hi, &valid);       \
+                sm_ccc3_parts(lo, hi, valid, SPARSE, pt);                                \
+              }                                                                          \
+              for (int e = 0; e < 3; e++)                                                \
+                parts[lin * 3 + e] = pt[e];                                              \
+            }                                                                            \
+            SM_BARRIER();                                                                \
+            for (int t = 0; t < SM_DEV_CC_W; t++) {                                      \
+              sm_u64 x1[SM_DEV_C3_R], x2[SM_DEV_C3_R], xm[SM_DEV_C3_R];                  \
+              for (int r = 0; r < SM_DEV_C3_R; r++) {                                    \
+                const int s = t * SM_DEV_C3_ROWS + ty + SM_DEV_TY * r;                   \
+                x1[r] = x1s[s];                                                          \
+                x2[r] = x2s[s];                                                          \
+                xm[r] = xms[s];                                                          \
+              }                                                                          \
+              for (int c = 0; c < SM_DEV_C3_R; c++) {                                    \
+                const int s = t * SM_DEV_C3_COLS + tx + SM_DEV_TX * c;                   \
+                const sm_u64 y1 = y1s[s], y2 = y2s[s], ym = yms[s];                      \
+                for (int e = 0; e < (SPARSE ? 3 : 2); e++) {                             \
+                  const sm_u64 E = parts[t * 3 + e];                                     \
+                  for (int r = 0; r < SM_DEV_C3_R; r++) {                                \
+                    if (SPARSE)                                                          \
+                      sm_ccc_moments_word(x1[r] & E, x2[r] & E, xm[r] & E, y1, y2, ym,   \
+                                          mom[r][c] + 4 * e);                            \
+                    else                                                                 \
+                      mom[r][c][e] += sm_ccc_rr_word(x1[r] & E, x2[r] & E, y1, y2);      \
+                  }                                                                      \
+                }                                                                        \
+              }                                                                          \
+            }                                                                            \
+            SM_BARRIER();                                                                \
+          }                                                                              \
+          for (int r = 0; r < SM_DEV_C3_R; r++)                                          \
+            for (int c = 0; c < SM_DEV_C3_R; c++) {                                      \
+              const int x = bi * SM_DEV_C3_ROWS + ty + SM_DEV_TY * r;                    \
+              const int y = bj * SM_DEV_C3_COLS + tx + SM_DEV_TX * c;                    \
+              if (x < mx && y < my)                                                      \
+                for (int u = 0; u < NMOM; u++)                                           \
+                  out[offo + (((sm_i64)a * mx + x) * my + y) * NMOM + u] = mom[r][c][u]; \
+            }                                                                            \
+        }                                                                                \
+  }
+
+SM_DEV_CCC3(sm_ccc3_dense, 0, 2)
+SM_DEV_CCC3(sm_ccc3_sparse, 1, 12)
+
+/* ---- SAF: one group per site runs the iterative update of kern_saf_ref.c
+ * (sm_saf_step.h) in its output row: each step computes the bins from the
+ * top down in chunks of the group's size (bin j needs bins j, j-1, j-2 of
+ * the previous row only, so a chunk reads, then overwrites), then shifts
+ * the row to a maximum of 0. info: 4 words per site (sm_saf_site_t). */
+SM_DEV_KERNEL void sm_saf(int nsites, int nind, SM_G const double *gl, int offg, int ldgl,
+                          SM_G double *out, int offo, int ldout, SM_G sm_u32 *info,
+                          int offi)
+{
+  SM_SHARED double red[SM_DEV_SAF_THREADS];
+  const int tid = SM_LID(0), nbins = 2 * nind + 1;
+  for (int s = SM_GRP(0); s < nsites; s += SM_NGRP(0)) {
+    SM_G const double *p = gl + offg + (sm_i64)s * ldgl;
+    SM_G double *row = out + offo + (sm_i64)s * ldout;
+    int ndata = 0;
+    if (tid == 0)
+      row[0] = 0.0;
+    SM_BARRIER_G();
+    for (int i = 0; i < nind; i++) {
+      double q[3], lp[3];
+      for (int g = 0; g < 3; g++)
+        q[g] = p[3 * (sm_i64)i + g];
+      ndata += sm_saf_gl_logs(q, lp);
+      const int n = 2 * (i + 1);
+      double vmax = -INFINITY;
+      for (int top = n; top >= 0; top -= SM_DEV_SAF_THREADS) {
+        const int j = top - tid;
+        double v = -INFINITY;
+        if (j >= 0) {
+          /* the previous row has bins 0 .. n - 2 */
+          const double u0 = j <= n - 2 ? row[j] : -INFINITY;
+          const double u1 = j >= 1 && j <= n - 1 ? row[j - 1] : -INFINITY;
+          const double u2 = j >= 2 ? row[j - 2] : -INFINITY;
+          v = sm_saf_bin3(u0, u1, u2, lp, n, j);
+        }
+        SM_BARRIER_G(); /* the chunk's reads before its writes */
+        if (j >= 0) {
+          row[j] = v;
+          vmax = vmax > v ? vmax : v;
+        }
+      }
+      /* group-wide maximum */
+      red[tid] = vmax;
+      SM_BARRIER();
+      for (int h = SM_DEV_SAF_THREADS / 2; h > 0; h /= 2) {
+        if (tid < h)
+          red[tid] = red[tid] > red[tid + h] ? red[tid] : red[tid + h];
+        SM_BARRIER();
+      }
+      vmax = red[0];
+      SM_BARRIER_G();
+      for (int j = tid; j <= n; j += SM_DEV_SAF_THREADS)
+        row[j] -= vmax;
+      SM_BARRIER_G();
+    }
+    if (tid == 0) {
+      int lo = nbins, hi = -1;
+      for (int j = 0; j < nbins; j++)
+        if (ndata == 0)
+          row[j] = -INFINITY;
+        else if (row[j] != -INFINITY) {
+          lo = j < lo ? j : lo;
+          hi = j;
+        }
+      SM_G sm_u32 *in = info + offi + 4 * (sm_i64)s;
+      in[0] = ndata ? (sm_u32)lo : 0;
+      in[1] = ndata ? (sm_u32)hi : 0;
+      in[2] = (sm_u32)ndata;
+      in[3] = 0;
+    }
+    SM_BARRIER_G();
+  }
+}
+
+#endif

@@ -1,0 +1,94 @@
+#!/bin/sh
+# device_kernels.sh: the device kernels (codelets/device/sm_dev_kernels.h,
+# the source nvcc compiles too) in their OpenCL form on PoCL's CPU device,
+# against the CPU kernels: every numerator kernel (Czekanowski double and
+# single, CCC dense and sparse, 2-way and 3-way) on odd sizes and several
+# tile shapes (tiles smaller than, equal to and larger than a work-group's
+# block, field counts across the staging width), once with the grid capped
+# at one group per dimension (the striding that lets CUDA's 65535-group
+# limits hold any size), and the exact SAF kernel under `maf`. CCC and
+# integer Czekanowski must be identical, real Czekanowski within 1e-12,
+# SAF within 1e-12 of the CPU tree. With CUDA configured, --version must
+# list the CUDA implementations of every numerator codelet.
+. "$(dirname "$0")/../lib.sh"
+
+# a CUDA-enabled build (configure defined SM_USE_CUDA) links the CUDA codelets
+if grep -q "define SM_USE_CUDA 1" "$top_builddir/config.h" 2> /dev/null; then
+  "$STARMET" --version > "$T/version" 2>&1
+  for c in sm_ccc2 sm_ccc2_sparse sm_ccc3 sm_ccc3_sparse sm_czek2_d sm_czek2_s sm_czek3_d \
+    sm_czek3_s sm_saf; do
+    grep -Eq "^  $c +cpu cuda\(" "$T/version" && pass || fail "--version: no CUDA implementation of $c"
+  done
+  grep -q "cuda_ccc2_gemm" "$T/version" && pass || fail "--version: no cuBLAS int8 CCC implementation"
+  grep -q "^features:.* cuda" "$T/version" && pass || fail "--version: features lack cuda"
+fi
+
+export STARPU_OPENCL_ON_CPUS=1 STARPU_NOPENCL=1 STARPU_NCPU=1
+export STARPU_HOME="$STARPU_HOME_OPENCL"
+"$STARMET" compute --metric ccc --synthetic random --num-vector 4 --num-field 8 \
+  --devices accel --summary "$T/probe.json" > "$T/probe" 2>&1 || true
+if ! grep -q '"name": "OpenCL' "$T/probe.json" 2> /dev/null; then
+  echo "no OpenCL device (install pocl-opencl-icd): skipped"; cat "$T/probe"; exit 77
+fi
+opencl_tasks() { tr -d '\n' < "$1" | grep -o '"name": "OpenCL[^}]*"tasks": [0-9]*' | sed 's/.*: //' | head -n 1; }
+
+# shape: num-vector(2-way) num-vector(3-way) num-field block-size cap
+for shape in "53 23 31 7 -" "131 41 257 64 -" "150 70 1001 67 -" "97 29 517 33 1"; do
+  set -- $shape
+  for way in 2 3; do
+    nv=$1; [ $way = 3 ] && nv=$2
+    for prob in "ccc" "ccc --missing-rate 0.1" "czekanowski" "czekanowski --precision single" real; do
+      tag=$(echo "$way $prob $shape" | tr -dc 'a-z0-9')
+      tol=""
+      if [ "$prob" = real ]; then
+        [ "$3" -le 500 ] || continue
+        P="--input $DATA/czek_real_200x500_f64.bin --num-field $3"
+        tol="--tol-rel 1e-12"
+      else
+        P="--metric $prob --synthetic random --num-field $3"
+      fi
+      P="$P --num-vector $nv --num-way $way --block-size $4 --quiet"
+      # shellcheck disable=SC2086
+      STARPU_NOPENCL=0 run_ok "cpu $tag" "$STARMET" compute $P --output "$T/cpu_$tag"
+      cap=""
+      [ "$5" != - ] && cap=$5
+      # shellcheck disable=SC2086
+      STARMET_DEV_MAX_GROUPS=$cap run_ok "opencl $tag" "$STARMET" compute $P --devices accel \
+        --sched dmda --output "$T/acc_$tag"
+      # shellcheck disable=SC2086
+      same "opencl vs cpu: $tag" $tol "$T/cpu_$tag.tsv" "$T/acc_$tag.tsv"
+      [ "$(opencl_tasks "$T/acc_$tag.json")" -gt 0 ] && pass || fail "$tag: no task on the OpenCL worker"
+    done
+  done
+done
+
+# SAF: 15 individuals (31 bins: chunks of a 256-thread group hold a row;
+# 150 individuals: several chunks per step), some without data
+for nind in 15 150; do
+  awk -v N=$nind 'BEGIN { srand(11)
+    printf "marker\tallele1\tallele2"; for (i = 0; i < N; i++) printf "\tI%d\tI%d\tI%d", i, i, i
+    printf "\n"
+    for (s = 1; s <= 37; s++) {
+      printf "chr1_%d\t0\t1", 10 * s; f = rand()
+      for (i = 0; i < N; i++) {
+        if (s == 5 || rand() < 0.1) { printf "\t0.333333\t0.333333\t0.333333"; continue }
+        g = (rand() < f) + (rand() < f); a = 0.01 + (g == 0) * rand(); b = 0.01 + (g == 1) * rand()
+        c = 0.01 + (g == 2) * rand(); printf "\t%.6f\t%.6f\t%.6f", a, b, c }
+      printf "\n" } }' > "$T/g$nind.beagle"
+  STARPU_NOPENCL=0 run_ok "maf cpu $nind" "$STARMET" maf --input "$T/g$nind.beagle" \
+    --output "$T/mc$nind" --block-size 5 --quiet
+  for cap in "" 2; do
+    STARMET_DEV_MAX_GROUPS=$cap run_ok "maf opencl $nind $cap" "$STARMET" maf \
+      --input "$T/g$nind.beagle" --output "$T/mo$nind$cap" --block-size 5 --devices accel --quiet
+    awk -F'\t' 'FNR == 1 { next } NR == FNR { for (i = 3; i <= NF; i++) v[FNR, i] = $i; next }
+      { for (i = 3; i <= NF; i++) { a = v[FNR, i]; b = $i
+          if (a == "-inf" || b == "-inf") { if (a != b) bad = 1; continue }
+          d = a - b; if (d < 0) d = -d; m = (a < 0 ? -a : a); if (d > 1e-12 * (m > 1 ? m : 1)) bad = 1 } }
+      END { exit bad }' "$T/mc$nind.saf.tsv" "$T/mo$nind$cap.saf.tsv" && pass ||
+      fail "maf: the OpenCL SAF of $nind individuals (cap $cap) differs from the CPU's beyond 1e-12"
+    [ "$(opencl_tasks "$T/mo$nind$cap.json")" -gt 0 ] && pass || fail "maf $nind: no task on OpenCL"
+  done
+done
+expect_error "maf accel with ref" "only the exact tree" "$T/bad" "$STARMET" maf \
+  --input "$T/g15.beagle" --output "$T/bad" --kernel ref --devices accel
+finish
