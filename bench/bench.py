@@ -159,6 +159,47 @@ class Bench:
                          rate=float(r.get("rate_wall") or r["rate"]), unit=unit,
                          detail="%s on %d x %d tiles of %d fields" % (r["name"], bs, bs, nf))
 
+    def output_runs(self):
+        """Writing results: the same CCC 2-way run (1500 x 1000, every value
+        written) with --output-format none, bin and tsv; the writing rate is
+        values / (wall - wall of none), against the disk's rate for as many
+        bytes written from memory (the limit)."""
+        nv, nf = (1500, 1000) if not self.q else (300, 200)
+        log("== output (ccc 2-way %d x %d, every value written)" % (nv, nf))
+        nvalues = nv * (nv - 1) // 2 * 4
+        walls = {}
+        for fmtname in ("none", "bin", "tsv"):
+            best = None
+            for rep in range(max(2, self.a.run_reps)):
+                out = os.path.join(self.tmp, "out_" + fmtname)
+                t = time.perf_counter()
+                subprocess.run([self.starmet, "compute", "--quiet", "--metric", "ccc",
+                                "--synthetic", "random", "--num-vector", str(nv),
+                                "--num-field", str(nf), "--output", out,
+                                "--output-format", fmtname], env=self.env, check=True,
+                               stdout=subprocess.DEVNULL)
+                w = time.perf_counter() - t
+                best = w if best is None else min(best, w)
+            walls[fmtname] = best
+        for fmtname, ext in (("bin", ".bin"), ("tsv", ".tsv")):
+            path = os.path.join(self.tmp, "out_" + fmtname + ext)
+            size = os.path.getsize(path)
+            # the disk: as many bytes written from memory and flushed to the page cache
+            buf = os.urandom(1 << 20)
+            t = time.perf_counter()
+            with open(os.path.join(self.tmp, "disk"), "wb") as f:
+                for _ in range(size >> 20):
+                    f.write(buf)
+            disk = (size >> 20 << 20) / (time.perf_counter() - t)
+            os.remove(os.path.join(self.tmp, "disk"))
+            extra = walls[fmtname] - walls["none"]
+            rate = nvalues / extra if extra > 0 else None
+            self.add(section="output", name=fmtname, threads=self.ncores, rate=rate,
+                     unit="values/s", limits={"disk": disk * nvalues / size},
+                     detail="%d values, %.0f MB; wall %.2f s vs %.2f s without output; "
+                            "disk %.0f MB/s" % (nvalues, size / 1e6, walls[fmtname],
+                                                walls["none"], disk / 1e6))
+
     # ------------------------------------------------------------ (d)
     def synth(self, args, out):
         subprocess.run([self.starmet, "synth", "--output", out] + args, env=self.env, check=True,
@@ -312,6 +353,9 @@ class Bench:
             elif r["section"] == "run":
                 lim = self.own_limit(r["detail"], r["name"], r["threads"], r.get("limits"))
                 r["ratio"] = r["rate"] / lim if lim else ""
+            elif r["section"] == "output":
+                lim = r["limits"]["disk"]
+                r["ratio"] = r["rate"] / lim if r["rate"] and lim else ""
             elif r["section"] == "run_kernel":
                 run = [x for x in self.rows if x["section"] == "run" and x["name"] == r["name"]]
                 r["ratio"] = run[0]["rate"] / r["rate"] if run else ""
@@ -377,6 +421,16 @@ class Bench:
             L.append("| %s | %s | %s | %s | %s | %s |" % (
                 r["name"], r["detail"], fmt(r["rate"]), pct(r["ratio"]),
                 fmt(k[0]["rate"]) if k else "", pct(k[0]["ratio"]) if k else ""))
+        outs = [r for r in self.rows if r["section"] == "output"]
+        if outs:
+            L.append("\n**Writing results** (CCC 2-way, every value written; rate = values / "
+                     "extra wall time over --output-format none; limit: the disk's rate for "
+                     "the same bytes)\n")
+            L.append("| format | values/s | vs disk | detail |")
+            L.append("| --- | ---: | ---: | --- |")
+            for r in outs:
+                L.append("| %s | %s | %s | %s |" % (r["name"], fmt(r["rate"]), pct(r["ratio"]),
+                                                    r["detail"]))
         # peers
         peers = [r for r in self.rows if r["section"] == "peer"]
         if peers:
@@ -494,6 +548,7 @@ def main():
     b.limits_and_kernels()
     if not a.no_runs:
         b.whole_runs()
+        b.output_runs()
     if not a.no_peers:
         b.peers()
     b.report(argv)

@@ -549,8 +549,11 @@ static sm_err_t run_graph(run_t *r, int progress)
   if (!o->block_size && !r->bs_known) { /* rank 0 decides, every rank uses it */
     size_t bs = o->num_way == 3
                     ? sm_graph_auto_block3(r->vc)
-                    : sm_graph_auto_block(r->vc, (int)starpu_worker_get_count(), emit,
-                                          o->metric == SM_METRIC_CCC);
+                    : sm_graph_auto_block(r->vc, (int)starpu_worker_get_count(),
+                                          o->devices & STARPU_CUDA
+                                              ? (int)starpu_cuda_worker_get_count()
+                                              : 0,
+                                          emit, o->metric == SM_METRIC_CCC);
     sm_mpi_bcast(&bs, sizeof bs);
     r->d.block_size = bs;
   }

@@ -51,8 +51,10 @@ typedef struct sm_graph_stats {
   double t_run;              /* from first insertion to the end */
 } sm_graph_stats_t;
 
-/** Automatic tile size for a partition of nv vectors on nworkers workers. */
-size_t sm_graph_auto_block(size_t nv, int nworkers, int emit, int metric_ccc);
+/** Automatic tile size for a partition of nv vectors on nworkers workers,
+ * ngpus of them GPUs that may run the modified GEMMs (CUDA workers under
+ * --devices all or accel): GPUs get fewer, larger tiles. */
+size_t sm_graph_auto_block(size_t nv, int nworkers, int ngpus, int emit, int metric_ccc);
 
 /** Automatic tile size for a 3-way partition of nv vectors. */
 size_t sm_graph_auto_block3(size_t nv);

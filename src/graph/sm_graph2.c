@@ -13,20 +13,30 @@
 #include "sm_observe.h"
 #include "sm_sched.h"
 
-size_t sm_graph_auto_block(size_t nv, int nworkers, int emit, int metric_ccc)
+size_t sm_graph_auto_block(size_t nv, int nworkers, int ngpus, int emit, int metric_ccc)
 {
   if (nworkers < 1)
     nworkers = 1;
   /* enough tile pairs to keep every worker busy with a few to spare */
   size_t tiles = (size_t)ceil(sqrt(16.0 * nworkers));
-  size_t bs = (nv + tiles - 1) / tiles;
   /* bound the per-block buffers (records are 24 bytes per value) */
-  size_t cap = emit ? (metric_ccc ? 512 : 1024) : 2048;
+  size_t cap = emit ? (metric_ccc ? 512 : 1024) : 2048, floor = 16;
+  if (ngpus > 0) {
+    /* a GPU needs large products to be busy (a 512 x 512 tile pair is a
+     * few microseconds of work for it) and pays a transfer per tile: a
+     * few tile pairs per GPU, tiles of 512 at least */
+    tiles = (size_t)ceil(sqrt(4.0 * ngpus));
+    cap = emit ? (metric_ccc ? 1024 : 2048) : 4096;
+    floor = 512;
+  }
+  size_t bs = (nv + tiles - 1) / tiles;
   if (bs > cap)
     bs = cap;
-  if (bs < 16)
-    bs = 16;
-  return bs;
+  if (bs < floor)
+    bs = floor;
+  if (bs > nv && nv >= 16)
+    bs = nv; /* one tile */
+  return bs < 16 ? 16 : bs;
 }
 
 /* All tasks of one tile pair; num: room for a handle per field slice. */

@@ -9,6 +9,7 @@
 
 #include "sm_bytes.h"
 #include "sm_commit.h"
+#include "sm_fmt.h"
 
 struct sm_maf_writer {
   sm_maf_file_t kind;
@@ -88,8 +89,11 @@ sm_err_t sm_maf_writer_saf(sm_maf_writer_t *w, const char *chrom, uint64_t pos,
   int ok = 1;
   if (w->kind == SM_MAF_FILE_SAF_TSV) {
     ok = fprintf(w->c.f, "%s\t%llu", chrom, (unsigned long long)pos) > 0;
-    for (size_t j = 0; ok && j <= 2 * w->nind; j++)
-      ok = fprintf(w->c.f, "\t%.17g", saf[j]) > 0;
+    char v[SM_FMT_MAX + 1] = "\t"; /* as "\t%.17g" (sm_fmt.h) */
+    for (size_t j = 0; ok && j <= 2 * w->nind; j++) {
+      const size_t n = 1 + sm_fmt_g(v + 1, saf[j], 17);
+      ok = fwrite_unlocked(v, 1, n, w->c.f) == n;
+    }
     ok = ok && fputc('\n', w->c.f) != EOF;
   } else {
     unsigned char h[20];

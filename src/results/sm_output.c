@@ -2,6 +2,8 @@
  * npy matrix) with write-to-temporary-then-rename completion. */
 #include "sm_output.h"
 
+#include "sm_fmt.h"
+
 #include <sys/stat.h>
 
 #include <errno.h>
@@ -339,6 +341,43 @@ sm_err_t sm_writer_open(sm_writer_t **wp, const char *path, const sm_writer_info
   return SM_OK;
 }
 
+/* One TSV line: the vectors' ids, the CCC entry bits, the value (the
+ * float32 value in single precision, as bin and npy hold it), as printf's
+ * "%u" / "%.9g" / "%.17g" would write them (sm_fmt.h), in one write. */
+static int tsv_record(sm_writer_t *w, const sm_rec_t *x, int way, int ccc)
+{
+  enum { NAME_MAX_INLINE = 256 };
+  char line[3 * (NAME_MAX_INLINE + 1) + 3 * 2 + SM_FMT_MAX + 2];
+  size_t len = 0;
+  for (int k = 0; k < way; k++) {
+    if (w->info.names) {
+      const char *name = w->info.names[x->idx[k]];
+      const size_t nl = strlen(name);
+      if (nl <= NAME_MAX_INLINE) {
+        memcpy(line + len, name, nl);
+        len += nl;
+      } else { /* a long name: written as it is */
+        if ((len && fwrite_unlocked(line, 1, len, w->c.f) != len) ||
+            fwrite_unlocked(name, 1, nl, w->c.f) != nl)
+          return 1;
+        len = 0;
+      }
+    } else {
+      len += sm_fmt_u32(line + len, x->idx[k]);
+    }
+    line[len++] = '\t';
+  }
+  if (ccc)
+    for (int k = 0; k < way; k++) {
+      line[len++] = (char)('0' + ((x->entry >> (way - 1 - k)) & 1u));
+      line[len++] = '\t';
+    }
+  len += w->info.single ? sm_fmt_g(line + len, (double)(float)x->value, 9)
+                        : sm_fmt_g(line + len, x->value, 17);
+  line[len++] = '\n';
+  return fwrite_unlocked(line, 1, len, w->c.f) != len; /* one thread writes a file */
+}
+
 sm_err_t sm_writer_put(sm_writer_t *w, const sm_rec_t *rec, size_t n)
 {
   if (w->info.fmt == SM_OUT_NONE || w->failed) {
@@ -352,18 +391,7 @@ sm_err_t sm_writer_put(sm_writer_t *w, const sm_rec_t *rec, size_t n)
     if (w->info.fmt == SM_OUT_NPY) {
       bad = npy_record(w, x);
     } else if (w->info.fmt == SM_OUT_TSV) {
-      for (int k = 0; k < way; k++) {
-        bad |= sm_put_vector_id(w->c.f, w->info.names, x->idx[k]) < 0;
-        bad |= fputc('\t', w->c.f) == EOF;
-      }
-      if (ccc) {
-        for (int k = 0; k < way; k++)
-          bad |= fprintf(w->c.f, "%u\t", (x->entry >> (way - 1 - k)) & 1u) < 0;
-      }
-      if (w->info.single) /* the float32 value, as bin and npy hold it */
-        bad |= fprintf(w->c.f, "%.9g\n", (double)(float)x->value) < 0;
-      else
-        bad |= fprintf(w->c.f, "%.17g\n", x->value) < 0;
+      bad = tsv_record(w, x, way, ccc);
     } else {
       unsigned char b[32];
       size_t len = 0;

@@ -269,6 +269,25 @@ START_TEST(graph3_vs_ref)
 }
 END_TEST
 
+/* The automatic 2-way tile size: CPU workers share many tiles, bounded by
+ * the record buffers; GPUs get a few large tiles each. */
+START_TEST(auto_block)
+{
+  /* 2 CPU workers: ceil(sqrt(32)) = 6 tiles a side */
+  ck_assert_uint_eq(sm_graph_auto_block(600, 2, 0, 1, 1), 100);
+  ck_assert_uint_eq(sm_graph_auto_block(40000, 2, 0, 1, 1), 512);  /* CCC records */
+  ck_assert_uint_eq(sm_graph_auto_block(40000, 2, 0, 1, 0), 1024); /* Czekanowski */
+  ck_assert_uint_eq(sm_graph_auto_block(40000, 2, 0, 0, 1), 2048); /* no records */
+  ck_assert_uint_eq(sm_graph_auto_block(50, 2, 0, 1, 1), 16);
+  /* with GPUs: ceil(sqrt(4 g)) tiles a side, at least 512 (or every vector) */
+  ck_assert_uint_eq(sm_graph_auto_block(40000, 3, 1, 1, 1), 1024);
+  ck_assert_uint_eq(sm_graph_auto_block(40000, 3, 1, 0, 1), 4096);
+  ck_assert_uint_eq(sm_graph_auto_block(6000, 10, 8, 0, 1), 1000);
+  ck_assert_uint_eq(sm_graph_auto_block(3000, 10, 8, 0, 1), 512);
+  ck_assert_uint_eq(sm_graph_auto_block(300, 3, 1, 1, 1), 300);
+}
+END_TEST
+
 static Suite *graph_suite(void)
 {
   Suite *s = suite_create("graph");
@@ -276,6 +295,7 @@ static Suite *graph_suite(void)
   tcase_set_timeout(tc, 600);
   tcase_add_loop_test(tc, graph_vs_ref, 0, (int)(sizeof problems / sizeof problems[0]));
   tcase_add_test(tc, graph_analytic_and_tiny);
+  tcase_add_test(tc, auto_block);
   tcase_add_loop_test(tc, graph3_vs_ref, 0, (int)(sizeof problems / sizeof problems[0]));
   suite_add_tcase(s, tc);
   return s;

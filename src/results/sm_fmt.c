@@ -1,0 +1,153 @@
+/* sm_fmt.c: decimal text of values and indices without printf, byte for
+ * byte what printf's "%.9g" / "%.17g" and "%u" write (glibc, round to
+ * nearest). The digits come from exact integer arithmetic: a double is
+ * m 2^e with an integer m < 2^53, so m 5^k fits 128 bits for k <= 27, and
+ * scaling by 2^(k+e) with round-half-even gives printf's correctly rounded
+ * digits. Values outside that range (|v| >= 10^prec or tiny ones) go to
+ * snprintf; metric values never are. */
+#include "sm_fmt.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef unsigned __int128 u128;
+
+/* 10^n, n <= 19 */
+static uint64_t pow10u(int n)
+{
+  uint64_t p = 1;
+  while (n-- > 0)
+    p *= 10;
+  return p;
+}
+
+/* x 10^k for x = m 2^e, 0 <= k <= 27: *fl its integer part, returned
+ * rounded half to even; -1 when that would not fit 63 bits. */
+static int64_t scaled(uint64_t m, int e, int k, int64_t *fl)
+{
+  static const uint64_t pow5[28] = {
+      1ull, 5ull, 25ull, 125ull, 625ull, 3125ull, 15625ull, 78125ull, 390625ull,
+      1953125ull, 9765625ull, 48828125ull, 244140625ull, 1220703125ull, 6103515625ull,
+      30517578125ull, 152587890625ull, 762939453125ull, 3814697265625ull,
+      19073486328125ull, 95367431640625ull, 476837158203125ull, 2384185791015625ull,
+      11920928955078125ull, 59604644775390625ull, 298023223876953125ull,
+      1490116119384765625ull, 7450580596923828125ull};
+  const u128 x = (u128)m * pow5[k]; /* < 2^116 */
+  int s = k + e;               /* x 2^s */
+  if (s >= 0) {
+    if (s > 62 || x >> (63 - s))
+      return -1;
+    *fl = (int64_t)(x << s);
+    return *fl;
+  }
+  s = -s;
+  if (s >= 120) {
+    *fl = 0;
+    return 0;
+  }
+  const u128 q = x >> s, r = x - (q << s), half = (u128)1 << (s - 1);
+  if (q >> 62)
+    return -1;
+  *fl = (int64_t)q;
+  return (int64_t)q + (r > half || (r == half && (q & 1)));
+}
+
+static size_t fallback(char *buf, double v, int prec)
+{
+  int n = snprintf(buf, SM_FMT_MAX, "%.*g", prec, v);
+  return n < 0 ? 0 : (size_t)n;
+}
+
+size_t sm_fmt_g(char *buf, double v, int prec)
+{
+  if (!isfinite(v) || v == 0.0 || prec < 1 || prec > 17)
+    return fallback(buf, v, prec);
+  char *p = buf;
+  double a = v;
+  if (signbit(v)) {
+    *p++ = '-';
+    a = -v;
+  }
+  int ex;
+  const double f = frexp(a, &ex); /* a = f 2^ex, f in [0.5, 1) */
+  const uint64_t m = (uint64_t)ldexp(f, 53);
+  const int e = ex - 53;
+  /* floor((ex - 1) log10 2) <= log10(a) < that + 1: one off at most, fixed
+   * below (78913 / 2^18 is log10 2 to 6 digits, exact enough for |ex| < 1100) */
+  int d = (int)(((int64_t)(ex - 1) * 78913) >> 18);
+  const uint64_t lo = pow10u(prec - 1), hi = pow10u(prec);
+  /* the decimal exponent d: 10^d <= a < 10^(d+1), from the integer part of
+   * a 10^(prec-1-d) (exact), then the digits rounded */
+  int64_t n = -1, fl = 0;
+  for (int tries = 0;; tries++) {
+    const int k = prec - 1 - d;
+    if (tries == 4 || k < 0 || k > 27 || (n = scaled(m, e, k, &fl)) < 0)
+      return fallback(buf, v, prec);
+    if ((uint64_t)fl < lo)
+      d--;
+    else if ((uint64_t)fl >= hi)
+      d++;
+    else
+      break;
+  }
+  if ((uint64_t)n == hi) { /* rounded up to the next power of ten */
+    n = (int64_t)lo;
+    d++;
+  }
+  /* the prec digits of n */
+  char dig[20];
+  for (int i = prec - 1; i >= 0; i--) {
+    dig[i] = (char)('0' + n % 10);
+    n /= 10;
+  }
+  int nd = prec; /* without trailing zeros (%g drops them) */
+  while (nd > 1 && dig[nd - 1] == '0')
+    nd--;
+  if (d < -4 || d >= prec) { /* d.ddde+XX */
+    *p++ = dig[0];
+    if (nd > 1) {
+      *p++ = '.';
+      memcpy(p, dig + 1, (size_t)nd - 1);
+      p += nd - 1;
+    }
+    *p++ = 'e';
+    *p++ = d < 0 ? '-' : '+';
+    int x = d < 0 ? -d : d;
+    if (x >= 100)
+      *p++ = (char)('0' + x / 100);
+    *p++ = (char)('0' + x / 10 % 10);
+    *p++ = (char)('0' + x % 10);
+  } else if (d >= 0) { /* ddd.ddd */
+    for (int i = 0; i <= d; i++)
+      *p++ = i < nd ? dig[i] : '0';
+    if (nd > d + 1) {
+      *p++ = '.';
+      memcpy(p, dig + d + 1, (size_t)(nd - d - 1));
+      p += nd - d - 1;
+    }
+  } else { /* 0.000ddd */
+    *p++ = '0';
+    *p++ = '.';
+    for (int i = 0; i < -d - 1; i++)
+      *p++ = '0';
+    memcpy(p, dig, (size_t)nd);
+    p += nd;
+  }
+  *p = '\0';
+  return (size_t)(p - buf);
+}
+
+size_t sm_fmt_u32(char *buf, uint32_t x)
+{
+  char t[10];
+  int n = 0;
+  do {
+    t[n++] = (char)('0' + x % 10);
+    x /= 10;
+  } while (x);
+  for (int i = 0; i < n; i++)
+    buf[i] = t[n - 1 - i];
+  buf[n] = '\0';
+  return (size_t)n;
+}
