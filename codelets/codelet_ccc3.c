@@ -14,9 +14,13 @@ static void cpu_ccc3(void *buffers[], void *cl_arg)
   const ccc3_args_t *a = cl_arg;
   const sm_cl_mat_t A = sm_cl_mat(buffers, 0), X = sm_cl_mat(buffers, 1);
   const sm_cl_mat_t Y = sm_cl_mat(buffers, 2), N = sm_cl_mat(buffers, 3);
-  (sm_cl_kernel == SM_KERNEL_REF ? sm_kern_ccc3_ref : sm_kern_ccc3_popc)(
-      a->g, X.ny, Y.ny, a->nf, sm_cl_mat_row(A, a->a_off), A.ld, X.ptr, X.ld, Y.ptr, Y.ld,
-      a->sparse, N.ptr);
+  if (sm_cl_kernel == SM_KERNEL_REF)
+    sm_kern_ccc3_ref(a->g, X.ny, Y.ny, a->nf, sm_cl_mat_row(A, a->a_off), A.ld, X.ptr,
+                     X.ld, Y.ptr, Y.ld, a->sparse, N.ptr);
+  else /* on the 2-way kernel --kernel picks (SIMD) */
+    sm_kern_ccc3_on(sm_cl_ccc2(a->sparse), a->g, X.ny, Y.ny, a->nf,
+                    sm_cl_mat_row(A, a->a_off), A.ld, X.ptr, X.ld, Y.ptr, Y.ld, a->sparse,
+                    N.ptr);
 }
 
 #ifdef STARPU_USE_OPENCL

@@ -16,10 +16,13 @@ typedef struct czek3_args {
     const czek3_args_t *a = cl_arg;                                                      \
     const sm_cl_mat_t A = sm_cl_mat(buffers, 0), X = sm_cl_mat(buffers, 1);              \
     const sm_cl_mat_t Y = sm_cl_mat(buffers, 2), N = sm_cl_mat(buffers, 3);              \
-    (sm_cl_kernel == SM_KERNEL_REF ? sm_kern_czek3_ref_##SFX                             \
-                                   : sm_kern_czek3_blocked_##SFX)(                       \
-        a->g, X.ny, Y.ny, a->nf, sm_cl_mat_row(A, a->a_off), A.ld, X.ptr, X.ld, Y.ptr,   \
-        Y.ld, N.ptr);                                                                    \
+    if (sm_cl_kernel == SM_KERNEL_REF)                                                   \
+      sm_kern_czek3_ref_##SFX(a->g, X.ny, Y.ny, a->nf, sm_cl_mat_row(A, a->a_off), A.ld, \
+                              X.ptr, X.ld, Y.ptr, Y.ld, N.ptr);                          \
+    else /* on the 2-way kernel --kernel picks (SIMD) */                                 \
+      sm_kern_czek3_on_##SFX(sm_cl_czek2_##SFX(), a->g, X.ny, Y.ny, a->nf,               \
+                             sm_cl_mat_row(A, a->a_off), A.ld, X.ptr, X.ld, Y.ptr, Y.ld, \
+                             N.ptr);                                                     \
   }
 #define SM_CZEK3_CUDA(SFX)                                                               \
   static void cuda_czek3_##SFX(void *buffers[], void *cl_arg)                            \

@@ -106,10 +106,24 @@ const char *sm_codelets_kernel_name(const char *family)
     snprintf(both, sizeof both, "%s (dense), %s (sparse)", d, sp);
     return both;
   }
-  if (!strncmp(family, "czek3", 5))
-    return ref ? "sm_kern_czek3_ref" : "sm_kern_czek3_blocked";
-  if (!strncmp(family, "ccc3", 4))
-    return ref ? "sm_kern_ccc3_ref" : "sm_kern_ccc3_popc";
+  if (ref)
+    return !strncmp(family, "czek3", 5)  ? "sm_kern_czek3_ref"
+           : !strncmp(family, "ccc3", 4) ? "sm_kern_ccc3_ref"
+                                         : "unknown";
+  /* 3-way planes run on the 2-way kernel of the run's precision or method */
+  static char on[128];
+  if (!strncmp(family, "czek3", 5)) {
+    const char *k2 =
+        sm_codelets_kernel_name(!strcmp(family, "czek3_s") ? "czek2_s" : "czek2_d");
+    snprintf(on, sizeof on, "sm_kern_czek3 on %s", k2);
+    return on;
+  }
+  if (!strncmp(family, "ccc3", 4)) {
+    snprintf(
+        on, sizeof on, "sm_kern_ccc3 on %s",
+        sm_codelets_kernel_name(!strcmp(family, "ccc3_sparse") ? "ccc2_sparse" : "ccc2"));
+    return on;
+  }
   return "unknown";
 }
 

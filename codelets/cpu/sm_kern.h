@@ -75,6 +75,28 @@ void sm_kern_ccc3_popc(size_t g, size_t mx, size_t my, size_t nf, const uint64_t
                        size_t ldp, const uint64_t *X, size_t ldx, const uint64_t *Y,
                        size_t ldy, int sparse, uint32_t *out);
 
+/* The same planes on any 2-way kernel of the family (the SIMD ones too):
+ * per plane p, Czekanowski runs kern2 on X' = min(p, X) against Y; CCC on
+ * X masked to each part of p's fields (the fields outside the part made
+ * missing, sparse, or 0 copies, dense: they add nothing) against Y, the
+ * 2-way moments then placed in the 3-way layout. The portable kernel runs
+ * where memory for X' is refused. */
+typedef void (*sm_czek2_d_kern_fn)(size_t, size_t, size_t, const double *, size_t,
+                                   const double *, size_t, double *, size_t);
+typedef void (*sm_czek2_s_kern_fn)(size_t, size_t, size_t, const float *, size_t,
+                                   const float *, size_t, float *, size_t);
+typedef void (*sm_ccc2_kern_fn)(size_t, size_t, size_t, const uint64_t *, size_t,
+                                const uint64_t *, size_t, int, uint32_t *, size_t);
+void sm_kern_czek3_on_d(sm_czek2_d_kern_fn kern2, size_t g, size_t mx, size_t my,
+                        size_t k, const double *P, size_t ldp, const double *X,
+                        size_t ldx, const double *Y, size_t ldy, double *out);
+void sm_kern_czek3_on_s(sm_czek2_s_kern_fn kern2, size_t g, size_t mx, size_t my,
+                        size_t k, const float *P, size_t ldp, const float *X, size_t ldx,
+                        const float *Y, size_t ldy, float *out);
+void sm_kern_ccc3_on(sm_ccc2_kern_fn kern2, size_t g, size_t mx, size_t my, size_t nf,
+                     const uint64_t *P, size_t ldp, const uint64_t *X, size_t ldx,
+                     const uint64_t *Y, size_t ldy, int sparse, uint32_t *out);
+
 /* ---- field-axis reduction: y[x] += a[x] */
 void sm_kern_add_f64(size_t n, const double *a, double *y);
 void sm_kern_add_f32(size_t n, const float *a, float *y);
@@ -114,10 +136,6 @@ int sm_kern_verify_ccc2(size_t m, size_t n, size_t nf, const uint64_t *A, size_t
                         const uint64_t *B, size_t ldb, int sparse, const uint32_t *C,
                         size_t ldc);
 /* Czekanowski 2-way: kern recomputes the block (the kernel the run uses). */
-typedef void (*sm_czek2_d_kern_fn)(size_t, size_t, size_t, const double *, size_t,
-                                   const double *, size_t, double *, size_t);
-typedef void (*sm_czek2_s_kern_fn)(size_t, size_t, size_t, const float *, size_t,
-                                   const float *, size_t, float *, size_t);
 int sm_kern_verify_czek2_d(size_t m, size_t n, size_t k, const double *A, size_t lda,
                            const double *B, size_t ldb, const double *C, size_t ldc,
                            sm_czek2_d_kern_fn kern);

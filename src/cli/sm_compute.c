@@ -534,10 +534,11 @@ static sm_err_t setup_codelets(run_t *r)
                  "OpenCL device set STARPU_OPENCL_ON_CPUS=1 and STARPU_NOPENCL=1)");
     err = SM_ERUNTIME;
   }
+  const int ccc = o->metric == SM_METRIC_CCC;
   r->sum.kernel = sm_codelets_kernel_name(
-      o->num_way == 3
-          ? (o->metric == SM_METRIC_CCC ? "ccc3" : "czek3")
-          : (o->metric == SM_METRIC_CCC ? "ccc2" : (o->single ? "czek2_s" : "czek2_d")));
+      o->num_way == 3 ? (ccc ? (r->sparse ? "ccc3_sparse" : "ccc3")
+                             : (o->single ? "czek3_s" : "czek3_d"))
+                      : (ccc ? "ccc2" : (o->single ? "czek2_s" : "czek2_d")));
   return err;
 }
 

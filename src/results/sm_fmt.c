@@ -26,15 +26,36 @@ static uint64_t pow10u(int n)
  * rounded half to even; -1 when that would not fit 63 bits. */
 static int64_t scaled(uint64_t m, int e, int k, int64_t *fl)
 {
-  static const uint64_t pow5[28] = {
-      1ull, 5ull, 25ull, 125ull, 625ull, 3125ull, 15625ull, 78125ull, 390625ull,
-      1953125ull, 9765625ull, 48828125ull, 244140625ull, 1220703125ull, 6103515625ull,
-      30517578125ull, 152587890625ull, 762939453125ull, 3814697265625ull,
-      19073486328125ull, 95367431640625ull, 476837158203125ull, 2384185791015625ull,
-      11920928955078125ull, 59604644775390625ull, 298023223876953125ull,
-      1490116119384765625ull, 7450580596923828125ull};
+  static const uint64_t pow5[28] = {1ull,
+                                    5ull,
+                                    25ull,
+                                    125ull,
+                                    625ull,
+                                    3125ull,
+                                    15625ull,
+                                    78125ull,
+                                    390625ull,
+                                    1953125ull,
+                                    9765625ull,
+                                    48828125ull,
+                                    244140625ull,
+                                    1220703125ull,
+                                    6103515625ull,
+                                    30517578125ull,
+                                    152587890625ull,
+                                    762939453125ull,
+                                    3814697265625ull,
+                                    19073486328125ull,
+                                    95367431640625ull,
+                                    476837158203125ull,
+                                    2384185791015625ull,
+                                    11920928955078125ull,
+                                    59604644775390625ull,
+                                    298023223876953125ull,
+                                    1490116119384765625ull,
+                                    7450580596923828125ull};
   const u128 x = (u128)m * pow5[k]; /* < 2^116 */
-  int s = k + e;               /* x 2^s */
+  int s = k + e;                    /* x 2^s */
   if (s >= 0) {
     if (s > 62 || x >> (63 - s))
       return -1;

@@ -33,10 +33,10 @@ static void check(double v, int prec)
 
 START_TEST(like_printf_g)
 {
-  static const double special[] = {1,         0.5,   0.1,    0.2,     1.0 / 3,  2.0 / 3,
-                                   4.5,       1e-4,  1e-5,   1e16,    1e17,     123456789,
-                                   999999999.5, 0.125, -0.75, 12345.678, 5e-324,  1e300,
-                                   0.0,       -0.0,  INFINITY, -INFINITY, NAN,   0.9999999999999999};
+  static const double special[] = {
+      1,      0.5,   0.1,  0.2,       1.0 / 3,     2.0 / 3,   4.5,   1e-4,
+      1e-5,   1e16,  1e17, 123456789, 999999999.5, 0.125,     -0.75, 12345.678,
+      5e-324, 1e300, 0.0,  -0.0,      INFINITY,    -INFINITY, NAN,   0.9999999999999999};
   for (size_t i = 0; i < sizeof special / sizeof special[0]; i++)
     for (int p = 1; p <= 17; p++) {
       check(special[i], p);
@@ -75,8 +75,9 @@ START_TEST(like_printf_u)
   static const uint32_t special[] = {0, 1, 9, 10, 99, 100, 4294967295u, 1000000000u};
   char want[16], got[16];
   for (size_t i = 0; i < sizeof special / sizeof special[0] + 100000; i++) {
-    const uint32_t x =
-        i < sizeof special / sizeof special[0] ? special[i] : (uint32_t)(next() >> (i % 32));
+    const uint32_t x = i < sizeof special / sizeof special[0]
+                           ? special[i]
+                           : (uint32_t)(next() >> (i % 32));
     snprintf(want, sizeof want, "%u", x);
     ck_assert_uint_eq(sm_fmt_u32(got, x), strlen(want));
     ck_assert_str_eq(got, want);

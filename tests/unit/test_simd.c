@@ -5,6 +5,7 @@
  * (same sums in the same order), CCC moments equal. Kernels this CPU cannot
  * run are skipped (said on stdout). */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sm_cpu.h"
@@ -308,6 +309,84 @@ START_TEST(sums_ccc_vs_loops)
 }
 END_TEST
 
+/* ---- 3-way planes on every 2-way kernel this CPU runs: identical to the
+ * reference (CCC moments; Czekanowski on integer values, exact whatever
+ * the order of the sums) on odd sizes, for each --kernel choice. */
+static void fill3(uint64_t *x, size_t m, size_t nf, size_t ld)
+{
+  memset(x, 0, m * ld * sizeof *x);
+  static const unsigned codes[4] = {0, 1, 3, 2};
+  for (size_t i = 0; i < m; i++)
+    for (size_t q = 0; q < nf; q++)
+      x[i * ld + q / 32] |= (uint64_t)codes[xr() % (i % 3 ? 4 : 3)] << (2 * (q % 32));
+}
+
+START_TEST(planes3_on_2way_kernels)
+{
+  static const size_t shapes[][4] = {{1, 1, 1, 1},     {2, 3, 5, 31},    {3, 7, 9, 33},
+                                     {2, 17, 33, 600}, {4, 9, 17, 1100}, {1, 33, 8, 64}};
+  for (int v = SM_KVAR_AUTO + 1; sm_kern_variant_name((sm_kvar_t)v); v++) {
+    sm_ccc2_fn fc;
+    sm_czek2_d_fn fd;
+    sm_czek2_s_fn fs;
+    for (size_t c = 0; c < sizeof shapes / sizeof shapes[0]; c++) {
+      const size_t g = shapes[c][0], mx = shapes[c][1], my = shapes[c][2],
+                   nf = shapes[c][3];
+      const size_t ld = (nf + 31) / 32 + 1;
+      uint64_t *P = malloc(g * ld * 8), *X = malloc(mx * ld * 8),
+               *Y = malloc(my * ld * 8);
+      fill3(P, g, nf, ld);
+      fill3(X, mx, nf, ld);
+      fill3(Y, my, nf, ld);
+      for (int sparse = 0; sparse < 2; sparse++) {
+        const char *name = sm_kern_pick_ccc2((sm_kvar_t)v, sparse, &fc);
+        if (!name)
+          continue;
+        const size_t n = g * mx * my * SM_CCC3_NMOM(sparse);
+        uint32_t *o1 = calloc(n, 4), *o2 = calloc(n, 4);
+        sm_kern_ccc3_ref(g, mx, my, nf, P, ld, X, ld, Y, ld, sparse, o1);
+        sm_kern_ccc3_on(fc, g, mx, my, nf, P, ld, X, ld, Y, ld, sparse, o2);
+        for (size_t x = 0; x < n; x++)
+          ck_assert_msg(o1[x] == o2[x],
+                        "ccc3 on %s, %zux%zux%zu nf=%zu sparse=%d [%zu]: %u vs %u", name,
+                        g, mx, my, nf, sparse, x, o1[x], o2[x]);
+        free(o1), free(o2);
+      }
+      free(P), free(X), free(Y);
+      const size_t k = nf, ldk = k + 3;
+      double *Pd = malloc(g * ldk * 8), *Xd = malloc(mx * ldk * 8),
+             *Yd = malloc(my * ldk * 8);
+      double *d1 = malloc(g * mx * my * 8), *d2 = malloc(g * mx * my * 8);
+      float *Pf = malloc(g * ldk * 4), *Xf = malloc(mx * ldk * 4),
+            *Yf = malloc(my * ldk * 4);
+      float *f1 = malloc(g * mx * my * 4), *f2 = malloc(g * mx * my * 4);
+      for (size_t q = 0; q < g * ldk; q++)
+        Pf[q] = (float)(Pd[q] = (double)(xr() % 1000));
+      for (size_t q = 0; q < mx * ldk; q++)
+        Xf[q] = (float)(Xd[q] = (double)(xr() % 1000));
+      for (size_t q = 0; q < my * ldk; q++)
+        Yf[q] = (float)(Yd[q] = (double)(xr() % 1000));
+      const char *nd = sm_kern_pick_czek2_d((sm_kvar_t)v, &fd);
+      if (nd) {
+        sm_kern_czek3_ref_d(g, mx, my, k, Pd, ldk, Xd, ldk, Yd, ldk, d1);
+        sm_kern_czek3_on_d(fd, g, mx, my, k, Pd, ldk, Xd, ldk, Yd, ldk, d2);
+        ck_assert_msg(!memcmp(d1, d2, g * mx * my * 8), "czek3_d on %s, shape %zu", nd,
+                      c);
+      }
+      const char *ns = sm_kern_pick_czek2_s((sm_kvar_t)v, &fs);
+      if (ns) {
+        sm_kern_czek3_ref_s(g, mx, my, k, Pf, ldk, Xf, ldk, Yf, ldk, f1);
+        sm_kern_czek3_on_s(fs, g, mx, my, k, Pf, ldk, Xf, ldk, Yf, ldk, f2);
+        ck_assert_msg(!memcmp(f1, f2, g * mx * my * 4), "czek3_s on %s, shape %zu", ns,
+                      c);
+      }
+      free(Pd), free(Xd), free(Yd), free(d1), free(d2);
+      free(Pf), free(Xf), free(Yf), free(f1), free(f2);
+    }
+  }
+}
+END_TEST
+
 START_TEST(pick_follows_cpu)
 {
   const sm_cpu_t *cpu = sm_cpu_get();
@@ -350,6 +429,7 @@ static Suite *simd_suite(void)
   tcase_add_test(tc, i8tile_vs_ref);
   tcase_add_test(tc, sums_ccc_vs_loops);
   tcase_add_test(tc, pick_follows_cpu);
+  tcase_add_test(tc, planes3_on_2way_kernels);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -22,9 +22,9 @@
           out[(a * mx + x) * my + y] = s;                                                \
         }                                                                                \
   }                                                                                      \
-  void sm_kern_czek3_blocked_##SFX(size_t g, size_t mx, size_t my, size_t k, const T *P, \
-                                   size_t ldp, const T *X, size_t ldx, const T *Y,       \
-                                   size_t ldy, T *out)                                   \
+  void sm_kern_czek3_on_##SFX(sm_czek2_##SFX##_kern_fn kern2, size_t g, size_t mx,       \
+                              size_t my, size_t k, const T *P, size_t ldp, const T *X,   \
+                              size_t ldx, const T *Y, size_t ldy, T *out)                \
   {                                                                                      \
     T *Z = malloc((mx ? mx : 1) * ldx * sizeof(T));                                      \
     if (!Z) {                                                                            \
@@ -33,14 +33,24 @@
     }                                                                                    \
     for (size_t a = 0; a < g; a++) {                                                     \
       const T *p = P + a * ldp;                                                          \
-      for (size_t x = 0; x < mx; x++)                                                    \
+      for (size_t x = 0; x < mx; x++) {                                                  \
         for (size_t q = 0; q < k; q++) {                                                 \
           T u = p[q], v = X[x * ldx + q];                                                \
           Z[x * ldx + q] = u < v ? u : v;                                                \
         }                                                                                \
-      sm_kern_czek2_blocked_##SFX(mx, my, k, Z, ldx, Y, ldy, out + a * mx * my, my);     \
+        for (size_t q = k; q < ldx; q++) /* the padding SIMD kernels may read */         \
+          Z[x * ldx + q] = 0;                                                            \
+      }                                                                                  \
+      kern2(mx, my, k, Z, ldx, Y, ldy, out + a * mx * my, my);                           \
     }                                                                                    \
     free(Z);                                                                             \
+  }                                                                                      \
+  void sm_kern_czek3_blocked_##SFX(size_t g, size_t mx, size_t my, size_t k, const T *P, \
+                                   size_t ldp, const T *X, size_t ldx, const T *Y,       \
+                                   size_t ldy, T *out)                                   \
+  {                                                                                      \
+    sm_kern_czek3_on_##SFX(sm_kern_czek2_blocked_##SFX, g, mx, my, k, P, ldp, X, ldx, Y, \
+                           ldy, out);                                                    \
   }
 
 SM_DEF_CZEK3(double, d)
