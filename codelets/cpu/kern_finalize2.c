@@ -1,6 +1,13 @@
 /* kern_finalize2.c: metric values of a 2-way block from its numerators and
  * vector sums, thresholding and the checksum (kern_finalize_impl.h), and
  * the field-axis reductions. */
+/* The whole file (the inline formulas too, so that they still inline) at
+ * -O3, where GCC vectorizes loops; no-trapping-math lets it if-convert the
+ * comparisons of the checksum's exact rounding (sm_cksum_q): no value
+ * changes. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("O3", "no-trapping-math")
+#endif
 #include "kern_finalize_impl.h"
 #include "sm_formulas.h"
 #include "sm_kern.h"
@@ -47,11 +54,163 @@ static void offer_ccc(const sm_topk_spec_t *t, sm_topk_ent_t *row, sm_topk_ent_t
   sm_topk_offer(col, t->k, gi, ec, v[swap_entry(ec)]);
 }
 
+/* ---- the block without top-k, a row's pairs at a time in chunks: the
+ * values, then every value's checksum term in loops the compiler
+ * vectorizes (the terms are integers: the order of the sums does not
+ * matter), then, only when records or histogram counts are wanted, a
+ * pass that keeps values in the same (row, column, entry) order as the
+ * loop above. */
+enum { CHUNK = 256 };
+
+/* Clones for the widest ISA the CPU reports (vectorized conversions). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define SM_FIN_CLONES                                                                    \
+  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define SM_FIN_CLONES
+#endif
+
+/* Checksum terms of nv values v[e * CHUNK + c] (entries e < ne, columns c
+ * < nc) with keys key[c]: the fixed-point sum kept as sums of its 32-bit
+ * halves, the hash, added to ck. */
+SM_FIN_CLONES
+static void cksum_chunk(sm_cksum_t *ck, const double *v, const uint64_t *key, uint32_t nc,
+                        uint32_t ne, const uint32_t *ent)
+{
+  uint64_t lo = 0, hash = 0;
+  int64_t hi = 0, q[CHUNK];
+  for (uint32_t e = 0; e < ne; e++) {
+    const uint64_t step = (uint64_t)ent[e] * SM_CKSUM_ENTRY_STEP;
+    const double *ve = v + (size_t)e * CHUNK;
+    for (uint32_t c = 0; c < nc; c++)
+      q[c] = sm_cksum_q(ve[c]);
+    for (uint32_t c = 0; c < nc; c++) {
+      lo += (uint64_t)q[c] & 0xffffffffu;
+      hi += q[c] >> 32;
+      hash += (uint64_t)q[c] * ((key[c] + step) | 1);
+    }
+  }
+  /* the sum: hi 2^32 + lo, sign-extended to 128 bits */
+  const unsigned __int128 add =
+      (unsigned __int128)((__int128)hi * 4294967296 + (__int128)lo);
+  const unsigned __int128 cur = ((unsigned __int128)ck->sum_hi << 64) | ck->sum_lo;
+  const unsigned __int128 sum = cur + add;
+  ck->sum_lo = (uint64_t)sum;
+  ck->sum_hi = (uint64_t)(sum >> 64);
+  ck->hash += hash;
+  ck->count += (uint64_t)nc * ne;
+}
+
+/* Keys of the pairs (row gi, columns gj0 + c), as written (swapped below
+ * the diagonal). */
+SM_FIN_CLONES
+static void keys_chunk(uint64_t *key, uint32_t gi, uint32_t gj0, uint32_t nc, int swap)
+{
+  for (uint32_t c = 0; c < nc; c++) {
+    const uint64_t a = swap ? gj0 + c : gi, b = swap ? gi : gj0 + c;
+    key[c] = sm_mix64(sm_mix64((a << 32) | b) ^ 0xffffffffu);
+  }
+}
+
+/* CCC values of row i, columns j0 .. j0 + nc - 1: v[e * CHUNK + c]. */
+SM_FIN_CLONES
+static void ccc_chunk(const sm_fin2_args_t *a, const uint32_t *restrict mom,
+                      const uint32_t *restrict si, const uint32_t *restrict sj,
+                      uint32_t nc, double *restrict v)
+{
+  /* one loop per method: no branch inside, so that it vectorizes; the
+   * arguments in locals (v may not alias them) */
+  const double mult = a->ccc_mult, param = a->ccc_param;
+  const uint64_t nf = a->nf, s1i = si[0], ci = si[1];
+  if (a->sparse)
+    for (uint32_t c = 0; c < nc; c++) {
+      const uint32_t *m = mom + (size_t)c * 4;
+      uint64_t t[4];
+      double x[4];
+      sm_ccc2_tally(m[0], m[1], m[2], m[3], t);
+      sm_ccc2_values(t, s1i, sj[2 * c], ci, sj[2 * c + 1], nf, 0, mult, param, x);
+      for (int e = 0; e < 4; e++)
+        v[e * CHUNK + c] = x[e];
+    }
+  else
+    for (uint32_t c = 0; c < nc; c++) {
+      uint64_t t[4];
+      double x[4];
+      sm_ccc2_tally(mom[c], s1i, sj[2 * c], nf, t);
+      sm_ccc2_values(t, s1i, sj[2 * c], ci, sj[2 * c + 1], nf, 1, mult, param, x);
+      for (int e = 0; e < 4; e++)
+        v[e * CHUNK + c] = x[e];
+    }
+}
+
+/* Czekanowski values of row i, columns j0 .. j0 + nc - 1. */
+SM_FIN_CLONES
+static void czek_chunk(const sm_fin2_args_t *a, const void *num, const void *si,
+                       const void *sj, uint32_t nc, double *v)
+{
+  if (a->single)
+    for (uint32_t c = 0; c < nc; c++)
+      v[c] =
+          sm_f_czek2(((const float *)num)[c], *(const float *)si, ((const float *)sj)[c]);
+  else
+    for (uint32_t c = 0; c < nc; c++)
+      v[c] = sm_f_czek2(((const double *)num)[c], *(const double *)si,
+                        ((const double *)sj)[c]);
+}
+
+static void finalize2_rows(const sm_fin2_args_t *a, const void *num, size_t ldnum,
+                           const void *sums_i, const void *sums_j, sm_recbuf_t *out)
+{
+  const int ccc = a->metric == 1, ne = ccc ? 4 : 1;
+  const size_t es = ccc ? 4 : a->single ? 4 : 8; /* numerator and sum elements */
+  const size_t nm = ccc ? (size_t)SM_CCC2_NMOM(a->sparse) : 1, ns = ccc ? 2 : 1;
+  uint32_t ent[4];
+  for (uint32_t e = 0; e < 4; e++)
+    ent[e] = a->swap ? swap_entry(e) : e; /* entries as written */
+  const int emit = a->emit || a->hist.bins;
+  double vals[4];                              /* one pair's values */
+  const double *per_entry = ccc ? vals : NULL; /* for per-entry thresholds */
+  double v[4 * CHUNK];
+  uint64_t key[CHUNK];
+  for (uint32_t i = 0; i < a->m; i++) {
+    const uint32_t gi = a->i0 + i;
+    for (uint32_t j0 = a->diag ? i + 1 : 0; j0 < a->n; j0 += CHUNK) {
+      const uint32_t nc = a->n - j0 < CHUNK ? a->n - j0 : CHUNK, gj0 = a->j0 + j0;
+      const char *nrow = (const char *)num + ((size_t)i * ldnum + j0) * nm * es;
+      const char *si = (const char *)sums_i + (size_t)i * ns * es;
+      const char *sj = (const char *)sums_j + (size_t)j0 * ns * es;
+      if (ccc)
+        ccc_chunk(a, (const uint32_t *)nrow, (const uint32_t *)si, (const uint32_t *)sj,
+                  nc, v);
+      else
+        czek_chunk(a, nrow, si, sj, nc, v);
+      keys_chunk(key, gi, gj0, nc, a->swap);
+      cksum_chunk(&out->cksum, v, key, nc, (uint32_t)ne, ent);
+      out->nvalues += (uint64_t)nc * ne;
+      if (!emit)
+        continue;
+      for (uint32_t c = 0; c < nc; c++) {
+        const uint32_t gj = gj0 + c;
+        const uint32_t idx[3] = {a->swap ? gj : gi, a->swap ? gi : gj, 0};
+        for (int e = 0; e < ne; e++)
+          vals[e] = v[e * CHUNK + c];
+        for (int e = 0; e < ne; e++)
+          sm_fin_emit(out, &a->hist, SM_FIN_KEEP(a, 2, per_entry, (uint32_t)e, vals[e]),
+                      idx, ent[e], vals[e]);
+      }
+    }
+  }
+}
+
 uint64_t sm_kern_finalize2(const sm_fin2_args_t *a, const void *num, size_t ldnum,
                            const void *sums_i, const void *sums_j, sm_recbuf_t *out,
                            sm_topk_ent_t *cand)
 {
   sm_fin_begin(out, &a->hist, a->emit ? sm_fin2_max_records(a) : 0);
+  if (!cand) {
+    finalize2_rows(a, num, ldnum, sums_i, sums_j, out);
+    return out->count;
+  }
   const sm_topk_spec_t *tk = &a->topk;
   const uint64_t per = (uint64_t)tk->lists * tk->k; /* places per vector */
   if (cand)

@@ -25,11 +25,21 @@ static inline void sm_fin_begin(sm_recbuf_t *out, const sm_hist_spec_t *h,
  * in 2-way) with checksum key `key`: always into the checksum and the
  * histogram, and as a record when `keep` (emitting, and kept by the
  * threshold). */
+static inline void sm_fin_emit(sm_recbuf_t *out, const sm_hist_spec_t *h, int keep,
+                               const uint32_t idx[3], uint32_t e, double v);
 static inline void sm_fin_put(sm_recbuf_t *out, const sm_hist_spec_t *h, int keep,
                               const uint32_t idx[3], uint64_t key, uint32_t e, double v)
 {
   sm_cksum_add_key(&out->cksum, key, e, v);
   out->nvalues++;
+  sm_fin_emit(out, h, keep, idx, e, v);
+}
+
+/* What sm_fin_put does beside the checksum and the count of values: the
+ * histogram count, and the record when `keep`. */
+static inline void sm_fin_emit(sm_recbuf_t *out, const sm_hist_spec_t *h, int keep,
+                               const uint32_t idx[3], uint32_t e, double v)
+{
   if (h->bins)
     sm_recbuf_hist(out)[e * sm_hist_row(h) + sm_hist_slot(h, v)]++;
   if (!keep)

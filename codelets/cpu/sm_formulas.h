@@ -269,36 +269,27 @@ SM_FN void sm_ccc2_tally(sm_u64 rr, sm_u64 rm, sm_u64 mr, sm_u64 mm, sm_u64 t[4]
 SM_FN void sm_ccc2_values(const sm_u64 t[4], sm_u64 s1i, sm_u64 s1j, sm_u64 ci, sm_u64 cj,
                           sm_u64 nf, int dense, double mult, double param, double out[4])
 {
-  if (ci == 0 || cj == 0 || nf == 0) {
-    out[0] = out[1] = out[2] = out[3] = 0.0;
-    return;
-  }
+  /* Written without early returns, so that loops over pairs vectorize:
+   * both normalizations are computed and the method's is selected; a pair
+   * with no counted entry gets 0. */
   const sm_u64 s0i = 2 * ci - s1i, s0j = 2 * cj - s1j;
-  double recip_ci, recip_cj, recip_sum;
-  if (dense) {
-    const double recip_m = 1.0 / (double)nf;
-    recip_ci = recip_m;
-    recip_cj = recip_m;
-    recip_sum = 0.25 * recip_m;
-  } else {
-    const sm_u64 cij = t[0] + t[1] + t[2] + t[3];
-    if (cij == 0) {
-      out[0] = out[1] = out[2] = out[3] = 0.0;
-      return;
-    }
-    /* one divide for three reciprocals (as CoMet does) */
-    const double f_ci = (double)ci, f_cj = (double)cj, f_cij = (double)cij;
-    const double cmin = f_ci < f_cj ? f_ci : f_cj;
-    const double cmax = f_ci < f_cj ? f_cj : f_ci;
-    const double r = 1.0 / (cmin * cmax * f_cij);
-    recip_ci = f_cj * f_cij * r;
-    recip_cj = f_ci * f_cij * r;
-    recip_sum = cmin * cmax * r;
-  }
+  const sm_u64 cij = t[0] + t[1] + t[2] + t[3];
+  /* dense: normalized by n_f */
+  const double recip_m = 1.0 / (double)nf;
+  /* sparse: one divide for three reciprocals (as CoMet does) */
+  const double f_ci = (double)ci, f_cj = (double)cj, f_cij = (double)cij;
+  const double cmin = f_ci < f_cj ? f_ci : f_cj;
+  const double cmax = f_ci < f_cj ? f_cj : f_ci;
+  const double r = 1.0 / (cmin * cmax * f_cij);
+  const double recip_ci = dense ? recip_m : f_cj * f_cij * r;
+  const double recip_cj = dense ? recip_m : f_ci * f_cij * r;
+  const double recip_sum = dense ? 0.25 * recip_m : cmin * cmax * r;
+  const int none = ci == 0 || cj == 0 || nf == 0 || (!dense && cij == 0);
   for (int e = 0; e < 4; e++) {
     const int a = e >> 1, b = e & 1;
-    out[e] = sm_f_ccc2(t[e], a ? s1i : s0i, b ? s1j : s0j, recip_ci, recip_cj, recip_sum,
-                       mult, param);
+    const double v = sm_f_ccc2(t[e], a ? s1i : s0i, b ? s1j : s0j, recip_ci, recip_cj,
+                               recip_sum, mult, param);
+    out[e] = none ? 0.0 : v;
   }
 }
 

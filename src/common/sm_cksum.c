@@ -14,10 +14,10 @@ uint64_t sm_cksum_key(const uint32_t idx[3], int way)
 void sm_cksum_add_key(sm_cksum_t *c, uint64_t key, uint32_t entry, double value)
 {
   /* fixed-point rendering; metric values are bounded (|v| < 2^20) */
-  int64_t q = (int64_t)llround(value * SM_CKSUM_SCALE);
+  const int64_t q = sm_cksum_q(value);
   /* entries of one result differ in their key by an odd multiple of a
    * large odd constant, so moving a value to another entry changes it */
-  uint64_t k = key + (uint64_t)entry * 0x9e3779b97f4a7c15ull;
+  uint64_t k = key + (uint64_t)entry * SM_CKSUM_ENTRY_STEP;
   uint64_t lo = c->sum_lo + (uint64_t)q;
   c->sum_hi += (lo < c->sum_lo) + (q < 0 ? UINT64_MAX : 0);
   c->sum_lo = lo;

@@ -36,6 +36,20 @@ void sm_cksum_add(sm_cksum_t *c, const uint32_t idx[3], int way, uint32_t entry,
  * indices' hash once, then each entry's value. */
 uint64_t sm_cksum_key(const uint32_t idx[3], int way);
 void sm_cksum_add_key(sm_cksum_t *c, uint64_t key, uint32_t entry, double value);
+/** The fixed-point rendering of a value in the checksum: llround(v 2^40)
+ * exactly (half away from zero; LLONG_MIN where llround overflows or v is
+ * NaN), in operations a compiler can vectorize. */
+static inline int64_t sm_cksum_q(double v)
+{
+  const double x = v * SM_CKSUM_SCALE;
+  const double t = __builtin_trunc(x), d = x - t; /* exact */
+  const double r = t + (d >= 0.5 ? 1.0 : d <= -0.5 ? -1.0 : 0.0);
+  /* -2^63 converts to INT64_MIN exactly: one unconditional conversion */
+  return (int64_t)(__builtin_fabs(x) < 9223372036854775808.0 ? r
+                                                             : -9223372036854775808.0);
+}
+/** The same hash constant separates a result's table entries. */
+#define SM_CKSUM_ENTRY_STEP 0x9e3779b97f4a7c15ull
 /** into += from (any order of merges gives the same sums). */
 void sm_cksum_merge(sm_cksum_t *into, const sm_cksum_t *from);
 
