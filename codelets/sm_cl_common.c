@@ -119,9 +119,13 @@ const char *sm_codelets_kernel_name(const char *family)
     return on;
   }
   if (!strncmp(family, "ccc3", 4)) {
-    snprintf(
-        on, sizeof on, "sm_kern_ccc3 on %s",
-        sm_codelets_kernel_name(!strcmp(family, "ccc3_sparse") ? "ccc2_sparse" : "ccc2"));
+    const int sparse = !strcmp(family, "ccc3_sparse");
+    const char *k2 = sm_codelets_kernel_name(sparse ? "ccc2_sparse" : "ccc2");
+    if (sm_cl_kernel == SM_KERNEL_AUTO) /* codelet_ccc3.c: by vector length */
+      snprintf(on, sizeof on, "sm_kern_ccc3 on %s (sm_kern_ccc3_popc below %d fields)",
+               k2, sparse ? 1000 : 3000);
+    else
+      snprintf(on, sizeof on, "sm_kern_ccc3 on %s", k2);
     return on;
   }
   return "unknown";

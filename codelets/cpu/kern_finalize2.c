@@ -90,15 +90,8 @@ static void cksum_chunk(sm_cksum_t *ck, const double *v, const uint64_t *key, ui
       hash += (uint64_t)q[c] * ((key[c] + step) | 1);
     }
   }
-  /* the sum: hi 2^32 + lo, sign-extended to 128 bits */
-  const unsigned __int128 add =
-      (unsigned __int128)((__int128)hi * 4294967296 + (__int128)lo);
-  const unsigned __int128 cur = ((unsigned __int128)ck->sum_hi << 64) | ck->sum_lo;
-  const unsigned __int128 sum = cur + add;
-  ck->sum_lo = (uint64_t)sum;
-  ck->sum_hi = (uint64_t)(sum >> 64);
-  ck->hash += hash;
-  ck->count += (uint64_t)nc * ne;
+  const sm_fin_ck_t sum = {.lo = lo, .hash = hash, .n = (uint64_t)nc * ne, .hi = hi};
+  sm_fin_ck_flush(ck, &sum);
 }
 
 /* Keys of the pairs (row gi, columns gj0 + c), as written (swapped below
@@ -112,14 +105,17 @@ static void keys_chunk(uint64_t *key, uint32_t gi, uint32_t gj0, uint32_t nc, in
   }
 }
 
-/* CCC values of row i, columns j0 .. j0 + nc - 1: v[e * CHUNK + c]. */
+/* CCC values of row i, columns j0 .. j0 + nc - 1: v[e * CHUNK + c], the
+ * four entries through four pointers (one array, but GCC vectorizes only
+ * stores it knows apart). */
 SM_FIN_CLONES
 static void ccc_chunk(const sm_fin2_args_t *a, const uint32_t *restrict mom,
                       const uint32_t *restrict si, const uint32_t *restrict sj,
-                      uint32_t nc, double *restrict v)
+                      uint32_t nc, double *restrict v0, double *restrict v1,
+                      double *restrict v2, double *restrict v3)
 {
   /* one loop per method: no branch inside, so that it vectorizes; the
-   * arguments in locals (v may not alias them) */
+   * arguments in locals (the outputs may not alias them) */
   const double mult = a->ccc_mult, param = a->ccc_param;
   const uint64_t nf = a->nf, s1i = si[0], ci = si[1];
   if (a->sparse)
@@ -129,8 +125,10 @@ static void ccc_chunk(const sm_fin2_args_t *a, const uint32_t *restrict mom,
       double x[4];
       sm_ccc2_tally(m[0], m[1], m[2], m[3], t);
       sm_ccc2_values(t, s1i, sj[2 * c], ci, sj[2 * c + 1], nf, 0, mult, param, x);
-      for (int e = 0; e < 4; e++)
-        v[e * CHUNK + c] = x[e];
+      v0[c] = x[0];
+      v1[c] = x[1];
+      v2[c] = x[2];
+      v3[c] = x[3];
     }
   else
     for (uint32_t c = 0; c < nc; c++) {
@@ -138,8 +136,10 @@ static void ccc_chunk(const sm_fin2_args_t *a, const uint32_t *restrict mom,
       double x[4];
       sm_ccc2_tally(mom[c], s1i, sj[2 * c], nf, t);
       sm_ccc2_values(t, s1i, sj[2 * c], ci, sj[2 * c + 1], nf, 1, mult, param, x);
-      for (int e = 0; e < 4; e++)
-        v[e * CHUNK + c] = x[e];
+      v0[c] = x[0];
+      v1[c] = x[1];
+      v2[c] = x[2];
+      v3[c] = x[3];
     }
 }
 
@@ -181,7 +181,7 @@ static void finalize2_rows(const sm_fin2_args_t *a, const void *num, size_t ldnu
       const char *sj = (const char *)sums_j + (size_t)j0 * ns * es;
       if (ccc)
         ccc_chunk(a, (const uint32_t *)nrow, (const uint32_t *)si, (const uint32_t *)sj,
-                  nc, v);
+                  nc, v, v + CHUNK, v + 2 * CHUNK, v + 3 * CHUNK);
       else
         czek_chunk(a, nrow, si, sj, nc, v);
       keys_chunk(key, gi, gj0, nc, a->swap);

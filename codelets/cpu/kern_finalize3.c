@@ -6,11 +6,15 @@
 #include "sm_kern.h"
 
 /* Value v of entry e (all[] the result's values per entry, NULL for
- * czekanowski) into the piece's buffer. */
-static void emit3(const sm_fin3_args_t *a, sm_recbuf_t *out, const uint32_t idx[3],
-                  uint64_t key, uint32_t e, const double *all, double v)
+ * czekanowski) into the piece's checksum terms ck and, when wanted, its
+ * records and histogram. */
+static inline void emit3(const sm_fin3_args_t *a, sm_recbuf_t *out, sm_fin_ck_t *ck,
+                         const uint32_t idx[3], uint64_t key, uint32_t e,
+                         const double *all, double v)
 {
-  sm_fin_put(out, &a->hist, SM_FIN_KEEP(a, 3, all, e, v), idx, key, e, v);
+  sm_fin_ck_add(ck, key, e, v);
+  if (a->emit || a->hist.bins)
+    sm_fin_emit(out, &a->hist, SM_FIN_KEEP(a, 3, all, e, v), idx, e, v);
 }
 
 /* The 2x2x2 tallies in role order (p, x, y) from the moments
@@ -41,6 +45,7 @@ uint64_t sm_kern_finalize3(const sm_fin3_args_t *a, const void *num3, const void
 {
   sm_fin_begin(out, &a->hist, a->emit ? sm_fin3_max_records(a) : 0);
   const size_t nmom3 = SM_CCC3_NMOM(a->sparse);
+  sm_fin_ck_t ck = {0, 0, 0, 0};
   for (uint32_t p = 0; p < a->g; p++)
     for (uint32_t x = 0; x < a->mx; x++)
       for (uint32_t y = 0; y < a->my; y++) {
@@ -89,7 +94,8 @@ uint64_t sm_kern_finalize3(const sm_fin3_args_t *a, const void *num3, const void
             sx = ((const double *)sums_x)[x];
             sy = ((const double *)sums_y)[y];
           }
-          emit3(a, out, idx, key, 0, NULL, sm_f_czek3(nax, nay, nxy, n3, sa, sx, sy));
+          emit3(a, out, &ck, idx, key, 0, NULL,
+                sm_f_czek3(nax, nay, nxy, n3, sa, sx, sy));
           continue;
         }
         const uint32_t *m3 = (const uint32_t *)num3 + t3 * nmom3;
@@ -131,7 +137,9 @@ uint64_t sm_kern_finalize3(const sm_fin3_args_t *a, const void *num3, const void
         double v[8];
         sm_ccc3_values(T, s1, c, a->nf, !a->sparse, a->ccc_mult, a->ccc_param, v);
         for (uint32_t e = 0; e < 8; e++)
-          emit3(a, out, idx, key, e, v, v[e]);
+          emit3(a, out, &ck, idx, key, e, v, v[e]);
       }
+  sm_fin_ck_flush(&out->cksum, &ck);
+  out->nvalues += ck.n;
   return out->count;
 }

@@ -50,6 +50,37 @@ static inline void sm_fin_emit(sm_recbuf_t *out, const sm_hist_spec_t *h, int ke
   r->value = v;
 }
 
+/* A block's checksum terms summed locally and added to its checksum once
+ * (sm_cksum_add_key's arithmetic: the fixed-point value sm_cksum_q, the
+ * entry's key, the hash): the 128-bit sum is kept as sums of the values'
+ * 32-bit halves, which cannot overflow below 2^32 values. */
+typedef struct sm_fin_ck {
+  uint64_t lo, hash, n;
+  int64_t hi;
+} sm_fin_ck_t;
+
+static inline void sm_fin_ck_add(sm_fin_ck_t *c, uint64_t key, uint32_t e, double v)
+{
+  const int64_t q = sm_cksum_q(v);
+  c->lo += (uint64_t)q & 0xffffffffu;
+  c->hi += q >> 32;
+  c->hash += (uint64_t)q * ((key + (uint64_t)e * SM_CKSUM_ENTRY_STEP) | 1);
+  c->n++;
+}
+
+/* ck += the terms of c (sum: hi 2^32 + lo, sign-extended to 128 bits). */
+static inline void sm_fin_ck_flush(sm_cksum_t *ck, const sm_fin_ck_t *c)
+{
+  const unsigned __int128 add =
+      (unsigned __int128)((__int128)c->hi * 4294967296 + (__int128)c->lo);
+  const unsigned __int128 sum =
+      (((unsigned __int128)ck->sum_hi << 64) | ck->sum_lo) + add;
+  ck->sum_lo = (uint64_t)sum;
+  ck->sum_hi = (uint64_t)(sum >> 64);
+  ck->hash += c->hash;
+  ck->count += c->n;
+}
+
 /* Whether value v (entry e of a result whose values per entry are all[],
  * NULL for czekanowski) is written: emitting, and kept by the threshold
  * (one for every value, or CoMet's per table entry). */
