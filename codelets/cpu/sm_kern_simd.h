@@ -107,12 +107,10 @@ int sm_kern_ccc2_i8(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda
 /* ---- run-time choice */
 /* Kernel variants (the --kernel choices): sm_kvar_t, sm_kern_variants.h. */
 
-typedef void (*sm_czek2_d_fn)(size_t, size_t, size_t, const double *, size_t,
-                              const double *, size_t, double *, size_t);
-typedef void (*sm_czek2_s_fn)(size_t, size_t, size_t, const float *, size_t,
-                              const float *, size_t, float *, size_t);
-typedef void (*sm_ccc2_fn)(size_t, size_t, size_t, const uint64_t *, size_t,
-                           const uint64_t *, size_t, int, uint32_t *, size_t);
+/* The 2-way kernel types (sm_kern.h) under the names the choice uses. */
+typedef sm_czek2_d_kern_fn sm_czek2_d_fn;
+typedef sm_czek2_s_kern_fn sm_czek2_s_fn;
+typedef sm_ccc2_kern_fn sm_ccc2_fn;
 
 typedef void (*sm_czek2_syrk_d_fn)(size_t, size_t, const double *, size_t, double *,
                                    size_t);

@@ -90,10 +90,15 @@ size_t sm_fmt_g(char *buf, double v, int prec)
     *p++ = '-';
     a = -v;
   }
-  int ex;
-  const double f = frexp(a, &ex); /* a = f 2^ex, f in [0.5, 1) */
-  const uint64_t m = (uint64_t)ldexp(f, 53);
-  const int e = ex - 53;
+  /* a = m 2^e, m < 2^53 (normal numbers; subnormals are far below the
+   * range done here) */
+  uint64_t bits;
+  memcpy(&bits, &a, sizeof bits);
+  const int bexp = (int)(bits >> 52);
+  if (bexp == 0)
+    return fallback(buf, v, prec);
+  const uint64_t m = (bits & ((1ull << 52) - 1)) | (1ull << 52);
+  const int e = bexp - 1075, ex = e + 53; /* a = f 2^ex, f in [0.5, 1) */
   /* floor((ex - 1) log10 2) <= log10(a) < that + 1: one off at most, fixed
    * below (78913 / 2^18 is log10 2 to 6 digits, exact enough for |ex| < 1100) */
   int d = (int)(((int64_t)(ex - 1) * 78913) >> 18);
@@ -116,12 +121,22 @@ size_t sm_fmt_g(char *buf, double v, int prec)
     n = (int64_t)lo;
     d++;
   }
-  /* the prec digits of n */
+  /* the prec digits of n, two at a time */
+  static const char pairs[201] = "00010203040506070809101112131415161718192021222324"
+                                 "25262728293031323334353637383940414243444546474849"
+                                 "50515253545556575859606162636465666768697071727374"
+                                 "75767778798081828384858687888990919293949596979899";
   char dig[20];
-  for (int i = prec - 1; i >= 0; i--) {
-    dig[i] = (char)('0' + n % 10);
-    n /= 10;
+  int pos = prec - 1;
+  uint64_t u = (uint64_t)n;
+  for (; pos >= 1; pos -= 2) {
+    const unsigned r = (unsigned)(u % 100);
+    u /= 100;
+    dig[pos] = pairs[2 * r + 1];
+    dig[pos - 1] = pairs[2 * r];
   }
+  if (pos == 0)
+    dig[0] = (char)('0' + u);
   int nd = prec; /* without trailing zeros (%g drops them) */
   while (nd > 1 && dig[nd - 1] == '0')
     nd--;
