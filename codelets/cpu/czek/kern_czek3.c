@@ -1,9 +1,21 @@
 /* kern_czek3.c: Czekanowski 3-way planes: n3(p, x, y) = sum_q min(p, x, y),
  * as a modified GEMM of X' = min(p, X) against Y per plane (the papers'
  * X_j construction), float and double. */
+/* At -O3 with no-trapping-math GCC vectorizes the min(p, X) of each plane
+ * (no value changes); clones for the widest ISA the CPU reports. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("O3", "no-trapping-math")
+#endif
 #include <stdlib.h>
 
 #include "sm_kern.h"
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define SM_CZEK3_CLONES                                                                  \
+  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define SM_CZEK3_CLONES
+#endif
 
 #define SM_DEF_CZEK3(T, SFX)                                                             \
   void sm_kern_czek3_ref_##SFX(size_t g, size_t mx, size_t my, size_t k, const T *P,     \
@@ -22,6 +34,7 @@
           out[(a * mx + x) * my + y] = s;                                                \
         }                                                                                \
   }                                                                                      \
+  SM_CZEK3_CLONES                                                                        \
   void sm_kern_czek3_on_##SFX(sm_czek2_##SFX##_kern_fn kern2, size_t g, size_t mx,       \
                               size_t my, size_t k, const T *P, size_t ldp, const T *X,   \
                               size_t ldx, const T *Y, size_t ldy, T *out)                \
