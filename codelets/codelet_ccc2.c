@@ -65,12 +65,20 @@ static void ocl_ccc2(void *buffers[], void *cl_arg)
 }
 #endif
 
+static double work_ccc2(const struct starpu_task *t)
+{
+  return sm_cl_work_2way(t, ((const ccc2_args_t *)t->cl_arg)->nf);
+}
+
 /* Dense and sparse are different kernels: one codelet and model each. */
 SM_CODELET(ccc2, cpu_ccc2, SM_CL_CUDA(cuda_ccc2, cuda_ccc2_gemm) SM_CL_OPENCL(ocl_ccc2),
            3, STARPU_R, STARPU_R, STARPU_W);
 SM_CODELET(ccc2_sparse, cpu_ccc2,
            SM_CL_CUDA(cuda_ccc2, cuda_ccc2_gemm) SM_CL_OPENCL(ocl_ccc2), 3, STARPU_R,
            STARPU_R, STARPU_W);
+
+SM_CL_WORK(ccc2, work_ccc2);
+SM_CL_WORK(ccc2_sparse, work_ccc2);
 
 int sm_task_ccc2(starpu_data_handle_t A, starpu_data_handle_t B, starpu_data_handle_t C,
                  int sparse, size_t nf, int prio)

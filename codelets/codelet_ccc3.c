@@ -61,10 +61,19 @@ static void cuda_ccc3(void *buffers[], void *cl_arg)
 #endif
 
 /* Dense and sparse are different kernels: one codelet and model each. */
+static double work_ccc3(const struct starpu_task *t)
+{
+  const ccc3_args_t *a = t->cl_arg;
+  return sm_cl_work_3way(t, a->g, a->nf);
+}
+
 SM_CODELET(ccc3, cpu_ccc3, SM_CL_CUDA(cuda_ccc3) SM_CL_OPENCL(ocl_ccc3), 4, STARPU_R,
            STARPU_R, STARPU_R, STARPU_W);
 SM_CODELET(ccc3_sparse, cpu_ccc3, SM_CL_CUDA(cuda_ccc3) SM_CL_OPENCL(ocl_ccc3), 4,
            STARPU_R, STARPU_R, STARPU_R, STARPU_W);
+
+SM_CL_WORK(ccc3, work_ccc3);
+SM_CL_WORK(ccc3_sparse, work_ccc3);
 
 int sm_task_ccc3(starpu_data_handle_t A, size_t a_off, size_t g, starpu_data_handle_t X,
                  starpu_data_handle_t Y, starpu_data_handle_t N3, int sparse, size_t nf,

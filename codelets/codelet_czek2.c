@@ -65,10 +65,18 @@ static void ocl_czek2_s(void *buffers[], void *cl_arg)
 }
 #endif
 
+static double work_czek2(const struct starpu_task *t)
+{
+  return sm_cl_work_2way(t, ((const czek2_args_t *)t->cl_arg)->nf);
+}
+
 SM_CODELET(czek2_d, cpu_czek2_d, SM_CL_CUDA(cuda_czek2_d) SM_CL_OPENCL(ocl_czek2_d), 3,
            STARPU_R, STARPU_R, STARPU_W);
 SM_CODELET(czek2_s, cpu_czek2_s, SM_CL_CUDA(cuda_czek2_s) SM_CL_OPENCL(ocl_czek2_s), 3,
            STARPU_R, STARPU_R, STARPU_W);
+
+SM_CL_WORK(czek2_d, work_czek2);
+SM_CL_WORK(czek2_s, work_czek2);
 
 int sm_task_czek2(starpu_data_handle_t A, starpu_data_handle_t B, starpu_data_handle_t C,
                   int single, size_t nf, int prio)

@@ -67,10 +67,19 @@ static void ocl_czek3_s(void *buffers[], void *cl_arg)
 }
 #endif
 
+static double work_czek3(const struct starpu_task *t)
+{
+  const czek3_args_t *a = t->cl_arg;
+  return sm_cl_work_3way(t, a->g, a->nf);
+}
+
 SM_CODELET(czek3_d, cpu_czek3_d, SM_CL_CUDA(cuda_czek3_d) SM_CL_OPENCL(ocl_czek3_d), 4,
            STARPU_R, STARPU_R, STARPU_R, STARPU_W);
 SM_CODELET(czek3_s, cpu_czek3_s, SM_CL_CUDA(cuda_czek3_s) SM_CL_OPENCL(ocl_czek3_s), 4,
            STARPU_R, STARPU_R, STARPU_R, STARPU_W);
+
+SM_CL_WORK(czek3_d, work_czek3);
+SM_CL_WORK(czek3_s, work_czek3);
 
 int sm_task_czek3(starpu_data_handle_t A, size_t a_off, size_t g, starpu_data_handle_t X,
                   starpu_data_handle_t Y, starpu_data_handle_t N3, int single, size_t nf,

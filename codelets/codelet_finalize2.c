@@ -19,6 +19,14 @@ SM_CODELET(finalize2, cpu_finalize2, , 4, STARPU_R, STARPU_R, STARPU_R, STARPU_W
 SM_CODELET(finalize2_topk, cpu_finalize2, , 5, STARPU_R, STARPU_R, STARPU_R, STARPU_W,
            STARPU_W);
 
+#ifdef SM_SIMULATION
+void sm_cl_sim_gpu_finalize2(starpu_cpu_func_t f)
+{
+  cl_finalize2.cuda_funcs[0] = f;
+  cl_finalize2_topk.cuda_funcs[0] = f;
+}
+#endif
+
 int sm_task_finalize2(starpu_data_handle_t num, starpu_data_handle_t si,
                       starpu_data_handle_t sj, starpu_data_handle_t R,
                       starpu_data_handle_t cand, const sm_fin2_args_t *args, int prio)

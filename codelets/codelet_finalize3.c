@@ -19,6 +19,13 @@ static void cpu_finalize3(void *buffers[], void *cl_arg)
 SM_CODELET(finalize3, cpu_finalize3, , 8, STARPU_R, STARPU_R, STARPU_R, STARPU_R,
            STARPU_R, STARPU_R, STARPU_R, STARPU_W);
 
+#ifdef SM_SIMULATION
+void sm_cl_sim_gpu_finalize3(starpu_cpu_func_t f)
+{
+  cl_finalize3.cuda_funcs[0] = f;
+}
+#endif
+
 int sm_task_finalize3(starpu_data_handle_t num3, starpu_data_handle_t n2ax,
                       starpu_data_handle_t n2ay, starpu_data_handle_t n2xy,
                       starpu_data_handle_t sa, starpu_data_handle_t sx,

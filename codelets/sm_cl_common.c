@@ -30,6 +30,9 @@ void sm_codelets_init(int use_mpi, sm_kernel_t kernel)
   if (use_mpi)
     starpu_mpi_comm_rank(MPI_COMM_WORLD, &cl_rank);
   sm_cl_kernel = kernel;
+#ifdef SM_SIMULATION
+  sm_cl_sim_setup();
+#endif
   sm_opencl_init(); /* builds the OpenCL program when OpenCL workers exist */
 #ifdef SM_USE_CUDA
   starpu_cublas_init(); /* a cuBLAS handle per CUDA worker (int8 CCC GEMMs) */
@@ -195,4 +198,34 @@ void sm_codelets_list(FILE *f)
       list_impls(f, e->impls, ".opencl_funcs", "opencl");
     fputc('\n', f);
   }
+}
+
+/* weak: a program without the numerator codelets has no such section */
+extern const sm_cl_work_entry_t __start_sm_cl_work[] __attribute__((weak));
+extern const sm_cl_work_entry_t __stop_sm_cl_work[] __attribute__((weak));
+
+double sm_cl_work_2way(const struct starpu_task *t, size_t nf)
+{
+  return (double)starpu_matrix_get_ny(STARPU_TASK_GET_HANDLE(t, 0)) *
+         (double)starpu_matrix_get_ny(STARPU_TASK_GET_HANDLE(t, 1)) * (double)nf;
+}
+
+double sm_cl_work_3way(const struct starpu_task *t, size_t g, size_t nf)
+{
+  return (double)g * (double)starpu_matrix_get_ny(STARPU_TASK_GET_HANDLE(t, 1)) *
+         (double)starpu_matrix_get_ny(STARPU_TASK_GET_HANDLE(t, 2)) * (double)nf;
+}
+
+double sm_cl_work(const struct starpu_task *t)
+{
+  if (!t || !t->cl)
+    return 0;
+  for (const sm_cl_work_entry_t *e = __start_sm_cl_work; e < __stop_sm_cl_work; e++)
+    if (e->cl == t->cl)
+      return t->cl_arg ? e->work(t) : 0;
+  double bytes = 0;
+  const unsigned n = STARPU_TASK_GET_NBUFFERS(t);
+  for (unsigned k = 0; k < n; k++)
+    bytes += (double)starpu_data_get_size(STARPU_TASK_GET_HANDLE(t, k));
+  return bytes;
 }

@@ -7,7 +7,7 @@
 #include "config.h" /* SM_USE_CUDA: the CUDA adapters are compiled in */
 
 #include <starpu.h>
-#include <starpu_mpi.h>
+#include "sm_starpu_mpi.h"
 
 #include "sm_codelets.h"
 #include "sm_kern_simd.h"
@@ -84,14 +84,32 @@ void *sm_cl_args_dup(starpu_data_handle_t W, const void *args, size_t size);
 #define SM_CL_OPENCL(...)
 #endif
 
-/* Define codelet cl_<VAR> named "sm_<VAR>" with a history-based
- * performance model of the same symbol (one per codelet: models are keyed
- * on size): CPU adapter CPU, the device adapters IMPLS (SM_CL_CUDA(...)
- * SM_CL_OPENCL(...), or nothing), NBUF buffers of the access modes that
- * follow. */
+/* The performance model of codelet "sm_<VAR>" (one per codelet: models are
+ * keyed on size): history-based on a real machine; in a simulation build
+ * (SM_SIMULATION) the cost model of sm_cl_sim.c, which gives the time of a
+ * task on each simulated worker type from its work (sm_cl_work) and the
+ * platform's rates (sim/models.tsv). */
+#ifdef SM_SIMULATION
+double sm_cl_sim_cost(struct starpu_task *t, struct starpu_perfmodel_arch *arch,
+                      unsigned nimpl);
+#define SM_CL_MODEL(SYM)                                                                 \
+  .type = STARPU_PER_ARCH, .symbol = SYM, .arch_cost_function = sm_cl_sim_cost
+/* What a simulation build can model beyond the codelets as they are: the
+ * finalize codelets on CUDA workers (STARMET_SIM_GPU_FINALIZE=1), which
+ * starmet does not have yet: sm_cl_sim_setup gives them an implementation
+ * that only a simulation may "run". */
+void sm_cl_sim_setup(void);
+void sm_cl_sim_gpu_finalize2(starpu_cpu_func_t f);
+void sm_cl_sim_gpu_finalize3(starpu_cpu_func_t f);
+#else
+#define SM_CL_MODEL(SYM) .type = STARPU_HISTORY_BASED, .symbol = SYM
+#endif
+
+/* Define codelet cl_<VAR> named "sm_<VAR>" with its performance model: CPU
+ * adapter CPU, the device adapters IMPLS (SM_CL_CUDA(...) SM_CL_OPENCL(...),
+ * or nothing), NBUF buffers of the access modes that follow. */
 #define SM_CODELET(VAR, CPU, IMPLS, NBUF, ...)                                           \
-  static struct starpu_perfmodel model_##VAR = {.type = STARPU_HISTORY_BASED,            \
-                                                .symbol = "sm_" #VAR};                   \
+  static struct starpu_perfmodel model_##VAR = {SM_CL_MODEL("sm_" #VAR)};                \
   static struct starpu_codelet cl_##VAR = {                                              \
       .name = "sm_" #VAR,                                                                \
       IMPLS.cpu_funcs = {CPU},                                                           \
@@ -113,6 +131,23 @@ typedef struct sm_cl_entry {
   static const sm_cl_entry_t reg_##VAR                                                   \
       __attribute__((used, section("sm_codelets"), aligned(sizeof(void *)))) = {         \
           &cl_##VAR, #__VA_ARGS__}
+
+/* The work of a task (sm_cl_work, what its codelet's rates count) is the
+ * bytes of its buffers, unless SM_CL_WORK(VAR, FN) gives codelet cl_<VAR>
+ * a function that counts it (the numerators count element comparisons:
+ * sm_cl_work_2way, sm_cl_work_3way). */
+typedef double (*sm_cl_work_fn)(const struct starpu_task *t);
+typedef struct sm_cl_work_entry {
+  const struct starpu_codelet *cl;
+  sm_cl_work_fn work;
+} sm_cl_work_entry_t;
+#define SM_CL_WORK(VAR, FN)                                                              \
+  static const sm_cl_work_entry_t work_entry_##VAR __attribute__((                       \
+      used, section("sm_cl_work"), aligned(sizeof(void *)))) = {&cl_##VAR, (FN)}
+/* Element comparisons of a 2-way task (rows of buffer 0 x rows of buffer 1
+ * x nf) and of a 3-way plane group (g x rows of buffers 1 and 2 x nf). */
+double sm_cl_work_2way(const struct starpu_task *t, size_t nf);
+double sm_cl_work_3way(const struct starpu_task *t, size_t g, size_t nf);
 
 /* A matrix buffer of a task as the kernels take it (on the worker's
  * device): ptr to its first element, ld elements from one row (a vector,

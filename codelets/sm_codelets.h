@@ -117,6 +117,16 @@ typedef enum sm_task_kind {
  * implementation of every codelet of a kind, in this build. */
 unsigned sm_codelets_where(sm_task_kind_t kind);
 
+/** A task's work, the unit its codelet's rates count: element comparisons
+ * for the numerator tasks (pairs or triples x fields), the bytes of its
+ * buffers for the others. Call while the task's data are registered. */
+double sm_cl_work(const struct starpu_task *t);
+
+/** A simulation build's (SM_SIMULATION) platform ($STARPU_HOSTNAME, or
+ * NULL) and models file (sm_cl_sim.c); not in other builds. */
+const char *sm_cl_sim_platform(void);
+const char *sm_cl_sim_models_path(void);
+
 /* Observation (run summary, trace, progress): insertions are numbered from
  * 0 in the same order on every rank (all ranks insert the same graph);
  * inserted(id) runs when a task is inserted, started() on the worker that

@@ -10,6 +10,21 @@
 #include "sm_maf.h"
 #include "sm_mpi.h"
 
+/* A simulation build's starpu.h renames main to starpu_main, so that
+ * StarPU's own main starts SimGrid first (on its fast contexts) and runs
+ * starpu_main in a simulated process. starmet keeps its own main, which
+ * hands a compute run whose simulated machine exists to StarPU's main (the
+ * other commands, --version and a missing machine need no simulation:
+ * SimGrid would stop at its missing platform file). */
+#ifdef SM_SIMULATION
+#undef main
+#include <dlfcn.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#include "sm_sched.h"
+#endif
+
 static char *join_args(int argc, char **argv)
 {
   size_t len = 1;
@@ -59,7 +74,7 @@ static int parsed(sm_err_t err, const int *done)
   return err != SM_OK ? 2 : *done ? 0 : -1;
 }
 
-int main(int argc, char **argv)
+static int starmet_main(int argc, char **argv)
 {
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
       !strcmp(argv[1], "help")) {
@@ -107,3 +122,51 @@ int main(int argc, char **argv)
           argv[1]);
   return 2;
 }
+
+#ifdef SM_SIMULATION
+/* A compute run, STARPU_HOSTNAME set and its platform file where StarPU
+ * will look (--perfmodel-dir, as StarPU reads it, passed on in
+ * STARPU_PERF_MODEL_DIR). */
+static int simulated_machine_ready(int argc, char **argv)
+{
+  const char *host = getenv("STARPU_HOSTNAME"), *dir = NULL;
+  if (argc < 2 || strcmp(argv[1], "compute") || !host || !*host)
+    return 0;
+  for (int k = 2; k < argc; k++) {
+    if (!strcmp(argv[k], "--perfmodel-dir") && k + 1 < argc)
+      dir = argv[k + 1];
+    else if (!strncmp(argv[k], "--perfmodel-dir=", 16))
+      dir = argv[k] + 16;
+  }
+  char mdir[4096], path[4500];
+  sm_sched_model_dir(dir, mdir, sizeof mdir);
+  snprintf(path, sizeof path, "%s/bus/%s.platform.v4.xml", mdir, host);
+  if (access(path, R_OK) != 0)
+    return 0; /* sm_runtime_init says what is missing */
+  if (dir)
+    setenv("STARPU_PERF_MODEL_DIR", dir, 1);
+  return 1;
+}
+
+int starpu_main(int argc, char **argv);
+int starpu_main(int argc, char **argv)
+{
+  return starmet_main(argc, argv);
+}
+
+int main(int argc, char **argv)
+{
+  if (simulated_machine_ready(argc, argv)) {
+    int (*starpu_own_main)(int, char **) =
+        (int (*)(int, char **))(uintptr_t)dlsym(RTLD_NEXT, "main");
+    if (starpu_own_main)
+      return starpu_own_main(argc, argv);
+  }
+  return starmet_main(argc, argv);
+}
+#else
+int main(int argc, char **argv)
+{
+  return starmet_main(argc, argv);
+}
+#endif

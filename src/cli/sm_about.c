@@ -34,7 +34,11 @@ static void features(FILE *f)
     const char *name;
     int built;
   } feature[] = {
-      {"mpi", 1}, /* StarPU-MPI is required */
+#ifdef SM_HAVE_STARPU_MPI
+      {"mpi", 1}, /* StarPU-MPI: required except in a simulation build */
+#else
+      {"mpi", 0},
+#endif
 #ifdef STARPU_USE_OPENCL
       {"opencl", 1},
 #else
@@ -73,8 +77,19 @@ void sm_about_version(FILE *f)
 
   int major, minor, release;
   starpu_get_version(&major, &minor, &release);
-  fprintf(f, "StarPU: %d.%d.%d (built against %d.%d.%d, with StarPU-MPI)\n", major, minor,
-          release, STARPU_MAJOR_VERSION, STARPU_MINOR_VERSION, STARPU_RELEASE_VERSION);
+#ifdef SM_HAVE_STARPU_MPI
+  const char *with = "with StarPU-MPI";
+#else
+  const char *with = "no StarPU-MPI";
+#endif
+  fprintf(f, "StarPU: %d.%d.%d (built against %d.%d.%d, %s)\n", major, minor, release,
+          STARPU_MAJOR_VERSION, STARPU_MINOR_VERSION, STARPU_RELEASE_VERSION, with);
+#ifdef SM_SIMULATION
+  fprintf(f,
+          "simulation: StarPU with SimGrid: kernels do not run; task times from %s, "
+          "machine from STARPU_HOSTNAME (scripts/sim-platform)\n",
+          sm_cl_sim_models_path());
+#endif
   char mpi[256];
   mpi_library(mpi, sizeof mpi);
   fprintf(f, "MPI: %s (MPI %d.%d)\n", mpi, MPI_VERSION, MPI_SUBVERSION);

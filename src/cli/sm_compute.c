@@ -2,6 +2,7 @@
  * many, as steps over one struct run: plan (sizes, checks, rank grid) ->
  * load this rank's slice -> open the results (resume state, writer) -> run
  * the task graph or the reference loops -> gather and report -> commit. */
+#include "config.h"
 #include "sm_compute.h"
 
 #include <float.h>
@@ -754,7 +755,11 @@ static sm_err_t commit(run_t *r, sm_err_t err)
     if (!err)
       sum->topk_path = r->topk_path;
   }
+#ifdef SM_SIMULATION
+  sum->status = err == SM_OK ? "simulated" : sm_strerror(err);
+#else
   sum->status = err == SM_OK ? "ok" : sm_strerror(err);
+#endif
   if (r->me == 0) {
     if (r->json_path[0]) {
       sm_err_t jerr = sm_summary_write_json(sum, r->json_path);

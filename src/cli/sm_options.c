@@ -2,6 +2,9 @@
  * one table (parsing and --help derive from it), and the checks of how
  * they combine. Every value is checked here, before any input is read or
  * any task inserted. */
+#ifdef HAVE_CONFIG_H /* SM_SIMULATION (the fuzz targets build without it) */
+#include "config.h"
+#endif
 #include "sm_options.h"
 
 #include <math.h>
@@ -690,11 +693,40 @@ static sm_err_t check_phases(sm_options_t *o)
   return SM_OK;
 }
 
+/* A simulation build runs the task graph on a simulated machine: no
+ * kernel runs, so there are no values to write, check or count. */
+static sm_err_t check_simulation(const sm_options_t *o)
+{
+#ifdef SM_SIMULATION
+  const char *what = o->output                            ? "--output"
+                     : o->method == SM_METHOD_REF         ? "--compute-method ref"
+                     : o->verify || o->inject_rate > 0    ? "--verify and --inject-faults"
+                     : o->topk                            ? "--top-k"
+                     : o->hist_bins                       ? "--histogram"
+                     : o->resume                          ? "--resume"
+                     : o->synth.kind == SM_SYNTH_ANALYTIC ? "--synthetic analytic"
+                                                          : NULL;
+  if (what) {
+    sm_log_error("%s: this starmet is a simulation build (StarPU with SimGrid): kernels "
+                 "do not run, so there are no values to write or check; it simulates the "
+                 "task graph's time (--output-format none). Use a regular build for "
+                 "results",
+                 what);
+    return SM_EOPTION;
+  }
+#else
+  (void)o;
+#endif
+  return SM_OK;
+}
+
 /* Output, resume, and what only the task graph has. */
 static sm_err_t check_run(sm_options_t *o)
 {
   if ((int)o->output_format < 0)
     o->output_format = o->output ? SM_OUT_TSV : SM_OUT_NONE;
+  if (check_simulation(o))
+    return SM_EOPTION;
   if (o->resume &&
       (!o->output || o->output_format == SM_OUT_NONE || o->method == SM_METHOD_REF)) {
     sm_log_error("--resume needs an output (--output PREFIX, format tsv, bin or comet) "

@@ -3,6 +3,7 @@
  * to the ranks), one SAF task per block with a bounded number in flight,
  * the SAF written as blocks complete, then the spectrum EM, the allele
  * frequencies and the summaries. */
+#include "config.h"
 #include "sm_maf.h"
 
 #include <stdlib.h>
@@ -472,6 +473,12 @@ int sm_maf_main(const sm_maf_options_t *o, const char *command)
              .P = sm_mpi_size(),
              .em = {.maxiter = o->em_maxiter, .tol = o->em_tol}};
   sm_log_set_quiet(o->quiet || r.me != 0);
+#ifdef SM_SIMULATION
+  sm_log_error(
+      "maf: this starmet is a simulation build (StarPU with SimGrid): kernels do "
+      "not run, and maf's results are its output; use a regular build");
+  return SM_EOPTION;
+#endif
   sm_err_t err = open_input(&r);
   if (!err)
     err = open_outputs(&r);

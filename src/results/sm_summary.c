@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "sm_checksum.h"
+#include "sm_codelets.h"
 #include "sm_commit.h"
 #include "sm_hist.h"
 #include "sm_json.h"
@@ -142,6 +143,9 @@ static void json_codelets(sm_json_t *j, const rt_totals_t *t)
     sm_json_fixed(j, "min_s", 9, c->min_s);
     sm_json_fixed(j, "max_s", 9, c->max_s);
     sm_json_fixed(j, "total_s", 6, c->total_s);
+    /* comparisons (numerators) or bytes (the others): the work its rate
+     * counts (scripts/sched-experiment --calibrate-platform) */
+    sm_json_fixed(j, "work", 0, c->work);
     sm_json_u64(j, "uncalibrated", c->uncalibrated);
     sm_json_fixed(j, "uncalibrated_s", 6, c->uncalibrated_s);
     sm_json_close(j);
@@ -232,6 +236,17 @@ static void json_problem(sm_json_t *j, const sm_summary_t *s)
   sm_json_close(j);
 }
 
+/* The checksum of the values; none in a simulation build (no kernel ran). */
+static void summary_checksum(const sm_rank_stats_t *t, char *buf, size_t len)
+{
+#ifdef SM_SIMULATION
+  (void)t;
+  snprintf(buf, len, "none (simulated: kernels did not run)");
+#else
+  sm_checksum_format(&t->cksum, buf, len);
+#endif
+}
+
 /* "timings_s", "counts", "rates", "checksum", "threshold". */
 static void json_figures(sm_json_t *j, const sm_summary_t *s)
 {
@@ -263,8 +278,14 @@ static void json_figures(sm_json_t *j, const sm_summary_t *s)
   sm_json_real(j, "comparisons_per_s", 6, frac * cmp / tc);
   sm_json_close(j);
   char cks[128];
-  sm_checksum_format(&t->cksum, cks, sizeof cks);
+  summary_checksum(t, cks, sizeof cks);
   sm_json_str(j, "checksum", cks);
+#ifdef SM_SIMULATION
+  sm_json_object(j, "simulation", 0);
+  sm_json_str(j, "platform", sm_cl_sim_platform());
+  sm_json_str(j, "models", sm_cl_sim_models_path());
+  sm_json_close(j);
+#endif
   sm_json_real(j, "threshold", 17, s->opt->threshold);
   if (s->opt->thr_ent.n) { /* CoMet's, per table entry */
     sm_json_array(j, "threshold_entries", 0);
@@ -372,7 +393,7 @@ void sm_summary_print(const sm_summary_t *s, FILE *f)
   double cmp = nres * (double)s->nf;
   double tc = s->t_compute > 0 ? s->t_compute : 1e-9;
   char cks[128];
-  sm_checksum_format(&t->cksum, cks, sizeof cks);
+  summary_checksum(t, cks, sizeof cks);
   fprintf(f, "starmet %s: %s %d-way (%s), %zu vectors x %zu fields, %s\n", s->status,
           metric_name(s), s->opt->num_way, variant(s), s->nv, s->nf, s->input_desc);
   fprintf(f, "  method      %s, kernel %s",

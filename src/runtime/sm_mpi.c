@@ -1,6 +1,8 @@
 /* sm_mpi.c: MPI start-up and the non-data collectives of a run. */
 #include "sm_mpi.h"
 
+#include "config.h"
+
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +50,18 @@ static int launcher_seen(void)
 
 sm_err_t sm_mpi_init(int *argc, char ***argv, long want_ranks)
 {
+#ifndef SM_HAVE_STARPU_MPI
+  /* a simulation build: one rank, MPI never started (see sm_starpu_mpi.h) */
+  (void)argc;
+  (void)argv;
+  if (want_ranks > 1 || launcher_seen()) {
+    sm_log_error("this starmet is a simulation build (StarPU with SimGrid, no "
+                 "StarPU-MPI): it runs one rank; start it without mpirun, or use a "
+                 "regular build for several ranks");
+    return SM_EOPTION;
+  }
+  return SM_OK;
+#endif
   /* a launcher that sets none of those variables still starts its
    * processes as one MPI job: when the command asks for several ranks,
    * MPI_Init learns from MPI itself how many there are (one, when started

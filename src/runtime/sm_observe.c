@@ -36,10 +36,14 @@ static struct {
   int ncl;
   codelet_slot_t cl[SM_MAX_CODELETS];
   sm_task_rec_t *chunk[MAX_CHUNKS];
-  /* per StarPU job id: 0 not seen, 1 calibrated, 2 without a calibrated
-   * model (on_started says, on_done reads) */
-  uint8_t *cal;
-  size_t ncal;
+  /* per task number, what on_started learns and on_done reads: cal 0 not
+   * seen, 1 calibrated, 2 without a calibrated model; the task's work
+   * (sm_cl_work: its data may be gone by the time on_done runs) */
+  struct job_note {
+    uint8_t cal;
+    double work;
+  } * job;
+  size_t njob;
 } obs = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 static sm_task_rec_t *rec_at(uint64_t id)
@@ -124,21 +128,24 @@ static void on_started(void)
       starpu_worker_get_perf_archtype(worker, t->sched_ctx);
   const int uncal =
       isnan(starpu_task_expected_length(t, arch, starpu_task_get_implementation(t)));
-  const size_t jid = (size_t)starpu_task_get_job_id(t);
+  const double work = sm_cl_work(t);
+  /* the task's number, its callback's argument (StarPU's job ids are all 0
+   * unless tracing is on) */
+  const size_t jid = (size_t)(uintptr_t)t->callback_arg;
   pthread_mutex_lock(&obs.mu);
-  if (jid >= obs.ncal) {
-    size_t n = obs.ncal ? obs.ncal : 4096;
+  if (jid >= obs.njob) {
+    size_t n = obs.njob ? obs.njob : 4096;
     while (n <= jid)
       n *= 2;
-    uint8_t *p = realloc(obs.cal, n);
+    struct job_note *p = realloc(obs.job, n * sizeof *p);
     if (p) {
-      memset(p + obs.ncal, 0, n - obs.ncal);
-      obs.cal = p;
-      obs.ncal = n;
+      memset(p + obs.njob, 0, (n - obs.njob) * sizeof *p);
+      obs.job = p;
+      obs.njob = n;
     }
   }
-  if (jid < obs.ncal)
-    obs.cal[jid] = (uint8_t)(1 + uncal);
+  if (jid < obs.njob)
+    obs.job[jid] = (struct job_note){.cal = (uint8_t)(1 + uncal), .work = work};
   pthread_mutex_unlock(&obs.mu);
 }
 
@@ -154,10 +161,11 @@ static void on_done(uint64_t id)
     start = (starpu_timing_timespec_to_us(&pi->start_time) - obs.epoch_us) * 1e-6;
     end = (starpu_timing_timespec_to_us(&pi->end_time) - obs.epoch_us) * 1e-6;
   }
-  const size_t jid = (size_t)starpu_task_get_job_id(t);
+  const size_t jid = (size_t)id;
   double now = starpu_timing_now();
   pthread_mutex_lock(&obs.mu);
-  const int uncal = jid < obs.ncal && obs.cal[jid] == 2;
+  const int uncal = jid < obs.njob && obs.job[jid].cal == 2;
+  const double work = jid < obs.njob ? obs.job[jid].work : 0;
   int s = slot_of(t);
   if (s >= 0) {
     sm_codelet_stats_t *c = &obs.cl[s].st;
@@ -166,6 +174,7 @@ static void on_done(uint64_t id)
     c->uncalibrated += (uint64_t)uncal;
     c->uncalibrated_s += uncal ? d : 0;
     c->total_s += d;
+    c->work += work;
     c->min_s = d < c->min_s ? d : c->min_s;
     c->max_s = d > c->max_s ? d : c->max_s;
   }
@@ -252,9 +261,9 @@ void sm_observe_free(void)
     free(obs.chunk[c]);
     obs.chunk[c] = NULL;
   }
-  free(obs.cal);
-  obs.cal = NULL;
-  obs.ncal = 0;
+  free(obs.job);
+  obs.job = NULL;
+  obs.njob = 0;
 }
 
 sm_err_t sm_observe_gather(const sm_runtime_stats_t *mine, sm_runtime_stats_t **all)
@@ -291,6 +300,7 @@ int sm_observe_merge_codelets(const sm_runtime_stats_t *all, int nranks,
       out[k].uncalibrated += c->uncalibrated;
       out[k].uncalibrated_s += c->uncalibrated_s;
       out[k].total_s += c->total_s;
+      out[k].work += c->work;
       out[k].min_s = c->min_s < out[k].min_s ? c->min_s : out[k].min_s;
       out[k].max_s = c->max_s > out[k].max_s ? c->max_s : out[k].max_s;
     }

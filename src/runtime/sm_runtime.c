@@ -5,8 +5,12 @@
 #include "sm_sched.h"
 
 #include <starpu.h>
-#include <starpu_mpi.h>
+#include "sm_starpu_mpi.h"
 #include <starpu_profiling.h>
+#ifdef SM_SIMULATION
+#include <dlfcn.h>
+#include <stdint.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <fcntl.h>
@@ -20,11 +24,41 @@ static double ts_s(struct timespec t)
 
 static int with_mpi, quiet_comm_stats;
 
+/* A simulation build needs the simulated machine's platform files where
+ * StarPU looks for them (scripts/sim-platform writes them); say so before
+ * StarPU aborts on a missing file. SimGrid's configuration notes are kept
+ * for its warnings. */
+static sm_err_t check_simulation(void)
+{
+#ifdef SM_SIMULATION
+  const char *plat = sm_cl_sim_platform();
+  char path[4200];
+  snprintf(path, sizeof path, "%s/bus/%s.platform.v4.xml", sm_sched_perfmodel_dir(),
+           plat ? plat : "NAME");
+  if (!plat || access(path, R_OK) != 0) {
+    sm_log_error(
+        "this starmet is a simulation build (StarPU with SimGrid): it needs a "
+        "simulated machine; %s (looked for %s). Write one with scripts/sim-platform "
+        "NAME --model-dir %s and run with STARPU_HOSTNAME=NAME",
+        plat ? "its platform files are missing" : "STARPU_HOSTNAME is not set", path,
+        sm_sched_perfmodel_dir());
+    return SM_ERUNTIME;
+  }
+  void (*log_control)(const char *) =
+      (void (*)(const char *))(uintptr_t)dlsym(RTLD_DEFAULT, "xbt_log_control_set");
+  if (log_control)
+    log_control("root.thresh:warning");
+#endif
+  return SM_OK;
+}
+
 sm_err_t sm_runtime_init(const char *sched, int use_mpi)
 {
   struct starpu_conf conf;
   starpu_conf_init(&conf);
   sm_err_t err = sm_sched_conf(&conf, sched);
+  if (!err)
+    err = check_simulation();
   if (err)
     return err;
   int ret;
@@ -36,7 +70,16 @@ sm_err_t sm_runtime_init(const char *sched, int use_mpi)
     setenv("STARPU_COMM_STATS", "1", 0);
     ret = starpu_mpi_init_conf(NULL, NULL, 0, MPI_COMM_WORLD, &conf);
   } else {
+#ifdef SM_SIMULATION
+    /* StarPU 1.3.10 starts SimGrid from starpu_init's argv, which must not
+     * be NULL there */
+    static char name[] = "starmet", *args[] = {name, NULL};
+    int argc = 1;
+    char **argv = args;
+    ret = starpu_initialize(&conf, &argc, &argv);
+#else
     ret = starpu_init(&conf);
+#endif
   }
   if (ret == -ENODEV) {
     sm_log_error("StarPU found no worker to run on (check STARPU_NCPU and friends)");

@@ -34,6 +34,7 @@ typedef struct sm_codelet_stats {
   uint64_t uncalibrated; /* ran while its performance model had too few samples */
   double uncalibrated_s; /* their time */
   double total_s, min_s, max_s;
+  double work; /* sm_cl_work of its tasks: comparisons, or bytes */
 } sm_codelet_stats_t;
 
 typedef struct sm_runtime_stats {

@@ -199,13 +199,21 @@ static sm_err_t setup_model_dir(void)
     }
     setenv("STARPU_PERF_MODEL_DIR", dir, 1);
     snprintf(model_dir, sizeof model_dir, "%s", dir);
-  } else if (getenv("STARPU_PERF_MODEL_DIR")) {
-    snprintf(model_dir, sizeof model_dir, "%s", getenv("STARPU_PERF_MODEL_DIR"));
   } else {
-    const char *home = getenv("STARPU_HOME") ? getenv("STARPU_HOME") : getenv("HOME");
-    snprintf(model_dir, sizeof model_dir, "%s/.starpu/sampling", home ? home : ".");
+    sm_sched_model_dir(NULL, model_dir, sizeof model_dir);
   }
   return SM_OK;
+}
+
+void sm_sched_model_dir(const char *dir, char *buf, size_t len)
+{
+  const char *home = getenv("STARPU_HOME") ? getenv("STARPU_HOME") : getenv("HOME");
+  if (dir)
+    snprintf(buf, len, "%s", dir);
+  else if (getenv("STARPU_PERF_MODEL_DIR"))
+    snprintf(buf, len, "%s", getenv("STARPU_PERF_MODEL_DIR"));
+  else
+    snprintf(buf, len, "%s/.starpu/sampling", home ? home : ".");
 }
 
 sm_err_t sm_sched_conf(struct starpu_conf *conf, const char *sched)

@@ -55,6 +55,10 @@ int sm_sched_prio(int mode, sm_task_kind_t kind);
 /** The performance model directory in use (for the summary). */
 const char *sm_sched_perfmodel_dir(void);
 
+/** StarPU's model directory for --perfmodel-dir `dir` (or NULL): dir, else
+ * $STARPU_PERF_MODEL_DIR, else $STARPU_HOME or $HOME's .starpu/sampling. */
+void sm_sched_model_dir(const char *dir, char *buf, size_t len);
+
 /** 1 when this run calibrates (--calibrate). */
 int sm_sched_calibrating(void);
 

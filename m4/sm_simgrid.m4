@@ -1,0 +1,28 @@
+# SM_STARPU_SIMGRID: is this StarPU a simulation build (configured with
+# --enable-simgrid, see scripts/setup-sim)? Then tasks do not run: StarPU
+# simulates the machine of $STARPU_HOSTNAME's platform file with task times
+# from the codelets' cost models. Such a StarPU has no StarPU-MPI (SimGrid's
+# SMPI would need a static StarPU and smpicc): starmet runs one rank.
+# Otherwise StarPU-MPI is required. (A StarPU-MPI found beside a simulation
+# StarPU belongs to another StarPU and is not used.) Defines SM_SIMULATION and
+# SM_HAVE_STARPU_MPI accordingly.
+AC_DEFUN([SM_STARPU_SIMGRID], [
+  AC_MSG_CHECKING([whether StarPU simulates the machine (SimGrid)])
+  sm_save_CPPFLAGS=$CPPFLAGS
+  CPPFLAGS="$CPPFLAGS $STARPU_CFLAGS"
+  AC_PREPROC_IFELSE([AC_LANG_PROGRAM([[#include <starpu_config.h>
+#ifndef STARPU_SIMGRID
+#error not a simulation build
+#endif]], [[]])], [sm_starpu_simgrid=yes], [sm_starpu_simgrid=no])
+  CPPFLAGS=$sm_save_CPPFLAGS
+  AC_MSG_RESULT([$sm_starpu_simgrid])
+  AS_IF([test "x$sm_starpu_simgrid" = xyes],
+    [AC_DEFINE([SM_SIMULATION], [1], [StarPU simulates the machine: kernels do not run])
+     dnl not probed: a starpumpi-1.3 that pkg-config finds is another StarPU's
+     sm_pkg_found=no],
+    [SM_PKG_REQUIRE([STARPUMPI], [starpumpi-1.3], [libstarpu-dev (with libstarpumpi-1.3-3)])])
+  AS_IF([test "x$sm_pkg_found" = xyes],
+    [AC_DEFINE([SM_HAVE_STARPU_MPI], [1], [StarPU-MPI moves data between ranks])],
+    [STARPUMPI_CFLAGS= ; STARPUMPI_LIBS=])
+  AM_CONDITIONAL([SM_SIMULATION], [test "x$sm_starpu_simgrid" = xyes])
+])
