@@ -204,6 +204,15 @@ void sm_codelets_list(FILE *f)
 extern const sm_cl_work_entry_t __start_sm_cl_work[] __attribute__((weak));
 extern const sm_cl_work_entry_t __stop_sm_cl_work[] __attribute__((weak));
 
+int sm_codelets_cuda_devices(void)
+{
+#if defined(SM_USE_CUDA) && !defined(SM_SIMULATION)
+  return sm_cuda_device_count();
+#else
+  return 0;
+#endif
+}
+
 double sm_cl_work_2way(const struct starpu_task *t, size_t nf)
 {
   return (double)starpu_matrix_get_ny(STARPU_TASK_GET_HANDLE(t, 0)) *

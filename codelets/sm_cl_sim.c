@@ -64,8 +64,8 @@ static void load(void)
   snprintf(sim.platform, sizeof sim.platform, "%s", plat ? plat : "");
   FILE *f = fopen(sim.path, "r");
   if (!f)
-    STARPU_ABORT_MSG("simulation: cannot read the models file %s (set STARMET_SIM_MODELS)",
-                     sim.path);
+    STARPU_ABORT_MSG(
+        "simulation: cannot read the models file %s (set STARMET_SIM_MODELS)", sim.path);
   char line[2048];
   int lineno = 0;
   while (fgets(line, sizeof line, f)) {
@@ -145,9 +145,10 @@ double sm_cl_sim_cost(struct starpu_task *t, struct starpu_perfmodel_arch *arch,
       hit = r;
   }
   if (!hit)
-    STARPU_ABORT_MSG("simulation: %s has no rate for codelet %s on %s workers of platform "
-                     "%s (add a row, or a '*' row for that device)",
-                     sim.path, name, dev, sim.platform);
+    STARPU_ABORT_MSG(
+        "simulation: %s has no rate for codelet %s on %s workers of platform "
+        "%s (add a row, or a '*' row for that device)",
+        sim.path, name, dev, sim.platform);
   /* microseconds; never 0 (SimGrid's StarPU takes 0 for "not calibrated") */
   const double us = hit->overhead_us + 1e6 * sm_cl_work(t) / hit->rate;
   return us > 1e-3 ? us : 1e-3;

@@ -125,6 +125,9 @@ double sm_cl_work(const struct starpu_task *t);
 /** A simulation build's (SM_SIMULATION) platform ($STARPU_HOSTNAME, or
  * NULL) and models file (sm_cl_sim.c); not in other builds. */
 const char *sm_cl_sim_platform(void);
+
+/** The CUDA devices of this machine (0 in a build without CUDA codelets). */
+int sm_codelets_cuda_devices(void);
 const char *sm_cl_sim_models_path(void);
 
 /* Observation (run summary, trace, progress): insertions are numbered from

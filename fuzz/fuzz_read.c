@@ -38,6 +38,10 @@ const char *sm_codelets_kernel_check(sm_kernel_t kernel, int ccc)
 {
   return (void)kernel, (void)ccc, NULL;
 }
+int sm_codelets_cuda_devices(void)
+{
+  return 0;
+}
 #endif
 
 static void put(const char *name, const uint8_t *data, size_t n, char *path, size_t len)

@@ -39,6 +39,12 @@ extern "C" const char *sm_cuda_error_string(int err)
   return err == -1 ? "cuBLAS refused the GEMM" : cudaGetErrorString((cudaError_t)err);
 }
 
+extern "C" int sm_cuda_device_count(void)
+{
+  int n = 0;
+  return cudaGetDeviceCount(&n) == cudaSuccess ? n : 0;
+}
+
 namespace
 {
 

@@ -18,6 +18,9 @@ typedef struct CUstream_st *sm_cuda_stream_t;
 /** The text of a launcher's error code. */
 const char *sm_cuda_error_string(int err);
 
+/** The CUDA devices the runtime sees (0 when it sees none or fails). */
+int sm_cuda_device_count(void);
+
 int sm_cuda_czek2_d(size_t m, size_t n, size_t k, const double *A, size_t lda,
                     const double *B, size_t ldb, double *C, size_t ldc,
                     sm_cuda_stream_t stream);

@@ -1,5 +1,8 @@
 /* sm_sched.c: StarPU policies, task priorities and heteroprio buckets by
  * task kind, performance model directory and calibration. */
+#ifdef HAVE_CONFIG_H /* SM_SIMULATION (the fuzz targets build without it) */
+#include "config.h"
+#endif
 #include "sm_sched.h"
 
 #include <errno.h>
@@ -131,8 +134,13 @@ static unsigned bucket_where(int b, int nb)
  * Each worker type visits the buckets whose tasks it can all run (a task
  * must be runnable by every type its bucket is mapped to): CPU workers in
  * bucket order, accelerators heaviest work first. An accelerator is taken
- * as the faster type of its buckets; a CPU still takes such a task when
- * more are waiting than there are accelerators (slow factor 1). */
+ * as the faster type of its buckets. A CPU still takes such a task when
+ * more are waiting per accelerator than its slow factor: 1 for an OpenCL
+ * device (PoCL's is no faster than a core), SM_GPU_CPU_SLOW for a GPU,
+ * whose numerator kernels run hundreds of times faster than a core's (a
+ * core that takes one holds the end of the run: README, "Simulated GPU
+ * nodes"). */
+#define SM_GPU_CPU_SLOW 100.0f
 static void heteroprio_init(unsigned ctx)
 {
   static const struct {
@@ -159,7 +167,9 @@ static void heteroprio_init(unsigned ctx)
       starpu_heteroprio_set_mapping(ctx, arch[a].idx, n++, (unsigned)b);
       starpu_heteroprio_set_faster_arch(ctx, arch[a].idx, (unsigned)b);
       if (!cpu && (bucket_where(b, nb) & STARPU_CPU))
-        starpu_heteroprio_set_arch_slow_factor(ctx, STARPU_CPU_IDX, (unsigned)b, 1.0f);
+        starpu_heteroprio_set_arch_slow_factor(
+            ctx, STARPU_CPU_IDX, (unsigned)b,
+            arch[a].type == STARPU_CUDA_WORKER ? SM_GPU_CPU_SLOW : 1.0f);
     }
   }
 }
@@ -216,6 +226,32 @@ void sm_sched_model_dir(const char *dir, char *buf, size_t len)
     snprintf(buf, len, "%s/.starpu/sampling", home ? home : ".");
 }
 
+/* The CUDA workers starpu_init will start: STARPU_NCUDA when set, else
+ * the GPUs there are (in a simulation build, the simulated machine's:
+ * the second line of its platform's .config file, scripts/sim-platform). */
+static int expected_gpus(void)
+{
+  const char *n = getenv("STARPU_NCUDA");
+  if (n && *n)
+    return atoi(n);
+#ifdef SM_SIMULATION
+  const char *host = getenv("STARPU_HOSTNAME");
+  char dir[4096], path[4400], line[256];
+  int gpus = 0;
+  sm_sched_model_dir(opts.perfmodel_dir, dir, sizeof dir);
+  snprintf(path, sizeof path, "%s/bus/%s.config", dir, host ? host : "");
+  FILE *f = host ? fopen(path, "r") : NULL;
+  for (int k = 0; f && k < 3 && fgets(line, sizeof line, f);)
+    if (line[0] != '#' && ++k == 2)
+      gpus = atoi(line);
+  if (f)
+    fclose(f);
+  return gpus;
+#else
+  return sm_codelets_cuda_devices();
+#endif
+}
+
 sm_err_t sm_sched_conf(struct starpu_conf *conf, const char *sched)
 {
   const char *env = getenv("STARPU_SCHED");
@@ -226,6 +262,11 @@ sm_err_t sm_sched_conf(struct starpu_conf *conf, const char *sched)
     setenv("STARPU_SCHED", sched, 1); /* the option wins over the environment */
   } else if (env && sm_sched_check("STARPU_SCHED", env)) {
     return SM_EOPTION;
+  } else if (!env && expected_gpus() > 0) {
+    /* a GPU node: policies without performance models let CPU workers take
+     * numerator tiles they run hundreds of times slower than a GPU, and the
+     * run waits for them (README, "Simulated GPU nodes") */
+    conf->sched_policy_name = SM_GPU_DEFAULT_SCHED;
   }
   conf->sched_policy_init = heteroprio_init; /* only heteroprio calls it */
   if (opts.calibrate)

@@ -37,6 +37,10 @@ extern const char *const sm_sched_policies[];
 /** 1 when the policy decides from performance models (dm*, heft, pheft). */
 int sm_sched_uses_models(const char *name);
 
+/** The policy on a node with GPUs when neither --sched nor STARPU_SCHED
+ * names one (StarPU's own default, lws, otherwise). */
+#define SM_GPU_DEFAULT_SCHED "dmda"
+
 /** Settings for the following sm_runtime_init calls. */
 void sm_sched_configure(const sm_sched_opts_t *o);
 

@@ -28,7 +28,8 @@ static inline int sm_one_rank_(MPI_Comm comm, int *v, int value)
 #define starpu_mpi_data_get_rank(h) ((void)(h), 0)
 #define starpu_mpi_data_register(h, tag, owner) ((void)(h), (void)(tag), (void)(owner))
 #define starpu_mpi_wait_for_all(comm) ((void)(comm), starpu_task_wait_for_all())
-#define starpu_mpi_task_insert(comm, cl, ...) ((void)(comm), starpu_task_insert((cl), __VA_ARGS__))
+#define starpu_mpi_task_insert(comm, cl, ...)                                            \
+  ((void)(comm), starpu_task_insert((cl), __VA_ARGS__))
 #define starpu_mpi_shutdown() ((void)0)
 /* StarPU-MPI is never started here (one rank: no StarPU-MPI init). */
 #define starpu_mpi_init_conf(argc, argv, init, comm, conf)                               \

@@ -282,7 +282,8 @@ START_TEST(auto_block)
   /* with GPUs: ceil(sqrt(4 g)) tiles a side, at least 512 (or every vector) */
   ck_assert_uint_eq(sm_graph_auto_block(40000, 3, 1, 1, 1), 1024);
   ck_assert_uint_eq(sm_graph_auto_block(40000, 3, 1, 0, 1), 4096);
-  ck_assert_uint_eq(sm_graph_auto_block(6000, 10, 8, 0, 1), 1000);
+  ck_assert_uint_eq(sm_graph_auto_block(6000, 10, 8, 0, 1), 512);
+  ck_assert_uint_eq(sm_graph_auto_block(30000, 42, 6, 0, 1), 2143); /* 14 tiles */
   ck_assert_uint_eq(sm_graph_auto_block(3000, 10, 8, 0, 1), 512);
   ck_assert_uint_eq(sm_graph_auto_block(300, 3, 1, 1, 1), 300);
 }
