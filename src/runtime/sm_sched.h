@@ -38,8 +38,11 @@ extern const char *const sm_sched_policies[];
 int sm_sched_uses_models(const char *name);
 
 /** The policy on a node with GPUs when neither --sched nor STARPU_SCHED
- * names one (StarPU's own default, lws, otherwise). */
-#define SM_GPU_DEFAULT_SCHED "dmda"
+ * names one (StarPU's own default, lws, otherwise): on the simulated
+ * Summit- and DGX-A100-like nodes, dm was the fastest or within 7% of it
+ * for 2-way CCC and Czekanowski and 3-way CCC, dmda 8-17% slower, the
+ * policies without models 6-12x slower (README, "Simulated GPU nodes"). */
+#define SM_GPU_DEFAULT_SCHED "dm"
 
 /** Settings for the following sm_runtime_init calls. */
 void sm_sched_configure(const sm_sched_opts_t *o);
