@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <errno.h>
+
 #include "sm_error.h"
 
 #ifndef SM_SIM_DIR
@@ -54,45 +56,108 @@ const char *sm_cl_sim_platform(void)
   return h && *h ? h : NULL;
 }
 
-/* Load the platform's rows; a file that cannot be read or has no row for
- * the platform stops the run with what to do (StarPU would only say that a
- * codelet has no calibrated model). */
-static void load(void)
+/* Load the platform's rows, or say in why what is wrong with the file. */
+static int load(char *why, size_t len)
 {
   snprintf(sim.path, sizeof sim.path, "%s", sm_cl_sim_models_path());
   const char *plat = sm_cl_sim_platform();
   snprintf(sim.platform, sizeof sim.platform, "%s", plat ? plat : "");
+  sim.nrates = 0;
   FILE *f = fopen(sim.path, "r");
-  if (!f)
-    STARPU_ABORT_MSG(
-        "simulation: cannot read the models file %s (set STARMET_SIM_MODELS)", sim.path);
+  if (!f) {
+    snprintf(why, len, "cannot read the models file %s: %s (set STARMET_SIM_MODELS)",
+             sim.path, strerror(errno));
+    return -1;
+  }
   char line[2048];
-  int lineno = 0;
-  while (fgets(line, sizeof line, f)) {
+  int lineno = 0, bad = 0;
+  while (!bad && fgets(line, sizeof line, f)) {
     lineno++;
     char p[128], dev[16], cl[64];
     double rate, over;
     if (line[0] == '#' || strspn(line, " \t\r\n") == strlen(line))
       continue;
     if (sscanf(line, "%127s %15s %63s %lf %lf", p, dev, cl, &rate, &over) != 5 ||
-        !(rate > 0) || !(over >= 0) || !isfinite(rate) || !isfinite(over))
-      STARPU_ABORT_MSG("simulation: %s line %d: expected 'platform device codelet rate "
-                       "overhead_us source', rate > 0 and overhead >= 0",
-                       sim.path, lineno);
-    if (strcmp(p, sim.platform))
-      continue;
-    if (sim.nrates == (int)(sizeof sim.rates / sizeof sim.rates[0]))
-      STARPU_ABORT_MSG("simulation: %s: too many rows for platform %s", sim.path, p);
-    sim_rate_t *r = &sim.rates[sim.nrates++];
-    snprintf(r->device, sizeof r->device, "%s", dev);
-    snprintf(r->codelet, sizeof r->codelet, "%s", cl);
-    r->rate = rate;
-    r->overhead_us = over;
+        !(rate > 0) || !(over >= 0) || !isfinite(rate) || !isfinite(over)) {
+      snprintf(why, len,
+               "%s line %d: expected 'platform device codelet rate overhead_us source' "
+               "with a rate > 0 and an overhead >= 0 (scripts/sim-calibrate writes this "
+               "file)",
+               sim.path, lineno);
+      bad = 1;
+    } else if (!strcmp(p, sim.platform)) {
+      if (sim.nrates == (int)(sizeof sim.rates / sizeof sim.rates[0])) {
+        snprintf(why, len, "%s: more than %d rows for platform %s", sim.path,
+                 (int)(sizeof sim.rates / sizeof sim.rates[0]), p);
+        bad = 1;
+        continue;
+      }
+      sim_rate_t *r = &sim.rates[sim.nrates++];
+      snprintf(r->device, sizeof r->device, "%s", dev);
+      snprintf(r->codelet, sizeof r->codelet, "%s", cl);
+      r->rate = rate;
+      r->overhead_us = over;
+    }
   }
   fclose(f);
-  if (!sim.nrates)
-    STARPU_ABORT_MSG("simulation: %s has no row for platform '%s' (STARPU_HOSTNAME)",
-                     sim.path, sim.platform);
+  if (!bad && !sim.nrates) {
+    snprintf(why, len, "%s has no row for platform '%s' (STARPU_HOSTNAME)", sim.path,
+             sim.platform);
+    bad = 1;
+  }
+  return bad ? -1 : 0;
+}
+
+static void load_or_abort(void)
+{
+  char why[1400];
+  if (load(why, sizeof why))
+    STARPU_ABORT_MSG("simulation: %s", why);
+}
+
+static const sim_rate_t *rate_of(const char *dev, const char *name)
+{
+  const sim_rate_t *hit = NULL;
+  for (int k = 0; k < sim.nrates; k++) {
+    const sim_rate_t *r = &sim.rates[k];
+    if (strcmp(r->device, dev))
+      continue;
+    if (!strcmp(r->codelet, name))
+      return r;
+    if (!hit && !strcmp(r->codelet, "*"))
+      hit = r;
+  }
+  return hit;
+}
+
+extern const sm_cl_entry_t __start_sm_codelets[], __stop_sm_codelets[];
+
+static void load_noop(void) {}
+
+int sm_cl_sim_check(int gpus, char *why, size_t len)
+{
+  if (load(why, len))
+    return -1;
+  const char *g = getenv("STARMET_SIM_GPU_FINALIZE");
+  const int gpufin = g && !strcmp(g, "1");
+  for (const sm_cl_entry_t *e = __start_sm_codelets; e < __stop_sm_codelets; e++) {
+    const char *name = e->cl->name;
+    const int cuda = gpus > 0 && (e->cl->cuda_funcs[0] ||
+                                  (gpufin && !strncmp(name, "sm_finalize", 11)));
+    const char *dev = !rate_of("cpu", name)            ? "cpu"
+                      : cuda && !rate_of("cuda", name) ? "cuda"
+                                                       : NULL;
+    if (dev) {
+      snprintf(
+          why, len,
+          "%s has no rate for codelet %s on %s workers of platform %s (add a row, or "
+          "a '*' row for that device)",
+          sim.path, name, dev, sim.platform);
+      return -1;
+    }
+  }
+  pthread_once(&sim.once, load_noop);
+  return 0;
 }
 
 static const char *device_of(const struct starpu_perfmodel_arch *arch)
@@ -130,20 +195,9 @@ double sm_cl_sim_cost(struct starpu_task *t, struct starpu_perfmodel_arch *arch,
                       unsigned nimpl)
 {
   (void)nimpl;
-  pthread_once(&sim.once, load);
+  pthread_once(&sim.once, load_or_abort); /* sm_cl_sim_check has loaded it */
   const char *dev = device_of(arch), *name = t->cl->name;
-  const sim_rate_t *hit = NULL;
-  for (int k = 0; k < sim.nrates; k++) {
-    const sim_rate_t *r = &sim.rates[k];
-    if (strcmp(r->device, dev))
-      continue;
-    if (!strcmp(r->codelet, name)) {
-      hit = r;
-      break;
-    }
-    if (!hit && !strcmp(r->codelet, "*"))
-      hit = r;
-  }
+  const sim_rate_t *hit = rate_of(dev, name);
   if (!hit)
     STARPU_ABORT_MSG(
         "simulation: %s has no rate for codelet %s on %s workers of platform "

@@ -128,6 +128,11 @@ const char *sm_cl_sim_platform(void);
 
 /** The CUDA devices of this machine (0 in a build without CUDA codelets). */
 int sm_codelets_cuda_devices(void);
+
+/** A simulation build's models file: readable, well formed, and with a
+ * rate for every codelet on the CPU and, when the machine has gpus GPUs,
+ * for every codelet with a CUDA implementation there; else -1 and why. */
+int sm_cl_sim_check(int gpus, char *why, size_t len);
 const char *sm_cl_sim_models_path(void);
 
 /* Observation (run summary, trace, progress): insertions are numbered from

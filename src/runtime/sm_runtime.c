@@ -44,6 +44,11 @@ static sm_err_t check_simulation(void)
         sm_sched_perfmodel_dir());
     return SM_ERUNTIME;
   }
+  char why[1400];
+  if (sm_cl_sim_check(sm_sched_expected_gpus(), why, sizeof why)) {
+    sm_log_error("simulation: %s", why);
+    return SM_EFORMAT;
+  }
   void (*log_control)(const char *) =
       (void (*)(const char *))(uintptr_t)dlsym(RTLD_DEFAULT, "xbt_log_control_set");
   if (log_control)

@@ -229,7 +229,7 @@ void sm_sched_model_dir(const char *dir, char *buf, size_t len)
 /* The CUDA workers starpu_init will start: STARPU_NCUDA when set, else
  * the GPUs there are (in a simulation build, the simulated machine's:
  * the second line of its platform's .config file, scripts/sim-platform). */
-static int expected_gpus(void)
+int sm_sched_expected_gpus(void)
 {
   const char *n = getenv("STARPU_NCUDA");
   if (n && *n)
@@ -262,7 +262,7 @@ sm_err_t sm_sched_conf(struct starpu_conf *conf, const char *sched)
     setenv("STARPU_SCHED", sched, 1); /* the option wins over the environment */
   } else if (env && sm_sched_check("STARPU_SCHED", env)) {
     return SM_EOPTION;
-  } else if (!env && expected_gpus() > 0) {
+  } else if (!env && sm_sched_expected_gpus() > 0) {
     /* a GPU node: policies without performance models let CPU workers take
      * numerator tiles they run hundreds of times slower than a GPU, and the
      * run waits for them (README, "Simulated GPU nodes") */

@@ -44,6 +44,10 @@ int sm_sched_uses_models(const char *name);
  * policies without models 6-12x slower (README, "Simulated GPU nodes"). */
 #define SM_GPU_DEFAULT_SCHED "dm"
 
+/** The CUDA workers the next starpu_init will start: STARPU_NCUDA when set,
+ * else the GPUs there are (a simulation build: its simulated machine's). */
+int sm_sched_expected_gpus(void);
+
 /** Settings for the following sm_runtime_init calls. */
 void sm_sched_configure(const sm_sched_opts_t *o);
 

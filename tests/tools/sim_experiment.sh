@@ -30,6 +30,15 @@ expect_error "output asked" "simulation build.*no values" "$T/out" \
 expect_error "no machine" "STARPU_HOSTNAME is not set|platform files are missing" - \
   env -u STARPU_HOSTNAME "$SIM" compute --metric ccc --synthetic random --num-vector 50 \
   --num-field 64 --perfmodel-dir "$T/nowhere"
+"$top_srcdir/scripts/sim-platform" summit --model-dir "$T/pmS" > /dev/null
+printf 'summit cpu * 1e9 1 ok\nsummit cuda sm_ccc2 fast 10 bad\n' > "$T/bad.tsv"
+expect_error "bad models file" "bad.tsv line 2: expected" - env STARPU_HOSTNAME=summit \
+  STARMET_SIM_MODELS="$T/bad.tsv" "$SIM" compute --metric ccc --synthetic random \
+  --num-vector 50 --num-field 64 --perfmodel-dir "$T/pmS"
+printf 'summit cpu * 1e9 1 only CPUs\n' > "$T/nogpu.tsv"
+expect_error "models without GPU rates" "no rate for codelet sm_.* on cuda workers" - \
+  env STARPU_HOSTNAME=summit STARMET_SIM_MODELS="$T/nogpu.tsv" "$SIM" compute --metric ccc \
+  --synthetic random --num-vector 50 --num-field 64 --perfmodel-dir "$T/pmS"
 printf 'marker\tallele1\tallele2\tInd0\tInd0\tInd0\nc1_1\t0\t1\t0.2\t0.5\t0.3\n' > "$T/g.beagle"
 expect_error "maf" "simulation build" "$T/maf" "$SIM" maf --input "$T/g.beagle" --output "$T/maf"
 
