@@ -6,6 +6,26 @@
 # Otherwise StarPU-MPI is required. (A StarPU-MPI found beside a simulation
 # StarPU belongs to another StarPU and is not used.) Defines SM_SIMULATION and
 # SM_HAVE_STARPU_MPI accordingly.
+# SM_WITH_SIMULATION: --with-simulation[=PREFIX] builds against the
+# simulation StarPU in PREFIX (default /opt/starpu-1.3.10-sim, where
+# scripts/setup-sim installs it): its pkg-config files first, an rpath to
+# its libraries, and configure stops if that StarPU does not simulate.
+# Call before StarPU is looked for.
+AC_DEFUN([SM_WITH_SIMULATION], [
+  AC_ARG_WITH([simulation],
+    [AS_HELP_STRING([--with-simulation@<:@=PREFIX@:>@],
+      [build against the SimGrid StarPU in PREFIX (default /opt/starpu-1.3.10-sim, scripts/setup-sim): a simulation build])],
+    [], [with_simulation=no])
+  AS_IF([test "x$with_simulation" != xno], [
+    AS_IF([test "x$with_simulation" = xyes], [with_simulation=/opt/starpu-1.3.10-sim])
+    AS_IF([test -f "$with_simulation/lib/pkgconfig/starpu-1.3.pc"], [],
+      [AC_MSG_ERROR([--with-simulation: no StarPU in $with_simulation (run scripts/setup-sim first)])])
+    PKG_CONFIG_PATH="$with_simulation/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+    export PKG_CONFIG_PATH
+    LDFLAGS="-Wl,-rpath,$with_simulation/lib $LDFLAGS"
+  ])
+])
+
 AC_DEFUN([SM_STARPU_SIMGRID], [
   AC_MSG_CHECKING([whether StarPU simulates the machine (SimGrid)])
   sm_save_CPPFLAGS=$CPPFLAGS
@@ -24,5 +44,7 @@ AC_DEFUN([SM_STARPU_SIMGRID], [
   AS_IF([test "x$sm_pkg_found" = xyes],
     [AC_DEFINE([SM_HAVE_STARPU_MPI], [1], [StarPU-MPI moves data between ranks])],
     [STARPUMPI_CFLAGS= ; STARPUMPI_LIBS=])
+  AS_IF([test "x$with_simulation" != xno && test "x$sm_starpu_simgrid" != xyes],
+    [AC_MSG_ERROR([--with-simulation: the StarPU in $with_simulation was not built with SimGrid (rebuild it with scripts/setup-sim)])])
   AM_CONDITIONAL([SM_SIMULATION], [test "x$sm_starpu_simgrid" = xyes])
 ])
