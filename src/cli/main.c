@@ -159,8 +159,19 @@ int main(int argc, char **argv)
   if (simulated_machine_ready(argc, argv)) {
     int (*starpu_own_main)(int, char **) =
         (int (*)(int, char **))(uintptr_t)dlsym(RTLD_NEXT, "main");
-    if (starpu_own_main)
-      return starpu_own_main(argc, argv);
+    /* SimGrid takes its own options out of argv before starpu_main sees
+     * it: keep its notes on the platform file's settings for warnings */
+    char **args = starpu_own_main ? calloc((size_t)argc + 2, sizeof *args) : NULL;
+    if (args) {
+      static char quiet[] = "--log=xbt_cfg.thres:warning";
+      args[0] = argv[0];
+      args[1] = quiet;
+      for (int k = 1; k < argc; k++)
+        args[k + 1] = argv[k];
+      const int r = starpu_own_main(argc + 1, args);
+      free(args);
+      return r;
+    }
   }
   return starmet_main(argc, argv);
 }
