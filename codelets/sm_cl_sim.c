@@ -18,7 +18,6 @@
 
 #ifdef SM_SIMULATION
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,11 +37,11 @@ typedef struct sim_rate {
 } sim_rate_t;
 
 static struct {
-  pthread_once_t once;
+  int loaded; /* by sm_cl_sim_check, before StarPU starts */
   int nrates;
   sim_rate_t rates[128];
   char path[1024], platform[128];
-} sim = {.once = PTHREAD_ONCE_INIT};
+} sim;
 
 const char *sm_cl_sim_models_path(void)
 {
@@ -108,13 +107,6 @@ static int load(char *why, size_t len)
   return bad ? -1 : 0;
 }
 
-static void load_or_abort(void)
-{
-  char why[1400];
-  if (load(why, sizeof why))
-    STARPU_ABORT_MSG("simulation: %s", why);
-}
-
 static const sim_rate_t *rate_of(const char *dev, const char *name)
 {
   const sim_rate_t *hit = NULL;
@@ -132,14 +124,18 @@ static const sim_rate_t *rate_of(const char *dev, const char *name)
 
 extern const sm_cl_entry_t __start_sm_codelets[], __stop_sm_codelets[];
 
-static void load_noop(void) {}
+/* STARMET_SIM_GPU_FINALIZE=1: the finalize codelets may run on the GPUs */
+static int gpu_finalize(void)
+{
+  const char *g = getenv("STARMET_SIM_GPU_FINALIZE");
+  return g && !strcmp(g, "1");
+}
 
 int sm_cl_sim_check(int gpus, char *why, size_t len)
 {
   if (load(why, len))
     return -1;
-  const char *g = getenv("STARMET_SIM_GPU_FINALIZE");
-  const int gpufin = g && !strcmp(g, "1");
+  const int gpufin = gpu_finalize();
   for (const sm_cl_entry_t *e = __start_sm_codelets; e < __stop_sm_codelets; e++) {
     const char *name = e->cl->name;
     const int cuda = gpus > 0 && (e->cl->cuda_funcs[0] ||
@@ -156,7 +152,7 @@ int sm_cl_sim_check(int gpus, char *why, size_t len)
       return -1;
     }
   }
-  pthread_once(&sim.once, load_noop);
+  sim.loaded = 1;
   return 0;
 }
 
@@ -185,8 +181,7 @@ static void modeled_only(void *buffers[], void *cl_arg)
 
 void sm_cl_sim_setup(void)
 {
-  const char *g = getenv("STARMET_SIM_GPU_FINALIZE");
-  const int on = g && !strcmp(g, "1");
+  const int on = gpu_finalize();
   sm_cl_sim_gpu_finalize2(on ? modeled_only : NULL);
   sm_cl_sim_gpu_finalize3(on ? modeled_only : NULL);
 }
@@ -195,7 +190,8 @@ double sm_cl_sim_cost(struct starpu_task *t, struct starpu_perfmodel_arch *arch,
                       unsigned nimpl)
 {
   (void)nimpl;
-  pthread_once(&sim.once, load_or_abort); /* sm_cl_sim_check has loaded it */
+  if (!sim.loaded) /* sm_runtime_init checks the file before StarPU starts */
+    STARPU_ABORT_MSG("simulation: the models file was not checked before the run");
   const char *dev = device_of(arch), *name = t->cl->name;
   const sim_rate_t *hit = rate_of(dev, name);
   if (!hit)

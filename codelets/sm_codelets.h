@@ -122,18 +122,17 @@ unsigned sm_codelets_where(sm_task_kind_t kind);
  * buffers for the others. Call while the task's data are registered. */
 double sm_cl_work(const struct starpu_task *t);
 
-/** A simulation build's (SM_SIMULATION) platform ($STARPU_HOSTNAME, or
- * NULL) and models file (sm_cl_sim.c); not in other builds. */
-const char *sm_cl_sim_platform(void);
-
 /** The CUDA devices of this machine (0 in a build without CUDA codelets). */
 int sm_codelets_cuda_devices(void);
 
-/** A simulation build's models file: readable, well formed, and with a
+/* A simulation build's (SM_SIMULATION) cost model, sm_cl_sim.c; not in
+ * other builds. Its platform ($STARPU_HOSTNAME, or NULL) and models file;
+ * the check of that file before StarPU starts: readable, well formed, a
  * rate for every codelet on the CPU and, when the machine has gpus GPUs,
  * for every codelet with a CUDA implementation there; else -1 and why. */
-int sm_cl_sim_check(int gpus, char *why, size_t len);
+const char *sm_cl_sim_platform(void);
 const char *sm_cl_sim_models_path(void);
+int sm_cl_sim_check(int gpus, char *why, size_t len);
 
 /* Observation (run summary, trace, progress): insertions are numbered from
  * 0 in the same order on every rank (all ranks insert the same graph);

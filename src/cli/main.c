@@ -129,8 +129,8 @@ static int starmet_main(int argc, char **argv)
  * STARPU_PERF_MODEL_DIR). */
 static int simulated_machine_ready(int argc, char **argv)
 {
-  const char *host = getenv("STARPU_HOSTNAME"), *dir = NULL;
-  if (argc < 2 || strcmp(argv[1], "compute") || !host || !*host)
+  const char *dir = NULL;
+  if (argc < 2 || strcmp(argv[1], "compute"))
     return 0;
   for (int k = 2; k < argc; k++) {
     if (!strcmp(argv[k], "--perfmodel-dir") && k + 1 < argc)
@@ -138,10 +138,9 @@ static int simulated_machine_ready(int argc, char **argv)
     else if (!strncmp(argv[k], "--perfmodel-dir=", 16))
       dir = argv[k] + 16;
   }
-  char mdir[4096], path[4500];
-  sm_sched_model_dir(dir, mdir, sizeof mdir);
-  snprintf(path, sizeof path, "%s/bus/%s.platform.v4.xml", mdir, host);
-  if (access(path, R_OK) != 0)
+  char path[4500];
+  if (sm_sched_platform_file(dir, "platform.v4.xml", path, sizeof path) ||
+      access(path, R_OK) != 0)
     return 0; /* sm_runtime_init says what is missing */
   if (dir)
     setenv("STARPU_PERF_MODEL_DIR", dir, 1);

@@ -144,7 +144,7 @@ static void json_codelets(sm_json_t *j, const rt_totals_t *t)
     sm_json_fixed(j, "max_s", 9, c->max_s);
     sm_json_fixed(j, "total_s", 6, c->total_s);
     /* comparisons (numerators) or bytes (the others): the work its rate
-     * counts (scripts/sched-experiment --calibrate-platform) */
+     * counts (scripts/sim-calibrate reads it) */
     sm_json_fixed(j, "work", 0, c->work);
     sm_json_u64(j, "uncalibrated", c->uncalibrated);
     sm_json_fixed(j, "uncalibrated_s", 6, c->uncalibrated_s);

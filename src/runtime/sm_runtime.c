@@ -7,10 +7,6 @@
 #include <starpu.h>
 #include "sm_starpu_mpi.h"
 #include <starpu_profiling.h>
-#ifdef SM_SIMULATION
-#include <dlfcn.h>
-#include <stdint.h>
-#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <fcntl.h>
@@ -25,16 +21,14 @@ static double ts_s(struct timespec t)
 static int with_mpi, quiet_comm_stats;
 
 /* A simulation build needs the simulated machine's platform files where
- * StarPU looks for them (scripts/sim-platform writes them); say so before
- * StarPU aborts on a missing file. SimGrid's configuration notes are kept
- * for its warnings. */
+ * StarPU looks for them (scripts/sim-platform writes them) and task times
+ * for every codelet it may run; say so before StarPU aborts. */
 static sm_err_t check_simulation(void)
 {
 #ifdef SM_SIMULATION
-  const char *plat = sm_cl_sim_platform();
-  char path[4200];
-  snprintf(path, sizeof path, "%s/bus/%s.platform.v4.xml", sm_sched_perfmodel_dir(),
-           plat ? plat : "NAME");
+  char path[4500];
+  const int plat = sm_sched_platform_file(sm_sched_perfmodel_dir(), "platform.v4.xml",
+                                          path, sizeof path) == 0;
   if (!plat || access(path, R_OK) != 0) {
     sm_log_error(
         "this starmet is a simulation build (StarPU with SimGrid): it needs a "
@@ -49,10 +43,6 @@ static sm_err_t check_simulation(void)
     sm_log_error("simulation: %s", why);
     return SM_EFORMAT;
   }
-  void (*log_control)(const char *) =
-      (void (*)(const char *))(uintptr_t)dlsym(RTLD_DEFAULT, "xbt_log_control_set");
-  if (log_control)
-    log_control("root.thresh:warning");
 #endif
   return SM_OK;
 }

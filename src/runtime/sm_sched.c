@@ -215,6 +215,15 @@ static sm_err_t setup_model_dir(void)
   return SM_OK;
 }
 
+int sm_sched_platform_file(const char *dir, const char *ext, char *buf, size_t len)
+{
+  const char *host = getenv("STARPU_HOSTNAME");
+  char mdir[4096];
+  sm_sched_model_dir(dir, mdir, sizeof mdir);
+  snprintf(buf, len, "%s/bus/%s.%s", mdir, host && *host ? host : "NAME", ext);
+  return host && *host ? 0 : -1;
+}
+
 void sm_sched_model_dir(const char *dir, char *buf, size_t len)
 {
   const char *home = getenv("STARPU_HOME") ? getenv("STARPU_HOME") : getenv("HOME");
@@ -235,12 +244,11 @@ int sm_sched_expected_gpus(void)
   if (n && *n)
     return atoi(n);
 #ifdef SM_SIMULATION
-  const char *host = getenv("STARPU_HOSTNAME");
-  char dir[4096], path[4400], line[256];
+  char path[4400], line[256];
   int gpus = 0;
-  sm_sched_model_dir(opts.perfmodel_dir, dir, sizeof dir);
-  snprintf(path, sizeof path, "%s/bus/%s.config", dir, host ? host : "");
-  FILE *f = host ? fopen(path, "r") : NULL;
+  FILE *f = sm_sched_platform_file(opts.perfmodel_dir, "config", path, sizeof path) == 0
+                ? fopen(path, "r")
+                : NULL;
   for (int k = 0; f && k < 3 && fgets(line, sizeof line, f);)
     if (line[0] != '#' && ++k == 2)
       gpus = atoi(line);

@@ -70,6 +70,12 @@ const char *sm_sched_perfmodel_dir(void);
  * $STARPU_PERF_MODEL_DIR, else $STARPU_HOME or $HOME's .starpu/sampling. */
 void sm_sched_model_dir(const char *dir, char *buf, size_t len);
 
+/** The path of a simulated machine's platform file (ext: platform.v4.xml,
+ * config, ...) in StarPU's model directory for --perfmodel-dir `dir` (or
+ * NULL): DIR/bus/$STARPU_HOSTNAME.ext; -1 when STARPU_HOSTNAME is unset
+ * (the path then names it NAME). */
+int sm_sched_platform_file(const char *dir, const char *ext, char *buf, size_t len);
+
 /** 1 when this run calibrates (--calibrate). */
 int sm_sched_calibrating(void);
 
