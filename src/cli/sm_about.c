@@ -27,7 +27,7 @@ static void mpi_library(char *buf, size_t len)
   snprintf(buf, len, "%s", v[0] ? v : "unknown library");
 }
 
-/* "features: mpi opencl htslib (not built: cuda)" */
+/* "features: mpi opencl htslib (not built: cuda, simulation)" */
 static void features(FILE *f)
 {
   static const struct {
@@ -50,6 +50,11 @@ static void features(FILE *f)
       {"cuda", 0},
 #endif
       {"htslib", 1}, /* VCF/BCF input and maf's VCF likelihoods */
+#ifdef SM_SIMULATION
+      {"simulation", 1}, /* StarPU with SimGrid: kernels do not run */
+#else
+      {"simulation", 0},
+#endif
   };
   const size_t n = sizeof feature / sizeof feature[0];
   const char *sep = " (not built: ";

@@ -21,7 +21,11 @@ fi
 
 "$SIM" --version > "$T/version" 2>&1 && grep -q "^simulation: StarPU with SimGrid" "$T/version" &&
   pass || fail "--version does not say it is a simulation build"
-"$STARMET" --version | grep -q "^simulation:" && fail "the regular build says simulation" || pass
+grep -Eq "^features: [^(]*simulation" "$T/version" && pass || fail "features lack simulation"
+"$STARMET" --version > "$T/version.regular" 2>&1
+grep -q "^simulation:" "$T/version.regular" && fail "the regular build says simulation" || pass
+grep -Eq "^features: .*\(not built: .*simulation" "$T/version.regular" && pass ||
+  fail "the regular build does not say simulation is not built"
 
 # what a simulation cannot give, and a machine that is not there
 expect_error "output asked" "simulation build.*no values" "$T/out" \
@@ -41,6 +45,10 @@ expect_error "models without GPU rates" "no rate for codelet sm_.* on cuda worke
   --synthetic random --num-vector 50 --num-field 64 --perfmodel-dir "$T/pmS"
 printf 'marker\tallele1\tallele2\tInd0\tInd0\tInd0\nc1_1\t0\t1\t0.2\t0.5\t0.3\n' > "$T/g.beagle"
 expect_error "maf" "simulation build" "$T/maf" "$SIM" maf --input "$T/g.beagle" --output "$T/maf"
+
+expect_error "experiment on a regular build" "is not a simulation build" - "$PY" \
+  "$top_srcdir/scripts/sched-experiment" --starmet "$STARMET" --platform summit --no-plots \
+  --out "$T/wrong"
 
 # the experiment on a simulated Summit-like node, tiny
 run_ok "experiment" "$PY" "$top_srcdir/scripts/sched-experiment" --starmet "$SIM" \
