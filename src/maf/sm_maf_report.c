@@ -85,6 +85,8 @@ static void json_timings(sm_json_t *j, const sm_maf_report_t *r)
     return;
   sm_json_object(j, "runtime", 0);
   sm_json_str(j, "sched", r->rt->sched);
+  sm_json_str(j, "binding", r->rt->bind_mode);
+  sm_json_str(j, "cpus", r->rt->bind_cpus);
   sm_json_array(j, "workers", 4);
   for (int w = 0; w < r->rt->nworkers; w++) {
     sm_json_object(j, NULL, 0);

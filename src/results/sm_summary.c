@@ -129,6 +129,20 @@ static void json_workers(sm_json_t *j, const sm_summary_t *s)
   sm_json_close(j);
 }
 
+/* "binding": the CPUs each rank's workers were kept to (sm_bind.h). */
+static void json_binding(sm_json_t *j, const sm_summary_t *s)
+{
+  sm_json_array(j, "binding", 6);
+  for (int r = 0; r < nrt(s); r++) {
+    sm_json_object(j, NULL, 0);
+    sm_json_int(j, "rank", r);
+    json_text(j, "mode", rank_rt(s, r)->bind_mode);
+    json_text(j, "cpus", rank_rt(s, r)->bind_cpus);
+    sm_json_close(j);
+  }
+  sm_json_close(j);
+}
+
 /* "codelets": merged over ranks. */
 static void json_codelets(sm_json_t *j, const rt_totals_t *t)
 {
@@ -189,6 +203,8 @@ static void json_runtime(sm_json_t *j, const sm_summary_t *s)
   sm_json_fixed(j, "idle_fraction", 6, idle_fraction(s));
   sm_json_break(j, 4);
   json_workers(j, s);
+  sm_json_break(j, 4);
+  json_binding(j, s);
   sm_json_break(j, 4);
   json_codelets(j, &t);
   sm_json_break(j, 4);
@@ -415,11 +431,13 @@ void sm_summary_print(const sm_summary_t *s, FILE *f)
             s->decomp->num_phase);
   if (s->rt) {
     fprintf(f,
-            "  workers     %d (%d cpu, %d cuda, %d opencl)%s, sched %s, priorities %s, "
-            "%llu bytes moved, idle %.1f%%\n",
+            "  workers     %d (%d cpu, %d cuda, %d opencl)%s on cpus %s (%s), sched %s, "
+            "priorities %s, %llu bytes moved, idle %.1f%%\n",
             s->rt->nworkers, s->rt->ncpu, s->rt->ncuda, s->rt->nopencl,
-            s->nranks > 1 ? " on rank 0" : "", s->rt->sched, prio_name(s->prio_mode),
-            (unsigned long long)s->rt->bus_bytes, 100 * idle_fraction(s));
+            s->nranks > 1 ? " on rank 0" : "",
+            s->rt->bind_cpus[0] ? s->rt->bind_cpus : "?", s->rt->bind_mode, s->rt->sched,
+            prio_name(s->prio_mode), (unsigned long long)s->rt->bus_bytes,
+            100 * idle_fraction(s));
     for (int w = 0; w < s->rt->nworkers; w++) {
       const sm_worker_stats_t *x = &s->rt->w[w];
       fprintf(f, "    %-24s %6d tasks  busy %.3f s  idle %.3f s\n", x->name, x->executed,

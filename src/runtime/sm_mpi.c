@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int active, rank, size = 1;
+static int active, rank, size = 1, local_rank, local_size = 1;
+static MPI_Comm node = MPI_COMM_NULL; /* the ranks on this machine */
 
 /* STARMET_MPI: 1 for yes, 0 for no, -1 unset (or anything else). */
 static int forced(void)
@@ -75,6 +76,14 @@ sm_err_t sm_mpi_init(int *argc, char ***argv, long want_ranks)
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   active = 1;
+  /* the ranks that share this machine (they share its cores) */
+  if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL,
+                          &node) == MPI_SUCCESS) {
+    MPI_Comm_rank(node, &local_rank);
+    MPI_Comm_size(node, &local_size);
+  } else {
+    node = MPI_COMM_NULL;
+  }
   if (provided < MPI_THREAD_MULTIPLE && size > 1) {
     if (rank == 0)
       sm_log_error("the MPI library gives thread level %d, not MPI_THREAD_MULTIPLE (%d), "
@@ -96,6 +105,9 @@ void sm_mpi_abort(int code)
 
 void sm_mpi_finalize(void)
 {
+  if (active && node != MPI_COMM_NULL)
+    MPI_Comm_free(&node);
+  node = MPI_COMM_NULL;
   if (active)
     MPI_Finalize();
   active = 0;
@@ -112,6 +124,25 @@ int sm_mpi_rank(void)
 int sm_mpi_size(void)
 {
   return size;
+}
+void sm_mpi_node_peers(const void *mine, size_t n, int *index, int *count)
+{
+  *index = 0;
+  *count = 1;
+  if (!active || node == MPI_COMM_NULL || local_size < 2)
+    return;
+  unsigned char *all = malloc(n * (size_t)local_size);
+  if (!all)
+    return;
+  MPI_Allgather(mine, (int)n, MPI_BYTE, all, (int)n, MPI_BYTE, node);
+  *count = 0;
+  for (int r = 0; r < local_size; r++)
+    if (!memcmp(all + (size_t)r * n, mine, n)) {
+      if (r < local_rank)
+        ++*index;
+      ++*count;
+    }
+  free(all);
 }
 
 int sm_mpi_agree(int err)

@@ -30,6 +30,10 @@ void sm_mpi_finalize(void);
 int sm_mpi_active(void); /* MPI initialized */
 int sm_mpi_rank(void);
 int sm_mpi_size(void);
+/** Among the ranks on this machine whose n bytes at mine equal this rank's:
+ * this rank's index (in rank order) and their count (0 and 1 without MPI).
+ * Collective over the machine's ranks. */
+void sm_mpi_node_peers(const void *mine, size_t n, int *index, int *count);
 
 /** Every rank passes its error code; all get the largest (0 when all OK). */
 int sm_mpi_agree(int err);

@@ -1,6 +1,7 @@
 /* sm_runtime.c: StarPU start/stop and profiling counters. */
 #include "sm_runtime.h"
 
+#include "sm_bind.h"
 #include "sm_codelets.h"
 #include "sm_sched.h"
 
@@ -51,6 +52,8 @@ sm_err_t sm_runtime_init(const char *sched, int use_mpi)
 {
   struct starpu_conf conf;
   starpu_conf_init(&conf);
+  /* first: every rank on the machine takes part */
+  sm_bind_prepare(use_mpi, sm_sched_expected_gpus(), &conf);
   sm_err_t err = sm_sched_conf(&conf, sched);
   if (!err)
     err = check_simulation();
@@ -89,6 +92,10 @@ sm_err_t sm_runtime_init(const char *sched, int use_mpi)
     sm_runtime_shutdown();
     return SM_ERUNTIME;
   }
+  /* buffers StarPU allocates (tiles received from other ranks, copies)
+   * start on a cache line, as starmet's own do: StarPU's default is the
+   * pointer size, which leaves SIMD loads straddling lines */
+  starpu_malloc_set_align(64);
   starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
   return SM_OK;
 }
@@ -114,6 +121,9 @@ void sm_runtime_collect(sm_runtime_stats_t *st)
 {
   st->nbuses = 0;
   st->bus_bytes = st->mpi_bytes = 0;
+  const sm_bind_info_t *bind = sm_bind_info();
+  snprintf(st->bind_mode, sizeof st->bind_mode, "%s", bind->mode);
+  snprintf(st->bind_cpus, sizeof st->bind_cpus, "%s", bind->cpus);
   st->nworkers = (int)starpu_worker_get_count();
   if (st->nworkers > SM_MAX_WORKERS)
     st->nworkers = SM_MAX_WORKERS;

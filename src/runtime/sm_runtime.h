@@ -49,6 +49,8 @@ typedef struct sm_runtime_stats {
   sm_codelet_stats_t cl[SM_MAX_CODELETS];
   uint64_t tasks_done;   /* tasks of the graph that ran on this rank */
   uint64_t uncalibrated; /* of which without a calibrated model */
+  char bind_mode[12];    /* where the workers run: see sm_bind_info_t */
+  char bind_cpus[256];
 } sm_runtime_stats_t;
 
 /** Start StarPU with the given policy (NULL: STARPU_SCHED or StarPU's
