@@ -6,6 +6,10 @@ Measures on this machine, in one run:
   (b) every 2-way CPU kernel's rate (bench/kernels),
   (c) whole `starmet compute` runs (one rank, all cores, --output-format none;
       rates from the run's JSON summary) and the bare kernel on the run's tiles,
+  (c'') 3-way whole runs against the 2-way ones (per element comparison:
+      triples x fields against pairs x fields), the CCC kernels at 1000
+      samples against 32768, the 28501 x 1000 sparse shape of a real
+      genotype set, and a run that writes 1% of its values,
   (c') P = 2 ranks under mpirun on the same cores against one rank (the
       workers each setting gives them: starmet's choice for the ranks),
   (d) the peer tools on the same data: scipy pdist 'braycurtis', R vegan
@@ -40,6 +44,12 @@ SIZES = {  # full, quick
     "peer_vegan": ((2000, 2000), (300, 1000)),
     "peer_bed": ((10000, 10000), (1000, 1000)),
     "ranks_czek_d": ((6000, 10000), (1500, 2000)),
+    "three_czek_s": ((600, 4000), (200, 1000)),
+    "three_czek_d": ((500, 4000), (200, 1000)),
+    "three_ccc": ((600, 16384), (200, 2048)),
+    "three_ccc_sparse": ((500, 16384), (200, 2048)),
+    "short_kernel_ccc": ("1024,1000", "512,1000"),
+    "shape_sparse": ((28501, 1000), (4000, 1000)),
     "ranks_ccc": ((8000, 32768), (2000, 4096)),
 }
 
@@ -186,6 +196,7 @@ class Bench:
                 w = time.perf_counter() - t
                 best = w if best is None else min(best, w)
             walls[fmtname] = best
+        self.wall_none = walls["none"]
         for fmtname, ext in (("bin", ".bin"), ("tsv", ".tsv")):
             path = os.path.join(self.tmp, "out_" + fmtname + ext)
             size = os.path.getsize(path)
@@ -204,6 +215,94 @@ class Bench:
                      detail="%d values, %.0f MB; wall %.2f s vs %.2f s without output; "
                             "disk %.0f MB/s" % (nvalues, size / 1e6, walls[fmtname],
                                                 walls["none"], disk / 1e6))
+
+    def threeway_runs(self):
+        """3-way whole runs, one rank, all cores, --output-format none; the
+        ratio to the 2-way whole run of the same family (section run)."""
+        log("== 3-way whole runs (one rank, %d CPU workers)" % self.ncores)
+        for family, key, args in (
+                ("czek2_s", "three_czek_s", ["--synthetic", "random", "--precision", "single"]),
+                ("czek2_d", "three_czek_d", ["--synthetic", "random"]),
+                ("ccc2", "three_ccc", ["--metric", "ccc", "--synthetic", "random"]),
+                ("ccc2_sparse", "three_ccc_sparse",
+                 ["--metric", "ccc", "--synthetic", "random", "--missing-rate", "0.1"])):
+            nv, nf = self.size(key)
+            s, wall = self.starmet_run(args + ["--num-way", "3", "--num-vector", str(nv),
+                                               "--num-field", str(nf)], "three_" + family)
+            two = [r for r in self.rows if r["section"] == "run" and r["name"] == family]
+            rate = s["rates"]["comparisons_per_s"]
+            self.add(section="run3", name=family, threads=self.ncores, rate=rate,
+                     unit="triple comparisons/s", time_s=s["timings_s"]["compute"],
+                     ratio=rate / two[0]["rate"] if two else "",
+                     detail="%d x %d, block %d, kernel %s, wall %.2f s" % (
+                         nv, nf, s["decomposition"]["block_size"], s["kernel"], wall))
+
+    def short_runs(self):
+        """Short vectors: every CCC kernel on 1000 samples against its rate
+        on the kernel table's samples; the 28501 x 1000 sparse shape (1%
+        missing) as a whole run; a run writing 1% of its values against the
+        same run writing none."""
+        log("== short vectors (CCC kernels at 1000 samples)")
+        best = {}  # (name, family) -> (rate, auto)
+        for r in self.run_kernels(["--only", "ccc2,ccc2_sparse", "--ccc",
+                                   self.size("short_kernel_ccc")]):
+            if r["what"] not in ("kernel", "kernel_auto") or int(r["threads"]) != self.ncores:
+                continue
+            key = (r["name"], r["detail"].split()[0])
+            old = best.get(key, (0.0, False))
+            best[key] = (max(old[0], float(r["rate"])), old[1] or r["what"] == "kernel_auto")
+        for (name, fam), (rate, auto) in best.items():
+            longs = [x["rate"] for x in self.rows if x["section"] in ("kernel", "kernel_auto")
+                     and x["name"] == name and x["family"] == fam and x["threads"] == self.ncores]
+            self.add(section="short", name=name, family=fam, threads=self.ncores, rate=rate,
+                     unit="sample-pairs/s", ratio=rate / max(longs) if longs else "",
+                     detail="%s m=n=%s k=%s%s" % ((fam,) + tuple(
+                         self.size("short_kernel_ccc").split(",")) + (" (auto)" if auto else "",)))
+        nv, nf = self.size("shape_sparse")
+        log("== the %d x %d sparse shape (1%% missing)" % (nv, nf))
+        s, wall = self.starmet_run(["--metric", "ccc", "--synthetic", "random", "--missing-rate",
+                                    "0.01", "--num-vector", str(nv), "--num-field", str(nf)],
+                                   "shape")
+        self.add(section="shape", name="ccc2_sparse", threads=self.ncores,
+                 rate=s["rates"]["comparisons_per_s"], unit="sample-pairs/s",
+                 time_s=s["timings_s"]["compute"],
+                 detail="%d x %d, 1%% missing, block %d, kernel %s, wall %.2f s" % (
+                     nv, nf, s["decomposition"]["block_size"], s["kernel"], wall))
+
+    def threshold_run(self):
+        """CCC 2-way as in output_runs, writing the values above the 99th
+        percentile (1%) against writing none: wall clock, best of run_reps."""
+        nv, nf = (1500, 1000) if not self.q else (300, 200)
+        tsv = os.path.join(self.tmp, "out_tsv.tsv")
+        if not os.path.exists(tsv):
+            return
+        vals = []
+        with open(tsv) as f:
+            next(f)
+            for i, line in enumerate(f):
+                if i % 50 == 0:
+                    vals.append(float(line.rsplit("\t", 1)[1]))
+        vals.sort()
+        thr = vals[int(0.99 * len(vals))]
+        best = None
+        for rep in range(max(2, self.a.run_reps)):
+            out = os.path.join(self.tmp, "out_thr")
+            js = out + ".json"
+            t = time.perf_counter()
+            subprocess.run([self.starmet, "compute", "--quiet", "--metric", "ccc", "--synthetic",
+                            "random", "--num-vector", str(nv), "--num-field", str(nf),
+                            "--output", out, "--threshold", repr(thr)], env=self.env,
+                           check=True, stdout=subprocess.DEVNULL)
+            w = time.perf_counter() - t
+            best = w if best is None else min(best, w)
+        with open(js) as f:
+            s = json.load(f)
+        none = self.wall_none
+        frac = s["counts"]["written"] / s["counts"]["values"]
+        self.add(section="threshold", name="tsv", threads=self.ncores, time_s=best,
+                 ratio=best / none,
+                 detail="--threshold %.6g writes %.2f%% of %d values; wall %.2f s vs %.2f s "
+                        "without output" % (thr, 100 * frac, s["counts"]["values"], best, none))
 
     def ranks_runs(self):
         """P = 2 ranks (npv = 2) under mpirun on the machine's cores against
@@ -469,6 +568,33 @@ class Bench:
             L.append("| %s | %s | %s | %s | %s | %s |" % (
                 r["name"], r["detail"], fmt(r["rate"]), pct(r["ratio"]),
                 fmt(k[0]["rate"]) if k else "", pct(k[0]["ratio"]) if k else ""))
+        r3 = [r for r in self.rows if r["section"] == "run3"]
+        if r3:
+            L.append("\n**3-way whole runs** (one rank, %d CPU workers, --output-format none; "
+                     "triples x fields per second, against the 2-way run of the same family "
+                     "above, pairs x fields per second)\n" % nc)
+            L.append("| run | problem | comparisons/s | 3-way / 2-way |")
+            L.append("| --- | --- | ---: | ---: |")
+            for r in r3:
+                L.append("| %s | %s | %s | %s |" % (r["name"], r["detail"], fmt(r["rate"]),
+                                                    pct(r["ratio"])))
+        sh = [r for r in self.rows if r["section"] == "short"]
+        if sh:
+            L.append("\n**Short vectors** (CCC kernels on %s: blocks x 1000 samples, against "
+                     "the kernel table's samples; %d cores)\n" % (self.size("short_kernel_ccc"), nc))
+            L.append("| kernel | family | sample-pairs/s | vs the long-vector rate |")
+            L.append("| --- | --- | ---: | ---: |")
+            for r in sh:
+                L.append("| %s%s | %s | %s | %s |" % (r["name"], " (auto)" if "(auto)" in r["detail"]
+                                                    else "", r["family"], fmt(r["rate"]),
+                                                    pct(r["ratio"])))
+        for r in self.rows:
+            if r["section"] == "shape":
+                L.append("\nWhole run of a real genotype set's shape: ccc sparse %s: %s "
+                         "sample-pairs/s." % (r["detail"], fmt(r["rate"])))
+            if r["section"] == "threshold":
+                L.append("\nWriting 1%% of the values: %s (%s of the run without output)." %
+                         (r["detail"], pct(r["ratio"])))
         ranks = [r for r in self.rows if r["section"] == "ranks"]
         if ranks:
             L.append("\n**Ranks on the same cores** (`mpirun -np 2`, npv = 2, workers and "
@@ -569,6 +695,28 @@ class Bench:
                     return best
             return None
 
+        for fam, text, target in (("czek2_s", "Czekanowski single", 0.6),
+                                  ("czek2_d", "Czekanowski double", 0.6),
+                                  ("ccc2", "CCC dense", 0.33), ("ccc2_sparse", "CCC sparse", 0.33)):
+            r3 = [x for x in self.rows if x["section"] == "run3" and x["name"] == fam]
+            goal("3-way / 2-way rate per element comparison, %s" % text,
+                 r3[0]["ratio"] if r3 else None, target)
+        for fam, text in (("ccc2", "dense"), ("ccc2_sparse", "sparse")):
+            sh = [x for x in self.rows if x["section"] == "short" and x["family"] == fam]
+            goal("CCC %s kernels at 1000 samples / at the table's samples (the slowest of "
+                 "them)" % text, min((x["ratio"] for x in sh if x["ratio"] != ""), default=None),
+                 0.50)
+        shape = [x for x in self.rows if x["section"] == "shape"]
+        goal("whole run of the %s sparse shape, sample-pairs/s" %
+             " x ".join(map(str, self.size("shape_sparse"))),
+             shape[0]["rate"] if shape else None, 1e11, fmt)
+        outs = {x["name"]: x for x in self.rows if x["section"] == "output"}
+        goal("TSV writing, values/s", outs["tsv"]["rate"] if "tsv" in outs else None, 1e7, fmt)
+        th = [x for x in self.rows if x["section"] == "threshold"]
+        if th:
+            out.append("- a run writing 1%% of its values / the run without output: %s "
+                       "(goal <= 110%%) %s" % (pct(th[0]["ratio"]), "**met**" if th[0]["ratio"]
+                                              <= 1.10 else "**not met**"))
         for fam, text in (("czek2_d", "Czekanowski double"), ("ccc2", "CCC 2-way")):
             rk = [x for x in self.rows if x["section"] == "ranks" and x["name"] == fam]
             goal("P = 2 ranks / P = 1 on the same %d cores, %s" % (nc, text),
@@ -612,6 +760,9 @@ def main():
     if not a.no_runs:
         b.whole_runs()
         b.output_runs()
+        b.threshold_run()
+        b.threeway_runs()
+        b.short_runs()
         b.ranks_runs()
     if not a.no_peers:
         b.peers()
