@@ -75,7 +75,8 @@ static int cores_in(hwloc_topology_t topo, hwloc_const_bitmap_t set, int first, 
       hwloc_bitmap_free(mine);
     }
     if (pu && n < max) {
-      hwloc_obj_t p = hwloc_get_next_obj_inside_cpuset_by_type(topo, core->cpuset, HWLOC_OBJ_PU, NULL);
+      hwloc_obj_t p = hwloc_get_next_obj_inside_cpuset_by_type(topo, core->cpuset,
+                                                               HWLOC_OBJ_PU, NULL);
       while (p && !hwloc_bitmap_isset(set, p->os_index))
         p = hwloc_get_next_obj_inside_cpuset_by_type(topo, core->cpuset, HWLOC_OBJ_PU, p);
       pu[n] = p ? p->logical_index : 0;
@@ -112,8 +113,8 @@ static void split(hwloc_topology_t topo, hwloc_bitmap_t cur, int peer, int npeer
 
 /* Bind the workers to the cores of cur and, unless the user said how many
  * workers to run, run one per core (sm_bind_workers). */
-static void place(hwloc_topology_t topo, hwloc_const_bitmap_t cur, int starpu_mpi, int gpus,
-                  struct starpu_conf *conf)
+static void place(hwloc_topology_t topo, hwloc_const_bitmap_t cur, int starpu_mpi,
+                  int gpus, struct starpu_conf *conf)
 {
   static unsigned pu[STARPU_NMAXWORKERS];
   const int n = cores_in(topo, cur, 0, 0, NULL, pu, STARPU_NMAXWORKERS);
@@ -149,7 +150,8 @@ void sm_bind_prepare(int starpu_mpi, int expected_gpus, struct starpu_conf *conf
   if (!user && hwloc_topology_init(&topo) == 0) {
     cur = hwloc_bitmap_alloc();
     if (hwloc_topology_load(topo) != 0 || !cur ||
-        hwloc_get_cpubind(topo, cur, HWLOC_CPUBIND_PROCESS) != 0 || hwloc_bitmap_iszero(cur)) {
+        hwloc_get_cpubind(topo, cur, HWLOC_CPUBIND_PROCESS) != 0 ||
+        hwloc_bitmap_iszero(cur)) {
       hwloc_bitmap_free(cur);
       cur = NULL;
     } else {
@@ -175,7 +177,8 @@ void sm_bind_prepare(int starpu_mpi, int expected_gpus, struct starpu_conf *conf
       hwloc_topology_destroy(topo);
     return; /* StarPU's default placement */
   }
-  const int whole = hwloc_bitmap_isincluded(hwloc_topology_get_topology_cpuset(topo), cur);
+  const int whole =
+      hwloc_bitmap_isincluded(hwloc_topology_get_topology_cpuset(topo), cur);
   snprintf(info.mode, sizeof info.mode, "%s", whole ? "machine" : "bound");
   snprintf(info.cpus, sizeof info.cpus, "%s", key);
   if (npeers > 1)

@@ -71,6 +71,13 @@ sm_err_t sm_mpi_init(int *argc, char ***argv, long want_ranks)
     return SM_OK;
   /* the main thread's collectives run while StarPU-MPI's progress thread
    * communicates: MPI must allow calls from several threads at once */
+  /* Open MPI's progress loop (StarPU-MPI's communication thread polls it
+   * while transfers are pending) gives its core back between polls: with
+   * few cores per rank that thread shares the workers' cores (sm_bind.c),
+   * and busy polling there cost 2 ranks on 2 cores 9% of their Czekanowski
+   * rate; with a core of its own, a yield returns at once. The user's
+   * setting wins. */
+  setenv("OMPI_MCA_mpi_yield_when_idle", "1", 0);
   int provided;
   MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -17,6 +17,10 @@
 #define SM_CZEK3_CLONES
 #endif
 
+/* Rows of min(p, X) per modified GEMM: a few MiB, so that Y's packing
+ * serves many planes and the rows stay in the last-level cache. */
+#define SM_CZEK3_CHUNK_BYTES ((size_t)8 << 20)
+
 #define SM_DEF_CZEK3(T, SFX)                                                             \
   void sm_kern_czek3_ref_##SFX(size_t g, size_t mx, size_t my, size_t k, const T *P,     \
                                size_t ldp, const T *X, size_t ldx, const T *Y,           \
@@ -39,22 +43,29 @@
                               size_t my, size_t k, const T *P, size_t ldp, const T *X,   \
                               size_t ldx, const T *Y, size_t ldy, T *out)                \
   {                                                                                      \
-    T *Z = malloc((mx ? mx : 1) * ldx * sizeof(T));                                      \
+    /* rows a * mx + x of every plane's min(p, X), stacked: one modified GEMM per        \
+     * chunk of rows against Y (whose packing the rows share), written where the         \
+     * planes' outputs follow one another */                                             \
+    const size_t rows = g * mx;                                                          \
+    size_t chunk = SM_CZEK3_CHUNK_BYTES / (ldx * sizeof(T) + 1);                         \
+    chunk = chunk < mx ? mx : chunk;                                                     \
+    chunk = chunk > rows ? rows : chunk;                                                 \
+    T *Z = malloc((chunk ? chunk : 1) * ldx * sizeof(T));                                \
     if (!Z) {                                                                            \
       sm_kern_czek3_ref_##SFX(g, mx, my, k, P, ldp, X, ldx, Y, ldy, out);                \
       return;                                                                            \
     }                                                                                    \
-    for (size_t a = 0; a < g; a++) {                                                     \
-      const T *p = P + a * ldp;                                                          \
-      for (size_t x = 0; x < mx; x++) {                                                  \
-        for (size_t q = 0; q < k; q++) {                                                 \
-          T u = p[q], v = X[x * ldx + q];                                                \
-          Z[x * ldx + q] = u < v ? u : v;                                                \
-        }                                                                                \
+    for (size_t r0 = 0; r0 < rows; r0 += chunk) {                                        \
+      const size_t nr = rows - r0 < chunk ? rows - r0 : chunk;                           \
+      for (size_t i = 0; i < nr; i++) {                                                  \
+        const T *p = P + (r0 + i) / mx * ldp, *x = X + (r0 + i) % mx * ldx;              \
+        T *z = Z + i * ldx;                                                              \
+        for (size_t q = 0; q < k; q++)                                                   \
+          z[q] = p[q] < x[q] ? p[q] : x[q];                                              \
         for (size_t q = k; q < ldx; q++) /* the padding SIMD kernels may read */         \
-          Z[x * ldx + q] = 0;                                                            \
+          z[q] = 0;                                                                      \
       }                                                                                  \
-      kern2(mx, my, k, Z, ldx, Y, ldy, out + a * mx * my, my);                           \
+      kern2(nr, my, k, Z, ldx, Y, ldy, out + r0 * my, my);                               \
     }                                                                                    \
     free(Z);                                                                             \
   }                                                                                      \
