@@ -27,7 +27,11 @@
 #include <hwloc.h>
 #endif
 
-static sm_bind_info_t info = {"none", "", 0, -1, 1};
+static sm_bind_info_t info = {"none", "", 0};
+
+/* Room for the list of any CPU set ranks compare ("0,2,4,..." of 1024
+ * CPUs takes under 4 KiB). */
+#define SM_BIND_KEY_BYTES 8192
 
 const sm_bind_info_t *sm_bind_info(void)
 {
@@ -45,7 +49,9 @@ static const char *user_setting(void)
   return NULL;
 }
 
-int sm_bind_workers(int cores, int starpu_mpi, int gpus)
+/* CPU workers for a process with this many cores, under StarPU-MPI or
+ * not, driving this many GPUs. */
+static int sm_bind_workers(int cores, int starpu_mpi, int gpus)
 {
   /* a GPU's worker thread takes a core; StarPU-MPI's communication thread
    * gets one when there are many, or GPUs to feed */
@@ -92,6 +98,8 @@ static int cores_in(hwloc_topology_t topo, hwloc_const_bitmap_t set, int first, 
 static void split(hwloc_topology_t topo, hwloc_bitmap_t cur, int peer, int npeers)
 {
   const int n = cores_in(topo, cur, 0, 0, NULL, NULL, 0);
+  if (n <= 0)
+    return;
   const int first = n >= npeers ? (int)((long)peer * n / npeers) : peer % n;
   const int last = n >= npeers ? (int)((long)(peer + 1) * n / npeers) : first + 1;
   hwloc_bitmap_t mine = hwloc_bitmap_alloc();
@@ -125,10 +133,8 @@ static void place(hwloc_topology_t topo, hwloc_const_bitmap_t cur, int starpu_mp
   for (int w = 0; w < STARPU_NMAXWORKERS; w++)
     conf->workers_bindid[w] = pu[w % (n < STARPU_NMAXWORKERS ? n : STARPU_NMAXWORKERS)];
   conf->use_explicit_workers_bindid = 1;
-  if (conf->ncpus < 0) {
+  if (conf->ncpus < 0)
     conf->ncpus = sm_bind_workers(n, starpu_mpi, gpus);
-    info.workers = conf->ncpus;
-  }
   /* no core of its own: the communication thread runs (rarely) on the
    * workers' cores, unbound, rather than bound to one it shares with a
    * worker while StarPU warns that it does */
@@ -142,7 +148,10 @@ void sm_bind_prepare(int starpu_mpi, int expected_gpus, struct starpu_conf *conf
 {
   /* every rank takes part in the comparison of bindings below, whatever
    * it finds here */
-  char key[sizeof info.cpus] = "";
+  /* the process's CPUs as a list, whole (ranks compare them; what the
+   * summary shows may be cut) */
+  static char key[SM_BIND_KEY_BYTES];
+  memset(key, 0, sizeof key);
   const char *user = user_setting();
 #ifndef SM_SIMULATION
   hwloc_topology_t topo = NULL;
@@ -161,7 +170,6 @@ void sm_bind_prepare(int starpu_mpi, int expected_gpus, struct starpu_conf *conf
 #endif
   int peer = 0, npeers = 1;
   sm_mpi_node_peers(key, sizeof key, &peer, &npeers);
-  info.peers = npeers;
   if (user) {
     snprintf(info.mode, sizeof info.mode, "user");
     snprintf(info.cpus, sizeof info.cpus, "%s=%s", user, getenv(user));
@@ -180,7 +188,7 @@ void sm_bind_prepare(int starpu_mpi, int expected_gpus, struct starpu_conf *conf
   const int whole =
       hwloc_bitmap_isincluded(hwloc_topology_get_topology_cpuset(topo), cur);
   snprintf(info.mode, sizeof info.mode, "%s", whole ? "machine" : "bound");
-  snprintf(info.cpus, sizeof info.cpus, "%s", key);
+  hwloc_bitmap_list_snprintf(info.cpus, sizeof info.cpus, cur);
   if (npeers > 1)
     split(topo, cur, peer, npeers);
   /* a lone process on the whole machine keeps StarPU's own placement */

@@ -12,8 +12,6 @@ typedef struct sm_bind_info {
   char mode[12];  /* user, bound (by the launcher or taskset), split, machine, none */
   char cpus[256]; /* the CPUs (OS numbers, e.g. "0-3,8"), or the user's variable */
   int cores;      /* cores among them (0: not known) */
-  int workers;    /* CPU workers starmet asked for (-1: the user's or StarPU's) */
-  int peers;      /* ranks on this machine that had the same binding */
 } sm_bind_info_t;
 
 struct starpu_conf;
@@ -21,14 +19,11 @@ struct starpu_conf;
 /** Before StarPU starts (collective over the ranks on this machine): ranks
  * on this machine bound to the same cores split them; the workers are
  * bound to this process's cores and, when conf->ncpus is unset (< 0),
- * their count set to sm_bind_workers (a lone process on the whole machine
- * without StarPU-MPI keeps StarPU's own placement). Nothing changes when
+ * their count set to one per core, less one per GPU and, see
+ * SM_BIND_RESERVE_MIN_CORES, one for StarPU-MPI (a lone process on the
+ * whole machine without StarPU-MPI keeps StarPU's own placement). Nothing changes when
  * the user set STARPU_WORKERS_CPUID, _COREID, _NOBIND or _GETBIND. */
 void sm_bind_prepare(int starpu_mpi, int expected_gpus, struct starpu_conf *conf);
-
-/** CPU workers for a process with this many cores, under StarPU-MPI or
- * not, driving this many GPUs. */
-int sm_bind_workers(int cores, int starpu_mpi, int gpus);
 
 /** What sm_bind_prepare did. */
 const sm_bind_info_t *sm_bind_info(void);
