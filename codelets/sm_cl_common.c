@@ -30,6 +30,7 @@ void sm_codelets_init(int use_mpi, sm_kernel_t kernel)
   if (use_mpi)
     starpu_mpi_comm_rank(MPI_COMM_WORLD, &cl_rank);
   sm_cl_kernel = kernel;
+  sm_cl_finalize3_setup();
 #ifdef SM_SIMULATION
   sm_cl_sim_setup();
 #endif

@@ -105,6 +105,9 @@ void sm_cl_sim_gpu_finalize3(starpu_cpu_func_t f);
 #define SM_CL_MODEL(SYM) .type = STARPU_HISTORY_BASED, .symbol = SYM
 #endif
 
+/* The finalize3 model's footprint (codelet_finalize3.c), before any task. */
+void sm_cl_finalize3_setup(void);
+
 /* Define codelet cl_<VAR> named "sm_<VAR>" with its performance model: CPU
  * adapter CPU, the device adapters IMPLS (SM_CL_CUDA(...) SM_CL_OPENCL(...),
  * or nothing), NBUF buffers of the access modes that follow. */
