@@ -124,14 +124,17 @@ class Bench:
         return w * 64 / (5 if sparse else 2) if w else None
 
     # ------------------------------------------------------------ (c)
-    def starmet_run(self, args, tag):
-        """Best of reps runs: (JSON summary of the fastest, its wall time)."""
+    def starmet_run(self, args, tag, launcher=(), env=None):
+        """Best of reps runs: (JSON summary of the fastest, its wall time);
+        launcher: the command that starts starmet (mpirun -np P), env: its
+        environment (default: the benchmark's)."""
         best, best_wall = None, None
         for rep in range(self.a.run_reps):
             js = os.path.join(self.tmp, tag + ".json")
             t = time.perf_counter()
-            subprocess.run([self.starmet, "compute", "--quiet", "--summary", js] + args,
-                           env=self.env, check=True, stdout=subprocess.DEVNULL)
+            subprocess.run(list(launcher) + [self.starmet, "compute", "--quiet", "--summary", js]
+                           + args, env=env or self.env, check=True, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL if launcher else None)
             wall = time.perf_counter() - t
             with open(js) as f:
                 s = json.load(f)
@@ -324,16 +327,8 @@ class Bench:
             nv, nf = self.size(key)
             args = args + ["--num-vector", str(nv), "--num-field", str(nf)]
             one, _ = self.starmet_run(args, "ranks1_" + family)
-            best = None
-            for rep in range(self.a.run_reps):
-                js = os.path.join(self.tmp, "ranks2_%s.json" % family)
-                subprocess.run([mpirun, "-np", "2", self.starmet, "compute", "--quiet",
-                                "--num-proc-vector", "2", "--summary", js] + args, env=env,
-                               check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-                with open(js) as f:
-                    s = json.load(f)
-                if best is None or s["rates"]["comparisons_per_s"] > best["rates"]["comparisons_per_s"]:
-                    best = s
+            best, _ = self.starmet_run(args + ["--num-proc-vector", "2"], "ranks2_" + family,
+                                       launcher=(mpirun, "-np", "2"), env=env)
             r1, r2 = one["rates"]["comparisons_per_s"], best["rates"]["comparisons_per_s"]
             workers = {}
             for w in best["runtime"]["workers"]:

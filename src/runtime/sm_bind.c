@@ -27,7 +27,7 @@
 #include <hwloc.h>
 #endif
 
-static sm_bind_info_t info = {"none", "", 0};
+static sm_bind_info_t info = {"none", ""};
 
 /* Room for the list of any CPU set ranks compare ("0,2,4,..." of 1024
  * CPUs takes under 4 KiB). */
@@ -127,7 +127,6 @@ static void place(hwloc_topology_t topo, hwloc_const_bitmap_t cur, int starpu_mp
   static unsigned pu[STARPU_NMAXWORKERS];
   const int n = cores_in(topo, cur, 0, 0, NULL, pu, STARPU_NMAXWORKERS);
   hwloc_bitmap_list_snprintf(info.cpus, sizeof info.cpus, cur);
-  info.cores = n;
   if (n <= 0)
     return;
   for (int w = 0; w < STARPU_NMAXWORKERS; w++)
@@ -146,10 +145,9 @@ static void place(hwloc_topology_t topo, hwloc_const_bitmap_t cur, int starpu_mp
 
 void sm_bind_prepare(int starpu_mpi, int expected_gpus, struct starpu_conf *conf)
 {
-  /* every rank takes part in the comparison of bindings below, whatever
-   * it finds here */
-  /* the process's CPUs as a list, whole (ranks compare them; what the
-   * summary shows may be cut) */
+  /* the process's CPUs as a list, whole (the ranks on this machine compare
+   * them below, every rank whatever it finds here; the summary's copy may
+   * be cut) */
   static char key[SM_BIND_KEY_BYTES];
   memset(key, 0, sizeof key);
   const char *user = user_setting();
@@ -194,8 +192,6 @@ void sm_bind_prepare(int starpu_mpi, int expected_gpus, struct starpu_conf *conf
   /* a lone process on the whole machine keeps StarPU's own placement */
   if (starpu_mpi || strcmp(info.mode, "machine") != 0)
     place(topo, cur, starpu_mpi, expected_gpus, conf);
-  else
-    info.cores = cores_in(topo, cur, 0, 0, NULL, NULL, 0);
   hwloc_bitmap_free(cur);
   hwloc_topology_destroy(topo);
 #endif

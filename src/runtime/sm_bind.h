@@ -11,7 +11,6 @@
 typedef struct sm_bind_info {
   char mode[12];  /* user, bound (by the launcher or taskset), split, machine, none */
   char cpus[256]; /* the CPUs (OS numbers, e.g. "0-3,8"), or the user's variable */
-  int cores;      /* cores among them (0: not known) */
 } sm_bind_info_t;
 
 struct starpu_conf;

@@ -69,8 +69,6 @@ sm_err_t sm_mpi_init(int *argc, char ***argv, long want_ranks)
    * alone, and the rank grid's check then says so) */
   if (!launcher_seen() && !(want_ranks > 1 && forced() != 0))
     return SM_OK;
-  /* the main thread's collectives run while StarPU-MPI's progress thread
-   * communicates: MPI must allow calls from several threads at once */
   /* Open MPI's progress loop (StarPU-MPI's communication thread polls it
    * while transfers are pending) gives its core back between polls: with
    * few cores per rank that thread shares the workers' cores (sm_bind.c),
@@ -78,6 +76,8 @@ sm_err_t sm_mpi_init(int *argc, char ***argv, long want_ranks)
    * rate; with a core of its own, a yield returns at once. The user's
    * setting wins. */
   setenv("OMPI_MCA_mpi_yield_when_idle", "1", 0);
+  /* the main thread's collectives run while StarPU-MPI's progress thread
+   * communicates: MPI must allow calls from several threads at once */
   int provided;
   MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
