@@ -6,6 +6,7 @@
 
 typedef struct czek3_args {
   size_t nf, a_off, g;
+  sm_keep3_t keep; /* the triples the slice keeps */
 } czek3_args_t;
 
 /* The CPU and CUDA adapters of one precision (SFX d or s): planes
@@ -20,9 +21,9 @@ typedef struct czek3_args {
       sm_kern_czek3_ref_##SFX(a->g, X.ny, Y.ny, a->nf, sm_cl_mat_row(A, a->a_off), A.ld, \
                               X.ptr, X.ld, Y.ptr, Y.ld, N.ptr);                          \
     else /* on the 2-way kernel --kernel picks (SIMD) */                                 \
-      sm_kern_czek3_on_##SFX(sm_cl_czek2_##SFX(), a->g, X.ny, Y.ny, a->nf,               \
-                             sm_cl_mat_row(A, a->a_off), A.ld, X.ptr, X.ld, Y.ptr, Y.ld, \
-                             N.ptr);                                                     \
+      sm_kern_czek3_on_##SFX(sm_cl_czek2_##SFX(), sm_cl_czek2_lo_##SFX(), &a->keep,      \
+                             a->g, X.ny, Y.ny, a->nf, sm_cl_mat_row(A, a->a_off), A.ld,  \
+                             X.ptr, X.ld, Y.ptr, Y.ld, N.ptr);                           \
   }
 #define SM_CZEK3_CUDA(SFX)                                                               \
   static void cuda_czek3_##SFX(void *buffers[], void *cl_arg)                            \
@@ -81,11 +82,26 @@ SM_CODELET(czek3_s, cpu_czek3_s, SM_CL_CUDA(cuda_czek3_s) SM_CL_OPENCL(ocl_czek3
 SM_CL_WORK(czek3_d, work_czek3);
 SM_CL_WORK(czek3_s, work_czek3);
 
+/* Tasks of one size skip different shares of their triples: the class
+ * keeps StarPU's history of them apart. */
+static uint32_t czek3_footprint(struct starpu_task *t)
+{
+  const czek3_args_t *a = t->cl_arg;
+  return a ? sm_cl_keep3_footprint(t, &a->keep, STARPU_MATRIX_GET_NY(t->handles[1]))
+           : starpu_task_data_footprint(t);
+}
+
+void sm_cl_czek3_setup(void)
+{
+  model_czek3_d.footprint = czek3_footprint;
+  model_czek3_s.footprint = czek3_footprint;
+}
+
 int sm_task_czek3(starpu_data_handle_t A, size_t a_off, size_t g, starpu_data_handle_t X,
                   starpu_data_handle_t Y, starpu_data_handle_t N3, int single, size_t nf,
-                  int prio)
+                  const sm_keep3_t *keep, int prio)
 {
-  czek3_args_t args = {.nf = nf, .a_off = a_off, .g = g};
+  czek3_args_t args = {.nf = nf, .a_off = a_off, .g = g, .keep = *keep};
   return SM_INSERT(single ? &cl_czek3_s : &cl_czek3_d, STARPU_R, A, STARPU_R, X, STARPU_R,
                    Y, STARPU_W, N3, SM_CL_ARGS(N3, args), STARPU_PRIORITY, prio,
                    STARPU_EXECUTE_WHERE, sm_cl_num_where, STARPU_NAME, "czek3", 0);

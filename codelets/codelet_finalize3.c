@@ -23,14 +23,11 @@ static void cpu_finalize3(void *buffers[], void *cl_arg)
  * without STARPU_SILENT, flushes it with a warning per task). */
 static uint32_t finalize3_footprint(struct starpu_task *t)
 {
-  const uint32_t h = starpu_task_data_footprint(t);
   const sm_fin3_args_t *a = t->cl_arg;
   if (!a)
-    return h;
-  const uint32_t xy = a->x0 == a->y0,
-                 ax = a->a_glob >= a->x0 && a->a_glob < a->x0 + a->mx;
-  const uint32_t where = ax ? 4 * (a->a_glob - a->x0) / a->mx : 0;
-  return starpu_hash_crc32c_be((uint32_t)a->kind | xy << 2 | ax << 3 | where << 4, h);
+    return starpu_task_data_footprint(t);
+  const sm_keep3_t k = {a->kind, a->a_glob, a->x0, a->y0};
+  return sm_cl_keep3_footprint(t, &k, a->mx);
 }
 
 SM_CODELET(finalize3, cpu_finalize3, , 8, STARPU_R, STARPU_R, STARPU_R, STARPU_R,

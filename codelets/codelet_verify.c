@@ -51,6 +51,7 @@ typedef struct verify_args {
   size_t nf, a_off, g; /* fields; 3-way: planes [a_off, a_off + g) of tile A */
   uint64_t task;       /* the task's number (deterministic injection) */
   uint64_t block;      /* output block, for the error message */
+  sm_keep3_t keep;     /* 3-way: the triples the slice keeps */
 } verify_args_t;
 
 enum {
@@ -122,11 +123,11 @@ static int check(const verify_args_t *a, void *b[])
   case SM_VF_CZEK3_D:
     return sm_kern_verify_czek3_d(a->g, MNY(2), MNY(3), a->nf,
                                   (const double *)MPTR(1) + a->a_off * MLD(1), MLD(1),
-                                  MPTR(2), MLD(2), MPTR(3), MLD(3), MPTR(0));
+                                  MPTR(2), MLD(2), MPTR(3), MLD(3), &a->keep, MPTR(0));
   case SM_VF_CZEK3_S:
     return sm_kern_verify_czek3_s(a->g, MNY(2), MNY(3), a->nf,
                                   (const float *)MPTR(1) + a->a_off * MLD(1), MLD(1),
-                                  MPTR(2), MLD(2), MPTR(3), MLD(3), MPTR(0));
+                                  MPTR(2), MLD(2), MPTR(3), MLD(3), &a->keep, MPTR(0));
   default:
     return sm_kern_verify_ccc3(a->g, MNY(2), MNY(3), a->nf,
                                (const uint64_t *)MPTR(1) + a->a_off * MLD(1), MLD(1),
@@ -203,7 +204,8 @@ int sm_task_verify2(starpu_data_handle_t C, starpu_data_handle_t A,
 
 int sm_task_verify3(starpu_data_handle_t N3, starpu_data_handle_t A, size_t a_off,
                     size_t g, starpu_data_handle_t X, starpu_data_handle_t Y,
-                    int metric_ccc, int variant, size_t nf, uint64_t block, int prio)
+                    int metric_ccc, int variant, size_t nf, const sm_keep3_t *keep,
+                    uint64_t block, int prio)
 {
   verify_args_t args = {.family = metric_ccc ? (variant ? SM_VF_CCC3_SPARSE : SM_VF_CCC3)
                                              : (variant ? SM_VF_CZEK3_S : SM_VF_CZEK3_D),
@@ -211,7 +213,8 @@ int sm_task_verify3(starpu_data_handle_t N3, starpu_data_handle_t A, size_t a_of
                         .a_off = a_off,
                         .g = g,
                         .task = next_task++,
-                        .block = block};
+                        .block = block,
+                        .keep = *keep};
   return SM_INSERT(&cl_verify3, STARPU_RW, N3, STARPU_R, A, STARPU_R, X, STARPU_R, Y,
                    SM_CL_ARGS(N3, args), STARPU_PRIORITY, prio, STARPU_NAME, "verify3",
                    0);

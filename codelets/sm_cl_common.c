@@ -31,6 +31,7 @@ void sm_codelets_init(int use_mpi, sm_kernel_t kernel)
     starpu_mpi_comm_rank(MPI_COMM_WORLD, &cl_rank);
   sm_cl_kernel = kernel;
   sm_cl_finalize3_setup();
+  sm_cl_czek3_setup();
 #ifdef SM_SIMULATION
   sm_cl_sim_setup();
 #endif
@@ -66,6 +67,29 @@ sm_ccc2_fn sm_cl_ccc2(int sparse)
   sm_ccc2_fn f = sm_kern_ccc2_popc;
   sm_kern_pick_ccc2((sm_kvar_t)sm_cl_kernel, sparse, &f);
   return f;
+}
+
+sm_czek2_lo_d_fn sm_cl_czek2_lo_d(void)
+{
+  return sm_kern_lo_czek2_d((sm_kvar_t)sm_cl_kernel);
+}
+
+sm_czek2_lo_s_fn sm_cl_czek2_lo_s(void)
+{
+  return sm_kern_lo_czek2_s((sm_kvar_t)sm_cl_kernel);
+}
+
+/* Pieces of one buffer size keep very different shares of their tile
+ * triple: all of it, half when X and Y are one tile, down to a sixth on
+ * the diagonal, depending on where the planes lie in tile X. Without that
+ * class in the footprint StarPU's history mixes their times (and, on runs
+ * without STARPU_SILENT, flushes it with a warning per task). */
+uint32_t sm_cl_keep3_footprint(struct starpu_task *t, const sm_keep3_t *k, uint32_t mx)
+{
+  const uint32_t h = starpu_task_data_footprint(t);
+  const uint32_t xy = k->x0 == k->y0, ax = k->a0 >= k->x0 && k->a0 < k->x0 + mx;
+  const uint32_t where = ax ? 4 * (k->a0 - k->x0) / mx : 0;
+  return starpu_hash_crc32c_be(k->kind | xy << 2 | ax << 3 | where << 4, h);
 }
 
 sm_czek2_syrk_d_fn sm_cl_czek2_syrk_d(void)

@@ -25,6 +25,9 @@ sm_ccc2_fn sm_cl_ccc2(int sparse);
 sm_czek2_syrk_d_fn sm_cl_czek2_syrk_d(void);
 sm_czek2_syrk_s_fn sm_cl_czek2_syrk_s(void);
 sm_ccc2_syrk_fn sm_cl_ccc2_syrk(int sparse);
+/* Their row-bounded variants for 3-way planes, or NULL. */
+sm_czek2_lo_d_fn sm_cl_czek2_lo_d(void);
+sm_czek2_lo_s_fn sm_cl_czek2_lo_s(void);
 
 /* Every task gets a number and reports when it ran (sm_cl_observe.c). */
 void *sm_cl_task_id(void);
@@ -105,8 +108,12 @@ void sm_cl_sim_gpu_finalize3(starpu_cpu_func_t f);
 #define SM_CL_MODEL(SYM) .type = STARPU_HISTORY_BASED, .symbol = SYM
 #endif
 
-/* The finalize3 model's footprint (codelet_finalize3.c), before any task. */
+/* The finalize3 and czek3 models' footprints (codelet_finalize3.c,
+ * codelet_czek3.c), set before any task: the data footprint with the class
+ * of the share of its tile triple a 3-way task keeps (k; mx rows in X). */
 void sm_cl_finalize3_setup(void);
+void sm_cl_czek3_setup(void);
+uint32_t sm_cl_keep3_footprint(struct starpu_task *t, const sm_keep3_t *k, uint32_t mx);
 
 /* Define codelet cl_<VAR> named "sm_<VAR>" with its performance model: CPU
  * adapter CPU, the device adapters IMPLS (SM_CL_CUDA(...) SM_CL_OPENCL(...),

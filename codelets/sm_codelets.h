@@ -55,7 +55,7 @@ int sm_task_ccc2(starpu_data_handle_t A, starpu_data_handle_t B, starpu_data_han
  * ccc SM_CCC3_NMOM(sparse) uint32 each; see sm_kern.h). */
 int sm_task_czek3(starpu_data_handle_t A, size_t a_off, size_t g, starpu_data_handle_t X,
                   starpu_data_handle_t Y, starpu_data_handle_t N3, int single, size_t nf,
-                  int prio);
+                  const sm_keep3_t *keep, int prio);
 int sm_task_ccc3(starpu_data_handle_t A, size_t a_off, size_t g, starpu_data_handle_t X,
                  starpu_data_handle_t Y, starpu_data_handle_t N3, int sparse, size_t nf,
                  int prio);
@@ -161,6 +161,7 @@ int sm_task_verify2(starpu_data_handle_t C, starpu_data_handle_t A,
                     uint64_t block, int prio);
 int sm_task_verify3(starpu_data_handle_t N3, starpu_data_handle_t A, size_t a_off,
                     size_t g, starpu_data_handle_t X, starpu_data_handle_t Y,
-                    int metric_ccc, int variant, size_t nf, uint64_t block, int prio);
+                    int metric_ccc, int variant, size_t nf, const sm_keep3_t *keep,
+                    uint64_t block, int prio);
 
 #endif

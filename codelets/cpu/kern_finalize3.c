@@ -216,10 +216,13 @@ static void finalize3_ccc(const sm_fin3_args_t *a, const void *num3, const void 
   const int emit = a->emit || a->hist.bins;
   sm_fin_ck_t ck = {0, 0, 0, 0};
   double vals[8 * RUN3];
+  const sm_keep3_t kept = {(uint32_t)a->kind, a->a_glob, a->x0, a->y0};
   for (uint32_t p = 0; p < a->g; p++)
     for (uint32_t x = 0; x < a->mx; x++) {
       const uint32_t gp = a->a_glob + p, gx = a->x0 + x;
-      if (a->kind == 0 && !(gp < gx))
+      /* the kept y: all, or those above x (diagonal and face blocks) */
+      uint32_t y = (uint32_t)sm_keep3_lo(&kept, p, x, a->my);
+      if (y >= a->my)
         continue;
       const size_t ra = a->a_off + p;
       row3_t r = {
@@ -234,10 +237,6 @@ static void finalize3_ccc(const sm_fin3_args_t *a, const void *num3, const void 
           .cx = ((const uint32_t *)sums_x)[2 * (size_t)x + 1],
           .gy0 = a->y0,
       };
-      /* the kept y: all, or those above x (diagonal and face blocks) */
-      uint32_t y = 0;
-      if (a->kind != 2)
-        y = gx + 1 > a->y0 ? (gx + 1 - a->y0 < a->my ? gx + 1 - a->y0 : a->my) : 0;
       while (y < a->my) {
         int ord[3];
         order3(gp, gx, a->y0 + y, ord);
@@ -302,14 +301,11 @@ uint64_t sm_kern_finalize3(const sm_fin3_args_t *a, const void *num3, const void
   }
   const size_t nmom3 = SM_CCC3_NMOM(a->sparse);
   sm_fin_ck_t ck = {0, 0, 0, 0};
+  const sm_keep3_t kept = {(uint32_t)a->kind, a->a_glob, a->x0, a->y0};
   for (uint32_t p = 0; p < a->g; p++)
     for (uint32_t x = 0; x < a->mx; x++)
-      for (uint32_t y = 0; y < a->my; y++) {
+      for (uint32_t y = (uint32_t)sm_keep3_lo(&kept, p, x, a->my); y < a->my; y++) {
         const uint32_t gp = a->a_glob + p, gx = a->x0 + x, gy = a->y0 + y;
-        if (a->kind == 0 && !(gp < gx && gx < gy))
-          continue;
-        if (a->kind == 1 && !(gx < gy))
-          continue;
         const size_t t3 = ((size_t)p * a->mx + x) * a->my + y, ra = a->a_off + p;
         /* ascending order of the three vectors: role of each position */
         uint32_t g3[3] = {gp, gx, gy};

@@ -113,12 +113,16 @@ static int same_ok(double c, double r, int exact, double eps, size_t k)
     }                                                                                    \
     return s;                                                                            \
   }                                                                                      \
-  /* m x n results (ldc) against r (ld n): bounds and recomputation */                   \
+  /* m x n results (ldc) against r (ld n): bounds and recomputation; with lo,            \
+   * row i's columns j < lo[i] (not kept) may also be +0 */                              \
   static int compare_##SFX(size_t m, size_t n, size_t k, const T *C, size_t ldc,         \
-                           const T *r, const double *sa, const double *sb, int ints)     \
+                           const T *r, const double *sa, const double *sb, int ints,     \
+                           const uint32_t *lo)                                           \
   {                                                                                      \
     for (size_t i = 0; i < m; i++)                                                       \
       for (size_t j = 0; j < n; j++) {                                                   \
+        if (lo && j < lo[i] && C[i * ldc + j] == 0 && !signbit(C[i * ldc + j]))          \
+          continue;                                                                      \
         const double lim = sa[i] < sb[j] ? sa[i] : sb[j];                                \
         const int exact = ints && lim < (EXACT_MAX);                                     \
         if (!entry_ok(C[i * ldc + j], lim, exact) ||                                     \
@@ -137,7 +141,7 @@ static int same_ok(double c, double r, int exact, double eps, size_t k)
     int ok = sa && sb && r;                                                              \
     if (ok) {                                                                            \
       kern(m, n, k, A, lda, B, ldb, r, n);                                               \
-      ok = compare_##SFX(m, n, k, C, ldc, r, sa, sb, ints);                              \
+      ok = compare_##SFX(m, n, k, C, ldc, r, sa, sb, ints, NULL);                        \
     }                                                                                    \
     free(sa), free(sb), free(r);                                                         \
     return ok;                                                                           \
@@ -145,7 +149,7 @@ static int same_ok(double c, double r, int exact, double eps, size_t k)
   /* 3-way: the plane results of (p, x) are a 2-way block of min(p, x) against Y */      \
   int sm_kern_verify_czek3_##SFX(size_t g, size_t mx, size_t my, size_t k, const T *P,   \
                                  size_t ldp, const T *X, size_t ldx, const T *Y,         \
-                                 size_t ldy, const T *out)                               \
+                                 size_t ldy, const sm_keep3_t *keep, const T *out)       \
   {                                                                                      \
     int ints = 1;                                                                        \
     double *sp = sums_##SFX(g, k, P, ldp, &ints),                                        \
@@ -153,15 +157,19 @@ static int same_ok(double c, double r, int exact, double eps, size_t k)
            *sy = sums_##SFX(my, k, Y, ldy, &ints),                                       \
            *sa = malloc((g * mx + 1) * sizeof *sa);                                      \
     T *r = malloc((g * mx * my + 1) * sizeof *r);                                        \
-    int ok = sp && sx && sy && sa && r;                                                  \
+    uint32_t *lo = keep ? malloc((g * mx + 1) * sizeof *lo) : NULL;                      \
+    int ok = sp && sx && sy && sa && r && (lo || !keep);                                 \
     if (ok) {                                                                            \
       sm_kern_czek3_blocked_##SFX(g, mx, my, k, P, ldp, X, ldx, Y, ldy, r);              \
       for (size_t a = 0; a < g; a++)                                                     \
-        for (size_t x = 0; x < mx; x++)                                                  \
+        for (size_t x = 0; x < mx; x++) {                                                \
           sa[a * mx + x] = sp[a] < sx[x] ? sp[a] : sx[x];                                \
-      ok = compare_##SFX(g * mx, my, k, out, my, r, sa, sy, ints);                       \
+          if (lo)                                                                        \
+            lo[a * mx + x] = (uint32_t)sm_keep3_lo(keep, a, x, my);                      \
+        }                                                                                \
+      ok = compare_##SFX(g * mx, my, k, out, my, r, sa, sy, ints, lo);                   \
     }                                                                                    \
-    free(sp), free(sx), free(sy), free(sa), free(r);                                     \
+    free(sp), free(sx), free(sy), free(sa), free(r), free(lo);                           \
     return ok;                                                                           \
   }
 

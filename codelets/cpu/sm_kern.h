@@ -85,13 +85,43 @@ typedef void (*sm_czek2_d_kern_fn)(size_t, size_t, size_t, const double *, size_
                                    const double *, size_t, double *, size_t);
 typedef void (*sm_czek2_s_kern_fn)(size_t, size_t, size_t, const float *, size_t,
                                    const float *, size_t, float *, size_t);
+/* Row-bounded 2-way kernels: row i needs only its columns j >= lo[i];
+ * the others are 0 or exact (whole micro-tiles are skipped). */
+typedef void (*sm_czek2_lo_d_kern_fn)(size_t, size_t, size_t, const double *, size_t,
+                                      const double *, size_t, double *, size_t,
+                                      const uint32_t *);
+typedef void (*sm_czek2_lo_s_kern_fn)(size_t, size_t, size_t, const float *, size_t,
+                                      const float *, size_t, float *, size_t,
+                                      const uint32_t *);
 typedef void (*sm_ccc2_kern_fn)(size_t, size_t, size_t, const uint64_t *, size_t,
                                 const uint64_t *, size_t, int, uint32_t *, size_t);
-void sm_kern_czek3_on_d(sm_czek2_d_kern_fn kern2, size_t g, size_t mx, size_t my,
-                        size_t k, const double *P, size_t ldp, const double *X,
-                        size_t ldx, const double *Y, size_t ldy, double *out);
-void sm_kern_czek3_on_s(sm_czek2_s_kern_fn kern2, size_t g, size_t mx, size_t my,
-                        size_t k, const float *P, size_t ldp, const float *X, size_t ldx,
+/* The triples of a plane task its slice keeps (the others need no
+ * numerator): kind 0 (diagonal slice) a < x < y, 1 (face) x < y, 2
+ * (volume) all, by the global indices of the first plane, x and y. */
+typedef struct sm_keep3 {
+  uint32_t kind, a0, x0, y0;
+} sm_keep3_t;
+/* The first y that row (plane p, x) keeps; my when none. */
+static inline size_t sm_keep3_lo(const sm_keep3_t *k, size_t p, size_t x, size_t my)
+{
+  const size_t gx = (size_t)k->x0 + x;
+  if (k->kind == 2)
+    return 0;
+  if (k->kind == 0 && !((size_t)k->a0 + p < gx))
+    return my;
+  if (gx + 1 <= k->y0)
+    return 0;
+  return gx + 1 - k->y0 < my ? gx + 1 - k->y0 : my;
+}
+/* keep (NULL: all) and kern2lo (NULL: none) let the kernel skip the
+ * triples not kept: their numerators are then 0 or exact. */
+void sm_kern_czek3_on_d(sm_czek2_d_kern_fn kern2, sm_czek2_lo_d_kern_fn kern2lo,
+                        const sm_keep3_t *keep, size_t g, size_t mx, size_t my, size_t k,
+                        const double *P, size_t ldp, const double *X, size_t ldx,
+                        const double *Y, size_t ldy, double *out);
+void sm_kern_czek3_on_s(sm_czek2_s_kern_fn kern2, sm_czek2_lo_s_kern_fn kern2lo,
+                        const sm_keep3_t *keep, size_t g, size_t mx, size_t my, size_t k,
+                        const float *P, size_t ldp, const float *X, size_t ldx,
                         const float *Y, size_t ldy, float *out);
 void sm_kern_ccc3_on(sm_ccc2_kern_fn kern2, size_t g, size_t mx, size_t my, size_t nf,
                      const uint64_t *P, size_t ldp, const uint64_t *X, size_t ldx,
@@ -142,12 +172,14 @@ int sm_kern_verify_czek2_d(size_t m, size_t n, size_t k, const double *A, size_t
 int sm_kern_verify_czek2_s(size_t m, size_t n, size_t k, const float *A, size_t lda,
                            const float *B, size_t ldb, const float *C, size_t ldc,
                            sm_czek2_s_kern_fn kern);
+/* Czekanowski 3-way; keep (or NULL): the triples the slice keeps, the
+ * others may also be +0 (sm_kern_czek3_on skips them). */
 int sm_kern_verify_czek3_d(size_t g, size_t mx, size_t my, size_t k, const double *P,
                            size_t ldp, const double *X, size_t ldx, const double *Y,
-                           size_t ldy, const double *out);
+                           size_t ldy, const sm_keep3_t *keep, const double *out);
 int sm_kern_verify_czek3_s(size_t g, size_t mx, size_t my, size_t k, const float *P,
                            size_t ldp, const float *X, size_t ldx, const float *Y,
-                           size_t ldy, const float *out);
+                           size_t ldy, const sm_keep3_t *keep, const float *out);
 int sm_kern_verify_ccc3(size_t g, size_t mx, size_t my, size_t nf, const uint64_t *P,
                         size_t ldp, const uint64_t *X, size_t ldx, const uint64_t *Y,
                         size_t ldy, int sparse, const uint32_t *out);

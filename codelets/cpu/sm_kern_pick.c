@@ -86,13 +86,15 @@ typedef struct czek2_choice {
   const char *dname, *sname;
   sm_czek2_syrk_d_fn syrk_d;
   sm_czek2_syrk_s_fn syrk_s;
+  sm_czek2_lo_d_fn lo_d;
+  sm_czek2_lo_s_fn lo_s;
 } czek2_choice_t;
 
-#define CZEK2_CHOICE(impl, syrk_d, syrk_s)                                               \
+#define CZEK2_CHOICE(impl, syrk_d, syrk_s, lo_d, lo_s)                                   \
   (czek2_choice_t)                                                                       \
   {                                                                                      \
     sm_kern_czek2_##impl##_d, sm_kern_czek2_##impl##_s, "sm_kern_czek2_" #impl "_d",     \
-        "sm_kern_czek2_" #impl "_s", syrk_d, syrk_s                                      \
+        "sm_kern_czek2_" #impl "_s", syrk_d, syrk_s, lo_d, lo_s                          \
   }
 
 /* The kernels of usable variant v (AUTO resolved); 0 when v is unusable. */
@@ -105,16 +107,18 @@ static int czek2_variant(sm_kvar_t v, czek2_choice_t *c)
     v = cpu->avx512 ? SM_KVAR_AVX512 : cpu->avx2 ? SM_KVAR_AVX2 : SM_KVAR_BLOCKED;
   switch (v) {
   case SM_KVAR_REF:
-    *c = CZEK2_CHOICE(ref, NULL, NULL);
+    *c = CZEK2_CHOICE(ref, NULL, NULL, NULL, NULL);
     break;
   case SM_KVAR_AVX512:
-    *c = CZEK2_CHOICE(avx512, sm_kern_czek2_syrk_avx512_d, sm_kern_czek2_syrk_avx512_s);
+    *c = CZEK2_CHOICE(avx512, sm_kern_czek2_syrk_avx512_d, sm_kern_czek2_syrk_avx512_s,
+                      sm_kern_czek2_lo_avx512_d, sm_kern_czek2_lo_avx512_s);
     break;
   case SM_KVAR_AVX2:
-    *c = CZEK2_CHOICE(avx2, sm_kern_czek2_syrk_avx2_d, sm_kern_czek2_syrk_avx2_s);
+    *c = CZEK2_CHOICE(avx2, sm_kern_czek2_syrk_avx2_d, sm_kern_czek2_syrk_avx2_s,
+                      sm_kern_czek2_lo_avx2_d, sm_kern_czek2_lo_avx2_s);
     break;
   default:
-    *c = CZEK2_CHOICE(blocked, NULL, NULL);
+    *c = CZEK2_CHOICE(blocked, NULL, NULL, NULL, NULL);
     break;
   }
   return 1;
@@ -292,6 +296,18 @@ sm_czek2_syrk_s_fn sm_kern_syrk_czek2_s(sm_kvar_t v)
 {
   czek2_choice_t c;
   return czek2_variant(v, &c) ? c.syrk_s : NULL;
+}
+
+sm_czek2_lo_d_fn sm_kern_lo_czek2_d(sm_kvar_t v)
+{
+  czek2_choice_t c;
+  return czek2_variant(v, &c) ? c.lo_d : NULL;
+}
+
+sm_czek2_lo_s_fn sm_kern_lo_czek2_s(sm_kvar_t v)
+{
+  czek2_choice_t c;
+  return czek2_variant(v, &c) ? c.lo_s : NULL;
 }
 
 sm_ccc2_syrk_fn sm_kern_syrk_ccc2(sm_kvar_t v, int sparse)

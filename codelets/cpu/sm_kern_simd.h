@@ -40,6 +40,20 @@ void sm_kern_czek2_syrk_avx2_d(size_t n, size_t k, const double *A, size_t lda, 
                                size_t ldc);
 void sm_kern_czek2_syrk_avx2_s(size_t n, size_t k, const float *A, size_t lda, float *C,
                                size_t ldc);
+/* Row-bounded variants for the 3-way planes: row i needs only its columns
+ * j >= lo[i]; micro-tiles holding none of them are 0, the others exact. */
+void sm_kern_czek2_lo_avx512_d(size_t m, size_t n, size_t k, const double *A, size_t lda,
+                               const double *B, size_t ldb, double *C, size_t ldc,
+                               const uint32_t *lo);
+void sm_kern_czek2_lo_avx512_s(size_t m, size_t n, size_t k, const float *A, size_t lda,
+                               const float *B, size_t ldb, float *C, size_t ldc,
+                               const uint32_t *lo);
+void sm_kern_czek2_lo_avx2_d(size_t m, size_t n, size_t k, const double *A, size_t lda,
+                             const double *B, size_t ldb, double *C, size_t ldc,
+                             const uint32_t *lo);
+void sm_kern_czek2_lo_avx2_s(size_t m, size_t n, size_t k, const float *A, size_t lda,
+                             const float *B, size_t ldb, float *C, size_t ldc,
+                             const uint32_t *lo);
 
 /* ---- CCC 2-way moments (sm_kern.h contract) with AVX-512 VPOPCNTDQ on bit
  * planes, 64 fields per word and the fewest popcounts the algebra allows:
@@ -112,6 +126,9 @@ typedef sm_czek2_d_kern_fn sm_czek2_d_fn;
 typedef sm_czek2_s_kern_fn sm_czek2_s_fn;
 typedef sm_ccc2_kern_fn sm_ccc2_fn;
 
+typedef sm_czek2_lo_d_kern_fn sm_czek2_lo_d_fn;
+typedef sm_czek2_lo_s_kern_fn sm_czek2_lo_s_fn;
+
 typedef void (*sm_czek2_syrk_d_fn)(size_t, size_t, const double *, size_t, double *,
                                    size_t);
 typedef void (*sm_czek2_syrk_s_fn)(size_t, size_t, const float *, size_t, float *,
@@ -122,6 +139,10 @@ typedef void (*sm_ccc2_syrk_fn)(size_t, size_t, const uint64_t *, size_t, int, u
 /** NULL when variant v can run here for the family (ccc or czekanowski),
  * else why not (for the error message of a forced --kernel). */
 const char *sm_kern_unusable(sm_kvar_t v, int ccc);
+
+/** The row-bounded kernels of variant v (NULL: it has none). */
+sm_czek2_lo_d_fn sm_kern_lo_czek2_d(sm_kvar_t v);
+sm_czek2_lo_s_fn sm_kern_lo_czek2_s(sm_kvar_t v);
 
 /** The kernel of variant v (AUTO: the fastest usable) and its name; NULL
  * when unusable. */

@@ -179,7 +179,7 @@ static void submit_triple_end(void *ctx, const triple_t *t)
 
 /* The plane numerator (and resilience) tasks of a group, per field slice. */
 static sm_err_t submit_planes(submit_ctx_t *c, const piece_t *pc, const triple_t *t,
-                              size_t p0, size_t gn)
+                              size_t p0, size_t gn, const sm_keep3_t *keep)
 {
   sm_gcore_t *g = c->g;
   const sm_graph_opts_t *o = g->o;
@@ -193,11 +193,11 @@ static sm_err_t submit_planes(submit_ctx_t *c, const piece_t *pc, const triple_t
                          X = g->x[sm_gcore_hidx(g, t->tileX, f, r)],
                          Y = g->x[sm_gcore_hidx(g, t->tileY, f, r)];
     ret = g->ccc ? sm_task_ccc3(A, a_off, gn, X, Y, c->h3[f], o->sparse, nf, pr)
-                 : sm_task_czek3(A, a_off, gn, X, Y, c->h3[f], o->single, nf, pr);
+                 : sm_task_czek3(A, a_off, gn, X, Y, c->h3[f], o->single, nf, keep, pr);
     g->st->ntasks++;
     if (!ret && sm_codelets_resilience_on()) {
       ret = sm_task_verify3(c->h3[f], A, a_off, gn, X, Y, g->ccc,
-                            g->ccc ? o->sparse : o->single, nf, g->st->nblocks, pr);
+                            g->ccc ? o->sparse : o->single, nf, keep, g->st->nblocks, pr);
       g->st->ntasks++;
     }
   }
@@ -237,7 +237,8 @@ static sm_err_t submit_group(void *ctx, const piece_t *pc, const triple_t *t, si
   };
   starpu_data_handle_t rec =
       sm_gcore_register_records(g, sm_fin3_max_records(&fa), fin_rank);
-  sm_err_t err = submit_planes(c, pc, t, p0, gn);
+  const sm_keep3_t keep = {(uint32_t)fa.kind, fa.a_glob, fa.x0, fa.y0};
+  sm_err_t err = submit_planes(c, pc, t, p0, gn, &keep);
   if (!err)
     err = sm_gcore_reduce(g, c->h3, ffin);
   /* sparse CCC reads no 2-way numerators: the plane handle stands in */

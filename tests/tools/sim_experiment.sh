@@ -99,13 +99,15 @@ done
 STARPU_HOSTNAME=here STARMET_SIM_MODELS="$T/models.tsv" "$SIM" compute --quiet $prob \
   --perfmodel-dir "$T/pm" --summary "$T/sim.json" > /dev/null 2>&1 || fail "simulated run"
 if "$PY" - "$T" > "$T/py.log" 2>&1 <<'PYEOF'; then pass; else fail "validation"; fi
-import json, os, statistics, sys
+import json, os, sys
 t = sys.argv[1]
-real = statistics.median(json.load(open(os.path.join(t, f"real{k}.json")))["timings_s"]["compute"]
-                         for k in (1, 2, 3))
+# the fastest of the real runs, as sim-calibrate keeps its fastest: under
+# make -j the other tests slow some runs down, which says nothing of either
+real = min(json.load(open(os.path.join(t, f"real{k}.json")))["timings_s"]["compute"]
+           for k in (1, 2, 3))
 sim = json.load(open(os.path.join(t, "sim.json")))["timings_s"]["compute"]
 err = (sim - real) / real
-print(f"simulated {sim:.3f} s, measured {real:.3f} s (median of 3): error {100 * err:+.1f}%")
+print(f"simulated {sim:.3f} s, measured {real:.3f} s (fastest of 3): error {100 * err:+.1f}%")
 assert abs(err) < 0.35, err
 PYEOF
 cat "$T/py.log"

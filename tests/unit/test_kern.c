@@ -368,7 +368,7 @@ START_TEST(verify_czek_catches_flips)
     sm_kern_czek2_ref_d(m, n, k, A, ld, B, ld, c2, n);
     sm_kern_czek3_ref_d(g, m, n, k, P, ld, A, ld, B, ld, c3);
     ck_assert(sm_kern_verify_czek2_d(m, n, k, A, ld, B, ld, c2, n, sm_kern_czek2_ref_d));
-    ck_assert(sm_kern_verify_czek3_d(g, m, n, k, P, ld, A, ld, B, ld, c3));
+    ck_assert(sm_kern_verify_czek3_d(g, m, n, k, P, ld, A, ld, B, ld, NULL, c3));
     int missed = 0, flips = 0;
     for (size_t w = 0; w < m * n; w += 5)
       for (int b = integer ? 0 : 30; b < 64; b++) { /* real data: bits over the bound */
@@ -382,7 +382,7 @@ START_TEST(verify_czek_catches_flips)
           /* a flip that passes must be harmless: below 1e-150, or 1e-9 relative */
           if (r == 0 ? sm_kern_verify_czek2_d(m, n, k, A, ld, B, ld, c2, n,
                                               sm_kern_czek2_ref_d)
-                     : sm_kern_verify_czek3_d(g, m, n, k, P, ld, A, ld, B, ld, c3))
+                     : sm_kern_verify_czek3_d(g, m, n, k, P, ld, A, ld, B, ld, NULL, c3))
             missed += integer || !(fabs(cs[r][w] - before) < 1e-150 ||
                                    fabs(cs[r][w] - before) <= 1e-9 * fabs(before));
           flips++;

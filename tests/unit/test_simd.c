@@ -4,6 +4,7 @@
  * padded leading dimensions; pad bits. Czekanowski must be bit-identical
  * (same sums in the same order), CCC moments equal. Kernels this CPU cannot
  * run are skipped (said on stdout). */
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -369,16 +370,49 @@ START_TEST(planes3_on_2way_kernels)
       const char *nd = sm_kern_pick_czek2_d((sm_kvar_t)v, &fd);
       if (nd) {
         sm_kern_czek3_ref_d(g, mx, my, k, Pd, ldk, Xd, ldk, Yd, ldk, d1);
-        sm_kern_czek3_on_d(fd, g, mx, my, k, Pd, ldk, Xd, ldk, Yd, ldk, d2);
+        sm_kern_czek3_on_d(fd, NULL, NULL, g, mx, my, k, Pd, ldk, Xd, ldk, Yd, ldk, d2);
         ck_assert_msg(!memcmp(d1, d2, g * mx * my * 8), "czek3_d on %s, shape %zu", nd,
                       c);
+        /* the row-bounded kernel on the slices' kept parts: kept triples
+         * exact, the others +0 or exact, and the verification agrees */
+        sm_czek2_lo_d_fn lod = sm_kern_lo_czek2_d((sm_kvar_t)v);
+        for (int kc = 0; lod && kc < 4; kc++) {
+          const sm_keep3_t keep = {kc < 2 ? 0 : 1, kc == 1 ? (uint32_t)(mx / 3) : 0, 0,
+                                   0};
+          sm_kern_czek3_on_d(fd, lod, &keep, g, mx, my, k, Pd, ldk, Xd, ldk, Yd, ldk, d2);
+          for (size_t a = 0; a < g; a++)
+            for (size_t x = 0; x < mx; x++)
+              for (size_t y = 0; y < my; y++) {
+                const size_t i = (a * mx + x) * my + y;
+                const int kept = y >= sm_keep3_lo(&keep, a, x, my);
+                ck_assert_msg(d2[i] == d1[i] || (!kept && d2[i] == 0 && !signbit(d2[i])),
+                              "czek3_d lo on %s, shape %zu, kind %d [%zu %zu %zu]", nd, c,
+                              kc, a, x, y);
+              }
+          ck_assert(
+              sm_kern_verify_czek3_d(g, mx, my, k, Pd, ldk, Xd, ldk, Yd, ldk, &keep, d2));
+        }
       }
       const char *ns = sm_kern_pick_czek2_s((sm_kvar_t)v, &fs);
       if (ns) {
         sm_kern_czek3_ref_s(g, mx, my, k, Pf, ldk, Xf, ldk, Yf, ldk, f1);
-        sm_kern_czek3_on_s(fs, g, mx, my, k, Pf, ldk, Xf, ldk, Yf, ldk, f2);
+        sm_kern_czek3_on_s(fs, NULL, NULL, g, mx, my, k, Pf, ldk, Xf, ldk, Yf, ldk, f2);
         ck_assert_msg(!memcmp(f1, f2, g * mx * my * 4), "czek3_s on %s, shape %zu", ns,
                       c);
+        sm_czek2_lo_s_fn los = sm_kern_lo_czek2_s((sm_kvar_t)v);
+        for (int kc = 0; los && kc < 4; kc++) {
+          const sm_keep3_t keep = {kc < 2 ? 0 : 1, kc == 1 ? (uint32_t)(mx / 3) : 0, 0,
+                                   0};
+          sm_kern_czek3_on_s(fs, los, &keep, g, mx, my, k, Pf, ldk, Xf, ldk, Yf, ldk, f2);
+          for (size_t i = 0; i < g * mx * my; i++) {
+            const size_t a = i / (mx * my), x = i / my % mx, y = i % my;
+            const int kept = y >= sm_keep3_lo(&keep, a, x, my);
+            ck_assert_msg(f2[i] == f1[i] || (!kept && f2[i] == 0 && !signbit(f2[i])),
+                          "czek3_s lo on %s, shape %zu, kind %d [%zu]", ns, c, kc, i);
+          }
+          ck_assert(
+              sm_kern_verify_czek3_s(g, mx, my, k, Pf, ldk, Xf, ldk, Yf, ldk, &keep, f2));
+        }
       }
       free(Pd), free(Xd), free(Yd), free(d1), free(d2);
       free(Pf), free(Xf), free(Yf), free(f1), free(f2);

@@ -20,6 +20,7 @@
 #define SM_FNAME sm_kern_czek2_avx512_d
 #define SM_REF sm_kern_czek2_ref_d
 #define SM_SYRK sm_kern_czek2_syrk_avx512_d
+#define SM_LOFN sm_kern_czek2_lo_avx512_d
 #define SM_V __m512d
 #define SM_VL 8
 #define SM_VZERO() _mm512_setzero_pd()
@@ -36,6 +37,7 @@
 #undef SM_FNAME
 #undef SM_REF
 #undef SM_SYRK
+#undef SM_LOFN
 #undef SM_V
 #undef SM_VL
 #undef SM_VZERO
@@ -52,6 +54,7 @@
 #define SM_FNAME sm_kern_czek2_avx512_s
 #define SM_REF sm_kern_czek2_ref_s
 #define SM_SYRK sm_kern_czek2_syrk_avx512_s
+#define SM_LOFN sm_kern_czek2_lo_avx512_s
 #define SM_V __m512
 #define SM_VL 16
 #define SM_VZERO() _mm512_setzero_ps()
@@ -65,6 +68,20 @@
 #include "kern_czek2_simd_impl.h"
 
 #else /* not x86-64: never picked; the reference keeps the symbols whole */
+void sm_kern_czek2_lo_avx512_d(size_t m, size_t n, size_t k, const double *A, size_t lda,
+                               const double *B, size_t ldb, double *C, size_t ldc,
+                               const uint32_t *lo)
+{
+  (void)lo;
+  sm_kern_czek2_ref_d(m, n, k, A, lda, B, ldb, C, ldc);
+}
+void sm_kern_czek2_lo_avx512_s(size_t m, size_t n, size_t k, const float *A, size_t lda,
+                               const float *B, size_t ldb, float *C, size_t ldc,
+                               const uint32_t *lo)
+{
+  (void)lo;
+  sm_kern_czek2_ref_s(m, n, k, A, lda, B, ldb, C, ldc);
+}
 void sm_kern_czek2_syrk_avx512_d(size_t n, size_t k, const double *A, size_t lda,
                                  double *C, size_t ldc)
 {

@@ -9,6 +9,8 @@
  *   SM_KC, SM_MC, SM_NC              cache blocks (fields, rows, columns)
  *   SM_REF                           the _ref twin (used when out of memory)
  *   SM_SYRK                          name of the symmetric variant (B = A)
+ *   SM_LOFN                          name of the variant computing only the
+ *                                    columns j >= lo[i] of each row i
  *
  * Micro-kernel contract (after BLIS's): kc > 0; a points to MR rows of A
  * (row r at a + r * lda, fields contiguous: vectors are field-major already,
@@ -95,9 +97,12 @@ static size_t SM_ID(round_up)(size_t x, size_t to)
 
 /* sym: B is A (m = n); only micro-tiles with a column >= a row are
  * computed, the strict lower triangle is then mirrored (the same sums: min
- * is symmetric and each element adds its fields in the same order). */
+ * is symmetric and each element adds its fields in the same order).
+ * lo (not with sym): row i needs only its columns j >= lo[i] (lo[i] >= n:
+ * none); micro-tiles holding none of them are set to 0, not computed. */
 static void SM_ID(gemm)(size_t m, size_t n, size_t k, const SM_T *A, size_t lda,
-                        const SM_T *B, size_t ldb, SM_T *C, size_t ldc, int sym)
+                        const SM_T *B, size_t ldb, SM_T *C, size_t ldc, int sym,
+                        const uint32_t *lo)
 {
   if (m == 0 || n == 0)
     return;
@@ -134,6 +139,18 @@ static void SM_ID(gemm)(size_t m, size_t n, size_t k, const SM_T *A, size_t lda,
             if (sym && jc + jr + nr <= ic + ir)
               continue; /* below the diagonal: mirrored at the end */
             SM_T *c = C + (ic + ir) * ldc + jc + jr;
+            if (lo) { /* the first column any of the rows needs */
+              size_t need = n;
+              for (size_t r = 0; r < mr; r++)
+                need = lo[ic + ir + r] < need ? lo[ic + ir + r] : need;
+              if (jc + jr + nr <= need) {
+                if (pc == 0)
+                  for (size_t r = 0; r < mr; r++)
+                    for (size_t x = 0; x < nr; x++)
+                      c[r * ldc + x] = 0;
+                continue;
+              }
+            }
             const SM_T *a = A + (ic + ir) * lda + pc;
             size_t la = lda;
             if (ir + SM_MR < mc) /* the next tile's C, from memory by now */
@@ -177,12 +194,18 @@ static void SM_ID(gemm)(size_t m, size_t n, size_t k, const SM_T *A, size_t lda,
 void SM_FNAME(size_t m, size_t n, size_t k, const SM_T *A, size_t lda, const SM_T *B,
               size_t ldb, SM_T *C, size_t ldc)
 {
-  SM_ID(gemm)(m, n, k, A, lda, B, ldb, C, ldc, 0);
+  SM_ID(gemm)(m, n, k, A, lda, B, ldb, C, ldc, 0, NULL);
 }
 
 void SM_SYRK(size_t n, size_t k, const SM_T *A, size_t lda, SM_T *C, size_t ldc)
 {
-  SM_ID(gemm)(n, n, k, A, lda, A, lda, C, ldc, 1);
+  SM_ID(gemm)(n, n, k, A, lda, A, lda, C, ldc, 1, NULL);
+}
+
+void SM_LOFN(size_t m, size_t n, size_t k, const SM_T *A, size_t lda, const SM_T *B,
+             size_t ldb, SM_T *C, size_t ldc, const uint32_t *lo)
+{
+  SM_ID(gemm)(m, n, k, A, lda, B, ldb, C, ldc, 0, lo);
 }
 
 #undef SM_NR

@@ -39,9 +39,10 @@
         }                                                                                \
   }                                                                                      \
   SM_CZEK3_CLONES                                                                        \
-  void sm_kern_czek3_on_##SFX(sm_czek2_##SFX##_kern_fn kern2, size_t g, size_t mx,       \
-                              size_t my, size_t k, const T *P, size_t ldp, const T *X,   \
-                              size_t ldx, const T *Y, size_t ldy, T *out)                \
+  void sm_kern_czek3_on_##SFX(                                                           \
+      sm_czek2_##SFX##_kern_fn kern2, sm_czek2_lo_##SFX##_kern_fn kern2lo,               \
+      const sm_keep3_t *keep, size_t g, size_t mx, size_t my, size_t k, const T *P,      \
+      size_t ldp, const T *X, size_t ldx, const T *Y, size_t ldy, T *out)                \
   {                                                                                      \
     /* rows a * mx + x of every plane's min(p, X), stacked: one modified GEMM per        \
      * chunk of rows against Y (whose packing the rows share), written where the         \
@@ -51,6 +52,13 @@
     chunk = chunk < mx ? mx : chunk;                                                     \
     chunk = chunk > rows ? rows : chunk;                                                 \
     T *Z = malloc((chunk ? chunk : 1) * ldx * sizeof(T));                                \
+    /* the first y each row keeps, when the slice keeps part of the triple */            \
+    uint32_t *lo = NULL;                                                                 \
+    if (keep && keep->kind != 2 && kern2lo && Z) {                                       \
+      lo = malloc((rows ? rows : 1) * sizeof *lo);                                       \
+      for (size_t i = 0; lo && i < rows; i++)                                            \
+        lo[i] = (uint32_t)sm_keep3_lo(keep, i / mx, i % mx, my);                         \
+    }                                                                                    \
     if (!Z) {                                                                            \
       sm_kern_czek3_ref_##SFX(g, mx, my, k, P, ldp, X, ldx, Y, ldy, out);                \
       return;                                                                            \
@@ -65,16 +73,20 @@
         for (size_t q = k; q < ldx; q++) /* the padding SIMD kernels may read */         \
           z[q] = 0;                                                                      \
       }                                                                                  \
-      kern2(nr, my, k, Z, ldx, Y, ldy, out + r0 * my, my);                               \
+      if (lo)                                                                            \
+        kern2lo(nr, my, k, Z, ldx, Y, ldy, out + r0 * my, my, lo + r0);                  \
+      else                                                                               \
+        kern2(nr, my, k, Z, ldx, Y, ldy, out + r0 * my, my);                             \
     }                                                                                    \
+    free(lo);                                                                            \
     free(Z);                                                                             \
   }                                                                                      \
   void sm_kern_czek3_blocked_##SFX(size_t g, size_t mx, size_t my, size_t k, const T *P, \
                                    size_t ldp, const T *X, size_t ldx, const T *Y,       \
                                    size_t ldy, T *out)                                   \
   {                                                                                      \
-    sm_kern_czek3_on_##SFX(sm_kern_czek2_blocked_##SFX, g, mx, my, k, P, ldp, X, ldx, Y, \
-                           ldy, out);                                                    \
+    sm_kern_czek3_on_##SFX(sm_kern_czek2_blocked_##SFX, NULL, NULL, g, mx, my, k, P,     \
+                           ldp, X, ldx, Y, ldy, out);                                    \
   }
 
 SM_DEF_CZEK3(double, d)
