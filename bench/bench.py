@@ -12,6 +12,10 @@ Measures on this machine, in one run:
       genotype set, and a run that writes 1% of its values,
   (c') P = 2 ranks under mpirun on the same cores against one rank (the
       workers each setting gives them: starmet's choice for the ranks),
+  (e) maf (GAMA) on simulated BEAGLE files (bench/beagle.py): exact and
+      banded SAF, the EM, peak memory, the banded error against exact on
+      bins within 10 nats of each site's maximum, the iterative reference,
+      and ANGSD -doSaf 4 where an `angsd` is on the PATH,
   (d) the peer tools on the same data: scipy pdist 'braycurtis', R vegan
       vegdist "bray", PLINK 1.9 --r2 square, plink2 --make-king square,
 and writes a CSV of every measurement and a markdown table to bench/results/.
@@ -51,7 +55,33 @@ SIZES = {  # full, quick
     "short_kernel_ccc": ("1024,1000", "512,1000"),
     "shape_sparse": ((28501, 1000), (4000, 1000)),
     "ranks_ccc": ((8000, 32768), (2000, 4096)),
+    "maf": (((1024, 2000), (4096, 300)), ((256, 500), (1024, 60))),
 }
+
+MAF_BAND_TOL = 30
+
+
+def read_saf_bin(path):
+    """The SAF values of a starmet --output-format bin file (README's
+    layout), one numpy array per site (-inf outside the kept bins)."""
+    import struct
+
+    import numpy as np
+    with open(path, "rb") as f:
+        data = f.read()
+    assert data[:8] == b"STARSAF\0", path
+    nbins, nsites = struct.unpack_from("<I", data, 16)[0], struct.unpack_from("<Q", data, 24)[0]
+    off, out = 64, []
+    for _ in range(nsites):
+        (nl,) = struct.unpack_from("<I", data, off)
+        off += 4 + nl + 8
+        first, count = struct.unpack_from("<II", data, off)
+        off += 8
+        v = np.full(nbins, -np.inf)
+        v[first:first + count] = np.frombuffer(data, "<f8", count, off)
+        off += 8 * count
+        out.append(v)
+    return out
 
 
 def log(msg):
@@ -343,6 +373,105 @@ class Bench:
                          bind))
 
     # ------------------------------------------------------------ (d)
+    def timed_rss(self, cmd, env=None):
+        """(wall seconds, peak resident MB) of a command run to completion."""
+        t = time.perf_counter()
+        p = subprocess.Popen(cmd, env=env or self.env, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE)
+        _, status, ru = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - t
+        err = p.stderr.read().decode(errors="replace")
+        p.stderr.close()
+        p.returncode = os.waitstatus_to_exitcode(status)
+        if p.returncode != 0:
+            raise RuntimeError("%s failed: %s" % (" ".join(cmd), err.strip()[-400:]))
+        return wall, ru.ru_maxrss / 1024.0
+
+    def maf_runs(self):
+        """maf on simulated BEAGLE files: exact and banded whole runs (SAF,
+        EM, peak memory), the banded error on bins >= -10, the iterative
+        reference on the first sites, ANGSD where installed."""
+        import numpy as np
+        here = os.path.dirname(os.path.abspath(__file__))
+        log("== maf (simulated BEAGLE files, %d CPU workers)" % self.ncores)
+        for n, sites in self.size("maf"):
+            beagle = os.path.join(self.tmp, "maf%d.beagle" % n)
+            subprocess.run([sys.executable, os.path.join(here, "beagle.py"), str(n), str(sites),
+                            beagle], check=True)
+            res = {}
+            for tag, tol in (("exact", 0), ("banded", MAF_BAND_TOL)):
+                out = os.path.join(self.tmp, "maf%d_%s" % (n, tag))
+                best = None
+                for _ in range(self.a.run_reps):
+                    wall, rss = self.timed_rss([self.starmet, "maf", "--quiet", "--input", beagle,
+                                                "--band-tol", str(tol), "--output-format", "bin",
+                                                "--output", out, "--summary", out + ".json"])
+                    if best is None or wall < best[0]:
+                        best = (wall, rss)
+                with open(out + ".json") as f:
+                    js = json.load(f)
+                res[tag] = (best, js, read_saf_bin(out + ".saf.bin"))
+            err = 0.0
+            for e, b in zip(res["exact"][2], res["banded"][2]):
+                top = e >= -10
+                err = max(err, float(np.max(np.abs(e[top] - b[top]))) if top.any() else 0.0)
+            for tag in ("exact", "banded"):
+                (wall, rss), js, _ = res[tag]
+                t = js["timings_s"]
+                self.add(section="maf", name="%s N=%d" % (tag, n), threads=self.ncores,
+                         rate=sites / wall, unit="sites/s", time_s=wall, family=tag,
+                         detail="%d individuals x %d sites, block %d; SAF %.2f s, EM %.2f s "
+                                "(%d iterations), wall %.2f s, peak %.0f MB%s" % (
+                                    n, sites, js["block_size"], t["saf"], t["em"],
+                                    js["sfs_em"]["iterations"], wall, rss,
+                                    "; T = %g, largest error on bins >= -10: %.2g" % (
+                                        MAF_BAND_TOL, err) if tag == "banded" else ""),
+                         err=err if tag == "banded" else "", n=n, saf_s=t["saf"])
+            # the iterative reference on the first sites (it is N times slower)
+            nref = max(2, min(sites, 40960 // n))
+            sub = os.path.join(self.tmp, "maf%d_sub.beagle" % n)
+            with open(beagle) as fi, open(sub, "w") as fo:
+                for k, line in enumerate(fi):
+                    if k > nref:
+                        break
+                    fo.write(line)
+            out = os.path.join(self.tmp, "maf%d_ref" % n)
+            wall, rss = self.timed_rss([self.starmet, "maf", "--quiet", "--input", sub,
+                                        "--kernel", "ref", "--output-format", "bin", "--output",
+                                        out, "--summary", out + ".json"])
+            with open(out + ".json") as f:
+                t = json.load(f)["timings_s"]
+            ex_saf = res["exact"][1]["timings_s"]["saf"]
+            self.add(section="maf_ref", name="iterative reference N=%d" % n,
+                     threads=self.ncores, rate=nref / t["saf"], unit="sites/s",
+                     ratio=(sites / ex_saf) / (nref / t["saf"]), n=n,
+                     detail="SAF of the first %d sites, %.2f s; exact tree / reference "
+                            "SAF rate" % (nref, t["saf"]))
+            angsd = shutil.which("angsd")
+            if not angsd:
+                self.add(section="maf_angsd", name="ANGSD N=%d" % n, n=n,
+                         detail="no angsd on the PATH: not compared")
+                continue
+            # ANGSD -doSaf 4 reads the BEAGLE file (gzipped) with a .fai
+            gz = beagle + ".gz"
+            subprocess.run("gzip -c %s > %s" % (beagle, gz), shell=True, check=True)
+            with open(beagle + ".fai", "w") as f:
+                f.write("chr1\t%d\t6\t60\t61\n" % (1000 + 10 * sites + 10))
+            for P in (2, 3):
+                try:
+                    wall, rss = self.timed_rss([angsd, "-beagle", gz, "-fai", beagle + ".fai",
+                                                "-doSaf", "4", "-P", str(P), "-out",
+                                                os.path.join(self.tmp, "angsd%d_%d" % (n, P))])
+                except RuntimeError as e:
+                    self.add(section="maf_angsd", name="ANGSD N=%d -P %d" % (n, P), n=n,
+                             detail="failed: %s" % e)
+                    continue
+                self.add(section="maf_angsd", name="ANGSD N=%d -P %d" % (n, P), n=n,
+                         rate=sites / wall, unit="sites/s", time_s=wall, threads=P,
+                         ratio=res["banded"][0][0] and wall / res["banded"][0][0][0],
+                         detail="-doSaf 4 (its default banding), wall %.2f s, peak %.0f MB; "
+                                "x = ANGSD wall / starmet banded wall" % (wall, rss))
+
     def synth(self, args, out):
         subprocess.run([self.starmet, "synth", "--output", out] + args, env=self.env, check=True,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -608,6 +737,18 @@ class Bench:
             for r in outs:
                 L.append("| %s | %s | %s | %s |" % (r["name"], fmt(r["rate"]), pct(r["ratio"]),
                                                     r["detail"]))
+        mafs = [r for r in self.rows if r["section"] in ("maf", "maf_ref", "maf_angsd")]
+        if mafs:
+            L.append("\n**maf (GAMA)** (`starmet maf` whole runs on simulated BEAGLE files, "
+                     "bench/beagle.py: mostly rare variants, 0-5 reads, 5%% of individuals "
+                     "without data; %d CPU workers; banded: --band-tol %g)\n" % (
+                         self.ncores, MAF_BAND_TOL))
+            L.append("| run | sites/s | x | detail |")
+            L.append("| --- | ---: | ---: | --- |")
+            for r in mafs:
+                L.append("| %s | %s | %s | %s |" % (r["name"], fmt(r["rate"]),
+                                                    "%.1f" % r["ratio"] if r.get("ratio") else "",
+                                                    r["detail"]))
         # peers
         peers = [r for r in self.rows if r["section"] == "peer"]
         if peers:
@@ -717,6 +858,17 @@ class Bench:
             goal("P = 2 ranks / P = 1 on the same %d cores, %s" % (nc, text),
                  rk[0]["ratio"] if rk else None, 0.90)
 
+        errs = [x["err"] for x in self.rows if x["section"] == "maf" and x["family"] == "banded"]
+        if errs:
+            out.append("- maf banded (T = %g) largest error on bins >= -10, N up to %d: %.2g "
+                       "(goal < 1e-6) %s" % (MAF_BAND_TOL, max(x["n"] for x in self.rows
+                                                              if x["section"] == "maf"),
+                                            max(errs), "**met**" if max(errs) < 1e-6
+                                            else "**not met**"))
+        ang = [x for x in self.rows if x["section"] == "maf_angsd" and x.get("ratio")]
+        goal("maf banded / ANGSD -doSaf 4 -P 3 (wall)",
+             min((x["ratio"] for x in ang if x["name"].endswith("-P 3")), default=None), 3,
+             lambda v: "%.1fx" % v)
         xf = lambda v: "%.1fx" % v
         goal("starmet Czekanowski / scipy braycurtis (compute)", peer_ratio("scipy", False), 100,
              xf)
@@ -759,6 +911,7 @@ def main():
         b.threeway_runs()
         b.short_runs()
         b.ranks_runs()
+        b.maf_runs()
     if not a.no_peers:
         b.peers()
     b.report(argv)

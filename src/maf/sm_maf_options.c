@@ -135,9 +135,14 @@ const sm_optcmd_t *sm_maf_command(void)
 
 size_t sm_maf_auto_block(size_t nind)
 {
-  /* about 2^24 multiply-adds per task: 1 site at N = 4096, 16 at 1024 */
-  double work = (double)nind * (double)nind + 50.0 * (double)nind + 1.0;
-  double b = 16777216.0 / work;
+  /* A block is one SAF task and, on every EM iteration, one E-step task:
+   * at least 2^24 multiply-adds of SAF work and 2^18 bins of E-step work
+   * (the E-step, a pass over the block's bins, is the small one: with one
+   * site per task at N = 4096 the EM's 1000 iterations cost 4x the SAF).
+   * 32 sites at N = 4096, 128 at 1024, 1024 at 100. */
+  const double work = (double)nind * (double)nind + 50.0 * (double)nind + 1.0;
+  const double saf = 16777216.0 / work, em = 262144.0 / (2.0 * (double)nind + 1.0);
+  const double b = saf > em ? saf : em;
   return b < 1 ? 1 : b > 1024 ? 1024 : (size_t)b;
 }
 

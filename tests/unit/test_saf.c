@@ -20,10 +20,14 @@ static double unif(void)
 
 /* Likelihoods as a read model makes them: frequency f, depth 0..5, error
  * 1%; a fraction `miss` of individuals without data (0.333 x 3). kind 1:
- * three independent uniform numbers instead. */
+ * three independent uniform numbers instead; kind 2: the read model at a
+ * mostly rare frequency (the product of two uniforms); kind 3: a rare
+ * frequency (uniform cubed) at depth 0..20. */
 static void make_site(int N, double *gl, int kind, double miss)
 {
-  const double f = unif();
+  const double u = unif();
+  const double f = kind == 2 ? u * unif() : kind == 3 ? u * u * u : u;
+  const int maxd = kind == 3 ? 21 : 6;
   for (int i = 0; i < N; i++) {
     double *p = gl + 3 * i;
     if (unif() < miss) {
@@ -34,7 +38,7 @@ static void make_site(int N, double *gl, int kind, double miss)
       p[0] = unif(), p[1] = unif(), p[2] = unif();
       continue;
     }
-    int g = (unif() < f) + (unif() < f), d = (int)(unif() * 6);
+    int g = (unif() < f) + (unif() < f), d = (int)(unif() * maxd);
     p[0] = p[1] = p[2] = 1.0;
     for (int r = 0; r < d; r++) {
       int der = unif() < (g / 2.0) * 0.99 + (1 - g / 2.0) * 0.01;
@@ -271,39 +275,54 @@ START_TEST(zeros_and_extremes)
 }
 END_TEST
 
-/* Banding: the bins kept match the exact result closely near the top, the
- * maximum stays, bins are dropped and counted; a huge tolerance is exact. */
+/* Banding: the bins kept match the exact result near the top (README's
+ * bound: below 1e-6 on bins >= -10 at T = 30 for N up to 4096; measured
+ * on these sites, the largest difference is printed), the maximum stays,
+ * bins are dropped and counted; a huge tolerance is exact. Read-model
+ * sites (mostly rare and common variants) and uniform noise, with and
+ * without individuals lacking data. */
 START_TEST(banded)
 {
-  const int N = 300;
-  const size_t ns = 8, nb = 2 * N + 1;
-  double *gl = malloc(ns * 3 * N * sizeof *gl);
-  for (size_t s = 0; s < ns; s++)
-    make_site(N, gl + s * 3 * N, 0, 0.1);
-  res_t e = run(N, ns, gl, 0, 0), b = run(N, ns, gl, 0, 30.0), h = run(N, ns, gl, 0, 1e6);
-  uint64_t dropped = 0;
-  for (size_t s = 0; s < ns; s++) {
-    ck_assert_uint_eq(e.info[s].dropped, 0);
-    ck_assert_uint_eq(h.info[s].dropped, 0);
-    ck_assert_uint_eq(b.info[s].dropped, nb - (b.info[s].hi - b.info[s].lo + 1));
-    dropped += b.info[s].dropped;
-    for (size_t j = 0; j < nb; j++) {
-      double x = e.saf[s * nb + j], y = b.saf[s * nb + j];
-      ck_assert(h.saf[s * nb + j] == x);
-      if (x == 0.0)
-        ck_assert(y == 0.0);
-      if (x >= -10)
-        ck_assert_msg(fabs(x - y) < 1e-6, "site %zu bin %zu: exact %g banded %g", s, j, x,
-                      y);
-      if (j < b.info[s].lo || j > b.info[s].hi)
-        ck_assert(y == -INFINITY);
+  static const int Ns[] = {100, 300, 1024, 4096};
+  double worst = 0;
+  for (size_t c = 0; c < sizeof Ns / sizeof Ns[0]; c++)
+    for (int kind = 0; kind < 4; kind++) {
+      const int N = Ns[c];
+      const size_t ns = N >= 4096 ? 3 : N >= 1024 ? 4 : 16, nb = 2 * (size_t)N + 1;
+      double *gl = malloc(ns * 3 * N * sizeof *gl);
+      for (size_t s = 0; s < ns; s++)
+        make_site(N, gl + s * 3 * N, kind, s % 2 ? 0.1 : 0.0);
+      res_t e = run(N, ns, gl, 0, 0), b = run(N, ns, gl, 0, 30.0);
+      res_t h = run(N, ns, gl, 0, 1e6);
+      uint64_t dropped = 0;
+      for (size_t s = 0; s < ns; s++) {
+        ck_assert_uint_eq(e.info[s].dropped, 0);
+        ck_assert_uint_eq(h.info[s].dropped, 0);
+        ck_assert_uint_eq(b.info[s].dropped, nb - (b.info[s].hi - b.info[s].lo + 1));
+        dropped += b.info[s].dropped;
+        for (size_t j = 0; j < nb; j++) {
+          double x = e.saf[s * nb + j], y = b.saf[s * nb + j];
+          ck_assert(h.saf[s * nb + j] == x);
+          if (x == 0.0)
+            ck_assert(y == 0.0);
+          if (x >= -10) {
+            ck_assert_msg(fabs(x - y) < 1e-6,
+                          "N %d kind %d site %zu bin %zu: exact %g banded %g", N, kind, s,
+                          j, x, y);
+            worst = fabs(x - y) > worst ? fabs(x - y) : worst;
+          }
+          if (j < b.info[s].lo || j > b.info[s].hi)
+            ck_assert(y == -INFINITY);
+        }
+      }
+      ck_assert(dropped > 0);
+      res_free(&e);
+      res_free(&b);
+      res_free(&h);
+      free(gl);
     }
-  }
-  ck_assert(dropped > 0);
-  res_free(&e);
-  res_free(&b);
-  res_free(&h);
-  free(gl);
+  printf("test_saf: banded T = 30, N <= 4096: largest difference on bins >= -10: %.3g\n",
+         worst);
 }
 END_TEST
 
