@@ -93,12 +93,23 @@ int sm_task_finalize2(starpu_data_handle_t num, starpu_data_handle_t si,
 int sm_task_topk_merge(starpu_data_handle_t acc, starpu_data_handle_t cand, uint64_t from,
                        uint32_t n, uint32_t k, int prio);
 
-/* Hand a block's records to the output: calls sink(ctx, recbuf, block) on a
- * CPU worker. token (a variable handle, RW) serializes the output tasks in
- * submission order, so files are written in a deterministic order. */
-typedef int (*sm_sink_fn)(void *ctx, const sm_recbuf_t *rb, uint64_t block);
-int sm_task_output(starpu_data_handle_t R, starpu_data_handle_t token, sm_sink_fn sink,
-                   void *ctx, uint64_t block, int prio);
+/* Hand a block's records to the output: calls sink(ctx, recbuf, text,
+ * block) on a CPU worker. token (a variable handle, RW) serializes the
+ * output tasks in submission order, so files are written in a
+ * deterministic order. T (or NULL): a variable handle of an sm_textbuf_t
+ * that a format task filled (text is NULL without it). */
+typedef int (*sm_sink_fn)(void *ctx, const sm_recbuf_t *rb, const sm_textbuf_t *text,
+                          uint64_t block);
+int sm_task_output(starpu_data_handle_t R, starpu_data_handle_t T,
+                   starpu_data_handle_t token, sm_sink_fn sink, void *ctx, uint64_t block,
+                   int prio);
+
+/* Format a block's records into T (W, an sm_textbuf_t) before its output
+ * task: format(ctx, recbuf, textbuf) on any CPU worker, in parallel with
+ * the other blocks' (the output task then only writes). */
+typedef void (*sm_format_fn)(void *ctx, const sm_recbuf_t *rb, sm_textbuf_t *text);
+int sm_task_format(starpu_data_handle_t R, starpu_data_handle_t T, sm_format_fn format,
+                   void *ctx, int prio);
 
 /* What a task does: its priority, or heteroprio bucket, follows from it
  * (src/sm_sched.c). */

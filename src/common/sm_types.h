@@ -5,6 +5,7 @@
 #ifndef SM_TYPES_H
 #define SM_TYPES_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* ---- records and the checksum (sm_cksum.c) */
@@ -72,6 +73,17 @@ typedef struct sm_recbuf {
   uint64_t hist_off; /* byte offset of the histogram counts, 0: none */
   sm_rec_t rec[];
 } sm_recbuf_t;
+
+/* A block's records as the output's text, formatted before their turn to
+ * be written: data (malloc'ed by the format function, freed by the sink),
+ * len bytes, count records; done: formatted (else the sink writes the
+ * records itself). */
+typedef struct sm_textbuf {
+  char *data;
+  size_t len;
+  uint64_t count;
+  int done;
+} sm_textbuf_t;
 
 /* The histogram counts of a record buffer, or NULL. */
 static inline uint64_t *sm_recbuf_hist(const sm_recbuf_t *rb)

@@ -80,10 +80,23 @@ sm_err_t sm_gcore_reduce(sm_gcore_t *g, starpu_data_handle_t *h, int ffin)
 sm_err_t sm_gcore_output(sm_gcore_t *g, sm_err_t err, starpu_data_handle_t *h,
                          starpu_data_handle_t rec, int fin_rank)
 {
-  if (!err && sm_task_output(rec, g->token[fin_rank], sm_sink_put, g->sink,
-                             g->st->nblocks, sm_sched_prio(g->o->prio, SM_TK_OUTPUT)))
+  const int prio = sm_sched_prio(g->o->prio, SM_TK_OUTPUT);
+  /* text outputs: the block's lines are formatted by a task of their own,
+   * blocks in parallel, before the output task's turn to write them */
+  starpu_data_handle_t text = NULL;
+  if (!err && g->o->emit && sm_sink_text(g->sink)) {
+    starpu_variable_data_register(&text, -1, 0, sizeof(sm_textbuf_t));
+    sm_gcore_register(g, text, fin_rank);
+    if (sm_task_format(rec, text, sm_sink_format, g->sink, prio))
+      err = SM_ERUNTIME;
+    g->st->ntasks++;
+  }
+  if (!err && sm_task_output(rec, text, g->token[fin_rank], sm_sink_put, g->sink,
+                             g->st->nblocks, prio))
     err = SM_ERUNTIME;
   g->st->ntasks += 2; /* finalize and output */
+  if (text)
+    starpu_data_unregister_submit(text);
   if (fin_rank == g->me)
     g->st->my_outputs++;
   for (int f = 0; f < g->d->npf; f++)

@@ -24,8 +24,10 @@ uint64_t sm_gcore_local_tasks(const sm_gcore_t *g, int I, int r, int ffin, int f
   uint64_t n = 0;
   for (int f = 0; f < g->d->npf; f++)
     n += sm_decomp_rank(g->d, I, f, r) == g->me;
-  if (sm_decomp_rank(g->d, I, ffin, r) == g->me)
-    n += (uint64_t)(g->d->npf - 1) + (fin ? 2 : 0);
+  if (sm_decomp_rank(g->d, I, ffin, r) ==
+      g->me) /* reductions, finalize, [format,] output */
+    n += (uint64_t)(g->d->npf - 1) +
+         (fin ? 2 + (uint64_t)(g->o->emit && sm_sink_text(g->sink)) : 0);
   return n;
 }
 

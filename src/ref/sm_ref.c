@@ -130,10 +130,10 @@ sm_err_t sm_ref_run(const sm_vectors_t *v, const sm_ref_opts_t *o, sm_sink_t *si
         }
       }
       if (o->way == 3)
-        sm_sink_put(sink, rb, block++);
+        sm_sink_put(sink, rb, NULL, block++);
     }
     if (o->way == 2)
-      sm_sink_put(sink, rb, block++);
+      sm_sink_put(sink, rb, NULL, block++);
   }
   free(sum), free(s1), free(cnt), free(rb);
   return sink->err ? (sm_err_t)sink->err : SM_OK;

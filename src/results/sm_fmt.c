@@ -16,10 +16,27 @@ typedef unsigned __int128 u128;
 /* 10^n, n <= 19 */
 static uint64_t pow10u(int n)
 {
-  uint64_t p = 1;
-  while (n-- > 0)
-    p *= 10;
-  return p;
+  static const uint64_t p[20] = {1ull,
+                                 10ull,
+                                 100ull,
+                                 1000ull,
+                                 10000ull,
+                                 100000ull,
+                                 1000000ull,
+                                 10000000ull,
+                                 100000000ull,
+                                 1000000000ull,
+                                 10000000000ull,
+                                 100000000000ull,
+                                 1000000000000ull,
+                                 10000000000000ull,
+                                 100000000000000ull,
+                                 1000000000000000ull,
+                                 10000000000000000ull,
+                                 100000000000000000ull,
+                                 1000000000000000000ull,
+                                 10000000000000000000ull};
+  return p[n];
 }
 
 /* x 10^k for x = m 2^e, 0 <= k <= 27: *fl its integer part, returned

@@ -343,25 +343,18 @@ sm_err_t sm_writer_open(sm_writer_t **wp, const char *path, const sm_writer_info
 
 /* One TSV line: the vectors' ids, the CCC entry bits, the value (the
  * float32 value in single precision, as bin and npy hold it), as printf's
- * "%u" / "%.9g" / "%.17g" would write them (sm_fmt.h), in one write. */
-static int tsv_record(sm_writer_t *w, const sm_rec_t *x, int way, int ccc)
+ * "%u" / "%.9g" / "%.17g" would write them (sm_fmt.h), into line, which
+ * has room for tsv_max(w, x) bytes; returns the length. */
+static size_t tsv_line(const sm_writer_t *w, const sm_rec_t *x, char *line)
 {
-  enum { NAME_MAX_INLINE = 256 };
-  char line[3 * (NAME_MAX_INLINE + 1) + 3 * 2 + SM_FMT_MAX + 2];
+  const int way = w->info.way, ccc = w->info.metric == SM_METRIC_CCC;
   size_t len = 0;
   for (int k = 0; k < way; k++) {
     if (w->info.names) {
       const char *name = w->info.names[x->idx[k]];
       const size_t nl = strlen(name);
-      if (nl <= NAME_MAX_INLINE) {
-        memcpy(line + len, name, nl);
-        len += nl;
-      } else { /* a long name: written as it is */
-        if ((len && fwrite_unlocked(line, 1, len, w->c.f) != len) ||
-            fwrite_unlocked(name, 1, nl, w->c.f) != nl)
-          return 1;
-        len = 0;
-      }
+      memcpy(line + len, name, nl);
+      len += nl;
     } else {
       len += sm_fmt_u32(line + len, x->idx[k]);
     }
@@ -375,7 +368,67 @@ static int tsv_record(sm_writer_t *w, const sm_rec_t *x, int way, int ccc)
   len += w->info.single ? sm_fmt_g(line + len, (double)(float)x->value, 9)
                         : sm_fmt_g(line + len, x->value, 17);
   line[len++] = '\n';
-  return fwrite_unlocked(line, 1, len, w->c.f) != len; /* one thread writes a file */
+  return len;
+}
+
+/* The most bytes tsv_line writes for x (names, 10-digit ids, entry bits,
+ * the value and its NUL). */
+static size_t tsv_max(const sm_writer_t *w, const sm_rec_t *x)
+{
+  size_t n = 3 * 2 + SM_FMT_MAX + 2;
+  for (int k = 0; k < w->info.way; k++)
+    n += (w->info.names ? strlen(w->info.names[x->idx[k]]) : 10) + 1;
+  return n;
+}
+
+static int tsv_record(sm_writer_t *w, const sm_rec_t *x)
+{
+  char small[512];
+  const size_t need = tsv_max(w, x);
+  char *line = need <= sizeof small ? small : malloc(need);
+  if (!line)
+    return 1;
+  const size_t len = tsv_line(w, x, line);
+  const int bad = fwrite_unlocked(line, 1, len, w->c.f) != len; /* one thread writes */
+  if (line != small)
+    free(line);
+  return bad;
+}
+
+int sm_writer_formats_text(const sm_writer_t *w)
+{
+  return w && w->info.fmt == SM_OUT_TSV;
+}
+
+int sm_writer_text_append(const sm_writer_t *w, const sm_rec_t *x, char **buf,
+                          size_t *len, size_t *cap)
+{
+  const size_t need = tsv_max(w, x);
+  if (*len + need > *cap) {
+    size_t c = *cap ? 2 * *cap : 1 << 16;
+    while (c < *len + need)
+      c *= 2;
+    char *grown = realloc(*buf, c);
+    if (!grown)
+      return -1;
+    *buf = grown;
+    *cap = c;
+  }
+  *len += tsv_line(w, x, *buf + *len);
+  return 0;
+}
+
+sm_err_t sm_writer_put_text(sm_writer_t *w, const char *text, size_t len, uint64_t n)
+{
+  if (w->failed)
+    return SM_EIO;
+  if (len && fwrite_unlocked(text, 1, len, w->c.f) != len) {
+    sm_log_error("%s: write failed: %s (disk full?)", w->c.tmp, strerror(errno));
+    w->failed = 1;
+    return SM_EIO;
+  }
+  w->count += n;
+  return SM_OK;
 }
 
 sm_err_t sm_writer_put(sm_writer_t *w, const sm_rec_t *rec, size_t n)
@@ -391,7 +444,7 @@ sm_err_t sm_writer_put(sm_writer_t *w, const sm_rec_t *rec, size_t n)
     if (w->info.fmt == SM_OUT_NPY) {
       bad = npy_record(w, x);
     } else if (w->info.fmt == SM_OUT_TSV) {
-      bad = tsv_record(w, x, way, ccc);
+      bad = tsv_record(w, x);
     } else {
       unsigned char b[32];
       size_t len = 0;

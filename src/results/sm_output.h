@@ -83,6 +83,17 @@ sm_err_t sm_writer_flush(sm_writer_t *w, uint64_t *off, int *fd) SM_MUST_CHECK;
 /** Append records. */
 sm_err_t sm_writer_put(sm_writer_t *w, const sm_rec_t *rec, size_t n) SM_MUST_CHECK;
 
+/** Text outputs (TSV): the records can be formatted ahead of their turn,
+ * on any thread (the writer is only read), and written as text. */
+int sm_writer_formats_text(const sm_writer_t *w);
+/** Append record x's line to *buf (*len bytes used of *cap, grown with
+ * realloc). Returns 0, or -1 out of memory. */
+int sm_writer_text_append(const sm_writer_t *w, const sm_rec_t *x, char **buf,
+                          size_t *len, size_t *cap);
+/** Append n records already formatted as len bytes of text. */
+sm_err_t sm_writer_put_text(sm_writer_t *w, const char *text, size_t len,
+                            uint64_t n) SM_MUST_CHECK;
+
 /** Number of records written so far. */
 uint64_t sm_writer_count(const sm_writer_t *w);
 

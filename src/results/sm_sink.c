@@ -152,9 +152,44 @@ static int keep_record(const sm_sink_t *s, const sm_recbuf_t *rb, uint64_t r)
   return sm_thr_list_keep(&s->thr_ent, s->way, s->thr_f32, v, x->entry & 7);
 }
 
-int sm_sink_put(void *ctx, const sm_recbuf_t *rb, uint64_t block)
+/* Whether the sink writes this record (the threshold, when the sink
+ * applies it). */
+static int sink_writes(const sm_sink_t *s, const sm_recbuf_t *rb, uint64_t r)
+{
+  return !(s->apply_threshold && (s->threshold >= 0 || s->thr_ent.n)) ||
+         keep_record(s, rb, r);
+}
+
+int sm_sink_text(const sm_sink_t *s)
+{
+  return sm_writer_formats_text(s->writer);
+}
+
+void sm_sink_format(void *ctx, const sm_recbuf_t *rb, sm_textbuf_t *text)
+{
+  const sm_sink_t *s = ctx; /* only read: blocks are formatted in parallel */
+  char *buf = NULL;
+  size_t len = 0, cap = 0;
+  uint64_t n = 0;
+  int bad = 0;
+  for (uint64_t r = 0; r < rb->count && !bad; r++)
+    if (sink_writes(s, rb, r)) {
+      bad = sm_writer_text_append(s->writer, &rb->rec[r], &buf, &len, &cap);
+      n++;
+    }
+  if (bad) { /* no memory for the text: the output task writes the records */
+    free(buf);
+    *text = (sm_textbuf_t){0};
+    return;
+  }
+  *text = (sm_textbuf_t){.data = buf, .len = len, .count = n, .done = 1};
+}
+
+int sm_sink_put(void *ctx, const sm_recbuf_t *rb, const sm_textbuf_t *text,
+                uint64_t block)
 {
   sm_sink_t *s = ctx;
+  const int formatted = text && text->done; /* else the records are written */
   sm_cksum_merge(&s->cksum, &rb->cksum);
   s->nvalues += rb->nvalues;
   if (s->hist.bins && s->hist_counts)
@@ -165,7 +200,15 @@ int sm_sink_put(void *ctx, const sm_recbuf_t *rb, uint64_t block)
   uint64_t written_before = s->nwritten;
   if (!s->err) {
     sm_err_t err = SM_OK;
-    if (s->apply_threshold && (s->threshold >= 0 || s->thr_ent.n)) {
+    if (formatted) {
+      err = s->writer ? sm_writer_put_text(s->writer, text->data, text->len, text->count)
+                      : SM_OK;
+      if (s->capture_cap || !s->writer)
+        for (uint64_t r = 0; r < rb->count; r++)
+          if (sink_writes(s, rb, r))
+            capture(s, &rb->rec[r]);
+      s->nwritten += text->count;
+    } else if (s->apply_threshold && (s->threshold >= 0 || s->thr_ent.n)) {
       for (uint64_t r = 0; r < rb->count && !err; r++)
         if (keep_record(s, rb, r)) {
           err = s->writer ? sm_writer_put(s->writer, &rb->rec[r], 1) : SM_OK;
@@ -199,5 +242,7 @@ int sm_sink_put(void *ctx, const sm_recbuf_t *rb, uint64_t block)
     show_progress(s);
   if (s->stop_after && ++s->stop_count >= s->stop_after)
     debug_stop(s);
+  if (text)
+    free(text->data); /* sm_sink_format's; nothing reads it after this task */
   return s->err ? -1 : 0;
 }

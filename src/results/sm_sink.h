@@ -42,8 +42,17 @@ typedef struct sm_sink {
 /** Release the captured records. */
 void sm_sink_capture_free(sm_sink_t *s);
 
-/** sm_sink_fn: take one block's records. Returns 0, or -1 on error (the
- * error is logged and kept in sink->err). */
-int sm_sink_put(void *sink, const sm_recbuf_t *rb, uint64_t block);
+/** sm_sink_fn: take one block's records (text: their lines from
+ * sm_sink_format, or NULL). Returns 0, or -1 on error (the error is logged
+ * and kept in sink->err). */
+int sm_sink_put(void *sink, const sm_recbuf_t *rb, const sm_textbuf_t *text,
+                uint64_t block);
+
+/** Whether the sink writes text that sm_sink_format can prepare. */
+int sm_sink_text(const sm_sink_t *s);
+
+/** sm_format_fn: the lines the sink will write for a block's records (the
+ * threshold applied), on any thread, in parallel with other blocks. */
+void sm_sink_format(void *sink, const sm_recbuf_t *rb, sm_textbuf_t *text);
 
 #endif
