@@ -7,6 +7,7 @@
 typedef struct ccc3_args {
   size_t nf, a_off, g;
   int sparse;
+  sm_keep3_t keep; /* the triples the slice keeps */
 } ccc3_args_t;
 
 static void cpu_ccc3(void *buffers[], void *cl_arg)
@@ -27,7 +28,7 @@ static void cpu_ccc3(void *buffers[], void *cl_arg)
     sm_kern_ccc3_popc(a->g, X.ny, Y.ny, a->nf, sm_cl_mat_row(A, a->a_off), A.ld, X.ptr,
                       X.ld, Y.ptr, Y.ld, a->sparse, N.ptr);
   else /* on the 2-way kernel --kernel picks (SIMD) */
-    sm_kern_ccc3_on(sm_cl_ccc2(a->sparse), a->g, X.ny, Y.ny, a->nf,
+    sm_kern_ccc3_on(sm_cl_ccc2(a->sparse), &a->keep, a->g, X.ny, Y.ny, a->nf,
                     sm_cl_mat_row(A, a->a_off), A.ld, X.ptr, X.ld, Y.ptr, Y.ld, a->sparse,
                     N.ptr);
 }
@@ -75,11 +76,26 @@ SM_CODELET(ccc3_sparse, cpu_ccc3, SM_CL_CUDA(cuda_ccc3) SM_CL_OPENCL(ocl_ccc3), 
 SM_CL_WORK(ccc3, work_ccc3);
 SM_CL_WORK(ccc3_sparse, work_ccc3);
 
+/* Tasks of one size skip different shares of their triples: the class
+ * keeps StarPU's history of them apart. */
+static uint32_t ccc3_footprint(struct starpu_task *t)
+{
+  const ccc3_args_t *a = t->cl_arg;
+  return a ? sm_cl_keep3_footprint(t, &a->keep, STARPU_MATRIX_GET_NY(t->handles[1]))
+           : starpu_task_data_footprint(t);
+}
+
+void sm_cl_ccc3_setup(void)
+{
+  model_ccc3.footprint = ccc3_footprint;
+  model_ccc3_sparse.footprint = ccc3_footprint;
+}
+
 int sm_task_ccc3(starpu_data_handle_t A, size_t a_off, size_t g, starpu_data_handle_t X,
                  starpu_data_handle_t Y, starpu_data_handle_t N3, int sparse, size_t nf,
-                 int prio)
+                 const sm_keep3_t *keep, int prio)
 {
-  ccc3_args_t args = {.nf = nf, .a_off = a_off, .g = g, .sparse = sparse};
+  ccc3_args_t args = {.nf = nf, .a_off = a_off, .g = g, .sparse = sparse, .keep = *keep};
   return SM_INSERT(sparse ? &cl_ccc3_sparse : &cl_ccc3, STARPU_R, A, STARPU_R, X,
                    STARPU_R, Y, STARPU_W, N3, SM_CL_ARGS(N3, args), STARPU_PRIORITY, prio,
                    STARPU_EXECUTE_WHERE, sm_cl_num_where, STARPU_NAME, "ccc3", 0);

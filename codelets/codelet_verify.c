@@ -132,7 +132,7 @@ static int check(const verify_args_t *a, void *b[])
     return sm_kern_verify_ccc3(a->g, MNY(2), MNY(3), a->nf,
                                (const uint64_t *)MPTR(1) + a->a_off * MLD(1), MLD(1),
                                MPTR(2), MLD(2), MPTR(3), MLD(3),
-                               a->family == SM_VF_CCC3_SPARSE, MPTR(0));
+                               a->family == SM_VF_CCC3_SPARSE, &a->keep, MPTR(0));
   }
 }
 

@@ -32,6 +32,7 @@ void sm_codelets_init(int use_mpi, sm_kernel_t kernel)
   sm_cl_kernel = kernel;
   sm_cl_finalize3_setup();
   sm_cl_czek3_setup();
+  sm_cl_ccc3_setup();
 #ifdef SM_SIMULATION
   sm_cl_sim_setup();
 #endif

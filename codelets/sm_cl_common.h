@@ -108,11 +108,12 @@ void sm_cl_sim_gpu_finalize3(starpu_cpu_func_t f);
 #define SM_CL_MODEL(SYM) .type = STARPU_HISTORY_BASED, .symbol = SYM
 #endif
 
-/* The finalize3 and czek3 models' footprints (codelet_finalize3.c,
- * codelet_czek3.c), set before any task: the data footprint with the class
- * of the share of its tile triple a 3-way task keeps (k; mx rows in X). */
+/* The finalize3, czek3 and ccc3 models' footprints (codelet_finalize3.c,
+ * codelet_czek3.c, codelet_ccc3.c), set before any task: the data footprint with the
+ * class of the share of its tile triple a 3-way task keeps (k; mx rows in X). */
 void sm_cl_finalize3_setup(void);
 void sm_cl_czek3_setup(void);
+void sm_cl_ccc3_setup(void);
 uint32_t sm_cl_keep3_footprint(struct starpu_task *t, const sm_keep3_t *k, uint32_t mx);
 
 /* Define codelet cl_<VAR> named "sm_<VAR>" with its performance model: CPU

@@ -58,7 +58,7 @@ int sm_task_czek3(starpu_data_handle_t A, size_t a_off, size_t g, starpu_data_ha
                   const sm_keep3_t *keep, int prio);
 int sm_task_ccc3(starpu_data_handle_t A, size_t a_off, size_t g, starpu_data_handle_t X,
                  starpu_data_handle_t Y, starpu_data_handle_t N3, int sparse, size_t nf,
-                 int prio);
+                 const sm_keep3_t *keep, int prio);
 
 /* Finalize a 3-way piece into the record buffer R. */
 int sm_task_finalize3(starpu_data_handle_t num3, starpu_data_handle_t n2ax,

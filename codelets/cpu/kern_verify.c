@@ -176,48 +176,92 @@ static int same_ok(double c, double r, int exact, double eps, size_t k)
 SM_DEF_VERIFY_CZEK(double, d, 0x1p-53, 0x1p53)
 SM_DEF_VERIFY_CZEK(float, s, 0x1p-24, 0x1p24)
 
-/* 3-way CCC: for a plane vector p and a row x, the moments over every y of
+/* 3-way CCC: for a plane vector p and a row x, the moments over the y of
  * the tile, restricted to p's genotype class e (the plane's mask), sum to
- * sum_q [p_q in e] (r_x, m_x)(q) (colr, colm)(q) with the tile's column
- * sums: exact, so any changed bit is caught. Classes: sparse E0, E1, E2
+ * sum_q [p_q in e] (r_x, m_x)(q) (colr, colm)(q) with the column sums of
+ * those y: exact, so any changed bit is caught. Classes: sparse E0, E1, E2
  * with {rr, rm, mr, mm}; dense E1, E2 with rr (sm_kern.h's layout). */
+static void ccc3_want(const uint64_t *prow, const uint64_t *xrow, size_t nf, int sparse,
+                      const uint32_t *colr, const uint32_t *colm, uint64_t want[12])
+{
+  memset(want, 0, 12 * sizeof *want);
+  for (size_t q = 0; q < nf; q++) {
+    unsigned rp, mp, r, mm;
+    rm_of(prow, q, sparse, &rp, &mp);
+    if (sparse && !mp)
+      continue; /* a missing plane entry is in no class */
+    rm_of(xrow, q, sparse, &r, &mm);
+    if (sparse) {
+      uint64_t *w = want + 4 * rp;
+      w[0] += (uint64_t)r * colr[q];
+      w[1] += (uint64_t)r * colm[q];
+      w[2] += (uint64_t)mm * colr[q];
+      w[3] += (uint64_t)mm * colm[q];
+    } else if (rp > 0) {
+      want[rp - 1] += (uint64_t)r * colr[q];
+    }
+  }
+}
+
+/* With keep, row (a, x) is checked over the y it keeps (from lo on, with
+ * the column sums of those y: rows go in order of lo, the sums lose a
+ * column at a time), and its other y must be all 0 (sm_kern_ccc3_on skips
+ * them) or sum to the rest of the row (a kernel that computed them). */
 int sm_kern_verify_ccc3(size_t g, size_t mx, size_t my, size_t nf, const uint64_t *P,
                         size_t ldp, const uint64_t *X, size_t ldx, const uint64_t *Y,
-                        size_t ldy, int sparse, const uint32_t *out)
+                        size_t ldy, int sparse, const sm_keep3_t *keep,
+                        const uint32_t *out)
 {
-  const size_t nmom = SM_CCC3_NMOM(sparse);
+  const size_t nmom = SM_CCC3_NMOM(sparse), rows = g * mx;
   uint32_t *colr, *colm;
   if (!col_sums(my, nf, Y, ldy, sparse, &colr, &colm))
     return 0; /* cannot check: the task is not vouched for */
-  int ok = 1;
-  for (size_t a = 0; a < g && ok; a++)
-    for (size_t x = 0; x < mx && ok; x++) {
-      uint64_t want[12] = {0}, got[12] = {0};
+  uint32_t *sufr = malloc((nf ? nf : 1) * sizeof *sufr),
+           *sufm = malloc((nf ? nf : 1) * sizeof *sufm);
+  size_t *order = malloc((rows ? rows : 1) * sizeof *order),
+         *start = calloc(my + 2, sizeof *start);
+  int ok = sufr && sufm && order && start;
+  if (ok) { /* rows by lo (counting sort) */
+    memcpy(sufr, colr, nf * sizeof *sufr);
+    memcpy(sufm, colm, nf * sizeof *sufm);
+    for (size_t i = 0; i < rows; i++)
+      start[(keep ? sm_keep3_lo(keep, i / mx, i % mx, my) : 0) + 1]++;
+    for (size_t l = 1; l <= my + 1; l++)
+      start[l] += start[l - 1];
+    for (size_t i = 0; i < rows; i++)
+      order[start[keep ? sm_keep3_lo(keep, i / mx, i % mx, my) : 0]++] = i;
+  }
+  size_t cur = 0; /* sufr, sufm: the column sums of y >= cur */
+  for (size_t k = 0; k < rows && ok; k++) {
+    const size_t i = order[k], a = i / mx, x = i % mx;
+    const size_t lo = keep ? sm_keep3_lo(keep, a, x, my) : 0;
+    for (; cur < lo; cur++)
       for (size_t q = 0; q < nf; q++) {
-        unsigned rp, mp, r, mm;
-        rm_of(P + a * ldp, q, sparse, &rp, &mp);
-        if (sparse && !mp)
-          continue; /* a missing plane entry is in no class */
-        rm_of(X + x * ldx, q, sparse, &r, &mm);
-        if (sparse) {
-          uint64_t *w = want + 4 * rp;
-          w[0] += (uint64_t)r * colr[q];
-          w[1] += (uint64_t)r * colm[q];
-          w[2] += (uint64_t)mm * colr[q];
-          w[3] += (uint64_t)mm * colm[q];
-        } else if (rp > 0) {
-          want[rp - 1] += (uint64_t)r * colr[q];
-        }
+        unsigned r, mm;
+        rm_of(Y + cur * ldy, q, sparse, &r, &mm);
+        sufr[q] -= r;
+        sufm[q] -= mm;
       }
-      for (size_t y = 0; y < my; y++) {
-        const uint32_t *c = out + ((a * mx + x) * my + y) * nmom;
-        for (size_t k = 0; k < nmom; k++)
-          got[k] += c[k];
+    uint64_t want[12], got[12] = {0}, pre[12] = {0};
+    int pre_zero = 1;
+    ccc3_want(P + a * ldp, X + x * ldx, nf, sparse, sufr, sufm, want);
+    for (size_t y = 0; y < my; y++) {
+      const uint32_t *c = out + (i * my + y) * nmom;
+      for (size_t t = 0; t < nmom; t++) {
+        (y < lo ? pre : got)[t] += c[t];
+        pre_zero &= y >= lo || c[t] == 0;
       }
-      for (size_t k = 0; k < nmom; k++)
-        ok &= got[k] == want[k];
     }
-  free(colr), free(colm);
+    for (size_t t = 0; t < nmom; t++)
+      ok &= got[t] == want[t];
+    if (ok && !pre_zero) { /* the skipped y computed: the rest of the row */
+      uint64_t full[12];
+      ccc3_want(P + a * ldp, X + x * ldx, nf, sparse, colr, colm, full);
+      for (size_t t = 0; t < nmom; t++)
+        ok &= pre[t] == full[t] - want[t];
+    }
+  }
+  free(colr), free(colm), free(sufr), free(sufm), free(order), free(start);
   return ok;
 }
 

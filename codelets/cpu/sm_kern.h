@@ -114,7 +114,8 @@ static inline size_t sm_keep3_lo(const sm_keep3_t *k, size_t p, size_t x, size_t
   return gx + 1 - k->y0 < my ? gx + 1 - k->y0 : my;
 }
 /* keep (NULL: all) and kern2lo (NULL: none) let the kernel skip the
- * triples not kept: their numerators are then 0 or exact. */
+ * triples not kept: their numerators are then 0 or exact (CCC: keep alone,
+ * the skipped triples' moments 0). */
 void sm_kern_czek3_on_d(sm_czek2_d_kern_fn kern2, sm_czek2_lo_d_kern_fn kern2lo,
                         const sm_keep3_t *keep, size_t g, size_t mx, size_t my, size_t k,
                         const double *P, size_t ldp, const double *X, size_t ldx,
@@ -123,9 +124,10 @@ void sm_kern_czek3_on_s(sm_czek2_s_kern_fn kern2, sm_czek2_lo_s_kern_fn kern2lo,
                         const sm_keep3_t *keep, size_t g, size_t mx, size_t my, size_t k,
                         const float *P, size_t ldp, const float *X, size_t ldx,
                         const float *Y, size_t ldy, float *out);
-void sm_kern_ccc3_on(sm_ccc2_kern_fn kern2, size_t g, size_t mx, size_t my, size_t nf,
-                     const uint64_t *P, size_t ldp, const uint64_t *X, size_t ldx,
-                     const uint64_t *Y, size_t ldy, int sparse, uint32_t *out);
+void sm_kern_ccc3_on(sm_ccc2_kern_fn kern2, const sm_keep3_t *keep, size_t g, size_t mx,
+                     size_t my, size_t nf, const uint64_t *P, size_t ldp,
+                     const uint64_t *X, size_t ldx, const uint64_t *Y, size_t ldy,
+                     int sparse, uint32_t *out);
 
 /* ---- field-axis reduction: y[x] += a[x] */
 void sm_kern_add_f64(size_t n, const double *a, double *y);
@@ -182,7 +184,8 @@ int sm_kern_verify_czek3_s(size_t g, size_t mx, size_t my, size_t k, const float
                            size_t ldy, const sm_keep3_t *keep, const float *out);
 int sm_kern_verify_ccc3(size_t g, size_t mx, size_t my, size_t nf, const uint64_t *P,
                         size_t ldp, const uint64_t *X, size_t ldx, const uint64_t *Y,
-                        size_t ldy, int sparse, const uint32_t *out);
+                        size_t ldy, int sparse, const sm_keep3_t *keep,
+                        const uint32_t *out);
 /* Whether to corrupt attempt `attempt` of task `task` (deterministic in
  * seed); *pick chooses what. Then flip one random bit of one element of an
  * ny x nx result (leading dimension ld; nx and ld in words for u32). */

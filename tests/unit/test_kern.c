@@ -316,6 +316,7 @@ typedef struct {
   size_t m, n, nf, ld, g;
   const uint64_t *A, *B, *Y;
   int sparse, way;
+  const sm_keep3_t *keep;
 } ccc_ctx_t;
 
 static int ccc_check(const void *p, uint32_t *c)
@@ -324,33 +325,68 @@ static int ccc_check(const void *p, uint32_t *c)
   return x->way == 2 ? sm_kern_verify_ccc2(x->m, x->n, x->nf, x->A, x->ld, x->B, x->ld,
                                            x->sparse, c, x->n)
                      : sm_kern_verify_ccc3(x->g, x->m, x->n, x->nf, x->A, x->ld, x->B,
-                                           x->ld, x->Y, x->ld, x->sparse, c);
+                                           x->ld, x->Y, x->ld, x->sparse, x->keep, c);
 }
 
 START_TEST(verify_ccc_catches_every_flip)
 {
-  for (int way = 2; way <= 3; way++)
+  /* way 4: 3-way planes of a diagonal slice (a < x < y kept) from
+   * sm_kern_ccc3_on, whose skipped triples are 0: checked with and without
+   * the 0s (a kernel that computed every triple) */
+  const sm_keep3_t diag = {0, 0, 0, 0};
+  for (int way = 2; way <= 4; way++)
     for (int sparse = 0; sparse < 2; sparse++) {
       size_t g = 3, m = 5, n = 7, nf = 133, ld = (nf + 31) / 32 + 1;
       size_t nmom = way == 2 ? SM_CCC2_NMOM(sparse) : SM_CCC3_NMOM(sparse);
+      if (way == 4)
+        m = n; /* X = Y: one tile */
       size_t nout = (way == 2 ? m * n : g * m * n) * nmom;
       uint64_t *A = malloc(g * ld * 8), *B = malloc(m * ld * 8), *Y = malloc(n * ld * 8);
       uint32_t *c = calloc(nout, 4);
       fill_codes(A, g, nf, ld, 0.1);
       fill_codes(B, m, nf, ld, 0.1);
       fill_codes(Y, n, nf, ld, 0.1);
-      ccc_ctx_t x = {
-          .m = m, .n = n, .nf = nf, .ld = ld, .g = g, .sparse = sparse, .way = way};
+      ccc_ctx_t x = {.m = m,
+                     .n = n,
+                     .nf = nf,
+                     .ld = ld,
+                     .g = g,
+                     .sparse = sparse,
+                     .way = way == 2 ? 2 : 3,
+                     .keep = way == 4 ? &diag : NULL};
       if (way == 2) {
         x.A = B, x.B = Y;
         sm_kern_ccc2_ref(m, n, nf, B, ld, Y, ld, sparse, c, n);
       } else {
-        x.A = A, x.B = B, x.Y = Y;
-        sm_kern_ccc3_ref(g, m, n, nf, A, ld, B, ld, Y, ld, sparse, c);
+        x.A = A, x.B = B, x.Y = way == 4 ? B : Y;
+        sm_kern_ccc3_ref(g, m, n, nf, A, ld, B, ld, x.Y, ld, sparse, c);
       }
       ck_assert_msg(ccc_check(&x, c), "way %d sparse %d: clean result refused", way,
                     sparse);
       ck_assert_int_eq(flips_caught_u32(c, nout, ccc_check, &x), 0);
+      if (way == 4) { /* the skipped triples 0: the kept ones still exact */
+        uint32_t *full = malloc(nout * 4);
+        memcpy(full, c, nout * 4);
+        sm_kern_ccc3_on(sm_kern_ccc2_ref, &diag, g, m, n, nf, A, ld, B, ld, B, ld, sparse,
+                        c);
+        size_t zeros = 0;
+        for (size_t a = 0; a < g; a++)
+          for (size_t i = 0; i < m; i++)
+            for (size_t j = 0; j < n; j++)
+              for (size_t t = 0; t < nmom; t++) {
+                const size_t k = ((a * m + i) * n + j) * nmom + t;
+                if (a < i && i < j) {
+                  ck_assert_uint_eq(c[k], full[k]);
+                } else {
+                  ck_assert_uint_eq(c[k], 0);
+                  zeros++;
+                }
+              }
+        ck_assert(zeros > 0);
+        ck_assert_msg(ccc_check(&x, c), "sparse %d: skipped triples refused", sparse);
+        ck_assert_int_eq(flips_caught_u32(c, nout, ccc_check, &x), 0);
+        free(full);
+      }
       free(A), free(B), free(Y), free(c);
     }
 }

@@ -346,11 +346,25 @@ START_TEST(planes3_on_2way_kernels)
         const size_t n = g * mx * my * SM_CCC3_NMOM(sparse);
         uint32_t *o1 = calloc(n, 4), *o2 = calloc(n, 4);
         sm_kern_ccc3_ref(g, mx, my, nf, P, ld, X, ld, Y, ld, sparse, o1);
-        sm_kern_ccc3_on(fc, g, mx, my, nf, P, ld, X, ld, Y, ld, sparse, o2);
+        sm_kern_ccc3_on(fc, NULL, g, mx, my, nf, P, ld, X, ld, Y, ld, sparse, o2);
         for (size_t x = 0; x < n; x++)
           ck_assert_msg(o1[x] == o2[x],
                         "ccc3 on %s, %zux%zux%zu nf=%zu sparse=%d [%zu]: %u vs %u", name,
                         g, mx, my, nf, sparse, x, o1[x], o2[x]);
+        /* the slices' kept parts: kept triples exact, the others 0 */
+        const size_t nmom = SM_CCC3_NMOM(sparse);
+        for (int kc = 0; kc < 4; kc++) {
+          const sm_keep3_t keep = {kc < 2 ? 0 : 1, kc == 1 ? (uint32_t)(mx / 3) : 0, 0,
+                                   kc == 3 ? 2 : 0};
+          sm_kern_ccc3_on(fc, &keep, g, mx, my, nf, P, ld, X, ld, Y, ld, sparse, o2);
+          for (size_t x = 0; x < n; x++) {
+            const size_t t3 = x / nmom, a = t3 / (mx * my), r = t3 / my % mx, y = t3 % my;
+            const int kept = y >= sm_keep3_lo(&keep, a, r, my);
+            ck_assert_msg(o2[x] == (kept ? o1[x] : 0u),
+                          "ccc3 lo on %s, kind %d, sparse=%d [%zu]: %u vs %u", name, kc,
+                          sparse, x, o2[x], o1[x]);
+          }
+        }
         free(o1), free(o2);
       }
       free(P), free(X), free(Y);

@@ -102,19 +102,22 @@ void sm_kern_ccc3_popc(size_t g, size_t mx, size_t my, size_t nf, const uint64_t
   free(mask), free(xm), free(px.p), free(py.p);
 }
 
-void sm_kern_ccc3_on(sm_ccc2_kern_fn kern2, size_t g, size_t mx, size_t my, size_t nf,
-                     const uint64_t *P, size_t ldp, const uint64_t *X, size_t ldx,
-                     const uint64_t *Y, size_t ldy, int sparse, uint32_t *out)
+void sm_kern_ccc3_on(sm_ccc2_kern_fn kern2, const sm_keep3_t *keep, size_t g, size_t mx,
+                     size_t my, size_t nf, const uint64_t *P, size_t ldp,
+                     const uint64_t *X, size_t ldx, const uint64_t *Y, size_t ldy,
+                     int sparse, uint32_t *out)
 {
   const size_t nw = (nf + 31) / 32, nmom = SM_CCC3_NMOM(sparse), nm2 = sparse ? 4 : 1;
   const int nparts = sparse ? 3 : 2;
   uint64_t *Z = malloc((mx ? mx : 1) * ldx * sizeof *Z);
   uint64_t *parts = malloc(3 * (nw ? nw : 1) * sizeof *parts);
   uint32_t *T = malloc((mx && my ? mx * my : 1) * nm2 * sizeof *T);
-  if (!Z || !parts || !T) {
+  size_t *lo = malloc((mx ? mx : 1) * sizeof *lo);
+  if (!Z || !parts || !T || !lo) {
     free(Z);
     free(parts);
     free(T);
+    free(lo);
     sm_kern_ccc3_popc(g, mx, my, nf, P, ldp, X, ldx, Y, ldy, sparse, out);
     return;
   }
@@ -123,32 +126,52 @@ void sm_kern_ccc3_on(sm_ccc2_kern_fn kern2, size_t g, size_t mx, size_t my, size
       memset(Z + x * ldx + nw, 0, (ldx - nw) * sizeof *Z);
   for (size_t a = 0; a < g; a++) {
     const uint64_t *p = P + a * ldp;
+    /* the first y each row keeps (keep: the slice's share of the triple) */
+    size_t lo_min = my;
+    for (size_t x = 0; x < mx; x++) {
+      lo[x] = keep ? sm_keep3_lo(keep, a, x, my) : 0;
+      lo_min = lo[x] < lo_min ? lo[x] : lo_min;
+    }
+    if (lo_min >= my) { /* the plane keeps nothing here */
+      memset(out + a * mx * my * nmom, 0, mx * my * nmom * sizeof *out);
+      continue;
+    }
+    /* one 2-way call per part (the kernels pack both operands per call) on
+     * the rows from the first that keeps a y, the columns from the first y
+     * any of them keeps: a third of the triple on the diagonal */
+    size_t xf = 0;
+    while (lo[xf] >= my)
+      xf++;
     for (size_t w = 0; w < nw; w++) {
-      uint64_t lo, hi, valid, pt[3];
-      sm_gt_bits(p[w], nf - 32 * w, &lo, &hi, &valid);
-      sm_ccc3_parts(lo, hi, valid, sparse, pt);
+      uint64_t lw, hw, valid, pt[3];
+      sm_gt_bits(p[w], nf - 32 * w, &lw, &hw, &valid);
+      sm_ccc3_parts(lw, hw, valid, sparse, pt);
       for (int e = 0; e < 3; e++)
         parts[e * nw + w] = pt[e];
     }
     for (int e = 0; e < nparts; e++) {
       /* x restricted to part e: the other fields add nothing (missing when
        * sparse, no copy of allele 1 when dense) */
-      for (size_t x = 0; x < mx; x++)
+      for (size_t x = xf; x < mx; x++)
         for (size_t w = 0; w < nw; w++) {
-          uint64_t lo, hi, valid;
-          sm_gt_bits(0, nf - 32 * w, &lo, &hi, &valid);
-          const uint64_t E = parts[e * nw + w], keep = E | (E << 1);
+          uint64_t lw, hw, valid;
+          sm_gt_bits(0, nf - 32 * w, &lw, &hw, &valid);
+          const uint64_t E = parts[e * nw + w], km = E | (E << 1);
           const uint64_t xw = X[x * ldx + w];
-          Z[x * ldx + w] = sparse ? (xw & keep) | ((~E & valid) << 1) : xw & keep;
+          Z[x * ldx + w] = sparse ? (xw & km) | ((~E & valid) << 1) : xw & km;
         }
-      kern2(mx, my, nf, Z, ldx, Y, ldy, sparse, T, my);
-      for (size_t xy = 0; xy < mx * my; xy++)
-        for (size_t t = 0; t < nm2; t++)
-          out[(a * mx * my + xy) * nmom + (sparse ? 4 * (size_t)e + t : (size_t)e)] =
-              T[xy * nm2 + t];
+      kern2(mx - xf, my - lo_min, nf, Z + xf * ldx, ldx, Y + lo_min * ldy, ldy, sparse,
+            T + (xf * my + lo_min) * nm2, my);
+      for (size_t x = 0; x < mx; x++)
+        for (size_t y = 0; y < my; y++)
+          for (size_t t = 0; t < nm2; t++)
+            out[((a * mx + x) * my + y) * nmom +
+                (sparse ? 4 * (size_t)e + t : (size_t)e)] =
+                y >= lo[x] ? T[(x * my + y) * nm2 + t] : 0;
     }
   }
   free(Z);
   free(parts);
   free(T);
+  free(lo);
 }
