@@ -52,11 +52,125 @@ void sm_kern_sums_ccc(size_t nv, size_t nf, const uint64_t *X, size_t ldx, int s
   }
 }
 
+/* ---- dense, two popcounts per word pair: with u = r - 1 in {-1, 0, 1},
+ * D = (u != 0) and S = (u > 0) (fields that exist only),
+ *   sum r_i r_j = sum_i r + sum_j r - n + |Di & Dj| - 2 |Di & Dj & (Si ^ Sj)|
+ * (bench/README.md). Planes 64 fields per word, as sm_planes_pack's. */
+typedef struct ds_planes {
+  size_t nw;
+  uint64_t *p; /* [v][w][D, S]: a word's two planes side by side */
+  int64_t *sr; /* sum of r per vector */
+} ds_planes_t;
+
+static int ds_pack(ds_planes_t *pl, size_t nv, size_t nf, const uint64_t *X, size_t ldx)
+{
+  const size_t ncw = (nf + 31) / 32;
+  pl->nw = (ncw + 1) / 2;
+  pl->p = malloc((nv ? nv : 1) * 2 * (pl->nw ? pl->nw : 1) * sizeof *pl->p);
+  pl->sr = malloc((nv ? nv : 1) * sizeof *pl->sr);
+  if (!pl->p || !pl->sr) {
+    free(pl->p), free(pl->sr);
+    return -1;
+  }
+  for (size_t v = 0; v < nv; v++) {
+    uint64_t *d = pl->p + v * 2 * pl->nw;
+    int64_t sr = 0;
+    for (size_t w = 0; w < pl->nw; w++) {
+      uint64_t dw = 0, sw = 0;
+      for (int half = 0; half < 2 && 2 * w + (size_t)half < ncw; half++) {
+        uint64_t lo, hi, valid, p1, p2, pm;
+        sm_code_bits(X + v * ldx, 2 * w + (size_t)half, nf, &lo, &hi, &valid);
+        sm_gt_planes(lo, hi, valid, 0, &p1, &p2, &pm);
+        sr += SM_POPC64(p1) + SM_POPC64(p2);
+        dw |= (~(p1 ^ p2) & valid) << half; /* r = 0 or 2 */
+        sw |= p2 << half;                   /* r = 2 */
+      }
+      d[2 * w] = dw;
+      d[2 * w + 1] = sw;
+    }
+    pl->sr[v] = sr;
+  }
+  return 0;
+}
+
+/* |Di & Dj| - 2 |Di & Dj & (Si ^ Sj)| of one word */
+#define SM_DS_TERM(d0, s0, d1, s1)                                                       \
+  ((int64_t)SM_POPC64((d0) & (d1)) - 2 * (int64_t)SM_POPC64((d0) & (d1) & ((s0) ^ (s1))))
+
+/* Rows i, i + 1 against columns j, j + 1 (2 x 2 pairs per 4 words
+ * loaded), one sum per pair: 16 registers hold it all. */
+static inline void ds_tile2(size_t nw, const uint64_t *a0, const uint64_t *a1,
+                            const uint64_t *b0, const uint64_t *b1, int64_t acc[4])
+{
+  int64_t c00 = 0, c01 = 0, c10 = 0, c11 = 0;
+  for (size_t w = 0; w < 2 * nw; w += 2) {
+    const uint64_t da = a0[w], dA = a1[w], db = b0[w], dB = b1[w];
+    const uint64_t sa = a0[w + 1], sA = a1[w + 1], sb = b0[w + 1], sB = b1[w + 1];
+    c00 += SM_DS_TERM(da, sa, db, sb);
+    c01 += SM_DS_TERM(da, sa, dB, sB);
+    c10 += SM_DS_TERM(dA, sA, db, sb);
+    c11 += SM_DS_TERM(dA, sA, dB, sB);
+  }
+  acc[0] = c00, acc[1] = c01, acc[2] = c10, acc[3] = c11;
+}
+
+static inline int64_t ds_one(size_t nw, const uint64_t *a, const uint64_t *b)
+{
+  int64_t c = 0;
+  for (size_t w = 0; w < 2 * nw; w += 2)
+    c += SM_DS_TERM(a[w], a[w + 1], b[w], b[w + 1]);
+  return c;
+}
+
+SM_POPC_CLONES
+static int ccc2_dense_ds(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
+                         const uint64_t *B, size_t ldb, uint32_t *C, size_t ldc)
+{
+  ds_planes_t pa, pb;
+  if (ds_pack(&pa, m, nf, A, lda))
+    return -1;
+  if (ds_pack(&pb, n, nf, B, ldb)) {
+    free(pa.p), free(pa.sr);
+    return -1;
+  }
+  const size_t nw = pa.nw, st = 2 * nw, TB = 32; /* tiles whose planes stay in L2 */
+  const int64_t n0 = (int64_t)nf;
+  for (size_t i0 = 0; i0 < m; i0 += TB)
+    for (size_t j0 = 0; j0 < n; j0 += TB) {
+      const size_t i1 = i0 + TB < m ? i0 + TB : m, j1 = j0 + TB < n ? j0 + TB : n;
+      size_t i = i0;
+      for (; i + 1 < i1; i += 2) {
+        size_t j = j0;
+        for (; j + 1 < j1; j += 2) {
+          int64_t acc[4];
+          ds_tile2(nw, pa.p + i * st, pa.p + (i + 1) * st, pb.p + j * st,
+                   pb.p + (j + 1) * st, acc);
+          for (int k = 0; k < 4; k++) {
+            const size_t r = i + (size_t)(k >> 1), c = j + (size_t)(k & 1);
+            C[r * ldc + c] = (uint32_t)(pa.sr[r] + pb.sr[c] - n0 + acc[k]);
+          }
+        }
+        for (; j < j1; j++)
+          for (size_t r = i; r < i + 2; r++)
+            C[r * ldc + j] = (uint32_t)(pa.sr[r] + pb.sr[j] - n0 +
+                                        ds_one(nw, pa.p + r * st, pb.p + j * st));
+      }
+      for (; i < i1; i++)
+        for (size_t j = j0; j < j1; j++)
+          C[i * ldc + j] = (uint32_t)(pa.sr[i] + pb.sr[j] - n0 +
+                                      ds_one(nw, pa.p + i * st, pb.p + j * st));
+    }
+  free(pa.p), free(pa.sr), free(pb.p), free(pb.sr);
+  return 0;
+}
+
 /* ---- bit planes (sm_ccc_planes.h): AND + popcount, 64 fields per word */
 SM_POPC_CLONES
 void sm_kern_ccc2_popc(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
                        const uint64_t *B, size_t ldb, int sparse, uint32_t *C, size_t ldc)
 {
+  if (!sparse && ccc2_dense_ds(m, n, nf, A, lda, B, ldb, C, ldc) == 0)
+    return;
   sm_planes_t pa, pb;
   if (sm_planes_pack(&pa, m, nf, A, lda, sparse) != 0) {
     sm_kern_ccc2_ref(m, n, nf, A, lda, B, ldb, sparse, C, ldc);

@@ -15,7 +15,7 @@
  * at least), chosen when the program loads. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define SM_POPC_CLONES                                                                   \
-  __attribute__((target_clones("arch=x86-64-v4", "popcnt", "default")))
+  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "popcnt", "default")))
 #else
 #define SM_POPC_CLONES
 #endif
