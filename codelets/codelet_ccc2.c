@@ -32,9 +32,12 @@ static void cuda_ccc2_gemm(void *buffers[], void *cl_arg)
   const ccc2_args_t *a = cl_arg;
   const sm_cl_mat_t A = sm_cl_mat(buffers, 0), B = sm_cl_mat(buffers, 1),
                     C = sm_cl_mat(buffers, 2);
-  SM_CUDA_RUN(a->sparse ? "sm_ccc2_sparse (cuBLAS int8)" : "sm_ccc2 (cuBLAS int8)",
+  const char *name = a->sparse ? "sm_ccc2_sparse (cuBLAS int8)" : "sm_ccc2 (cuBLAS int8)";
+  void *scratch =
+      sm_cl_cuda_scratch(sm_cuda_ccc2_gemm_scratch(A.ny, B.ny, a->nf, a->sparse), name);
+  SM_CUDA_RUN(name,
               sm_cuda_ccc2_gemm(A.ny, B.ny, a->nf, A.ptr, A.ld, B.ptr, B.ld, a->sparse,
-                                C.ptr, C.ld, starpu_cuda_get_local_stream(),
+                                C.ptr, C.ld, scratch, starpu_cuda_get_local_stream(),
                                 starpu_cublas_get_local_handle()));
 }
 

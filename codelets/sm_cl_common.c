@@ -16,10 +16,52 @@ void sm_codelets_set_devices(unsigned long long where)
   sm_cl_num_where = where;
 }
 
+#ifdef SM_USE_CUDA
+static struct {
+  uintptr_t p;
+  size_t bytes;
+} cuda_scratch[STARPU_NMAXWORKERS];
+
+void *sm_cl_cuda_scratch(size_t bytes, const char *codelet)
+{
+  const int w = starpu_worker_get_id_check();
+  const unsigned node = starpu_worker_get_memory_node((unsigned)w);
+  if (cuda_scratch[w].bytes < bytes) {
+    /* the stream may still use the old buffer: let it finish first */
+    if (cuda_scratch[w].p) {
+      cudaStreamSynchronize(starpu_cuda_get_local_stream());
+      starpu_free_on_node_flags(node, cuda_scratch[w].p, cuda_scratch[w].bytes,
+                                STARPU_MALLOC_COUNT);
+    }
+    const size_t grown = bytes + bytes / 4; /* room for a slightly larger tile */
+    cuda_scratch[w].p = starpu_malloc_on_node_flags(node, grown, STARPU_MALLOC_COUNT);
+    cuda_scratch[w].bytes = cuda_scratch[w].p ? grown : 0;
+    if (!cuda_scratch[w].p)
+      STARPU_ABORT_MSG("codelet %s: no room for %zu bytes of scratch on the GPU (memory "
+                       "node %u): use a smaller --block-size",
+                       codelet, grown, node);
+  }
+  return (void *)cuda_scratch[w].p;
+}
+
+static void cuda_scratch_free(void *arg)
+{
+  (void)arg;
+  const int w = starpu_worker_get_id_check();
+  if (cuda_scratch[w].p)
+    starpu_free_on_node_flags(starpu_worker_get_memory_node((unsigned)w),
+                              cuda_scratch[w].p, cuda_scratch[w].bytes,
+                              STARPU_MALLOC_COUNT);
+  cuda_scratch[w].p = 0;
+  cuda_scratch[w].bytes = 0;
+}
+#endif
+
 void sm_codelets_fini(void)
 {
   sm_opencl_shutdown();
 #ifdef SM_USE_CUDA
+  starpu_execute_on_each_worker(cuda_scratch_free, NULL, STARPU_CUDA);
   starpu_cublas_shutdown();
 #endif
 }

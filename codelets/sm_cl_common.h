@@ -71,6 +71,12 @@ void *sm_cl_args_dup(starpu_data_handle_t W, const void *args, size_t size);
 #endif
 #ifdef SM_USE_CUDA
 #include "cuda/sm_kern_cuda.h"
+/* The calling CUDA worker's scratch of at least bytes, from StarPU's
+ * allocator (counted against the device's memory, kept and grown per
+ * worker, released by sm_codelets_fini): aborts naming the codelet when
+ * the device has no room. Tasks on one worker's stream run in order, so
+ * one buffer serves them all. */
+void *sm_cl_cuda_scratch(size_t bytes, const char *codelet);
 /* Run a CUDA launcher; a launch CUDA refuses stops the run with the
  * codelet's name and CUDA's reason. */
 #define SM_CUDA_RUN(CODELET, CALL)                                                       \

@@ -5,7 +5,8 @@
  * sum r_i r_j exactly for any practical length. Sparse runs one GEMM on
  * stacked operands, [r; m] of the rows of A against [r; m] of the rows of
  * B, whose four blocks are rr, rm, mr and mm. Asynchronous on the given
- * stream; checked at every step. */
+ * stream; checked at every step. The int8 operands and the int32 result
+ * live in the caller's scratch (the worker's, from StarPU's allocator). */
 #include <cublas_v2.h>
 
 #include "sm_formulas.h"
@@ -56,23 +57,41 @@ unsigned cap(size_t g)
 
 } // namespace
 
+namespace
+{
+struct gemm_layout {
+  size_t kpad, lm, rn, ldg, ops, gbytes;
+};
+
+gemm_layout layout(size_t m, size_t n, size_t nf, int sparse)
+{
+  gemm_layout g;
+  const size_t blocks = sparse ? 2 : 1;
+  g.kpad = (nf + 15) / 16 * 16;
+  g.lm = blocks * m, g.rn = blocks * n; /* stacked rows, left and right */
+  g.ldg = (g.rn + 3) / 4 * 4;           /* int32 results: ld a multiple of 4 */
+  g.ops = (g.lm + g.rn) * g.kpad, g.gbytes = g.ldg * g.lm * sizeof(int);
+  return g;
+}
+} // namespace
+
+extern "C" size_t sm_cuda_ccc2_gemm_scratch(size_t m, size_t n, size_t nf, int sparse)
+{
+  const gemm_layout g = layout(m, n, nf, sparse);
+  return (g.ops + 255) / 256 * 256 + g.gbytes;
+}
+
 extern "C" int sm_cuda_ccc2_gemm(size_t m, size_t n, size_t nf, const uint64_t *A,
                                  size_t lda, const uint64_t *B, size_t ldb, int sparse,
-                                 uint32_t *C, size_t ldc, sm_cuda_stream_t stream,
-                                 void *cublas_handle)
+                                 uint32_t *C, size_t ldc, void *scratch,
+                                 sm_cuda_stream_t stream, void *cublas_handle)
 {
   cudaStream_t s = (cudaStream_t)stream;
   cublasHandle_t h = (cublasHandle_t)cublas_handle;
-  const size_t kpad = (nf + 15) / 16 * 16, blocks = sparse ? 2 : 1;
-  const size_t lm = blocks * m, rn = blocks * n; /* stacked rows, left and right */
-  const size_t ldg = (rn + 3) / 4 * 4;           /* int32 results: ld a multiple of 4 */
-  const size_t ops = (lm + rn) * kpad, gbytes = ldg * lm * sizeof(int);
-  char *scratch = nullptr;
-  cudaError_t e = cudaMallocAsync((void **)&scratch, (ops + 255) / 256 * 256 + gbytes, s);
-  if (e != cudaSuccess)
-    return (int)e;
+  const gemm_layout g = layout(m, n, nf, sparse);
+  const size_t kpad = g.kpad, lm = g.lm, rn = g.rn, ldg = g.ldg;
   signed char *L = (signed char *)scratch, *R = L + lm * kpad;
-  int *G = (int *)(scratch + (ops + 255) / 256 * 256);
+  int *G = (int *)((char *)scratch + (g.ops + 255) / 256 * 256);
   const dim3 t(256);
   expand<<<dim3(cap((kpad + 255) / 256), cap(m)), t, 0, s>>>((int)m, (long)nf, (long)kpad,
                                                              A, lda, sparse, L);
@@ -95,6 +114,5 @@ extern "C" int sm_cuda_ccc2_gemm(size_t m, size_t n, size_t nf, const uint64_t *
         (int)m, (int)n, sparse ? 4 : 1, G, ldg, C, ldc);
     err = (int)cudaGetLastError();
   }
-  cudaError_t f = cudaFreeAsync(scratch, s);
-  return err ? err : (int)f;
+  return err;
 }

@@ -42,11 +42,14 @@ int sm_cuda_ccc3(size_t g, size_t mx, size_t my, size_t nf, const uint64_t *P, s
                  uint32_t *out, sm_cuda_stream_t stream);
 
 /* CCC 2-way moments through cuBLAS int8 GEMMs (tensor cores where the GPU
- * has them). cublas_handle: the worker's cublasHandle_t. Returns 0, -1
- * when cuBLAS refuses, or a CUDA error. */
+ * has them), in scratch (device memory of sm_cuda_ccc2_gemm_scratch()
+ * bytes, free until the stream has run the task). cublas_handle: the
+ * worker's cublasHandle_t. Returns 0, -1 when cuBLAS refuses, or a CUDA
+ * error. */
+size_t sm_cuda_ccc2_gemm_scratch(size_t m, size_t n, size_t nf, int sparse);
 int sm_cuda_ccc2_gemm(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
                       const uint64_t *B, size_t ldb, int sparse, uint32_t *C, size_t ldc,
-                      sm_cuda_stream_t stream, void *cublas_handle);
+                      void *scratch, sm_cuda_stream_t stream, void *cublas_handle);
 
 #ifdef __cplusplus
 }
