@@ -19,14 +19,19 @@ static void cpu_ccc3(void *buffers[], void *cl_arg)
    * on each part (measured, 300 vectors on 2 AVX-512 cores: dense 6.0e9
    * against 4.3e9 comparisons/s at 500 fields, 2.4e10 against 3.1e10 at
    * 4000; sparse 6.3e9 against 6.7e9 at 1000): the automatic choice takes
-   * it there, a forced --kernel always runs on its 2-way kernel. */
+   * it there, and everywhere when the automatic 2-way kernel is the
+   * portable popcount one; a forced --kernel always runs on its 2-way
+   * kernel. */
   const size_t short_nf = a->sparse ? 1000 : 3000;
   if (sm_cl_kernel == SM_KERNEL_REF)
     sm_kern_ccc3_ref(a->g, X.ny, Y.ny, a->nf, sm_cl_mat_row(A, a->a_off), A.ld, X.ptr,
                      X.ld, Y.ptr, Y.ld, a->sparse, N.ptr);
-  else if (sm_cl_kernel == SM_KERNEL_AUTO && a->nf < short_nf)
-    sm_kern_ccc3_popc(a->g, X.ny, Y.ny, a->nf, sm_cl_mat_row(A, a->a_off), A.ld, X.ptr,
-                      X.ld, Y.ptr, Y.ld, a->sparse, N.ptr);
+  else if (sm_cl_kernel == SM_KERNEL_AUTO &&
+           (a->nf < short_nf || sm_cl_ccc2(a->sparse) == sm_kern_ccc2_popc))
+    /* the plane kernel packs X and Y once per task: where the 2-way kernel
+     * is the popcount one too it is the faster at any length */
+    sm_kern_ccc3_popc_keep(&a->keep, a->g, X.ny, Y.ny, a->nf, sm_cl_mat_row(A, a->a_off),
+                           A.ld, X.ptr, X.ld, Y.ptr, Y.ld, a->sparse, N.ptr);
   else /* on the 2-way kernel --kernel picks (SIMD) */
     sm_kern_ccc3_on(sm_cl_ccc2(a->sparse), &a->keep, a->g, X.ny, Y.ny, a->nf,
                     sm_cl_mat_row(A, a->a_off), A.ld, X.ptr, X.ld, Y.ptr, Y.ld, a->sparse,

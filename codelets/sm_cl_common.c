@@ -192,6 +192,8 @@ const char *sm_codelets_kernel_name(const char *family)
   if (!strncmp(family, "ccc3", 4)) {
     const int sparse = !strcmp(family, "ccc3_sparse");
     const char *k2 = sm_codelets_kernel_name(sparse ? "ccc2_sparse" : "ccc2");
+    if (sm_cl_kernel == SM_KERNEL_AUTO && sm_cl_ccc2(sparse) == sm_kern_ccc2_popc)
+      return "sm_kern_ccc3_popc";       /* codelet_ccc3.c: the plane kernel throughout */
     if (sm_cl_kernel == SM_KERNEL_AUTO) /* codelet_ccc3.c: by vector length */
       snprintf(on, sizeof on, "sm_kern_ccc3 on %s (sm_kern_ccc3_popc below %d fields)",
                k2, sparse ? 1000 : 3000);

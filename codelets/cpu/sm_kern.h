@@ -74,6 +74,12 @@ void sm_kern_ccc3_ref(size_t g, size_t mx, size_t my, size_t nf, const uint64_t 
 void sm_kern_ccc3_popc(size_t g, size_t mx, size_t my, size_t nf, const uint64_t *P,
                        size_t ldp, const uint64_t *X, size_t ldx, const uint64_t *Y,
                        size_t ldy, int sparse, uint32_t *out);
+/* The plane kernel on the triples keep keeps (NULL: all; the others 0). */
+struct sm_keep3;
+void sm_kern_ccc3_popc_keep(const struct sm_keep3 *keep, size_t g, size_t mx, size_t my,
+                            size_t nf, const uint64_t *P, size_t ldp, const uint64_t *X,
+                            size_t ldx, const uint64_t *Y, size_t ldy, int sparse,
+                            uint32_t *out);
 
 /* The same planes on any 2-way kernel of the family (the SIMD ones too):
  * per plane p, Czekanowski runs kern2 on X' = min(p, X) against Y; CCC on

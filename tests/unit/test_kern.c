@@ -289,6 +289,18 @@ START_TEST(ccc3_popc_vs_ref)
       for (size_t x = 0; x < g * mx * my * nmom; x++)
         ck_assert_msg(o1[x] == o2[x], "nf=%zu sparse=%d [%zu]: %u vs %u", nf, sparse, x,
                       o1[x], o2[x]);
+      /* the slices' kept parts: kept triples exact, the others 0 */
+      for (int kc = 0; kc < 4; kc++) {
+        const sm_keep3_t keep = {kc < 2 ? 0 : 1, kc == 1 ? (uint32_t)(mx / 3) : 0, 0,
+                                 kc == 3 ? 2 : 0};
+        sm_kern_ccc3_popc_keep(&keep, g, mx, my, nf, P, ld, X, ld, Y, ld, sparse, o2);
+        for (size_t x = 0; x < g * mx * my * nmom; x++) {
+          const size_t t3 = x / nmom, a = t3 / (mx * my), r = t3 / my % mx, y = t3 % my;
+          const int kept = y >= sm_keep3_lo(&keep, a, r, my);
+          ck_assert_msg(o2[x] == (kept ? o1[x] : 0u), "keep %d nf=%zu sparse=%d [%zu]",
+                        kc, nf, sparse, x);
+        }
+      }
       free(P), free(X), free(Y), free(o1), free(o2);
     }
 }

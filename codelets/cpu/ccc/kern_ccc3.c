@@ -39,32 +39,40 @@ void sm_kern_ccc3_ref(size_t g, size_t mx, size_t my, size_t nf, const uint64_t 
       }
 }
 
+/* The plane kernel: X and Y packed once per task (sm_ccc_planes.h: D, S
+ * dense; X, S, D sparse, with each vector's sums), then per plane, row x
+ * and part e the row's planes restricted to the part in the packed form
+ * (outside the part x is missing, sparse, or has no copy, dense) with its
+ * sums recounted, and the fewest popcounts per word pair against each y
+ * it keeps (keep: NULL, all; the others get 0). */
 SM_POPC_CLONES
-void sm_kern_ccc3_popc(size_t g, size_t mx, size_t my, size_t nf, const uint64_t *P,
-                       size_t ldp, const uint64_t *X, size_t ldx, const uint64_t *Y,
-                       size_t ldy, int sparse, uint32_t *out)
+static int ccc3_packed(const sm_keep3_t *keep, size_t g, size_t mx, size_t my, size_t nf,
+                       const uint64_t *P, size_t ldp, const uint64_t *X, size_t ldx,
+                       const uint64_t *Y, size_t ldy, int sparse, uint32_t *out)
 {
-  sm_planes_t px, py;
-  if (sm_planes_pack(&px, mx, nf, X, ldx, sparse)) {
-    sm_kern_ccc3_ref(g, mx, my, nf, P, ldp, X, ldx, Y, ldy, sparse, out);
-    return;
+  const size_t nmom = SM_CCC3_NMOM(sparse), ncw = (nf + 31) / 32, nw = (ncw + 1) / 2;
+  const int nparts = sparse ? 3 : 2, np = sparse ? 3 : 2;
+  const int64_t n0 = (int64_t)nf;
+  xsd_planes_t sx = {0}, sy = {0};
+  ds_planes_t dx = {0}, dy = {0};
+  int bad = sparse ? xsd_pack(&sx, mx, nf, X, ldx) || xsd_pack(&sy, my, nf, Y, ldy)
+                   : ds_pack(&dx, mx, nf, X, ldx) || ds_pack(&dy, my, nf, Y, ldy);
+  uint64_t *V = malloc((nw ? nw : 1) * sizeof *V), *mask = malloc(3 * (nw ? nw : 1) * 8);
+  uint64_t *xr = malloc((size_t)np * (nw ? nw : 1) * sizeof *xr);
+  if (bad || !V || !mask || !xr) {
+    free(sx.p), free(sx.marg), free(sy.p), free(sy.marg);
+    free(dx.p), free(dx.sr), free(dy.p), free(dy.sr);
+    free(V), free(mask), free(xr);
+    return -1;
   }
-  if (sm_planes_pack(&py, my, nf, Y, ldy, sparse)) {
-    free(px.p);
-    sm_kern_ccc3_ref(g, mx, my, nf, P, ldp, X, ldx, Y, ldy, sparse, out);
-    return;
+  for (size_t w = 0; w < nw; w++) { /* the fields that exist, packed */
+    V[w] = 0;
+    for (int half = 0; half < 2 && 2 * w + (size_t)half < ncw; half++) {
+      uint64_t lo, hi, valid;
+      sm_gt_bits(0, nf - (2 * w + (size_t)half) * 32, &lo, &hi, &valid);
+      V[w] |= valid << half;
+    }
   }
-  const size_t nw = px.nw, np = (size_t)px.np, nmom = SM_CCC3_NMOM(sparse);
-  const int nparts = sparse ? 3 : 2;
-  /* masks of the plane's parts, and x's planes restricted to them */
-  uint64_t *mask = malloc(3 * (nw ? nw : 1) * sizeof *mask);
-  uint64_t *xm = malloc(3 * np * (nw ? nw : 1) * sizeof *xm);
-  if (!mask || !xm) {
-    free(mask), free(xm), free(px.p), free(py.p);
-    sm_kern_ccc3_ref(g, mx, my, nf, P, ldp, X, ldx, Y, ldy, sparse, out);
-    return;
-  }
-  const size_t ncw = (nf + 31) / 32;
   for (size_t a = 0; a < g; a++) {
     const uint64_t *prow = P + a * ldp;
     for (size_t w = 0; w < nw; w++) {
@@ -76,30 +84,81 @@ void sm_kern_ccc3_popc(size_t g, size_t mx, size_t my, size_t nf, const uint64_t
         for (int e = 0; e < 3; e++)
           part[e] |= ph[e] << half;
       }
-      for (int e = 0; e < nparts; e++)
+      for (int e = 0; e < 3; e++)
         mask[(size_t)e * nw + w] = part[e];
     }
     for (size_t x = 0; x < mx; x++) {
-      const uint64_t *xp = px.p + x * np * nw;
-      for (int e = 0; e < nparts; e++)
-        for (size_t k = 0; k < np; k++)
-          for (size_t w = 0; w < nw; w++)
-            xm[((size_t)e * np + k) * nw + w] = xp[k * nw + w] & mask[(size_t)e * nw + w];
-      for (size_t y = 0; y < my; y++) {
-        const uint64_t *yp = py.p + y * np * nw;
-        uint32_t *o = out + ((a * mx + x) * my + y) * nmom;
-        for (int e = 0; e < nparts; e++) {
-          const uint64_t *m = xm + (size_t)e * np * nw;
-          if (sparse)
-            sm_planes_moments(nw, m, m + nw, m + 2 * nw, yp, yp + nw, yp + 2 * nw,
-                              o + 4 * e);
-          else
-            o[e] = sm_planes_rr(nw, m, m + nw, yp, yp + nw);
+      uint32_t *orow = out + (a * mx + x) * my * nmom;
+      const size_t lo = keep ? sm_keep3_lo(keep, a, x, my) : 0;
+      memset(orow, 0, (lo < my ? lo : my) * nmom * sizeof *orow);
+      if (lo >= my)
+        continue;
+      for (int e = 0; e < nparts; e++) {
+        const uint64_t *E = mask + (size_t)e * nw;
+        if (sparse) { /* x' = x with the fields outside E missing */
+          const uint64_t *xp = sx.p + x * 3 * nw;
+          int64_t g3[3] = {0, 0, 0}; /* R, nX, nZ of x' */
+          for (size_t w = 0; w < nw; w++) {
+            const uint64_t Xw = xp[3 * w], Sw = xp[3 * w + 1], Dw = xp[3 * w + 2];
+            const uint64_t X2 = (Xw & E[w]) | (V[w] & ~E[w]), S2 = Sw & E[w],
+                           D2 = Dw & E[w];
+            xr[3 * w] = X2, xr[3 * w + 1] = S2, xr[3 * w + 2] = D2;
+            g3[0] += 2 * (int64_t)SM_POPC64(S2) + SM_POPC64(V[w] & E[w] & ~Xw & ~Dw);
+            g3[1] += SM_POPC64(X2);
+            g3[2] += SM_POPC64(D2 & ~S2);
+          }
+          for (size_t y = lo; y < my; y += 2) { /* two y per loaded x' word */
+            const size_t y2 = y + 1 < my ? y + 1 : y;
+            int64_t c0[4], c1[4];
+            uint32_t m4[4];
+            xsd_tile2(nw, xr, sy.p + y * 3 * nw, sy.p + y2 * 3 * nw, c0, c1);
+            xsd_moments(g3, sy.marg + 3 * y, n0, c0, m4);
+            memcpy(orow + y * nmom + 4 * (size_t)e, m4, sizeof m4);
+            if (y2 != y) {
+              xsd_moments(g3, sy.marg + 3 * y2, n0, c1, m4);
+              memcpy(orow + y2 * nmom + 4 * (size_t)e, m4, sizeof m4);
+            }
+          }
+        } else { /* x' = x with no copy outside E */
+          const uint64_t *xp = dx.p + x * 2 * nw;
+          int64_t R = 0;
+          for (size_t w = 0; w < nw; w++) {
+            const uint64_t Dw = xp[2 * w], Sw = xp[2 * w + 1];
+            xr[2 * w] = (Dw & E[w]) | (V[w] & ~E[w]);
+            xr[2 * w + 1] = Sw & E[w];
+            R += 2 * (int64_t)SM_POPC64(Sw & E[w]) + SM_POPC64(V[w] & E[w] & ~Dw);
+          }
+          for (size_t y = lo; y < my; y++) {
+            const uint64_t *yp = dy.p + y * 2 * nw;
+            int64_t c = 0;
+            for (size_t w = 0; w < 2 * nw; w += 2)
+              c += SM_DS_TERM(xr[w], xr[w + 1], yp[w], yp[w + 1]);
+            orow[y * nmom + (size_t)e] = (uint32_t)(R + dy.sr[y] - n0 + c);
+          }
         }
       }
     }
   }
-  free(mask), free(xm), free(px.p), free(py.p);
+  free(sx.p), free(sx.marg), free(sy.p), free(sy.marg);
+  free(dx.p), free(dx.sr), free(dy.p), free(dy.sr);
+  free(V), free(mask), free(xr);
+  return 0;
+}
+
+void sm_kern_ccc3_popc_keep(const sm_keep3_t *keep, size_t g, size_t mx, size_t my,
+                            size_t nf, const uint64_t *P, size_t ldp, const uint64_t *X,
+                            size_t ldx, const uint64_t *Y, size_t ldy, int sparse,
+                            uint32_t *out)
+{
+  if (ccc3_packed(keep, g, mx, my, nf, P, ldp, X, ldx, Y, ldy, sparse, out))
+    sm_kern_ccc3_ref(g, mx, my, nf, P, ldp, X, ldx, Y, ldy, sparse, out);
+}
+
+void sm_kern_ccc3_popc(size_t g, size_t mx, size_t my, size_t nf, const uint64_t *P,
+                       size_t ldp, const uint64_t *X, size_t ldx, const uint64_t *Y,
+                       size_t ldy, int sparse, uint32_t *out)
+{
+  sm_kern_ccc3_popc_keep(NULL, g, mx, my, nf, P, ldp, X, ldx, Y, ldy, sparse, out);
 }
 
 void sm_kern_ccc3_on(sm_ccc2_kern_fn kern2, const sm_keep3_t *keep, size_t g, size_t mx,

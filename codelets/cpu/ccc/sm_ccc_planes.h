@@ -90,4 +90,139 @@ static inline void sm_planes_moments(size_t nw, const uint64_t *a1, const uint64
     c[x] = mom[x];
 }
 
+/* ---- dense, two popcounts per word pair: with u = r - 1 in {-1, 0, 1},
+ * D = (u != 0) and S = (u > 0) (fields that exist only),
+ *   sum r_i r_j = sum_i r + sum_j r - n + |Di & Dj| - 2 |Di & Dj & (Si ^ Sj)|
+ * (bench/README.md). Planes 64 fields per word, as sm_planes_pack's. */
+typedef struct ds_planes {
+  size_t nw;
+  uint64_t *p; /* [v][w][D, S]: a word's two planes side by side */
+  int64_t *sr; /* sum of r per vector */
+} ds_planes_t;
+
+static inline int ds_pack(ds_planes_t *pl, size_t nv, size_t nf, const uint64_t *X,
+                          size_t ldx)
+{
+  const size_t ncw = (nf + 31) / 32;
+  pl->nw = (ncw + 1) / 2;
+  pl->p = malloc((nv ? nv : 1) * 2 * (pl->nw ? pl->nw : 1) * sizeof *pl->p);
+  pl->sr = malloc((nv ? nv : 1) * sizeof *pl->sr);
+  if (!pl->p || !pl->sr) {
+    free(pl->p), free(pl->sr);
+    return -1;
+  }
+  for (size_t v = 0; v < nv; v++) {
+    uint64_t *d = pl->p + v * 2 * pl->nw;
+    int64_t sr = 0;
+    for (size_t w = 0; w < pl->nw; w++) {
+      uint64_t dw = 0, sw = 0;
+      for (int half = 0; half < 2 && 2 * w + (size_t)half < ncw; half++) {
+        uint64_t lo, hi, valid, p1, p2, pm;
+        sm_code_bits(X + v * ldx, 2 * w + (size_t)half, nf, &lo, &hi, &valid);
+        sm_gt_planes(lo, hi, valid, 0, &p1, &p2, &pm);
+        sr += SM_POPC64(p1) + SM_POPC64(p2);
+        dw |= (~(p1 ^ p2) & valid) << half; /* r = 0 or 2 */
+        sw |= p2 << half;                   /* r = 2 */
+      }
+      d[2 * w] = dw;
+      d[2 * w + 1] = sw;
+    }
+    pl->sr[v] = sr;
+  }
+  return 0;
+}
+
+/* |Di & Dj| - 2 |Di & Dj & (Si ^ Sj)| of one word */
+#define SM_DS_TERM(d0, s0, d1, s1)                                                       \
+  ((int64_t)SM_POPC64((d0) & (d1)) - 2 * (int64_t)SM_POPC64((d0) & (d1) & ((s0) ^ (s1))))
+
+/* ---- sparse, five popcounts per word pair (the fewest, bench/README.md):
+ * planes X = missing, S = (r == 2), D = S | Z with Z = present 0, and per
+ * vector R = sum of r, nX, nZ; per pair the raw counts
+ *   tu = |Di & Dj| - 2 |Di & Dj & (Si ^ Sj)|, fy = |Xj ? Si : Zi|,
+ *   fx = |Xi ? Sj : Zj|, xx = |Xi & Xj|
+ * give mm = n - nXi - nXj + xx, rm = Ri - nXj + xx - fy + nZi,
+ * mr = Rj - nXi + xx - fx + nZj, rr = rm + mr - mm + tu. */
+typedef struct xsd_planes {
+  size_t nw;
+  uint64_t *p;   /* [v][w][X, S, D] */
+  int64_t *marg; /* [v][R, nX, nZ] */
+} xsd_planes_t;
+
+static inline int xsd_pack(xsd_planes_t *pl, size_t nv, size_t nf, const uint64_t *X,
+                           size_t ldx)
+{
+  const size_t ncw = (nf + 31) / 32;
+  pl->nw = (ncw + 1) / 2;
+  pl->p = malloc((nv ? nv : 1) * 3 * (pl->nw ? pl->nw : 1) * sizeof *pl->p);
+  pl->marg = malloc((nv ? nv : 1) * 3 * sizeof *pl->marg);
+  if (!pl->p || !pl->marg) {
+    free(pl->p), free(pl->marg);
+    return -1;
+  }
+  for (size_t v = 0; v < nv; v++) {
+    uint64_t *o = pl->p + v * 3 * pl->nw;
+    int64_t R = 0, nX = 0, nZ = 0;
+    for (size_t w = 0; w < pl->nw; w++) {
+      uint64_t px = 0, ps = 0, pd = 0;
+      for (int half = 0; half < 2 && 2 * w + (size_t)half < ncw; half++) {
+        uint64_t lo, hi, valid;
+        sm_code_bits(X + v * ldx, 2 * w + (size_t)half, nf, &lo, &hi, &valid);
+        lo &= valid, hi &= valid;
+        const uint64_t sv = lo & hi, xv = hi & ~lo, zv = valid & ~lo & ~hi;
+        R += SM_POPC64(lo) + SM_POPC64(sv);
+        nX += SM_POPC64(xv);
+        nZ += SM_POPC64(zv);
+        px |= xv << half;
+        ps |= sv << half;
+        pd |= (sv | zv) << half;
+      }
+      o[3 * w] = px, o[3 * w + 1] = ps, o[3 * w + 2] = pd;
+    }
+    pl->marg[3 * v] = R, pl->marg[3 * v + 1] = nX, pl->marg[3 * v + 2] = nZ;
+  }
+  return 0;
+}
+
+/* The moments of pair (i, j) from its raw counts c = {tu, fy, fx, xx}. */
+static inline void xsd_moments(const int64_t *gi, const int64_t *gj, int64_t n0,
+                               const int64_t c[4], uint32_t *out)
+{
+  const int64_t mm = n0 - gi[1] - gj[1] + c[3];
+  const int64_t rm = gi[0] - gj[1] + c[3] - c[1] + gi[2];
+  const int64_t mr = gj[0] - gi[1] + c[3] - c[2] + gj[2];
+  out[0] = (uint32_t)(rm + mr - mm + c[0]);
+  out[1] = (uint32_t)rm;
+  out[2] = (uint32_t)mr;
+  out[3] = (uint32_t)mm;
+}
+
+/* Row i against columns j, j + 1: each row word loaded once for both. */
+static inline __attribute__((always_inline)) void xsd_tile2(size_t nw, const uint64_t *a,
+                                                            const uint64_t *b0,
+                                                            const uint64_t *b1,
+                                                            int64_t c0[4], int64_t c1[4])
+{
+  int64_t t0 = 0, y0 = 0, x0 = 0, q0 = 0, t1 = 0, y1 = 0, x1 = 0, q1 = 0;
+  for (size_t w = 0; w < 3 * nw; w += 3) {
+    const uint64_t xa = a[w], sa = a[w + 1], da = a[w + 2], za = da & ~sa;
+    {
+      const uint64_t xb = b0[w], sb = b0[w + 1], db = b0[w + 2], dd = da & db;
+      t0 += (int64_t)SM_POPC64(dd) - 2 * (int64_t)SM_POPC64(dd & (sa ^ sb));
+      y0 += SM_POPC64((xb & sa) | (~xb & za));
+      x0 += SM_POPC64((xa & sb) | (~xa & db & ~sb));
+      q0 += SM_POPC64(xa & xb);
+    }
+    {
+      const uint64_t xb = b1[w], sb = b1[w + 1], db = b1[w + 2], dd = da & db;
+      t1 += (int64_t)SM_POPC64(dd) - 2 * (int64_t)SM_POPC64(dd & (sa ^ sb));
+      y1 += SM_POPC64((xb & sa) | (~xb & za));
+      x1 += SM_POPC64((xa & sb) | (~xa & db & ~sb));
+      q1 += SM_POPC64(xa & xb);
+    }
+  }
+  c0[0] = t0, c0[1] = y0, c0[2] = x0, c0[3] = q0;
+  c1[0] = t1, c1[1] = y1, c1[2] = x1, c1[3] = q1;
+}
+
 #endif
