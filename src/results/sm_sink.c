@@ -154,10 +154,14 @@ static int keep_record(const sm_sink_t *s, const sm_recbuf_t *rb, uint64_t r)
 
 /* Whether the sink writes this record (the threshold, when the sink
  * applies it). */
+static int sink_thresholds(const sm_sink_t *s)
+{
+  return s->apply_threshold && (s->threshold >= 0 || s->thr_ent.n);
+}
+
 static int sink_writes(const sm_sink_t *s, const sm_recbuf_t *rb, uint64_t r)
 {
-  return !(s->apply_threshold && (s->threshold >= 0 || s->thr_ent.n)) ||
-         keep_record(s, rb, r);
+  return !sink_thresholds(s) || keep_record(s, rb, r);
 }
 
 int sm_sink_text(const sm_sink_t *s)
@@ -208,7 +212,7 @@ int sm_sink_put(void *ctx, const sm_recbuf_t *rb, const sm_textbuf_t *text,
           if (sink_writes(s, rb, r))
             capture(s, &rb->rec[r]);
       s->nwritten += text->count;
-    } else if (s->apply_threshold && (s->threshold >= 0 || s->thr_ent.n)) {
+    } else if (sink_thresholds(s)) {
       for (uint64_t r = 0; r < rb->count && !err; r++)
         if (keep_record(s, rb, r)) {
           err = s->writer ? sm_writer_put(s->writer, &rb->rec[r], 1) : SM_OK;

@@ -55,8 +55,8 @@ void sm_kern_sums_ccc(size_t nv, size_t nf, const uint64_t *X, size_t ldx, int s
 /* Rows i, i + 1 against columns j, j + 1 (2 x 2 pairs per 4 words
  * loaded), one sum per pair: 16 registers hold it all. */
 static inline __attribute__((always_inline)) void
-ds_tile2(size_t nw, const uint64_t *a0, const uint64_t *a1, const uint64_t *b0,
-         const uint64_t *b1, int64_t acc[4])
+dense_tile2(size_t nw, const uint64_t *a0, const uint64_t *a1, const uint64_t *b0,
+            const uint64_t *b1, int64_t acc[4])
 {
   int64_t c00 = 0, c01 = 0, c10 = 0, c11 = 0;
   for (size_t w = 0; w < 2 * nw; w += 2) {
@@ -70,8 +70,15 @@ ds_tile2(size_t nw, const uint64_t *a0, const uint64_t *a1, const uint64_t *b0,
   acc[0] = c00, acc[1] = c01, acc[2] = c10, acc[3] = c11;
 }
 
-static inline __attribute__((always_inline)) int64_t ds_one(size_t nw, const uint64_t *a,
-                                                            const uint64_t *b)
+/* ---- the planes of sm_ccc_planes.h: the fewest popcounts per word pair,
+ * two rows by two columns (dense) or one row by two columns (sparse) per
+ * loaded word, in tiles whose planes stay in L2; an odd last row or column
+ * pairs with itself in the sparse loop (computed twice, kept once). */
+#define SM_CCC2_TB 32
+
+/* One pair, for the edges of the dense 2 x 2 tiles. */
+static inline __attribute__((always_inline)) int64_t
+dense_one(size_t nw, const uint64_t *a, const uint64_t *b)
 {
   int64_t c = 0;
   for (size_t w = 0; w < 2 * nw; w += 2)
@@ -80,18 +87,14 @@ static inline __attribute__((always_inline)) int64_t ds_one(size_t nw, const uin
 }
 
 SM_POPC_CLONES
-static int ccc2_dense_ds(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
-                         const uint64_t *B, size_t ldb, uint32_t *C, size_t ldc)
+static void dense_tiles(size_t m, size_t n, size_t nf, const sm_cplanes_t *pa,
+                        const sm_cplanes_t *pb, uint32_t *C, size_t ldc)
 {
-  ds_planes_t pa, pb;
-  if (ds_pack(&pa, m, nf, A, lda))
-    return -1;
-  if (ds_pack(&pb, n, nf, B, ldb)) {
-    free(pa.p), free(pa.sr);
-    return -1;
-  }
-  const size_t nw = pa.nw, st = 2 * nw, TB = 32; /* tiles whose planes stay in L2 */
+  /* whole 2 x 2 tiles, then the edges pair by pair (pairing an odd row or
+   * column with itself, as the sparse loop does, costs the dense one 6%) */
+  const size_t nw = pa->nw, st = 2 * nw, TB = SM_CCC2_TB;
   const int64_t n0 = (int64_t)nf;
+  const int64_t *ra = pa->marg, *rb = pb->marg;
   for (size_t i0 = 0; i0 < m; i0 += TB)
     for (size_t j0 = 0; j0 < n; j0 += TB) {
       const size_t i1 = i0 + TB < m ? i0 + TB : m, j1 = j0 + TB < n ? j0 + TB : n;
@@ -100,95 +103,62 @@ static int ccc2_dense_ds(size_t m, size_t n, size_t nf, const uint64_t *A, size_
         size_t j = j0;
         for (; j + 1 < j1; j += 2) {
           int64_t acc[4];
-          ds_tile2(nw, pa.p + i * st, pa.p + (i + 1) * st, pb.p + j * st,
-                   pb.p + (j + 1) * st, acc);
+          dense_tile2(nw, pa->p + i * st, pa->p + (i + 1) * st, pb->p + j * st,
+                      pb->p + (j + 1) * st, acc);
           for (int k = 0; k < 4; k++) {
             const size_t r = i + (size_t)(k >> 1), c = j + (size_t)(k & 1);
-            C[r * ldc + c] = (uint32_t)(pa.sr[r] + pb.sr[c] - n0 + acc[k]);
+            C[r * ldc + c] = (uint32_t)(ra[3 * r] + rb[3 * c] - n0 + acc[k]);
           }
         }
         for (; j < j1; j++)
           for (size_t r = i; r < i + 2; r++)
-            C[r * ldc + j] = (uint32_t)(pa.sr[r] + pb.sr[j] - n0 +
-                                        ds_one(nw, pa.p + r * st, pb.p + j * st));
+            C[r * ldc + j] = (uint32_t)(ra[3 * r] + rb[3 * j] - n0 +
+                                        dense_one(nw, pa->p + r * st, pb->p + j * st));
       }
       for (; i < i1; i++)
         for (size_t j = j0; j < j1; j++)
-          C[i * ldc + j] = (uint32_t)(pa.sr[i] + pb.sr[j] - n0 +
-                                      ds_one(nw, pa.p + i * st, pb.p + j * st));
+          C[i * ldc + j] = (uint32_t)(ra[3 * i] + rb[3 * j] - n0 +
+                                      dense_one(nw, pa->p + i * st, pb->p + j * st));
     }
-  free(pa.p), free(pa.sr), free(pb.p), free(pb.sr);
-  return 0;
 }
 
 SM_POPC_CLONES
-static int ccc2_sparse_xsd(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
-                           const uint64_t *B, size_t ldb, uint32_t *C, size_t ldc)
+static void sparse_tiles(size_t m, size_t n, size_t nf, const sm_cplanes_t *pa,
+                         const sm_cplanes_t *pb, uint32_t *C, size_t ldc)
 {
-  xsd_planes_t pa, pb;
-  if (xsd_pack(&pa, m, nf, A, lda))
-    return -1;
-  if (xsd_pack(&pb, n, nf, B, ldb)) {
-    free(pa.p), free(pa.marg);
-    return -1;
-  }
-  const size_t nw = pa.nw, st = 3 * nw, TB = 32; /* tiles whose planes stay in L2 */
+  const size_t nw = pa->nw, st = 3 * nw, TB = SM_CCC2_TB;
   const int64_t n0 = (int64_t)nf;
   for (size_t i0 = 0; i0 < m; i0 += TB)
     for (size_t j0 = 0; j0 < n; j0 += TB) {
       const size_t i1 = i0 + TB < m ? i0 + TB : m, j1 = j0 + TB < n ? j0 + TB : n;
-      for (size_t i = i0; i < i1; i++) {
-        const int64_t *gi = pa.marg + 3 * i;
+      for (size_t i = i0; i < i1; i++)
         for (size_t j = j0; j < j1; j += 2) {
-          int64_t c0[4], c1[4];
-          /* an odd last column pairs with itself (computed twice, kept once) */
           const size_t j2 = j + 1 < j1 ? j + 1 : j;
-          xsd_tile2(nw, pa.p + i * st, pb.p + j * st, pb.p + j2 * st, c0, c1);
-          xsd_moments(gi, pb.marg + 3 * j, n0, c0, C + (i * ldc + j) * 4);
+          const int64_t *gi = pa->marg + 3 * i;
+          int64_t c0[4], c1[4];
+          sm_cplanes_sparse2(nw, pa->p + i * st, pb->p + j * st, pb->p + j2 * st, c0, c1);
+          sm_cplanes_moments(gi, pb->marg + 3 * j, n0, c0, C + (i * ldc + j) * 4);
           if (j2 != j)
-            xsd_moments(gi, pb.marg + 3 * j2, n0, c1, C + (i * ldc + j2) * 4);
+            sm_cplanes_moments(gi, pb->marg + 3 * j2, n0, c1, C + (i * ldc + j2) * 4);
         }
-      }
     }
-  free(pa.p), free(pa.marg), free(pb.p), free(pb.marg);
-  return 0;
 }
 
-/* ---- bit planes (sm_ccc_planes.h): AND + popcount, 64 fields per word */
 SM_POPC_CLONES
 void sm_kern_ccc2_popc(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
                        const uint64_t *B, size_t ldb, int sparse, uint32_t *C, size_t ldc)
 {
-  if (!sparse && ccc2_dense_ds(m, n, nf, A, lda, B, ldb, C, ldc) == 0)
-    return;
-  if (sparse && ccc2_sparse_xsd(m, n, nf, A, lda, B, ldb, C, ldc) == 0)
-    return;
-  sm_planes_t pa, pb;
-  if (sm_planes_pack(&pa, m, nf, A, lda, sparse) != 0) {
+  sm_cplanes_t pa, pb;
+  if (sm_cplanes_pack(&pa, m, nf, A, lda, sparse)) {
     sm_kern_ccc2_ref(m, n, nf, A, lda, B, ldb, sparse, C, ldc);
     return;
   }
-  if (sm_planes_pack(&pb, n, nf, B, ldb, sparse) != 0) {
-    free(pa.p);
+  if (sm_cplanes_pack(&pb, n, nf, B, ldb, sparse)) {
+    sm_cplanes_free(&pa);
     sm_kern_ccc2_ref(m, n, nf, A, lda, B, ldb, sparse, C, ldc);
     return;
   }
-  const size_t nmom = SM_CCC2_NMOM(sparse);
-  const size_t stride = (size_t)pa.np * pa.nw;
-  /* tiles of rows x columns whose planes stay in L2 */
-  const size_t TB = 32;
-  for (size_t i0 = 0; i0 < m; i0 += TB)
-    for (size_t j0 = 0; j0 < n; j0 += TB)
-      for (size_t i = i0; i < m && i < i0 + TB; i++)
-        for (size_t j = j0; j < n && j < j0 + TB; j++) {
-          const uint64_t *a = pa.p + i * stride, *b = pb.p + j * stride;
-          const size_t nw = pa.nw;
-          uint32_t *c = C + (i * ldc + j) * nmom;
-          if (sparse)
-            sm_planes_moments(nw, a, a + nw, a + 2 * nw, b, b + nw, b + 2 * nw, c);
-          else
-            c[0] = sm_planes_rr(nw, a, a + nw, b, b + nw);
-        }
-  free(pa.p);
-  free(pb.p);
+  (sparse ? sparse_tiles : dense_tiles)(m, n, nf, &pa, &pb, C, ldc);
+  sm_cplanes_free(&pa);
+  sm_cplanes_free(&pb);
 }

@@ -39,8 +39,8 @@ void sm_kern_ccc3_ref(size_t g, size_t mx, size_t my, size_t nf, const uint64_t 
       }
 }
 
-/* The plane kernel: X and Y packed once per task (sm_ccc_planes.h: D, S
- * dense; X, S, D sparse, with each vector's sums), then per plane, row x
+/* The plane kernel: X and Y packed once per task (sm_ccc_planes.h, with
+ * each vector's sums), then per plane, row x
  * and part e the row's planes restricted to the part in the packed form
  * (outside the part x is missing, sparse, or has no copy, dense) with its
  * sums recounted, and the fewest popcounts per word pair against each y
@@ -53,15 +53,13 @@ static int ccc3_packed(const sm_keep3_t *keep, size_t g, size_t mx, size_t my, s
   const size_t nmom = SM_CCC3_NMOM(sparse), ncw = (nf + 31) / 32, nw = (ncw + 1) / 2;
   const int nparts = sparse ? 3 : 2, np = sparse ? 3 : 2;
   const int64_t n0 = (int64_t)nf;
-  xsd_planes_t sx = {0}, sy = {0};
-  ds_planes_t dx = {0}, dy = {0};
-  int bad = sparse ? xsd_pack(&sx, mx, nf, X, ldx) || xsd_pack(&sy, my, nf, Y, ldy)
-                   : ds_pack(&dx, mx, nf, X, ldx) || ds_pack(&dy, my, nf, Y, ldy);
+  sm_cplanes_t px = {0}, py = {0};
+  const int bad = sm_cplanes_pack(&px, mx, nf, X, ldx, sparse) ||
+                  sm_cplanes_pack(&py, my, nf, Y, ldy, sparse);
   uint64_t *V = malloc((nw ? nw : 1) * sizeof *V), *mask = malloc(3 * (nw ? nw : 1) * 8);
   uint64_t *xr = malloc((size_t)np * (nw ? nw : 1) * sizeof *xr);
   if (bad || !V || !mask || !xr) {
-    free(sx.p), free(sx.marg), free(sy.p), free(sy.marg);
-    free(dx.p), free(dx.sr), free(dy.p), free(dy.sr);
+    sm_cplanes_free(&px), sm_cplanes_free(&py);
     free(V), free(mask), free(xr);
     return -1;
   }
@@ -96,7 +94,7 @@ static int ccc3_packed(const sm_keep3_t *keep, size_t g, size_t mx, size_t my, s
       for (int e = 0; e < nparts; e++) {
         const uint64_t *E = mask + (size_t)e * nw;
         if (sparse) { /* x' = x with the fields outside E missing */
-          const uint64_t *xp = sx.p + x * 3 * nw;
+          const uint64_t *xp = px.p + x * 3 * nw;
           int64_t g3[3] = {0, 0, 0}; /* R, nX, nZ of x' */
           for (size_t w = 0; w < nw; w++) {
             const uint64_t Xw = xp[3 * w], Sw = xp[3 * w + 1], Dw = xp[3 * w + 2];
@@ -111,16 +109,16 @@ static int ccc3_packed(const sm_keep3_t *keep, size_t g, size_t mx, size_t my, s
             const size_t y2 = y + 1 < my ? y + 1 : y;
             int64_t c0[4], c1[4];
             uint32_t m4[4];
-            xsd_tile2(nw, xr, sy.p + y * 3 * nw, sy.p + y2 * 3 * nw, c0, c1);
-            xsd_moments(g3, sy.marg + 3 * y, n0, c0, m4);
+            sm_cplanes_sparse2(nw, xr, py.p + y * 3 * nw, py.p + y2 * 3 * nw, c0, c1);
+            sm_cplanes_moments(g3, py.marg + 3 * y, n0, c0, m4);
             memcpy(orow + y * nmom + 4 * (size_t)e, m4, sizeof m4);
             if (y2 != y) {
-              xsd_moments(g3, sy.marg + 3 * y2, n0, c1, m4);
+              sm_cplanes_moments(g3, py.marg + 3 * y2, n0, c1, m4);
               memcpy(orow + y2 * nmom + 4 * (size_t)e, m4, sizeof m4);
             }
           }
         } else { /* x' = x with no copy outside E */
-          const uint64_t *xp = dx.p + x * 2 * nw;
+          const uint64_t *xp = px.p + x * 2 * nw;
           int64_t R = 0;
           for (size_t w = 0; w < nw; w++) {
             const uint64_t Dw = xp[2 * w], Sw = xp[2 * w + 1];
@@ -129,18 +127,17 @@ static int ccc3_packed(const sm_keep3_t *keep, size_t g, size_t mx, size_t my, s
             R += 2 * (int64_t)SM_POPC64(Sw & E[w]) + SM_POPC64(V[w] & E[w] & ~Dw);
           }
           for (size_t y = lo; y < my; y++) {
-            const uint64_t *yp = dy.p + y * 2 * nw;
+            const uint64_t *yp = py.p + y * 2 * nw;
             int64_t c = 0;
             for (size_t w = 0; w < 2 * nw; w += 2)
               c += SM_DS_TERM(xr[w], xr[w + 1], yp[w], yp[w + 1]);
-            orow[y * nmom + (size_t)e] = (uint32_t)(R + dy.sr[y] - n0 + c);
+            orow[y * nmom + (size_t)e] = (uint32_t)(R + py.marg[3 * y] - n0 + c);
           }
         }
       }
     }
   }
-  free(sx.p), free(sx.marg), free(sy.p), free(sy.marg);
-  free(dx.p), free(dx.sr), free(dy.p), free(dy.sr);
+  sm_cplanes_free(&px), sm_cplanes_free(&py);
   free(V), free(mask), free(xr);
   return 0;
 }

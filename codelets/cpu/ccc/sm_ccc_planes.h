@@ -20,12 +20,6 @@
 #define SM_POPC_CLONES
 #endif
 
-typedef struct sm_planes {
-  size_t nw;   /* plane words per vector */
-  int np;      /* planes per vector: 2 dense (P1, P2), 3 sparse (P1, P2, M) */
-  uint64_t *p; /* [v][plane][nw] */
-} sm_planes_t;
-
 /* The raw per-word pieces of code word cw of a row of nf fields: lo/hi bits
  * in even positions and the mask of fields that exist. */
 static inline void sm_code_bits(const uint64_t *row, size_t cw, size_t nf, uint64_t *lo,
@@ -34,100 +28,72 @@ static inline void sm_code_bits(const uint64_t *row, size_t cw, size_t nf, uint6
   sm_gt_bits(row[cw], nf - cw * 32, lo, hi, valid);
 }
 
-/* Pack nv rows of codes into planes; returns -1 when out of memory. */
-static inline int sm_planes_pack(sm_planes_t *pl, size_t nv, size_t nf, const uint64_t *X,
-                                 size_t ldx, int sparse)
+/* Planes with the fewest popcounts per word pair (bench/README.md), 64
+ * fields per word (code word 2w in the even bits, 2w+1 in the odd bits;
+ * zero past nf), a word's planes side by side, and per vector its sums:
+ * - dense (np = 2): D = (r != 1), S = (r == 2), fields that exist only;
+ *   with u = r - 1, D = (u != 0), S = (u > 0):
+ *   sum r_i r_j = R_i + R_j - n + |Di & Dj| - 2 |Di & Dj & (Si ^ Sj)|;
+ * - sparse (np = 3): X = missing, S = (r == 2), D = S | Z with Z = present
+ *   0; the raw counts tu = |Di & Dj| - 2 |Di & Dj & (Si ^ Sj)|,
+ *   fy = |Xj ? Si : Zi|, fx = |Xi ? Sj : Zj|, xx = |Xi & Xj| give the four
+ *   moments (sm_cplanes_moments). */
+typedef struct sm_cplanes {
+  size_t nw;     /* words per plane */
+  int np;        /* planes per vector */
+  uint64_t *p;   /* [v][w][np planes] */
+  int64_t *marg; /* [v][3]: R (sum of r over present entries), nX, nZ */
+} sm_cplanes_t;
+
+static inline void sm_cplanes_free(sm_cplanes_t *pl)
 {
-  size_t ncw = (nf + 31) / 32;
-  pl->nw = (ncw + 1) / 2;
-  pl->np = sparse ? 3 : 2;
-  pl->p =
-      malloc((nv ? nv : 1) * (size_t)pl->np * (pl->nw ? pl->nw : 1) * sizeof(uint64_t));
-  if (!pl->p)
-    return -1;
-  for (size_t v = 0; v < nv; v++) {
-    const uint64_t *row = X + v * ldx;
-    uint64_t *out = pl->p + v * (size_t)pl->np * pl->nw;
-    for (size_t w = 0; w < pl->nw; w++) {
-      uint64_t p1 = 0, p2 = 0, pm = 0;
-      for (int half = 0; half < 2 && 2 * w + (size_t)half < ncw; half++) {
-        uint64_t lo, hi, valid, q1, q2, qm;
-        sm_code_bits(row, 2 * w + (size_t)half, nf, &lo, &hi, &valid);
-        sm_gt_planes(lo, hi, valid, sparse, &q1, &q2, &qm);
-        p1 |= q1 << half;
-        p2 |= q2 << half;
-        pm |= qm << half;
-      }
-      out[w] = p1;
-      out[pl->nw + w] = p2;
-      if (sparse)
-        out[2 * pl->nw + w] = pm;
-    }
-  }
-  return 0;
+  free(pl->p), free(pl->marg);
+  pl->p = NULL, pl->marg = NULL;
 }
 
-/* Dense moment of a pair of packed vectors: sum r_x r_y. */
-static inline uint32_t sm_planes_rr(size_t nw, const uint64_t *a1, const uint64_t *a2,
-                                    const uint64_t *b1, const uint64_t *b2)
-{
-  uint32_t rr = 0;
-  for (size_t w = 0; w < nw; w++)
-    rr += sm_ccc_rr_word(a1[w], a2[w], b1[w], b2[w]);
-  return rr;
-}
-
-/* Sparse moments of a pair: c = {rr, rm, mr, mm}. */
-static inline void sm_planes_moments(size_t nw, const uint64_t *a1, const uint64_t *a2,
-                                     const uint64_t *am, const uint64_t *b1,
-                                     const uint64_t *b2, const uint64_t *bm,
-                                     uint32_t c[4])
-{
-  uint32_t mom[4] = {0, 0, 0, 0};
-  for (size_t w = 0; w < nw; w++)
-    sm_ccc_moments_word(a1[w], a2[w], am[w], b1[w], b2[w], bm[w], mom);
-  for (int x = 0; x < 4; x++)
-    c[x] = mom[x];
-}
-
-/* ---- dense, two popcounts per word pair: with u = r - 1 in {-1, 0, 1},
- * D = (u != 0) and S = (u > 0) (fields that exist only),
- *   sum r_i r_j = sum_i r + sum_j r - n + |Di & Dj| - 2 |Di & Dj & (Si ^ Sj)|
- * (bench/README.md). Planes 64 fields per word, as sm_planes_pack's. */
-typedef struct ds_planes {
-  size_t nw;
-  uint64_t *p; /* [v][w][D, S]: a word's two planes side by side */
-  int64_t *sr; /* sum of r per vector */
-} ds_planes_t;
-
-static inline int ds_pack(ds_planes_t *pl, size_t nv, size_t nf, const uint64_t *X,
-                          size_t ldx)
+/* Pack nv rows of codes; returns -1 when out of memory (nothing held). */
+static inline int sm_cplanes_pack(sm_cplanes_t *pl, size_t nv, size_t nf,
+                                  const uint64_t *X, size_t ldx, int sparse)
 {
   const size_t ncw = (nf + 31) / 32;
   pl->nw = (ncw + 1) / 2;
-  pl->p = malloc((nv ? nv : 1) * 2 * (pl->nw ? pl->nw : 1) * sizeof *pl->p);
-  pl->sr = malloc((nv ? nv : 1) * sizeof *pl->sr);
-  if (!pl->p || !pl->sr) {
-    free(pl->p), free(pl->sr);
+  pl->np = sparse ? 3 : 2;
+  pl->p = malloc((nv ? nv : 1) * (size_t)pl->np * (pl->nw ? pl->nw : 1) * sizeof *pl->p);
+  pl->marg = malloc((nv ? nv : 1) * 3 * sizeof *pl->marg);
+  if (!pl->p || !pl->marg) {
+    sm_cplanes_free(pl);
     return -1;
   }
   for (size_t v = 0; v < nv; v++) {
-    uint64_t *d = pl->p + v * 2 * pl->nw;
-    int64_t sr = 0;
+    uint64_t *o = pl->p + v * (size_t)pl->np * pl->nw;
+    int64_t R = 0, nX = 0, nZ = 0;
     for (size_t w = 0; w < pl->nw; w++) {
-      uint64_t dw = 0, sw = 0;
+      uint64_t px = 0, ps = 0, pd = 0;
       for (int half = 0; half < 2 && 2 * w + (size_t)half < ncw; half++) {
-        uint64_t lo, hi, valid, p1, p2, pm;
+        uint64_t lo, hi, valid;
         sm_code_bits(X + v * ldx, 2 * w + (size_t)half, nf, &lo, &hi, &valid);
-        sm_gt_planes(lo, hi, valid, 0, &p1, &p2, &pm);
-        sr += SM_POPC64(p1) + SM_POPC64(p2);
-        dw |= (~(p1 ^ p2) & valid) << half; /* r = 0 or 2 */
-        sw |= p2 << half;                   /* r = 2 */
+        lo &= valid, hi &= valid;
+        const uint64_t sv = lo & hi;
+        if (sparse) {
+          const uint64_t xv = hi & ~lo, zv = valid & ~lo & ~hi;
+          R += SM_POPC64(lo) + SM_POPC64(sv);
+          nX += SM_POPC64(xv);
+          nZ += SM_POPC64(zv);
+          px |= xv << half;
+          pd |= (sv | zv) << half;
+        } else { /* r = (lo | hi) + (lo & hi): 1 for a missing code too */
+          R += SM_POPC64(lo | hi) + SM_POPC64(sv);
+          pd |= (valid & ~(lo ^ hi)) << half;
+        }
+        ps |= sv << half;
       }
-      d[2 * w] = dw;
-      d[2 * w + 1] = sw;
+      uint64_t *ow = o + w * (size_t)pl->np;
+      if (sparse)
+        ow[0] = px, ow[1] = ps, ow[2] = pd;
+      else
+        ow[0] = pd, ow[1] = ps;
     }
-    pl->sr[v] = sr;
+    pl->marg[3 * v] = R, pl->marg[3 * v + 1] = nX, pl->marg[3 * v + 2] = nZ;
   }
   return 0;
 }
@@ -136,57 +102,9 @@ static inline int ds_pack(ds_planes_t *pl, size_t nv, size_t nf, const uint64_t 
 #define SM_DS_TERM(d0, s0, d1, s1)                                                       \
   ((int64_t)SM_POPC64((d0) & (d1)) - 2 * (int64_t)SM_POPC64((d0) & (d1) & ((s0) ^ (s1))))
 
-/* ---- sparse, five popcounts per word pair (the fewest, bench/README.md):
- * planes X = missing, S = (r == 2), D = S | Z with Z = present 0, and per
- * vector R = sum of r, nX, nZ; per pair the raw counts
- *   tu = |Di & Dj| - 2 |Di & Dj & (Si ^ Sj)|, fy = |Xj ? Si : Zi|,
- *   fx = |Xi ? Sj : Zj|, xx = |Xi & Xj|
- * give mm = n - nXi - nXj + xx, rm = Ri - nXj + xx - fy + nZi,
- * mr = Rj - nXi + xx - fx + nZj, rr = rm + mr - mm + tu. */
-typedef struct xsd_planes {
-  size_t nw;
-  uint64_t *p;   /* [v][w][X, S, D] */
-  int64_t *marg; /* [v][R, nX, nZ] */
-} xsd_planes_t;
-
-static inline int xsd_pack(xsd_planes_t *pl, size_t nv, size_t nf, const uint64_t *X,
-                           size_t ldx)
-{
-  const size_t ncw = (nf + 31) / 32;
-  pl->nw = (ncw + 1) / 2;
-  pl->p = malloc((nv ? nv : 1) * 3 * (pl->nw ? pl->nw : 1) * sizeof *pl->p);
-  pl->marg = malloc((nv ? nv : 1) * 3 * sizeof *pl->marg);
-  if (!pl->p || !pl->marg) {
-    free(pl->p), free(pl->marg);
-    return -1;
-  }
-  for (size_t v = 0; v < nv; v++) {
-    uint64_t *o = pl->p + v * 3 * pl->nw;
-    int64_t R = 0, nX = 0, nZ = 0;
-    for (size_t w = 0; w < pl->nw; w++) {
-      uint64_t px = 0, ps = 0, pd = 0;
-      for (int half = 0; half < 2 && 2 * w + (size_t)half < ncw; half++) {
-        uint64_t lo, hi, valid;
-        sm_code_bits(X + v * ldx, 2 * w + (size_t)half, nf, &lo, &hi, &valid);
-        lo &= valid, hi &= valid;
-        const uint64_t sv = lo & hi, xv = hi & ~lo, zv = valid & ~lo & ~hi;
-        R += SM_POPC64(lo) + SM_POPC64(sv);
-        nX += SM_POPC64(xv);
-        nZ += SM_POPC64(zv);
-        px |= xv << half;
-        ps |= sv << half;
-        pd |= (sv | zv) << half;
-      }
-      o[3 * w] = px, o[3 * w + 1] = ps, o[3 * w + 2] = pd;
-    }
-    pl->marg[3 * v] = R, pl->marg[3 * v + 1] = nX, pl->marg[3 * v + 2] = nZ;
-  }
-  return 0;
-}
-
 /* The moments of pair (i, j) from its raw counts c = {tu, fy, fx, xx}. */
-static inline void xsd_moments(const int64_t *gi, const int64_t *gj, int64_t n0,
-                               const int64_t c[4], uint32_t *out)
+static inline void sm_cplanes_moments(const int64_t *gi, const int64_t *gj, int64_t n0,
+                                      const int64_t c[4], uint32_t *out)
 {
   const int64_t mm = n0 - gi[1] - gj[1] + c[3];
   const int64_t rm = gi[0] - gj[1] + c[3] - c[1] + gi[2];
@@ -198,10 +116,9 @@ static inline void xsd_moments(const int64_t *gi, const int64_t *gj, int64_t n0,
 }
 
 /* Row i against columns j, j + 1: each row word loaded once for both. */
-static inline __attribute__((always_inline)) void xsd_tile2(size_t nw, const uint64_t *a,
-                                                            const uint64_t *b0,
-                                                            const uint64_t *b1,
-                                                            int64_t c0[4], int64_t c1[4])
+static inline __attribute__((always_inline)) void
+sm_cplanes_sparse2(size_t nw, const uint64_t *a, const uint64_t *b0, const uint64_t *b1,
+                   int64_t c0[4], int64_t c1[4])
 {
   int64_t t0 = 0, y0 = 0, x0 = 0, q0 = 0, t1 = 0, y1 = 0, x1 = 0, q1 = 0;
   for (size_t w = 0; w < 3 * nw; w += 3) {
