@@ -70,27 +70,16 @@ enum { CHUNK = 256 };
 #define SM_FIN_CLONES
 #endif
 
-/* Checksum terms of nv values v[e * CHUNK + c] (entries e < ne, columns c
- * < nc) with keys key[c]: the fixed-point sum kept as sums of its 32-bit
- * halves, the hash, added to ck. */
+/* Checksum terms of the values v[e * CHUNK + c] (entries e < ne, columns c
+ * < nc) with keys key[c], added to ck. */
 SM_FIN_CLONES
 static void cksum_chunk(sm_cksum_t *ck, const double *v, const uint64_t *key, uint32_t nc,
                         uint32_t ne, const uint32_t *ent)
 {
-  uint64_t lo = 0, hash = 0;
-  int64_t hi = 0, q[CHUNK];
-  for (uint32_t e = 0; e < ne; e++) {
-    const uint64_t step = (uint64_t)ent[e] * SM_CKSUM_ENTRY_STEP;
-    const double *ve = v + (size_t)e * CHUNK;
-    for (uint32_t c = 0; c < nc; c++)
-      q[c] = sm_cksum_q(ve[c]);
-    for (uint32_t c = 0; c < nc; c++) {
-      lo += (uint64_t)q[c] & 0xffffffffu;
-      hi += q[c] >> 32;
-      hash += (uint64_t)q[c] * ((key[c] + step) | 1);
-    }
-  }
-  const sm_fin_ck_t sum = {.lo = lo, .hash = hash, .n = (uint64_t)nc * ne, .hi = hi};
+  sm_fin_ck_t sum = {0, 0, 0, 0};
+  for (uint32_t e = 0; e < ne; e++)
+    sm_fin_ck_terms(&sum, v + (size_t)e * CHUNK, key, nc,
+                    (uint64_t)ent[e] * SM_CKSUM_ENTRY_STEP);
   sm_fin_ck_flush(ck, &sum);
 }
 
@@ -105,9 +94,16 @@ static void keys_chunk(uint64_t *key, uint32_t gi, uint32_t gj0, uint32_t nc, in
   }
 }
 
+/* uint32 -> double through the signed conversion every SIMD ISA has. */
+static inline double u32d(uint32_t x)
+{
+  return (double)(int32_t)(x ^ 0x80000000u) + 2147483648.0;
+}
+
 /* CCC values of row i, columns j0 .. j0 + nc - 1: v[e * CHUNK + c], the
  * four entries through four pointers (one array, but GCC vectorizes only
- * stores it knows apart). */
+ * stores it knows apart). In doubles (sm_ccc2_values_d): 64-bit integer
+ * conversions would keep the loop scalar on AVX2. */
 SM_FIN_CLONES
 static void ccc_chunk(const sm_fin2_args_t *a, const uint32_t *restrict mom,
                       const uint32_t *restrict si, const uint32_t *restrict sj,
@@ -117,14 +113,14 @@ static void ccc_chunk(const sm_fin2_args_t *a, const uint32_t *restrict mom,
   /* one loop per method: no branch inside, so that it vectorizes; the
    * arguments in locals (the outputs may not alias them) */
   const double mult = a->ccc_mult, param = a->ccc_param;
-  const uint64_t nf = a->nf, s1i = si[0], ci = si[1];
+  const double nf = (double)a->nf, s1i = u32d(si[0]), ci = u32d(si[1]);
   if (a->sparse)
     for (uint32_t c = 0; c < nc; c++) {
       const uint32_t *m = mom + (size_t)c * 4;
-      uint64_t t[4];
-      double x[4];
-      sm_ccc2_tally(m[0], m[1], m[2], m[3], t);
-      sm_ccc2_values(t, s1i, sj[2 * c], ci, sj[2 * c + 1], nf, 0, mult, param, x);
+      double t[4], x[4];
+      sm_ccc2_tally_d(u32d(m[0]), u32d(m[1]), u32d(m[2]), u32d(m[3]), t);
+      sm_ccc2_values_d(t, s1i, u32d(sj[2 * c]), ci, u32d(sj[2 * c + 1]), nf, 0, mult,
+                       param, x);
       v0[c] = x[0];
       v1[c] = x[1];
       v2[c] = x[2];
@@ -132,10 +128,10 @@ static void ccc_chunk(const sm_fin2_args_t *a, const uint32_t *restrict mom,
     }
   else
     for (uint32_t c = 0; c < nc; c++) {
-      uint64_t t[4];
-      double x[4];
-      sm_ccc2_tally(mom[c], s1i, sj[2 * c], nf, t);
-      sm_ccc2_values(t, s1i, sj[2 * c], ci, sj[2 * c + 1], nf, 1, mult, param, x);
+      double t[4], x[4];
+      const double s1j = u32d(sj[2 * c]);
+      sm_ccc2_tally_d(u32d(mom[c]), s1i, s1j, nf, t);
+      sm_ccc2_values_d(t, s1i, s1j, ci, u32d(sj[2 * c + 1]), nf, 1, mult, param, x);
       v0[c] = x[0];
       v1[c] = x[1];
       v2[c] = x[2];

@@ -162,22 +162,8 @@ static void ccc3_run(const sm_fin3_args_t *a, const row3_t *r, uint32_t ya, uint
       SM_CCC3_VALUES;
     }
   double *const w[8] = {w0, w1, w2, w3, w4, w5, w6, w7};
-  for (int u = 0; u < 8; u++) {
-    const uint64_t step = (uint64_t)r->lab[u] * SM_CKSUM_ENTRY_STEP;
-    const double *wu = w[u];
-    uint64_t lo = 0, hash = 0;
-    int64_t hi = 0;
-    for (uint32_t c = 0; c < n; c++) {
-      const int64_t q = sm_cksum_q(wu[c]);
-      lo += (uint64_t)q & 0xffffffffu;
-      hi += q >> 32;
-      hash += (uint64_t)q * ((key[c] + step) | 1);
-    }
-    ck->lo += lo;
-    ck->hi += hi;
-    ck->hash += hash;
-    ck->n += n;
-  }
+  for (int u = 0; u < 8; u++)
+    sm_fin_ck_terms(ck, w[u], key, n, (uint64_t)r->lab[u] * SM_CKSUM_ENTRY_STEP);
   if (out)
     for (int u = 0; u < 8; u++)
       memcpy(out + u * RUN3, w[u], n * sizeof *out);

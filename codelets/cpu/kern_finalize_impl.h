@@ -68,6 +68,50 @@ static inline void sm_fin_ck_add(sm_fin_ck_t *c, uint64_t key, uint32_t e, doubl
   c->n++;
 }
 
+/* c += the checksum terms of n values v[] of one entry (key step `step`,
+ * SM_CKSUM_ENTRY_STEP x the entry) with keys key[]: sm_fin_ck_add's
+ * arithmetic in loops that vectorize on every SIMD ISA (inlined into the
+ * callers' ISA clones). AVX2 has no double -> int64 conversion and no
+ * 64-bit arithmetic shift: a rounded value r below 2^51 in magnitude is
+ * read from the low bits of r + 1.5 2^52 (exact), and the high halves are
+ * summed unsigned, less 2^32 per negative value. Blocks holding a larger
+ * fixed-point value (or a NaN) take sm_cksum_q itself. */
+static inline __attribute__((always_inline)) void
+sm_fin_ck_terms(sm_fin_ck_t *c, const double *v, const uint64_t *key, uint32_t n,
+                uint64_t step)
+{
+  uint64_t lo = 0, uhi = 0, neg = 0, hash = 0;
+  int big = 0;
+  for (uint32_t i = 0; i < n; i++)
+    big |= !(__builtin_fabs(v[i] * SM_CKSUM_SCALE) < 0x1p51);
+  if (big)
+    for (uint32_t i = 0; i < n; i++) {
+      const int64_t q = sm_cksum_q(v[i]);
+      lo += (uint64_t)q & 0xffffffffu;
+      uhi += (uint64_t)q >> 32;
+      neg += q < 0;
+      hash += (uint64_t)q * ((key[i] + step) | 1);
+    }
+  else
+    for (uint32_t i = 0; i < n; i++) {
+      const double x = v[i] * SM_CKSUM_SCALE;
+      const double t = __builtin_trunc(x), d = x - t; /* as sm_cksum_q */
+      const double r = t + (d >= 0.5 ? 1.0 : d <= -0.5 ? -1.0 : 0.0);
+      const double m = r + 0x1.8p52;
+      uint64_t b;
+      memcpy(&b, &m, sizeof b);
+      const uint64_t q = b - 0x4338000000000000ull; /* bits of 1.5 2^52 */
+      lo += q & 0xffffffffu;
+      uhi += q >> 32;
+      neg += q >> 63;
+      hash += q * ((key[i] + step) | 1);
+    }
+  c->lo += lo;
+  c->hi += (int64_t)(uhi - (neg << 32));
+  c->hash += hash;
+  c->n += n;
+}
+
 /* ck += the terms of c (sum: hi 2^32 + lo, sign-extended to 128 bits). */
 static inline void sm_fin_ck_flush(sm_cksum_t *ck, const sm_fin_ck_t *c)
 {

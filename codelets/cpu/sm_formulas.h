@@ -210,16 +210,25 @@ SM_FN double sm_f_czek3(double n2ij, double n2ik, double n2jk, double n3, double
 
 /** CCC 2-way value from the tally t of entry (a,b), the allele sums s_i(a),
  * s_j(b) of the entry, the reciprocals of the vectors' counted entries
- * (recip_ci = 1/c_i) and of the pair's tally total (recip_sum = 1/c_ij). */
-SM_FN double sm_f_ccc2(sm_u64 t, sm_u64 si, sm_u64 sj, double recip_ci, double recip_cj,
-                       double recip_sum, double mult, double param)
+ * (recip_ci = 1/c_i) and of the pair's tally total (recip_sum = 1/c_ij).
+ * The counts as doubles (exact: they are integers below 2^53), so that
+ * loops over pairs vectorize on CPUs without 64-bit integer conversions. */
+SM_FN double sm_f_ccc2_d(double t, double si, double sj, double recip_ci, double recip_cj,
+                         double recip_sum, double mult, double param)
 {
-  const double fi = 0.5 * recip_ci * (double)si;
-  const double fj = 0.5 * recip_cj * (double)sj;
-  const double fij = recip_sum * (double)t;
+  const double fi = 0.5 * recip_ci * si;
+  const double fj = 0.5 * recip_cj * sj;
+  const double fij = recip_sum * t;
   const double fmin = fi < fj ? fi : fj;
   const double fmax = fi < fj ? fj : fi;
   return mult * fij * (1.0 - param * fmin) * (1.0 - param * fmax);
+}
+
+SM_FN double sm_f_ccc2(sm_u64 t, sm_u64 si, sm_u64 sj, double recip_ci, double recip_cj,
+                       double recip_sum, double mult, double param)
+{
+  return sm_f_ccc2_d((double)t, (double)si, (double)sj, recip_ci, recip_cj, recip_sum,
+                     mult, param);
 }
 
 /** CCC 3-way value (fmin, fmid, fmax ordered). */
@@ -254,43 +263,63 @@ SM_FN double sm_f_ccc3(sm_u64 t, sm_u64 si, sm_u64 sj, sm_u64 sk, double recip_c
  * rr = sum r_i r_j, rm = sum r_i m_j, mr = sum m_i r_j, mm = sum m_i m_j over
  * the fields (r: copies of allele 1 on present entries, 0 on missing ones;
  * m: 1 when present). Dense data have m = 1 everywhere.
- * t[a*2+b] = sum rho_i(a) rho_j(b), rho(1) = r, rho(0) = 2 - r. */
+ * t[a*2+b] = sum rho_i(a) rho_j(b), rho(1) = r, rho(0) = 2 - r.
+ * In doubles (sm_ccc2_tally_d) every term is an integer below 2^53: exact,
+ * the same numbers. */
+#define SM_CCC2_TALLY(rr, rm, mr, mm, t)                                                 \
+  do {                                                                                   \
+    (t)[3] = (rr);                                                                       \
+    (t)[2] = 2 * (rm) - (rr);                   /* (1,0): r_i (2 - r_j) */               \
+    (t)[1] = 2 * (mr) - (rr);                   /* (0,1): (2 - r_i) r_j */               \
+    (t)[0] = 4 * (mm)-2 * (rm)-2 * (mr) + (rr); /* (0,0) */                              \
+  } while (0)
 SM_FN void sm_ccc2_tally(sm_u64 rr, sm_u64 rm, sm_u64 mr, sm_u64 mm, sm_u64 t[4])
 {
-  t[3] = rr;
-  t[2] = 2 * rm - rr;                   /* (1,0): r_i (2 - r_j) */
-  t[1] = 2 * mr - rr;                   /* (0,1): (2 - r_i) r_j */
-  t[0] = 4 * mm - 2 * rm - 2 * mr + rr; /* (0,0) */
+  SM_CCC2_TALLY(rr, rm, mr, mm, t);
+}
+SM_FN void sm_ccc2_tally_d(double rr, double rm, double mr, double mm, double t[4])
+{
+  SM_CCC2_TALLY(rr, rm, mr, mm, t);
 }
 
-/** All four CCC 2-way values of a pair. s1i/s1j: allele-1 sums of the
- * vectors; ci/cj: counted entries (n_f when dense); dense: 1 for the dense
- * method (normalized by n_f), 0 for sparse (normalized by present counts). */
-SM_FN void sm_ccc2_values(const sm_u64 t[4], sm_u64 s1i, sm_u64 s1j, sm_u64 ci, sm_u64 cj,
-                          sm_u64 nf, int dense, double mult, double param, double out[4])
+/** All four CCC 2-way values of a pair from its tallies (sm_ccc2_tally_d).
+ * s1i/s1j: allele-1 sums of the vectors; ci/cj: counted entries (n_f when
+ * dense); dense: 1 for the dense method (normalized by n_f), 0 for sparse
+ * (normalized by present counts). Counts as exact doubles (sm_f_ccc2_d). */
+SM_FN void sm_ccc2_values_d(const double t[4], double s1i, double s1j, double ci,
+                            double cj, double nf, int dense, double mult, double param,
+                            double out[4])
 {
   /* Written without early returns, so that loops over pairs vectorize:
    * both normalizations are computed and the method's is selected; a pair
    * with no counted entry gets 0. */
-  const sm_u64 s0i = 2 * ci - s1i, s0j = 2 * cj - s1j;
-  const sm_u64 cij = t[0] + t[1] + t[2] + t[3];
+  const double s0i = 2 * ci - s1i, s0j = 2 * cj - s1j;
+  const double cij = t[0] + t[1] + t[2] + t[3];
   /* dense: normalized by n_f */
-  const double recip_m = 1.0 / (double)nf;
+  const double recip_m = 1.0 / nf;
   /* sparse: one divide for three reciprocals (as CoMet does) */
-  const double f_ci = (double)ci, f_cj = (double)cj, f_cij = (double)cij;
-  const double cmin = f_ci < f_cj ? f_ci : f_cj;
-  const double cmax = f_ci < f_cj ? f_cj : f_ci;
-  const double r = 1.0 / (cmin * cmax * f_cij);
-  const double recip_ci = dense ? recip_m : f_cj * f_cij * r;
-  const double recip_cj = dense ? recip_m : f_ci * f_cij * r;
+  const double cmin = ci < cj ? ci : cj;
+  const double cmax = ci < cj ? cj : ci;
+  const double r = 1.0 / (cmin * cmax * cij);
+  const double recip_ci = dense ? recip_m : cj * cij * r;
+  const double recip_cj = dense ? recip_m : ci * cij * r;
   const double recip_sum = dense ? 0.25 * recip_m : cmin * cmax * r;
   const int none = ci == 0 || cj == 0 || nf == 0 || (!dense && cij == 0);
   for (int e = 0; e < 4; e++) {
     const int a = e >> 1, b = e & 1;
-    const double v = sm_f_ccc2(t[e], a ? s1i : s0i, b ? s1j : s0j, recip_ci, recip_cj,
-                               recip_sum, mult, param);
+    const double v = sm_f_ccc2_d(t[e], a ? s1i : s0i, b ? s1j : s0j, recip_ci, recip_cj,
+                                 recip_sum, mult, param);
     out[e] = none ? 0.0 : v;
   }
+}
+
+/** sm_ccc2_values_d of integer tallies and counts. */
+SM_FN void sm_ccc2_values(const sm_u64 t[4], sm_u64 s1i, sm_u64 s1j, sm_u64 ci, sm_u64 cj,
+                          sm_u64 nf, int dense, double mult, double param, double out[4])
+{
+  const double td[4] = {(double)t[0], (double)t[1], (double)t[2], (double)t[3]};
+  sm_ccc2_values_d(td, (double)s1i, (double)s1j, (double)ci, (double)cj, (double)nf,
+                   dense, mult, param, out);
 }
 
 /** All eight CCC 3-way values of a triple from its 2x2x2 tallies

@@ -40,6 +40,10 @@ void sm_kern_ccc2_ref(size_t m, size_t n, size_t nf, const uint64_t *A, size_t l
 void sm_kern_ccc2_popc(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
                        const uint64_t *B, size_t ldb, int sparse, uint32_t *C,
                        size_t ldc);
+/* The same on a diagonal block (B = A, n x n): the pairs on and above the
+ * diagonal computed, those below mirrored. */
+void sm_kern_ccc2_syrk_popc(size_t n, size_t nf, const uint64_t *A, size_t lda,
+                            int sparse, uint32_t *C, size_t ldc);
 
 /* Per-vector CCC sums: s[2v] = allele-1 count (sum of r over counted
  * entries), s[2v+1] = counted entries (dense: nf; sparse: present calls). */

@@ -318,5 +318,6 @@ sm_ccc2_syrk_fn sm_kern_syrk_ccc2(sm_kvar_t v, int sparse)
   return f == sm_kern_ccc2_avx512 ? sm_kern_ccc2_syrk_avx512
          : f == sm_kern_ccc2_vnni ? sm_kern_ccc2_syrk_vnni
          : f == sm_kern_ccc2_amx  ? sm_kern_ccc2_syrk_amx
+         : f == sm_kern_ccc2_popc ? sm_kern_ccc2_syrk_popc
                                   : NULL;
 }

@@ -549,13 +549,16 @@ static sm_err_t run_graph(run_t *r, int progress)
   const sm_options_t *o = r->o;
   int emit = o->output_format != SM_OUT_NONE || r->sink.analytic != NULL;
   if (!o->block_size && !r->bs_known) { /* rank 0 decides, every rank uses it */
-    size_t bs = o->num_way == 3
-                    ? sm_graph_auto_block3(r->vc)
-                    : sm_graph_auto_block(r->vc, (int)starpu_worker_get_count(),
-                                          o->devices & STARPU_CUDA
-                                              ? (int)starpu_cuda_worker_get_count()
-                                              : 0,
-                                          emit, o->metric == SM_METRIC_CCC);
+    size_t bs =
+        o->num_way == 3
+            ? sm_graph_auto_block3(r->vc)
+            : sm_graph_auto_block(
+                  r->vc, (int)starpu_worker_get_count(),
+                  o->devices & STARPU_CUDA ? (int)starpu_cuda_worker_get_count() : 0,
+                  emit, o->metric == SM_METRIC_CCC,
+                  o->metric == SM_METRIC_CCC ? 4 * (size_t)SM_CCC2_NMOM(r->sparse)
+                  : o->single                ? sizeof(float)
+                                             : sizeof(double));
     sm_mpi_bcast(&bs, sizeof bs);
     r->d.block_size = bs;
   }

@@ -53,8 +53,10 @@ typedef struct sm_graph_stats {
 
 /** Automatic tile size for a partition of nv vectors on nworkers workers,
  * ngpus of them GPUs that may run the modified GEMMs (CUDA workers under
- * --devices all or accel): GPUs get fewer, larger tiles. */
-size_t sm_graph_auto_block(size_t nv, int nworkers, int ngpus, int emit, int metric_ccc);
+ * --devices all or accel): GPUs get fewer, larger tiles. pair_bytes: the
+ * numerator bytes of one pair (0: not bounded by them). */
+size_t sm_graph_auto_block(size_t nv, int nworkers, int ngpus, int emit, int metric_ccc,
+                           size_t pair_bytes);
 
 /** Automatic tile size for a 3-way partition of nv vectors. */
 size_t sm_graph_auto_block3(size_t nv);

@@ -13,7 +13,15 @@
 #include "sm_observe.h"
 #include "sm_sched.h"
 
-size_t sm_graph_auto_block(size_t nv, int nworkers, int ngpus, int emit, int metric_ccc)
+/* The numerator buffer of a CPU tile pair at most: below the heap's mmap
+ * threshold (16 MB, src/cli/main.c), buffers are reused from the heap;
+ * above it every task maps fresh pages and faults on each 4 KiB of them
+ * (sparse CCC at 1000 samples, blocks of 1024 = 16 MB: 4 s of system time
+ * in a 13 s run, 30% slower than blocks of 724). */
+#define SM_NUM_BUDGET ((size_t)8 << 20)
+
+size_t sm_graph_auto_block(size_t nv, int nworkers, int ngpus, int emit, int metric_ccc,
+                           size_t pair_bytes)
 {
   if (nworkers < 1)
     nworkers = 1;
@@ -21,6 +29,11 @@ size_t sm_graph_auto_block(size_t nv, int nworkers, int ngpus, int emit, int met
   size_t tiles = (size_t)ceil(sqrt(16.0 * nworkers));
   /* bound the per-block buffers (records are 24 bytes per value) */
   size_t cap = emit ? (metric_ccc ? 512 : 1024) : 2048, floor = 16;
+  if (pair_bytes) {
+    const size_t num_cap = (size_t)sqrt((double)SM_NUM_BUDGET / (double)pair_bytes);
+    if (num_cap < cap)
+      cap = num_cap;
+  }
   if (ngpus > 0) {
     /* a GPU needs large products to be busy (a 512 x 512 tile pair is a
      * few microseconds of work for it) and pays a transfer per tile: tiles

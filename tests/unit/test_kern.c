@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "kern_finalize_impl.h"
 #include "sm_formulas.h"
 #include "sm_kern.h"
 #include "sm_test.h"
@@ -116,6 +117,48 @@ static void fill_codes(uint64_t *x, size_t m, size_t nf, size_t ld, double miss)
     }
   }
 }
+
+/* The finalize kernels' vectorizable checksum terms (the fixed point read
+ * from 1.5 2^52 + r) equal sm_fin_ck_add's value by value: halves away
+ * from zero, negatives, every magnitude up to 2^51 and past it (the
+ * sm_cksum_q path), NaN and infinities. */
+START_TEST(fin_ck_terms_exact)
+{
+  enum { N = 700 };
+  double v[N];
+  uint64_t key[N];
+  for (int big = 0; big < 2; big++) {
+    for (int x = 0; x < N; x++) {
+      const double u = (double)(xr() >> 11) * 0x1p-53 - 0.5; /* [-0.5, 0.5) */
+      const int kind = x % 7;
+      v[x] = kind == 0   ? u * 9.0
+             : kind == 1 ? ldexp(floor(u * 64) + 0.5, -40) /* exact halves of 2^-40 */
+             : kind == 2 ? -ldexp(floor(u * 64) + 0.5, -40)
+             : kind == 3 ? ldexp(u, (int)(xr() % 11)) /* up to 2^10 */
+             : kind == 4 ? 0.0
+             : kind == 5 ? -ldexp(1.0, -41)
+                         : u * 1e-9;
+      key[x] = xr();
+    }
+    if (big) { /* one value past 2^51 in fixed point, and the specials */
+      v[3] = 4096.0, v[10] = -1e300, v[17] = NAN, v[24] = INFINITY, v[31] = -INFINITY;
+      v[38] = 2047.999;
+    }
+    for (uint32_t n = 0; n <= N; n += n < 20 ? 1 : 97) {
+      const uint64_t step = (uint64_t)(n % 4) * SM_CKSUM_ENTRY_STEP;
+      sm_fin_ck_t a = {0, 0, 0, 0}, b = {0, 0, 0, 0};
+      for (uint32_t x = 0; x < n; x++)
+        sm_fin_ck_add(&a, key[x], n % 4, v[x]);
+      sm_fin_ck_terms(&b, v, key, n, step);
+      ck_assert_msg(a.lo == b.lo && a.hi == b.hi && a.hash == b.hash && a.n == b.n,
+                    "n=%u big=%d: lo %llx/%llx hi %lld/%lld hash %llx/%llx", n, big,
+                    (unsigned long long)a.lo, (unsigned long long)b.lo, (long long)a.hi,
+                    (long long)b.hi, (unsigned long long)a.hash,
+                    (unsigned long long)b.hash);
+    }
+  }
+}
+END_TEST
 
 START_TEST(ccc2_popc_vs_ref)
 {
@@ -452,6 +495,7 @@ static Suite *kern_suite(void)
   tcase_add_test(tc, czek2_blocked_vs_ref_double);
   tcase_add_test(tc, czek2_blocked_vs_ref_single);
   tcase_add_test(tc, czek_sums);
+  tcase_add_test(tc, fin_ck_terms_exact);
   tcase_add_test(tc, ccc2_popc_vs_ref);
   tcase_add_test(tc, ccc2_moments_by_hand);
   tcase_add_test(tc, finalize_czek_and_ccc);

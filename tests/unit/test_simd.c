@@ -221,6 +221,15 @@ START_TEST(ccc2_avx512_vs_ref)
 }
 END_TEST
 
+/* the portable kernel, on every CPU: its symmetric form crosses the 32 x 32
+ * tiles (n = 33, 70) */
+START_TEST(ccc2_popc_all_vs_ref)
+{
+  ccc_all(sm_kern_ccc2_popc, "popc");
+  syrk_all(sm_kern_ccc2_syrk_popc, "popc");
+}
+END_TEST
+
 START_TEST(ccc2_i8ref_vs_ref)
 {
   ccc_all(sm_kern_ccc2_i8ref, "i8ref");
@@ -471,6 +480,7 @@ static Suite *simd_suite(void)
   tcase_add_test(tc, czek2_avx512_vs_ref);
   tcase_add_test(tc, czek2_avx2_vs_ref);
   tcase_add_test(tc, ccc2_avx512_vs_ref);
+  tcase_add_test(tc, ccc2_popc_all_vs_ref);
   tcase_add_test(tc, ccc2_i8ref_vs_ref);
   tcase_add_test(tc, ccc2_vnni_vs_ref);
   tcase_add_test(tc, ccc2_amx_vs_ref);

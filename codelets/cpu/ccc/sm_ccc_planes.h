@@ -51,9 +51,12 @@ static inline void sm_cplanes_free(sm_cplanes_t *pl)
   pl->p = NULL, pl->marg = NULL;
 }
 
-/* Pack nv rows of codes; returns -1 when out of memory (nothing held). */
-static inline int sm_cplanes_pack(sm_cplanes_t *pl, size_t nv, size_t nf,
-                                  const uint64_t *X, size_t ldx, int sparse)
+/* Pack nv rows of codes; returns -1 when out of memory (nothing held).
+ * Always inlined, so that it runs the caller clone's hardware popcount. */
+static inline __attribute__((always_inline)) int sm_cplanes_pack(sm_cplanes_t *pl,
+                                                                 size_t nv, size_t nf,
+                                                                 const uint64_t *X,
+                                                                 size_t ldx, int sparse)
 {
   const size_t ncw = (nf + 31) / 32;
   pl->nw = (ncw + 1) / 2;
