@@ -106,6 +106,27 @@ __attribute__((target("avx512f,avx512vpopcntdq"))) static double lim_popc_zmm(lo
   return 0;
 }
 
+/* AVX2 (no vector popcount): t = a & b; per-byte popcounts of t's nibbles
+ * from the table (vpshufb); acc += both, 4 chains of 4 words. The byte
+ * counters a kernel must also empty now and then (vpsadbw) are left out:
+ * the limit only counts what every word costs. */
+#define PY(acc, lo, hi)                                                                  \
+  "vpand %%ymm15, %%ymm14, %%ymm" #lo "\n\tvpsrlw $4, %%ymm" #lo ", %%ymm" #hi           \
+  "\n\tvpand %%ymm13, %%ymm" #lo ", %%ymm" #lo "\n\tvpand %%ymm13, %%ymm" #hi            \
+  ", %%ymm" #hi "\n\tvpshufb %%ymm" #lo ", %%ymm12, %%ymm" #lo "\n\tvpshufb %%ymm" #hi   \
+  ", %%ymm12, %%ymm" #hi "\n\tvpaddb %%ymm" #lo ", %%ymm" #acc ", %%ymm" #acc            \
+  "\n\tvpaddb %%ymm" #hi ", %%ymm" #acc ", %%ymm" #acc "\n\t"
+__attribute__((target("avx2"))) static double lim_popc_ymm(long it)
+{
+  __asm__ volatile("vpcmpeqb %%ymm15, %%ymm15, %%ymm15\n\t"
+                   "vpxor %%ymm12, %%ymm12, %%ymm12\n\t"
+                   "vpabsb %%ymm15, %%ymm13\n\t"
+                   "1:\n\t" PY(0, 4, 5) PY(1, 6, 7) PY(2, 8, 9)
+                       PY(3, 10, 11) "dec %0\n\tjnz 1b"
+                   : "+r"(it)::YMM_CLOBBERS);
+  return 0;
+}
+
 /* scalar: t = a & b; t = popcnt t; acc += t, 4 chains */
 __attribute__((target("popcnt"))) static double lim_popc_scalar(long it)
 {
@@ -438,6 +459,14 @@ int main(int argc, char **argv)
        200000000,
        !cpu->vpopcntdq,
        {0, 0}},
+      {"and_popcnt",
+       "words/s",
+       "ymm vpand+vpshufb nibble popcount+vpaddb",
+       lim_popc_ymm,
+       4 * 4,
+       50000000,
+       cpu->avx2 && !cpu->vpopcntdq,
+       {0, 0}},
       {"int8_mac",
        "MAC/s",
        "zmm vpdpbusd",
@@ -516,9 +545,10 @@ int main(int argc, char **argv)
       double per_op = !fam[f].ccc                    ? 1.0
                       : !strcmp(lname, "and_popcnt") ? 64.0 / (fam[f].sparse ? 5 : 2)
                                                      : (fam[f].sparse ? 0.25 : 1.0);
-      j.lim = NULL;
+      j.lim = NULL; /* the fastest loop of that limit (and_popcnt: scalar or ymm) */
       for (size_t l = 0; l < nlimits; l++)
-        if (limits[l].usable && !strcmp(limits[l].name, lname))
+        if (limits[l].usable && !strcmp(limits[l].name, lname) &&
+            (!j.lim || limits[l].best[0] > j.lim->best[0]))
           j.lim = &limits[l];
       for (int c = 0; c < ncounts; c++) {
         /* kernel and limit alternate, so that both see the same machine */

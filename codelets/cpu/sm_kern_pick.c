@@ -19,8 +19,6 @@ const char *sm_kern_unusable(sm_kvar_t v, int ccc)
   case SM_KVAR_BLOCKED:
     return NULL;
   case SM_KVAR_AVX2:
-    if (ccc)
-      return "avx2 is a czekanowski kernel (ccc: popc, avx512, vnni, amx)";
     return cpu->avx2 ? NULL : "this CPU (or OS) has no AVX2";
   case SM_KVAR_AVX512:
     if (!cpu->avx512)
@@ -160,12 +158,16 @@ static ccc_choice_t ccc_variant(sm_kvar_t v)
     return (ccc_choice_t){sm_kern_ccc2_vnni, "sm_kern_ccc2_vnni"};
   case SM_KVAR_AMX:
     return (ccc_choice_t){sm_kern_ccc2_amx, "sm_kern_ccc2_amx"};
-  case SM_KVAR_POPC:
+  case SM_KVAR_AVX2:
+    return (ccc_choice_t){sm_kern_ccc2_avx2, "sm_kern_ccc2_avx2"};
+  case SM_KVAR_POPC: /* the fastest popcount kernel this CPU runs */
     if (sm_cpu_get()->vpopcntdq)
       return ccc_variant(SM_KVAR_AVX512);
+    if (sm_cpu_get()->avx2)
+      return ccc_variant(SM_KVAR_AVX2);
     return (ccc_choice_t){sm_kern_ccc2_popc, "sm_kern_ccc2_popc"};
   default:
-    return (ccc_choice_t){sm_kern_ccc2_popc, "sm_kern_ccc2_popc"};
+    return ccc_variant(SM_KVAR_POPC);
   }
 }
 
@@ -318,6 +320,7 @@ sm_ccc2_syrk_fn sm_kern_syrk_ccc2(sm_kvar_t v, int sparse)
   return f == sm_kern_ccc2_avx512 ? sm_kern_ccc2_syrk_avx512
          : f == sm_kern_ccc2_vnni ? sm_kern_ccc2_syrk_vnni
          : f == sm_kern_ccc2_amx  ? sm_kern_ccc2_syrk_amx
+         : f == sm_kern_ccc2_avx2 ? sm_kern_ccc2_syrk_avx2
          : f == sm_kern_ccc2_popc ? sm_kern_ccc2_syrk_popc
                                   : NULL;
 }

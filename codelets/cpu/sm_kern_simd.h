@@ -77,6 +77,13 @@ void sm_kern_ccc2_avx512(size_t m, size_t n, size_t nf, const uint64_t *A, size_
  * and mr), as for Czekanowski above. */
 void sm_kern_ccc2_syrk_avx512(size_t n, size_t nf, const uint64_t *A, size_t lda,
                               int sparse, uint32_t *C, size_t ldc);
+/* AVX2 (CPUs without VPOPCNTDQ): the planes of sm_ccc_planes.h counted with
+ * the nibble table, 256 bits at a time. */
+void sm_kern_ccc2_avx2(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
+                       const uint64_t *B, size_t ldb, int sparse, uint32_t *C,
+                       size_t ldc);
+void sm_kern_ccc2_syrk_avx2(size_t n, size_t nf, const uint64_t *A, size_t lda,
+                            int sparse, uint32_t *C, size_t ldc);
 void sm_kern_ccc2_syrk_amx(size_t n, size_t nf, const uint64_t *A, size_t lda, int sparse,
                            uint32_t *C, size_t ldc);
 void sm_kern_ccc2_syrk_vnni(size_t n, size_t nf, const uint64_t *A, size_t lda,

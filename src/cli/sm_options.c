@@ -331,7 +331,8 @@ static const sm_opt_t options[] = {
      .arg = "K",
      .help = "CPU kernel of the 2-way tasks: auto (default: the\n"
              "fastest this CPU runs), ref, blocked (portable),\n"
-             "czekanowski avx2|avx512, ccc popc|avx512|vnni|amx"},
+             "avx2|avx512 (both metrics), ccc popc (the best\n"
+             "popcount kernel), vnni, amx"},
     TEXT("Input (one of):\n"),
     CUSTOM("input", set_input, CMD_COMPUTE, "FILE",
            ".tsv/.csv/.txt (czekanowski), .npy, raw CoMet file,\n"

@@ -29,7 +29,7 @@ done
 for miss in 0 0.1; do
   p="--metric ccc --synthetic random --num-vector 47 --num-field 1111 --seed 4 --missing-rate $miss --block-size 16"
   run_ok "ccc $miss ref" c $p --kernel ref --output "$T/g_ref" --output-format bin
-  for k in auto blocked popc avx512 vnni amx; do
+  for k in auto blocked popc avx2 avx512 vnni amx; do
     if try "ccc $miss $k" $p --kernel $k --output "$T/g_$k" --output-format bin; then
       same "ccc $miss $k = ref" "$T/g_ref.bin" "$T/g_$k.bin"
     fi
@@ -39,16 +39,22 @@ done
 # kernels of the other metric are refused
 expect_error "czek vnni" "--kernel vnni: vnni is a ccc kernel" "$T/bad" \
   c --synthetic random --num-vector 5 --num-field 5 --kernel vnni --output "$T/bad"
-expect_error "ccc avx2" "--kernel avx2: avx2 is a czekanowski kernel" "$T/bad" \
-  c --metric ccc --synthetic random --num-vector 5 --num-field 5 --kernel avx2 --output "$T/bad"
+expect_error "czek popc" "--kernel popc: popc is a ccc kernel" "$T/bad" \
+  c --synthetic random --num-vector 5 --num-field 5 --kernel popc --output "$T/bad"
 
 # auto falls back to the portable kernels when the ISA is hidden
 run_ok "czek portable" env STARMET_CPU_DISABLE=avx2,avx512 "$STARMET" compute --quiet \
   --synthetic random --num-vector 20 --num-field 50 --output-format none --summary "$T/p.json"
 [ "$(kern "$T/p.json")" = sm_kern_czek2_blocked_d ] && pass || fail "fallback czek: $(kern "$T/p.json")"
-run_ok "ccc portable" env STARMET_CPU_DISABLE=avx512 "$STARMET" compute --quiet --metric ccc \
+run_ok "ccc portable" env STARMET_CPU_DISABLE=avx2,avx512 "$STARMET" compute --quiet --metric ccc \
   --synthetic random --num-vector 20 --num-field 50 --output-format none --summary "$T/q.json"
 [ "$(kern "$T/q.json")" = sm_kern_ccc2_popc ] && pass || fail "fallback ccc: $(kern "$T/q.json")"
+# without AVX-512, the AVX2 popcount kernel where the CPU has AVX2
+if grep -qw avx2 /proc/cpuinfo 2>/dev/null; then
+  run_ok "ccc avx2 auto" env STARMET_CPU_DISABLE=avx512 "$STARMET" compute --quiet --metric ccc \
+    --synthetic random --num-vector 20 --num-field 50 --output-format none --summary "$T/r.json"
+  [ "$(kern "$T/r.json")" = sm_kern_ccc2_avx2 ] && pass || fail "avx2 ccc: $(kern "$T/r.json")"
+fi
 expect_error "hidden avx512" "--kernel avx512: this CPU" "$T/bad" env STARMET_CPU_DISABLE=avx512 \
   "$STARMET" compute --synthetic random --num-vector 5 --num-field 5 --kernel avx512 --output "$T/bad"
 

@@ -230,6 +230,17 @@ START_TEST(ccc2_popc_all_vs_ref)
 }
 END_TEST
 
+START_TEST(ccc2_avx2_vs_ref)
+{
+  if (!sm_cpu_get()->avx2) {
+    skip("ccc2 avx2");
+    return;
+  }
+  ccc_all(sm_kern_ccc2_avx2, "avx2");
+  syrk_all(sm_kern_ccc2_syrk_avx2, "avx2");
+}
+END_TEST
+
 START_TEST(ccc2_i8ref_vs_ref)
 {
   ccc_all(sm_kern_ccc2_i8ref, "i8ref");
@@ -459,7 +470,15 @@ START_TEST(pick_follows_cpu)
   ck_assert_ptr_eq(sm_kern_pick_czek2_d(SM_KVAR_AVX512, &fd) != NULL ? (void *)1 : NULL,
                    cpu->avx512 ? (void *)1 : NULL);
   ck_assert_ptr_null(sm_kern_pick_czek2_d(SM_KVAR_VNNI, &fd)); /* a ccc kernel */
-  ck_assert_ptr_null(sm_kern_pick_ccc2(SM_KVAR_AVX2, 0, &fc)); /* a czek kernel */
+  ck_assert_ptr_null(sm_kern_pick_czek2_d(SM_KVAR_POPC, &fd)); /* a ccc kernel */
+  /* avx2 serves both metrics; the best popcount kernel is the automatic
+   * one's fallback (AVX-512, else AVX2, else portable) */
+  ck_assert_ptr_eq(sm_kern_pick_ccc2(SM_KVAR_AVX2, 0, &fc) != NULL ? (void *)1 : NULL,
+                   cpu->avx2 ? (void *)1 : NULL);
+  ck_assert_ptr_nonnull(sm_kern_pick_ccc2(SM_KVAR_POPC, 0, &fc));
+  ck_assert(fc == (cpu->vpopcntdq ? sm_kern_ccc2_avx512
+                   : cpu->avx2    ? sm_kern_ccc2_avx2
+                                  : sm_kern_ccc2_popc));
   for (int sparse = 0; sparse < 2; sparse++) {
     const char *name = sm_kern_pick_ccc2(SM_KVAR_AUTO, sparse, &fc);
     ck_assert_ptr_nonnull(name);
@@ -481,6 +500,7 @@ static Suite *simd_suite(void)
   tcase_add_test(tc, czek2_avx2_vs_ref);
   tcase_add_test(tc, ccc2_avx512_vs_ref);
   tcase_add_test(tc, ccc2_popc_all_vs_ref);
+  tcase_add_test(tc, ccc2_avx2_vs_ref);
   tcase_add_test(tc, ccc2_i8ref_vs_ref);
   tcase_add_test(tc, ccc2_vnni_vs_ref);
   tcase_add_test(tc, ccc2_amx_vs_ref);

@@ -122,44 +122,7 @@ static void dense_tiles(size_t m, size_t n, size_t nf, const sm_cplanes_t *pa,
     }
 }
 
-SM_POPC_CLONES
-static void sparse_tiles(size_t m, size_t n, size_t nf, const sm_cplanes_t *pa,
-                         const sm_cplanes_t *pb, uint32_t *C, size_t ldc, int sym)
-{
-  const size_t nw = pa->nw, st = 3 * nw, TB = SM_CCC2_TB;
-  const int64_t n0 = (int64_t)nf;
-  for (size_t i0 = 0; i0 < m; i0 += TB)
-    for (size_t j0 = sym ? i0 : 0; j0 < n; j0 += TB) {
-      const size_t i1 = i0 + TB < m ? i0 + TB : m, j1 = j0 + TB < n ? j0 + TB : n;
-      for (size_t i = i0; i < i1; i++)
-        for (size_t j = j0; j < j1; j += 2) {
-          const size_t j2 = j + 1 < j1 ? j + 1 : j;
-          const int64_t *gi = pa->marg + 3 * i;
-          int64_t c0[4], c1[4];
-          sm_cplanes_sparse2(nw, pa->p + i * st, pb->p + j * st, pb->p + j2 * st, c0, c1);
-          sm_cplanes_moments(gi, pb->marg + 3 * j, n0, c0, C + (i * ldc + j) * 4);
-          if (j2 != j)
-            sm_cplanes_moments(gi, pb->marg + 3 * j2, n0, c1, C + (i * ldc + j2) * 4);
-        }
-    }
-}
-
-/* The pairs below the diagonal of a symmetric block from those above it
- * (moments rm and mr trade places), TB x TB tiles at a time. */
-static void mirror_lower(size_t n, int sparse, uint32_t *C, size_t ldc)
-{
-  const size_t nmom = SM_CCC2_NMOM(sparse), TB = SM_CCC2_TB;
-  for (size_t i0 = 0; i0 < n; i0 += TB)
-    for (size_t j0 = 0; j0 <= i0; j0 += TB)
-      for (size_t i = i0; i < i0 + TB && i < n; i++)
-        for (size_t j = j0; j < j0 + TB && j < i; j++) {
-          uint32_t *c = C + (i * ldc + j) * nmom;
-          const uint32_t *t = C + (j * ldc + i) * nmom;
-          c[0] = t[0];
-          if (sparse)
-            c[1] = t[2], c[2] = t[1], c[3] = t[3];
-        }
-}
+SM_CPLANES_SPARSE_TILES(SM_POPC_CLONES, sparse_tiles, sm_cplanes_sparse2, 1)
 
 /* A against B, or (sym: B is A) the tiles on and above the diagonal and the
  * rest mirrored. */
@@ -168,22 +131,8 @@ static void ccc2_popc(size_t m, size_t n, size_t nf, const uint64_t *A, size_t l
                       const uint64_t *B, size_t ldb, int sparse, uint32_t *C, size_t ldc,
                       int sym)
 {
-  sm_cplanes_t pa, pb;
-  if (sm_cplanes_pack(&pa, m, nf, A, lda, sparse)) {
-    sm_kern_ccc2_ref(m, n, nf, A, lda, B, ldb, sparse, C, ldc);
-    return;
-  }
-  if (!sym && sm_cplanes_pack(&pb, n, nf, B, ldb, sparse)) {
-    sm_cplanes_free(&pa);
-    sm_kern_ccc2_ref(m, n, nf, A, lda, B, ldb, sparse, C, ldc);
-    return;
-  }
-  (sparse ? sparse_tiles : dense_tiles)(m, n, nf, &pa, sym ? &pa : &pb, C, ldc, sym);
-  if (sym)
-    mirror_lower(n, sparse, C, ldc);
-  sm_cplanes_free(&pa);
-  if (!sym)
-    sm_cplanes_free(&pb);
+  sm_cplanes_run(1, dense_tiles, sparse_tiles, m, n, nf, A, lda, B, ldb, sparse, C, ldc,
+                 sym);
 }
 
 void sm_kern_ccc2_popc(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,

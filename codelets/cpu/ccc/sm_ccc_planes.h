@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "sm_formulas.h"
+#include "sm_kern.h"
 
 /* Clones of a kernel for the widest ISA the CPU reports (hardware popcount
  * at least), chosen when the program loads. */
@@ -30,7 +31,9 @@ static inline void sm_code_bits(const uint64_t *row, size_t cw, size_t nf, uint6
 
 /* Planes with the fewest popcounts per word pair (bench/README.md), 64
  * fields per word (code word 2w in the even bits, 2w+1 in the odd bits;
- * zero past nf), a word's planes side by side, and per vector its sums:
+ * zero past nf), the planes of a group of g words side by side (g = 1 for
+ * scalar kernels, the SIMD width in words for vector kernels: nw is then a
+ * multiple of g, the words past the data zero), and per vector its sums:
  * - dense (np = 2): D = (r != 1), S = (r == 2), fields that exist only;
  *   with u = r - 1, D = (u != 0), S = (u > 0):
  *   sum r_i r_j = R_i + R_j - n + |Di & Dj| - 2 |Di & Dj & (Si ^ Sj)|;
@@ -41,7 +44,8 @@ static inline void sm_code_bits(const uint64_t *row, size_t cw, size_t nf, uint6
 typedef struct sm_cplanes {
   size_t nw;     /* words per plane */
   int np;        /* planes per vector */
-  uint64_t *p;   /* [v][w][np planes] */
+  size_t g;      /* words per group */
+  uint64_t *p;   /* [v][w / g][np planes][g] */
   int64_t *marg; /* [v][3]: R (sum of r over present entries), nX, nZ */
 } sm_cplanes_t;
 
@@ -51,17 +55,20 @@ static inline void sm_cplanes_free(sm_cplanes_t *pl)
   pl->p = NULL, pl->marg = NULL;
 }
 
-/* Pack nv rows of codes; returns -1 when out of memory (nothing held).
- * Always inlined, so that it runs the caller clone's hardware popcount. */
-static inline __attribute__((always_inline)) int sm_cplanes_pack(sm_cplanes_t *pl,
-                                                                 size_t nv, size_t nf,
-                                                                 const uint64_t *X,
-                                                                 size_t ldx, int sparse)
+/* Pack nv rows of codes in groups of g words; returns -1 when out of
+ * memory (nothing held). Always inlined, so that it runs the caller
+ * clone's hardware popcount. */
+static inline __attribute__((always_inline)) int
+sm_cplanes_pack_g(sm_cplanes_t *pl, size_t nv, size_t nf, const uint64_t *X, size_t ldx,
+                  int sparse, size_t g)
 {
   const size_t ncw = (nf + 31) / 32;
-  pl->nw = (ncw + 1) / 2;
+  pl->g = g;
+  pl->nw = ((ncw + 1) / 2 + g - 1) / g * g;
   pl->np = sparse ? 3 : 2;
-  pl->p = malloc((nv ? nv : 1) * (size_t)pl->np * (pl->nw ? pl->nw : 1) * sizeof *pl->p);
+  pl->p = (uint64_t *)aligned_alloc(
+      64, ((nv ? nv : 1) * (size_t)pl->np * (pl->nw ? pl->nw : g) * sizeof *pl->p + 63) /
+              64 * 64);
   pl->marg = malloc((nv ? nv : 1) * 3 * sizeof *pl->marg);
   if (!pl->p || !pl->marg) {
     sm_cplanes_free(pl);
@@ -90,15 +97,104 @@ static inline __attribute__((always_inline)) int sm_cplanes_pack(sm_cplanes_t *p
         }
         ps |= sv << half;
       }
-      uint64_t *ow = o + w * (size_t)pl->np;
+      uint64_t *ow = o + w / g * (size_t)pl->np * g + w % g;
       if (sparse)
-        ow[0] = px, ow[1] = ps, ow[2] = pd;
+        ow[0] = px, ow[g] = ps, ow[2 * g] = pd;
       else
-        ow[0] = pd, ow[1] = ps;
+        ow[0] = pd, ow[g] = ps;
     }
     pl->marg[3 * v] = R, pl->marg[3 * v + 1] = nX, pl->marg[3 * v + 2] = nZ;
   }
   return 0;
+}
+
+/* The planes of the scalar kernels (groups of one word). */
+static inline __attribute__((always_inline)) int sm_cplanes_pack(sm_cplanes_t *pl,
+                                                                 size_t nv, size_t nf,
+                                                                 const uint64_t *X,
+                                                                 size_t ldx, int sparse)
+{
+  return sm_cplanes_pack_g(pl, nv, nf, X, ldx, sparse, 1);
+}
+
+/* A sparse kernel's tiles (static function `name`, attributes `attr`):
+ * 32 x 32 pairs whose columns' planes stay in L2, with sym (B is A) only
+ * those on and above the diagonal; `row2(len, a, b0, b1, c0, c1)` gives
+ * the counts of row a against columns b0 and b1 (len: nw / per), an odd
+ * last column pairing with itself (computed twice, kept once). */
+#define SM_CPLANES_SPARSE_TILES(attr, name, row2, per)                                   \
+  attr static void name(size_t m, size_t n, size_t nf, const sm_cplanes_t *pa,           \
+                        const sm_cplanes_t *pb, uint32_t *C, size_t ldc, int sym)        \
+  {                                                                                      \
+    const size_t len = pa->nw / (per), st = 3 * pa->nw, tb_ = 32;                        \
+    const int64_t n0 = (int64_t)nf;                                                      \
+    for (size_t i0 = 0; i0 < m; i0 += tb_)                                               \
+      for (size_t j0 = sym ? i0 : 0; j0 < n; j0 += tb_) {                                \
+        const size_t i1 = i0 + tb_ < m ? i0 + tb_ : m, j1 = j0 + tb_ < n ? j0 + tb_ : n; \
+        for (size_t i = i0; i < i1; i++)                                                 \
+          for (size_t j = j0; j < j1; j += 2) {                                          \
+            const size_t j2 = j + 1 < j1 ? j + 1 : j;                                    \
+            const int64_t *gi = pa->marg + 3 * i;                                        \
+            int64_t c0[4], c1[4];                                                        \
+            row2(len, pa->p + i * st, pb->p + j * st, pb->p + j2 * st, c0, c1);          \
+            sm_cplanes_moments(gi, pb->marg + 3 * j, n0, c0, C + (i * ldc + j) * 4);     \
+            if (j2 != j)                                                                 \
+              sm_cplanes_moments(gi, pb->marg + 3 * j2, n0, c1, C + (i * ldc + j2) * 4); \
+          }                                                                              \
+      }                                                                                  \
+  }
+
+/* The moments of tiles of pairs (sym: B is A, only the tiles on and above
+ * the diagonal). */
+typedef void (*sm_cplanes_tiles_fn)(size_t m, size_t n, size_t nf, const sm_cplanes_t *pa,
+                                    const sm_cplanes_t *pb, uint32_t *C, size_t ldc,
+                                    int sym);
+
+static inline void sm_ccc2_mirror_lower(size_t n, int sparse, uint32_t *C, size_t ldc);
+
+/* A popcount kernel's whole call: A and B packed in groups of g words
+ * (once when sym: B is A), the method's tiles, the lower triangle mirrored
+ * when sym; the reference loops when memory runs out. Inlined into the
+ * kernel (its ISA, its hardware popcount). */
+static inline __attribute__((always_inline)) void
+sm_cplanes_run(size_t g, sm_cplanes_tiles_fn dense, sm_cplanes_tiles_fn sparse_fn,
+               size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
+               const uint64_t *B, size_t ldb, int sparse, uint32_t *C, size_t ldc,
+               int sym)
+{
+  sm_cplanes_t pa, pb;
+  if (sm_cplanes_pack_g(&pa, m, nf, A, lda, sparse, g)) {
+    sm_kern_ccc2_ref(m, n, nf, A, lda, B, ldb, sparse, C, ldc);
+    return;
+  }
+  if (!sym && sm_cplanes_pack_g(&pb, n, nf, B, ldb, sparse, g)) {
+    sm_cplanes_free(&pa);
+    sm_kern_ccc2_ref(m, n, nf, A, lda, B, ldb, sparse, C, ldc);
+    return;
+  }
+  (sparse ? sparse_fn : dense)(m, n, nf, &pa, sym ? &pa : &pb, C, ldc, sym);
+  if (sym)
+    sm_ccc2_mirror_lower(n, sparse, C, ldc);
+  sm_cplanes_free(&pa);
+  if (!sym)
+    sm_cplanes_free(&pb);
+}
+
+/* The pairs below the diagonal of a symmetric n x n block of moments from
+ * those above it (rm and mr trade places), 32 x 32 tiles at a time. */
+static inline void sm_ccc2_mirror_lower(size_t n, int sparse, uint32_t *C, size_t ldc)
+{
+  const size_t nmom = sparse ? 4 : 1, TB = 32;
+  for (size_t i0 = 0; i0 < n; i0 += TB)
+    for (size_t j0 = 0; j0 <= i0; j0 += TB)
+      for (size_t i = i0; i < i0 + TB && i < n; i++)
+        for (size_t j = j0; j < j0 + TB && j < i; j++) {
+          uint32_t *c = C + (i * ldc + j) * nmom;
+          const uint32_t *t = C + (j * ldc + i) * nmom;
+          c[0] = t[0];
+          if (sparse)
+            c[1] = t[2], c[2] = t[1], c[3] = t[3];
+        }
 }
 
 /* |Di & Dj| - 2 |Di & Dj & (Si ^ Sj)| of one word */
