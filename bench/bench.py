@@ -297,9 +297,23 @@ class Bench:
                          self.size("short_kernel_ccc").split(",")) + (" (auto)" if auto else "",)))
         nv, nf = self.size("shape_sparse")
         log("== the %d x %d sparse shape (1%% missing)" % (nv, nf))
-        s, wall = self.starmet_run(["--metric", "ccc", "--synthetic", "random", "--missing-rate",
-                                    "0.01", "--num-vector", str(nv), "--num-field", str(nf)],
-                                   "shape")
+        # on a .bed, which PLINK 1.9 --r2 square reads too (the peers'
+        # section, or here when it is skipped: once, it takes a minute)
+        bed = os.path.join(self.tmp, "shape")
+        self.synth(["--metric", "ccc", "--synthetic", "random", "--missing-rate", "0.01",
+                    "--num-vector", str(nv), "--num-field", str(nf), "--output-format", "plink"],
+                   bed)
+        s, wall = self.starmet_run(["--metric", "ccc", "--bfile", bed], "shape")
+        if not self.a.no_peers and shutil.which("plink1.9"):
+            t = self.timed(["plink1.9", "--bfile", bed, "--r2", "square", "bin4", "--threads",
+                            str(self.ncores), "--out", os.path.join(self.tmp, "shape_r2")])
+            for ext in (".ld.bin", ".ld"):
+                if os.path.exists(os.path.join(self.tmp, "shape_r2" + ext)):
+                    os.unlink(os.path.join(self.tmp, "shape_r2" + ext))
+            self.add(section="shape_peer", name="PLINK 1.9 --r2 square", threads=self.ncores,
+                     rate=npairs(nv) * nf / t, unit="sample-pairs/s", time_s=t,
+                     ratio=wall and t / wall,
+                     detail="whole command %.1f s, starmet %.1f s wall" % (t, wall))
         self.add(section="shape", name="ccc2_sparse", threads=self.ncores,
                  rate=s["rates"]["comparisons_per_s"], unit="sample-pairs/s",
                  time_s=s["timings_s"]["compute"],
@@ -728,6 +742,10 @@ class Bench:
             if r["section"] == "shape":
                 L.append("\nWhole run of a real genotype set's shape: ccc sparse %s: %s "
                          "sample-pairs/s." % (r["detail"], fmt(r["rate"])))
+            if r["section"] == "shape_peer":
+                L.append("PLINK 1.9 `--r2 square bin4` on the same .bed (2 threads): %s "
+                         "sample-pairs/s (%s): starmet %.1fx faster." % (
+                             fmt(r["rate"]), r["detail"], r["ratio"]))
             if r["section"] == "threshold":
                 L.append("\nWriting 1%% of the values: %s (%s of the run without output)." %
                          (r["detail"], pct(r["ratio"])))
@@ -858,6 +876,9 @@ class Bench:
         goal("whole run of the %s sparse shape, sample-pairs/s" %
              " x ".join(map(str, self.size("shape_sparse"))),
              shape[0]["rate"] if shape else None, 1e11, fmt)
+        sp = [x for x in self.rows if x["section"] == "shape_peer"]
+        goal("the same shape, PLINK 1.9 --r2 square wall / starmet wall (x)",
+             sp[0]["ratio"] if sp else None, 10, lambda v: "%.1fx" % v)
         outs = {x["name"]: x for x in self.rows if x["section"] == "output"}
         goal("TSV writing, values/s", outs["tsv"]["rate"] if "tsv" in outs else None, 1e7, fmt)
         th = [x for x in self.rows if x["section"] == "threshold"]

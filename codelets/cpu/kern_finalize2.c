@@ -94,12 +94,6 @@ static void keys_chunk(uint64_t *key, uint32_t gi, uint32_t gj0, uint32_t nc, in
   }
 }
 
-/* uint32 -> double through the signed conversion every SIMD ISA has. */
-static inline double u32d(uint32_t x)
-{
-  return (double)(int32_t)(x ^ 0x80000000u) + 2147483648.0;
-}
-
 /* CCC values of row i, columns j0 .. j0 + nc - 1: v[e * CHUNK + c], the
  * four entries through four pointers (one array, but GCC vectorizes only
  * stores it knows apart). In doubles (sm_ccc2_values_d): 64-bit integer
@@ -113,14 +107,14 @@ static void ccc_chunk(const sm_fin2_args_t *a, const uint32_t *restrict mom,
   /* one loop per method: no branch inside, so that it vectorizes; the
    * arguments in locals (the outputs may not alias them) */
   const double mult = a->ccc_mult, param = a->ccc_param;
-  const double nf = (double)a->nf, s1i = u32d(si[0]), ci = u32d(si[1]);
+  const double nf = (double)a->nf, s1i = sm_u32d(si[0]), ci = sm_u32d(si[1]);
   if (a->sparse)
     for (uint32_t c = 0; c < nc; c++) {
       const uint32_t *m = mom + (size_t)c * 4;
       double t[4], x[4];
-      sm_ccc2_tally_d(u32d(m[0]), u32d(m[1]), u32d(m[2]), u32d(m[3]), t);
-      sm_ccc2_values_d(t, s1i, u32d(sj[2 * c]), ci, u32d(sj[2 * c + 1]), nf, 0, mult,
-                       param, x);
+      sm_ccc2_tally_d(sm_u32d(m[0]), sm_u32d(m[1]), sm_u32d(m[2]), sm_u32d(m[3]), t);
+      sm_ccc2_values_d(t, s1i, sm_u32d(sj[2 * c]), ci, sm_u32d(sj[2 * c + 1]), nf, 0,
+                       mult, param, x);
       v0[c] = x[0];
       v1[c] = x[1];
       v2[c] = x[2];
@@ -129,9 +123,9 @@ static void ccc_chunk(const sm_fin2_args_t *a, const uint32_t *restrict mom,
   else
     for (uint32_t c = 0; c < nc; c++) {
       double t[4], x[4];
-      const double s1j = u32d(sj[2 * c]);
-      sm_ccc2_tally_d(u32d(mom[c]), s1i, s1j, nf, t);
-      sm_ccc2_values_d(t, s1i, s1j, ci, u32d(sj[2 * c + 1]), nf, 1, mult, param, x);
+      const double s1j = sm_u32d(sj[2 * c]);
+      sm_ccc2_tally_d(sm_u32d(mom[c]), s1i, s1j, nf, t);
+      sm_ccc2_values_d(t, s1i, s1j, ci, sm_u32d(sj[2 * c + 1]), nf, 1, mult, param, x);
       v0[c] = x[0];
       v1[c] = x[1];
       v2[c] = x[2];

@@ -68,6 +68,14 @@ static inline void sm_fin_ck_add(sm_fin_ck_t *c, uint64_t key, uint32_t e, doubl
   c->n++;
 }
 
+/* uint32 -> double through the signed conversion every SIMD ISA has (the
+ * finalize loops count in exact doubles: AVX2 has no 64-bit integer
+ * conversion). */
+static inline double sm_u32d(uint32_t x)
+{
+  return (double)(int32_t)(x ^ 0x80000000u) + 2147483648.0;
+}
+
 /* c += the checksum terms of n values v[] of one entry (key step `step`,
  * SM_CKSUM_ENTRY_STEP x the entry) with keys key[]: sm_fin_ck_add's
  * arithmetic in loops that vectorize on every SIMD ISA (inlined into the

@@ -31,8 +31,8 @@ SM_TARGET SM_INLINE __m256i pc8(__m256i x, __m256i lut, __m256i m4)
 
 SM_TARGET SM_INLINE __m256i nibble_table(void)
 {
-  return _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2, 1, 2,
-                          2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
+  return _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2, 1,
+                          2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
 }
 
 /* Twice the popcounts: the dense term's 2 |Di & Dj & (Si ^ Sj)| without an
@@ -50,7 +50,8 @@ SM_TARGET SM_INLINE __m256i drain(__m256i t, __m256i c)
 
 SM_TARGET SM_INLINE int64_t hsum(__m256i t)
 {
-  const __m128i s = _mm_add_epi64(_mm256_castsi256_si128(t), _mm256_extracti128_si256(t, 1));
+  const __m128i s =
+      _mm_add_epi64(_mm256_castsi256_si128(t), _mm256_extracti128_si256(t, 1));
   return _mm_cvtsi128_si64(s) + _mm_extract_epi64(s, 1);
 }
 
@@ -119,18 +120,20 @@ SM_TARGET SM_INLINE void sparse12(size_t ng, const uint64_t *a, const uint64_t *
     y = _mm256_add_epi8(                                                                 \
         y, pc8(_mm256_or_si256(_mm256_and_si256(xb, sa), _mm256_andnot_si256(xb, za)),   \
                lut, m4));                                                                \
-    x = _mm256_add_epi8(x, pc8(_mm256_or_si256(_mm256_and_si256(xa, sb),                 \
-                                               _mm256_andnot_si256(                      \
-                                                   xa, _mm256_andnot_si256(sb, db))),    \
-                               lut, m4));                                                \
+    x = _mm256_add_epi8(                                                                 \
+        x, pc8(_mm256_or_si256(_mm256_and_si256(xa, sb),                                 \
+                               _mm256_andnot_si256(xa, _mm256_andnot_si256(sb, db))),    \
+               lut, m4));                                                                \
     w = _mm256_add_epi8(w, pc8(_mm256_and_si256(xa, xb), lut, m4));                      \
   } while (0)
       SPARSE_TERMS((const __m256i *)(b0 + 3 * G * q), u0, y0, x0, w0);
       SPARSE_TERMS((const __m256i *)(b1 + 3 * G * q), u1, y1, x1, w1);
 #undef SPARSE_TERMS
     }
-    tt0 = drain(tt0, u0), ty0 = drain(ty0, y0), tx0 = drain(tx0, x0), tq0 = drain(tq0, w0);
-    tt1 = drain(tt1, u1), ty1 = drain(ty1, y1), tx1 = drain(tx1, x1), tq1 = drain(tq1, w1);
+    tt0 = drain(tt0, u0), ty0 = drain(ty0, y0), tx0 = drain(tx0, x0),
+    tq0 = drain(tq0, w0);
+    tt1 = drain(tt1, u1), ty1 = drain(ty1, y1), tx1 = drain(tx1, x1),
+    tq1 = drain(tq1, w1);
   }
   const int64_t off = (int64_t)chunks * BIAS * 32;
   c0[0] = hsum(tt0) - off, c0[1] = hsum(ty0), c0[2] = hsum(tx0), c0[3] = hsum(tq0);
@@ -143,7 +146,8 @@ SM_TARGET SM_INLINE void sparse12(size_t ng, const uint64_t *a, const uint64_t *
 #define TB 32
 
 SM_TARGET static void dense_tiles(size_t m, size_t n, size_t nf, const sm_cplanes_t *pa,
-                                  const sm_cplanes_t *pb, uint32_t *C, size_t ldc, int sym)
+                                  const sm_cplanes_t *pb, uint32_t *C, size_t ldc,
+                                  int sym)
 {
   const size_t ng = pa->nw / G, st = 2 * pa->nw;
   const int64_t n0 = (int64_t)nf;
@@ -184,8 +188,8 @@ void sm_kern_ccc2_avx2(size_t m, size_t n, size_t nf, const uint64_t *A, size_t 
   ccc2(m, n, nf, A, lda, B, ldb, sparse, C, ldc, 0);
 }
 
-void sm_kern_ccc2_syrk_avx2(size_t n, size_t nf, const uint64_t *A, size_t lda, int sparse,
-                            uint32_t *C, size_t ldc)
+void sm_kern_ccc2_syrk_avx2(size_t n, size_t nf, const uint64_t *A, size_t lda,
+                            int sparse, uint32_t *C, size_t ldc)
 {
   ccc2(n, n, nf, A, lda, A, lda, sparse, C, ldc, 1);
 }
@@ -196,8 +200,8 @@ void sm_kern_ccc2_avx2(size_t m, size_t n, size_t nf, const uint64_t *A, size_t 
   sm_kern_ccc2_ref(m, n, nf, A, lda, B, ldb, sparse, C, ldc);
 }
 
-void sm_kern_ccc2_syrk_avx2(size_t n, size_t nf, const uint64_t *A, size_t lda, int sparse,
-                            uint32_t *C, size_t ldc)
+void sm_kern_ccc2_syrk_avx2(size_t n, size_t nf, const uint64_t *A, size_t lda,
+                            int sparse, uint32_t *C, size_t ldc)
 {
   sm_kern_ccc2_ref(n, n, nf, A, lda, A, lda, sparse, C, ldc);
 }
