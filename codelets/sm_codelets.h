@@ -75,9 +75,12 @@ int sm_task_sums_ccc(starpu_data_handle_t X, starpu_data_handle_t S, int sparse,
                      size_t nf, int prio);
 
 /* Field-axis reduction: C += B, elementwise over two matrix handles of the
- * same shape (contiguous rows). type: SM_ADD_F64, SM_ADD_F32, SM_ADD_U32. */
+ * same shape (contiguous rows). type: SM_ADD_F64, SM_ADD_F32, SM_ADD_U32.
+ * numerators: partial numerators, summed on the devices --devices gives
+ * the products (the vector sums: on CPUs, where they are made and read). */
 enum { SM_ADD_F64 = 0, SM_ADD_F32, SM_ADD_U32 };
-int sm_task_add(starpu_data_handle_t C, starpu_data_handle_t B, int type, int prio);
+int sm_task_add(starpu_data_handle_t C, starpu_data_handle_t B, int type, int numerators,
+                int prio);
 
 /* Finalize a 2-way block: metrics from numerators and sums into the record
  * buffer R (variable handle holding an sm_recbuf_t) and, with args->topk.k,

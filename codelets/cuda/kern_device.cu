@@ -125,6 +125,25 @@ extern "C" int sm_cuda_ccc3(size_t g, size_t mx, size_t my, size_t nf, const uin
   return launched();
 }
 
+extern "C" int sm_cuda_add(int type, size_t nx, size_t ny, void *C, size_t ldc,
+                           const void *B, size_t ldb, sm_cuda_stream_t s)
+{
+  if (nx == 0 || ny == 0)
+    return 0;
+  dim3 grid(groups(nx, SM_DEV_TX), groups(ny, SM_DEV_TY));
+  const cudaStream_t st = (cudaStream_t)s;
+  if (type == 0)
+    sm_add_f64<<<grid, block2, 0, st>>>((int)nx, (int)ny, (double *)C, 0, (int)ldc,
+                                        (const double *)B, 0, (int)ldb);
+  else if (type == 1)
+    sm_add_f32<<<grid, block2, 0, st>>>((int)nx, (int)ny, (float *)C, 0, (int)ldc,
+                                        (const float *)B, 0, (int)ldb);
+  else
+    sm_add_u32<<<grid, block2, 0, st>>>((int)nx, (int)ny, (sm_u32 *)C, 0, (int)ldc,
+                                        (const sm_u32 *)B, 0, (int)ldb);
+  return launched();
+}
+
 extern "C" int sm_cuda_saf(size_t nsites, size_t nind, const double *gl, size_t ldgl,
                            double *out, size_t ldout, sm_saf_site_t *info,
                            sm_cuda_saf_stream_t s)

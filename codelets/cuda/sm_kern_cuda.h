@@ -31,6 +31,10 @@ int sm_cuda_ccc2(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
                  const uint64_t *B, size_t ldb, int sparse, uint32_t *C, size_t ldc,
                  sm_cuda_stream_t stream);
 
+/** C += B on ny rows of nx elements: type 0 double, 1 float, 2 uint32. */
+int sm_cuda_add(int type, size_t nx, size_t ny, void *C, size_t ldc, const void *B,
+                size_t ldb, sm_cuda_stream_t stream);
+
 int sm_cuda_czek3_d(size_t g, size_t mx, size_t my, size_t k, const double *P, size_t ldp,
                     const double *X, size_t ldx, const double *Y, size_t ldy, double *out,
                     sm_cuda_stream_t stream);

@@ -9,6 +9,7 @@
  *   sm_czek3_d/_s   out[(a mx + x) my + y] = sum_q min(P[a,q], X[x,q], Y[y,q])
  *   sm_ccc2_dense/_sparse, sm_ccc3_dense/_sparse   CCC moments (popcount)
  *   sm_saf          exact SAF likelihoods of a block of sites
+ *   sm_add_f64/_f32/_u32   C += B, the field-axis reductions of numerators
  *
  * Czekanowski and CCC kernels are register blocked: a group stages a
  * K-wide slice of its rows in local memory (fields of the Czekanowski
@@ -353,5 +354,21 @@ SM_DEV_KERNEL void sm_saf(int nsites, int nind, SM_G const double *gl, int offg,
     SM_BARRIER_G();
   }
 }
+
+/* ---- field-axis reductions: C += B on ny rows of nx elements (each
+ * element one addition, as on the CPU: the same bits) */
+#define SM_DEV_ADD(T, SFX)                                                               \
+  SM_DEV_KERNEL void sm_add_##SFX(int nx, int ny, SM_G T *C, int offc, int ldc,          \
+                                  SM_G const T *B, int offb, int ldb)                    \
+  {                                                                                      \
+    for (int y = SM_GRP(1) * SM_DEV_TY + SM_LID(1); y < ny; y += SM_NGRP(1) * SM_DEV_TY) \
+      for (int x = SM_GRP(0) * SM_DEV_TX + SM_LID(0); x < nx;                            \
+           x += SM_NGRP(0) * SM_DEV_TX)                                                  \
+        C[offc + (sm_i64)y * ldc + x] += B[offb + (sm_i64)y * ldb + x];                  \
+  }
+
+SM_DEV_ADD(double, f64)
+SM_DEV_ADD(float, f32)
+SM_DEV_ADD(sm_u32, u32)
 
 #endif

@@ -69,7 +69,7 @@ sm_err_t sm_gcore_reduce(sm_gcore_t *g, starpu_data_handle_t *h, int ffin)
   for (int f = 0; f < g->d->npf; f++) {
     if (f == ffin)
       continue;
-    int ret = sm_task_add(h[ffin], h[f], sm_gcore_add_type(g), prio);
+    int ret = sm_task_add(h[ffin], h[f], sm_gcore_add_type(g), 1, prio);
     g->st->ntasks++;
     if (ret)
       return SM_ERUNTIME;

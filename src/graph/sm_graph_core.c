@@ -101,7 +101,7 @@ static int submit_sums(sm_gcore_t *g, uint64_t *ntasks)
         for (int f = 1; f < d->npf && !ret; f++) {
           ret = sm_task_add(g->sums[sm_gcore_hidx(g, tile, 0, r)],
                             g->sums[sm_gcore_hidx(g, tile, f, r)], sm_gcore_add_type(g),
-                            prio);
+                            0, prio);
           ++*ntasks;
         }
       }

@@ -9,14 +9,15 @@
 # limits hold any size), and the exact SAF kernel under `maf`. CCC and
 # integer Czekanowski must be identical, real Czekanowski within 1e-12,
 # SAF within 1e-12 of the CPU tree. With CUDA configured, --version must
-# list the CUDA implementations of every numerator codelet.
+# list the CUDA implementations of every numerator and reduction codelet
+# (the reductions run on PoCL in tests/mpi/mpi_2way.sh).
 . "$(dirname "$0")/../lib.sh"
 
 # a CUDA-enabled build (configure defined SM_USE_CUDA) links the CUDA codelets
 if grep -q "define SM_USE_CUDA 1" "$top_builddir/config.h" 2> /dev/null; then
   "$STARMET" --version > "$T/version" 2>&1
   for c in sm_ccc2 sm_ccc2_sparse sm_ccc3 sm_ccc3_sparse sm_czek2_d sm_czek2_s sm_czek3_d \
-    sm_czek3_s sm_saf; do
+    sm_czek3_s sm_saf sm_add_f64 sm_add_f32 sm_add_u32; do
     grep -Eq "^  $c +cpu cuda\(" "$T/version" && pass || fail "--version: no CUDA implementation of $c"
   done
   grep -q "cuda_ccc2_gemm" "$T/version" && pass || fail "--version: no cuBLAS int8 CCC implementation"

@@ -31,6 +31,28 @@ done
 cmp -s "$T/rep1_0.tsv" "$T/rep2_0.tsv" && cmp -s "$T/rep1_1.tsv" "$T/rep2_1.tsv" && pass ||
   fail "npf=2 output differs between two runs"
 
+# npf > 1 with the products on an OpenCL device (PoCL's CPU device): the
+# field-axis reductions of the numerators run there too (--devices accel
+# allows nothing else) and give the CPU run's values, bit for bit
+ocl() { env STARPU_OPENCL_ON_CPUS=1 STARPU_NOPENCL=1 STARPU_NCPU=1 \
+  STARPU_HOME="$STARPU_HOME_OPENCL" "$@"; }
+ocl "$STARMET" compute --metric ccc --synthetic random --num-vector 4 --num-field 8 \
+  --devices accel --summary "$T/probe.json" > "$T/probe" 2>&1 || true
+if grep -q '"name": "OpenCL' "$T/probe.json" 2> /dev/null; then
+  for prob in CCCS INT; do
+    eval "args=\$P_$prob"
+    # shellcheck disable=SC2086
+    run_ok "npf=2 on OpenCL $prob" ocl $MPIEXEC ${MPIEXEC_FLAGS:-} -np 2 "$STARMET" compute \
+      --quiet $args --block-size 7 --num-proc-vector 1 --num-proc-field 2 --devices accel \
+      --output "$T/ocl_$prob" --summary "$T/ocl_$prob.json"
+    merge_ranks "$T/ocl_$prob" 2 tsv "$T/ocl_$prob.all.tsv"
+    same "npf=2 on OpenCL $prob = one CPU rank" "$T/ref_$prob.tsv" "$T/ocl_$prob.all.tsv"
+    grep -q '"sm_add_' "$T/ocl_$prob.json" && pass || fail "no reduction task in the OpenCL run"
+  done
+else
+  echo "  (no OpenCL device: the device reductions are not run)"
+fi
+
 # phases: every phase on its own, together, equals the full run
 for ph in 0 1 2; do
   # shellcheck disable=SC2086
