@@ -56,8 +56,10 @@ void sm_ocl_run(const char *name, int nargs, const sm_ocl_arg_t *args, int dims,
   if (err != CL_SUCCESS)
     STARPU_OPENCL_REPORT_ERROR(err);
   for (int k = 0; k < nargs && err == CL_SUCCESS; k++)
-    err = args[k].is_mem
+    err = args[k].is_mem == 1
               ? clSetKernelArg(kernel, (cl_uint)k, sizeof(cl_mem), &args[k].mem)
+          : args[k].is_mem == 2
+              ? clSetKernelArg(kernel, (cl_uint)k, sizeof(double), &args[k].dval)
               : clSetKernelArg(kernel, (cl_uint)k, sizeof(int), &args[k].ival);
   if (err != CL_SUCCESS)
     STARPU_OPENCL_REPORT_ERROR(err);
@@ -72,6 +74,50 @@ void sm_ocl_run(const char *name, int nargs, const sm_ocl_arg_t *args, int dims,
   clWaitForEvents(1, &ev);
   clReleaseEvent(ev);
   starpu_opencl_release_kernel(kernel);
+}
+
+static int my_devid(void)
+{
+  return starpu_worker_get_devid(starpu_worker_get_id());
+}
+
+cl_mem sm_ocl_scratch(size_t bytes, const char *codelet)
+{
+  cl_context ctx;
+  starpu_opencl_get_context(my_devid(), &ctx);
+  cl_int err;
+  cl_mem m = clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes ? bytes : 8, NULL, &err);
+  if (err != CL_SUCCESS)
+    STARPU_ABORT_MSG("codelet %s: the OpenCL device refused %zu bytes of scratch (%d)",
+                     codelet, bytes, (int)err);
+  return m;
+}
+
+void sm_ocl_release(cl_mem m)
+{
+  if (m)
+    clReleaseMemObject(m);
+}
+
+void sm_ocl_read(cl_mem m, size_t off, size_t bytes, void *host)
+{
+  cl_command_queue q;
+  starpu_opencl_get_queue(my_devid(), &q);
+  cl_int err = bytes ? clEnqueueReadBuffer(q, m, CL_TRUE, off, bytes, host, 0, NULL, NULL)
+                     : CL_SUCCESS;
+  if (err != CL_SUCCESS)
+    STARPU_OPENCL_REPORT_ERROR(err);
+}
+
+void sm_ocl_write(cl_mem m, size_t off, size_t bytes, const void *host)
+{
+  cl_command_queue q;
+  starpu_opencl_get_queue(my_devid(), &q);
+  cl_int err = bytes
+                   ? clEnqueueWriteBuffer(q, m, CL_TRUE, off, bytes, host, 0, NULL, NULL)
+                   : CL_SUCCESS;
+  if (err != CL_SUCCESS)
+    STARPU_OPENCL_REPORT_ERROR(err);
 }
 #else
 int sm_opencl_init(void)

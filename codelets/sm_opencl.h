@@ -14,9 +14,10 @@
 /* One kernel argument: a device buffer with its byte offset turned into an
  * element offset (size of the element), or a plain int. */
 typedef struct sm_ocl_arg {
-  int is_mem;
+  int is_mem; /* 1: mem, 0: ival, 2: dval */
   cl_mem mem;
   int ival;
+  double dval;
 } sm_ocl_arg_t;
 
 static inline sm_ocl_arg_t sm_ocl_mem(void *buffer_interface, size_t elem, int *offset)
@@ -29,6 +30,16 @@ static inline sm_ocl_arg_t sm_ocl_mem(void *buffer_interface, size_t elem, int *
 static inline sm_ocl_arg_t sm_ocl_int(long v)
 {
   sm_ocl_arg_t a = {.is_mem = 0, .ival = (int)v};
+  return a;
+}
+static inline sm_ocl_arg_t sm_ocl_dbl(double v)
+{
+  sm_ocl_arg_t a = {.is_mem = 2, .dval = v};
+  return a;
+}
+static inline sm_ocl_arg_t sm_ocl_buf(cl_mem m)
+{
+  sm_ocl_arg_t a = {.is_mem = 1, .mem = m};
   return a;
 }
 
@@ -72,6 +83,14 @@ size_t sm_ocl_groups(size_t n, size_t tile);
  * SM_DEV_SAF_THREADS when dims is 1, and wait for it. */
 void sm_ocl_run(const char *name, int nargs, const sm_ocl_arg_t *args, int dims,
                 const size_t *groups);
+
+/** A scratch buffer of bytes on the calling OpenCL worker's device (abort
+ * naming the codelet when the device refuses), its release, and blocking
+ * copies between it (or any buffer, at byte offset off) and the host. */
+cl_mem sm_ocl_scratch(size_t bytes, const char *codelet);
+void sm_ocl_release(cl_mem m);
+void sm_ocl_read(cl_mem m, size_t off, size_t bytes, void *host);
+void sm_ocl_write(cl_mem m, size_t off, size_t bytes, const void *host);
 #endif
 
 /** Build the program when OpenCL workers exist (after starpu_init). */

@@ -90,7 +90,7 @@ static void keys_chunk(uint64_t *key, uint32_t gi, uint32_t gj0, uint32_t nc, in
 {
   for (uint32_t c = 0; c < nc; c++) {
     const uint64_t a = swap ? gj0 + c : gi, b = swap ? gi : gj0 + c;
-    key[c] = sm_mix64(sm_mix64((a << 32) | b) ^ 0xffffffffu);
+    key[c] = sm_cksum_key2(a, b);
   }
 }
 
@@ -190,6 +190,25 @@ static void finalize2_rows(const sm_fin2_args_t *a, const void *num, size_t ldnu
       }
     }
   }
+}
+
+void sm_kern_fin2_header(const sm_fin2_args_t *a, uint64_t count, const uint64_t sums[4],
+                         sm_recbuf_t *h)
+{
+  uint64_t pairs = 0;
+  for (uint32_t i = 0; i < a->m; i++) {
+    const uint32_t j0 = a->diag ? i + 1 : 0;
+    pairs += j0 < a->n ? a->n - j0 : 0;
+  }
+  h->count = count;
+  h->nvalues = pairs * (a->metric == 1 ? 4u : 1u);
+  h->cksum = (sm_cksum_t){0, 0, 0, 0};
+  h->hist_off = 0;
+  const sm_fin_ck_t ck = {.lo = sums[0],
+                          .hash = sums[3],
+                          .n = h->nvalues,
+                          .hi = (int64_t)(sums[1] - (sums[2] << 32))};
+  sm_fin_ck_flush(&h->cksum, &ck);
 }
 
 uint64_t sm_kern_finalize2(const sm_fin2_args_t *a, const void *num, size_t ldnum,

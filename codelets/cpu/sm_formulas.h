@@ -18,6 +18,10 @@ typedef uint sm_u32;
 #define SM_FN inline
 #endif
 #define SM_POPC64(x) ((sm_u32)popcount(x))
+typedef long sm_s64;
+#define SM_TRUNC(x) trunc(x)
+#define SM_FABS(x) fabs(x)
+#pragma OPENCL FP_CONTRACT OFF /* the CPU's roundings, operation by operation */
 #else
 #include <stddef.h>
 #include <stdint.h>
@@ -28,12 +32,54 @@ typedef uint32_t sm_u32;
 #else
 #define SM_FN static inline
 #endif
+typedef int64_t sm_s64;
 #ifdef __CUDA_ARCH__
 #define SM_POPC64(x) ((sm_u32)__popcll(x))
+#define SM_TRUNC(x) trunc(x)
+#define SM_FABS(x) fabs(x)
 #else
 #define SM_POPC64(x) ((sm_u32)__builtin_popcountll(x))
+#define SM_TRUNC(x) __builtin_trunc(x)
+#define SM_FABS(x) __builtin_fabs(x)
 #endif
 #endif
+
+/* ---- the run checksum's pieces of one value (SPEC 5; the sums are in
+ * src/common/sm_cksum.c), for the CPU and the device finalize alike */
+
+/** Fixed-point scale of the checksum: 2^-40 resolution. */
+#define SM_CKSUM_SCALE 1099511627776.0
+/** The same hash constant separates a result's table entries. */
+#define SM_CKSUM_ENTRY_STEP ((sm_u64)0x9e3779b97f4a7c15UL)
+
+/** The fixed-point rendering of a value in the checksum: llround(v 2^40)
+ * exactly (half away from zero; the most negative integer where llround
+ * overflows or v is NaN), in operations a compiler can vectorize. */
+SM_FN sm_s64 sm_cksum_q(double v)
+{
+  const double x = v * SM_CKSUM_SCALE;
+  const double t = SM_TRUNC(x), d = x - t; /* exact */
+  const double r = t + (d >= 0.5 ? 1.0 : d <= -0.5 ? -1.0 : 0.0);
+  /* -2^63 converts to the most negative integer exactly: one
+   * unconditional conversion */
+  return (sm_s64)(SM_FABS(x) < 9223372036854775808.0 ? r : -9223372036854775808.0);
+}
+
+/** splitmix64's finalizer: a well-mixed 64-bit hash (checksum keys, the
+ * fault injection's random stream). */
+SM_FN sm_u64 sm_mix64(sm_u64 x)
+{
+  x += (sm_u64)0x9e3779b97f4a7c15UL;
+  x = (x ^ (x >> 30)) * (sm_u64)0xbf58476d1ce4e5b9UL;
+  x = (x ^ (x >> 27)) * (sm_u64)0x94d049bb133111ebUL;
+  return x ^ (x >> 31);
+}
+
+/** The checksum key of 2-way result (a, b) as written. */
+SM_FN sm_u64 sm_cksum_key2(sm_u64 a, sm_u64 b)
+{
+  return sm_mix64(sm_mix64((a << 32) | b) ^ (sm_u64)0xffffffffUL);
+}
 
 /* CoMet's defaults (SPEC 10). */
 #define SM_CCC_PARAM_DEFAULT (2.0 / 3.0)

@@ -155,6 +155,13 @@ uint64_t sm_kern_finalize2(const sm_fin2_args_t *a, const void *num, size_t ldnu
                            const void *sums_i, const void *sums_j, sm_recbuf_t *out,
                            sm_topk_ent_t *cand);
 
+/* The header of a 2-way block's record buffer from a device finalize:
+ * count records, and the sums of the block's checksum terms as
+ * sm_fin_ck_terms keeps them: {lo, unsigned high halves, negative values,
+ * hash} (no histogram). */
+void sm_kern_fin2_header(const sm_fin2_args_t *a, uint64_t count, const uint64_t sums[4],
+                         sm_recbuf_t *h);
+
 /* Merge n sorted candidate lists of k places (cand) into the n lists of
  * acc: each keeps its k first in sm_topk_before's order. */
 void sm_kern_topk_merge(sm_topk_ent_t *acc, const sm_topk_ent_t *cand, size_t n,

@@ -144,6 +144,48 @@ extern "C" int sm_cuda_add(int type, size_t nx, size_t ny, void *C, size_t ldc,
   return launched();
 }
 
+#define SM_FIN2_ARGS f->m, f->n, f->i0, f->j0, f->flags, f->nf, f->mult, f->param, f->thr
+extern "C" int sm_cuda_fin2_count(const sm_cuda_fin2_t *f, uint32_t *rowcnt,
+                                  uint64_t *part, unsigned groups, sm_cuda_stream_t s)
+{
+  const cudaStream_t st = (cudaStream_t)s;
+  const int ld = (int)f->ldn;
+  if (f->family == 0)
+    sm_fin2_count_ccc<<<groups, SM_DEV_SAF_THREADS, 0, st>>>(
+        SM_FIN2_ARGS, (const sm_u32 *)f->num, 0, ld, (const sm_u32 *)f->si, 0,
+        (const sm_u32 *)f->sj, 0, rowcnt, (sm_u64 *)part);
+  else if (f->family == 1)
+    sm_fin2_count_czek_d<<<groups, SM_DEV_SAF_THREADS, 0, st>>>(
+        SM_FIN2_ARGS, (const double *)f->num, 0, ld, (const double *)f->si, 0,
+        (const double *)f->sj, 0, rowcnt, (sm_u64 *)part);
+  else
+    sm_fin2_count_czek_s<<<groups, SM_DEV_SAF_THREADS, 0, st>>>(
+        SM_FIN2_ARGS, (const float *)f->num, 0, ld, (const float *)f->si, 0,
+        (const float *)f->sj, 0, rowcnt, (sm_u64 *)part);
+  return launched();
+}
+
+extern "C" int sm_cuda_fin2_emit(const sm_cuda_fin2_t *f, const uint64_t *rowoff,
+                                 void *rec, unsigned groups, sm_cuda_stream_t s)
+{
+  const cudaStream_t st = (cudaStream_t)s;
+  const int ld = (int)f->ldn;
+  unsigned char *r = (unsigned char *)rec;
+  if (f->family == 0)
+    sm_fin2_emit_ccc<<<groups, SM_DEV_SAF_THREADS, 0, st>>>(
+        SM_FIN2_ARGS, (const sm_u32 *)f->num, 0, ld, (const sm_u32 *)f->si, 0,
+        (const sm_u32 *)f->sj, 0, (const sm_u64 *)rowoff, r, 0);
+  else if (f->family == 1)
+    sm_fin2_emit_czek_d<<<groups, SM_DEV_SAF_THREADS, 0, st>>>(
+        SM_FIN2_ARGS, (const double *)f->num, 0, ld, (const double *)f->si, 0,
+        (const double *)f->sj, 0, (const sm_u64 *)rowoff, r, 0);
+  else
+    sm_fin2_emit_czek_s<<<groups, SM_DEV_SAF_THREADS, 0, st>>>(
+        SM_FIN2_ARGS, (const float *)f->num, 0, ld, (const float *)f->si, 0,
+        (const float *)f->sj, 0, (const sm_u64 *)rowoff, r, 0);
+  return launched();
+}
+
 extern "C" int sm_cuda_saf(size_t nsites, size_t nind, const double *gl, size_t ldgl,
                            double *out, size_t ldout, sm_saf_site_t *info,
                            sm_cuda_saf_stream_t s)

@@ -31,6 +31,20 @@ int sm_cuda_ccc2(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
                  const uint64_t *B, size_t ldb, int sparse, uint32_t *C, size_t ldc,
                  sm_cuda_stream_t stream);
 
+/** One 2-way finalize (sm_fin2_count_* then sm_fin2_emit_* of
+ * codelets/device): family 0 CCC, 1 Czekanowski double, 2 single; flags
+ * SM_FIN_* (sm_dev.h); num (ld ldn, in pairs) and the sums on the device. */
+typedef struct sm_cuda_fin2 {
+  int family, m, n, i0, j0, flags, nf;
+  double mult, param, thr;
+  const void *num, *si, *sj;
+  size_t ldn;
+} sm_cuda_fin2_t;
+int sm_cuda_fin2_count(const sm_cuda_fin2_t *f, uint32_t *rowcnt, uint64_t *part,
+                       unsigned groups, sm_cuda_stream_t stream);
+int sm_cuda_fin2_emit(const sm_cuda_fin2_t *f, const uint64_t *rowoff, void *rec,
+                      unsigned groups, sm_cuda_stream_t stream);
+
 /** C += B on ny rows of nx elements: type 0 double, 1 float, 2 uint32. */
 int sm_cuda_add(int type, size_t nx, size_t ny, void *C, size_t ldc, const void *B,
                 size_t ldb, sm_cuda_stream_t stream);

@@ -38,7 +38,15 @@
 #define SM_DEV_C2_COLS (SM_DEV_TX * SM_DEV_C2_R)
 #define SM_DEV_C3_ROWS (SM_DEV_TY * SM_DEV_C3_R)
 #define SM_DEV_C3_COLS (SM_DEV_TX * SM_DEV_C3_R)
-#define SM_DEV_SAF_THREADS 256 /* one group of these per site */
+#define SM_DEV_SAF_THREADS 256 /* one group of these per site (and per finalize row) */
+/* flags of the 2-way finalize kernels (sm_fin2_args_t's fields) */
+#define SM_FIN_DIAG 1          /* diagonal block: j > i only */
+#define SM_FIN_SWAP 2          /* records (j, i), CCC entry bits swapped */
+#define SM_FIN_EMIT 4          /* records are wanted */
+#define SM_FIN_KEEPALL 8       /* every value is a record */
+#define SM_FIN_THRF32 16       /* the threshold compares float32-rounded values */
+#define SM_FIN_SPARSE 32       /* CCC sparse method */
+#define SM_FIN_MAX_GROUPS 1024 /* groups of a finalize launch at most */
 #define SM_DEV_MAX_GROUPS 65535
 
 #if defined(__OPENCL_VERSION__)

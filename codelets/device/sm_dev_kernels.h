@@ -10,6 +10,8 @@
  *   sm_ccc2_dense/_sparse, sm_ccc3_dense/_sparse   CCC moments (popcount)
  *   sm_saf          exact SAF likelihoods of a block of sites
  *   sm_add_f64/_f32/_u32   C += B, the field-axis reductions of numerators
+ *   sm_fin2_count_*, sm_fin2_emit_*   the 2-way finalize (values, checksum,
+ *                   threshold, records) of CCC and Czekanowski blocks
  *
  * Czekanowski and CCC kernels are register blocked: a group stages a
  * K-wide slice of its rows in local memory (fields of the Czekanowski
@@ -370,5 +372,181 @@ SM_DEV_KERNEL void sm_saf(int nsites, int nind, SM_G const double *gl, int offg,
 SM_DEV_ADD(double, f64)
 SM_DEV_ADD(float, f32)
 SM_DEV_ADD(sm_u32, u32)
+
+/* ---- the 2-way finalize (codelets/cpu/kern_finalize2.c's values,
+ * checksum terms, threshold and records; blocks with a histogram, top-k
+ * or per-entry thresholds stay on CPUs). sm_fin2_count_* gives each row's
+ * kept values and each group's checksum sums (lo, uhi, neg, hash as in
+ * sm_fin_ck_terms); the host turns the counts into the rows' first record
+ * and writes the block's header; sm_fin2_emit_* writes the records in the
+ * CPU's order (row, column, entry). One group of SM_DEV_SAF_THREADS per
+ * row, groups striding over the rows. */
+
+/* a record, as sm_rec_t (src/common/sm_types.h): 24 bytes */
+typedef struct sm_dev_rec {
+  sm_u32 idx[3];
+  sm_u32 entry;
+  double value;
+} sm_dev_rec_t;
+
+SM_DEVFN sm_u32 sm_dev_swap_entry(sm_u32 e)
+{
+  return ((e & 1u) << 1) | (e >> 1);
+}
+
+/* sm_threshold_keep under the flags */
+SM_DEVFN int sm_dev_keep(int flags, double thr, double v)
+{
+  if (!(flags & SM_FIN_EMIT))
+    return 0;
+  if (flags & SM_FIN_KEEPALL)
+    return 1;
+  return !(thr >= 0) || ((flags & SM_FIN_THRF32) ? (double)(float)v : v) > thr;
+}
+
+/* The values of pair (i, j) of a block (kern_finalize2.c's ccc_chunk and
+ * czek_chunk); returns how many (4 CCC, 1 Czekanowski). */
+SM_DEVFN int sm_dev_fin2_vals_ccc(SM_G const sm_u32 *num, int ldn, SM_G const sm_u32 *si,
+                                  SM_G const sm_u32 *sj, int i, int j, int flags,
+                                  double nf, double mult, double param, double *v)
+{
+  const int sparse = flags & SM_FIN_SPARSE;
+  const double s1i = (double)si[2 * i], ci = (double)si[2 * i + 1];
+  const double s1j = (double)sj[2 * j], cj = (double)sj[2 * j + 1];
+  double t[4];
+  if (sparse) {
+    SM_G const sm_u32 *mo = num + ((sm_i64)i * ldn + j) * 4;
+    sm_ccc2_tally_d((double)mo[0], (double)mo[1], (double)mo[2], (double)mo[3], t);
+  } else
+    sm_ccc2_tally_d((double)num[(sm_i64)i * ldn + j], s1i, s1j, nf, t);
+  sm_ccc2_values_d(t, s1i, s1j, ci, cj, nf, !sparse, mult, param, v);
+  return 4;
+}
+#define SM_DEV_FIN2_CZEK(T, SFX)                                                         \
+  SM_DEVFN int sm_dev_fin2_vals_##SFX(SM_G const T *num, int ldn, SM_G const T *si,      \
+                                      SM_G const T *sj, int i, int j, int flags,         \
+                                      double nf, double mult, double param, double *v)   \
+  {                                                                                      \
+    v[0] = sm_f_czek2((double)num[(sm_i64)i * ldn + j], (double)si[i], (double)sj[j]);   \
+    return 1;                                                                            \
+  }
+SM_DEV_FIN2_CZEK(double, czek_d)
+SM_DEV_FIN2_CZEK(float, czek_s)
+
+/* The two kernels of one family: numerators of type T, sums of type TS. */
+#define SM_DEV_FIN2(T, TS, SFX)                                                          \
+  SM_DEV_KERNEL void sm_fin2_count_##SFX(                                                \
+      int m, int n, int i0, int j0, int flags, int nfi, double mult, double param,       \
+      double thr, SM_G const T *num, int offn, int ldn, SM_G const TS *si, int offsi,    \
+      SM_G const TS *sj, int offsj, SM_G sm_u32 *rowcnt, SM_G sm_u64 *part)              \
+  {                                                                                      \
+    SM_SHARED sm_u64 red[4 * SM_DEV_SAF_THREADS];                                        \
+    const int tid = SM_LID(0), sw = flags & SM_FIN_SWAP;                                 \
+    const double nf = (double)nfi;                                                       \
+    sm_u64 lo = 0, uhi = 0, neg = 0, hash = 0;                                           \
+    for (int i = SM_GRP(0); i < m; i += SM_NGRP(0)) {                                    \
+      sm_u64 kept = 0;                                                                   \
+      const int jst = (flags & SM_FIN_DIAG) ? i + 1 : 0;                                 \
+      for (int j = jst + tid; j < n; j += SM_DEV_SAF_THREADS) {                          \
+        double v[4];                                                                     \
+        const int ne = sm_dev_fin2_vals_##SFX(num + offn, ldn, si + offsi, sj + offsj,   \
+                                              i, j, flags, nf, mult, param, v);          \
+        const sm_u64 gi = (sm_u64)i0 + (sm_u64)i, gj = (sm_u64)j0 + (sm_u64)j;           \
+        const sm_u64 key = sm_cksum_key2(sw ? gj : gi, sw ? gi : gj);                    \
+        for (int e = 0; e < ne; e++) {                                                   \
+          const sm_u32 ew = sw ? sm_dev_swap_entry((sm_u32)e) : (sm_u32)e;               \
+          const sm_u64 q = (sm_u64)sm_cksum_q(v[e]);                                     \
+          lo += q & (sm_u64)0xffffffffUL;                                                \
+          uhi += q >> 32;                                                                \
+          neg += q >> 63;                                                                \
+          hash += q * ((key + (sm_u64)ew * SM_CKSUM_ENTRY_STEP) | (sm_u64)1);            \
+          kept += (sm_u64)sm_dev_keep(flags, thr, v[e]);                                 \
+        }                                                                                \
+      }                                                                                  \
+      red[tid] = kept;                                                                   \
+      SM_BARRIER();                                                                      \
+      for (int h = SM_DEV_SAF_THREADS / 2; h > 0; h >>= 1) {                             \
+        if (tid < h)                                                                     \
+          red[tid] += red[tid + h];                                                      \
+        SM_BARRIER();                                                                    \
+      }                                                                                  \
+      if (tid == 0)                                                                      \
+        rowcnt[i] = (sm_u32)red[0];                                                      \
+      SM_BARRIER();                                                                      \
+    }                                                                                    \
+    red[tid] = lo;                                                                       \
+    red[SM_DEV_SAF_THREADS + tid] = uhi;                                                 \
+    red[2 * SM_DEV_SAF_THREADS + tid] = neg;                                             \
+    red[3 * SM_DEV_SAF_THREADS + tid] = hash;                                            \
+    SM_BARRIER();                                                                        \
+    for (int h = SM_DEV_SAF_THREADS / 2; h > 0; h >>= 1) {                               \
+      if (tid < h)                                                                       \
+        for (int k = 0; k < 4; k++)                                                      \
+          red[k * SM_DEV_SAF_THREADS + tid] += red[k * SM_DEV_SAF_THREADS + tid + h];    \
+      SM_BARRIER();                                                                      \
+    }                                                                                    \
+    if (tid == 0)                                                                        \
+      for (int k = 0; k < 4; k++)                                                        \
+        part[4 * (sm_i64)SM_GRP(0) + k] = red[k * SM_DEV_SAF_THREADS];                   \
+  }                                                                                      \
+                                                                                         \
+  SM_DEV_KERNEL void sm_fin2_emit_##SFX(                                                 \
+      int m, int n, int i0, int j0, int flags, int nfi, double mult, double param,       \
+      double thr, SM_G const T *num, int offn, int ldn, SM_G const TS *si, int offsi,    \
+      SM_G const TS *sj, int offsj, SM_G const sm_u64 *rowoff, SM_G unsigned char *recb, \
+      int offr)                                                                          \
+  {                                                                                      \
+    SM_SHARED sm_u32 scan[SM_DEV_SAF_THREADS];                                           \
+    const int tid = SM_LID(0), sw = flags & SM_FIN_SWAP;                                 \
+    const double nf = (double)nfi;                                                       \
+    SM_G sm_dev_rec_t *rec = (SM_G sm_dev_rec_t *)(recb + offr);                         \
+    for (int i = SM_GRP(0); i < m; i += SM_NGRP(0)) {                                    \
+      sm_u64 base = rowoff[i];                                                           \
+      const int jst = (flags & SM_FIN_DIAG) ? i + 1 : 0;                                 \
+      for (int jb = jst; jb < n; jb += SM_DEV_SAF_THREADS) {                             \
+        const int j = jb + tid;                                                          \
+        double v[4];                                                                     \
+        int ne = 0;                                                                      \
+        sm_u32 mask = 0, cnt = 0;                                                        \
+        if (j < n) {                                                                     \
+          ne = sm_dev_fin2_vals_##SFX(num + offn, ldn, si + offsi, sj + offsj, i, j,     \
+                                      flags, nf, mult, param, v);                        \
+          for (int e = 0; e < ne; e++)                                                   \
+            if (sm_dev_keep(flags, thr, v[e])) {                                         \
+              mask |= 1u << e;                                                           \
+              cnt++;                                                                     \
+            }                                                                            \
+        }                                                                                \
+        scan[tid] = cnt; /* inclusive scan of the counts */                              \
+        SM_BARRIER();                                                                    \
+        for (int d = 1; d < SM_DEV_SAF_THREADS; d <<= 1) {                               \
+          const sm_u32 x = tid >= d ? scan[tid - d] : 0;                                 \
+          SM_BARRIER();                                                                  \
+          scan[tid] += x;                                                                \
+          SM_BARRIER();                                                                  \
+        }                                                                                \
+        sm_u64 o = base + scan[tid] - cnt;                                               \
+        const sm_u32 total = scan[SM_DEV_SAF_THREADS - 1];                               \
+        if (cnt) {                                                                       \
+          const sm_u32 gi = (sm_u32)(i0 + i), gj = (sm_u32)(j0 + j);                     \
+          for (int e = 0; e < ne; e++)                                                   \
+            if ((mask >> e) & 1u) {                                                      \
+              rec[o].idx[0] = sw ? gj : gi;                                              \
+              rec[o].idx[1] = sw ? gi : gj;                                              \
+              rec[o].idx[2] = 0;                                                         \
+              rec[o].entry = sw ? sm_dev_swap_entry((sm_u32)e) : (sm_u32)e;              \
+              rec[o].value = v[e];                                                       \
+              o++;                                                                       \
+            }                                                                            \
+        }                                                                                \
+        base += total;                                                                   \
+        SM_BARRIER(); /* scan[] is read above before the next pass writes it */          \
+      }                                                                                  \
+    }                                                                                    \
+  }
+
+SM_DEV_FIN2(sm_u32, sm_u32, ccc)
+SM_DEV_FIN2(double, double, czek_d)
+SM_DEV_FIN2(float, float, czek_s)
 
 #endif

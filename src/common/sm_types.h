@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sm_formulas.h" /* the checksum's pieces of one value */
+
 /* ---- records and the checksum (sm_cksum.c) */
 /* One result record: vector indices (global, ascending; idx[2] unused in
  * 2-way), the table entry for CCC (a*2+b, 3-way a*4+b*2+c; 0 for czek) and
@@ -26,9 +28,6 @@ typedef struct sm_cksum {
   uint64_t count;
 } sm_cksum_t;
 
-/* Fixed-point scale of the checksum: 2^-40 resolution. */
-#define SM_CKSUM_SCALE 1099511627776.0
-
 /** Add value of entry `entry` of the result of vector indices idx (way 2
  * or 3) to c. */
 void sm_cksum_add(sm_cksum_t *c, const uint32_t idx[3], int way, uint32_t entry,
@@ -37,32 +36,8 @@ void sm_cksum_add(sm_cksum_t *c, const uint32_t idx[3], int way, uint32_t entry,
  * indices' hash once, then each entry's value. */
 uint64_t sm_cksum_key(const uint32_t idx[3], int way);
 void sm_cksum_add_key(sm_cksum_t *c, uint64_t key, uint32_t entry, double value);
-/** The fixed-point rendering of a value in the checksum: llround(v 2^40)
- * exactly (half away from zero; LLONG_MIN where llround overflows or v is
- * NaN), in operations a compiler can vectorize. */
-static inline int64_t sm_cksum_q(double v)
-{
-  const double x = v * SM_CKSUM_SCALE;
-  const double t = __builtin_trunc(x), d = x - t; /* exact */
-  const double r = t + (d >= 0.5 ? 1.0 : d <= -0.5 ? -1.0 : 0.0);
-  /* -2^63 converts to INT64_MIN exactly: one unconditional conversion */
-  return (int64_t)(__builtin_fabs(x) < 9223372036854775808.0 ? r
-                                                             : -9223372036854775808.0);
-}
-/** The same hash constant separates a result's table entries. */
-#define SM_CKSUM_ENTRY_STEP 0x9e3779b97f4a7c15ull
 /** into += from (any order of merges gives the same sums). */
 void sm_cksum_merge(sm_cksum_t *into, const sm_cksum_t *from);
-
-/** splitmix64's finalizer: a well-mixed 64-bit hash (checksum keys, the
- * fault injection's random stream). */
-static inline uint64_t sm_mix64(uint64_t x)
-{
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
 
 /* Header of a block's record buffer; the records follow it, then (when
  * hist_off is not 0) the block's histogram counts (sm_hist_t layout). */

@@ -8,7 +8,8 @@
 # at one group per dimension (the striding that lets CUDA's 65535-group
 # limits hold any size), and the exact SAF kernel under `maf`. CCC and
 # integer Czekanowski must be identical, real Czekanowski within 1e-12,
-# SAF within 1e-12 of the CPU tree. With CUDA configured, --version must
+# SAF within 1e-12 of the CPU tree; the 2-way finalize on the device,
+# records and checksums identical. With CUDA configured, --version must
 # list the CUDA implementations of every numerator and reduction codelet
 # (the reductions run on PoCL in tests/mpi/mpi_2way.sh).
 . "$(dirname "$0")/../lib.sh"
@@ -17,7 +18,7 @@
 if grep -q "define SM_USE_CUDA 1" "$top_builddir/config.h" 2> /dev/null; then
   "$STARMET" --version > "$T/version" 2>&1
   for c in sm_ccc2 sm_ccc2_sparse sm_ccc3 sm_ccc3_sparse sm_czek2_d sm_czek2_s sm_czek3_d \
-    sm_czek3_s sm_saf sm_add_f64 sm_add_f32 sm_add_u32; do
+    sm_czek3_s sm_saf sm_add_f64 sm_add_f32 sm_add_u32 sm_finalize2; do
     grep -Eq "^  $c +cpu cuda\(" "$T/version" && pass || fail "--version: no CUDA implementation of $c"
   done
   grep -q "cuda_ccc2_gemm" "$T/version" && pass || fail "--version: no cuBLAS int8 CCC implementation"
@@ -59,6 +60,33 @@ for shape in "53 23 31 7 -" "131 41 257 64 -" "150 70 1001 67 -" "97 29 517 33 1
       # shellcheck disable=SC2086
       same "opencl vs cpu: $tag" $tol "$T/cpu_$tag.tsv" "$T/acc_$tag.tsv"
       [ "$(opencl_tasks "$T/acc_$tag.json")" -gt 0 ] && pass || fail "$tag: no task on the OpenCL worker"
+    done
+  done
+done
+
+# The 2-way finalize on the device (--devices accel puts it with the
+# numerators; only records cross back): thresholds that keep part of the
+# values, no output, binary output, rows strided over one group (cap 1);
+# blocks with a histogram or top-k stay on the CPU. The same files and
+# checksums as the CPU run.
+for prob in "ccc --threshold 0.55" "ccc --missing-rate 0.1 --threshold 0.55" \
+  "czekanowski --threshold 0.66" "czekanowski --precision single --threshold 0.66" \
+  "ccc --missing-rate 0.1 --output-format none" "czekanowski --output-format bin" \
+  "ccc --output-format bin" "ccc --histogram 10" "ccc --top-k 3"; do
+  for cap in "" 1; do
+    tag=fin$(echo "$prob $cap" | tr -dc 'a-z0-9')
+    P="--metric $prob --synthetic random --num-vector 70 --num-field 301 --block-size 23 --quiet"
+    # shellcheck disable=SC2086
+    STARPU_NOPENCL=0 run_ok "cpu $tag" "$STARMET" compute $P --output "$T/c_$tag"
+    # shellcheck disable=SC2086
+    STARMET_DEV_MAX_GROUPS=$cap run_ok "opencl $tag" "$STARMET" compute $P --devices accel \
+      --output "$T/a_$tag"
+    [ "$(cks "$T/c_$tag.json")" = "$(cks "$T/a_$tag.json")" ] && pass ||
+      fail "finalize on OpenCL, $prob (cap $cap): checksum differs from the CPU's"
+    for f in "$T/c_$tag".*; do
+      case $f in *.json) continue ;; esac
+      cmp -s "$f" "$T/a_${f#"$T"/c_}" && pass ||
+        fail "finalize on OpenCL, $prob (cap $cap): ${f##*.} differs from the CPU's"
     done
   done
 done

@@ -32,8 +32,9 @@ cmp -s "$T/rep1_0.tsv" "$T/rep2_0.tsv" && cmp -s "$T/rep1_1.tsv" "$T/rep2_1.tsv"
   fail "npf=2 output differs between two runs"
 
 # npf > 1 with the products on an OpenCL device (PoCL's CPU device): the
-# field-axis reductions of the numerators run there too (--devices accel
-# allows nothing else) and give the CPU run's values, bit for bit
+# field-axis reductions of the numerators and the finalize run there too
+# (--devices accel allows nothing else) and give the CPU run's values, bit
+# for bit
 ocl() { env STARPU_OPENCL_ON_CPUS=1 STARPU_NOPENCL=1 STARPU_NCPU=1 \
   STARPU_HOME="$STARPU_HOME_OPENCL" "$@"; }
 ocl "$STARMET" compute --metric ccc --synthetic random --num-vector 4 --num-field 8 \
@@ -48,6 +49,16 @@ if grep -q '"name": "OpenCL' "$T/probe.json" 2> /dev/null; then
     merge_ranks "$T/ocl_$prob" 2 tsv "$T/ocl_$prob.all.tsv"
     same "npf=2 on OpenCL $prob = one CPU rank" "$T/ref_$prob.tsv" "$T/ocl_$prob.all.tsv"
     grep -q '"sm_add_' "$T/ocl_$prob.json" && pass || fail "no reduction task in the OpenCL run"
+    # npv = 2: blocks below the diagonal, written (j, i) with the CCC entry
+    # bits swapped, by the finalize on the device
+    # shellcheck disable=SC2086
+    run_ok "npv=2 on OpenCL $prob" ocl $MPIEXEC ${MPIEXEC_FLAGS:-} -np 2 "$STARMET" compute \
+      --quiet $args --block-size 7 --num-proc-vector 2 --devices accel \
+      --output "$T/ov_$prob" --summary "$T/ov_$prob.json"
+    merge_ranks "$T/ov_$prob" 2 tsv "$T/ov_$prob.all.tsv"
+    same "npv=2 on OpenCL $prob = one CPU rank" "$T/ref_$prob.tsv" "$T/ov_$prob.all.tsv"
+    [ "$(cks "$T/ov_$prob.json")" = "$(cks "$T/ref_$prob.json")" ] && pass ||
+      fail "npv=2 on OpenCL $prob: checksum differs from the CPU run's"
   done
 else
   echo "  (no OpenCL device: the device reductions are not run)"
