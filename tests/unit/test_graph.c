@@ -275,24 +275,31 @@ START_TEST(auto_block)
 {
   /* 2 CPU workers: ceil(sqrt(32)) = 6 tiles a side */
   ck_assert_uint_eq(sm_graph_auto_block(600, 2, 0, 1, 1, 0), 100);
-  ck_assert_uint_eq(sm_graph_auto_block(40000, 2, 0, 1, 1, 0), 512);  /* CCC records */
-  ck_assert_uint_eq(sm_graph_auto_block(40000, 2, 0, 1, 0, 0), 1024); /* Czekanowski */
-  ck_assert_uint_eq(sm_graph_auto_block(40000, 2, 0, 0, 1, 0), 2048); /* no records */
+  ck_assert_uint_eq(sm_graph_auto_block(40000, 2, 0, 1, 1, 0),
+                    507); /* CCC records: 512 at most */
+  ck_assert_uint_eq(sm_graph_auto_block(40000, 2, 0, 1, 0, 0),
+                    1000); /* Czekanowski: 1024 */
+  ck_assert_uint_eq(sm_graph_auto_block(40000, 2, 0, 0, 1, 0),
+                    2000); /* no records: 2048 */
   ck_assert_uint_eq(sm_graph_auto_block(50, 2, 0, 1, 1, 0), 16);
   /* with GPUs: ceil(sqrt(4 g)) tiles a side, at least 512 (or every vector) */
-  ck_assert_uint_eq(sm_graph_auto_block(40000, 3, 1, 1, 1, 0), 1024);
-  ck_assert_uint_eq(sm_graph_auto_block(40000, 3, 1, 0, 1, 0), 4096);
+  ck_assert_uint_eq(sm_graph_auto_block(40000, 3, 1, 1, 1, 0), 1000);
+  ck_assert_uint_eq(sm_graph_auto_block(40000, 3, 1, 0, 1, 0), 4000);
   ck_assert_uint_eq(sm_graph_auto_block(6000, 10, 8, 0, 1, 0), 512);
   ck_assert_uint_eq(sm_graph_auto_block(30000, 42, 6, 0, 1, 0), 2143); /* 14 tiles */
   ck_assert_uint_eq(sm_graph_auto_block(3000, 10, 8, 0, 1, 0), 512);
   ck_assert_uint_eq(sm_graph_auto_block(300, 3, 1, 1, 1, 0), 300);
   /* CPU tiles: a numerator buffer of 8 MiB at most (16 bytes a pair: sparse
-   * CCC, 724; 8: double Czekanowski, 1024), GPU tiles unbounded by it */
-  ck_assert_uint_eq(sm_graph_auto_block(40000, 2, 0, 0, 1, 16), 724);
-  ck_assert_uint_eq(sm_graph_auto_block(40000, 2, 0, 0, 0, 8), 1024);
-  ck_assert_uint_eq(sm_graph_auto_block(40000, 2, 0, 1, 1, 4), 512);
+   * CCC, 724; 8: double Czekanowski, 1024), GPU tiles unbounded by it;
+   * every size evened out over the tiles it needs (40000 / 56, 40) */
+  ck_assert_uint_eq(sm_graph_auto_block(40000, 2, 0, 0, 1, 16), 715);
+  ck_assert_uint_eq(sm_graph_auto_block(40000, 2, 0, 0, 0, 8), 1000);
+  ck_assert_uint_eq(sm_graph_auto_block(40000, 2, 0, 1, 1, 4), 507);
   ck_assert_uint_eq(sm_graph_auto_block(4000, 2, 0, 0, 1, 16), 667);
-  ck_assert_uint_eq(sm_graph_auto_block(40000, 3, 1, 0, 1, 16), 4096);
+  ck_assert_uint_eq(sm_graph_auto_block(40000, 3, 1, 0, 1, 16), 4000);
+  ck_assert_uint_eq(sm_graph_auto_block(16000, 2, 0, 0, 1, 4),
+                    1334); /* 12, not 11 + 72 */
+  ck_assert_uint_eq(sm_graph_auto_block(28501, 2, 0, 0, 1, 16), 713);
 }
 END_TEST
 
