@@ -596,7 +596,7 @@ class Bench:
         return model, commit
 
     def report(self, argv):
-        model, commit = self.machine()
+        model, commit = getattr(self, "built_from", None) or self.machine()
         stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M")
         host = socket.gethostname().split(".")[0]
         outdir = self.a.out
@@ -936,6 +936,9 @@ def main():
     a = p.parse_args()
     argv = [x for x in sys.argv[1:] if x not in ("--build-dir", a.build_dir)]
     b = Bench(a)
+    # the commit as the binary was built (bench/run builds just before):
+    # sources edited while the benchmark runs do not make it "-dirty"
+    b.built_from = b.machine()
     b.limits_and_kernels()
     if not a.no_runs:
         b.whole_runs()
