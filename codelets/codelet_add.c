@@ -4,6 +4,24 @@
 #include "sm_cl_common.h"
 #include "sm_opencl.h"
 
+/* DEV_add_f64/_f32/_u32: the codelet functions of one device, on FN */
+#define SM_ADD_TYPES(DEV, FN)                                                            \
+  static void DEV##_add_f64(void *buffers[], void *cl_arg)                               \
+  {                                                                                      \
+    (void)cl_arg;                                                                        \
+    FN(buffers, SM_ADD_F64);                                                             \
+  }                                                                                      \
+  static void DEV##_add_f32(void *buffers[], void *cl_arg)                               \
+  {                                                                                      \
+    (void)cl_arg;                                                                        \
+    FN(buffers, SM_ADD_F32);                                                             \
+  }                                                                                      \
+  static void DEV##_add_u32(void *buffers[], void *cl_arg)                               \
+  {                                                                                      \
+    (void)cl_arg;                                                                        \
+    FN(buffers, SM_ADD_U32);                                                             \
+  }
+
 static void add_rows(void *buffers[], int type)
 {
   const size_t nx = STARPU_MATRIX_GET_NX(buffers[0]),
@@ -25,18 +43,7 @@ static void add_rows(void *buffers[], int type)
   }
 }
 
-static void cpu_add_f64(void *buffers[], void *cl_arg)
-{
-  add_rows(buffers, SM_ADD_F64);
-}
-static void cpu_add_f32(void *buffers[], void *cl_arg)
-{
-  add_rows(buffers, SM_ADD_F32);
-}
-static void cpu_add_u32(void *buffers[], void *cl_arg)
-{
-  add_rows(buffers, SM_ADD_U32);
-}
+SM_ADD_TYPES(cpu, add_rows)
 
 /* The device kernels (sm_add_f64/_f32/_u32 of codelets/device) see a
  * buffer as rows of nx elements of their type: moments (elem bytes of
@@ -60,18 +67,7 @@ static void cuda_add(void *buffers[], int type)
                                     STARPU_MATRIX_GET_LD(buffers[1]) * k,
                                     starpu_cuda_get_local_stream()));
 }
-static void cuda_add_f64(void *buffers[], void *cl_arg)
-{
-  cuda_add(buffers, SM_ADD_F64);
-}
-static void cuda_add_f32(void *buffers[], void *cl_arg)
-{
-  cuda_add(buffers, SM_ADD_F32);
-}
-static void cuda_add_u32(void *buffers[], void *cl_arg)
-{
-  cuda_add(buffers, SM_ADD_U32);
-}
+SM_ADD_TYPES(cuda, cuda_add)
 #endif
 
 #ifdef STARPU_USE_OPENCL
@@ -94,18 +90,7 @@ static void ocl_add(void *buffers[], int type)
   const size_t groups[2] = {sm_ocl_groups(nx, SM_DEV_TX), sm_ocl_groups(ny, SM_DEV_TY)};
   sm_ocl_run(kernel[type], n, args, 2, groups);
 }
-static void ocl_add_f64(void *buffers[], void *cl_arg)
-{
-  ocl_add(buffers, SM_ADD_F64);
-}
-static void ocl_add_f32(void *buffers[], void *cl_arg)
-{
-  ocl_add(buffers, SM_ADD_F32);
-}
-static void ocl_add_u32(void *buffers[], void *cl_arg)
-{
-  ocl_add(buffers, SM_ADD_U32);
-}
+SM_ADD_TYPES(ocl, ocl_add)
 #endif
 
 SM_CODELET(add_f64, cpu_add_f64, SM_CL_CUDA(cuda_add_f64) SM_CL_OPENCL(ocl_add_f64), 2,

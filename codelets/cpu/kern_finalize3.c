@@ -127,7 +127,7 @@ static inline void moments3_sparse(const uint32_t *m, int64_t t[8])
     /* the key of the sorted indices */                                                  \
     const uint64_t gy = r->gy0 + y;                                                      \
     const uint64_t i0 = ysel0 ? gy : g0, i1 = ysel1 ? gy : g1, i2 = ysel2 ? gy : g2;     \
-    key[c] = sm_mix64(sm_mix64((i0 << 32) | i1) ^ i2);                                   \
+    key[c] = sm_cksum_key3(i0, i1, i2);                                                  \
   } while (0)
 
 SM_FIN3_CLONES

@@ -75,10 +75,14 @@ SM_FN sm_u64 sm_mix64(sm_u64 x)
   return x ^ (x >> 31);
 }
 
-/** The checksum key of 2-way result (a, b) as written. */
+/** The checksum key of result (a, b, c) as written (2-way: c = 2^32 - 1). */
+SM_FN sm_u64 sm_cksum_key3(sm_u64 a, sm_u64 b, sm_u64 c)
+{
+  return sm_mix64(sm_mix64((a << 32) | b) ^ c);
+}
 SM_FN sm_u64 sm_cksum_key2(sm_u64 a, sm_u64 b)
 {
-  return sm_mix64(sm_mix64((a << 32) | b) ^ (sm_u64)0xffffffffUL);
+  return sm_cksum_key3(a, b, (sm_u64)0xffffffffUL);
 }
 
 /* CoMet's defaults (SPEC 10). */

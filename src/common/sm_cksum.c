@@ -7,8 +7,7 @@
 
 uint64_t sm_cksum_key(const uint32_t idx[3], int way)
 {
-  uint64_t key = sm_mix64(((uint64_t)idx[0] << 32) | idx[1]);
-  return sm_mix64(key ^ (way == 3 ? idx[2] : 0xffffffffu));
+  return sm_cksum_key3(idx[0], idx[1], way == 3 ? idx[2] : 0xffffffffu);
 }
 
 void sm_cksum_add_key(sm_cksum_t *c, uint64_t key, uint32_t entry, double value)

@@ -61,7 +61,7 @@ if grep -q '"name": "OpenCL' "$T/probe.json" 2> /dev/null; then
       fail "npv=2 on OpenCL $prob: checksum differs from the CPU run's"
   done
 else
-  echo "  (no OpenCL device: the device reductions are not run)"
+  skip_part "no OpenCL device: the device reductions and finalize are not run"
 fi
 
 # phases: every phase on its own, together, equals the full run

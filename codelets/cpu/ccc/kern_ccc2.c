@@ -124,25 +124,20 @@ static void dense_tiles(size_t m, size_t n, size_t nf, const sm_cplanes_t *pa,
 
 SM_CPLANES_SPARSE_TILES(SM_POPC_CLONES, sparse_tiles, sm_cplanes_sparse2, 1)
 
-/* A against B, or (sym: B is A) the tiles on and above the diagonal and the
- * rest mirrored. */
+/* A against B; the symmetric form on a diagonal block (B = A): the tiles on
+ * and above the diagonal, the rest mirrored. */
 SM_POPC_CLONES
-static void ccc2_popc(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
-                      const uint64_t *B, size_t ldb, int sparse, uint32_t *C, size_t ldc,
-                      int sym)
-{
-  sm_cplanes_run(1, dense_tiles, sparse_tiles, m, n, nf, A, lda, B, ldb, sparse, C, ldc,
-                 sym);
-}
-
 void sm_kern_ccc2_popc(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
                        const uint64_t *B, size_t ldb, int sparse, uint32_t *C, size_t ldc)
 {
-  ccc2_popc(m, n, nf, A, lda, B, ldb, sparse, C, ldc, 0);
+  sm_cplanes_run(1, dense_tiles, sparse_tiles, m, n, nf, A, lda, B, ldb, sparse, C, ldc,
+                 0);
 }
 
+SM_POPC_CLONES
 void sm_kern_ccc2_syrk_popc(size_t n, size_t nf, const uint64_t *A, size_t lda,
                             int sparse, uint32_t *C, size_t ldc)
 {
-  ccc2_popc(n, n, nf, A, lda, A, lda, sparse, C, ldc, 1);
+  sm_cplanes_run(1, dense_tiles, sparse_tiles, n, n, nf, A, lda, A, lda, sparse, C, ldc,
+                 1);
 }

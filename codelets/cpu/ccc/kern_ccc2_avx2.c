@@ -174,24 +174,19 @@ SM_TARGET static void dense_tiles(size_t m, size_t n, size_t nf, const sm_cplane
 
 SM_CPLANES_SPARSE_TILES(SM_TARGET, sparse_tiles, sparse12, G)
 
-SM_TARGET static void ccc2(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
-                           const uint64_t *B, size_t ldb, int sparse, uint32_t *C,
-                           size_t ldc, int sym)
+SM_TARGET void sm_kern_ccc2_avx2(size_t m, size_t n, size_t nf, const uint64_t *A,
+                                 size_t lda, const uint64_t *B, size_t ldb, int sparse,
+                                 uint32_t *C, size_t ldc)
 {
   sm_cplanes_run(G, dense_tiles, sparse_tiles, m, n, nf, A, lda, B, ldb, sparse, C, ldc,
-                 sym);
+                 0);
 }
 
-void sm_kern_ccc2_avx2(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
-                       const uint64_t *B, size_t ldb, int sparse, uint32_t *C, size_t ldc)
+SM_TARGET void sm_kern_ccc2_syrk_avx2(size_t n, size_t nf, const uint64_t *A, size_t lda,
+                                      int sparse, uint32_t *C, size_t ldc)
 {
-  ccc2(m, n, nf, A, lda, B, ldb, sparse, C, ldc, 0);
-}
-
-void sm_kern_ccc2_syrk_avx2(size_t n, size_t nf, const uint64_t *A, size_t lda,
-                            int sparse, uint32_t *C, size_t ldc)
-{
-  ccc2(n, n, nf, A, lda, A, lda, sparse, C, ldc, 1);
+  sm_cplanes_run(G, dense_tiles, sparse_tiles, n, n, nf, A, lda, A, lda, sparse, C, ldc,
+                 1);
 }
 #else
 void sm_kern_ccc2_avx2(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
