@@ -83,6 +83,148 @@ SM_CODELET(ccc2_sparse, cpu_ccc2,
 SM_CL_WORK(ccc2, work_ccc2);
 SM_CL_WORK(ccc2_sparse, work_ccc2);
 
+/* ---- cached int8 tiles (--ccc-gemm int8): sm_ccc_i8 expands a tile of
+ * codes into its int8 form once (sm_kern.h's layout, on the device that
+ * runs the products), sm_ccc2_i8 multiplies two such tiles: on CUDA by
+ * cublasGemmEx, under OpenCL and on CPUs by plain loops. */
+
+static size_t i8_blocks(int sparse)
+{
+  return sparse ? 2 : 1;
+}
+
+static void cpu_ccc_i8(void *buffers[], void *cl_arg)
+{
+  const ccc2_args_t *a = cl_arg;
+  const sm_cl_mat_t X = sm_cl_mat(buffers, 0), R = sm_cl_mat(buffers, 1);
+  sm_kern_ccc_i8_expand(X.ny, a->nf, R.nx, X.ptr, X.ld, a->sparse, R.ptr, R.ld);
+}
+
+static void cpu_ccc2_i8(void *buffers[], void *cl_arg)
+{
+  const ccc2_args_t *a = cl_arg;
+  const sm_cl_mat_t A = sm_cl_mat(buffers, 0), B = sm_cl_mat(buffers, 1),
+                    C = sm_cl_mat(buffers, 2);
+  const size_t k = i8_blocks(a->sparse);
+  sm_kern_ccc2_i8rows(A.ny / k, B.ny / k, A.nx, A.ptr, A.ld, B.ptr, B.ld, a->sparse,
+                      C.ptr, C.ld);
+}
+
+#ifdef SM_USE_CUDA
+static void cuda_ccc_i8(void *buffers[], void *cl_arg)
+{
+  const ccc2_args_t *a = cl_arg;
+  const sm_cl_mat_t X = sm_cl_mat(buffers, 0), R = sm_cl_mat(buffers, 1);
+  SM_CUDA_RUN("sm_ccc_i8",
+              sm_cuda_i8_expand(X.ny, a->nf, R.nx, X.ptr, X.ld, a->sparse, R.ptr, R.ld,
+                                starpu_cuda_get_local_stream()));
+}
+
+static void cuda_ccc2_i8(void *buffers[], void *cl_arg)
+{
+  const ccc2_args_t *a = cl_arg;
+  const sm_cl_mat_t A = sm_cl_mat(buffers, 0), B = sm_cl_mat(buffers, 1),
+                    C = sm_cl_mat(buffers, 2);
+  const size_t k = i8_blocks(a->sparse), m = A.ny / k, n = B.ny / k;
+  const char *name = a->sparse ? "sm_ccc2_i8_sparse" : "sm_ccc2_i8";
+  void *scratch = sm_cl_cuda_scratch(sm_cuda_ccc2_i8_scratch(m, n, a->sparse), name);
+  SM_CUDA_RUN(name, sm_cuda_ccc2_i8(m, n, A.nx, A.ptr, A.ld, B.ptr, B.ld, a->sparse,
+                                    C.ptr, C.ld, scratch, starpu_cuda_get_local_stream(),
+                                    starpu_cublas_get_local_handle()));
+}
+#endif
+
+#ifdef STARPU_USE_OPENCL
+static void ocl_ccc_i8(void *buffers[], void *cl_arg)
+{
+  const ccc2_args_t *a = cl_arg;
+  const size_t rows = STARPU_MATRIX_GET_NY(buffers[0]),
+               kpad = STARPU_MATRIX_GET_NX(buffers[1]);
+  sm_ocl_arg_t args[10] = {sm_ocl_int((long)rows), sm_ocl_int((long)a->nf),
+                           sm_ocl_int((long)kpad)};
+  int k = sm_ocl_matrix(args, 3, buffers[0], 8, 0, 1);
+  args[k++] = sm_ocl_int(a->sparse);
+  k = sm_ocl_matrix(args, k, buffers[1], 1, 0, 1);
+  const size_t groups[2] = {sm_ocl_groups(kpad, SM_DEV_TX),
+                            sm_ocl_groups(rows, SM_DEV_TY)};
+  sm_ocl_run("sm_i8_expand", k, args, 2, groups);
+}
+
+/* sm_i8_gemm stands in for cuBLAS; sm_i8_gather is the GPUs' own */
+static void ocl_ccc2_i8(void *buffers[], void *cl_arg)
+{
+  const ccc2_args_t *a = cl_arg;
+  const size_t k = i8_blocks(a->sparse), lm = STARPU_MATRIX_GET_NY(buffers[0]),
+               rn = STARPU_MATRIX_GET_NY(buffers[1]),
+               kpad = STARPU_MATRIX_GET_NX(buffers[0]);
+  if (lm == 0 || rn == 0)
+    return;
+  const char *name = a->sparse ? "sm_ccc2_i8_sparse" : "sm_ccc2_i8";
+  cl_mem G = sm_ocl_scratch(lm * rn * sizeof(int), name);
+  sm_ocl_arg_t args[11] = {sm_ocl_int((long)lm), sm_ocl_int((long)rn),
+                           sm_ocl_int((long)kpad)};
+  int n = sm_ocl_matrix(args, 3, buffers[0], 1, 0, 1);
+  n = sm_ocl_matrix(args, n, buffers[1], 1, 0, 1);
+  args[n++] = sm_ocl_buf(G);
+  args[n++] = sm_ocl_int((long)rn);
+  const size_t g1[2] = {sm_ocl_groups(rn, SM_DEV_TX), sm_ocl_groups(lm, SM_DEV_TY)};
+  sm_ocl_run("sm_i8_gemm", n, args, 2, g1);
+  sm_ocl_arg_t gargs[9] = {sm_ocl_int((long)(lm / k)),
+                           sm_ocl_int((long)(rn / k)),
+                           sm_ocl_int(a->sparse),
+                           sm_ocl_buf(G),
+                           sm_ocl_int(0),
+                           sm_ocl_int((long)rn)};
+  n = sm_ocl_matrix(gargs, 6, buffers[2], 4, 0, 1);
+  const size_t g2[2] = {sm_ocl_groups(rn / k, SM_DEV_TX),
+                        sm_ocl_groups(lm / k, SM_DEV_TY)};
+  sm_ocl_run("sm_i8_gather", n, gargs, 2, g2);
+  sm_ocl_release(G);
+}
+#endif
+
+/* the work of a product: vector pairs x fields, as for sm_ccc2 */
+static double work_ccc2_i8(const struct starpu_task *t)
+{
+  const ccc2_args_t *a = t->cl_arg;
+  const double k = (double)i8_blocks(a->sparse);
+  return sm_cl_work_2way(t, a->nf) / (k * k);
+}
+
+SM_CODELET(ccc_i8, cpu_ccc_i8, SM_CL_CUDA(cuda_ccc_i8) SM_CL_OPENCL(ocl_ccc_i8), 2,
+           STARPU_R, STARPU_W);
+SM_CODELET(ccc2_i8, cpu_ccc2_i8, SM_CL_CUDA(cuda_ccc2_i8) SM_CL_OPENCL(ocl_ccc2_i8), 3,
+           STARPU_R, STARPU_R, STARPU_W);
+SM_CODELET(ccc2_i8_sparse, cpu_ccc2_i8,
+           SM_CL_CUDA(cuda_ccc2_i8) SM_CL_OPENCL(ocl_ccc2_i8), 3, STARPU_R, STARPU_R,
+           STARPU_W);
+SM_CL_WORK(ccc2_i8, work_ccc2_i8);
+SM_CL_WORK(ccc2_i8_sparse, work_ccc2_i8);
+
+void sm_ccc_i8_register(starpu_data_handle_t *h, size_t rows, size_t nf, int sparse)
+{
+  const size_t kpad = sm_ccc_i8_kpad(nf);
+  starpu_matrix_data_register(h, -1, 0, kpad, kpad, i8_blocks(sparse) * rows, 1);
+}
+
+int sm_task_ccc_i8(starpu_data_handle_t X, starpu_data_handle_t X8, int sparse, size_t nf,
+                   int prio)
+{
+  ccc2_args_t args = {.nf = nf, .sparse = sparse};
+  return SM_INSERT(&cl_ccc_i8, STARPU_R, X, STARPU_W, X8, SM_CL_ARGS(X8, args),
+                   STARPU_PRIORITY, prio, STARPU_EXECUTE_WHERE, sm_cl_num_where,
+                   STARPU_NAME, "ccc_i8", 0);
+}
+
+int sm_task_ccc2_i8(starpu_data_handle_t A8, starpu_data_handle_t B8,
+                    starpu_data_handle_t C, int sparse, size_t nf, int prio)
+{
+  ccc2_args_t args = {.nf = nf, .sparse = sparse};
+  return SM_INSERT(sparse ? &cl_ccc2_i8_sparse : &cl_ccc2_i8, STARPU_R, A8, STARPU_R, B8,
+                   STARPU_W, C, SM_CL_ARGS(C, args), STARPU_PRIORITY, prio,
+                   STARPU_EXECUTE_WHERE, sm_cl_num_where, STARPU_NAME, "ccc2", 0);
+}
+
 int sm_task_ccc2(starpu_data_handle_t A, starpu_data_handle_t B, starpu_data_handle_t C,
                  int sparse, size_t nf, int prio)
 {

@@ -185,8 +185,12 @@ int sm_task_finalize2(starpu_data_handle_t num, starpu_data_handle_t si,
                      prio, STARPU_NAME, "finalize2", 0);
   /* where the numerators are made (on a device only the records come
    * back), unless the block needs what only the CPU finalize does */
-  const unsigned long long where =
+  unsigned long long where =
       args->hist.bins || args->thr_ent.n ? STARPU_CPU : sm_cl_num_where;
+  /* a simulation that keeps the finalize on CPUs removes the CUDA one
+   * (sm_cl_sim_setup): then CPUs take it, even under --devices accel */
+  if (!cl_finalize2.cuda_funcs[0])
+    where |= STARPU_CPU;
   return SM_INSERT(&cl_finalize2, STARPU_R, num, STARPU_R, si, STARPU_R, sj, STARPU_W, R,
                    STARPU_CL_ARGS, sm_cl_args_dup(R, args, sizeof *args), sizeof *args,
                    STARPU_PRIORITY, prio, STARPU_EXECUTE_WHERE, where, STARPU_NAME,

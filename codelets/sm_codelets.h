@@ -50,6 +50,17 @@ int sm_task_czek2(starpu_data_handle_t A, starpu_data_handle_t B, starpu_data_ha
 int sm_task_ccc2(starpu_data_handle_t A, starpu_data_handle_t B, starpu_data_handle_t C,
                  int sparse, size_t nf, int prio);
 
+/* CCC 2-way numerators from cached int8 tiles (--ccc-gemm int8, the
+ * papers' tensor-core method: cuBLAS on GPUs). sm_ccc_i8_register
+ * registers, unallocated, the int8 form of a tile of `rows` vectors
+ * (sm_kern.h's layout); sm_task_ccc_i8 fills it from the tile X once;
+ * sm_task_ccc2_i8 writes C (as sm_task_ccc2) from two of them. */
+void sm_ccc_i8_register(starpu_data_handle_t *h, size_t rows, size_t nf, int sparse);
+int sm_task_ccc_i8(starpu_data_handle_t X, starpu_data_handle_t X8, int sparse, size_t nf,
+                   int prio);
+int sm_task_ccc2_i8(starpu_data_handle_t A8, starpu_data_handle_t B8,
+                    starpu_data_handle_t C, int sparse, size_t nf, int prio);
+
 /* 3-way planes: planes [a_off, a_off + g) of tile A against tiles X and Y
  * into N3 (matrix handle, ny = g rows of |X| x |Y| numerators: czek float/double,
  * ccc SM_CCC3_NMOM(sparse) uint32 each; see sm_kern.h). */

@@ -115,6 +115,14 @@ SM_FN unsigned sm_gt_m(unsigned c, int sparse)
   return !sparse || c != 2u;
 }
 
+/** Bytes of a row of a tile's int8 form (r, m: one byte per field, the
+ * CCC int8 GEMMs' operands): nf rounded up to 16, so that rows stay
+ * aligned for int8 GEMMs (cuBLAS wants leading dimensions of 4). */
+SM_FN size_t sm_ccc_i8_kpad(size_t nf)
+{
+  return (nf + 15) / 16 * 16;
+}
+
 /** The fields of one code word w, of which `left` (> 0) still exist: lo and
  * hi bits in the even positions and the mask of existing fields. */
 SM_FN void sm_gt_bits(sm_u64 w, sm_u64 left, sm_u64 *lo, sm_u64 *hi, sm_u64 *valid)

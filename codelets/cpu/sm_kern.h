@@ -45,6 +45,16 @@ void sm_kern_ccc2_popc(size_t m, size_t n, size_t nf, const uint64_t *A, size_t 
 void sm_kern_ccc2_syrk_popc(size_t n, size_t nf, const uint64_t *A, size_t lda,
                             int sparse, uint32_t *C, size_t ldc);
 
+/* Tiles in int8 form (the CCC int8 GEMMs' operands, kpad =
+ * sm_ccc_i8_kpad(nf) bytes per row at ld ldr): rows 0..rows-1 hold r of
+ * each vector, sparse rows rows..2 rows-1 its m; fields past nf are 0.
+ * sm_kern_ccc2_i8rows: the moments of m x n pairs from two such tiles. */
+void sm_kern_ccc_i8_expand(size_t rows, size_t nf, size_t kpad, const uint64_t *X,
+                           size_t ldx, int sparse, int8_t *R, size_t ldr);
+void sm_kern_ccc2_i8rows(size_t m, size_t n, size_t kpad, const int8_t *A8, size_t lda8,
+                         const int8_t *B8, size_t ldb8, int sparse, uint32_t *C,
+                         size_t ldc);
+
 /* Per-vector CCC sums: s[2v] = allele-1 count (sum of r over counted
  * entries), s[2v+1] = counted entries (dense: nf; sparse: present calls). */
 void sm_kern_sums_ccc(size_t nv, size_t nf, const uint64_t *X, size_t ldx, int sparse,

@@ -1,12 +1,14 @@
 /* kern_ccc2_gemm.cu: CCC 2-way moments as standard GEMMs on per-entry
- * allele counts (the papers' tensor-core method): the 2-bit codes are
- * expanded to int8 matrices (r: copies of allele 1, 0..2; m: presence),
- * and cublasGemmEx with int8 inputs and int32 accumulation gives
- * sum r_i r_j exactly for any practical length. Sparse runs one GEMM on
- * stacked operands, [r; m] of the rows of A against [r; m] of the rows of
- * B, whose four blocks are rr, rm, mr and mm. Asynchronous on the given
- * stream; checked at every step. The int8 operands and the int32 result
- * live in the caller's scratch (the worker's, from StarPU's allocator). */
+ * allele counts (the papers' tensor-core method): the 2-bit codes in int8
+ * form (sm_i8_expand of codelets/device: r, copies of allele 1, 0..2; m,
+ * presence), and cublasGemmEx with int8 inputs and int32 accumulation
+ * gives sum r_i r_j exactly for any practical length. Sparse runs one
+ * GEMM on stacked operands, [r; m] of the rows of A against [r; m] of the
+ * rows of B, whose four blocks are rr, rm, mr and mm (sm_i8_gather takes
+ * them apart). Asynchronous on the given stream; checked at every step.
+ * The int32 result (and, without cached int8 tiles, both tiles' int8
+ * form) live in the caller's scratch (the worker's, from StarPU's
+ * allocator). */
 #include <cublas_v2.h>
 
 #include "sm_formulas.h"
@@ -14,71 +16,60 @@
 
 namespace
 {
-
-/* rows of codes -> int8 rows of r (and, sparse, of m, `rows` rows further),
- * kpad columns (zero padded) */
-__global__ void expand(int rows, long nf, long kpad, const uint64_t *X, size_t ldx,
-                       int sparse, signed char *R)
+/* the int32 result of m x n pairs: blocks x blocks moments' rows */
+size_t g_ld(size_t n, int sparse)
 {
-  for (int v = blockIdx.y; v < rows; v += gridDim.y)
-    for (long q = blockIdx.x * (long)blockDim.x + threadIdx.x; q < kpad;
-         q += (long)gridDim.x * blockDim.x) {
-      signed char r = 0, m = 0;
-      if (q < nf) {
-        const unsigned c = sm_gt_code(X + (size_t)v * ldx, (size_t)q);
-        r = (signed char)sm_gt_r(c, sparse);
-        m = (signed char)sm_gt_m(c, sparse);
-      }
-      R[(size_t)v * kpad + q] = r;
-      if (sparse)
-        R[((size_t)rows + v) * kpad + q] = m;
-    }
+  return ((sparse ? 2 : 1) * n + 3) / 4 * 4; /* a multiple of 4 */
 }
 
-/* the int32 GEMM result (G column-major, ldg; G[j' + i' ldg] for left row
- * i' and right row j') -> the interleaved moments of sm_kern.h */
-__global__ void gather(int m, int n, int nmom, const int *G, size_t ldg, unsigned *C,
-                       size_t ldc)
+size_t g_bytes(size_t m, size_t n, int sparse)
 {
-  for (int i = blockIdx.y; i < m; i += gridDim.y)
-    for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < n;
-         j += gridDim.x * blockDim.x)
-      for (int k = 0; k < nmom; k++) {
-        /* rr, rm, mr, mm: left block k / 2, right block k % 2 */
-        const size_t li = (size_t)(k / 2) * m + i, rj = (size_t)(k % 2) * n + j;
-        C[((size_t)i * ldc + j) * nmom + k] = (unsigned)G[rj + li * ldg];
-      }
+  return g_ld(n, sparse) * (sparse ? 2 : 1) * m * sizeof(int);
 }
 
-unsigned cap(size_t g)
+size_t round256(size_t b)
 {
-  return (unsigned)(g == 0 ? 1 : g > 65535 ? 65535 : g);
+  return (b + 255) / 256 * 256;
 }
 
-} // namespace
-
-namespace
+/* G (rn x lm, column-major, ldg) = R^T L: G[j', i'] = sum_q R[j', q] L[i', q],
+ * then the moments */
+int gemm_gather(size_t m, size_t n, size_t kpad, const signed char *L, size_t ldl,
+                const signed char *R, size_t ldr, int sparse, uint32_t *C, size_t ldc,
+                int *G, cudaStream_t s, cublasHandle_t h)
 {
-struct gemm_layout {
-  size_t kpad, lm, rn, ldg, ops, gbytes;
-};
-
-gemm_layout layout(size_t m, size_t n, size_t nf, int sparse)
-{
-  gemm_layout g;
-  const size_t blocks = sparse ? 2 : 1;
-  g.kpad = (nf + 15) / 16 * 16;
-  g.lm = blocks * m, g.rn = blocks * n; /* stacked rows, left and right */
-  g.ldg = (g.rn + 3) / 4 * 4;           /* int32 results: ld a multiple of 4 */
-  g.ops = (g.lm + g.rn) * g.kpad, g.gbytes = g.ldg * g.lm * sizeof(int);
-  return g;
+  const size_t blocks = sparse ? 2 : 1, ldg = g_ld(n, sparse);
+  const int one = 1, zero = 0;
+  cublasStatus_t st = cublasSetStream(h, s);
+  if (st == CUBLAS_STATUS_SUCCESS)
+    st = cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, (int)(blocks * n), (int)(blocks * m),
+                      (int)kpad, &one, R, CUDA_R_8I, (int)ldr, L, CUDA_R_8I, (int)ldl,
+                      &zero, G, CUDA_R_32I, (int)ldg, CUBLAS_COMPUTE_32I,
+                      CUBLAS_GEMM_DEFAULT);
+  if (st != CUBLAS_STATUS_SUCCESS)
+    return -1;
+  return sm_cuda_i8_gather(m, n, sparse, G, ldg, C, ldc, (sm_cuda_stream_t)s);
 }
 } // namespace
+
+extern "C" size_t sm_cuda_ccc2_i8_scratch(size_t m, size_t n, int sparse)
+{
+  return g_bytes(m, n, sparse);
+}
+
+extern "C" int sm_cuda_ccc2_i8(size_t m, size_t n, size_t kpad, const signed char *A8,
+                               size_t lda8, const signed char *B8, size_t ldb8,
+                               int sparse, uint32_t *C, size_t ldc, void *scratch,
+                               sm_cuda_stream_t stream, void *cublas_handle)
+{
+  return gemm_gather(m, n, kpad, A8, lda8, B8, ldb8, sparse, C, ldc, (int *)scratch,
+                     (cudaStream_t)stream, (cublasHandle_t)cublas_handle);
+}
 
 extern "C" size_t sm_cuda_ccc2_gemm_scratch(size_t m, size_t n, size_t nf, int sparse)
 {
-  const gemm_layout g = layout(m, n, nf, sparse);
-  return (g.ops + 255) / 256 * 256 + g.gbytes;
+  const size_t blocks = sparse ? 2 : 1;
+  return round256(blocks * (m + n) * sm_ccc_i8_kpad(nf)) + g_bytes(m, n, sparse);
 }
 
 extern "C" int sm_cuda_ccc2_gemm(size_t m, size_t n, size_t nf, const uint64_t *A,
@@ -86,33 +77,14 @@ extern "C" int sm_cuda_ccc2_gemm(size_t m, size_t n, size_t nf, const uint64_t *
                                  uint32_t *C, size_t ldc, void *scratch,
                                  sm_cuda_stream_t stream, void *cublas_handle)
 {
-  cudaStream_t s = (cudaStream_t)stream;
-  cublasHandle_t h = (cublasHandle_t)cublas_handle;
-  const gemm_layout g = layout(m, n, nf, sparse);
-  const size_t kpad = g.kpad, lm = g.lm, rn = g.rn, ldg = g.ldg;
-  signed char *L = (signed char *)scratch, *R = L + lm * kpad;
-  int *G = (int *)((char *)scratch + (g.ops + 255) / 256 * 256);
-  const dim3 t(256);
-  expand<<<dim3(cap((kpad + 255) / 256), cap(m)), t, 0, s>>>((int)m, (long)nf, (long)kpad,
-                                                             A, lda, sparse, L);
-  expand<<<dim3(cap((kpad + 255) / 256), cap(n)), t, 0, s>>>((int)n, (long)nf, (long)kpad,
-                                                             B, ldb, sparse, R);
-  int err = (int)cudaGetLastError();
-  if (!err) {
-    const int one = 1, zero = 0;
-    /* G (rn x lm, column-major) = R^T L: G[j', i'] = sum_q R[j', q] L[i', q] */
-    cublasStatus_t st = cublasSetStream(h, s);
-    if (st == CUBLAS_STATUS_SUCCESS)
-      st = cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, (int)rn, (int)lm, (int)kpad, &one, R,
-                        CUDA_R_8I, (int)kpad, L, CUDA_R_8I, (int)kpad, &zero, G,
-                        CUDA_R_32I, (int)ldg, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT);
-    if (st != CUBLAS_STATUS_SUCCESS)
-      err = -1;
-  }
-  if (!err) {
-    gather<<<dim3(cap((n + 255) / 256), cap(m)), t, 0, s>>>(
-        (int)m, (int)n, sparse ? 4 : 1, G, ldg, C, ldc);
-    err = (int)cudaGetLastError();
-  }
+  const size_t blocks = sparse ? 2 : 1, kpad = sm_ccc_i8_kpad(nf);
+  signed char *L = (signed char *)scratch, *R = L + blocks * m * kpad;
+  int *G = (int *)((char *)scratch + round256(blocks * (m + n) * kpad));
+  int err = sm_cuda_i8_expand(m, nf, kpad, A, lda, sparse, L, kpad, stream);
+  if (!err)
+    err = sm_cuda_i8_expand(n, nf, kpad, B, ldb, sparse, R, kpad, stream);
+  if (!err)
+    err = gemm_gather(m, n, kpad, L, kpad, R, kpad, sparse, C, ldc, G,
+                      (cudaStream_t)stream, (cublasHandle_t)cublas_handle);
   return err;
 }

@@ -114,6 +114,29 @@ extern "C" int sm_cuda_ccc2(size_t m, size_t n, size_t nf, const uint64_t *A, si
   return launched();
 }
 
+extern "C" int sm_cuda_i8_expand(size_t rows, size_t nf, size_t kpad, const uint64_t *X,
+                                 size_t ldx, int sparse, signed char *R, size_t ldr,
+                                 sm_cuda_stream_t s)
+{
+  if (rows == 0)
+    return 0;
+  dim3 grid(groups(kpad, SM_DEV_TX), groups(rows, SM_DEV_TY));
+  sm_i8_expand<<<grid, block2, 0, (cudaStream_t)s>>>((int)rows, (int)nf, (int)kpad, X, 0,
+                                                     (int)ldx, sparse, R, 0, (int)ldr);
+  return launched();
+}
+
+extern "C" int sm_cuda_i8_gather(size_t m, size_t n, int sparse, const int *G, size_t ldg,
+                                 uint32_t *C, size_t ldc, sm_cuda_stream_t s)
+{
+  if (m == 0 || n == 0)
+    return 0;
+  dim3 grid(groups(n, SM_DEV_TX), groups(m, SM_DEV_TY));
+  sm_i8_gather<<<grid, block2, 0, (cudaStream_t)s>>>((int)m, (int)n, sparse, G, 0,
+                                                     (int)ldg, C, 0, (int)ldc);
+  return launched();
+}
+
 extern "C" int sm_cuda_ccc3(size_t g, size_t mx, size_t my, size_t nf, const uint64_t *P,
                             size_t ldp, const uint64_t *X, size_t ldx, const uint64_t *Y,
                             size_t ldy, int sparse, uint32_t *out, sm_cuda_stream_t s)

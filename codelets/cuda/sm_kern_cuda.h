@@ -59,15 +59,32 @@ int sm_cuda_ccc3(size_t g, size_t mx, size_t my, size_t nf, const uint64_t *P, s
                  const uint64_t *X, size_t ldx, const uint64_t *Y, size_t ldy, int sparse,
                  uint32_t *out, sm_cuda_stream_t stream);
 
+/** The int8 form of rows code rows (sm_i8_expand of codelets/device): r
+ * in rows 0..rows-1 and, sparse, m in rows rows..2 rows-1, kpad bytes of
+ * them at ld ldr. And the int32 GEMM result G (ldg) -> interleaved
+ * moments of m x n pairs (sm_i8_gather). */
+int sm_cuda_i8_expand(size_t rows, size_t nf, size_t kpad, const uint64_t *X, size_t ldx,
+                      int sparse, signed char *R, size_t ldr, sm_cuda_stream_t stream);
+int sm_cuda_i8_gather(size_t m, size_t n, int sparse, const int *G, size_t ldg,
+                      uint32_t *C, size_t ldc, sm_cuda_stream_t stream);
+
 /* CCC 2-way moments through cuBLAS int8 GEMMs (tensor cores where the GPU
- * has them), in scratch (device memory of sm_cuda_ccc2_gemm_scratch()
- * bytes, free until the stream has run the task). cublas_handle: the
- * worker's cublasHandle_t. Returns 0, -1 when cuBLAS refuses, or a CUDA
- * error. */
+ * has them), in scratch (device memory of the _scratch() bytes, free until
+ * the stream has run the task). cublas_handle: the worker's cublasHandle_t.
+ * Return 0, -1 when cuBLAS refuses, or a CUDA error.
+ * sm_cuda_ccc2_gemm expands both code tiles into scratch first;
+ * sm_cuda_ccc2_i8 takes tiles already in int8 form (sm_cuda_i8_expand,
+ * kpad bytes per row at lda8 / ldb8, multiples of 4: the graph's cached
+ * int8 tiles), its scratch holding the int32 result only. */
 size_t sm_cuda_ccc2_gemm_scratch(size_t m, size_t n, size_t nf, int sparse);
 int sm_cuda_ccc2_gemm(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
                       const uint64_t *B, size_t ldb, int sparse, uint32_t *C, size_t ldc,
                       void *scratch, sm_cuda_stream_t stream, void *cublas_handle);
+size_t sm_cuda_ccc2_i8_scratch(size_t m, size_t n, int sparse);
+int sm_cuda_ccc2_i8(size_t m, size_t n, size_t kpad, const signed char *A8, size_t lda8,
+                    const signed char *B8, size_t ldb8, int sparse, uint32_t *C,
+                    size_t ldc, void *scratch, sm_cuda_stream_t stream,
+                    void *cublas_handle);
 
 #ifdef __cplusplus
 }

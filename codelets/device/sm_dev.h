@@ -63,6 +63,7 @@
 #define SM_FMIN_F(a, b) fmin((a), (b))
 #define SM_DEVFN SM_FN
 typedef long sm_i64;
+typedef char sm_i8; /* signed in OpenCL C */
 #elif defined(__CUDACC__)
 #define SM_DEV_KERNEL extern "C" __global__
 #define SM_G
@@ -77,6 +78,7 @@ typedef long sm_i64;
 #define SM_FMIN_F(a, b) fminf((a), (b))
 #define SM_DEVFN __device__ static inline
 typedef long long sm_i64;
+typedef signed char sm_i8;
 #else
 /* host C: the geometry only */
 #include <stddef.h>

@@ -8,6 +8,8 @@
  *   sm_czek2_d/_s   C[i,j] = sum_q min(A[i,q], B[j,q])
  *   sm_czek3_d/_s   out[(a mx + x) my + y] = sum_q min(P[a,q], X[x,q], Y[y,q])
  *   sm_ccc2_dense/_sparse, sm_ccc3_dense/_sparse   CCC moments (popcount)
+ *   sm_i8_expand, sm_i8_gather (sm_i8_gemm under OpenCL)   CCC 2-way moments
+ *                   as an int8 GEMM on cached int8 tiles
  *   sm_saf          exact SAF likelihoods of a block of sites
  *   sm_add_f64/_f32/_u32   C += B, the field-axis reductions of numerators
  *   sm_fin2_count_*, sm_fin2_emit_*   the 2-way finalize (values, checksum,
@@ -199,6 +201,65 @@ SM_DEVFN void sm_dev_cc_stage(SM_L sm_u64 *p1, SM_L sm_u64 *p2, SM_L sm_u64 *pm,
 
 SM_DEV_CCC2(sm_ccc2_dense, 0, 1)
 SM_DEV_CCC2(sm_ccc2_sparse, 1, 4)
+
+/* ---- CCC 2-way moments as an int8 GEMM (the papers' tensor-core method):
+ * a tile's int8 form holds, for each of its `rows` vectors, the allele
+ * counts r (row v) and, sparse, the presences m (row rows + v), kpad
+ * bytes each (fields past nf are 0). On CUDA cuBLAS multiplies them
+ * (G = R^T L, int32, column-major as cublasGemmEx writes it); under OpenCL
+ * sm_i8_gemm stands in for it, so that the expansion and the gather run
+ * here as they run on a GPU. */
+SM_DEV_KERNEL void sm_i8_expand(int rows, int nf, int kpad, SM_G const sm_u64 *X,
+                                int offx, int ldx, int sparse, SM_G sm_i8 *R, int offr,
+                                int ldr)
+{
+  for (int v = SM_GRP(1) * SM_DEV_TY + SM_LID(1); v < rows; v += SM_NGRP(1) * SM_DEV_TY)
+    for (int q = SM_GRP(0) * SM_DEV_TX + SM_LID(0); q < kpad;
+         q += SM_NGRP(0) * SM_DEV_TX) {
+      sm_i8 r = 0, p = 0;
+      if (q < nf) {
+        const unsigned c =
+            (unsigned)(X[offx + (sm_i64)v * ldx + q / 32] >> (2 * (q % 32))) & 3u;
+        r = (sm_i8)sm_gt_r(c, sparse);
+        p = (sm_i8)sm_gt_m(c, sparse);
+      }
+      R[offr + (sm_i64)v * ldr + q] = r;
+      if (sparse)
+        R[offr + (sm_i64)(rows + v) * ldr + q] = p;
+    }
+}
+
+/* G (ldg, column-major: G[j' + i' ldg]) -> the interleaved moments of
+ * m x n vector pairs: moment k = rr, rm, mr, mm takes left block k / 2
+ * (rows of r, then of m) and right block k % 2 */
+SM_DEV_KERNEL void sm_i8_gather(int m, int n, int sparse, SM_G const int *G, int offg,
+                                int ldg, SM_G sm_u32 *C, int offc, int ldc)
+{
+  const int nmom = sparse ? 4 : 1;
+  for (int i = SM_GRP(1) * SM_DEV_TY + SM_LID(1); i < m; i += SM_NGRP(1) * SM_DEV_TY)
+    for (int j = SM_GRP(0) * SM_DEV_TX + SM_LID(0); j < n; j += SM_NGRP(0) * SM_DEV_TX)
+      for (int k = 0; k < nmom; k++) {
+        const sm_i64 li = (sm_i64)(k / 2) * m + i, rj = (sm_i64)(k % 2) * n + j;
+        C[offc + ((sm_i64)i * ldc + j) * nmom + k] = (sm_u32)G[offg + rj + li * ldg];
+      }
+}
+
+#if defined(__OPENCL_VERSION__)
+/* G[j' + i' ldg] = sum_q R[j', q] L[i', q] for rn x lm rows of kpad bytes:
+ * what cublasGemmEx computes on CUDA (plain loops: a stand-in for tests) */
+SM_DEV_KERNEL void sm_i8_gemm(int lm, int rn, int kpad, SM_G const sm_i8 *L, int offl,
+                              int ldl, SM_G const sm_i8 *R, int offr, int ldr,
+                              SM_G int *G, int ldg)
+{
+  for (int i = SM_GRP(1) * SM_DEV_TY + SM_LID(1); i < lm; i += SM_NGRP(1) * SM_DEV_TY)
+    for (int j = SM_GRP(0) * SM_DEV_TX + SM_LID(0); j < rn; j += SM_NGRP(0) * SM_DEV_TX) {
+      int s = 0;
+      for (int q = 0; q < kpad; q++)
+        s += (int)L[offl + (sm_i64)i * ldl + q] * (int)R[offr + (sm_i64)j * ldr + q];
+      G[j + (sm_i64)i * ldg] = s;
+    }
+}
+#endif
 
 /* 3-way plane moments (sm_ccc3_word's layout): NMOM 2 (dense: rr over E1,
  * E2) or 12 (sparse: rr rm mr mm over E0, E1, E2); the parts of the plane

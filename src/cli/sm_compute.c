@@ -201,6 +201,7 @@ typedef struct run {
   sm_vectors_t v;
   uint64_t nmissing; /* missing calls over every slice */
   int sparse;
+  int ccc_i8;   /* CCC 2-way on cached int8 tiles (--ccc-gemm) */
   char **names; /* every vector's name (text output), or NULL */
   char out_path[4096], json_path[4096];
   sm_manifest_t man; /* the --resume record of completed blocks */
@@ -562,6 +563,18 @@ static sm_err_t run_graph(run_t *r, int progress)
     sm_mpi_bcast(&bs, sizeof bs);
     r->d.block_size = bs;
   }
+  /* auto: int8 when the products can only run on CUDA workers (cuBLAS);
+   * on CPUs the popcount kernels are faster than int8 loops. Rank 0
+   * decides: every rank must build the same graph. */
+  r->ccc_i8 =
+      o->metric == SM_METRIC_CCC && o->num_way == 2 &&
+      (o->ccc_gemm == SM_CCC_GEMM_INT8 ||
+       (o->ccc_gemm == SM_CCC_GEMM_AUTO && !(o->devices & STARPU_CPU) &&
+        starpu_cuda_worker_get_count() > 0 && starpu_opencl_worker_get_count() == 0));
+  sm_mpi_bcast(&r->ccc_i8, sizeof r->ccc_i8);
+  if (r->ccc_i8)
+    r->sum.kernel = "int8 GEMMs on cached int8 tiles (cublasGemmEx on CUDA workers, "
+                    "int8 loops on the others)";
   if (r->use_man && !r->resumed) { /* the tile size is known now: record it */
     r->man.block_size = r->d.block_size;
     sm_err_t err = (sm_err_t)sm_mpi_agree(sm_manifest_header(&r->man, r->hdr_end));
@@ -579,6 +592,7 @@ static sm_err_t run_graph(run_t *r, int progress)
       .stage_max = o->stage_max,
       .single = o->single,
       .sparse = r->sparse,
+      .ccc_i8 = r->ccc_i8,
       .ccc_mult = o->ccc_mult,
       .ccc_param = o->ccc_param,
       .threshold = o->threshold,

@@ -39,6 +39,8 @@ static const char *const synth_kinds[] = {"random", "analytic", NULL};
 static const int synth_values[] = {SM_SYNTH_RANDOM, SM_SYNTH_ANALYTIC};
 static const char *const rawtypes[] = {"float64", "float32", NULL};
 static const char *const devices[] = {"all", "cpu", "accel", NULL};
+static const char *const ccc_gemms[] = {"auto", "popcount", "int8",
+                                        NULL};                        /* sm_ccc_gemm_t */
 static const char *const yes_no_auto[] = {"auto", "yes", "no", NULL}; /* SM_TEXT_* */
 static const char *const synth_formats[] = {"tsv", "npy", "raw", "plink", NULL};
 static const int synth_format_values[] = {SM_INPUT_TSV, SM_INPUT_NPY, SM_INPUT_RAW,
@@ -333,6 +335,16 @@ static const sm_opt_t options[] = {
              "fastest this CPU runs), ref, blocked (portable),\n"
              "avx2|avx512 (both metrics), ccc popc (the best\n"
              "popcount kernel), vnni, amx"},
+    {.name = "ccc-gemm",
+     .kind = SM_OPT_CHOICE,
+     .off = O(ccc_gemm),
+     .choices = ccc_gemms,
+     .cmds = CMD_COMPUTE,
+     .arg = "M",
+     .help = "CCC 2-way products: popcount (bit planes), int8\n"
+             "(each tile expanded to int8 once, int8 GEMMs:\n"
+             "cuBLAS on GPUs, CoMet's --tc 4), auto (default:\n"
+             "int8 when they run on CUDA workers only)"},
     TEXT("Input (one of):\n"),
     CUSTOM("input", set_input, CMD_COMPUTE, "FILE",
            ".tsv/.csv/.txt (czekanowski), .npy, raw CoMet file,\n"
@@ -612,6 +624,17 @@ static sm_err_t check_metric(sm_options_t *o)
       sm_log_error("--kernel %s: %s", kernel_names[o->kernel], why);
       return SM_EOPTION;
     }
+  }
+  if (o->ccc_gemm == SM_CCC_GEMM_INT8 &&
+      (o->metric != SM_METRIC_CCC || o->num_way != 2 || o->method != SM_METHOD_TASKS)) {
+    sm_log_error("--ccc-gemm int8 applies to ccc 2-way runs of the task graph only");
+    return SM_EOPTION;
+  }
+  if (o->ccc_gemm == SM_CCC_GEMM_INT8 && o->kernel != SM_KERNEL_AUTO) {
+    sm_log_error("--kernel %s: --ccc-gemm int8 runs int8 loops on the CPUs, not a "
+                 "--kernel (leave one of the two out)",
+                 kernel_names[o->kernel]);
+    return SM_EOPTION;
   }
   if (o->synth.kind != SM_SYNTH_NONE) {
     if (!o->num_vector || !o->num_field) {

@@ -17,6 +17,12 @@ typedef enum sm_method {
   SM_METHOD_REF,       /* the reference implementation */
 } sm_method_t;
 
+typedef enum sm_ccc_gemm {
+  SM_CCC_GEMM_AUTO = 0, /* int8 when the products run on CUDA workers only */
+  SM_CCC_GEMM_POPCOUNT, /* bit planes, AND + popcount */
+  SM_CCC_GEMM_INT8,     /* cached int8 tiles, int8 GEMMs (cuBLAS on GPUs) */
+} sm_ccc_gemm_t;
+
 typedef struct sm_options {
   /* what */
   sm_metric_t metric;
@@ -26,6 +32,7 @@ typedef struct sm_options {
   double ccc_param, ccc_mult;
   sm_method_t method;
   sm_kernel_t kernel;
+  sm_ccc_gemm_t ccc_gemm; /* CCC 2-way products */
   /* input */
   const char *input; /* path, or PLINK prefix with --bfile */
   sm_input_format_t input_format;

@@ -135,6 +135,7 @@ static void count_subblock(sm_gcore_t *g, void *ctx, int row, const void *item)
   if (sm_decomp_rank(g->d, s->I, ffin, r) == g->me)
     g->sink->blocks_total++;
   g->local_tasks += sm_gcore_local_tasks(g, s->I, r, ffin, 1);
+  sm_gcore_count_i8(g, g->tile_base[s->I] + s->tI, g->tile_base[s->J] + s->tJ, s->I, r);
   if (g->o->topk.k && g->me == 0) /* the two merges of its candidates */
     g->local_tasks += 2;
 }

@@ -36,6 +36,55 @@ void sm_gcore_count_mine(sm_gcore_t *g, int I, int r, uint64_t pairs)
     }
 }
 
+static size_t x8_index(const sm_gcore_t *g, int tile, int f, int r, int I)
+{
+  return sm_gcore_hidx(g, tile, f, r) * (size_t)g->d->npv + (size_t)I;
+}
+
+void sm_gcore_count_i8(sm_gcore_t *g, int tileA, int tileB, int I, int r)
+{
+  if (!g->x8_last)
+    return;
+  for (int f = 0; f < g->d->npf; f++)
+    for (int t = 0; t < 2; t++) {
+      uint64_t *last = &g->x8_last[x8_index(g, t ? tileB : tileA, f, r, I)];
+      if (*last == UINT64_MAX && sm_decomp_rank(g->d, I, f, r) == g->me)
+        g->local_tasks++;
+      *last = g->x8_items;
+    }
+  g->x8_items++;
+}
+
+/* After item `item`'s products: the int8 tiles it used last go (StarPU
+ * frees them once those products ran). */
+static void release_i8(sm_gcore_t *g, int tileA, int tileB, int I, int r, uint64_t item)
+{
+  for (int f = 0; f < g->d->npf; f++)
+    for (int t = 0; t < 2; t++) {
+      const size_t k = x8_index(g, t ? tileB : tileA, f, r, I);
+      if (g->x8[k] && g->x8_last[k] == item) {
+        starpu_data_unregister_submit(g->x8[k]);
+        g->x8[k] = NULL;
+      }
+    }
+}
+
+/* The int8 form of tile (tile, f, r) for rank row I: at its first use,
+ * registered on the rank that multiplies it and filled from the tile
+ * there. NULL when the insertion fails. */
+static starpu_data_handle_t tile_i8(sm_gcore_t *g, int tile, int f, int r, int I,
+                                    size_t nf, int prio)
+{
+  starpu_data_handle_t *h = &g->x8[x8_index(g, tile, f, r, I)];
+  if (*h)
+    return *h;
+  starpu_data_handle_t x = g->x[sm_gcore_hidx(g, tile, f, r)];
+  sm_ccc_i8_register(h, starpu_matrix_get_ny(x), nf, g->o->sparse);
+  sm_gcore_register(g, *h, sm_decomp_rank(g->d, I, f, r));
+  g->st->ntasks++;
+  return sm_task_ccc_i8(x, *h, g->o->sparse, nf, prio) ? NULL : *h;
+}
+
 sm_err_t sm_gcore_pair(sm_gcore_t *g, int tileA, int tileB, int I, int r, int ffin,
                        sm_task_kind_t kind, starpu_data_handle_t *h)
 {
@@ -52,14 +101,21 @@ sm_err_t sm_gcore_pair(sm_gcore_t *g, int tileA, int tileB, int I, int r, int ff
     sm_decomp_slice(g->d, f, &f0, &nf);
     starpu_data_handle_t A = g->x[sm_gcore_hidx(g, tileA, f, r)],
                          B = g->x[sm_gcore_hidx(g, tileB, f, r)];
-    ret = g->ccc ? sm_task_ccc2(A, B, h[f], o->sparse, nf, prio)
-                 : sm_task_czek2(A, B, h[f], o->single, nf, prio);
+    if (g->x8) {
+      starpu_data_handle_t A8 = tile_i8(g, tileA, f, r, I, nf, prio),
+                           B8 = A8 ? tile_i8(g, tileB, f, r, I, nf, prio) : NULL;
+      ret = B8 ? sm_task_ccc2_i8(A8, B8, h[f], o->sparse, nf, prio) : -1;
+    } else
+      ret = g->ccc ? sm_task_ccc2(A, B, h[f], o->sparse, nf, prio)
+                   : sm_task_czek2(A, B, h[f], o->single, nf, prio);
     g->st->ntasks++;
     if (!ret && sm_codelets_resilience_on()) {
       ret = sm_task_verify2(h[f], A, B, g->ccc, variant, nf, g->st->nblocks, prio);
       g->st->ntasks++;
     }
   }
+  if (g->x8)
+    release_i8(g, tileA, tileB, I, r, g->st->nblocks);
   return ret ? SM_ERUNTIME : sm_gcore_reduce(g, h, ffin);
 }
 

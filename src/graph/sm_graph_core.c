@@ -146,6 +146,13 @@ static void unregister_all(sm_gcore_t *g)
     if (g->sums && g->sums[k])
       starpu_data_unregister(g->sums[k]);
   }
+  for (size_t k = 0; g->x8 && k < nh * (size_t)g->d->npv; k++)
+    if (g->x8[k])
+      starpu_data_unregister(g->x8[k]);
+  free(g->x8);
+  free(g->x8_last);
+  g->x8 = NULL;
+  g->x8_last = NULL;
   if (g->pinned)
     starpu_memory_unpin(g->v->data, g->pinned);
   g->pinned = 0;
@@ -191,6 +198,16 @@ static sm_err_t init(sm_gcore_t *g, const sm_vectors_t *local, const sm_graph_op
   g->x = calloc(nh, sizeof *g->x);
   g->sums = calloc(nh, sizeof *g->sums);
   g->token = calloc((size_t)g->nranks, sizeof *g->token);
+  if (o->ccc_i8 && g->ccc) {
+    g->x8 = calloc(nh * (size_t)d->npv, sizeof *g->x8);
+    g->x8_last = malloc(nh * (size_t)d->npv * sizeof *g->x8_last);
+    if (!g->x8 || !g->x8_last) {
+      unregister_all(g);
+      return SM_ENOMEM;
+    }
+    for (size_t k = 0; k < nh * (size_t)d->npv; k++)
+      g->x8_last[k] = UINT64_MAX;
+  }
   if (!g->x || !g->sums || !g->token) {
     unregister_all(g);
     return SM_ENOMEM;

@@ -27,6 +27,13 @@ typedef struct sm_gcore {
   starpu_data_handle_t *sums;  /* same index; f = 0 holds the reduced sums */
   starpu_data_handle_t *token; /* one per rank */
   starpu_data_handle_t *topk;  /* per tile: its vectors' neighbour lists (rank 0) */
+  /* --ccc-gemm int8: the int8 form of tile (tile, f, r) for rank row I,
+   * [hidx(tile, f, r) * npv + I], owned by the rank of (I, f, r) that
+   * multiplies it; registered and filled at its first use, released after
+   * its last (x8_last: the item of the last use, from the first pass;
+   * UINT64_MAX unused; x8_items counts that pass's items) */
+  starpu_data_handle_t *x8;
+  uint64_t *x8_last, x8_items;
   int token_value;
   size_t pinned;        /* bytes of the vectors pinned for CUDA transfers (0: none) */
   uint64_t local_tasks; /* tasks this rank runs (progress line) */
@@ -98,6 +105,11 @@ void sm_gcore_register_parts(sm_gcore_t *g, starpu_data_handle_t *h, int I, int 
 starpu_data_handle_t sm_gcore_register_records(sm_gcore_t *g, size_t max_records,
                                                int fin_rank);
 
+/** First pass, for each item in turn (none without --ccc-gemm int8): the
+ * int8 expansions the 2-way numerators of tiles tileA and tileB for
+ * replica r of partition I add, and the last item to use each int8 tile. */
+void sm_gcore_count_i8(sm_gcore_t *g, int tileA, int tileB, int I, int r);
+
 /** Count the numerator tasks of replica r of partition I that run here
  * (one per field slice on this rank) and their vector pairs. */
 void sm_gcore_count_mine(sm_gcore_t *g, int I, int r, uint64_t pairs);
@@ -105,7 +117,9 @@ void sm_gcore_count_mine(sm_gcore_t *g, int I, int r, uint64_t pairs);
 /** 2-way numerators of global tile tileA (rows) against tileB for replica
  * r of partition I: registers h[f] per field slice, submits the numerator
  * (and resilience) tasks at the priority of kind and reduces them into
- * h[ffin]. Returns SM_ERUNTIME when an insertion fails. */
+ * h[ffin]. With int8 tiles, g->st->nblocks must be the item's index (as
+ * counted by sm_gcore_count_i8). Returns SM_ERUNTIME when an insertion
+ * fails. */
 sm_err_t sm_gcore_pair(sm_gcore_t *g, int tileA, int tileB, int I, int r, int ffin,
                        sm_task_kind_t kind, starpu_data_handle_t *h) SM_MUST_CHECK;
 

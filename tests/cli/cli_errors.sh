@@ -63,6 +63,12 @@ expect_error "raw needs num-field" "num-field" "$O" c --input "$T/odd.bin"
 
 expect_error "unknown metric" "--metric.*'foo'" "$O" c --metric foo --synthetic random --num-vector 5 --num-field 5
 expect_error "unknown option" "unknown.*--frobnicate" "$O" c --frobnicate
+cs() { c --synthetic random --num-vector 5 --num-field 5 "$@"; }
+expect_error "int8 czekanowski" "--ccc-gemm int8 applies to ccc 2-way" "$O" cs --metric czekanowski --ccc-gemm int8
+expect_error "int8 3-way" "--ccc-gemm int8 applies to ccc 2-way" "$O" cs --metric ccc --num-way 3 --ccc-gemm int8
+expect_error "int8 ref" "--ccc-gemm int8 applies to ccc 2-way" "$O" cs --metric ccc --compute-method ref --ccc-gemm int8
+expect_error "int8 and --kernel" "--kernel blocked: --ccc-gemm int8" "$O" cs --metric ccc --kernel blocked --ccc-gemm int8
+expect_error "bad --ccc-gemm" "--ccc-gemm.*'fp16'" "$O" cs --metric ccc --ccc-gemm fp16
 expect_error "bad number" "--num-vector.*'12x'" "$O" c --synthetic random --num-vector 12x --num-field 5
 expect_error "threshold too big" "--threshold.*out of range" "$O" c --synthetic random --num-vector 5 \
   --num-field 5 --threshold 1.5

@@ -9,7 +9,8 @@
 # limits hold any size), and the exact SAF kernel under `maf`. CCC and
 # integer Czekanowski must be identical, real Czekanowski within 1e-12,
 # SAF within 1e-12 of the CPU tree; the 2-way finalize on the device,
-# records and checksums identical. With CUDA configured, --version must
+# records and checksums identical; CCC 2-way on cached int8 tiles
+# (--ccc-gemm int8), identical. With CUDA configured, --version must
 # list the CUDA implementations of every numerator and reduction codelet
 # (the reductions run on PoCL in tests/mpi/mpi_2way.sh).
 . "$(dirname "$0")/../lib.sh"
@@ -22,6 +23,9 @@ if grep -q "define SM_USE_CUDA 1" "$top_builddir/config.h" 2> /dev/null; then
     grep -Eq "^  $c +cpu cuda\(" "$T/version" && pass || fail "--version: no CUDA implementation of $c"
   done
   grep -q "cuda_ccc2_gemm" "$T/version" && pass || fail "--version: no cuBLAS int8 CCC implementation"
+  for c in sm_ccc_i8 sm_ccc2_i8 sm_ccc2_i8_sparse; do
+    grep -Eq "^  $c +cpu cuda\(" "$T/version" && pass || fail "--version: no CUDA implementation of $c"
+  done
   grep -q "^features:.* cuda" "$T/version" && pass || fail "--version: features lack cuda"
 fi
 
@@ -88,6 +92,39 @@ for prob in "ccc --threshold 0.55" "ccc --missing-rate 0.1 --threshold 0.55" \
       cmp -s "$f" "$T/a_${f#"$T"/c_}" && pass ||
         fail "finalize on OpenCL, $prob (cap $cap): ${f##*.} differs from the CPU's"
     done
+  done
+done
+
+# CCC 2-way on cached int8 tiles (--ccc-gemm int8): sm_i8_expand and
+# sm_i8_gather are what CUDA runs around cuBLAS (sm_i8_gemm stands in for
+# it here). On PoCL and on the CPU, the files of the popcount run; each
+# tile expanded once (sm_ccc_i8 tasks = tiles), every pair multiplied from
+# the int8 tiles.
+count_of() { grep -o "\"name\": \"$2\"[^}]*\"count\": [0-9]*" "$1" | sed 's/.*: //'; }
+for shape in "53 31 7 -" "131 257 64 -" "97 517 33 1" "150 1001 67 -"; do
+  set -- $shape
+  for prob in "" "--missing-rate 0.1"; do
+    tag=i8$(echo "$prob $shape" | tr -dc 'a-z0-9')
+    P="--metric ccc $prob --synthetic random --num-vector $1 --num-field $2 --block-size $3 --quiet"
+    # shellcheck disable=SC2086
+    STARPU_NOPENCL=0 run_ok "cpu $tag" "$STARMET" compute $P --ccc-gemm popcount --output "$T/p_$tag"
+    # shellcheck disable=SC2086
+    STARPU_NOPENCL=0 run_ok "cpu int8 $tag" "$STARMET" compute $P --ccc-gemm int8 --output "$T/c_$tag"
+    cap=""
+    [ "$4" != - ] && cap=$4
+    # shellcheck disable=SC2086
+    STARMET_DEV_MAX_GROUPS=$cap run_ok "opencl int8 $tag" "$STARMET" compute $P --ccc-gemm int8 \
+      --devices accel --output "$T/o_$tag"
+    same "int8 tiles on the CPU vs popcount: $tag" "$T/p_$tag.tsv" "$T/c_$tag.tsv"
+    same "int8 tiles on OpenCL vs popcount: $tag" "$T/p_$tag.tsv" "$T/o_$tag.tsv"
+    tiles=$(( ($1 + $3 - 1) / $3 ))
+    for run in c o; do
+      [ "$(count_of "$T/${run}_$tag.json" sm_ccc_i8)" = "$tiles" ] && pass ||
+        fail "$tag ($run): $tiles tiles but $(count_of "$T/${run}_$tag.json" sm_ccc_i8) int8 expansions"
+      [ "$(count_of "$T/${run}_$tag.json" "sm_ccc2_i8[_a-z]*")" = $(( tiles * (tiles + 1) / 2 )) ] &&
+        pass || fail "$tag ($run): not every tile pair ran from the int8 tiles"
+    done
+    [ "$(opencl_tasks "$T/o_$tag.json")" -gt 0 ] && pass || fail "$tag: no task on the OpenCL worker"
   done
 done
 

@@ -2,7 +2,8 @@
 # simd_cli.sh: every --kernel choice through the whole command gives the
 # same results as the reference kernels; choices this CPU cannot run are
 # refused with a reason; STARMET_CPU_DISABLE makes auto fall back (and the
-# summary names the kernel that ran).
+# summary names the kernel that ran); the CPU products of --ccc-gemm int8
+# with and without AVX2.
 . "$(dirname "$0")/../lib.sh"
 
 c() { "$STARMET" compute --quiet "$@"; }
@@ -33,6 +34,12 @@ for miss in 0 0.1; do
     if try "ccc $miss $k" $p --kernel $k --output "$T/g_$k" --output-format bin; then
       same "ccc $miss $k = ref" "$T/g_ref.bin" "$T/g_$k.bin"
     fi
+  done
+  # int8 tiles (--ccc-gemm int8): the AVX2 products, then the portable ones
+  for hide in "" avx2,avx512; do
+    run_ok "ccc $miss int8 $hide" env STARMET_CPU_DISABLE=$hide "$STARMET" compute --quiet $p \
+      --ccc-gemm int8 --output "$T/g_i8" --output-format bin
+    same "ccc $miss int8 (hidden: $hide) = ref" "$T/g_ref.bin" "$T/g_i8.bin"
   done
 done
 

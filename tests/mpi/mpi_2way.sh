@@ -23,6 +23,26 @@ done
 
 every_grid 7 CCC CCCS INT REAL
 
+# --ccc-gemm int8: a tile's int8 form is made once per rank row, on the
+# rank that multiplies it (from the tile StarPU-MPI brings there)
+for grid in "2 2 1" "1 2 2" "4 1 1"; do
+  set -- $grid
+  for prob in CCC CCCS; do
+    eval "args=\$P_$prob"
+    o=$T/i8_$1$2$3_$prob
+    # shellcheck disable=SC2086
+    run_ok "int8 tiles $grid $prob" mpi 4 $args --block-size 7 --num-proc-vector $1 \
+      --num-proc-field $2 --num-proc-repl $3 --ccc-gemm int8 --output "$o"
+    merge_ranks "$o" 4 tsv "$o.all.tsv"
+    same "int8 tiles $grid $prob vs one rank" "$T/ref_$prob.tsv" "$o.all.tsv"
+    grep -q '"sm_ccc2_i8' "$o.json" && pass || fail "int8 tiles $grid: no int8 product ran"
+    # only code tiles cross between ranks (int8 ones would be 4 to 8 times larger)
+    sent() { grep -o '"mpi_bytes_sent": [0-9]*' "$1" | tail -n 1; }
+    [ "$(sent "$o.json")" = "$(sent "$T/g_4_$1$2$3_$prob.json")" ] && pass ||
+      fail "int8 tiles $grid $prob: MPI moved $(sent "$o.json"), the popcount run $(sent "$T/g_4_$1$2$3_$prob.json")"
+  done
+done
+
 # npf > 1 on real data: bit-identical from run to run
 for k in 1 2; do
   # shellcheck disable=SC2086
@@ -59,6 +79,16 @@ if grep -q '"name": "OpenCL' "$T/probe.json" 2> /dev/null; then
     same "npv=2 on OpenCL $prob = one CPU rank" "$T/ref_$prob.tsv" "$T/ov_$prob.all.tsv"
     [ "$(cks "$T/ov_$prob.json")" = "$(cks "$T/ref_$prob.json")" ] && pass ||
       fail "npv=2 on OpenCL $prob: checksum differs from the CPU run's"
+  done
+  # the int8 tiles on the device, across ranks and field slices
+  for grid in "2 1" "1 2"; do
+    set -- $grid
+    # shellcheck disable=SC2086
+    run_ok "int8 tiles on OpenCL $grid" ocl $MPIEXEC ${MPIEXEC_FLAGS:-} -np 2 "$STARMET" compute \
+      --quiet $P_CCCS --block-size 7 --num-proc-vector $1 --num-proc-field $2 --devices accel \
+      --ccc-gemm int8 --output "$T/oi_$1$2" --summary "$T/oi_$1$2.json"
+    merge_ranks "$T/oi_$1$2" 2 tsv "$T/oi_$1$2.all.tsv"
+    same "int8 tiles on OpenCL $grid = one CPU rank" "$T/ref_CCCS.tsv" "$T/oi_$1$2.all.tsv"
   done
 else
   skip_part "no OpenCL device: the device reductions and finalize are not run"
@@ -108,6 +138,16 @@ grep -q "output blocks were complete" "$T/kk.err" && pass || fail "the job did n
 cmp -s "$T/kk_0.tsv" "$T/kf_0.tsv" && cmp -s "$T/kk_1.tsv" "$T/kf_1.tsv" && pass ||
   fail "resumed 2-rank output differs"
 [ "$(cks "$T/kk.json")" = "$(cks "$T/kf.json")" ] && pass || fail "resumed 2-rank checksum differs"
+# the same with int8 tiles: the blocks left to compute register and
+# release their own int8 tiles, on both ranks alike
+# shellcheck disable=SC2086
+mpi 2 $P_CCCS --block-size 7 --ccc-gemm int8 --output "$T/ki" --debug-stop-after-blocks 7 > /dev/null 2>&1
+# shellcheck disable=SC2086
+run_ok "int8 resume" $MPIEXEC ${MPIEXEC_FLAGS:-} -np 2 "$STARMET" compute $P_CCCS --block-size 7 \
+  --ccc-gemm int8 --output "$T/ki" --resume
+grep -q "output blocks were complete" "$T/log.err" && pass || fail "the int8 job did not resume"
+cmp -s "$T/ki_0.tsv" "$T/kf_0.tsv" && cmp -s "$T/ki_1.tsv" "$T/kf_1.tsv" && pass ||
+  fail "resumed int8 2-rank output differs"
 # a refused --devices stops every rank before any task is inserted (it
 # used to fail at the first insertion on each rank, and could hang)
 # shellcheck disable=SC2086

@@ -43,6 +43,27 @@ printf 'summit cpu * 1e9 1 only CPUs\n' > "$T/nogpu.tsv"
 expect_error "models without GPU rates" "no rate for codelet sm_.* on cuda workers" - \
   env STARPU_HOSTNAME=summit STARMET_SIM_MODELS="$T/nogpu.tsv" "$SIM" compute --metric ccc \
   --synthetic random --num-vector 50 --num-field 64 --perfmodel-dir "$T/pmS"
+# --devices accel on the simulated GPUs: the products run there from cached
+# int8 tiles (the automatic choice with CUDA workers only), the finalize on
+# the CPUs, or on the GPUs with STARMET_SIM_GPU_FINALIZE=1 (both ran into a
+# task no worker could take before)
+for gf in 0 1; do
+  run_ok "accel, gpu finalize $gf" env STARPU_HOSTNAME=summit STARMET_SIM_GPU_FINALIZE=$gf \
+    "$SIM" compute --metric ccc --synthetic random --num-vector 3000 --num-field 2000 \
+    --devices accel --perfmodel-dir "$T/pmS" --output-format none --summary "$T/acc$gf.json"
+  if "$PY" - "$T/acc$gf.json" $gf > "$T/py.log" 2>&1 <<'PYEOF'; then pass; else fail "accel $gf"; cat "$T/py.log" >&2; fi
+import json, sys
+js = json.load(open(sys.argv[1]))
+cl = {c["name"]: c["count"] for c in js["runtime"]["codelets"]}
+assert cl.get("sm_ccc2_i8", 0) > 0 and "sm_ccc2" not in cl, cl
+assert cl["sm_ccc_i8"] < cl["sm_ccc2_i8"], cl  # once per tile, not per pair
+cuda = sum(w["tasks"] for w in js["runtime"]["workers"] if w["arch"] == "cuda")
+cpu = sum(w["tasks"] for w in js["runtime"]["workers"] if w["arch"] == "cpu")
+gpu_fin = sys.argv[2] == "1"
+products = cl["sm_ccc_i8"] + cl["sm_ccc2_i8"]
+assert cuda == products + (cl["sm_finalize2"] if gpu_fin else 0), (cuda, cl)
+PYEOF
+done
 printf 'marker\tallele1\tallele2\tInd0\tInd0\tInd0\nc1_1\t0\t1\t0.2\t0.5\t0.3\n' > "$T/g.beagle"
 expect_error "maf" "simulation build" "$T/maf" "$SIM" maf --input "$T/g.beagle" --output "$T/maf"
 
@@ -85,20 +106,24 @@ PYEOF
 # the simulated 2-core machine against this one: the same CCC problem,
 # eager on 2 CPU workers. The rates are measured here first (the machine
 # may not be the one sim/models.tsv was written on); other tests share the
-# cores, so the bound is looser than the experiment's (README)
-run_ok "calibrate" "$PY" "$top_srcdir/scripts/sim-calibrate" --starmet "$STARMET" \
-  --only "ccc 2-way dense" --out "$T/models.tsv"
-"$top_srcdir/scripts/sim-platform" here --model-dir "$T/pm" > /dev/null
-prob="--metric ccc --synthetic random --num-vector 3000 --num-field 10000 --sched eager"
-for k in 1 2 3; do
+# cores, so the bound is looser than the experiment's (README), and a
+# second attempt (calibration and runs again) is allowed: under make -j
+# another test can hold a core through a whole calibration, which says
+# nothing of the simulation
+validate() {
+  run_ok "calibrate" "$PY" "$top_srcdir/scripts/sim-calibrate" --starmet "$STARMET" \
+    --only "ccc 2-way dense" --out "$T/models.tsv"
+  "$top_srcdir/scripts/sim-platform" here --model-dir "$T/pm" > /dev/null
+  prob="--metric ccc --synthetic random --num-vector 3000 --num-field 10000 --sched eager"
+  for k in 1 2 3; do
+    # shellcheck disable=SC2086
+    STARPU_NCPU=2 STARPU_NCUDA=0 STARPU_NOPENCL=0 "$STARMET" compute --quiet $prob \
+      --summary "$T/real$k.json" > /dev/null 2>&1 || fail "real run $k"
+  done
   # shellcheck disable=SC2086
-  STARPU_NCPU=2 STARPU_NCUDA=0 STARPU_NOPENCL=0 "$STARMET" compute --quiet $prob \
-    --summary "$T/real$k.json" > /dev/null 2>&1 || fail "real run $k"
-done
-# shellcheck disable=SC2086
-STARPU_HOSTNAME=here STARMET_SIM_MODELS="$T/models.tsv" "$SIM" compute --quiet $prob \
-  --perfmodel-dir "$T/pm" --summary "$T/sim.json" > /dev/null 2>&1 || fail "simulated run"
-if "$PY" - "$T" > "$T/py.log" 2>&1 <<'PYEOF'; then pass; else fail "validation"; fi
+  STARPU_HOSTNAME=here STARMET_SIM_MODELS="$T/models.tsv" "$SIM" compute --quiet $prob \
+    --perfmodel-dir "$T/pm" --summary "$T/sim.json" > /dev/null 2>&1 || fail "simulated run"
+  "$PY" - "$T" > "$T/py.log" 2>&1 <<'PYEOF'
 import json, os, sys
 t = sys.argv[1]
 # the fastest of the real runs, as sim-calibrate keeps its fastest: under
@@ -110,5 +135,10 @@ err = (sim - real) / real
 print(f"simulated {sim:.3f} s, measured {real:.3f} s (fastest of 3): error {100 * err:+.1f}%")
 assert abs(err) < 0.35, err
 PYEOF
+}
+if validate; then pass; else
+  cat "$T/py.log"; echo "validation: a second attempt"
+  if validate; then pass; else fail "validation"; fi
+fi
 cat "$T/py.log"
 finish

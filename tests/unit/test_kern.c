@@ -182,6 +182,37 @@ START_TEST(ccc2_popc_vs_ref)
 }
 END_TEST
 
+/* the int8 tiles (--ccc-gemm int8): expansion with padding and ld > kpad,
+ * then the int8 products, against the reference tallies */
+START_TEST(ccc2_i8_tiles_vs_ref)
+{
+  static const size_t nfs[] = {1, 15, 16, 17, 33, 517};
+  for (size_t a = 0; a < NM; a++)
+    for (size_t c = 0; c < sizeof nfs / sizeof nfs[0]; c++)
+      for (int sparse = 0; sparse < 2; sparse++) {
+        size_t m = ms[a], n = ms[(a + 2) % NM], nf = nfs[c], ld = (nf + 31) / 32 + 1;
+        size_t nmom = SM_CCC2_NMOM(sparse), kpad = sm_ccc_i8_kpad(nf), ld8 = kpad + 3;
+        size_t k = sparse ? 2 : 1;
+        uint64_t *A = malloc(m * ld * 8), *B = malloc(n * ld * 8);
+        int8_t *A8 = malloc(k * m * ld8 + 1), *B8 = malloc(k * n * ld8 + 1);
+        uint32_t *C1 = calloc(m * n * nmom, 4), *C2 = calloc(m * n * nmom, 4);
+        memset(A8, 7, k * m * ld8 + 1), memset(B8, 7, k * n * ld8 + 1);
+        fill_codes(A, m, nf, ld, 0.1);
+        fill_codes(B, n, nf, ld, 0.1);
+        sm_kern_ccc2_ref(m, n, nf, A, ld, B, ld, sparse, C1, n);
+        sm_kern_ccc_i8_expand(m, nf, kpad, A, ld, sparse, A8, ld8);
+        sm_kern_ccc_i8_expand(n, nf, kpad, B, ld, sparse, B8, ld8);
+        ck_assert_int_eq(kpad % 16, 0);
+        ck_assert_int_ge(kpad, nf);
+        sm_kern_ccc2_i8rows(m, n, kpad, A8, ld8, B8, ld8, sparse, C2, n);
+        for (size_t x = 0; x < m * n * nmom; x++)
+          ck_assert_msg(C1[x] == C2[x], "m=%zu n=%zu nf=%zu sparse=%d [%zu]: %u vs %u", m,
+                        n, nf, sparse, x, C1[x], C2[x]);
+        free(A), free(B), free(A8), free(B8), free(C1), free(C2);
+      }
+}
+END_TEST
+
 START_TEST(ccc2_moments_by_hand)
 {
   /* vector a: codes 0,1,3,2 (0,1,2 copies, missing); b: 3,3,1,1 */
@@ -497,6 +528,7 @@ static Suite *kern_suite(void)
   tcase_add_test(tc, czek_sums);
   tcase_add_test(tc, fin_ck_terms_exact);
   tcase_add_test(tc, ccc2_popc_vs_ref);
+  tcase_add_test(tc, ccc2_i8_tiles_vs_ref);
   tcase_add_test(tc, ccc2_moments_by_hand);
   tcase_add_test(tc, finalize_czek_and_ccc);
   tcase_add_test(tc, formulas_symmetric);
