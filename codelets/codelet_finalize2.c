@@ -2,10 +2,7 @@
  * threshold, checksum and histogram counts from numerators and vector sums
  * (with --top-k also the block's candidate neighbours), and the merge of
  * candidates into a tile's neighbour lists. */
-#include "sm_cl_common.h"
-#include "sm_opencl.h"
-
-#include <stdlib.h>
+#include "sm_cl_devfin.h"
 
 static void cpu_finalize2(void *buffers[], void *cl_arg)
 {
@@ -18,12 +15,10 @@ static void cpu_finalize2(void *buffers[], void *cl_arg)
       a->topk.k ? (sm_topk_ent_t *)STARPU_VARIABLE_GET_PTR(buffers[4]) : NULL);
 }
 
-/* ---- on a device (CUDA, OpenCL): the kernels of codelets/device compute
- * the values, the checksum sums per group of rows and each row's kept
- * values; here the counts become each row's first record and the group
- * sums the block's header, then the records are written on the device.
- * Only the records (and the header) cross to the host. Blocks with a
- * histogram, top-k or per-entry thresholds run on CPUs (sm_task_finalize2). */
+/* ---- on a device (CUDA, OpenCL): the kernels of codelets/device in two
+ * passes (sm_cl_devfin.h); only the records (and the header) cross to the
+ * host. Blocks with a histogram, top-k or per-entry thresholds run on CPUs
+ * (sm_task_finalize2). */
 #if defined(SM_USE_CUDA) || defined(STARPU_USE_OPENCL)
 static int fin2_flags(const sm_fin2_args_t *a)
 {
@@ -38,22 +33,19 @@ static int fin2_family(const sm_fin2_args_t *a)
   return a->metric == 1 ? 0 : a->single ? 2 : 1;
 }
 
-/* rowoff[i]: the first record of row i; the header from the group sums.
- * Returns the records. */
-static uint64_t fin2_host(const sm_fin2_args_t *a, const uint32_t *rowcnt,
-                          const uint64_t *part, size_t groups, uint64_t *rowoff,
-                          sm_recbuf_t *h)
+static void fin2_header(const void *a, uint64_t count, const uint64_t sums[4],
+                        sm_recbuf_t *h)
 {
-  uint64_t total = 0, sums[4] = {0, 0, 0, 0};
-  for (uint32_t i = 0; i < a->m; i++) {
-    rowoff[i] = total;
-    total += rowcnt[i];
-  }
-  for (size_t g = 0; g < groups; g++)
-    for (int k = 0; k < 4; k++)
-      sums[k] += part[4 * g + k];
-  sm_kern_fin2_header(a, total, sums, h);
-  return total;
+  sm_kern_fin2_header(a, count, sums, h);
+}
+
+static sm_devfin_t fin2_devfin(const sm_fin2_args_t *a)
+{
+  return (sm_devfin_t){.codelet = "sm_finalize2",
+                       .rows = a->m,
+                       .emit = a->emit,
+                       .header = fin2_header,
+                       .args = a};
 }
 #endif
 
@@ -67,9 +59,6 @@ static void ocl_finalize2(void *buffers[], void *cl_arg)
                                        "sm_fin2_emit_czek_s"};
   static const size_t elem[] = {4, 8, 4}; /* the kernels' element of num and sums */
   const int fam = fin2_family(a);
-  size_t groups = sm_ocl_groups(a->m, 1);
-  if (groups > SM_FIN_MAX_GROUPS)
-    groups = SM_FIN_MAX_GROUPS;
   sm_ocl_arg_t args[24] = {
       sm_ocl_int(a->m),        sm_ocl_int(a->n),          sm_ocl_int(a->i0),
       sm_ocl_int(a->j0),       sm_ocl_int(fin2_flags(a)), sm_ocl_int((long)a->nf),
@@ -77,86 +66,43 @@ static void ocl_finalize2(void *buffers[], void *cl_arg)
   int k = sm_ocl_matrix(args, 9, buffers[0], elem[fam], 0, 1);
   k = sm_ocl_matrix(args, k, buffers[1], elem[fam], 0, 0);
   k = sm_ocl_matrix(args, k, buffers[2], elem[fam], 0, 0);
-  const size_t m = a->m ? a->m : 1;
-  cl_mem dcnt = sm_ocl_scratch(m * 4, "sm_finalize2"),
-         dpart = sm_ocl_scratch(groups * 32, "sm_finalize2");
-  args[k] = sm_ocl_buf(dcnt), args[k + 1] = sm_ocl_buf(dpart);
-  sm_ocl_run(count_k[fam], k + 2, args, 1, &groups);
-  uint32_t *rowcnt = malloc(m * 4);
-  uint64_t *part = malloc(groups * 32), *rowoff = malloc(m * 8);
-  if (!rowcnt || !part || !rowoff)
-    STARPU_ABORT_MSG("codelet sm_finalize2: out of host memory");
-  sm_ocl_read(dcnt, 0, a->m * 4, rowcnt);
-  sm_ocl_read(dpart, 0, groups * 32, part);
-  sm_recbuf_t h;
-  const uint64_t total = fin2_host(a, rowcnt, part, groups, rowoff, &h);
-  cl_mem rmem = (cl_mem)STARPU_VARIABLE_GET_DEV_HANDLE(buffers[3]);
-  const size_t roff = STARPU_VARIABLE_GET_OFFSET(buffers[3]);
-  sm_ocl_write(rmem, roff, sizeof h, &h);
-  if (a->emit && total) {
-    cl_mem doff = sm_ocl_scratch(m * 8, "sm_finalize2");
-    sm_ocl_write(doff, 0, a->m * 8, rowoff);
-    args[k] = sm_ocl_buf(doff), args[k + 1] = sm_ocl_buf(rmem);
-    args[k + 2] = sm_ocl_int((long)(roff + sizeof h));
-    sm_ocl_run(emit_k[fam], k + 3, args, 1, &groups);
-    sm_ocl_release(doff);
-  }
-  sm_ocl_release(dcnt);
-  sm_ocl_release(dpart);
-  free(rowcnt), free(part), free(rowoff);
+  const sm_devfin_t f = fin2_devfin(a);
+  sm_ocl_finalize(&f, count_k[fam], emit_k[fam], args, k, buffers[3]);
 }
 #endif
 
 #ifdef SM_USE_CUDA
+static int fin2_count(const void *l, uint32_t *rowcnt, uint64_t *part, unsigned groups,
+                      sm_cuda_stream_t s)
+{
+  return sm_cuda_fin2_count(l, rowcnt, part, groups, s);
+}
+
+static int fin2_emit(const void *l, const uint64_t *rowoff, void *rec, unsigned groups,
+                     sm_cuda_stream_t s)
+{
+  return sm_cuda_fin2_emit(l, rowoff, rec, groups, s);
+}
+
 static void cuda_finalize2(void *buffers[], void *cl_arg)
 {
   const sm_fin2_args_t *a = cl_arg;
-  const char *name = "sm_finalize2";
-  const size_t m = a->m ? a->m : 1;
-  size_t groups = a->m ? a->m : 1;
-  if (groups > SM_FIN_MAX_GROUPS)
-    groups = SM_FIN_MAX_GROUPS;
-  /* scratch: row counts, group sums, row offsets (8-byte aligned) */
-  const size_t cnt_b = (m * 4 + 7) / 8 * 8, part_b = groups * 32;
-  char *scr = sm_cl_cuda_scratch(cnt_b + part_b + m * 8, name);
-  uint32_t *dcnt = (uint32_t *)scr;
-  uint64_t *dpart = (uint64_t *)(scr + cnt_b), *doff = (uint64_t *)(scr + cnt_b + part_b);
-  const sm_cuda_fin2_t f = {.family = fin2_family(a),
-                            .m = (int)a->m,
-                            .n = (int)a->n,
-                            .i0 = (int)a->i0,
-                            .j0 = (int)a->j0,
-                            .flags = fin2_flags(a),
-                            .nf = (int)a->nf,
-                            .mult = a->ccc_mult,
-                            .param = a->ccc_param,
-                            .thr = a->threshold,
-                            .num = (const void *)STARPU_MATRIX_GET_PTR(buffers[0]),
-                            .ldn = STARPU_MATRIX_GET_LD(buffers[0]),
-                            .si = (const void *)STARPU_MATRIX_GET_PTR(buffers[1]),
-                            .sj = (const void *)STARPU_MATRIX_GET_PTR(buffers[2])};
-  cudaStream_t st = starpu_cuda_get_local_stream();
-  SM_CUDA_RUN(name, sm_cuda_fin2_count(&f, dcnt, dpart, (unsigned)groups, st));
-  uint32_t *rowcnt = malloc(m * 4);
-  uint64_t *part = malloc(groups * 32), *rowoff = malloc(m * 8);
-  if (!rowcnt || !part || !rowoff)
-    STARPU_ABORT_MSG("codelet %s: out of host memory", name);
-  SM_CUDA_RUN(name, cudaMemcpyAsync(rowcnt, dcnt, a->m * 4, cudaMemcpyDeviceToHost, st));
-  SM_CUDA_RUN(name,
-              cudaMemcpyAsync(part, dpart, groups * 32, cudaMemcpyDeviceToHost, st));
-  SM_CUDA_RUN(name, cudaStreamSynchronize(st));
-  sm_recbuf_t h;
-  const uint64_t total = fin2_host(a, rowcnt, part, groups, rowoff, &h);
-  void *rec = (void *)STARPU_VARIABLE_GET_PTR(buffers[3]);
-  SM_CUDA_RUN(name, cudaMemcpyAsync(rec, &h, sizeof h, cudaMemcpyHostToDevice, st));
-  if (a->emit && total) {
-    SM_CUDA_RUN(name,
-                cudaMemcpyAsync(doff, rowoff, a->m * 8, cudaMemcpyHostToDevice, st));
-    SM_CUDA_RUN(
-        name, sm_cuda_fin2_emit(&f, doff, (char *)rec + sizeof h, (unsigned)groups, st));
-  }
-  SM_CUDA_RUN(name, cudaStreamSynchronize(st)); /* h and rowoff are read until here */
-  free(rowcnt), free(part), free(rowoff);
+  const sm_cuda_fin2_t launch = {.family = fin2_family(a),
+                                 .m = (int)a->m,
+                                 .n = (int)a->n,
+                                 .i0 = (int)a->i0,
+                                 .j0 = (int)a->j0,
+                                 .flags = fin2_flags(a),
+                                 .nf = (int)a->nf,
+                                 .mult = a->ccc_mult,
+                                 .param = a->ccc_param,
+                                 .thr = a->threshold,
+                                 .num = (const void *)STARPU_MATRIX_GET_PTR(buffers[0]),
+                                 .ldn = STARPU_MATRIX_GET_LD(buffers[0]),
+                                 .si = (const void *)STARPU_MATRIX_GET_PTR(buffers[1]),
+                                 .sj = (const void *)STARPU_MATRIX_GET_PTR(buffers[2])};
+  const sm_devfin_t f = fin2_devfin(a);
+  sm_cuda_finalize(&f, fin2_count, fin2_emit, &launch, buffers[3]);
 }
 #endif
 
@@ -189,8 +135,10 @@ int sm_task_finalize2(starpu_data_handle_t num, starpu_data_handle_t si,
       args->hist.bins || args->thr_ent.n ? STARPU_CPU : sm_cl_num_where;
   /* a simulation that keeps the finalize on CPUs removes the CUDA one
    * (sm_cl_sim_setup): then CPUs take it, even under --devices accel */
+#ifdef SM_SIMULATION
   if (!cl_finalize2.cuda_funcs[0])
     where |= STARPU_CPU;
+#endif
   return SM_INSERT(&cl_finalize2, STARPU_R, num, STARPU_R, si, STARPU_R, sj, STARPU_W, R,
                    STARPU_CL_ARGS, sm_cl_args_dup(R, args, sizeof *args), sizeof *args,
                    STARPU_PRIORITY, prio, STARPU_EXECUTE_WHERE, where, STARPU_NAME,

@@ -14,6 +14,15 @@ export STARPU_HOME="${STARPU_HOME:-$top_builddir/.cache/starpu}"
 export STARPU_HOME_OPENCL="${STARPU_HOME_OPENCL:-$top_builddir/.cache/starpu-opencl}"
 export POCL_CACHE_DIR="${POCL_CACHE_DIR:-$top_builddir/.cache/pocl}"
 mkdir -p "$STARPU_HOME" "$STARPU_HOME_OPENCL" "$POCL_CACHE_DIR"
+# ocl CMD...: CMD with PoCL's CPU device as StarPU's one OpenCL worker (and
+# one CPU worker); ocl_probe: 0 when that worker exists
+ocl() { env STARPU_OPENCL_ON_CPUS=1 STARPU_NOPENCL=1 STARPU_NCPU=1 \
+  STARPU_HOME="$STARPU_HOME_OPENCL" "$@"; }
+ocl_probe() {
+  ocl "$STARMET" compute --metric ccc --synthetic random --num-vector 4 --num-field 8 \
+    --devices accel --summary "$T/probe.json" > "$T/probe" 2>&1 || true
+  grep -q '"name": "OpenCL' "$T/probe.json" 2> /dev/null
+}
 T=$(mktemp -d "$top_builddir/tests/tmp.XXXXXX")
 # Open MPI's session directory, one per test: concurrent mpiruns sharing
 # one can fail with "File exists" (short path: it holds Unix sockets)

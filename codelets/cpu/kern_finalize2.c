@@ -200,15 +200,7 @@ void sm_kern_fin2_header(const sm_fin2_args_t *a, uint64_t count, const uint64_t
     const uint32_t j0 = a->diag ? i + 1 : 0;
     pairs += j0 < a->n ? a->n - j0 : 0;
   }
-  h->count = count;
-  h->nvalues = pairs * (a->metric == 1 ? 4u : 1u);
-  h->cksum = (sm_cksum_t){0, 0, 0, 0};
-  h->hist_off = 0;
-  const sm_fin_ck_t ck = {.lo = sums[0],
-                          .hash = sums[3],
-                          .n = h->nvalues,
-                          .hi = (int64_t)(sums[1] - (sums[2] << 32))};
-  sm_fin_ck_flush(&h->cksum, &ck);
+  sm_fin_header(h, count, pairs * (a->metric == 1 ? 4u : 1u), sums);
 }
 
 uint64_t sm_kern_finalize2(const sm_fin2_args_t *a, const void *num, size_t ldnum,

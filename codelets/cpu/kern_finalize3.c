@@ -23,27 +23,6 @@ static inline void emit3(const sm_fin3_args_t *a, sm_recbuf_t *out, sm_fin_ck_t 
     sm_fin_emit(out, &a->hist, SM_FIN_KEEP(a, 3, all, e, v), idx, e, v);
 }
 
-/* The 2x2x2 tallies in role order (p, x, y) from the moments
- * M[up][ux][uy] (index 1: r, the copies of allele 1 on present entries;
- * 0: m, presence): rho(1) = r and rho(0) = 2m - r, applied one axis at a
- * time (three butterflies of four pairs instead of expanding 64 terms). */
-static void tallies_from_moments(const int64_t M[2][2][2], uint64_t T[8])
-{
-  int64_t t[8];
-  for (int u = 0; u < 8; u++)
-    t[u] = M[(u >> 2) & 1][(u >> 1) & 1][u & 1];
-  for (int axis = 0; axis < 3; axis++) {
-    int bit = 4 >> axis;
-    for (int u = 0; u < 8; u++)
-      if (!(u & bit)) {
-        int64_t m = t[u], r = t[u | bit];
-        t[u] = 2 * m - r; /* entry 0 of this axis */
-      }
-  }
-  for (int e = 0; e < 8; e++)
-    T[e] = (uint64_t)t[e];
-}
-
 /* ---- CCC: a (plane, x) row's triples in runs of y over which the order of
  * the three indices does not change (at most three per row). The values
  * are computed in role order (p, x, y bits of the table entry): the CCC
@@ -76,18 +55,6 @@ typedef struct row3 {
   uint32_t lab[8];           /* entry label of role-order cell u */
 } row3_t;
 
-/* The moments of triple (p, x, y) as M[bp][bx][by] at t[4 bp + 2 bx + by]. */
-static inline void moments3_sparse(const uint32_t *m, int64_t t[8])
-{
-  /* M[1][.][.]: parts E1 + 2 E2; M[0][.][.]: E0 + E1 + E2 */
-  for (int bx = 0; bx < 2; bx++)
-    for (int by = 0; by < 2; by++) {
-      const int k = (bx ? 0 : 2) + (by ? 0 : 1); /* rr, rm, mr, mm */
-      t[4 + 2 * bx + by] = (int64_t)m[4 + k] + 2 * (int64_t)m[8 + k];
-      t[2 * bx + by] = (int64_t)m[k] + m[4 + k] + m[8 + k];
-    }
-}
-
 /* Values of one triple in role order into w0..w7 at c, from its moments
  * t (turned into tallies here) and the sums of y. */
 #define SM_CCC3_CELL(U, W)                                                               \
@@ -101,11 +68,7 @@ static inline void moments3_sparse(const uint32_t *m, int64_t t[8])
   } while (0)
 #define SM_CCC3_VALUES                                                                   \
   do {                                                                                   \
-    /* rho(0) = 2m - r one axis at a time (tallies_from_moments) */                      \
-    for (int bit = 4; bit > 0; bit >>= 1)                                                \
-      for (int u = 0; u < 8; u++)                                                        \
-        if (!(u & bit))                                                                  \
-          t[u] = 2 * t[u] - t[u | bit];                                                  \
+    sm_ccc3_tallies(t);                                                                  \
     const uint64_t s1y = r->sy[2 * (size_t)y], cy = r->sy[2 * (size_t)y + 1];            \
     uint64_t cijk = 0;                                                                   \
     for (int u = 0; u < 8; u++)                                                          \
@@ -147,18 +110,18 @@ static void ccc3_run(const sm_fin3_args_t *a, const row3_t *r, uint32_t ya, uint
   if (sparse)
     for (uint32_t c = 0; c < n; c++) {
       const uint32_t y = ya + c;
-      int64_t t[8];
-      moments3_sparse(r->m3 + (size_t)y * 12, t);
+      sm_s64 t[8];
+      sm_ccc3_moments_sparse(r->m3 + (size_t)y * 12, t);
       SM_CCC3_VALUES;
     }
   else
     for (uint32_t c = 0; c < n; c++) {
       const uint32_t y = ya + c;
       const uint32_t *m = r->m3 + (size_t)y * 2;
-      int64_t t[8] = {(int64_t)nf,  r->sy[2 * (size_t)y],
-                      (int64_t)s1x, r->n2xy[y],
-                      (int64_t)s1p, r->n2ay[y],
-                      n2ax,         (int64_t)m[0] + 2 * (int64_t)m[1]};
+      sm_s64 t[8] = {(int64_t)nf,  r->sy[2 * (size_t)y],
+                     (int64_t)s1x, r->n2xy[y],
+                     (int64_t)s1p, r->n2ay[y],
+                     n2ax,         (int64_t)m[0] + 2 * (int64_t)m[1]};
       SM_CCC3_VALUES;
     }
   double *const w[8] = {w0, w1, w2, w3, w4, w5, w6, w7};
@@ -167,30 +130,6 @@ static void ccc3_run(const sm_fin3_args_t *a, const row3_t *r, uint32_t ya, uint
   if (out)
     for (int u = 0; u < 8; u++)
       memcpy(out + u * RUN3, w[u], n * sizeof *out);
-}
-
-/* The ascending order of gp, gx, gy as positions 0 (p), 1 (x), 2 (y):
- * the sorting network of the records' indices. */
-static void order3(uint32_t gp, uint32_t gx, uint32_t gy, int ord[3])
-{
-  const uint32_t g3[3] = {gp, gx, gy};
-  int tmp;
-  ord[0] = 0, ord[1] = 1, ord[2] = 2;
-  if (g3[ord[0]] > g3[ord[1]]) {
-    tmp = ord[0];
-    ord[0] = ord[1];
-    ord[1] = tmp;
-  }
-  if (g3[ord[1]] > g3[ord[2]]) {
-    tmp = ord[1];
-    ord[1] = ord[2];
-    ord[2] = tmp;
-  }
-  if (g3[ord[0]] > g3[ord[1]]) {
-    tmp = ord[0];
-    ord[0] = ord[1];
-    ord[1] = tmp;
-  }
 }
 
 static void finalize3_ccc(const sm_fin3_args_t *a, const void *num3, const void *n2ax,
@@ -225,12 +164,12 @@ static void finalize3_ccc(const sm_fin3_args_t *a, const void *num3, const void 
       };
       while (y < a->my) {
         int ord[3];
-        order3(gp, gx, a->y0 + y, ord);
+        sm_order3(gp, gx, a->y0 + y, ord);
         /* the run of y with this order */
         uint32_t end = y + 1;
         while (end < a->my && end - y < RUN3) {
           int o2[3];
-          order3(gp, gx, a->y0 + end, o2);
+          sm_order3(gp, gx, a->y0 + end, o2);
           if (o2[0] != ord[0] || o2[1] != ord[1])
             break;
           end++;
@@ -240,12 +179,8 @@ static void finalize3_ccc(const sm_fin3_args_t *a, const void *num3, const void 
           r.ysel[k] = ord[k] == 2;
           r.gfix[k] = ord[k] == 2 ? 0 : g3[ord[k]];
         }
-        for (int u = 0; u < 8; u++) { /* role bits -> bits in sorted order */
-          uint32_t e = 0;
-          for (int k = 0; k < 3; k++)
-            e |= (uint32_t)((u >> (2 - ord[k])) & 1) << (2 - k);
-          r.lab[u] = e;
-        }
+        for (int u = 0; u < 8; u++) /* role bits -> bits in sorted order */
+          r.lab[u] = sm_label3(u, ord);
         ccc3_run(a, &r, y, end - y, &ck, emit ? vals : NULL);
         if (emit) {
           uint32_t cell[8]; /* role-order cell of each label */
@@ -274,6 +209,17 @@ static void finalize3_ccc(const sm_fin3_args_t *a, const void *num3, const void 
   out->nvalues += ck.n;
 }
 
+void sm_kern_fin3_header(const sm_fin3_args_t *a, uint64_t count, const uint64_t sums[4],
+                         sm_recbuf_t *h)
+{
+  const sm_keep3_t kept = {(uint32_t)a->kind, a->a_glob, a->x0, a->y0};
+  uint64_t triples = 0;
+  for (uint32_t p = 0; p < a->g; p++)
+    for (uint32_t x = 0; x < a->mx; x++)
+      triples += a->my - sm_keep3_lo(&kept, p, x, a->my);
+  sm_fin_header(h, count, triples * (a->metric == 1 ? 8u : 1u), sums);
+}
+
 uint64_t sm_kern_finalize3(const sm_fin3_args_t *a, const void *num3, const void *n2ax,
                            size_t ldax, const void *n2ay, size_t lday, const void *n2xy,
                            size_t ldxy, const void *sums_a, const void *sums_x,
@@ -285,7 +231,6 @@ uint64_t sm_kern_finalize3(const sm_fin3_args_t *a, const void *num3, const void
                   out);
     return out->count;
   }
-  const size_t nmom3 = SM_CCC3_NMOM(a->sparse);
   sm_fin_ck_t ck = {0, 0, 0, 0};
   const sm_keep3_t kept = {(uint32_t)a->kind, a->a_glob, a->x0, a->y0};
   for (uint32_t p = 0; p < a->g; p++)
@@ -294,88 +239,30 @@ uint64_t sm_kern_finalize3(const sm_fin3_args_t *a, const void *num3, const void
         const uint32_t gp = a->a_glob + p, gx = a->x0 + x, gy = a->y0 + y;
         const size_t t3 = ((size_t)p * a->mx + x) * a->my + y, ra = a->a_off + p;
         /* ascending order of the three vectors: role of each position */
-        uint32_t g3[3] = {gp, gx, gy};
-        int ord[3] = {0, 1, 2}, tmp;
-        if (g3[ord[0]] > g3[ord[1]]) {
-          tmp = ord[0];
-          ord[0] = ord[1];
-          ord[1] = tmp;
-        }
-        if (g3[ord[1]] > g3[ord[2]]) {
-          tmp = ord[1];
-          ord[1] = ord[2];
-          ord[2] = tmp;
-        }
-        if (g3[ord[0]] > g3[ord[1]]) {
-          tmp = ord[0];
-          ord[0] = ord[1];
-          ord[1] = tmp;
-        }
+        const uint32_t g3[3] = {gp, gx, gy};
+        int ord[3];
+        sm_order3(gp, gx, gy, ord);
         const uint32_t idx[3] = {g3[ord[0]], g3[ord[1]], g3[ord[2]]};
         const uint64_t key = sm_cksum_key(idx, 3);
-        if (a->metric == 0) {
-          double n3, nax, nay, nxy, sa, sx, sy;
-          if (a->single) {
-            n3 = ((const float *)num3)[t3];
-            nax = ((const float *)n2ax)[ra * ldax + x];
-            nay = ((const float *)n2ay)[ra * lday + y];
-            nxy = ((const float *)n2xy)[(size_t)x * ldxy + y];
-            sa = ((const float *)sums_a)[ra];
-            sx = ((const float *)sums_x)[x];
-            sy = ((const float *)sums_y)[y];
-          } else {
-            n3 = ((const double *)num3)[t3];
-            nax = ((const double *)n2ax)[ra * ldax + x];
-            nay = ((const double *)n2ay)[ra * lday + y];
-            nxy = ((const double *)n2xy)[(size_t)x * ldxy + y];
-            sa = ((const double *)sums_a)[ra];
-            sx = ((const double *)sums_x)[x];
-            sy = ((const double *)sums_y)[y];
-          }
-          emit3(a, out, &ck, idx, key, 0, NULL,
-                sm_f_czek3(nax, nay, nxy, n3, sa, sx, sy));
-          continue;
-        }
-        const uint32_t *m3 = (const uint32_t *)num3 + t3 * nmom3;
-        const uint32_t *su[3] = {(const uint32_t *)sums_a + 2 * ra,
-                                 (const uint32_t *)sums_x + 2 * (size_t)x,
-                                 (const uint32_t *)sums_y + 2 * (size_t)y};
-        int64_t M[2][2][2];
-        if (a->sparse) {
-          /* M[1][.][.]: parts E1 + 2 E2; M[0][.][.]: E0 + E1 + E2 */
-          for (int bx = 0; bx < 2; bx++)
-            for (int by = 0; by < 2; by++) {
-              int k = (bx ? 0 : 2) + (by ? 0 : 1); /* rr, rm, mr, mm */
-              M[1][bx][by] = (int64_t)m3[4 + k] + 2 * (int64_t)m3[8 + k];
-              M[0][bx][by] = (int64_t)m3[k] + m3[4 + k] + m3[8 + k];
-            }
+        double n3, nax, nay, nxy, sa, sx, sy;
+        if (a->single) {
+          n3 = ((const float *)num3)[t3];
+          nax = ((const float *)n2ax)[ra * ldax + x];
+          nay = ((const float *)n2ay)[ra * lday + y];
+          nxy = ((const float *)n2xy)[(size_t)x * ldxy + y];
+          sa = ((const float *)sums_a)[ra];
+          sx = ((const float *)sums_x)[x];
+          sy = ((const float *)sums_y)[y];
         } else {
-          M[1][1][1] = (int64_t)m3[0] + 2 * (int64_t)m3[1];
-          M[0][1][1] = ((const uint32_t *)n2xy)[(size_t)x * ldxy + y];
-          M[1][1][0] = ((const uint32_t *)n2ax)[ra * ldax + x];
-          M[1][0][1] = ((const uint32_t *)n2ay)[ra * lday + y];
-          M[1][0][0] = su[0][0];
-          M[0][1][0] = su[1][0];
-          M[0][0][1] = su[2][0];
-          M[0][0][0] = (int64_t)a->nf;
+          n3 = ((const double *)num3)[t3];
+          nax = ((const double *)n2ax)[ra * ldax + x];
+          nay = ((const double *)n2ay)[ra * lday + y];
+          nxy = ((const double *)n2xy)[(size_t)x * ldxy + y];
+          sa = ((const double *)sums_a)[ra];
+          sx = ((const double *)sums_x)[x];
+          sy = ((const double *)sums_y)[y];
         }
-        uint64_t Tr[8], T[8], s1[3], c[3];
-        tallies_from_moments(M, Tr);
-        /* entry bits in ascending-index order */
-        for (int e = 0; e < 8; e++) {
-          int bits[3] = {0, 0, 0};
-          for (int k = 0; k < 3; k++)
-            bits[ord[k]] = (e >> (2 - k)) & 1;
-          T[e] = Tr[bits[0] * 4 + bits[1] * 2 + bits[2]];
-        }
-        for (int k = 0; k < 3; k++) {
-          s1[k] = su[ord[k]][0];
-          c[k] = su[ord[k]][1];
-        }
-        double v[8];
-        sm_ccc3_values(T, s1, c, a->nf, !a->sparse, a->ccc_mult, a->ccc_param, v);
-        for (uint32_t e = 0; e < 8; e++)
-          emit3(a, out, &ck, idx, key, e, v, v[e]);
+        emit3(a, out, &ck, idx, key, 0, NULL, sm_f_czek3(nax, nay, nxy, n3, sa, sx, sy));
       }
   sm_fin_ck_flush(&out->cksum, &ck);
   out->nvalues += ck.n;

@@ -133,6 +133,23 @@ static inline void sm_fin_ck_flush(sm_cksum_t *ck, const sm_fin_ck_t *c)
   ck->count += c->n;
 }
 
+/* A device finalize's record buffer header: count records, nvalues
+ * values, checksum from the sums of their terms as sm_fin_ck_terms keeps
+ * them ({lo, unsigned high halves, negative values, hash}), no histogram. */
+static inline void sm_fin_header(sm_recbuf_t *h, uint64_t count, uint64_t nvalues,
+                                 const uint64_t sums[4])
+{
+  h->count = count;
+  h->nvalues = nvalues;
+  h->cksum = (sm_cksum_t){0, 0, 0, 0};
+  h->hist_off = 0;
+  const sm_fin_ck_t ck = {.lo = sums[0],
+                          .hash = sums[3],
+                          .n = nvalues,
+                          .hi = (int64_t)(sums[1] - (sums[2] << 32))};
+  sm_fin_ck_flush(&h->cksum, &ck);
+}
+
 /* Whether value v (entry e of a result whose values per entry are all[],
  * NULL for czekanowski) is written: emitting, and kept by the threshold
  * (one for every value, or CoMet's per table entry). */

@@ -380,6 +380,79 @@ SM_FN void sm_ccc2_values(const sm_u64 t[4], sm_u64 s1i, sm_u64 s1j, sm_u64 ci, 
                    dense, mult, param, out);
 }
 
+/** The role-order moments t[4 bp + 2 bx + by] (M[bp][bx][by]: index 1 r,
+ * the copies of allele 1 on present entries, 0 m, presence) of a sparse
+ * triple from its 12 plane moments (parts E0, E1, E2 of the plane vector
+ * p, each rr rm mr mm of x and y): M[1][.][.] = E1 + 2 E2, M[0][.][.] =
+ * E0 + E1 + E2. */
+SM_FN void sm_ccc3_moments_sparse(const sm_u32 m[12], sm_s64 t[8])
+{
+  for (int bx = 0; bx < 2; bx++)
+    for (int by = 0; by < 2; by++) {
+      const int k = (bx ? 0 : 2) + (by ? 0 : 1); /* rr, rm, mr, mm */
+      t[4 + 2 * bx + by] = (sm_s64)m[4 + k] + 2 * (sm_s64)m[8 + k];
+      t[2 * bx + by] = (sm_s64)m[k] + m[4 + k] + m[8 + k];
+    }
+}
+
+/** Role-order moments -> the 2x2x2 tallies, in place: rho(1) = r and
+ * rho(0) = 2m - r, one axis at a time (three butterflies of four pairs). */
+SM_FN void sm_ccc3_tallies(sm_s64 t[8])
+{
+  for (int bit = 4; bit > 0; bit >>= 1)
+    for (int u = 0; u < 8; u++)
+      if (!(u & bit))
+        t[u] = 2 * t[u] - t[u | bit];
+}
+
+/** The ascending order of three global indices: ord[k] is the position (0,
+ * 1 or 2) of the k-th smallest (a sorting network: ties keep positions). */
+SM_FN void sm_order3(sm_u64 g0, sm_u64 g1, sm_u64 g2, int ord[3])
+{
+  const sm_u64 g[3] = {g0, g1, g2};
+  int tmp;
+  ord[0] = 0, ord[1] = 1, ord[2] = 2;
+  if (g[ord[0]] > g[ord[1]]) {
+    tmp = ord[0];
+    ord[0] = ord[1];
+    ord[1] = tmp;
+  }
+  if (g[ord[1]] > g[ord[2]]) {
+    tmp = ord[1];
+    ord[1] = ord[2];
+    ord[2] = tmp;
+  }
+  if (g[ord[0]] > g[ord[1]]) {
+    tmp = ord[0];
+    ord[0] = ord[1];
+    ord[1] = tmp;
+  }
+}
+
+/** The table entry, in ascending-index order, of role-order cell u (bits
+ * p, x, y) when the roles sort as ord (sm_order3). */
+SM_FN sm_u32 sm_label3(int u, const int ord[3])
+{
+  sm_u32 e = 0;
+  for (int k = 0; k < 3; k++)
+    e |= (sm_u32)((u >> (2 - ord[k])) & 1) << (2 - k);
+  return e;
+}
+
+/** The first y of a 3-way piece's row (global plane a, global x) that its
+ * kind keeps (0, diagonal: a < x < y; 1, face: x < y; 2, volume: all),
+ * for the my vectors y from global index y0; my when none. */
+SM_FN sm_u64 sm_keep3_first(int kind, sm_u64 a, sm_u64 gx, sm_u64 y0, sm_u64 my)
+{
+  if (kind == 2)
+    return 0;
+  if (kind == 0 && !(a < gx))
+    return my;
+  if (gx + 1 <= y0)
+    return 0;
+  return gx + 1 - y0 < my ? gx + 1 - y0 : my;
+}
+
 /** All eight CCC 3-way values of a triple from its 2x2x2 tallies
  * t[a*4+b*2+c], the vectors' allele-1 sums s1[3] and counted entries c[3]. */
 SM_FN void sm_ccc3_values(const sm_u64 t[8], const sm_u64 s1[3], const sm_u64 c[3],

@@ -124,14 +124,8 @@ typedef struct sm_keep3 {
 /* The first y that row (plane p, x) keeps; my when none. */
 static inline size_t sm_keep3_lo(const sm_keep3_t *k, size_t p, size_t x, size_t my)
 {
-  const size_t gx = (size_t)k->x0 + x;
-  if (k->kind == 2)
-    return 0;
-  if (k->kind == 0 && !((size_t)k->a0 + p < gx))
-    return my;
-  if (gx + 1 <= k->y0)
-    return 0;
-  return gx + 1 - k->y0 < my ? gx + 1 - k->y0 : my;
+  return (size_t)sm_keep3_first((int)k->kind, (uint64_t)k->a0 + p, (uint64_t)k->x0 + x,
+                                k->y0, my);
 }
 /* keep (NULL: all) and kern2lo (NULL: none) let the kernel skip the
  * triples not kept: their numerators are then 0 or exact (CCC: keep alone,
@@ -170,6 +164,9 @@ uint64_t sm_kern_finalize2(const sm_fin2_args_t *a, const void *num, size_t ldnu
  * sm_fin_ck_terms keeps them: {lo, unsigned high halves, negative values,
  * hash} (no histogram). */
 void sm_kern_fin2_header(const sm_fin2_args_t *a, uint64_t count, const uint64_t sums[4],
+                         sm_recbuf_t *h);
+/* The same for a 3-way piece. */
+void sm_kern_fin3_header(const sm_fin3_args_t *a, uint64_t count, const uint64_t sums[4],
                          sm_recbuf_t *h);
 
 /* Merge n sorted candidate lists of k places (cand) into the n lists of

@@ -209,6 +209,56 @@ extern "C" int sm_cuda_fin2_emit(const sm_cuda_fin2_t *f, const uint64_t *rowoff
   return launched();
 }
 
+namespace
+{
+/* one family's two 3-way finalize passes, numerators of type T */
+template <typename T>
+int fin3(void (*count)(SM_DEV_FIN3_ARGS(T, T), sm_u32 *, sm_u64 *),
+         void (*emit)(SM_DEV_FIN3_ARGS(T, T), const sm_u64 *, unsigned char *, int),
+         const sm_cuda_fin3_t *f, uint32_t *rowcnt, uint64_t *part,
+         const uint64_t *rowoff, void *rec, unsigned groups, cudaStream_t st)
+{
+#define SM_FIN3_LAUNCH                                                                   \
+  f->g, f->mx, f->my, f->a_glob, f->a_off, f->x0, f->y0, f->kind, f->flags, f->nf,       \
+      f->mult, f->param, f->thr, (const T *)f->num3, 0, (int)f->ld3, (const T *)f->nax,  \
+      0, (int)f->ldax, (const T *)f->nay, 0, (int)f->lday, (const T *)f->nxy, 0,         \
+      (int)f->ldxy, (const T *)f->sa, 0, (const T *)f->sx, 0, (const T *)f->sy, 0
+  if (rec)
+    emit<<<groups, SM_DEV_SAF_THREADS, 0, st>>>(SM_FIN3_LAUNCH, (const sm_u64 *)rowoff,
+                                                (unsigned char *)rec, 0);
+  else
+    count<<<groups, SM_DEV_SAF_THREADS, 0, st>>>(SM_FIN3_LAUNCH, rowcnt, (sm_u64 *)part);
+#undef SM_FIN3_LAUNCH
+  return launched();
+}
+
+int fin3_family(const sm_cuda_fin3_t *f, uint32_t *rowcnt, uint64_t *part,
+                const uint64_t *rowoff, void *rec, unsigned groups, sm_cuda_stream_t s)
+{
+  const cudaStream_t st = (cudaStream_t)s;
+  if (f->family == 0)
+    return fin3<sm_u32>(sm_fin3_count_ccc, sm_fin3_emit_ccc, f, rowcnt, part, rowoff, rec,
+                        groups, st);
+  if (f->family == 1)
+    return fin3<double>(sm_fin3_count_czek_d, sm_fin3_emit_czek_d, f, rowcnt, part,
+                        rowoff, rec, groups, st);
+  return fin3<float>(sm_fin3_count_czek_s, sm_fin3_emit_czek_s, f, rowcnt, part, rowoff,
+                     rec, groups, st);
+}
+} // namespace
+
+extern "C" int sm_cuda_fin3_count(const sm_cuda_fin3_t *f, uint32_t *rowcnt,
+                                  uint64_t *part, unsigned groups, sm_cuda_stream_t s)
+{
+  return fin3_family(f, rowcnt, part, NULL, NULL, groups, s);
+}
+
+extern "C" int sm_cuda_fin3_emit(const sm_cuda_fin3_t *f, const uint64_t *rowoff,
+                                 void *rec, unsigned groups, sm_cuda_stream_t s)
+{
+  return fin3_family(f, NULL, NULL, rowoff, rec, groups, s);
+}
+
 extern "C" int sm_cuda_saf(size_t nsites, size_t nind, const double *gl, size_t ldgl,
                            double *out, size_t ldout, sm_saf_site_t *info,
                            sm_cuda_saf_stream_t s)

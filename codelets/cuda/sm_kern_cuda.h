@@ -45,6 +45,20 @@ int sm_cuda_fin2_count(const sm_cuda_fin2_t *f, uint32_t *rowcnt, uint64_t *part
 int sm_cuda_fin2_emit(const sm_cuda_fin2_t *f, const uint64_t *rowoff, void *rec,
                       unsigned groups, sm_cuda_stream_t stream);
 
+/** One 3-way finalize (sm_fin3_count_* then sm_fin3_emit_*): family and
+ * flags as for 2-way; the plane numerators num3 (ld3 elements per plane),
+ * the 2-way numerators and the sums on the device. */
+typedef struct sm_cuda_fin3 {
+  int family, g, mx, my, a_glob, a_off, x0, y0, kind, flags, nf;
+  double mult, param, thr;
+  const void *num3, *nax, *nay, *nxy, *sa, *sx, *sy;
+  size_t ld3, ldax, lday, ldxy;
+} sm_cuda_fin3_t;
+int sm_cuda_fin3_count(const sm_cuda_fin3_t *f, uint32_t *rowcnt, uint64_t *part,
+                       unsigned groups, sm_cuda_stream_t stream);
+int sm_cuda_fin3_emit(const sm_cuda_fin3_t *f, const uint64_t *rowoff, void *rec,
+                      unsigned groups, sm_cuda_stream_t stream);
+
 /** C += B on ny rows of nx elements: type 0 double, 1 float, 2 uint32. */
 int sm_cuda_add(int type, size_t nx, size_t ny, void *C, size_t ldc, const void *B,
                 size_t ldb, sm_cuda_stream_t stream);

@@ -465,6 +465,60 @@ SM_DEVFN int sm_dev_keep(int flags, double thr, double v)
   return !(thr >= 0) || ((flags & SM_FIN_THRF32) ? (double)(float)v : v) > thr;
 }
 
+/* The checksum terms of value v, entry e of the result of key, into the
+ * thread's sums ck = {lo, unsigned high halves, negatives, hash}
+ * (sm_fin_ck_terms' on the CPU). */
+SM_DEVFN void sm_dev_ck_term(sm_u64 *ck, double v, sm_u64 key, sm_u32 e)
+{
+  const sm_u64 q = (sm_u64)sm_cksum_q(v);
+  ck[0] += q & (sm_u64)0xffffffffUL;
+  ck[1] += q >> 32;
+  ck[2] += q >> 63;
+  ck[3] += q * ((key + (sm_u64)e * SM_CKSUM_ENTRY_STEP) | (sm_u64)1);
+}
+
+/* What the two finalize passes do in a group of SM_DEV_SAF_THREADS
+ * threads (every thread calls them; red and scan in local memory): the
+ * group's sum of v (returned to every thread); the group's checksum sums
+ * into part[4 g ..]; the exclusive scan of cnt (*total: the group's sum). */
+SM_DEVFN sm_u64 sm_dev_group_sum(SM_L sm_u64 *red, int tid, sm_u64 v)
+{
+  red[tid] = v;
+  SM_BARRIER();
+  for (int h = SM_DEV_SAF_THREADS / 2; h > 0; h >>= 1) {
+    if (tid < h)
+      red[tid] += red[tid + h];
+    SM_BARRIER();
+  }
+  const sm_u64 sum = red[0];
+  SM_BARRIER(); /* red[0] is read above before a next call writes red */
+  return sum;
+}
+SM_DEVFN void sm_dev_group_cksum(SM_L sm_u64 *red, int tid, const sm_u64 *ck,
+                                 SM_G sm_u64 *part)
+{
+  for (int k = 0; k < 4; k++) {
+    const sm_u64 sum = sm_dev_group_sum(red, tid, ck[k]);
+    if (tid == 0)
+      part[4 * (sm_i64)SM_GRP(0) + k] = sum;
+  }
+}
+SM_DEVFN sm_u32 sm_dev_group_scan(SM_L sm_u32 *scan, int tid, sm_u32 cnt, sm_u32 *total)
+{
+  scan[tid] = cnt; /* inclusive scan */
+  SM_BARRIER();
+  for (int d = 1; d < SM_DEV_SAF_THREADS; d <<= 1) {
+    const sm_u32 z = tid >= d ? scan[tid - d] : 0;
+    SM_BARRIER();
+    scan[tid] += z;
+    SM_BARRIER();
+  }
+  const sm_u32 before = scan[tid] - cnt;
+  *total = scan[SM_DEV_SAF_THREADS - 1];
+  SM_BARRIER(); /* scan[] is read above before a next call writes it */
+  return before;
+}
+
 /* The values of pair (i, j) of a block (kern_finalize2.c's ccc_chunk and
  * czek_chunk); returns how many (4 CCC, 1 Czekanowski). */
 SM_DEVFN int sm_dev_fin2_vals_ccc(SM_G const sm_u32 *num, int ldn, SM_G const sm_u32 *si,
@@ -501,10 +555,10 @@ SM_DEV_FIN2_CZEK(float, czek_s)
       double thr, SM_G const T *num, int offn, int ldn, SM_G const TS *si, int offsi,    \
       SM_G const TS *sj, int offsj, SM_G sm_u32 *rowcnt, SM_G sm_u64 *part)              \
   {                                                                                      \
-    SM_SHARED sm_u64 red[4 * SM_DEV_SAF_THREADS];                                        \
+    SM_SHARED sm_u64 red[SM_DEV_SAF_THREADS];                                            \
     const int tid = SM_LID(0), sw = flags & SM_FIN_SWAP;                                 \
     const double nf = (double)nfi;                                                       \
-    sm_u64 lo = 0, uhi = 0, neg = 0, hash = 0;                                           \
+    sm_u64 ck[4] = {0, 0, 0, 0};                                                         \
     for (int i = SM_GRP(0); i < m; i += SM_NGRP(0)) {                                    \
       sm_u64 kept = 0;                                                                   \
       const int jst = (flags & SM_FIN_DIAG) ? i + 1 : 0;                                 \
@@ -516,39 +570,15 @@ SM_DEV_FIN2_CZEK(float, czek_s)
         const sm_u64 key = sm_cksum_key2(sw ? gj : gi, sw ? gi : gj);                    \
         for (int e = 0; e < ne; e++) {                                                   \
           const sm_u32 ew = sw ? sm_dev_swap_entry((sm_u32)e) : (sm_u32)e;               \
-          const sm_u64 q = (sm_u64)sm_cksum_q(v[e]);                                     \
-          lo += q & (sm_u64)0xffffffffUL;                                                \
-          uhi += q >> 32;                                                                \
-          neg += q >> 63;                                                                \
-          hash += q * ((key + (sm_u64)ew * SM_CKSUM_ENTRY_STEP) | (sm_u64)1);            \
+          sm_dev_ck_term(ck, v[e], key, ew);                                             \
           kept += (sm_u64)sm_dev_keep(flags, thr, v[e]);                                 \
         }                                                                                \
       }                                                                                  \
-      red[tid] = kept;                                                                   \
-      SM_BARRIER();                                                                      \
-      for (int h = SM_DEV_SAF_THREADS / 2; h > 0; h >>= 1) {                             \
-        if (tid < h)                                                                     \
-          red[tid] += red[tid + h];                                                      \
-        SM_BARRIER();                                                                    \
-      }                                                                                  \
+      const sm_u64 rowsum = sm_dev_group_sum(red, tid, kept);                            \
       if (tid == 0)                                                                      \
-        rowcnt[i] = (sm_u32)red[0];                                                      \
-      SM_BARRIER();                                                                      \
+        rowcnt[i] = (sm_u32)rowsum;                                                      \
     }                                                                                    \
-    red[tid] = lo;                                                                       \
-    red[SM_DEV_SAF_THREADS + tid] = uhi;                                                 \
-    red[2 * SM_DEV_SAF_THREADS + tid] = neg;                                             \
-    red[3 * SM_DEV_SAF_THREADS + tid] = hash;                                            \
-    SM_BARRIER();                                                                        \
-    for (int h = SM_DEV_SAF_THREADS / 2; h > 0; h >>= 1) {                               \
-      if (tid < h)                                                                       \
-        for (int k = 0; k < 4; k++)                                                      \
-          red[k * SM_DEV_SAF_THREADS + tid] += red[k * SM_DEV_SAF_THREADS + tid + h];    \
-      SM_BARRIER();                                                                      \
-    }                                                                                    \
-    if (tid == 0)                                                                        \
-      for (int k = 0; k < 4; k++)                                                        \
-        part[4 * (sm_i64)SM_GRP(0) + k] = red[k * SM_DEV_SAF_THREADS];                   \
+    sm_dev_group_cksum(red, tid, ck, part);                                              \
   }                                                                                      \
                                                                                          \
   SM_DEV_KERNEL void sm_fin2_emit_##SFX(                                                 \
@@ -578,16 +608,8 @@ SM_DEV_FIN2_CZEK(float, czek_s)
               cnt++;                                                                     \
             }                                                                            \
         }                                                                                \
-        scan[tid] = cnt; /* inclusive scan of the counts */                              \
-        SM_BARRIER();                                                                    \
-        for (int d = 1; d < SM_DEV_SAF_THREADS; d <<= 1) {                               \
-          const sm_u32 x = tid >= d ? scan[tid - d] : 0;                                 \
-          SM_BARRIER();                                                                  \
-          scan[tid] += x;                                                                \
-          SM_BARRIER();                                                                  \
-        }                                                                                \
-        sm_u64 o = base + scan[tid] - cnt;                                               \
-        const sm_u32 total = scan[SM_DEV_SAF_THREADS - 1];                               \
+        sm_u32 total;                                                                    \
+        sm_u64 o = base + sm_dev_group_scan(scan, tid, cnt, &total);                     \
         if (cnt) {                                                                       \
           const sm_u32 gi = (sm_u32)(i0 + i), gj = (sm_u32)(j0 + j);                     \
           for (int e = 0; e < ne; e++)                                                   \
@@ -601,7 +623,6 @@ SM_DEV_FIN2_CZEK(float, czek_s)
             }                                                                            \
         }                                                                                \
         base += total;                                                                   \
-        SM_BARRIER(); /* scan[] is read above before the next pass writes it */          \
       }                                                                                  \
     }                                                                                    \
   }
@@ -609,5 +630,168 @@ SM_DEV_FIN2_CZEK(float, czek_s)
 SM_DEV_FIN2(sm_u32, sm_u32, ccc)
 SM_DEV_FIN2(double, double, czek_d)
 SM_DEV_FIN2(float, float, czek_s)
+
+/* ---- the 3-way finalize (codelets/cpu/kern_finalize3.c's values,
+ * checksum terms, threshold and records), in the 2-way finalize's two
+ * passes: rows are the (plane p, x) pairs of the piece, p mx + x, and a
+ * row's columns the y it keeps (sm_keep3_first); records in the CPU's
+ * order (p, x, y, entry), indices ascending. Pieces with a histogram or
+ * per-entry thresholds stay on CPUs. */
+
+/* the fixed arguments of both passes */
+#define SM_DEV_FIN3_ARGS(T, TS)                                                          \
+  int g, int mx, int my, int a_glob, int a_off, int x0, int y0, int kind, int flags,     \
+      int nfi, double mult, double param, double thr, SM_G const T *num3, int off3,      \
+      int ld3, SM_G const T *nax, int offax, int ldax, SM_G const T *nay, int offay,     \
+      int lday, SM_G const T *nxy, int offxy, int ldxy, SM_G const TS *sa, int offsa,    \
+      SM_G const TS *sx, int offsx, SM_G const TS *sy, int offsy
+#define SM_DEV_FIN3_PASS                                                                 \
+  mx, my, a_off, x0, y0, flags, nfi, mult, param, num3 + off3, ld3, nax + offax, ldax,   \
+      nay + offay, lday, nxy + offxy, ldxy, sa + offsa, sx + offsx, sy + offsy
+
+/* The values of triple (p, x, y) in the order of their entries (labels of
+ * the ascending indices) and the ascending indices gs[3]; returns how many
+ * (8 CCC, 1 Czekanowski). */
+SM_DEVFN int sm_dev_fin3_vals_ccc(int p, int x, int y, int gp, int mx, int my, int a_off,
+                                  int x0, int y0, int flags, int nfi, double mult,
+                                  double param, SM_G const sm_u32 *num3, int ld3,
+                                  SM_G const sm_u32 *nax, int ldax,
+                                  SM_G const sm_u32 *nay, int lday,
+                                  SM_G const sm_u32 *nxy, int ldxy, SM_G const sm_u32 *sa,
+                                  SM_G const sm_u32 *sx, SM_G const sm_u32 *sy, double *v,
+                                  sm_u32 *gs)
+{
+  const int sparse = (flags & SM_FIN_SPARSE) != 0, ra = a_off + p;
+  const sm_u64 nf = (sm_u64)nfi;
+  const sm_u64 s1p = sa[2 * ra], cp = sa[2 * ra + 1], s1x = sx[2 * x], cx = sx[2 * x + 1];
+  const sm_u64 s1y = sy[2 * y], cy = sy[2 * y + 1];
+  SM_G const sm_u32 *m = num3 + (sm_i64)p * ld3 * (sparse ? 12 : 2) +
+                         ((sm_i64)x * my + y) * (sparse ? 12 : 2);
+  sm_s64 t[8];
+  if (sparse) {
+    sm_u32 mm[12];
+    for (int k = 0; k < 12; k++)
+      mm[k] = m[k];
+    sm_ccc3_moments_sparse(mm, t);
+  } else {
+    t[0] = (sm_s64)nf, t[1] = (sm_s64)s1y, t[2] = (sm_s64)s1x;
+    t[3] = nxy[(sm_i64)x * ldxy + y];
+    t[4] = (sm_s64)s1p, t[5] = nay[(sm_i64)ra * lday + y];
+    t[6] = nax[(sm_i64)ra * ldax + x];
+    t[7] = (sm_s64)m[0] + 2 * (sm_s64)m[1];
+  }
+  sm_ccc3_tallies(t);
+  sm_u64 tu[8], s1[3] = {s1p, s1x, s1y}, c[3] = {cp, cx, cy};
+  for (int u = 0; u < 8; u++)
+    tu[u] = (sm_u64)t[u];
+  double w[8];
+  sm_ccc3_values(tu, s1, c, nf, !sparse, mult, param, w);
+  int ord[3];
+  const sm_u32 g3[3] = {(sm_u32)gp, (sm_u32)(x0 + x), (sm_u32)(y0 + y)};
+  sm_order3(g3[0], g3[1], g3[2], ord);
+  for (int k = 0; k < 3; k++)
+    gs[k] = g3[ord[k]];
+  for (int u = 0; u < 8; u++)
+    v[sm_label3(u, ord)] = w[u];
+  return 8;
+}
+#define SM_DEV_FIN3_CZEK(T, SFX)                                                         \
+  SM_DEVFN int sm_dev_fin3_vals_##SFX(                                                   \
+      int p, int x, int y, int gp, int mx, int my, int a_off, int x0, int y0, int flags, \
+      int nfi, double mult, double param, SM_G const T *num3, int ld3,                   \
+      SM_G const T *nax, int ldax, SM_G const T *nay, int lday, SM_G const T *nxy,       \
+      int ldxy, SM_G const T *sa, SM_G const T *sx, SM_G const T *sy, double *v,         \
+      sm_u32 *gs)                                                                        \
+  {                                                                                      \
+    const int ra = a_off + p;                                                            \
+    v[0] = sm_f_czek3((double)nax[(sm_i64)ra * ldax + x],                                \
+                      (double)nay[(sm_i64)ra * lday + y],                                \
+                      (double)nxy[(sm_i64)x * ldxy + y],                                 \
+                      (double)num3[(sm_i64)p * ld3 + (sm_i64)x * my + y],                \
+                      (double)sa[ra], (double)sx[x], (double)sy[y]);                     \
+    int ord[3];                                                                          \
+    const sm_u32 g3[3] = {(sm_u32)gp, (sm_u32)(x0 + x), (sm_u32)(y0 + y)};               \
+    sm_order3(g3[0], g3[1], g3[2], ord);                                                 \
+    for (int k = 0; k < 3; k++)                                                          \
+      gs[k] = g3[ord[k]];                                                                \
+    return 1;                                                                            \
+  }
+SM_DEV_FIN3_CZEK(double, czek_d)
+SM_DEV_FIN3_CZEK(float, czek_s)
+
+/* The two kernels of one family: numerators of type T, sums of type TS. */
+#define SM_DEV_FIN3(T, TS, SFX)                                                          \
+  SM_DEV_KERNEL void sm_fin3_count_##SFX(SM_DEV_FIN3_ARGS(T, TS), SM_G sm_u32 *rowcnt,   \
+                                         SM_G sm_u64 *part)                              \
+  {                                                                                      \
+    SM_SHARED sm_u64 red[SM_DEV_SAF_THREADS];                                            \
+    const int tid = SM_LID(0);                                                           \
+    sm_u64 ck[4] = {0, 0, 0, 0};                                                         \
+    for (int row = SM_GRP(0); row < g * mx; row += SM_NGRP(0)) {                         \
+      const int p = row / mx, x = row % mx, gp = a_glob + p;                             \
+      const int ylo = (int)sm_keep3_first(kind, (sm_u64)gp, (sm_u64)(x0 + x),            \
+                                          (sm_u64)y0, (sm_u64)my);                       \
+      sm_u64 kept = 0;                                                                   \
+      for (int y = ylo + tid; y < my; y += SM_DEV_SAF_THREADS) {                         \
+        double v[8];                                                                     \
+        sm_u32 gs[3];                                                                    \
+        const int ne = sm_dev_fin3_vals_##SFX(p, x, y, gp, SM_DEV_FIN3_PASS, v, gs);     \
+        const sm_u64 key = sm_cksum_key3(gs[0], gs[1], gs[2]);                           \
+        for (int e = 0; e < ne; e++) {                                                   \
+          sm_dev_ck_term(ck, v[e], key, (sm_u32)e);                                      \
+          kept += (sm_u64)sm_dev_keep(flags, thr, v[e]);                                 \
+        }                                                                                \
+      }                                                                                  \
+      const sm_u64 rowsum = sm_dev_group_sum(red, tid, kept);                            \
+      if (tid == 0)                                                                      \
+        rowcnt[row] = (sm_u32)rowsum;                                                    \
+    }                                                                                    \
+    sm_dev_group_cksum(red, tid, ck, part);                                              \
+  }                                                                                      \
+                                                                                         \
+  SM_DEV_KERNEL void sm_fin3_emit_##SFX(SM_DEV_FIN3_ARGS(T, TS),                         \
+                                        SM_G const sm_u64 *rowoff,                       \
+                                        SM_G unsigned char *recb, int offr)              \
+  {                                                                                      \
+    SM_SHARED sm_u32 scan[SM_DEV_SAF_THREADS];                                           \
+    const int tid = SM_LID(0);                                                           \
+    SM_G sm_dev_rec_t *rec = (SM_G sm_dev_rec_t *)(recb + offr);                         \
+    for (int row = SM_GRP(0); row < g * mx; row += SM_NGRP(0)) {                         \
+      const int p = row / mx, x = row % mx, gp = a_glob + p;                             \
+      const int ylo = (int)sm_keep3_first(kind, (sm_u64)gp, (sm_u64)(x0 + x),            \
+                                          (sm_u64)y0, (sm_u64)my);                       \
+      sm_u64 base = rowoff[row];                                                         \
+      for (int yb = ylo; yb < my; yb += SM_DEV_SAF_THREADS) {                            \
+        const int y = yb + tid;                                                          \
+        double v[8];                                                                     \
+        sm_u32 gs[3], mask = 0, cnt = 0;                                                 \
+        int ne = 0;                                                                      \
+        if (y < my) {                                                                    \
+          ne = sm_dev_fin3_vals_##SFX(p, x, y, gp, SM_DEV_FIN3_PASS, v, gs);             \
+          for (int e = 0; e < ne; e++)                                                   \
+            if (sm_dev_keep(flags, thr, v[e])) {                                         \
+              mask |= 1u << e;                                                           \
+              cnt++;                                                                     \
+            }                                                                            \
+        }                                                                                \
+        sm_u32 total;                                                                    \
+        sm_u64 o = base + sm_dev_group_scan(scan, tid, cnt, &total);                     \
+        for (int e = 0; e < ne; e++)                                                     \
+          if ((mask >> e) & 1u) {                                                        \
+            rec[o].idx[0] = gs[0];                                                       \
+            rec[o].idx[1] = gs[1];                                                       \
+            rec[o].idx[2] = gs[2];                                                       \
+            rec[o].entry = (sm_u32)e;                                                    \
+            rec[o].value = v[e];                                                         \
+            o++;                                                                         \
+          }                                                                              \
+        base += total;                                                                   \
+      }                                                                                  \
+    }                                                                                    \
+  }
+
+SM_DEV_FIN3(sm_u32, sm_u32, ccc)
+SM_DEV_FIN3(double, double, czek_d)
+SM_DEV_FIN3(float, float, czek_s)
 
 #endif

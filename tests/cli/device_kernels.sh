@@ -8,8 +8,8 @@
 # at one group per dimension (the striding that lets CUDA's 65535-group
 # limits hold any size), and the exact SAF kernel under `maf`. CCC and
 # integer Czekanowski must be identical, real Czekanowski within 1e-12,
-# SAF within 1e-12 of the CPU tree; the 2-way finalize on the device,
-# records and checksums identical; CCC 2-way on cached int8 tiles
+# SAF within 1e-12 of the CPU tree; the 2-way and 3-way finalize on the
+# device, records and checksums identical; CCC 2-way on cached int8 tiles
 # (--ccc-gemm int8), identical. With CUDA configured, --version must
 # list the CUDA implementations of every numerator and reduction codelet
 # (the reductions run on PoCL in tests/mpi/mpi_2way.sh).
@@ -19,7 +19,7 @@
 if grep -q "define SM_USE_CUDA 1" "$top_builddir/config.h" 2> /dev/null; then
   "$STARMET" --version > "$T/version" 2>&1
   for c in sm_ccc2 sm_ccc2_sparse sm_ccc3 sm_ccc3_sparse sm_czek2_d sm_czek2_s sm_czek3_d \
-    sm_czek3_s sm_saf sm_add_f64 sm_add_f32 sm_add_u32 sm_finalize2; do
+    sm_czek3_s sm_saf sm_add_f64 sm_add_f32 sm_add_u32 sm_finalize2 sm_finalize3; do
     grep -Eq "^  $c +cpu cuda\(" "$T/version" && pass || fail "--version: no CUDA implementation of $c"
   done
   grep -q "cuda_ccc2_gemm" "$T/version" && pass || fail "--version: no cuBLAS int8 CCC implementation"
@@ -92,6 +92,37 @@ for prob in "ccc --threshold 0.55" "ccc --missing-rate 0.1 --threshold 0.55" \
       cmp -s "$f" "$T/a_${f#"$T"/c_}" && pass ||
         fail "finalize on OpenCL, $prob (cap $cap): ${f##*.} differs from the CPU's"
     done
+  done
+done
+
+# The 3-way finalize on the device likewise, over rows (plane, x) of the
+# pieces (diagonal, face and volume slices; rows strided over one group
+# with cap 1): it runs on the OpenCL worker, except with a histogram or
+# per-entry thresholds (CPU); the same files and checksums.
+for prob in "ccc --threshold 0.6" "ccc --missing-rate 0.1 --threshold 0.6" \
+  "czekanowski --threshold 0.5" "czekanowski --precision single --threshold 0.5" \
+  "ccc --missing-rate 0.1 --output-format none" "czekanowski --output-format bin" \
+  "ccc --histogram 10" "ccc --missing-rate 0.1 --threshold 0.5,0.5,0.5,0.5,1.2"; do
+  for cap in "" 1; do
+    tag=fin3$(echo "$prob $cap" | tr -dc 'a-z0-9')
+    P="--metric $prob --num-way 3 --synthetic random --num-vector 37 --num-field 301 --block-size 11 --quiet"
+    # shellcheck disable=SC2086
+    STARPU_NOPENCL=0 run_ok "cpu $tag" "$STARMET" compute $P --output "$T/c_$tag"
+    # shellcheck disable=SC2086
+    STARMET_DEV_MAX_GROUPS=$cap run_ok "opencl $tag" "$STARMET" compute $P --devices accel \
+      --output "$T/a_$tag" --trace "$T/a_$tag.csv"
+    [ "$(cks "$T/c_$tag.json")" = "$(cks "$T/a_$tag.json")" ] && pass ||
+      fail "3-way finalize on OpenCL, $prob (cap $cap): checksum differs from the CPU's"
+    for f in "$T/c_$tag".*; do
+      case $f in *.json) continue ;; esac
+      cmp -s "$f" "$T/a_${f#"$T"/c_}" && pass ||
+        fail "3-way finalize on OpenCL, $prob (cap $cap): ${f##*.} differs from the CPU's"
+    done
+    where=OpenCL
+    case $prob in *histogram* | *,*) where=CPU ;; esac
+    awk -F, -v w="$where" '$2 == "finalize3" { n++; if (index($9, w) != 1) bad++ }
+      END { exit !(n > 0 && !bad) }' "$T/a_$tag.csv" && pass ||
+      fail "3-way finalize, $prob: not every finalize ran on the $where worker"
   done
 done
 

@@ -55,11 +55,7 @@ cmp -s "$T/rep1_0.tsv" "$T/rep2_0.tsv" && cmp -s "$T/rep1_1.tsv" "$T/rep2_1.tsv"
 # field-axis reductions of the numerators and the finalize run there too
 # (--devices accel allows nothing else) and give the CPU run's values, bit
 # for bit
-ocl() { env STARPU_OPENCL_ON_CPUS=1 STARPU_NOPENCL=1 STARPU_NCPU=1 \
-  STARPU_HOME="$STARPU_HOME_OPENCL" "$@"; }
-ocl "$STARMET" compute --metric ccc --synthetic random --num-vector 4 --num-field 8 \
-  --devices accel --summary "$T/probe.json" > "$T/probe" 2>&1 || true
-if grep -q '"name": "OpenCL' "$T/probe.json" 2> /dev/null; then
+if ocl_probe; then
   for prob in CCCS INT; do
     eval "args=\$P_$prob"
     # shellcheck disable=SC2086

@@ -53,4 +53,29 @@ done
 same "3-way phases 0..1 = full run" "$T/ref_CCCS.tsv" "$T/phases.tsv"
 expect_error "stage out of range" "stage.*out of range" "$T/badst" \
   mpi 1 $P_CCCS --num-stage 2 --stage-min 2 --output "$T/badst"
+
+# the 3-way finalize on an OpenCL device (PoCL's CPU device) with two
+# partitions: face and volume slices, whose planes are not always the
+# smallest index of a triple (entries relabelled in ascending order);
+# thresholds keep a part. The CPU run's records and checksums.
+if ocl_probe; then
+  for prob in CCCS CCC INT; do
+    eval "args=\$P_$prob"
+    thr=0.2 # about a tenth of the CCC values
+    [ $prob = INT ] && thr=0.3
+    # shellcheck disable=SC2086
+    run_ok "one rank $prob thr" "$STARMET" compute --quiet $args --block-size 5 --threshold $thr \
+      --output "$T/rt_$prob"
+    # shellcheck disable=SC2086
+    run_ok "npv=2 on OpenCL $prob" ocl $MPIEXEC ${MPIEXEC_FLAGS:-} -np 2 "$STARMET" compute \
+      --quiet $args --block-size 5 --threshold $thr --num-proc-vector 2 --devices accel \
+      --output "$T/o3_$prob" --summary "$T/o3_$prob.json"
+    merge_ranks "$T/o3_$prob" 2 tsv "$T/o3_$prob.all.tsv"
+    same "npv=2 on OpenCL $prob = one CPU rank" "$T/rt_$prob.tsv" "$T/o3_$prob.all.tsv"
+    [ "$(cks "$T/o3_$prob.json")" = "$(cks "$T/rt_$prob.json")" ] && pass ||
+      fail "npv=2 on OpenCL $prob: checksum differs from the CPU run's"
+  done
+else
+  skip_part "no OpenCL device: the 3-way finalize on a device is not run"
+fi
 finish

@@ -43,7 +43,8 @@ static void dot2x2_ref(const uint8_t *a0, const uint8_t *a1, const uint8_t *b0,
 /* 32 bytes at a time: vpmaddubsw multiplies bytes and adds pairs (at most
  * 8, no saturation), vpmaddwd adds pairs again into int32 lanes; k is a
  * multiple of 16 (kpad) */
-__attribute__((target("avx2"))) static inline __m256i load32(const uint8_t *p, size_t left)
+__attribute__((target("avx2"))) static inline __m256i load32(const uint8_t *p,
+                                                             size_t left)
 {
   return left >= 32 ? _mm256_loadu_si256((const __m256i *)p)
                     : _mm256_inserti128_si256(_mm256_setzero_si256(),
@@ -58,9 +59,9 @@ __attribute__((target("avx2"))) static uint32_t hsum(__m256i v)
   return (uint32_t)_mm_cvtsi128_si32(x);
 }
 
-__attribute__((target("avx2"))) static void dot2x2_avx2(const uint8_t *a0, const uint8_t *a1,
-                                                        const uint8_t *b0, const uint8_t *b1,
-                                                        size_t k, uint32_t s[4])
+__attribute__((target("avx2"))) static void
+dot2x2_avx2(const uint8_t *a0, const uint8_t *a1, const uint8_t *b0, const uint8_t *b1,
+            size_t k, uint32_t s[4])
 {
   const __m256i ones = _mm256_set1_epi16(1);
   __m256i s00 = _mm256_setzero_si256(), s01 = s00, s10 = s00, s11 = s00;

@@ -1,0 +1,45 @@
+/* sm_cl_devfin.h: the host side of a finalize on a device (CUDA, OpenCL),
+ * shared by the 2-way and 3-way finalize codelets. Their kernels
+ * (codelets/device) run in two passes over rows: the count pass gives
+ * each row's kept values and each group's checksum sums; here the counts
+ * become each row's first record and the sums the record buffer's header,
+ * written to the device; the emit pass then writes the records there.
+ * Only the records and the header cross to the host's memory node. */
+#ifndef SM_CL_DEVFIN_H
+#define SM_CL_DEVFIN_H
+
+#include "sm_cl_common.h"
+#include "sm_opencl.h"
+
+typedef struct sm_devfin {
+  const char *codelet; /* for errors */
+  size_t rows;         /* rows of both passes */
+  int emit;            /* records are wanted */
+  /* the header of count records from the sums of the checksum terms
+   * (sm_kern_fin2_header, sm_kern_fin3_header on args) */
+  void (*header)(const void *args, uint64_t count, const uint64_t sums[4],
+                 sm_recbuf_t *h);
+  const void *args;
+} sm_devfin_t;
+
+#ifdef STARPU_USE_OPENCL
+/** Run both passes on the calling OpenCL worker: kernels count_k and
+ * emit_k, whose leading arguments are args[0..k) (room for 3 more after
+ * them), records into variable buffer rec. */
+void sm_ocl_finalize(const sm_devfin_t *f, const char *count_k, const char *emit_k,
+                     sm_ocl_arg_t *args, int k, void *rec);
+#endif
+
+#ifdef SM_USE_CUDA
+/* The two passes' launchers (sm_kern_cuda.h) on their argument struct. */
+typedef int (*sm_devfin_count_fn)(const void *launch, uint32_t *rowcnt, uint64_t *part,
+                                  unsigned groups, sm_cuda_stream_t stream);
+typedef int (*sm_devfin_emit_fn)(const void *launch, const uint64_t *rowoff, void *rec,
+                                 unsigned groups, sm_cuda_stream_t stream);
+/** Run both passes on the calling CUDA worker's stream, records into
+ * variable buffer rec. */
+void sm_cuda_finalize(const sm_devfin_t *f, sm_devfin_count_fn count,
+                      sm_devfin_emit_fn emit, const void *launch, void *rec);
+#endif
+
+#endif
