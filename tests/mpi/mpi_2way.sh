@@ -25,9 +25,10 @@ every_grid 7 CCC CCCS INT REAL
 
 # --ccc-gemm int8: a tile's int8 form is made once per rank row, on the
 # rank that multiplies it (from the tile StarPU-MPI brings there)
-for grid in "2 2 1" "1 2 2" "4 1 1"; do
-  set -- $grid
-  for prob in CCC CCCS; do
+for run in "2 2 1 CCC" "2 2 1 CCCS" "1 2 2 CCC" "4 1 1 CCCS"; do
+  set -- $run
+  grid="$1 $2 $3"
+  for prob in $4; do
     eval "args=\$P_$prob"
     o=$T/i8_$1$2$3_$prob
     # shellcheck disable=SC2086
