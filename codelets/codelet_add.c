@@ -110,6 +110,6 @@ int sm_task_add(starpu_data_handle_t C, starpu_data_handle_t B, int type, int nu
    * they stay there); the vector sums, which CPU tasks make and read,
    * anywhere */
   return SM_INSERT(cl, STARPU_RW, C, STARPU_R, B, STARPU_PRIORITY, prio,
-                   STARPU_EXECUTE_WHERE, numerators ? sm_cl_num_where : STARPU_CPU,
+                   STARPU_EXECUTE_WHERE, numerators ? sm_cl_end_where : STARPU_CPU,
                    STARPU_NAME, "add", 0);
 }

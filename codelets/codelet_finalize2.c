@@ -132,7 +132,7 @@ int sm_task_finalize2(starpu_data_handle_t num, starpu_data_handle_t si,
   /* where the numerators are made (on a device only the records come
    * back), unless the block needs what only the CPU finalize does */
   unsigned long long where =
-      args->hist.bins || args->thr_ent.n ? STARPU_CPU : sm_cl_num_where;
+      args->hist.bins || args->thr_ent.n ? STARPU_CPU : sm_cl_end_where;
   /* a simulation that keeps the finalize on CPUs removes the CUDA one
    * (sm_cl_sim_setup): then CPUs take it, even under --devices accel */
 #ifdef SM_SIMULATION

@@ -161,7 +161,7 @@ int sm_task_finalize3(starpu_data_handle_t num3, starpu_data_handle_t n2ax,
    * back), unless the piece needs what only the CPU finalize does, or a
    * simulation keeps the finalize on CPUs (sm_cl_sim_setup) */
   unsigned long long where =
-      args->hist.bins || args->thr_ent.n ? STARPU_CPU : sm_cl_num_where;
+      args->hist.bins || args->thr_ent.n ? STARPU_CPU : sm_cl_end_where;
 #ifdef SM_SIMULATION
   if (!cl_finalize3.cuda_funcs[0])
     where |= STARPU_CPU;

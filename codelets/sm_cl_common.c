@@ -10,10 +10,19 @@ int sm_cl_use_mpi;
 static int cl_rank; /* this rank, under MPI */
 sm_kernel_t sm_cl_kernel = SM_KERNEL_AUTO;
 unsigned long long sm_cl_num_where = STARPU_CPU | STARPU_CUDA | STARPU_OPENCL;
+unsigned long long sm_cl_end_where = STARPU_CPU | STARPU_CUDA | STARPU_OPENCL;
+static int end_follows = 1;
 
 void sm_codelets_set_devices(unsigned long long where)
 {
   sm_cl_num_where = where;
+  sm_cl_end_where = end_follows ? where : STARPU_CPU;
+}
+
+void sm_codelets_set_follow(int follow)
+{
+  end_follows = follow;
+  sm_cl_end_where = follow ? sm_cl_num_where : STARPU_CPU;
 }
 
 #ifdef SM_USE_CUDA

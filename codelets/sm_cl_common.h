@@ -16,6 +16,10 @@ extern int sm_cl_use_mpi;
 extern sm_kernel_t sm_cl_kernel;
 /* Worker types the numerator tasks may run on (--devices). */
 extern unsigned long long sm_cl_num_where;
+/* Where the tasks that follow the numerators (their field reductions and
+ * device-capable finalizes) may run: sm_cl_num_where, or the CPUs
+ * (sm_codelets_set_follow). */
+extern unsigned long long sm_cl_end_where;
 
 /* The 2-way CPU kernels sm_cl_kernel selects on this CPU (sm_kern_simd.h). */
 sm_czek2_d_fn sm_cl_czek2_d(void);

@@ -33,6 +33,10 @@ void sm_codelets_fini(void);
 /** Restrict the numerator tasks (the modified GEMMs) to these worker types
  * (STARPU_CPU | STARPU_CUDA | STARPU_OPENCL); the other tasks run on CPUs. */
 void sm_codelets_set_devices(unsigned long long where);
+/** Whether the numerators' field reductions and finalize follow them onto
+ * the devices (default 1); 0 keeps them on CPUs (heteroprio, whose
+ * buckets need one set of worker types per kind of task). */
+void sm_codelets_set_follow(int follow);
 
 /** Name of the CPU kernel a family runs ("czek2_d", "czek2_s", "ccc2",
  * "ccc2_sparse"; "ccc2" names both when dense and sparse differ). */

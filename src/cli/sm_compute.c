@@ -529,11 +529,22 @@ static sm_err_t setup_codelets(run_t *r)
   sm_err_t err = SM_OK;
   sm_codelets_init(r->P > 1, o->kernel);
   sm_codelets_set_resilience(o->verify, o->inject_rate, o->inject_seed);
+  /* heteroprio maps each bucket (a kind of task) to one set of worker
+   * types: reductions and finalize, which share buckets with CPU-only
+   * tasks, stay on CPUs there */
+  sm_codelets_set_follow(!sm_sched_heteroprio());
   sm_codelets_set_devices(o->devices);
   if (!(o->devices & STARPU_CPU) &&
       starpu_opencl_worker_get_count() + starpu_cuda_worker_get_count() == 0) {
     sm_log_error("--devices accel: StarPU has no CUDA or OpenCL worker here (for a CPU "
                  "OpenCL device set STARPU_OPENCL_ON_CPUS=1 and STARPU_NOPENCL=1)");
+    err = SM_ERUNTIME;
+  } else if (!(o->devices & STARPU_CPU) && sm_sched_heteroprio() &&
+             (o->no_priorities || o->verify)) {
+    sm_log_error("--devices accel with --sched heteroprio: %s puts CPU-only tasks in "
+                 "the buckets of the products (use another policy, or --devices all)",
+                 o->no_priorities ? "--no-priorities (one bucket for every task)"
+                                  : "--verify (its checks run on CPUs)");
     err = SM_ERUNTIME;
   }
   const int ccc = o->metric == SM_METRIC_CCC;

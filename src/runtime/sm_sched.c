@@ -282,14 +282,17 @@ sm_err_t sm_sched_conf(struct starpu_conf *conf, const char *sched)
   return setup_model_dir();
 }
 
+int sm_sched_heteroprio(void)
+{
+  struct starpu_sched_policy *sp = starpu_sched_ctx_get_sched_policy(0);
+  return sp && sp->policy_name && !strcmp(sp->policy_name, "heteroprio");
+}
+
 sm_prio_mode_t sm_sched_prio_mode(void)
 {
   if (!opts.priorities)
     return SM_PRIO_OFF;
-  struct starpu_sched_policy *sp = starpu_sched_ctx_get_sched_policy(0);
-  if (sp && sp->policy_name && !strcmp(sp->policy_name, "heteroprio"))
-    return SM_PRIO_BUCKETS;
-  return SM_PRIO_DAG;
+  return sm_sched_heteroprio() ? SM_PRIO_BUCKETS : SM_PRIO_DAG;
 }
 
 int sm_sched_prio(int mode, sm_task_kind_t kind)

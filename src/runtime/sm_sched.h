@@ -57,6 +57,9 @@ void sm_sched_configure(const sm_sched_opts_t *o);
  * Returns SM_OK or SM_EOPTION / SM_EIO with one error line. */
 sm_err_t sm_sched_conf(struct starpu_conf *conf, const char *sched) SM_MUST_CHECK;
 
+/** 1 when StarPU runs heteroprio (after sm_runtime_init). */
+int sm_sched_heteroprio(void);
+
 /** The priority mode of the running StarPU: its policy and --no-priorities. */
 sm_prio_mode_t sm_sched_prio_mode(void);
 

@@ -2,7 +2,8 @@
 # opencl.sh: the heterogeneous path on a real accelerator worker (PoCL's
 # CPU OpenCL device, with its own memory node and transfers): CPU-only,
 # OpenCL-only and CPU+OpenCL under dmda and eager, with and without a small
-# STARPU_LIMIT_OPENCL_MEM that forces eviction, 2-way and 3-way: CCC and
+# STARPU_LIMIT_OPENCL_MEM that forces eviction, OpenCL-only under
+# heteroprio (CCC), 2-way and 3-way: CCC and
 # integer Czekanowski identical to CPU-only, real Czekanowski within 1e-12;
 # the summary shows per-worker task counts and bytes moved.
 . "$(dirname "$0")/../lib.sh"
@@ -45,6 +46,23 @@ for way in 2 3; do
     same "opencl only $tag vs cpu" $tol "$T/cpu_$tag.tsv" "$o.tsv"
     [ "$(opencl_tasks "$o.json")" -gt 0 ] && pass || fail "$tag: no task ran on the OpenCL worker"
     [ "$(bytes "$o.json")" -gt 0 ] && pass || fail "$tag: no bytes moved to the OpenCL memory node"
+    # heteroprio: each bucket (a kind of task) has one set of worker types,
+    # so the reductions and finalize stay on the CPU, the products on OpenCL
+    case $prob in ccc*) ;; *) continue ;; esac
+    o=$T/hp_$tag
+    # shellcheck disable=SC2086
+    run_ok "heteroprio opencl only $tag" "$STARMET" compute $P --devices accel --sched heteroprio \
+      --output "$o"
+    same "heteroprio opencl only $tag vs cpu" "$T/cpu_$tag.tsv" "$o.tsv"
+    [ "$(opencl_tasks "$o.json")" -gt 0 ] && pass || fail "$tag heteroprio: no task on OpenCL"
   done
 done
+# what heteroprio cannot do with the products on accelerators only
+P="--metric ccc --synthetic random --num-vector 30 --num-field 100"
+# shellcheck disable=SC2086
+expect_error "heteroprio, one bucket" "--no-priorities \\(one bucket" "$T/hb.tsv" "$STARMET" \
+  compute $P --devices accel --sched heteroprio --no-priorities --output "$T/hb"
+# shellcheck disable=SC2086
+expect_error "heteroprio, verify" "heteroprio: --verify" "$T/hv.tsv" "$STARMET" \
+  compute $P --devices accel --sched heteroprio --verify --output "$T/hv"
 finish
