@@ -27,12 +27,6 @@ static int fin2_flags(const sm_fin2_args_t *a)
          (a->thr_f32 ? SM_FIN_THRF32 : 0) | (a->sparse ? SM_FIN_SPARSE : 0);
 }
 
-/* kernel family: 0 CCC, 1 Czekanowski double, 2 single */
-static int fin2_family(const sm_fin2_args_t *a)
-{
-  return a->metric == 1 ? 0 : a->single ? 2 : 1;
-}
-
 static void fin2_header(const void *a, uint64_t count, const uint64_t sums[4],
                         sm_recbuf_t *h)
 {
@@ -53,21 +47,16 @@ static sm_devfin_t fin2_devfin(const sm_fin2_args_t *a)
 static void ocl_finalize2(void *buffers[], void *cl_arg)
 {
   const sm_fin2_args_t *a = cl_arg;
-  static const char *const count_k[] = {"sm_fin2_count_ccc", "sm_fin2_count_czek_d",
-                                        "sm_fin2_count_czek_s"};
-  static const char *const emit_k[] = {"sm_fin2_emit_ccc", "sm_fin2_emit_czek_d",
-                                       "sm_fin2_emit_czek_s"};
-  static const size_t elem[] = {4, 8, 4}; /* the kernels' element of num and sums */
-  const int fam = fin2_family(a);
+  const int fam = sm_devfin_family(a->metric, a->single);
   sm_ocl_arg_t args[24] = {
       sm_ocl_int(a->m),        sm_ocl_int(a->n),          sm_ocl_int(a->i0),
       sm_ocl_int(a->j0),       sm_ocl_int(fin2_flags(a)), sm_ocl_int((long)a->nf),
       sm_ocl_dbl(a->ccc_mult), sm_ocl_dbl(a->ccc_param),  sm_ocl_dbl(a->threshold)};
-  int k = sm_ocl_matrix(args, 9, buffers[0], elem[fam], 0, 1);
-  k = sm_ocl_matrix(args, k, buffers[1], elem[fam], 0, 0);
-  k = sm_ocl_matrix(args, k, buffers[2], elem[fam], 0, 0);
+  int k = sm_ocl_matrix(args, 9, buffers[0], sm_devfin_elem[fam], 0, 1);
+  k = sm_ocl_matrix(args, k, buffers[1], sm_devfin_elem[fam], 0, 0);
+  k = sm_ocl_matrix(args, k, buffers[2], sm_devfin_elem[fam], 0, 0);
   const sm_devfin_t f = fin2_devfin(a);
-  sm_ocl_finalize(&f, count_k[fam], emit_k[fam], args, k, buffers[3]);
+  sm_ocl_finalize(&f, "sm_fin2", fam, args, k, buffers[3]);
 }
 #endif
 
@@ -87,7 +76,7 @@ static int fin2_emit(const void *l, const uint64_t *rowoff, void *rec, unsigned 
 static void cuda_finalize2(void *buffers[], void *cl_arg)
 {
   const sm_fin2_args_t *a = cl_arg;
-  const sm_cuda_fin2_t launch = {.family = fin2_family(a),
+  const sm_cuda_fin2_t launch = {.family = sm_devfin_family(a->metric, a->single),
                                  .m = (int)a->m,
                                  .n = (int)a->n,
                                  .i0 = (int)a->i0,
@@ -131,14 +120,8 @@ int sm_task_finalize2(starpu_data_handle_t num, starpu_data_handle_t si,
                      prio, STARPU_NAME, "finalize2", 0);
   /* where the numerators are made (on a device only the records come
    * back), unless the block needs what only the CPU finalize does */
-  unsigned long long where =
-      args->hist.bins || args->thr_ent.n ? STARPU_CPU : sm_cl_end_where;
-  /* a simulation that keeps the finalize on CPUs removes the CUDA one
-   * (sm_cl_sim_setup): then CPUs take it, even under --devices accel */
-#ifdef SM_SIMULATION
-  if (!cl_finalize2.cuda_funcs[0])
-    where |= STARPU_CPU;
-#endif
+  const unsigned long long where =
+      sm_devfin_where(&cl_finalize2, args->hist.bins || args->thr_ent.n);
   return SM_INSERT(&cl_finalize2, STARPU_R, num, STARPU_R, si, STARPU_R, sj, STARPU_W, R,
                    STARPU_CL_ARGS, sm_cl_args_dup(R, args, sizeof *args), sizeof *args,
                    STARPU_PRIORITY, prio, STARPU_EXECUTE_WHERE, where, STARPU_NAME,

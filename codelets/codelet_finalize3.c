@@ -27,12 +27,6 @@ static int fin3_flags(const sm_fin3_args_t *a)
          (a->thr_f32 ? SM_FIN_THRF32 : 0) | (a->sparse ? SM_FIN_SPARSE : 0);
 }
 
-/* kernel family: 0 CCC, 1 Czekanowski double, 2 single */
-static int fin3_family(const sm_fin3_args_t *a)
-{
-  return a->metric == 1 ? 0 : a->single ? 2 : 1;
-}
-
 static void fin3_header(const void *a, uint64_t count, const uint64_t sums[4],
                         sm_recbuf_t *h)
 {
@@ -53,12 +47,7 @@ static sm_devfin_t fin3_devfin(const sm_fin3_args_t *a)
 static void ocl_finalize3(void *buffers[], void *cl_arg)
 {
   const sm_fin3_args_t *a = cl_arg;
-  static const char *const count_k[] = {"sm_fin3_count_ccc", "sm_fin3_count_czek_d",
-                                        "sm_fin3_count_czek_s"};
-  static const char *const emit_k[] = {"sm_fin3_emit_ccc", "sm_fin3_emit_czek_d",
-                                       "sm_fin3_emit_czek_s"};
-  static const size_t elem[] = {4, 8, 4}; /* the kernels' element of num and sums */
-  const int fam = fin3_family(a);
+  const int fam = sm_devfin_family(a->metric, a->single);
   sm_ocl_arg_t args[40] = {
       sm_ocl_int(a->g),        sm_ocl_int(a->mx),       sm_ocl_int(a->my),
       sm_ocl_int(a->a_glob),   sm_ocl_int(a->a_off),    sm_ocl_int(a->x0),
@@ -67,11 +56,11 @@ static void ocl_finalize3(void *buffers[], void *cl_arg)
       sm_ocl_dbl(a->threshold)};
   int k = 13;
   for (int b = 0; b < 4; b++) /* plane and 2-way numerators, with their lds */
-    k = sm_ocl_matrix(args, k, buffers[b], elem[fam], 0, 1);
+    k = sm_ocl_matrix(args, k, buffers[b], sm_devfin_elem[fam], 0, 1);
   for (int b = 4; b < 7; b++) /* sums */
-    k = sm_ocl_matrix(args, k, buffers[b], elem[fam], 0, 0);
+    k = sm_ocl_matrix(args, k, buffers[b], sm_devfin_elem[fam], 0, 0);
   const sm_devfin_t f = fin3_devfin(a);
-  sm_ocl_finalize(&f, count_k[fam], emit_k[fam], args, k, buffers[7]);
+  sm_ocl_finalize(&f, "sm_fin3", fam, args, k, buffers[7]);
 }
 #endif
 
@@ -91,7 +80,7 @@ static int fin3_emit(const void *l, const uint64_t *rowoff, void *rec, unsigned 
 static void cuda_finalize3(void *buffers[], void *cl_arg)
 {
   const sm_fin3_args_t *a = cl_arg;
-  const sm_cuda_fin3_t launch = {.family = fin3_family(a),
+  const sm_cuda_fin3_t launch = {.family = sm_devfin_family(a->metric, a->single),
                                  .g = (int)a->g,
                                  .mx = (int)a->mx,
                                  .my = (int)a->my,
@@ -158,14 +147,9 @@ int sm_task_finalize3(starpu_data_handle_t num3, starpu_data_handle_t n2ax,
                       const sm_fin3_args_t *args, int prio)
 {
   /* where the numerators are made (on a device only the records come
-   * back), unless the piece needs what only the CPU finalize does, or a
-   * simulation keeps the finalize on CPUs (sm_cl_sim_setup) */
-  unsigned long long where =
-      args->hist.bins || args->thr_ent.n ? STARPU_CPU : sm_cl_end_where;
-#ifdef SM_SIMULATION
-  if (!cl_finalize3.cuda_funcs[0])
-    where |= STARPU_CPU;
-#endif
+   * back), unless the piece needs what only the CPU finalize does */
+  const unsigned long long where =
+      sm_devfin_where(&cl_finalize3, args->hist.bins || args->thr_ent.n);
   return SM_INSERT(&cl_finalize3, STARPU_R, num3, STARPU_R, n2ax, STARPU_R, n2ay,
                    STARPU_R, n2xy, STARPU_R, sa, STARPU_R, sx, STARPU_R, sy, STARPU_W, R,
                    STARPU_CL_ARGS, sm_cl_args_dup(R, args, sizeof *args), sizeof *args,

@@ -1,7 +1,22 @@
 /* sm_cl_devfin.c: the host side of a finalize on a device (sm_cl_devfin.h). */
 #include "sm_cl_devfin.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+
+const size_t sm_devfin_elem[3] = {4, 8, 4};
+
+unsigned long long sm_devfin_where(const struct starpu_codelet *cl, int cpu_only)
+{
+  unsigned long long where = cpu_only ? STARPU_CPU : sm_cl_end_where;
+#ifdef SM_SIMULATION
+  if (!cl->cuda_funcs[0])
+    where |= STARPU_CPU;
+#else
+  (void)cl;
+#endif
+  return where;
+}
 
 #if defined(SM_USE_CUDA) || defined(STARPU_USE_OPENCL)
 /* Host buffers of one finalize: the rows' counts and first records, the
@@ -44,9 +59,13 @@ static uint64_t host_offsets(const sm_devfin_t *f, host_bufs_t *b, size_t groups
 #endif
 
 #ifdef STARPU_USE_OPENCL
-void sm_ocl_finalize(const sm_devfin_t *f, const char *count_k, const char *emit_k,
+void sm_ocl_finalize(const sm_devfin_t *f, const char *prefix, int family,
                      sm_ocl_arg_t *args, int k, void *rec)
 {
+  static const char *const sfx[] = {"ccc", "czek_d", "czek_s"};
+  char count_k[64], emit_k[64];
+  snprintf(count_k, sizeof count_k, "%s_count_%s", prefix, sfx[family]);
+  snprintf(emit_k, sizeof emit_k, "%s_emit_%s", prefix, sfx[family]);
   size_t groups = sm_ocl_groups(f->rows, 1); /* $STARMET_DEV_MAX_GROUPS applies */
   if (groups > SM_FIN_MAX_GROUPS)
     groups = SM_FIN_MAX_GROUPS;

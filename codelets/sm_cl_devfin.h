@@ -22,11 +22,26 @@ typedef struct sm_devfin {
   const void *args;
 } sm_devfin_t;
 
+/** Where a finalize codelet cl may run: with the numerators
+ * (sm_cl_end_where), or on CPUs when cpu_only (histograms, per-entry
+ * thresholds) or when cl has no CUDA implementation in a simulation that
+ * keeps the finalize on CPUs (sm_cl_sim_setup). */
+unsigned long long sm_devfin_where(const struct starpu_codelet *cl, int cpu_only);
+
+/** Kernel family of a finalize: 0 CCC, 1 Czekanowski double, 2 single;
+ * sm_devfin_elem[family]: the bytes of its numerators' and sums' element. */
+static inline int sm_devfin_family(int metric, int single)
+{
+  return metric == 1 ? 0 : single ? 2 : 1;
+}
+extern const size_t sm_devfin_elem[3];
+
 #ifdef STARPU_USE_OPENCL
-/** Run both passes on the calling OpenCL worker: kernels count_k and
- * emit_k, whose leading arguments are args[0..k) (room for 3 more after
- * them), records into variable buffer rec. */
-void sm_ocl_finalize(const sm_devfin_t *f, const char *count_k, const char *emit_k,
+/** Run both passes on the calling OpenCL worker: kernels
+ * <prefix>_count_<family> and <prefix>_emit_<family>, whose leading
+ * arguments are args[0..k) (room for 3 more after them), records into
+ * variable buffer rec. */
+void sm_ocl_finalize(const sm_devfin_t *f, const char *prefix, int family,
                      sm_ocl_arg_t *args, int k, void *rec);
 #endif
 
