@@ -6,14 +6,9 @@
 #include <starpu_cublas_v2.h>
 #endif
 
-typedef struct ccc2_args {
-  size_t nf;
-  int sparse;
-} ccc2_args_t;
-
 static void cpu_ccc2(void *buffers[], void *cl_arg)
 {
-  const ccc2_args_t *a = cl_arg;
+  const sm_cl_num_t *a = cl_arg;
   const sm_cl_mat_t A = sm_cl_mat(buffers, 0), B = sm_cl_mat(buffers, 1),
                     C = sm_cl_mat(buffers, 2);
   sm_ccc2_syrk_fn sy = sm_cl_mat_same(A, B) ? sm_cl_ccc2_syrk(a->sparse) : NULL;
@@ -22,6 +17,7 @@ static void cpu_ccc2(void *buffers[], void *cl_arg)
   else
     sm_cl_ccc2(a->sparse)(A.ny, B.ny, a->nf, A.ptr, A.ld, B.ptr, B.ld, a->sparse, C.ptr,
                           C.ld);
+  sm_cl_check(buffers, cl_arg);
 }
 
 #ifdef SM_USE_CUDA
@@ -29,7 +25,7 @@ static void cpu_ccc2(void *buffers[], void *cl_arg)
  * history model picks between this and the popcount kernel per size. */
 static void cuda_ccc2_gemm(void *buffers[], void *cl_arg)
 {
-  const ccc2_args_t *a = cl_arg;
+  const sm_cl_num_t *a = cl_arg;
   const sm_cl_mat_t A = sm_cl_mat(buffers, 0), B = sm_cl_mat(buffers, 1),
                     C = sm_cl_mat(buffers, 2);
   const char *name = a->sparse ? "sm_ccc2_sparse (cuBLAS int8)" : "sm_ccc2 (cuBLAS int8)";
@@ -39,23 +35,25 @@ static void cuda_ccc2_gemm(void *buffers[], void *cl_arg)
               sm_cuda_ccc2_gemm(A.ny, B.ny, a->nf, A.ptr, A.ld, B.ptr, B.ld, a->sparse,
                                 C.ptr, C.ld, scratch, starpu_cuda_get_local_stream(),
                                 starpu_cublas_get_local_handle()));
+  sm_cl_check(buffers, cl_arg);
 }
 
 static void cuda_ccc2(void *buffers[], void *cl_arg)
 {
-  const ccc2_args_t *a = cl_arg;
+  const sm_cl_num_t *a = cl_arg;
   const sm_cl_mat_t A = sm_cl_mat(buffers, 0), B = sm_cl_mat(buffers, 1),
                     C = sm_cl_mat(buffers, 2);
   SM_CUDA_RUN(a->sparse ? "sm_ccc2_sparse" : "sm_ccc2",
               sm_cuda_ccc2(A.ny, B.ny, a->nf, A.ptr, A.ld, B.ptr, B.ld, a->sparse, C.ptr,
                            C.ld, starpu_cuda_get_local_stream()));
+  sm_cl_check(buffers, cl_arg);
 }
 #endif
 
 #ifdef STARPU_USE_OPENCL
 static void ocl_ccc2(void *buffers[], void *cl_arg)
 {
-  const ccc2_args_t *a = cl_arg;
+  const sm_cl_num_t *a = cl_arg;
   const size_t m = STARPU_MATRIX_GET_NY(buffers[0]), n = STARPU_MATRIX_GET_NY(buffers[1]);
   sm_ocl_arg_t args[13] = {sm_ocl_int((long)m), sm_ocl_int((long)n),
                            sm_ocl_int((long)a->nf)};
@@ -65,12 +63,13 @@ static void ocl_ccc2(void *buffers[], void *cl_arg)
   const size_t groups[2] = {sm_ocl_groups(n, SM_DEV_C2_COLS),
                             sm_ocl_groups(m, SM_DEV_C2_ROWS)};
   sm_ocl_run(a->sparse ? "sm_ccc2_sparse" : "sm_ccc2_dense", k, args, 2, groups);
+  sm_cl_check(buffers, cl_arg);
 }
 #endif
 
 static double work_ccc2(const struct starpu_task *t)
 {
-  return sm_cl_work_2way(t, ((const ccc2_args_t *)t->cl_arg)->nf);
+  return sm_cl_work_2way(t, ((const sm_cl_num_t *)t->cl_arg)->nf);
 }
 
 /* Dense and sparse are different kernels: one codelet and model each. */
@@ -95,34 +94,37 @@ static size_t i8_blocks(int sparse)
 
 static void cpu_ccc_i8(void *buffers[], void *cl_arg)
 {
-  const ccc2_args_t *a = cl_arg;
+  const sm_cl_num_t *a = cl_arg;
   const sm_cl_mat_t X = sm_cl_mat(buffers, 0), R = sm_cl_mat(buffers, 1);
   sm_kern_ccc_i8_expand(X.ny, a->nf, R.nx, X.ptr, X.ld, a->sparse, R.ptr, R.ld);
+  sm_cl_check(buffers, cl_arg);
 }
 
 static void cpu_ccc2_i8(void *buffers[], void *cl_arg)
 {
-  const ccc2_args_t *a = cl_arg;
+  const sm_cl_num_t *a = cl_arg;
   const sm_cl_mat_t A = sm_cl_mat(buffers, 0), B = sm_cl_mat(buffers, 1),
                     C = sm_cl_mat(buffers, 2);
   const size_t k = i8_blocks(a->sparse);
   sm_kern_ccc2_i8rows(A.ny / k, B.ny / k, A.nx, A.ptr, A.ld, B.ptr, B.ld, a->sparse,
                       C.ptr, C.ld);
+  sm_cl_check(buffers, cl_arg);
 }
 
 #ifdef SM_USE_CUDA
 static void cuda_ccc_i8(void *buffers[], void *cl_arg)
 {
-  const ccc2_args_t *a = cl_arg;
+  const sm_cl_num_t *a = cl_arg;
   const sm_cl_mat_t X = sm_cl_mat(buffers, 0), R = sm_cl_mat(buffers, 1);
   SM_CUDA_RUN("sm_ccc_i8",
               sm_cuda_i8_expand(X.ny, a->nf, R.nx, X.ptr, X.ld, a->sparse, R.ptr, R.ld,
                                 starpu_cuda_get_local_stream()));
+  sm_cl_check(buffers, cl_arg);
 }
 
 static void cuda_ccc2_i8(void *buffers[], void *cl_arg)
 {
-  const ccc2_args_t *a = cl_arg;
+  const sm_cl_num_t *a = cl_arg;
   const sm_cl_mat_t A = sm_cl_mat(buffers, 0), B = sm_cl_mat(buffers, 1),
                     C = sm_cl_mat(buffers, 2);
   const size_t k = i8_blocks(a->sparse), m = A.ny / k, n = B.ny / k;
@@ -131,13 +133,14 @@ static void cuda_ccc2_i8(void *buffers[], void *cl_arg)
   SM_CUDA_RUN(name, sm_cuda_ccc2_i8(m, n, A.nx, A.ptr, A.ld, B.ptr, B.ld, a->sparse,
                                     C.ptr, C.ld, scratch, starpu_cuda_get_local_stream(),
                                     starpu_cublas_get_local_handle()));
+  sm_cl_check(buffers, cl_arg);
 }
 #endif
 
 #ifdef STARPU_USE_OPENCL
 static void ocl_ccc_i8(void *buffers[], void *cl_arg)
 {
-  const ccc2_args_t *a = cl_arg;
+  const sm_cl_num_t *a = cl_arg;
   const size_t rows = STARPU_MATRIX_GET_NY(buffers[0]),
                kpad = STARPU_MATRIX_GET_NX(buffers[1]);
   sm_ocl_arg_t args[10] = {sm_ocl_int((long)rows), sm_ocl_int((long)a->nf),
@@ -148,17 +151,20 @@ static void ocl_ccc_i8(void *buffers[], void *cl_arg)
   const size_t groups[2] = {sm_ocl_groups(kpad, SM_DEV_TX),
                             sm_ocl_groups(rows, SM_DEV_TY)};
   sm_ocl_run("sm_i8_expand", k, args, 2, groups);
+  sm_cl_check(buffers, cl_arg);
 }
 
 /* sm_i8_gemm stands in for cuBLAS; sm_i8_gather is the GPUs' own */
 static void ocl_ccc2_i8(void *buffers[], void *cl_arg)
 {
-  const ccc2_args_t *a = cl_arg;
+  const sm_cl_num_t *a = cl_arg;
   const size_t k = i8_blocks(a->sparse), lm = STARPU_MATRIX_GET_NY(buffers[0]),
                rn = STARPU_MATRIX_GET_NY(buffers[1]),
                kpad = STARPU_MATRIX_GET_NX(buffers[0]);
-  if (lm == 0 || rn == 0)
+  if (lm == 0 || rn == 0) {
+    sm_cl_check(buffers, cl_arg);
     return;
+  }
   const char *name = a->sparse ? "sm_ccc2_i8_sparse" : "sm_ccc2_i8";
   cl_mem G = sm_ocl_scratch(lm * rn * sizeof(int), name);
   sm_ocl_arg_t args[11] = {sm_ocl_int((long)lm), sm_ocl_int((long)rn),
@@ -180,13 +186,14 @@ static void ocl_ccc2_i8(void *buffers[], void *cl_arg)
                         sm_ocl_groups(lm / k, SM_DEV_TY)};
   sm_ocl_run("sm_i8_gather", n, gargs, 2, g2);
   sm_ocl_release(G);
+  sm_cl_check(buffers, cl_arg);
 }
 #endif
 
 /* the work of a product: vector pairs x fields, as for sm_ccc2 */
 static double work_ccc2_i8(const struct starpu_task *t)
 {
-  const ccc2_args_t *a = t->cl_arg;
+  const sm_cl_num_t *a = t->cl_arg;
   const double k = (double)i8_blocks(a->sparse);
   return sm_cl_work_2way(t, a->nf) / (k * k);
 }
@@ -208,28 +215,34 @@ void sm_ccc_i8_register(starpu_data_handle_t *h, size_t rows, size_t nf, int spa
 }
 
 int sm_task_ccc_i8(starpu_data_handle_t X, starpu_data_handle_t X8, int sparse, size_t nf,
-                   int prio)
+                   uint64_t block, int prio)
 {
-  ccc2_args_t args = {.nf = nf, .sparse = sparse};
-  return SM_INSERT(&cl_ccc_i8, STARPU_R, X, STARPU_W, X8, SM_CL_ARGS(X8, args),
-                   STARPU_PRIORITY, prio, STARPU_EXECUTE_WHERE, sm_cl_num_where,
-                   STARPU_NAME, "ccc_i8", 0);
+  sm_cl_num_t args = sm_cl_num(SM_VF_CCC_I8, nf, block);
+  args.sparse = sparse;
+  const starpu_data_handle_t h[2] = {X, X8};
+  static const enum starpu_data_access_mode modes[2] = {STARPU_R, STARPU_W};
+  return sm_cl_insert_num(&cl_ccc_i8, X8, &args, 2, h, modes, prio, "ccc_i8");
 }
 
 int sm_task_ccc2_i8(starpu_data_handle_t A8, starpu_data_handle_t B8,
-                    starpu_data_handle_t C, int sparse, size_t nf, int prio)
+                    starpu_data_handle_t C, int sparse, size_t nf, uint64_t block,
+                    int prio)
 {
-  ccc2_args_t args = {.nf = nf, .sparse = sparse};
-  return SM_INSERT(sparse ? &cl_ccc2_i8_sparse : &cl_ccc2_i8, STARPU_R, A8, STARPU_R, B8,
-                   STARPU_W, C, SM_CL_ARGS(C, args), STARPU_PRIORITY, prio,
-                   STARPU_EXECUTE_WHERE, sm_cl_num_where, STARPU_NAME, "ccc2", 0);
+  sm_cl_num_t args = sm_cl_num(SM_VF_CCC2_I8, nf, block);
+  args.sparse = sparse;
+  const starpu_data_handle_t h[3] = {A8, B8, C};
+  static const enum starpu_data_access_mode modes[3] = {STARPU_R, STARPU_R, STARPU_W};
+  return sm_cl_insert_num(sparse ? &cl_ccc2_i8_sparse : &cl_ccc2_i8, C, &args, 3, h,
+                          modes, prio, "ccc2");
 }
 
 int sm_task_ccc2(starpu_data_handle_t A, starpu_data_handle_t B, starpu_data_handle_t C,
-                 int sparse, size_t nf, int prio)
+                 int sparse, size_t nf, uint64_t block, int prio)
 {
-  ccc2_args_t args = {.nf = nf, .sparse = sparse};
-  return SM_INSERT(sparse ? &cl_ccc2_sparse : &cl_ccc2, STARPU_R, A, STARPU_R, B,
-                   STARPU_W, C, SM_CL_ARGS(C, args), STARPU_PRIORITY, prio,
-                   STARPU_EXECUTE_WHERE, sm_cl_num_where, STARPU_NAME, "ccc2", 0);
+  sm_cl_num_t args = sm_cl_num(sparse ? SM_VF_CCC2_SPARSE : SM_VF_CCC2, nf, block);
+  args.sparse = sparse;
+  const starpu_data_handle_t h[3] = {A, B, C};
+  static const enum starpu_data_access_mode modes[3] = {STARPU_R, STARPU_R, STARPU_W};
+  return sm_cl_insert_num(sparse ? &cl_ccc2_sparse : &cl_ccc2, C, &args, 3, h, modes,
+                          prio, "ccc2");
 }

@@ -4,15 +4,9 @@
 #include "sm_cl_common.h"
 #include "sm_opencl.h"
 
-typedef struct ccc3_args {
-  size_t nf, a_off, g;
-  int sparse;
-  sm_keep3_t keep; /* the triples the slice keeps */
-} ccc3_args_t;
-
 static void cpu_ccc3(void *buffers[], void *cl_arg)
 {
-  const ccc3_args_t *a = cl_arg;
+  const sm_cl_num_t *a = cl_arg;
   const sm_cl_mat_t A = sm_cl_mat(buffers, 0), X = sm_cl_mat(buffers, 1);
   const sm_cl_mat_t Y = sm_cl_mat(buffers, 2), N = sm_cl_mat(buffers, 3);
   /* Below these lengths the plane kernel beats running the 2-way kernel
@@ -36,12 +30,13 @@ static void cpu_ccc3(void *buffers[], void *cl_arg)
     sm_kern_ccc3_on(sm_cl_ccc2(a->sparse), &a->keep, a->g, X.ny, Y.ny, a->nf,
                     sm_cl_mat_row(A, a->a_off), A.ld, X.ptr, X.ld, Y.ptr, Y.ld, a->sparse,
                     N.ptr);
+  sm_cl_check(buffers, cl_arg);
 }
 
 #ifdef STARPU_USE_OPENCL
 static void ocl_ccc3(void *buffers[], void *cl_arg)
 {
-  const ccc3_args_t *a = cl_arg;
+  const sm_cl_num_t *a = cl_arg;
   const size_t mx = STARPU_MATRIX_GET_NY(buffers[1]),
                my = STARPU_MATRIX_GET_NY(buffers[2]);
   sm_ocl_arg_t args[16];
@@ -50,26 +45,28 @@ static void ocl_ccc3(void *buffers[], void *cl_arg)
   const size_t groups[3] = {sm_ocl_groups(my, SM_DEV_C3_COLS),
                             sm_ocl_groups(mx, SM_DEV_C3_ROWS), sm_ocl_groups(a->g, 1)};
   sm_ocl_run(a->sparse ? "sm_ccc3_sparse" : "sm_ccc3_dense", k, args, 3, groups);
+  sm_cl_check(buffers, cl_arg);
 }
 #endif
 
 #ifdef SM_USE_CUDA
 static void cuda_ccc3(void *buffers[], void *cl_arg)
 {
-  const ccc3_args_t *a = cl_arg;
+  const sm_cl_num_t *a = cl_arg;
   const sm_cl_mat_t A = sm_cl_mat(buffers, 0), X = sm_cl_mat(buffers, 1);
   const sm_cl_mat_t Y = sm_cl_mat(buffers, 2), N = sm_cl_mat(buffers, 3);
   SM_CUDA_RUN(a->sparse ? "sm_ccc3_sparse" : "sm_ccc3",
               sm_cuda_ccc3(a->g, X.ny, Y.ny, a->nf, sm_cl_mat_row(A, a->a_off), A.ld,
                            X.ptr, X.ld, Y.ptr, Y.ld, a->sparse, N.ptr,
                            starpu_cuda_get_local_stream()));
+  sm_cl_check(buffers, cl_arg);
 }
 #endif
 
 /* Dense and sparse are different kernels: one codelet and model each. */
 static double work_ccc3(const struct starpu_task *t)
 {
-  const ccc3_args_t *a = t->cl_arg;
+  const sm_cl_num_t *a = t->cl_arg;
   return sm_cl_work_3way(t, a->g, a->nf);
 }
 
@@ -85,7 +82,7 @@ SM_CL_WORK(ccc3_sparse, work_ccc3);
  * keeps StarPU's history of them apart. */
 static uint32_t ccc3_footprint(struct starpu_task *t)
 {
-  const ccc3_args_t *a = t->cl_arg;
+  const sm_cl_num_t *a = t->cl_arg;
   return a ? sm_cl_keep3_footprint(t, &a->keep, STARPU_MATRIX_GET_NY(t->handles[1]))
            : starpu_task_data_footprint(t);
 }
@@ -98,10 +95,16 @@ void sm_cl_ccc3_setup(void)
 
 int sm_task_ccc3(starpu_data_handle_t A, size_t a_off, size_t g, starpu_data_handle_t X,
                  starpu_data_handle_t Y, starpu_data_handle_t N3, int sparse, size_t nf,
-                 const sm_keep3_t *keep, int prio)
+                 const sm_keep3_t *keep, uint64_t block, int prio)
 {
-  ccc3_args_t args = {.nf = nf, .a_off = a_off, .g = g, .sparse = sparse, .keep = *keep};
-  return SM_INSERT(sparse ? &cl_ccc3_sparse : &cl_ccc3, STARPU_R, A, STARPU_R, X,
-                   STARPU_R, Y, STARPU_W, N3, SM_CL_ARGS(N3, args), STARPU_PRIORITY, prio,
-                   STARPU_EXECUTE_WHERE, sm_cl_num_where, STARPU_NAME, "ccc3", 0);
+  sm_cl_num_t args = sm_cl_num(sparse ? SM_VF_CCC3_SPARSE : SM_VF_CCC3, nf, block);
+  args.sparse = sparse;
+  args.a_off = a_off;
+  args.g = g;
+  args.keep = *keep;
+  const starpu_data_handle_t h[4] = {A, X, Y, N3};
+  static const enum starpu_data_access_mode modes[4] = {STARPU_R, STARPU_R, STARPU_R,
+                                                        STARPU_W};
+  return sm_cl_insert_num(sparse ? &cl_ccc3_sparse : &cl_ccc3, N3, &args, 4, h, modes,
+                          prio, "ccc3");
 }

@@ -3,16 +3,12 @@
 #include "sm_cl_common.h"
 #include "sm_opencl.h"
 
-typedef struct czek2_args {
-  size_t nf;
-} czek2_args_t;
-
 /* The CPU and CUDA adapters of one precision (SFX d or s); a diagonal tile
  * pair (B = A) runs the symmetric kernel where one exists: half the work. */
 #define SM_CZEK2_CPU(SFX)                                                                \
   static void cpu_czek2_##SFX(void *buffers[], void *cl_arg)                             \
   {                                                                                      \
-    const czek2_args_t *a = cl_arg;                                                      \
+    const sm_cl_num_t *a = cl_arg;                                                       \
     const sm_cl_mat_t A = sm_cl_mat(buffers, 0), B = sm_cl_mat(buffers, 1);              \
     const sm_cl_mat_t C = sm_cl_mat(buffers, 2);                                         \
     sm_czek2_syrk_##SFX##_fn sy =                                                        \
@@ -21,16 +17,18 @@ typedef struct czek2_args {
       sy(B.ny, a->nf, A.ptr, A.ld, C.ptr, C.ld);                                         \
     else                                                                                 \
       sm_cl_czek2_##SFX()(A.ny, B.ny, a->nf, A.ptr, A.ld, B.ptr, B.ld, C.ptr, C.ld);     \
+    sm_cl_check(buffers, cl_arg);                                                        \
   }
 #define SM_CZEK2_CUDA(SFX)                                                               \
   static void cuda_czek2_##SFX(void *buffers[], void *cl_arg)                            \
   {                                                                                      \
-    const czek2_args_t *a = cl_arg;                                                      \
+    const sm_cl_num_t *a = cl_arg;                                                       \
     const sm_cl_mat_t A = sm_cl_mat(buffers, 0), B = sm_cl_mat(buffers, 1);              \
     const sm_cl_mat_t C = sm_cl_mat(buffers, 2);                                         \
     SM_CUDA_RUN("sm_czek2_" #SFX,                                                        \
                 sm_cuda_czek2_##SFX(A.ny, B.ny, a->nf, A.ptr, A.ld, B.ptr, B.ld, C.ptr,  \
                                     C.ld, starpu_cuda_get_local_stream()));              \
+    sm_cl_check(buffers, cl_arg);                                                        \
   }
 
 SM_CZEK2_CPU(d)
@@ -43,7 +41,7 @@ SM_CZEK2_CUDA(s)
 #ifdef STARPU_USE_OPENCL
 static void ocl_czek2(void *buffers[], void *cl_arg, int single)
 {
-  const czek2_args_t *a = cl_arg;
+  const sm_cl_num_t *a = cl_arg;
   const size_t es = single ? 4 : 8;
   const size_t m = STARPU_MATRIX_GET_NY(buffers[0]), n = STARPU_MATRIX_GET_NY(buffers[1]);
   sm_ocl_arg_t args[12] = {sm_ocl_int((long)m), sm_ocl_int((long)n),
@@ -54,6 +52,7 @@ static void ocl_czek2(void *buffers[], void *cl_arg, int single)
   const size_t groups[2] = {sm_ocl_groups(n, SM_DEV_CZ_COLS),
                             sm_ocl_groups(m, SM_DEV_CZ_ROWS)};
   sm_ocl_run(single ? "sm_czek2_s" : "sm_czek2_d", k, args, 2, groups);
+  sm_cl_check(buffers, cl_arg);
 }
 static void ocl_czek2_d(void *buffers[], void *cl_arg)
 {
@@ -67,7 +66,7 @@ static void ocl_czek2_s(void *buffers[], void *cl_arg)
 
 static double work_czek2(const struct starpu_task *t)
 {
-  return sm_cl_work_2way(t, ((const czek2_args_t *)t->cl_arg)->nf);
+  return sm_cl_work_2way(t, ((const sm_cl_num_t *)t->cl_arg)->nf);
 }
 
 SM_CODELET(czek2_d, cpu_czek2_d, SM_CL_CUDA(cuda_czek2_d) SM_CL_OPENCL(ocl_czek2_d), 3,
@@ -79,10 +78,12 @@ SM_CL_WORK(czek2_d, work_czek2);
 SM_CL_WORK(czek2_s, work_czek2);
 
 int sm_task_czek2(starpu_data_handle_t A, starpu_data_handle_t B, starpu_data_handle_t C,
-                  int single, size_t nf, int prio)
+                  int single, size_t nf, uint64_t block, int prio)
 {
-  czek2_args_t args = {.nf = nf};
-  return SM_INSERT(single ? &cl_czek2_s : &cl_czek2_d, STARPU_R, A, STARPU_R, B, STARPU_W,
-                   C, SM_CL_ARGS(C, args), STARPU_PRIORITY, prio, STARPU_EXECUTE_WHERE,
-                   sm_cl_num_where, STARPU_NAME, "czek2", 0);
+  sm_cl_num_t args = sm_cl_num(single ? SM_VF_CZEK2_S : SM_VF_CZEK2_D, nf, block);
+  args.single = single;
+  const starpu_data_handle_t h[3] = {A, B, C};
+  static const enum starpu_data_access_mode modes[3] = {STARPU_R, STARPU_R, STARPU_W};
+  return sm_cl_insert_num(single ? &cl_czek2_s : &cl_czek2_d, C, &args, 3, h, modes, prio,
+                          "czek2");
 }

@@ -4,17 +4,12 @@
 #include "sm_cl_common.h"
 #include "sm_opencl.h"
 
-typedef struct czek3_args {
-  size_t nf, a_off, g;
-  sm_keep3_t keep; /* the triples the slice keeps */
-} czek3_args_t;
-
 /* The CPU and CUDA adapters of one precision (SFX d or s): planes
  * [a_off, a_off + g) of tile A against tiles X and Y. */
 #define SM_CZEK3_CPU(SFX)                                                                \
   static void cpu_czek3_##SFX(void *buffers[], void *cl_arg)                             \
   {                                                                                      \
-    const czek3_args_t *a = cl_arg;                                                      \
+    const sm_cl_num_t *a = cl_arg;                                                       \
     const sm_cl_mat_t A = sm_cl_mat(buffers, 0), X = sm_cl_mat(buffers, 1);              \
     const sm_cl_mat_t Y = sm_cl_mat(buffers, 2), N = sm_cl_mat(buffers, 3);              \
     if (sm_cl_kernel == SM_KERNEL_REF)                                                   \
@@ -24,17 +19,19 @@ typedef struct czek3_args {
       sm_kern_czek3_on_##SFX(sm_cl_czek2_##SFX(), sm_cl_czek2_lo_##SFX(), &a->keep,      \
                              a->g, X.ny, Y.ny, a->nf, sm_cl_mat_row(A, a->a_off), A.ld,  \
                              X.ptr, X.ld, Y.ptr, Y.ld, N.ptr);                           \
+    sm_cl_check(buffers, cl_arg);                                                        \
   }
 #define SM_CZEK3_CUDA(SFX)                                                               \
   static void cuda_czek3_##SFX(void *buffers[], void *cl_arg)                            \
   {                                                                                      \
-    const czek3_args_t *a = cl_arg;                                                      \
+    const sm_cl_num_t *a = cl_arg;                                                       \
     const sm_cl_mat_t A = sm_cl_mat(buffers, 0), X = sm_cl_mat(buffers, 1);              \
     const sm_cl_mat_t Y = sm_cl_mat(buffers, 2), N = sm_cl_mat(buffers, 3);              \
     SM_CUDA_RUN("sm_czek3_" #SFX,                                                        \
                 sm_cuda_czek3_##SFX(a->g, X.ny, Y.ny, a->nf, sm_cl_mat_row(A, a->a_off), \
                                     A.ld, X.ptr, X.ld, Y.ptr, Y.ld, N.ptr,               \
                                     starpu_cuda_get_local_stream()));                    \
+    sm_cl_check(buffers, cl_arg);                                                        \
   }
 
 SM_CZEK3_CPU(d)
@@ -47,7 +44,7 @@ SM_CZEK3_CUDA(s)
 #ifdef STARPU_USE_OPENCL
 static void ocl_czek3(void *buffers[], void *cl_arg, int single)
 {
-  const czek3_args_t *a = cl_arg;
+  const sm_cl_num_t *a = cl_arg;
   const size_t es = single ? 4 : 8;
   const size_t mx = STARPU_MATRIX_GET_NY(buffers[1]),
                my = STARPU_MATRIX_GET_NY(buffers[2]);
@@ -57,6 +54,7 @@ static void ocl_czek3(void *buffers[], void *cl_arg, int single)
   const size_t groups[3] = {sm_ocl_groups(my, SM_DEV_CZ_COLS),
                             sm_ocl_groups(mx, SM_DEV_CZ_ROWS), sm_ocl_groups(a->g, 1)};
   sm_ocl_run(single ? "sm_czek3_s" : "sm_czek3_d", k, args, 3, groups);
+  sm_cl_check(buffers, cl_arg);
 }
 static void ocl_czek3_d(void *buffers[], void *cl_arg)
 {
@@ -70,7 +68,7 @@ static void ocl_czek3_s(void *buffers[], void *cl_arg)
 
 static double work_czek3(const struct starpu_task *t)
 {
-  const czek3_args_t *a = t->cl_arg;
+  const sm_cl_num_t *a = t->cl_arg;
   return sm_cl_work_3way(t, a->g, a->nf);
 }
 
@@ -86,7 +84,7 @@ SM_CL_WORK(czek3_s, work_czek3);
  * keeps StarPU's history of them apart. */
 static uint32_t czek3_footprint(struct starpu_task *t)
 {
-  const czek3_args_t *a = t->cl_arg;
+  const sm_cl_num_t *a = t->cl_arg;
   return a ? sm_cl_keep3_footprint(t, &a->keep, STARPU_MATRIX_GET_NY(t->handles[1]))
            : starpu_task_data_footprint(t);
 }
@@ -99,10 +97,16 @@ void sm_cl_czek3_setup(void)
 
 int sm_task_czek3(starpu_data_handle_t A, size_t a_off, size_t g, starpu_data_handle_t X,
                   starpu_data_handle_t Y, starpu_data_handle_t N3, int single, size_t nf,
-                  const sm_keep3_t *keep, int prio)
+                  const sm_keep3_t *keep, uint64_t block, int prio)
 {
-  czek3_args_t args = {.nf = nf, .a_off = a_off, .g = g, .keep = *keep};
-  return SM_INSERT(single ? &cl_czek3_s : &cl_czek3_d, STARPU_R, A, STARPU_R, X, STARPU_R,
-                   Y, STARPU_W, N3, SM_CL_ARGS(N3, args), STARPU_PRIORITY, prio,
-                   STARPU_EXECUTE_WHERE, sm_cl_num_where, STARPU_NAME, "czek3", 0);
+  sm_cl_num_t args = sm_cl_num(single ? SM_VF_CZEK3_S : SM_VF_CZEK3_D, nf, block);
+  args.single = single;
+  args.a_off = a_off;
+  args.g = g;
+  args.keep = *keep;
+  const starpu_data_handle_t h[4] = {A, X, Y, N3};
+  static const enum starpu_data_access_mode modes[4] = {STARPU_R, STARPU_R, STARPU_R,
+                                                        STARPU_W};
+  return sm_cl_insert_num(single ? &cl_czek3_s : &cl_czek3_d, N3, &args, 4, h, modes,
+                          prio, "czek3");
 }

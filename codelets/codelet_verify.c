@@ -1,34 +1,71 @@
-/* codelet_verify.c: the resilience codelets (--verify, --inject-faults).
- * Each runs right after a numerator task on the same data, before anything
- * reads it: it may corrupt the result (fault injection, for testing),
- * checks the result's invariants (codelets/cpu/kern_verify.c), and when
- * they fail re-executes the numerator kernel, up to SM_VERIFY_RETRIES
- * times. Checking before the data is released is what keeps consumers on
- * other ranks from ever receiving a bad result. */
+/* codelet_verify.c: resilience (--verify, --inject-faults), by one of two
+ * mechanisms that make the same checks and the same injections:
+ *  - check (--retry check, StarPU 1.3 and 1.4): a verify task runs on a
+ *    CPU right after each numerator task, on the same data, before
+ *    anything reads it: it may corrupt the result (fault injection, for
+ *    testing), checks it (codelets/cpu/kern_verify.c) and when the check
+ *    fails re-executes the numerator kernel itself, up to SM_VERIFY_RETRIES
+ *    times;
+ *  - runtime (--retry runtime, StarPU 1.4's TaskRetry, the default there):
+ *    each numerator is a fault-tolerant task; its implementation checks its
+ *    own result on the worker that made it (sm_cl_check; a device's result
+ *    is read back for a CPU check) and marks the task failed; StarPU then
+ *    lets retry_or_done submit another try, steered away from a failing
+ *    accelerator (to the CPUs once it failed twice), up to
+ *    SM_VERIFY_RETRIES tries more; failed tries stay out of the
+ *    performance models.
+ * Checking before the data is released is what keeps consumers on other
+ * ranks from ever receiving a bad result. */
+#include <pthread.h>
 #include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "sm_cl_common.h"
+#include "sm_opencl.h"
+#include "sm_starpu_compat.h"
 
 #define SM_VERIFY_RETRIES 5
 
 static struct {
-  int verify;
+  int verify, runtime;
   double rate;
   uint64_t seed;
   atomic_ullong checks, failures, reexec, injected, fatal;
   atomic_ullong fatal_block;
-} res;
+  uint64_t next_task;
+  /* runtime retry: per codelet, tries by worker type */
+  pthread_mutex_t mu;
+  int ncl;
+  const struct starpu_codelet *cl[SM_RETRY_CODELETS];
+  sm_retry_stats_t st[SM_RETRY_CODELETS];
+} res = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
-void sm_codelets_set_resilience(int verify, double inject_rate, uint64_t seed)
+int sm_codelets_runtime_retry_available(void)
+{
+#if SM_STARPU_HAS_FT && !defined(SM_SIMULATION)
+  return 1;
+#else
+  return 0; /* StarPU 1.3; a simulation runs no kernel to check */
+#endif
+}
+
+void sm_codelets_set_resilience(int verify, double inject_rate, uint64_t seed,
+                                int runtime_retry)
 {
   res.verify = verify;
   res.rate = inject_rate;
   res.seed = seed;
+  res.runtime = runtime_retry && sm_codelets_runtime_retry_available();
+  res.next_task = 0;
   atomic_store(&res.checks, 0);
   atomic_store(&res.failures, 0);
   atomic_store(&res.reexec, 0);
   atomic_store(&res.injected, 0);
   atomic_store(&res.fatal, 0);
+  res.ncl = 0;
+  memset(res.st, 0, sizeof res.st);
 }
 
 void sm_codelets_resilience_stats(sm_resilience_stats_t *st)
@@ -39,6 +76,9 @@ void sm_codelets_resilience_stats(sm_resilience_stats_t *st)
   st->injected = atomic_load(&res.injected);
   st->unrecovered = atomic_load(&res.fatal);
   st->unrecovered_block = atomic_load(&res.fatal_block);
+  pthread_mutex_lock(&res.mu);
+  memcpy(st->retry, res.st, sizeof st->retry);
+  pthread_mutex_unlock(&res.mu);
 }
 
 int sm_codelets_resilience_on(void)
@@ -46,31 +86,30 @@ int sm_codelets_resilience_on(void)
   return res.verify || res.rate > 0;
 }
 
-typedef struct verify_args {
-  int family;          /* SM_VF_* */
-  size_t nf, a_off, g; /* fields; 3-way: planes [a_off, a_off + g) of tile A */
-  uint64_t task;       /* the task's number (deterministic injection) */
-  uint64_t block;      /* output block, for the error message */
-  sm_keep3_t keep;     /* 3-way: the triples the slice keeps */
-} verify_args_t;
+int sm_codelets_resilience_tasks(void)
+{
+  return sm_codelets_resilience_on() && !res.runtime;
+}
 
-enum {
-  SM_VF_CZEK2_D,
-  SM_VF_CZEK2_S,
-  SM_VF_CCC2,
-  SM_VF_CCC2_SPARSE,
-  SM_VF_CZEK3_D,
-  SM_VF_CZEK3_S,
-  SM_VF_CCC3,
-  SM_VF_CCC3_SPARSE
-};
+sm_cl_num_t sm_cl_num(int family, size_t nf, uint64_t block)
+{
+  sm_cl_num_t a = {.nf = nf, .family = family, .block = block};
+  /* numbered as the check mechanism numbers its verify tasks: one per
+   * numerator, in insertion order, so both inject the same faults */
+  if (res.runtime && sm_codelets_resilience_on() && family != SM_VF_CCC_I8)
+    a.task = res.next_task++;
+  return a;
+}
 
 /* buffers: 0 numerators (RW), 1 tile A, 2 tile B (2-way) or X, 3 Y (3-way) */
-static void compute(const verify_args_t *a, void *b[])
-{
 #define MPTR(k) ((void *)STARPU_MATRIX_GET_PTR(b[k]))
 #define MNY(k) STARPU_MATRIX_GET_NY(b[k])
+#define MNX(k) STARPU_MATRIX_GET_NX(b[k])
 #define MLD(k) STARPU_MATRIX_GET_LD(b[k])
+
+/* The numerator kernel again (the check mechanism's re-execution). */
+static void compute(const sm_cl_num_t *a, void *b[])
+{
   const int ref = sm_cl_kernel == SM_KERNEL_REF;
   switch (a->family) {
   case SM_VF_CZEK2_D:
@@ -107,7 +146,8 @@ static void compute(const verify_args_t *a, void *b[])
   }
 }
 
-static int check(const verify_args_t *a, void *b[])
+/* The check of a verify task's buffers (numerators first). */
+static int check(const sm_cl_num_t *a, void *b[])
 {
   switch (a->family) {
   case SM_VF_CZEK2_D:
@@ -136,28 +176,28 @@ static int check(const verify_args_t *a, void *b[])
   }
 }
 
-static void corrupt(const verify_args_t *a, void *b[], uint64_t pick)
+/* One random bit of the numerators in buffer 0. */
+static void corrupt(const sm_cl_num_t *a, void *b[], uint64_t pick)
 {
-  const size_t nx = STARPU_MATRIX_GET_NX(b[0]), ny = STARPU_MATRIX_GET_NY(b[0]);
-  const size_t ld = STARPU_MATRIX_GET_LD(b[0]),
-               words = STARPU_MATRIX_GET_ELEMSIZE(b[0]) / 4;
+  const size_t words = STARPU_MATRIX_GET_ELEMSIZE(b[0]) / 4;
   switch (a->family) {
   case SM_VF_CZEK2_D:
   case SM_VF_CZEK3_D:
-    sm_kern_inject_f64(MPTR(0), ny, nx, ld, pick);
+    sm_kern_inject_f64(MPTR(0), MNY(0), MNX(0), MLD(0), pick);
     break;
   case SM_VF_CZEK2_S:
   case SM_VF_CZEK3_S:
-    sm_kern_inject_f32(MPTR(0), ny, nx, ld, pick);
+    sm_kern_inject_f32(MPTR(0), MNY(0), MNX(0), MLD(0), pick);
     break;
   default: /* CCC: elements of several 32-bit moments */
-    sm_kern_inject_u32(MPTR(0), ny, nx * words, ld * words, pick);
+    sm_kern_inject_u32(MPTR(0), MNY(0), MNX(0) * words, MLD(0) * words, pick);
   }
 }
 
+/* The verify task of the check mechanism. */
 static void cpu_verify(void *buffers[], void *cl_arg)
 {
-  const verify_args_t *a = cl_arg;
+  const sm_cl_num_t *a = cl_arg;
   for (unsigned attempt = 0;; attempt++) {
     uint64_t pick;
     if (res.rate > 0 &&
@@ -179,25 +219,20 @@ static void cpu_verify(void *buffers[], void *cl_arg)
     atomic_fetch_add(&res.reexec, 1);
     compute(a, buffers);
   }
-#undef MPTR
-#undef MNY
-#undef MLD
 }
 
 SM_CODELET(verify2, cpu_verify, , 3, STARPU_RW, STARPU_R, STARPU_R);
 SM_CODELET(verify3, cpu_verify, , 4, STARPU_RW, STARPU_R, STARPU_R, STARPU_R);
 
-static uint64_t next_task;
-
 int sm_task_verify2(starpu_data_handle_t C, starpu_data_handle_t A,
                     starpu_data_handle_t B, int metric_ccc, int variant, size_t nf,
                     uint64_t block, int prio)
 {
-  verify_args_t args = {.family = metric_ccc ? (variant ? SM_VF_CCC2_SPARSE : SM_VF_CCC2)
-                                             : (variant ? SM_VF_CZEK2_S : SM_VF_CZEK2_D),
-                        .nf = nf,
-                        .task = next_task++,
-                        .block = block};
+  sm_cl_num_t args = {.family = metric_ccc ? (variant ? SM_VF_CCC2_SPARSE : SM_VF_CCC2)
+                                           : (variant ? SM_VF_CZEK2_S : SM_VF_CZEK2_D),
+                      .nf = nf,
+                      .task = res.next_task++,
+                      .block = block};
   return SM_INSERT(&cl_verify2, STARPU_RW, C, STARPU_R, A, STARPU_R, B,
                    SM_CL_ARGS(C, args), STARPU_PRIORITY, prio, STARPU_NAME, "verify2", 0);
 }
@@ -207,15 +242,347 @@ int sm_task_verify3(starpu_data_handle_t N3, starpu_data_handle_t A, size_t a_of
                     int metric_ccc, int variant, size_t nf, const sm_keep3_t *keep,
                     uint64_t block, int prio)
 {
-  verify_args_t args = {.family = metric_ccc ? (variant ? SM_VF_CCC3_SPARSE : SM_VF_CCC3)
-                                             : (variant ? SM_VF_CZEK3_S : SM_VF_CZEK3_D),
-                        .nf = nf,
-                        .a_off = a_off,
-                        .g = g,
-                        .task = next_task++,
-                        .block = block,
-                        .keep = *keep};
+  sm_cl_num_t args = {.family = metric_ccc ? (variant ? SM_VF_CCC3_SPARSE : SM_VF_CCC3)
+                                           : (variant ? SM_VF_CZEK3_S : SM_VF_CZEK3_D),
+                      .nf = nf,
+                      .a_off = a_off,
+                      .g = g,
+                      .task = res.next_task++,
+                      .block = block,
+                      .keep = *keep};
   return SM_INSERT(&cl_verify3, STARPU_RW, N3, STARPU_R, A, STARPU_R, X, STARPU_R, Y,
                    SM_CL_ARGS(N3, args), STARPU_PRIORITY, prio, STARPU_NAME, "verify3",
                    0);
+}
+
+/* ---- the runtime mechanism ---- */
+
+/* A numerator task's own buffers (in codelet order: inputs, then the
+ * result) as the checks above take them: numerators first. */
+static void check_order(const sm_cl_num_t *a, void *buffers[], void *b[4])
+{
+  const int n = a->family >= SM_VF_CZEK3_D && a->family <= SM_VF_CCC3_SPARSE ? 4 : 3;
+  b[0] = buffers[n - 1];
+  for (int k = 1; k < n; k++)
+    b[k] = buffers[k - 1];
+}
+
+/* The runtime checks, on the task's buffers in codelet order. */
+static int check_task(const sm_cl_num_t *a, void *buffers[])
+{
+  switch (a->family) {
+  case SM_VF_CCC2_I8: {
+    const size_t k = a->sparse ? 2 : 1;
+    void **b = buffers;
+    return sm_kern_verify_ccc2_i8(MNY(0) / k, MNY(1) / k, a->nf, MPTR(0), MLD(0), MPTR(1),
+                                  MLD(1), a->sparse, MPTR(2), MLD(2));
+  }
+  case SM_VF_CCC_I8: {
+    void **b = buffers;
+    return sm_kern_verify_ccc_i8(MNY(0), a->nf, MNX(1), MPTR(0), MLD(0), a->sparse,
+                                 MPTR(1), MLD(1));
+  }
+  default: {
+    void *b[4];
+    check_order(a, buffers, b);
+    return check(a, b);
+  }
+  }
+}
+
+/* The result buffer of a task (its last). */
+static int result_index(const sm_cl_num_t *a)
+{
+  return a->family >= SM_VF_CZEK3_D && a->family <= SM_VF_CCC3_SPARSE ? 3
+         : a->family == SM_VF_CCC_I8                                  ? 1
+                                                                      : 2;
+}
+
+/* Host copies of a device task's matrix buffers (same ld, so the checks
+ * read them as they read a CPU task's), and back. */
+typedef struct host_view {
+  int n;
+  struct starpu_matrix_interface m[4];
+  void *p[4];
+} host_view_t;
+
+static size_t span_bytes(const struct starpu_matrix_interface *m)
+{
+  return m->ny ? ((m->ny - 1) * m->ld + m->nx) * m->elemsize : 0;
+}
+
+static void dev_copy(enum starpu_worker_archtype arch, struct starpu_matrix_interface *m,
+                     void *host, int to_device)
+{
+  const size_t bytes = span_bytes(m);
+  if (!bytes)
+    return;
+#ifdef STARPU_USE_OPENCL
+  if (arch == STARPU_OPENCL_WORKER) {
+    if (to_device)
+      sm_ocl_write((cl_mem)m->dev_handle, m->offset, bytes, host);
+    else
+      sm_ocl_read((cl_mem)m->dev_handle, m->offset, bytes, host);
+    return;
+  }
+#endif
+#ifdef SM_USE_CUDA
+  if (arch == STARPU_CUDA_WORKER) {
+    cudaStream_t s = starpu_cuda_get_local_stream();
+    cudaError_t e =
+        to_device
+            ? cudaMemcpyAsync((void *)m->ptr, host, bytes, cudaMemcpyHostToDevice, s)
+            : cudaMemcpyAsync(host, (void *)m->ptr, bytes, cudaMemcpyDeviceToHost, s);
+    if (e == cudaSuccess)
+      e = cudaStreamSynchronize(s);
+    if (e != cudaSuccess)
+      STARPU_ABORT_MSG("--verify: reading a result back from the GPU failed: %s",
+                       cudaGetErrorString(e));
+    return;
+  }
+#endif
+  (void)arch, (void)m, (void)host, (void)to_device;
+  STARPU_ABORT_MSG("--verify: no way to read buffers of worker type %d", (int)arch);
+}
+
+static int view_fetch(host_view_t *v, enum starpu_worker_archtype arch, void *buffers[],
+                      int n)
+{
+  v->n = n;
+  for (int k = 0; k < n; k++) {
+    v->m[k] = *(struct starpu_matrix_interface *)buffers[k];
+    v->p[k] = malloc(span_bytes(&v->m[k]) + 64);
+    if (!v->p[k]) {
+      v->n = k;
+      return -1;
+    }
+    dev_copy(arch, &v->m[k], v->p[k], 0);
+    v->m[k].ptr = (uintptr_t)v->p[k];
+    v->m[k].dev_handle = (uintptr_t)v->p[k];
+    v->m[k].offset = 0;
+  }
+  return 0;
+}
+
+static void view_free(host_view_t *v)
+{
+  for (int k = 0; k < v->n; k++)
+    free(v->p[k]);
+}
+
+static int nbuffers_of(const sm_cl_num_t *a)
+{
+  return result_index(a) + 1;
+}
+
+/* StarPU will try the running task again (runtime retry only) */
+static void mark_failed(void)
+{
+#if SM_STARPU_HAS_FT
+  starpu_task_ft_failed(starpu_task_get_current());
+#endif
+}
+
+static uint64_t hang_block; /* N + 1: block N's numerators never end */
+
+void sm_codelets_set_debug_hang(uint64_t block)
+{
+  hang_block = block;
+}
+
+void sm_cl_check(void *buffers[], void *cl_arg)
+{
+  sm_cl_num_t *a = cl_arg;
+  while (hang_block && a && a->block + 1 == hang_block)
+    sleep(1); /* a kernel that hangs (tests: --task-timeout) */
+  if (!res.runtime || !a || a->family == SM_VF_NONE || !sm_codelets_resilience_on())
+    return;
+  const int w = starpu_worker_get_id();
+  const enum starpu_worker_archtype arch =
+      w >= 0 ? starpu_worker_get_type(w) : STARPU_CPU_WORKER;
+  uint64_t pick;
+  const int inject = a->family != SM_VF_CCC_I8 && res.rate > 0 &&
+                     sm_kern_inject_decide(res.rate, res.seed, a->task, a->tries, &pick);
+  if (!inject && !res.verify)
+    return;
+  host_view_t v = {0};
+  void *hb[4];
+  void **b = buffers;
+  const int n = nbuffers_of(a), ri = result_index(a);
+  if (arch != STARPU_CPU_WORKER) {
+    if (view_fetch(&v, arch, buffers, n) != 0) {
+      view_free(&v);
+      if (res.verify) { /* cannot check: not vouched for */
+        atomic_fetch_add(&res.checks, 1);
+        atomic_fetch_add(&res.failures, 1);
+        mark_failed();
+      }
+      return;
+    }
+    for (int k = 0; k < n; k++)
+      hb[k] = &v.m[k];
+    b = hb;
+  }
+  if (inject) {
+    void *c[1] = {b[ri]};
+    corrupt(a, c, pick);
+    atomic_fetch_add(&res.injected, 1);
+    if (arch != STARPU_CPU_WORKER) /* the device's result is the corrupted one */
+      dev_copy(arch, buffers[ri], v.p[ri], 1);
+  }
+  if (res.verify) {
+    atomic_fetch_add(&res.checks, 1);
+    if (!check_task(a, b)) {
+      atomic_fetch_add(&res.failures, 1);
+      mark_failed();
+    }
+  }
+  view_free(&v);
+}
+#undef MPTR
+#undef MNY
+#undef MNX
+#undef MLD
+
+#if SM_STARPU_HAS_FT
+static int arch_slot(enum starpu_worker_archtype t)
+{
+  return t == STARPU_CUDA_WORKER ? 1 : t == STARPU_OPENCL_WORKER ? 2 : 0;
+}
+
+/* Count a try of a task of codelet cl on a worker of type t. */
+static void count_try(const struct starpu_codelet *cl, enum starpu_worker_archtype t,
+                      int retry, int failed)
+{
+  pthread_mutex_lock(&res.mu);
+  int s = 0;
+  while (s < res.ncl && res.cl[s] != cl)
+    s++;
+  if (s == res.ncl && s < SM_RETRY_CODELETS) {
+    res.cl[s] = cl;
+    snprintf(res.st[s].codelet, sizeof res.st[s].codelet, "%s", cl->name);
+    res.ncl++;
+  }
+  if (s < res.ncl) {
+    res.st[s].tries[arch_slot(t)] += (uint64_t)retry;
+    res.st[s].failed[arch_slot(t)] += (uint64_t)failed;
+  }
+  pthread_mutex_unlock(&res.mu);
+}
+
+/* The workers other than w that may run task t (where and codelet). */
+static int others_allowed(const struct starpu_task *t, int w, sm_cl_num_t *a)
+{
+  int n = 0;
+  memset(a->workers, 0, sizeof a->workers);
+  const unsigned nw = starpu_worker_get_count();
+  for (unsigned k = 0; k < nw && k < STARPU_NMAXWORKERS; k++) {
+    if ((int)k == w)
+      continue;
+    const enum starpu_worker_archtype type = starpu_worker_get_type((int)k);
+    const unsigned mask = type == STARPU_CPU_WORKER      ? STARPU_CPU
+                          : type == STARPU_CUDA_WORKER   ? STARPU_CUDA
+                          : type == STARPU_OPENCL_WORKER ? STARPU_OPENCL
+                                                         : 0;
+    if (!(t->where & mask) || !(t->cl->where & mask))
+      continue;
+    if (type == STARPU_CUDA_WORKER && !t->cl->cuda_funcs[0])
+      continue;
+    if (type == STARPU_OPENCL_WORKER && !t->cl->opencl_funcs[0])
+      continue;
+    a->workers[k / 32] |= 1u << (k % 32);
+    n += type != STARPU_CPU_WORKER;
+  }
+  return n;
+}
+
+/* The end of a try (its callback, on the worker that ran it): the task
+ * is done, or another try goes where this one did not fail. */
+static void retry_or_done(void *meta_arg)
+{
+  struct starpu_task *meta = meta_arg, *cur = starpu_task_get_current();
+  sm_cl_num_t *a = meta->cl_arg;
+  const int w = starpu_worker_get_id();
+  const enum starpu_worker_archtype type =
+      w >= 0 ? starpu_worker_get_type(w) : STARPU_CPU_WORKER;
+  count_try(cur->cl, type, a->tries > 0, cur->failed != 0);
+  if (!cur->failed || a->tries >= SM_VERIFY_RETRIES) {
+    if (cur->failed) {
+      atomic_fetch_add(&res.fatal, 1);
+      atomic_store(&res.fatal_block, a->block);
+    }
+    sm_cl_task_done((void *)(uintptr_t)a->obs_id);
+    starpu_task_ft_success(meta);
+    free(a); /* the last try: nothing reads it any more */
+    return;
+  }
+  a->tries++;
+  atomic_fetch_add(&res.reexec, 1);
+  struct starpu_task *t = starpu_task_ft_create_retry(meta, cur, retry_or_done);
+  t->workerids = NULL;
+  t->workerids_len = 0;
+  /* heteroprio keeps a task in a bucket of fixed worker types: there a
+   * retry goes where the first try could */
+  struct starpu_sched_policy *sp = starpu_sched_ctx_get_sched_policy(meta->sched_ctx);
+  const int buckets = sp && sp->policy_name && !strcmp(sp->policy_name, "heteroprio");
+  if (type != STARPU_CPU_WORKER && !buckets) {
+    /* an accelerator failed: another one, or a CPU; after a second
+     * failure on accelerators, the CPUs */
+    if (++a->dev_failures < 2 && others_allowed(t, w, a) > 0) {
+      t->where |= STARPU_CPU;
+      t->workerids = a->workers;
+      t->workerids_len = (STARPU_NMAXWORKERS + 31) / 32;
+    } else {
+      t->where = STARPU_CPU;
+    }
+  }
+  if (starpu_task_submit_nodeps(t) != 0)
+    STARPU_ABORT_MSG("--verify: StarPU refused to retry a task of %s (block %llu)",
+                     cur->cl->name, (unsigned long long)a->block);
+}
+#endif
+
+int sm_cl_insert_num(struct starpu_codelet *cl, starpu_data_handle_t W,
+                     const sm_cl_num_t *args, int nbuf, const starpu_data_handle_t *h,
+                     const enum starpu_data_access_mode *modes, int prio,
+                     const char *name)
+{
+  struct starpu_data_descr d[4];
+  for (int k = 0; k < nbuf; k++)
+    d[k] = (struct starpu_data_descr){.handle = h[k], .mode = modes[k]};
+#if SM_STARPU_HAS_FT
+  if (res.runtime && res.verify) {
+    sm_cl_num_t *a = sm_cl_args_dup(W, args, sizeof *args);
+    const uint64_t id = (uint64_t)(uintptr_t)sm_cl_task_id();
+    if (a)
+      a->obs_id = id;
+      /* the try-tasks StarPU makes report to the observers (started: the
+       * pop prologue they inherit; done: retry_or_done); StarPU-MPI frees
+       * the arguments it is given unless told not to, and try-tasks must not */
+#define SM_FT_ARGS                                                                       \
+  STARPU_PROLOGUE_CALLBACK, starpu_task_ft_prologue, STARPU_PROLOGUE_CALLBACK_ARG_NFREE, \
+      retry_or_done, STARPU_PROLOGUE_CALLBACK_POP, sm_cl_task_started,                   \
+      STARPU_PROLOGUE_CALLBACK_POP_ARG_NFREE, NULL, STARPU_CL_ARGS_NFREE, a, sizeof *a,  \
+      STARPU_DATA_MODE_ARRAY, d, nbuf, STARPU_PRIORITY, prio, STARPU_EXECUTE_WHERE,      \
+      sm_cl_num_where, STARPU_NAME, name, 0
+    int ret = sm_cl_use_mpi ? starpu_mpi_task_insert(MPI_COMM_WORLD, cl, SM_FT_ARGS)
+                            : starpu_task_insert(cl, SM_FT_ARGS);
+#undef SM_FT_ARGS
+    if (ret && a)
+      free(a);
+    return ret;
+  }
+#endif
+  return SM_INSERT(cl, STARPU_DATA_MODE_ARRAY, d, nbuf, SM_CL_ARGS(W, *args),
+                   STARPU_PRIORITY, prio, STARPU_EXECUTE_WHERE, sm_cl_num_where,
+                   STARPU_NAME, name, 0);
+}
+
+uint64_t sm_codelets_task_number(const struct starpu_task *t)
+{
+#if SM_STARPU_HAS_FT
+  if (t->callback_func == retry_or_done && t->cl_arg)
+    return ((const sm_cl_num_t *)t->cl_arg)->obs_id;
+#endif
+  return (uint64_t)(uintptr_t)t->callback_arg;
 }

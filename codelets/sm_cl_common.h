@@ -7,6 +7,7 @@
 #include "config.h" /* SM_USE_CUDA: the CUDA adapters are compiled in */
 
 #include <starpu.h>
+#include "sm_starpu_compat.h"
 #include "sm_starpu_mpi.h"
 
 #include "sm_codelets.h"
@@ -59,6 +60,56 @@ void *sm_cl_args_dup(starpu_data_handle_t W, const void *args, size_t size);
 #define SM_CL_ARGS(W, args)                                                              \
   STARPU_CL_ARGS, sm_cl_args_dup((W), &(args), sizeof(args)), sizeof(args)
 
+/* The arguments of every numerator codelet (and of the int8 tile
+ * expansion), and what --verify and --inject-faults know of its task.
+ * Under StarPU 1.4's runtime retry (--retry runtime) the try-tasks StarPU
+ * makes of one task share this one copy, which also keeps their count. */
+enum {
+  SM_VF_NONE = 0, /* not checked */
+  SM_VF_CZEK2_D,
+  SM_VF_CZEK2_S,
+  SM_VF_CCC2,
+  SM_VF_CCC2_SPARSE,
+  SM_VF_CZEK3_D,
+  SM_VF_CZEK3_S,
+  SM_VF_CCC3,
+  SM_VF_CCC3_SPARSE,
+  SM_VF_CCC2_I8, /* a product of int8 tiles (variant: sparse) */
+  SM_VF_CCC_I8   /* an int8 expansion of a tile (checked, never corrupted) */
+};
+typedef struct sm_cl_num {
+  size_t nf, a_off, g; /* fields; 3-way: planes [a_off, a_off + g) of tile A */
+  int sparse, single;  /* CCC with missing calls; Czekanowski in float */
+  sm_keep3_t keep;     /* 3-way: the triples the slice keeps */
+  int family;          /* SM_VF_*: the check that applies */
+  uint64_t task;       /* resilience number (deterministic injection) */
+  uint64_t block;      /* output block, for messages */
+  /* runtime retry: the observation number, tries so far, failures on
+   * accelerators, and the workers a retry may use (bitmap) */
+  uint64_t obs_id;
+  unsigned tries, dev_failures;
+  uint32_t workers[(STARPU_NMAXWORKERS + 31) / 32];
+} sm_cl_num_t;
+
+/* Fill a numerator task's arguments; with resilience on it takes the next
+ * resilience number (numerators are numbered in insertion order, the same
+ * for both retry mechanisms). */
+sm_cl_num_t sm_cl_num(int family, size_t nf, uint64_t block);
+
+/* Called by every numerator implementation after its kernel (any worker
+ * type): under --retry runtime, corrupts the result (--inject-faults) and
+ * checks it (--verify), marking the task failed for StarPU to retry;
+ * nothing otherwise. */
+void sm_cl_check(void *buffers[], void *cl_arg);
+
+/* Insert a numerator task: under --retry runtime with --verify as a
+ * fault-tolerant task (StarPU's try-tasks, sm_cl_num_t as its arguments,
+ * kept until its last try), else as SM_INSERT with SM_CL_ARGS. */
+int sm_cl_insert_num(struct starpu_codelet *cl, starpu_data_handle_t W,
+                     const sm_cl_num_t *args, int nbuf, const starpu_data_handle_t *h,
+                     const enum starpu_data_access_mode *modes, int prio,
+                     const char *name);
+
 /* Implementations a codelet has where the build has the device, for its
  * designated initializer: SM_CL_CUDA(f, ...) SM_CL_OPENCL(g). */
 #if defined(SM_USE_CUDA) && !defined(STARPU_USE_CUDA)
@@ -70,8 +121,20 @@ void *sm_cl_args_dup(starpu_data_handle_t W, const void *args, size_t size);
   .cuda_funcs = {__VA_ARGS__},                                                           \
   .cuda_flags = {STARPU_CUDA_ASYNC, STARPU_CUDA_ASYNC, STARPU_CUDA_ASYNC,                \
                  STARPU_CUDA_ASYNC},
+#define SM_CL_HAS_CUDA 1
+#elif defined(SM_SIMULATION) && SM_STARPU_14
+/* StarPU 1.4 simulates CUDA workers without CUDA (its SimGrid builds do
+ * not define STARPU_USE_CUDA): there each CUDA implementation named is a
+ * stand-in that only a simulation "runs" (sm_cl_sim.c); up to two. */
+#define SM_CL_SIM_PICK_(a, b, NAME, ...) NAME
+#define SM_CL_SIM_ONE_ sm_cl_sim_modeled_only
+#define SM_CL_SIM_TWO_ sm_cl_sim_modeled_only, sm_cl_sim_modeled_only
+#define SM_CL_CUDA(...)                                                                  \
+  .cuda_funcs = {SM_CL_SIM_PICK_(__VA_ARGS__, SM_CL_SIM_TWO_, SM_CL_SIM_ONE_, )},
+#define SM_CL_HAS_CUDA 1
 #else
 #define SM_CL_CUDA(...)
+#define SM_CL_HAS_CUDA 0
 #endif
 #ifdef SM_USE_CUDA
 #include "cuda/sm_kern_cuda.h"
@@ -112,6 +175,8 @@ double sm_cl_sim_cost(struct starpu_task *t, struct starpu_perfmodel_arch *arch,
  * starmet does not have yet: sm_cl_sim_setup gives them an implementation
  * that only a simulation may "run". */
 void sm_cl_sim_setup(void);
+/* A CUDA implementation only a simulation may "run" (it aborts). */
+void sm_cl_sim_modeled_only(void *buffers[], void *cl_arg);
 void sm_cl_sim_gpu_finalize2(starpu_cpu_func_t f);
 void sm_cl_sim_gpu_finalize3(starpu_cpu_func_t f);
 #else

@@ -50,7 +50,7 @@ unsigned sm_codelets_where(sm_task_kind_t kind)
   if (kind != SM_TK_BLOCK2 && kind != SM_TK_PAIR3 && kind != SM_TK_PLANE3)
     return STARPU_CPU;
   unsigned where = STARPU_CPU;
-#ifdef SM_USE_CUDA
+#if SM_CL_HAS_CUDA
   where |= STARPU_CUDA;
 #endif
 #ifdef STARPU_USE_OPENCL

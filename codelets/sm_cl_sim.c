@@ -170,9 +170,10 @@ static const char *device_of(const struct starpu_perfmodel_arch *arch)
   }
 }
 
-/* The CUDA finalize a simulation models (StarPU's SimGrid mode runs no
- * implementation: it only needs one to exist for CUDA workers). */
-static void modeled_only(void *buffers[], void *cl_arg)
+/* A CUDA implementation a simulation models (StarPU's SimGrid mode runs
+ * none: it only needs one to exist for CUDA workers): the finalize's, and
+ * on StarPU 1.4, whose SimGrid builds have no CUDA, every codelet's. */
+void sm_cl_sim_modeled_only(void *buffers[], void *cl_arg)
 {
   (void)buffers;
   (void)cl_arg;
@@ -182,8 +183,8 @@ static void modeled_only(void *buffers[], void *cl_arg)
 void sm_cl_sim_setup(void)
 {
   const int on = gpu_finalize();
-  sm_cl_sim_gpu_finalize2(on ? modeled_only : NULL);
-  sm_cl_sim_gpu_finalize3(on ? modeled_only : NULL);
+  sm_cl_sim_gpu_finalize2(on ? sm_cl_sim_modeled_only : NULL);
+  sm_cl_sim_gpu_finalize3(on ? sm_cl_sim_modeled_only : NULL);
 }
 
 double sm_cl_sim_cost(struct starpu_task *t, struct starpu_perfmodel_arch *arch,

@@ -48,11 +48,12 @@ void sm_codelets_list(FILE *f);
 /* Numerator of a 2-way block: C = A^T (x) B.
  * A, B: tiles (matrix handles, nx = ld elements/words, ny = vectors);
  * C: matrix nx = n, ny = m (czek: float/double; ccc: moments, elemsize
- * 4 * SM_CCC2_NMOM). nf: fields in the tiles. */
+ * 4 * SM_CCC2_NMOM). nf: fields in the tiles. block: the output block
+ * (messages of --verify). */
 int sm_task_czek2(starpu_data_handle_t A, starpu_data_handle_t B, starpu_data_handle_t C,
-                  int single, size_t nf, int prio);
+                  int single, size_t nf, uint64_t block, int prio);
 int sm_task_ccc2(starpu_data_handle_t A, starpu_data_handle_t B, starpu_data_handle_t C,
-                 int sparse, size_t nf, int prio);
+                 int sparse, size_t nf, uint64_t block, int prio);
 
 /* CCC 2-way numerators from cached int8 tiles (--ccc-gemm int8, the
  * papers' tensor-core method: cuBLAS on GPUs). sm_ccc_i8_register
@@ -61,19 +62,20 @@ int sm_task_ccc2(starpu_data_handle_t A, starpu_data_handle_t B, starpu_data_han
  * sm_task_ccc2_i8 writes C (as sm_task_ccc2) from two of them. */
 void sm_ccc_i8_register(starpu_data_handle_t *h, size_t rows, size_t nf, int sparse);
 int sm_task_ccc_i8(starpu_data_handle_t X, starpu_data_handle_t X8, int sparse, size_t nf,
-                   int prio);
+                   uint64_t block, int prio);
 int sm_task_ccc2_i8(starpu_data_handle_t A8, starpu_data_handle_t B8,
-                    starpu_data_handle_t C, int sparse, size_t nf, int prio);
+                    starpu_data_handle_t C, int sparse, size_t nf, uint64_t block,
+                    int prio);
 
 /* 3-way planes: planes [a_off, a_off + g) of tile A against tiles X and Y
  * into N3 (matrix handle, ny = g rows of |X| x |Y| numerators: czek float/double,
  * ccc SM_CCC3_NMOM(sparse) uint32 each; see sm_kern.h). */
 int sm_task_czek3(starpu_data_handle_t A, size_t a_off, size_t g, starpu_data_handle_t X,
                   starpu_data_handle_t Y, starpu_data_handle_t N3, int single, size_t nf,
-                  const sm_keep3_t *keep, int prio);
+                  const sm_keep3_t *keep, uint64_t block, int prio);
 int sm_task_ccc3(starpu_data_handle_t A, size_t a_off, size_t g, starpu_data_handle_t X,
                  starpu_data_handle_t Y, starpu_data_handle_t N3, int sparse, size_t nf,
-                 const sm_keep3_t *keep, int prio);
+                 const sm_keep3_t *keep, uint64_t block, int prio);
 
 /* Finalize a 3-way piece into the record buffer R. */
 int sm_task_finalize3(starpu_data_handle_t num3, starpu_data_handle_t n2ax,
@@ -175,16 +177,40 @@ typedef void (*sm_task_hook_fn)(uint64_t id);
 void sm_codelets_observe(sm_task_hook_fn inserted, void (*started)(void),
                          sm_task_hook_fn done);
 
-/* Resilience. After a numerator task, a verify task on the same data may
- * corrupt it (--inject-faults RATE, deterministic in SEED and the task
- * number), checks its invariants (--verify) and re-executes the kernel
- * when they fail. variant: czek 1 = single; ccc 1 = sparse. */
+/* Resilience (codelet_verify.c). Each numerator's result may be corrupted
+ * (--inject-faults RATE, deterministic in SEED and the task's number),
+ * checked (--verify), and recomputed when the check fails: by a verify
+ * task after it that re-runs the kernel itself (--retry check, the only
+ * way on StarPU 1.3: sm_task_verify2/3 when sm_codelets_resilience_tasks),
+ * or (--retry runtime, StarPU 1.4) by the numerator task itself, which
+ * StarPU then tries again, elsewhere after a failure on an accelerator.
+ * variant: czek 1 = single; ccc 1 = sparse. */
+#define SM_RETRY_CODELETS 16
+typedef struct sm_retry_stats {
+  char codelet[32];
+  /* by worker type (cpu, cuda, opencl): tries after a failed one, and
+   * failed tries (runtime retry only) */
+  uint64_t tries[3], failed[3];
+} sm_retry_stats_t;
 typedef struct sm_resilience_stats {
   uint64_t checks, failures, reexecuted, injected, unrecovered, unrecovered_block;
+  sm_retry_stats_t retry[SM_RETRY_CODELETS]; /* codelet "" ends the list */
 } sm_resilience_stats_t;
-void sm_codelets_set_resilience(int verify, double inject_rate, uint64_t seed);
+/** 1 when this build can let StarPU retry tasks (StarPU 1.4, not a
+ * simulation). */
+int sm_codelets_runtime_retry_available(void);
+void sm_codelets_set_resilience(int verify, double inject_rate, uint64_t seed,
+                                int runtime_retry);
 void sm_codelets_resilience_stats(sm_resilience_stats_t *st);
 int sm_codelets_resilience_on(void);
+/** Tests (--debug-hang-block N, N from 1; 0 off): the numerator tasks of
+ * output block N - 1 never end. */
+void sm_codelets_set_debug_hang(uint64_t block);
+/** 1 when the graph inserts verify tasks (resilience on, --retry check). */
+int sm_codelets_resilience_tasks(void);
+/** The observation number of a task as the hooks get it (sm_codelets_observe),
+ * also for the try-tasks of runtime retry. */
+uint64_t sm_codelets_task_number(const struct starpu_task *t);
 int sm_task_verify2(starpu_data_handle_t C, starpu_data_handle_t A,
                     starpu_data_handle_t B, int metric_ccc, int variant, size_t nf,
                     uint64_t block, int prio);

@@ -7,22 +7,23 @@
 # StarPU belongs to another StarPU and is not used.) Defines SM_SIMULATION and
 # SM_HAVE_STARPU_MPI accordingly.
 # SM_WITH_SIMULATION: --with-simulation[=PREFIX] builds against the
-# simulation StarPU in PREFIX (default /opt/starpu-1.3.10-sim, where
-# scripts/setup-sim installs it): its pkg-config files first, an rpath to
-# its libraries, and configure stops if that StarPU does not simulate.
-# Call before StarPU is looked for.
+# simulation StarPU in PREFIX (default /opt/starpu-sim, where
+# scripts/setup-sim installs it) as SM_STARPU's --with-starpu (its
+# pkg-config files first, an rpath to its libraries), and configure stops
+# if that StarPU does not simulate. Call before SM_STARPU.
 AC_DEFUN([SM_WITH_SIMULATION], [
   AC_ARG_WITH([simulation],
     [AS_HELP_STRING([--with-simulation@<:@=PREFIX@:>@],
-      [build against the SimGrid StarPU in PREFIX (default /opt/starpu-1.3.10-sim, scripts/setup-sim): a simulation build])],
+      [build against the SimGrid StarPU in PREFIX (default /opt/starpu-sim, scripts/setup-sim): a simulation build])],
     [], [with_simulation=no])
   AS_IF([test "x$with_simulation" != xno], [
-    AS_IF([test "x$with_simulation" = xyes], [with_simulation=/opt/starpu-1.3.10-sim])
-    AS_IF([test -f "$with_simulation/lib/pkgconfig/starpu-1.3.pc"], [],
+    AS_IF([test "x$with_simulation" = xyes], [with_simulation=/opt/starpu-sim])
+    AS_IF([test -d "$with_simulation"], [],
       [AC_MSG_ERROR([--with-simulation: no StarPU in $with_simulation (run scripts/setup-sim first)])])
-    PKG_CONFIG_PATH="$with_simulation/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
-    export PKG_CONFIG_PATH
-    LDFLAGS="-Wl,-rpath,$with_simulation/lib $LDFLAGS"
+    AS_IF([test "x${with_starpu:-check}" != xcheck && test "x$with_starpu" != "x$with_simulation"],
+      [AC_MSG_ERROR([--with-simulation=$with_simulation and --with-starpu=$with_starpu name two StarPUs: give one])])
+    dnl SM_STARPU then takes that StarPU (its pkg-config files, an rpath)
+    with_starpu=$with_simulation
   ])
 ])
 
@@ -38,9 +39,9 @@ AC_DEFUN([SM_STARPU_SIMGRID], [
   AC_MSG_RESULT([$sm_starpu_simgrid])
   AS_IF([test "x$sm_starpu_simgrid" = xyes],
     [AC_DEFINE([SM_SIMULATION], [1], [StarPU simulates the machine: kernels do not run])
-     dnl not probed: a starpumpi-1.3 that pkg-config finds is another StarPU's
+     dnl not probed: a starpumpi that pkg-config finds is another StarPU's
      sm_pkg_found=no],
-    [SM_PKG_REQUIRE([STARPUMPI], [starpumpi-1.3], [libstarpu-dev (with libstarpumpi-1.3-3)])])
+    [SM_PKG_REQUIRE([STARPUMPI], [starpumpi-$sm_starpu_series], [libstarpu-dev (with StarPU-MPI)])])
   AS_IF([test "x$sm_pkg_found" = xyes],
     [AC_DEFINE([SM_HAVE_STARPU_MPI], [1], [StarPU-MPI moves data between ranks])],
     [STARPUMPI_CFLAGS= ; STARPUMPI_LIBS=])

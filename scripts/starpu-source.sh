@@ -1,6 +1,10 @@
-# starpu-source.sh: what scripts/setup-gpu and scripts/setup-sim share
-# (sourced, POSIX sh; the caller defines die): running as root, installing
-# Debian packages, deb822 sources files, and StarPU 1.3.10's source package.
+# starpu-source.sh: what scripts/setup-starpu, setup-gpu and setup-sim
+# share (sourced, POSIX sh, by scripts in scripts/; the caller defines die):
+# running as root, installing Debian packages, deb822 sources files, StarPU
+# 1.4 source tarballs, building a StarPU into a prefix, and building starmet
+# against it.
+
+sm_root_dir=$(cd "$(dirname "$0")/.." && pwd)
 
 sm_as_root() {
   if [ "$(id -u)" -eq 0 ]; then "$@"; elif command -v sudo > /dev/null; then sudo "$@"; else
@@ -37,19 +41,127 @@ sm_add_sources() { # FILE TYPES COMPONENTS
   sm_as_root apt-get -o DPkg::Lock::Timeout=300 update -q
 }
 
-# Debian's source package of StarPU 1.3.10, unpacked as released (Debian's
-# one patch only drops an example) into WORK/src.
-sm_starpu_source() { # WORK
-  if ! apt-get source --print-uris -q starpu > /dev/null 2>&1; then
-    sm_add_sources /etc/apt/sources.list.d/starmet-deb-src.sources deb-src main
+# The directory of PREFIX's starpu-SERIES.pc (lib, lib64 or Debian's
+# multiarch lib/<triplet>), printed; fails when there is none.
+sm_starpu_pc_dir() { # PREFIX SERIES
+  for d in "$1/lib/pkgconfig" "$1/lib64/pkgconfig" "$1"/lib/*-linux-gnu/pkgconfig; do
+    [ -f "$d/starpu-$2.pc" ] && { echo "$d"; return 0; }
+  done
+  return 1
+}
+
+# Debian 13's source of StarPU 1.4 (the orig tarball of starpu 1.4.7+dfsg-2,
+# as listed in trixie's Sources index with this sha256).
+SM_DEBIAN13_STARPU=starpu_1.4.7+dfsg.orig.tar.gz
+SM_DEBIAN13_STARPU_SHA256=3e310ee8742307fec981ca0d83f14a974507f47f5ba589041c9aaf6d0b93b250
+
+# The StarPU 1.4 source tarball to build, printed: the one given, else
+# $STARMET_STARPU_TARBALL, else one beside the project (../shared/vendor/,
+# checked against the sha256 its README gives), else Debian 13's, fetched
+# into /var/cache/starmet/.
+sm_starpu14_tarball() { # [TARBALL]
+  t=${1:-${STARMET_STARPU_TARBALL:-}}
+  if [ -n "$t" ]; then
+    [ -f "$t" ] || { echo "scripts: $t: no such StarPU tarball" >&2; return 1; }
+    echo "$t"
+    return 0
   fi
+  for v in "$sm_root_dir/../shared/vendor"; do
+    for t in "$v"/starpu-1.4.*.tar.*; do
+      [ -f "$t" ] || continue
+      sum=$(grep -o "$(basename "$t").*" "$v/README.md" 2> /dev/null | grep -oE '[0-9a-f]{64}' | head -n 1)
+      if [ -n "$sum" ] && [ "$(sha256sum < "$t" | cut -c1-64)" != "$sum" ]; then
+        echo "scripts: $t does not match the sha256 in $v/README.md: not used" >&2
+        continue
+      fi
+      echo "$t"
+      return 0
+    done
+  done
+  cache=/var/cache/starmet
+  t=$cache/$SM_DEBIAN13_STARPU
+  if [ ! -f "$t" ] || [ "$(sha256sum < "$t" | cut -c1-64)" != "$SM_DEBIAN13_STARPU_SHA256" ]; then
+    echo "== no StarPU 1.4 tarball given or found: fetching Debian 13's StarPU 1.4.7 source" >&2
+    sm_apt_install curl ca-certificates >&2
+    sm_as_root mkdir -p "$cache"
+    sm_as_root curl -fsSL -o "$t.part" "http://deb.debian.org/debian/pool/main/s/starpu/$SM_DEBIAN13_STARPU" ||
+      { echo "scripts: cannot fetch $SM_DEBIAN13_STARPU from deb.debian.org: give a StarPU 1.4 tarball (scripts/setup-starpu 1.4 TARBALL)" >&2; return 1; }
+    if [ "$(sha256sum < "$t.part" | cut -c1-64)" != "$SM_DEBIAN13_STARPU_SHA256" ]; then
+      sm_as_root rm -f "$t.part"
+      echo "scripts: the fetched $SM_DEBIAN13_STARPU does not have Debian's sha256: not used" >&2
+      return 1
+    fi
+    sm_as_root mv "$t.part" "$t"
+  fi
+  echo "$t"
+}
+
+# The StarPU version of a source tarball (its configure.ac's AC_INIT).
+sm_starpu14_version() { # TARBALL
+  v=$(tar -xOf "$1" --wildcards '*/configure.ac' 2> /dev/null |
+    sed -n 's/^AC_INIT(\[StarPU\], *\[\([0-9][0-9.]*\)\].*/\1/p' | head -n 1)
+  case $v in 1.4.*) echo "$v" ;; *) return 1 ;; esac
+}
+
+# StarPU 1.4's source from TARBALL unpacked into WORK/src, its configure
+# generated when the tarball has none (a git export), patched for CUDA 13.
+sm_starpu14_source() { # WORK TARBALL
   rm -rf "$1"
-  mkdir -p "$1"
-  echo "== fetching StarPU's source package into $1"
-  (cd "$1" && apt-get source -q --download-only starpu=1.3.10+dfsg-2 > fetch.log 2>&1) ||
-    (cd "$1" && apt-get source -q --download-only starpu > fetch.log 2>&1) ||
-    { cat "$1/fetch.log" >&2; die "apt-get source starpu failed (is a deb-src entry for main reachable?)"; }
-  dsc=$(ls "$1"/starpu_1.3.10*.dsc 2> /dev/null | head -n 1)
-  [ -n "$dsc" ] || die "no StarPU 1.3.10 source package in $1 (got: $(ls "$1"))"
-  (cd "$1" && dpkg-source -x --skip-patches "$dsc" src > /dev/null)
+  mkdir -p "$1/unpack"
+  echo "== unpacking $(basename "$2") into $1"
+  tar -xf "$2" -C "$1/unpack" || die "cannot unpack $2"
+  top=$(ls "$1/unpack")
+  [ "$(echo "$top" | wc -l)" -eq 1 ] && [ -f "$1/unpack/$top/configure.ac" ] ||
+    die "$2 does not hold one StarPU source directory"
+  mv "$1/unpack/$top" "$1/src"
+  rmdir "$1/unpack"
+  if [ ! -x "$1/src/configure" ]; then
+    echo "== generating StarPU's configure (autogen.sh)"
+    (cd "$1/src" && ./autogen.sh > autogen.log 2>&1) ||
+      { tail -n 20 "$1/src/autogen.log" >&2; die "StarPU's autogen.sh failed"; }
+  fi
+  if grep -q "props\[devid\]\.computeMode" "$1/src/src/drivers/cuda/driver_cuda.c"; then
+    (cd "$1/src" && patch -p1 -s < "$sm_root_dir/scripts/patches/starpu-1.4-cuda13.patch") ||
+      die "scripts/patches/starpu-1.4-cuda13.patch does not apply to this StarPU"
+  fi
+}
+
+# 0 when PREFIX holds a StarPU built by these scripts with STAMP.
+sm_prefix_current() { # PREFIX STAMP
+  [ -f "$1/.starmet-build" ] && [ "$(cat "$1/.starmet-build")" = "$2" ]
+}
+
+# Configure, build and install the StarPU source in SRC into PREFIX with
+# OPTIONS, then stamp PREFIX; WHAT names it in messages.
+sm_starpu_build() { # SRC PREFIX STAMP WHAT OPTIONS...
+  s=$1 p=$2 st=$3 w=$4
+  shift 4
+  echo "== configuring $w for $p"
+  (cd "$s" && ./configure --prefix="$p" "$@" > configure.log 2>&1) ||
+    { tail -n 30 "$s/configure.log" >&2; die "StarPU's configure failed (see $s/configure.log)"; }
+  echo "== building $w"
+  (cd "$s" && make -j"$(nproc)" > make.log 2>&1) ||
+    { grep -n "error" "$s/make.log" | head -n 20 >&2; die "StarPU did not build (see $s/make.log)"; }
+  sm_as_root rm -rf "$p"
+  (cd "$s" && sm_as_root make install > install.log 2>&1) ||
+    die "make install of StarPU failed (see $s/install.log)"
+  printf '%s\n' "$st" > /tmp/starmet-stamp.$$
+  sm_as_root install -m 644 /tmp/starmet-stamp.$$ "$p/.starmet-build"
+  rm -f /tmp/starmet-stamp.$$
+}
+
+# starmet configured with CONFIGURE-ARGS and built in DIR (configure rerun
+# when configure is newer than DIR's Makefile); its log in DIR/configure.log.
+sm_starmet_build() { # DIR CONFIGURE-ARGS...
+  d=$1
+  shift
+  mkdir -p "$d"
+  if [ ! -x "$sm_root_dir/configure" ] || [ "$sm_root_dir/configure.ac" -nt "$sm_root_dir/configure" ]; then
+    (cd "$sm_root_dir" && autoreconf -fi)
+  fi
+  if [ ! -f "$d/Makefile" ] || [ "$sm_root_dir/configure" -nt "$d/Makefile" ]; then
+    (cd "$d" && "$sm_root_dir/configure" "$@" > configure.log 2>&1) ||
+      { tail -n 30 "$d/configure.log" >&2; die "starmet's configure failed (see $d/configure.log)"; }
+  fi
+  (cd "$d" && make -j"$(nproc)")
 }

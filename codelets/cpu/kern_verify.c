@@ -25,10 +25,29 @@ static inline void rm_of(const uint64_t *row, size_t q, int sparse, unsigned *r,
   *m = sm_gt_m(c, sparse);
 }
 
+/* A tile as the CCC checks read it: 2-bit codes (ld in words), or its
+ * int8 form (ld in bytes: rows of r, then, sparse, as many rows of m). */
+typedef struct tile_rd {
+  const void *p;
+  size_t ld, rows;
+  int i8, sparse;
+} tile_rd_t;
+
+static inline void rd_rm(const tile_rd_t *t, size_t row, size_t q, unsigned *r,
+                         unsigned *m)
+{
+  if (t->i8) {
+    const int8_t *b = t->p;
+    *r = (unsigned)(uint8_t)b[row * t->ld + q];
+    *m = t->sparse ? (unsigned)(uint8_t)b[(t->rows + row) * t->ld + q] : 1;
+  } else {
+    rm_of((const uint64_t *)t->p + row * t->ld, q, t->sparse, r, m);
+  }
+}
+
 /* Column sums of a tile of n rows: colr[q] = sum of r, colm[q] = sum of m
  * over the rows (both allocated, nf entries); 0 when memory is short. */
-static int col_sums(size_t n, size_t nf, const uint64_t *B, size_t ldb, int sparse,
-                    uint32_t **colr, uint32_t **colm)
+static int col_sums_rd(const tile_rd_t *B, size_t nf, uint32_t **colr, uint32_t **colm)
 {
   *colr = calloc(nf ? nf : 1, sizeof **colr);
   *colm = calloc(nf ? nf : 1, sizeof **colm);
@@ -36,30 +55,39 @@ static int col_sums(size_t n, size_t nf, const uint64_t *B, size_t ldb, int spar
     free(*colr), free(*colm);
     return 0;
   }
-  for (size_t j = 0; j < n; j++)
+  for (size_t j = 0; j < B->rows; j++)
     for (size_t q = 0; q < nf; q++) {
       unsigned r, mm;
-      rm_of(B + j * ldb, q, sparse, &r, &mm);
+      rd_rm(B, j, q, &r, &mm);
       (*colr)[q] += r;
       (*colm)[q] += mm;
     }
   return 1;
 }
 
-int sm_kern_verify_ccc2(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
-                        const uint64_t *B, size_t ldb, int sparse, const uint32_t *C,
-                        size_t ldc)
+static int col_sums(size_t n, size_t nf, const uint64_t *B, size_t ldb, int sparse,
+                    uint32_t **colr, uint32_t **colm)
 {
-  const size_t nmom = SM_CCC2_NMOM(sparse);
+  const tile_rd_t t = {.p = B, .ld = ldb, .rows = n, .sparse = sparse};
+  return col_sums_rd(&t, nf, colr, colm);
+}
+
+/* The 2-way moments of A's rows against B's, C (ldc pairs a row), by row
+ * sums: exact, so any changed bit is caught. */
+static int verify_ccc2_rd(const tile_rd_t *A, const tile_rd_t *B, size_t nf,
+                          const uint32_t *C, size_t ldc)
+{
+  const int sparse = A->sparse;
+  const size_t nmom = SM_CCC2_NMOM(sparse), n = B->rows;
   uint32_t *colr, *colm;
-  if (!col_sums(n, nf, B, ldb, sparse, &colr, &colm))
+  if (!col_sums_rd(B, nf, &colr, &colm))
     return 0; /* cannot check: the task is not vouched for */
   int ok = 1;
-  for (size_t i = 0; i < m && ok; i++) {
+  for (size_t i = 0; i < A->rows && ok; i++) {
     uint64_t want[4] = {0, 0, 0, 0}, got[4] = {0, 0, 0, 0};
     for (size_t q = 0; q < nf; q++) {
       unsigned r, mm;
-      rm_of(A + i * lda, q, sparse, &r, &mm);
+      rd_rm(A, i, q, &r, &mm);
       want[0] += (uint64_t)r * colr[q];
       want[1] += (uint64_t)r * colm[q];
       want[2] += (uint64_t)mm * colr[q];
@@ -79,6 +107,39 @@ int sm_kern_verify_ccc2(size_t m, size_t n, size_t nf, const uint64_t *A, size_t
       ok &= got[k] == want[k];
   }
   free(colr), free(colm);
+  return ok;
+}
+
+int sm_kern_verify_ccc2(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
+                        const uint64_t *B, size_t ldb, int sparse, const uint32_t *C,
+                        size_t ldc)
+{
+  const tile_rd_t a = {.p = A, .ld = lda, .rows = m, .sparse = sparse},
+                  b = {.p = B, .ld = ldb, .rows = n, .sparse = sparse};
+  return verify_ccc2_rd(&a, &b, nf, C, ldc);
+}
+
+int sm_kern_verify_ccc2_i8(size_t m, size_t n, size_t nf, const int8_t *A8, size_t lda8,
+                           const int8_t *B8, size_t ldb8, int sparse, const uint32_t *C,
+                           size_t ldc)
+{
+  const tile_rd_t a = {.p = A8, .ld = lda8, .rows = m, .i8 = 1, .sparse = sparse},
+                  b = {.p = B8, .ld = ldb8, .rows = n, .i8 = 1, .sparse = sparse};
+  return verify_ccc2_rd(&a, &b, nf, C, ldc);
+}
+
+int sm_kern_verify_ccc_i8(size_t rows, size_t nf, size_t kpad, const uint64_t *X,
+                          size_t ldx, int sparse, const int8_t *R, size_t ldr)
+{
+  const size_t nrows = (sparse ? 2 : 1) * rows;
+  int8_t *want = malloc(nrows * kpad + 1);
+  if (!want)
+    return 0;
+  sm_kern_ccc_i8_expand(rows, nf, kpad, X, ldx, sparse, want, kpad);
+  int ok = 1;
+  for (size_t i = 0; i < nrows && ok; i++)
+    ok = memcmp(want + i * kpad, R + i * ldr, kpad) == 0;
+  free(want);
   return ok;
 }
 

@@ -191,6 +191,14 @@ uint64_t sm_kern_finalize3(const sm_fin3_args_t *a, const void *num3, const void
 int sm_kern_verify_ccc2(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
                         const uint64_t *B, size_t ldb, int sparse, const uint32_t *C,
                         size_t ldc);
+/* The same on int8 tiles (sm_kern_ccc_i8_expand's form, nf fields): the
+ * moments of an int8 product against its own operands. */
+int sm_kern_verify_ccc2_i8(size_t m, size_t n, size_t nf, const int8_t *A8, size_t lda8,
+                           const int8_t *B8, size_t ldb8, int sparse, const uint32_t *C,
+                           size_t ldc);
+/* An int8 expansion R of a tile X of codes: 1 when it is X's, exactly. */
+int sm_kern_verify_ccc_i8(size_t rows, size_t nf, size_t kpad, const uint64_t *X,
+                          size_t ldx, int sparse, const int8_t *R, size_t ldr);
 /* Czekanowski 2-way: kern recomputes the block (the kernel the run uses). */
 int sm_kern_verify_czek2_d(size_t m, size_t n, size_t k, const double *A, size_t lda,
                            const double *B, size_t ldb, const double *C, size_t ldc,

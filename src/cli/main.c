@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #if defined(__GLIBC__) || defined(__linux__)
 #include <malloc.h>
 #endif
@@ -12,6 +13,7 @@
 #include "sm_compute.h"
 #include "sm_maf.h"
 #include "sm_mpi.h"
+#include "sm_runtime.h"
 
 /* A simulation build's starpu.h renames main to starpu_main, so that
  * StarPU's own main starts SimGrid first (on its fast contexts) and runs
@@ -70,6 +72,14 @@ static int run_mpi(int argc, char **argv, int (*run)(const void *, const char *)
   return r == SM_OK ? 0 : 1;
 }
 
+/* A run stalled (--task-timeout): end every rank now. The outputs are
+ * still under their temporary names; --resume continues the run. */
+static void stall_exit(void)
+{
+  sm_mpi_abort(1);
+  _exit(1);
+}
+
 /* Exit status after parsing: 2 on a bad option, 0 when an option did the
  * whole job (--help), -1 to go on. */
 static int parsed(sm_err_t err, const int *done)
@@ -89,6 +99,7 @@ static int starmet_main(int argc, char **argv)
   mallopt(M_MMAP_THRESHOLD, 16 << 20);
   mallopt(M_TRIM_THRESHOLD, 64 << 20);
 #endif
+  sm_runtime_set_stall_handler(stall_exit);
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
       !strcmp(argv[1], "help")) {
     sm_options_usage(argc < 2 ? stderr : stdout);

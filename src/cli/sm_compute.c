@@ -517,6 +517,7 @@ static sm_err_t start_runtime(run_t *r, double t1)
                                         .calibrate = o->calibrate,
                                         .perfmodel_dir = o->perfmodel_dir});
   sm_codelets_set_devices(o->devices); /* before heteroprio's set-up */
+  sm_runtime_set_watchdog(o->task_timeout);
   sm_err_t err = (sm_err_t)sm_mpi_agree(sm_runtime_init(o->sched, r->P > 1));
   r->sum.t_init = sm_now() - t1;
   return err;
@@ -528,7 +529,10 @@ static sm_err_t setup_codelets(run_t *r)
   const sm_options_t *o = r->o;
   sm_err_t err = SM_OK;
   sm_codelets_init(r->P > 1, o->kernel);
-  sm_codelets_set_resilience(o->verify, o->inject_rate, o->inject_seed);
+  sm_codelets_set_resilience(o->verify, o->inject_rate, o->inject_seed,
+                             o->retry != SM_RETRY_CHECK);
+  sm_codelets_set_debug_hang(o->debug_hang_block);
+  r->sum.retry = sm_codelets_resilience_tasks() ? "check" : "runtime";
   /* heteroprio maps each bucket (a kind of task) to one set of worker
    * types: reductions and finalize, which share buckets with CPU-only
    * tasks, stay on CPUs there */
@@ -544,7 +548,9 @@ static sm_err_t setup_codelets(run_t *r)
     sm_log_error("--devices accel with --sched heteroprio: %s puts CPU-only tasks in "
                  "the buckets of the products (use another policy, or --devices all)",
                  o->no_priorities ? "--no-priorities (one bucket for every task)"
-                                  : "--verify (its checks run on CPUs)");
+                 : sm_codelets_resilience_tasks()
+                     ? "--verify (its checks run on CPUs)"
+                     : "--verify (its retries may run on CPUs)");
     err = SM_ERUNTIME;
   }
   const int ccc = o->metric == SM_METRIC_CCC;
@@ -688,6 +694,7 @@ static sm_err_t rank_stats(run_t *r, sm_err_t err, sm_rank_stats_t *mine)
   mine->failures = rst.failures;
   mine->reexecuted = rst.reexecuted;
   mine->injected = rst.injected;
+  memcpy(mine->retry, rst.retry, sizeof mine->retry);
   if (!err && rst.unrecovered) {
     sm_log_error("output block %llu still fails its checks after re-executing its tasks "
                  "%d times: the hardware may be faulty (rank %d)",
@@ -718,6 +725,7 @@ static sm_err_t gather_report(run_t *r, sm_err_t err)
     sum->total.failures += x->failures;
     sum->total.reexecuted += x->reexecuted;
     sum->total.injected += x->injected;
+    sm_summary_merge_retries(sum->total.retry, x->retry);
     if (x->max_rel_err > sum->total.max_rel_err)
       sum->total.max_rel_err = x->max_rel_err;
     if (x->t_compute > sum->t_compute)

@@ -40,8 +40,9 @@ static const int synth_values[] = {SM_SYNTH_RANDOM, SM_SYNTH_ANALYTIC};
 static const char *const rawtypes[] = {"float64", "float32", NULL};
 static const char *const devices[] = {"all", "cpu", "accel", NULL};
 static const char *const ccc_gemms[] = {"auto", "popcount", "int8",
-                                        NULL};                        /* sm_ccc_gemm_t */
-static const char *const yes_no_auto[] = {"auto", "yes", "no", NULL}; /* SM_TEXT_* */
+                                        NULL}; /* sm_ccc_gemm_t */
+static const char *const retries[] = {"auto", "runtime", "check", NULL}; /* sm_retry_t */
+static const char *const yes_no_auto[] = {"auto", "yes", "no", NULL};    /* SM_TEXT_* */
 static const char *const synth_formats[] = {"tsv", "npy", "raw", "plink", NULL};
 static const int synth_format_values[] = {SM_INPUT_TSV, SM_INPUT_NPY, SM_INPUT_RAW,
                                           SM_INPUT_PLINK};
@@ -453,11 +454,39 @@ static const sm_opt_t options[] = {
          "and re-execute the task's kernel when they fail"),
     CUSTOM("inject-faults", set_inject, CMD_COMPUTE, "RATE[,SEED]",
            "corrupt numerator results at RATE (for testing\n--verify)"),
+    {.name = "retry",
+     .kind = SM_OPT_CHOICE,
+     .off = O(retry),
+     .choices = retries,
+     .cmds = CMD_COMPUTE,
+     .arg = "HOW",
+     .help = "how a task that fails --verify is re-run: runtime\n"
+             "(StarPU 1.4 retries the task, elsewhere after a\n"
+             "failure on a GPU), check (its check re-runs the\n"
+             "kernel on a CPU), auto (default: runtime on 1.4)"},
+    {.name = "task-timeout",
+     .kind = SM_OPT_DOUBLE,
+     .off = O(task_timeout),
+     .dmin = 0,
+     .dmax = 1e6,
+     .range = "0 <= seconds <= 1e6",
+     .cmds = CMD_COMPUTE,
+     .arg = "S",
+     .help = "fail the run, naming the tasks still running,\n"
+             "when no task finished for S seconds (default 0:\n"
+             "off; StarPU's watchdog)"},
     /* tests only (not in --help): the process kills itself once N output
      * blocks are on disk and in the resume manifest */
     {.name = "debug-stop-after-blocks",
      .kind = SM_OPT_SIZE,
      .off = O(debug_stop_after),
+     .min = 1,
+     .cmds = CMD_COMPUTE},
+    /* tests only: the numerator tasks of output block N (from 1) never
+     * end, as a hung GPU kernel would not (--task-timeout) */
+    {.name = "debug-hang-block",
+     .kind = SM_OPT_SIZE,
+     .off = O(debug_hang_block),
      .min = 1,
      .cmds = CMD_COMPUTE},
     FLAG("resume", resume, 1, CMD_COMPUTE,
@@ -788,6 +817,21 @@ static sm_err_t check_run(sm_options_t *o)
   }
   if (o->sched && sm_sched_check("--sched", o->sched))
     return SM_EOPTION;
+  if (o->retry == SM_RETRY_RUNTIME && !sm_codelets_runtime_retry_available()) {
+    sm_log_error("--retry runtime: %s; use --retry check",
+#ifdef SM_SIMULATION
+                 "a simulation build runs no kernel to check"
+#else
+                 "task retry needs StarPU 1.4, and this starmet runs on StarPU 1.3"
+#endif
+    );
+    return SM_EOPTION;
+  }
+  if (o->retry != SM_RETRY_AUTO && !o->verify) {
+    sm_log_error("--retry %s: only tasks that fail --verify are re-run: add --verify",
+                 retries[o->retry]);
+    return SM_EOPTION;
+  }
   if ((o->trace || o->calibrate || o->perfmodel_dir || o->no_priorities) &&
       o->method == SM_METHOD_REF) {
     sm_log_error("--trace, --calibrate, --perfmodel-dir and --no-priorities apply to the "

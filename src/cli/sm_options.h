@@ -23,6 +23,12 @@ typedef enum sm_ccc_gemm {
   SM_CCC_GEMM_INT8,     /* cached int8 tiles, int8 GEMMs (cuBLAS on GPUs) */
 } sm_ccc_gemm_t;
 
+typedef enum sm_retry {
+  SM_RETRY_AUTO = 0, /* runtime where StarPU has it (1.4), else check */
+  SM_RETRY_RUNTIME,  /* StarPU's task retry: the failed task is tried again */
+  SM_RETRY_CHECK,    /* a verify task re-runs the kernel on its CPU */
+} sm_retry_t;
+
 typedef struct sm_options {
   /* what */
   sm_metric_t metric;
@@ -67,10 +73,13 @@ typedef struct sm_options {
   int quiet;
   int resume;                 /* continue an interrupted run */
   size_t debug_stop_after;    /* tests: die (SIGKILL) after N output blocks */
+  size_t debug_hang_block;    /* tests: block N's numerator tasks never end (N + 1) */
   int verify;                 /* check each numerator task, re-execute on failure */
   unsigned long long devices; /* worker types for the numerator tasks */
   double inject_rate;         /* corrupt numerator results at this rate (testing) */
   uint64_t inject_seed;
+  sm_retry_t retry;    /* how a numerator that fails --verify is re-run */
+  double task_timeout; /* s a run may finish no task before it fails; 0: off */
 } sm_options_t;
 
 /** Parse and check the arguments of `starmet compute` (argv[0] is

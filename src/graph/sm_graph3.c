@@ -192,10 +192,12 @@ static sm_err_t submit_planes(submit_ctx_t *c, const piece_t *pc, const triple_t
     starpu_data_handle_t A = g->x[sm_gcore_hidx(g, t->tileA, f, r)],
                          X = g->x[sm_gcore_hidx(g, t->tileX, f, r)],
                          Y = g->x[sm_gcore_hidx(g, t->tileY, f, r)];
-    ret = g->ccc ? sm_task_ccc3(A, a_off, gn, X, Y, c->h3[f], o->sparse, nf, keep, pr)
-                 : sm_task_czek3(A, a_off, gn, X, Y, c->h3[f], o->single, nf, keep, pr);
+    const uint64_t blk = g->st->nblocks;
+    ret = g->ccc
+              ? sm_task_ccc3(A, a_off, gn, X, Y, c->h3[f], o->sparse, nf, keep, blk, pr)
+              : sm_task_czek3(A, a_off, gn, X, Y, c->h3[f], o->single, nf, keep, blk, pr);
     g->st->ntasks++;
-    if (!ret && sm_codelets_resilience_on()) {
+    if (!ret && sm_codelets_resilience_tasks()) {
       ret = sm_task_verify3(c->h3[f], A, a_off, gn, X, Y, g->ccc,
                             g->ccc ? o->sparse : o->single, nf, keep, g->st->nblocks, pr);
       g->st->ntasks++;

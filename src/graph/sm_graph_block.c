@@ -82,7 +82,7 @@ static starpu_data_handle_t tile_i8(sm_gcore_t *g, int tile, int f, int r, int I
   sm_ccc_i8_register(h, starpu_matrix_get_ny(x), nf, g->o->sparse);
   sm_gcore_register(g, *h, sm_decomp_rank(g->d, I, f, r));
   g->st->ntasks++;
-  return sm_task_ccc_i8(x, *h, g->o->sparse, nf, prio) ? NULL : *h;
+  return sm_task_ccc_i8(x, *h, g->o->sparse, nf, g->st->nblocks, prio) ? NULL : *h;
 }
 
 sm_err_t sm_gcore_pair(sm_gcore_t *g, int tileA, int tileB, int I, int r, int ffin,
@@ -94,6 +94,7 @@ sm_err_t sm_gcore_pair(sm_gcore_t *g, int tileA, int tileB, int I, int r, int ff
   size_t m = starpu_matrix_get_ny(g->x[sm_gcore_hidx(g, tileA, 0, r)]);
   size_t n = starpu_matrix_get_ny(g->x[sm_gcore_hidx(g, tileB, 0, r)]);
   size_t elem = g->ccc ? SM_CCC2_NMOM(o->sparse) * sizeof(uint32_t) : g->v->elem_size;
+  const uint64_t blk = g->st->nblocks;
   sm_gcore_register_parts(g, h, I, r, n, m, elem);
   int ret = 0;
   for (int f = 0; f < g->d->npf && !ret; f++) {
@@ -104,12 +105,12 @@ sm_err_t sm_gcore_pair(sm_gcore_t *g, int tileA, int tileB, int I, int r, int ff
     if (g->x8) {
       starpu_data_handle_t A8 = tile_i8(g, tileA, f, r, I, nf, prio),
                            B8 = A8 ? tile_i8(g, tileB, f, r, I, nf, prio) : NULL;
-      ret = B8 ? sm_task_ccc2_i8(A8, B8, h[f], o->sparse, nf, prio) : -1;
+      ret = B8 ? sm_task_ccc2_i8(A8, B8, h[f], o->sparse, nf, blk, prio) : -1;
     } else
-      ret = g->ccc ? sm_task_ccc2(A, B, h[f], o->sparse, nf, prio)
-                   : sm_task_czek2(A, B, h[f], o->single, nf, prio);
+      ret = g->ccc ? sm_task_ccc2(A, B, h[f], o->sparse, nf, blk, prio)
+                   : sm_task_czek2(A, B, h[f], o->single, nf, blk, prio);
     g->st->ntasks++;
-    if (!ret && sm_codelets_resilience_on()) {
+    if (!ret && sm_codelets_resilience_tasks()) {
       ret = sm_task_verify2(h[f], A, B, g->ccc, variant, nf, g->st->nblocks, prio);
       g->st->ntasks++;
     }

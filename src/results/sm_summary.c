@@ -347,7 +347,73 @@ static void json_checks(sm_json_t *j, const sm_summary_t *s)
   sm_json_u64(j, "failures_caught", t->failures);
   sm_json_u64(j, "reexecuted", t->reexecuted);
   sm_json_u64(j, "faults_injected", t->injected);
+  if (s->opt->verify) {
+    static const char *const arch[3] = {"cpu", "cuda", "opencl"};
+    sm_json_str(j, "retry", s->retry);
+    sm_json_array(j, "retries", 0);
+    for (int c = 0; c < SM_RETRY_CODELETS && t->retry[c].codelet[0]; c++) {
+      sm_json_object(j, NULL, 0);
+      sm_json_str(j, "codelet", t->retry[c].codelet);
+      sm_json_object(j, "failed_tries", 0);
+      for (int a = 0; a < 3; a++)
+        sm_json_u64(j, arch[a], t->retry[c].failed[a]);
+      sm_json_close(j);
+      sm_json_object(j, "retries_ran_on", 0);
+      for (int a = 0; a < 3; a++)
+        sm_json_u64(j, arch[a], t->retry[c].tries[a]);
+      sm_json_close(j);
+      sm_json_close(j);
+    }
+    sm_json_close(j);
+  }
   sm_json_close(j);
+}
+
+void sm_summary_merge_retries(sm_retry_stats_t *to, const sm_retry_stats_t *from)
+{
+  for (int c = 0; c < SM_RETRY_CODELETS && from[c].codelet[0]; c++) {
+    int k = 0;
+    while (k < SM_RETRY_CODELETS && to[k].codelet[0] &&
+           strcmp(to[k].codelet, from[c].codelet) != 0)
+      k++;
+    if (k == SM_RETRY_CODELETS)
+      continue;
+    memcpy(to[k].codelet, from[c].codelet, sizeof to[k].codelet);
+    for (int a = 0; a < 3; a++) {
+      to[k].tries[a] += from[c].tries[a];
+      to[k].failed[a] += from[c].failed[a];
+    }
+  }
+}
+
+/* The human line of a codelet's retries: its failed tries and where the
+ * retries ran, by worker type. */
+static void print_retries(FILE *f, const sm_retry_stats_t *r)
+{
+  static const char *const arch[3] = {"cpu", "cuda", "opencl"};
+  for (int c = 0; c < SM_RETRY_CODELETS && r[c].codelet[0]; c++) {
+    uint64_t nf = 0, nt = 0;
+    for (int a = 0; a < 3; a++)
+      nf += r[c].failed[a], nt += r[c].tries[a];
+    if (!nf)
+      continue;
+    fprintf(f, "  retries     %s: %llu failed tries (", r[c].codelet,
+            (unsigned long long)nf);
+    for (int a = 0, first = 1; a < 3; a++)
+      if (r[c].failed[a]) {
+        fprintf(f, "%s%s %llu", first ? "" : ", ", arch[a],
+                (unsigned long long)r[c].failed[a]);
+        first = 0;
+      }
+    fprintf(f, "), %llu retries ran on ", (unsigned long long)nt);
+    for (int a = 0, first = 1; a < 3; a++)
+      if (r[c].tries[a]) {
+        fprintf(f, "%s%s %llu", first ? "" : ", ", arch[a],
+                (unsigned long long)r[c].tries[a]);
+        first = 0;
+      }
+    fprintf(f, "%s\n", nt ? "" : "none");
+  }
 }
 
 /* "load_balance" and "ranks": every rank's share (rank 0 only). */
@@ -474,9 +540,12 @@ void sm_summary_print(const sm_summary_t *s, FILE *f)
     fprintf(
         f,
         "  verify      %llu checks, %llu failures caught, %llu re-executed, %llu faults "
-        "injected\n",
+        "injected%s%s\n",
         (unsigned long long)t->checks, (unsigned long long)t->failures,
-        (unsigned long long)t->reexecuted, (unsigned long long)t->injected);
+        (unsigned long long)t->reexecuted, (unsigned long long)t->injected,
+        s->opt->verify ? "; retry: " : "", s->opt->verify ? s->retry : "");
+  if (s->opt->verify)
+    print_retries(f, t->retry);
   fprintf(f, "  checksum    %s\n", cks);
   if (s->output_path)
     fprintf(f, "  output      %s%s\n", s->output_path,

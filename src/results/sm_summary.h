@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 
+#include "sm_codelets.h"
 #include "sm_graph.h"
 #include "sm_options.h"
 #include "sm_runtime.h"
@@ -18,7 +19,12 @@ typedef struct sm_rank_stats {
   double t_compute, max_rel_err;
   int nworkers;
   uint64_t checks, failures, reexecuted, injected;
+  /* --retry runtime: per codelet, tries by worker type (sm_codelets.h) */
+  sm_retry_stats_t retry[SM_RETRY_CODELETS];
 } sm_rank_stats_t;
+
+/** Add the retry counts of `from` to `to`, codelet by codelet (by name). */
+void sm_summary_merge_retries(sm_retry_stats_t *to, const sm_retry_stats_t *from);
 
 typedef struct sm_summary {
   const sm_options_t *opt;
@@ -48,6 +54,7 @@ typedef struct sm_summary {
   const char *topk_path;            /* --top-k's file, or NULL ... */
   unsigned long long topk_rows;     /* ... and its rows */
   const char *status;               /* "ok" or the error */
+  const char *retry;                /* "runtime" or "check" (--verify) */
 } sm_summary_t;
 
 /** Number of results (pairs or triples) of nv vectors. */

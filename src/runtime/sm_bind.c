@@ -49,6 +49,7 @@ static const char *user_setting(void)
   return NULL;
 }
 
+#ifndef SM_SIMULATION
 /* CPU workers for a process with this many cores, under StarPU-MPI or
  * not, driving this many GPUs. */
 static int sm_bind_workers(int cores, int starpu_mpi, int gpus)
@@ -60,7 +61,6 @@ static int sm_bind_workers(int cores, int starpu_mpi, int gpus)
   return n > 0 ? n : 1;
 }
 
-#ifndef SM_SIMULATION
 /* The cores of topo whose PUs meet set, in order: their count; with pick,
  * the union of the PUs in set of cores [first, last) among them; with pu,
  * the logical index of each one's first PU in set (room for max). */

@@ -38,13 +38,40 @@ static struct {
   sm_task_rec_t *chunk[MAX_CHUNKS];
   /* per task number, what on_started learns and on_done reads: cal 0 not
    * seen, 1 calibrated, 2 without a calibrated model; the task's work
-   * (sm_cl_work: its data may be gone by the time on_done runs) */
+   * (sm_cl_work: its data may be gone by the time on_done runs); and its
+   * block, from insertion */
   struct job_note {
     uint8_t cal;
+    int32_t block[3];
     double work;
   } * job;
   size_t njob;
+  /* what each worker runs (--task-timeout names the tasks that hang) */
+  struct running {
+    int on;
+    uint64_t id;
+    double start_us;
+    const char *codelet;
+  } running[STARPU_NMAXWORKERS];
 } obs = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+/* The note of task id, the table grown to hold it (under obs.mu); NULL
+ * when memory is short. */
+static struct job_note *note_of(size_t jid)
+{
+  if (jid >= obs.njob) {
+    size_t n = obs.njob ? obs.njob : 4096;
+    while (n <= jid)
+      n *= 2;
+    struct job_note *p = realloc(obs.job, n * sizeof *p);
+    if (!p)
+      return NULL;
+    memset(p + obs.njob, 0, (n - obs.njob) * sizeof *p);
+    obs.job = p;
+    obs.njob = n;
+  }
+  return &obs.job[jid];
+}
 
 static sm_task_rec_t *rec_at(uint64_t id)
 {
@@ -59,6 +86,9 @@ static void on_inserted(uint64_t id)
   pthread_mutex_lock(&obs.mu); /* tasks may be inserted from workers too */
   if (id >= obs.ninserted)
     obs.ninserted = id + 1;
+  struct job_note *note = note_of((size_t)id);
+  if (note)
+    memcpy(note->block, obs.block, sizeof note->block);
   uint64_t c = id >> CHUNK_BITS;
   if (obs.trace && c < MAX_CHUNKS && !obs.chunk[c])
     obs.chunk[c] = malloc(CHUNK_LEN * sizeof(sm_task_rec_t));
@@ -129,23 +159,17 @@ static void on_started(void)
   const int uncal =
       isnan(starpu_task_expected_length(t, arch, starpu_task_get_implementation(t)));
   const double work = sm_cl_work(t);
-  /* the task's number, its callback's argument (StarPU's job ids are all 0
-   * unless tracing is on) */
-  const size_t jid = (size_t)(uintptr_t)t->callback_arg;
+  /* the task's number (StarPU's job ids are all 0 unless tracing is on) */
+  const size_t jid = (size_t)sm_codelets_task_number(t);
   pthread_mutex_lock(&obs.mu);
-  if (jid >= obs.njob) {
-    size_t n = obs.njob ? obs.njob : 4096;
-    while (n <= jid)
-      n *= 2;
-    struct job_note *p = realloc(obs.job, n * sizeof *p);
-    if (p) {
-      memset(p + obs.njob, 0, (n - obs.njob) * sizeof *p);
-      obs.job = p;
-      obs.njob = n;
-    }
+  struct job_note *note = note_of(jid);
+  if (note) {
+    note->cal = (uint8_t)(1 + uncal);
+    note->work = work;
   }
-  if (jid < obs.njob)
-    obs.job[jid] = (struct job_note){.cal = (uint8_t)(1 + uncal), .work = work};
+  if (worker < STARPU_NMAXWORKERS)
+    obs.running[worker] = (struct running){
+        .on = 1, .id = jid, .start_us = starpu_timing_now(), .codelet = t->cl->name};
   pthread_mutex_unlock(&obs.mu);
 }
 
@@ -180,6 +204,8 @@ static void on_done(uint64_t id)
   }
   obs.uncalibrated += (uint64_t)uncal;
   obs.done++;
+  if (worker >= 0 && worker < STARPU_NMAXWORKERS)
+    obs.running[worker].on = 0;
   sm_task_rec_t *r = obs.trace ? rec_at(id) : NULL;
   if (r) {
     r->worker = (int16_t)worker;
@@ -204,6 +230,7 @@ sm_err_t sm_observe_start(int trace, int progress)
   obs.done = obs.expected = obs.ninserted = obs.uncalibrated = 0;
   obs.trace_lost = 0;
   obs.ncl = 0;
+  memset(obs.running, 0, sizeof obs.running);
   memset(obs.cl, 0, sizeof obs.cl);
   pthread_mutex_unlock(&obs.mu);
   sm_err_t err = (sm_err_t)sm_mpi_agree(SM_OK); /* ranks start together */
@@ -243,6 +270,34 @@ void sm_observe_stop(sm_runtime_stats_t *st)
   pthread_mutex_unlock(&obs.mu);
   if (obs.trace_lost)
     sm_log_warn("--trace: out of memory for task records: the trace misses tasks");
+}
+
+int sm_observe_report_running(double min_s)
+{
+  const double now = starpu_timing_now();
+  int n = 0;
+  pthread_mutex_lock(&obs.mu);
+  for (int w = 0; w < STARPU_NMAXWORKERS; w++) {
+    const struct running *r = &obs.running[w];
+    if (!r->on || now - r->start_us < min_s * 1e6)
+      continue;
+    char name[64] = "?";
+    if (w < (int)starpu_worker_get_count())
+      starpu_worker_get_name(w, name, sizeof name);
+    const struct job_note *note = r->id < obs.njob ? &obs.job[r->id] : NULL;
+    char blk[96] = "";
+    if (note && note->block[0] >= 0)
+      snprintf(blk, sizeof blk, ", block of tiles (%d, %d%s", (int)note->block[0],
+               (int)note->block[1], note->block[2] >= 0 ? ", " : ")");
+    if (note && note->block[0] >= 0 && note->block[2] >= 0)
+      snprintf(blk + strlen(blk), sizeof blk - strlen(blk), "%d)", (int)note->block[2]);
+    sm_log_error("task %llu of codelet %s%s has been running on %s for %.1f s",
+                 (unsigned long long)r->id, r->codelet ? r->codelet : "?", blk, name,
+                 (now - r->start_us) * 1e-6);
+    n++;
+  }
+  pthread_mutex_unlock(&obs.mu);
+  return n;
 }
 
 const sm_task_rec_t *sm_observe_record(uint64_t id)

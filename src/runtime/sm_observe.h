@@ -38,6 +38,11 @@ void sm_observe_expect(uint64_t ntasks);
  * fills the codelet fields, tasks_done and uncalibrated of st. */
 void sm_observe_stop(sm_runtime_stats_t *st);
 
+/** Log (error lines) the tasks that have been running for at least min_s
+ * seconds on this rank's workers: number, codelet, block, worker, time.
+ * Returns how many. */
+int sm_observe_report_running(double min_s);
+
 /** The trace records kept (insertion order; worker -1 for the tasks that
  * ran on other ranks) and their number. */
 const sm_task_rec_t *sm_observe_record(uint64_t id);

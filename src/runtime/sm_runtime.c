@@ -3,10 +3,13 @@
 
 #include "sm_bind.h"
 #include "sm_codelets.h"
+#include "sm_mpi.h"
+#include "sm_observe.h"
 #include "sm_sched.h"
 
 #include <starpu.h>
 #include "sm_starpu_mpi.h"
+#include "sm_starpu_compat.h"
 #include <starpu_profiling.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +23,38 @@ static double ts_s(struct timespec t)
 }
 
 static int with_mpi, quiet_comm_stats;
+static double watchdog_s;
+static void (*stall_handler)(void);
+
+void sm_runtime_set_watchdog(double seconds)
+{
+  watchdog_s = seconds;
+}
+
+void sm_runtime_set_stall_handler(void (*stall)(void))
+{
+  stall_handler = stall;
+}
+
+/* StarPU's watchdog thread: no task finished for watchdog_s seconds. */
+static void on_stall(void *arg)
+{
+  (void)arg;
+  static int idle_stalls;
+  const int me = with_mpi ? sm_mpi_rank() : 0;
+  sm_log_error("no task finished for %g s on rank %d (--task-timeout %g): the run stops",
+               watchdog_s, me, watchdog_s);
+  if (!sm_observe_report_running(0)) {
+    sm_log_error("no task runs on rank %d: it waits for data from another rank, or for "
+                 "a task the scheduler never started",
+                 me);
+    /* the rank whose task hangs names it first: wait one period more */
+    if (with_mpi && ++idle_stalls < 2)
+      return;
+  }
+  if (stall_handler)
+    stall_handler();
+}
 
 /* A simulation build needs the simulated machine's platform files where
  * StarPU looks for them (scripts/sim-platform writes them) and task times
@@ -61,6 +96,11 @@ sm_err_t sm_runtime_init(const char *sched, int use_mpi)
     return err;
   int ret;
   with_mpi = use_mpi;
+  if (watchdog_s > 0) {
+    char us[32];
+    snprintf(us, sizeof us, "%lld", (long long)(watchdog_s * 1e6 + 0.5));
+    setenv("STARPU_WATCHDOG_TIMEOUT", us, 1);
+  }
   if (use_mpi) {
     /* bytes sent, for the summary; StarPU then prints its own report at
      * shutdown, which we silence unless the user asked for it */
@@ -97,6 +137,7 @@ sm_err_t sm_runtime_init(const char *sched, int use_mpi)
    * pointer size, which leaves SIMD loads straddling lines */
   starpu_malloc_set_align(64);
   starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
+  starpu_task_watchdog_set_hook(watchdog_s > 0 ? on_stall : NULL, NULL);
   return SM_OK;
 }
 
@@ -130,9 +171,7 @@ void sm_runtime_collect(sm_runtime_stats_t *st)
   st->ncpu = (int)starpu_cpu_worker_get_count();
   st->ncuda = (int)starpu_cuda_worker_get_count();
   st->nopencl = (int)starpu_opencl_worker_get_count();
-  struct starpu_sched_policy *sp = starpu_sched_ctx_get_sched_policy(0);
-  const char *pol = sp ? sp->policy_name : "?";
-  snprintf(st->sched, sizeof st->sched, "%s", pol ? pol : "?");
+  snprintf(st->sched, sizeof st->sched, "%s", sm_sched_policy_name());
   for (int w = 0; w < st->nworkers; w++) {
     struct starpu_profiling_worker_info info;
     starpu_worker_get_name(w, st->w[w].name, sizeof st->w[w].name);
@@ -149,7 +188,7 @@ void sm_runtime_collect(sm_runtime_stats_t *st)
     starpu_mpi_comm_size(MPI_COMM_WORLD, &size);
     size_t *amounts = calloc((size_t)size + 1, sizeof *amounts);
     if (amounts) {
-      starpu_mpi_comm_amounts_retrieve(amounts);
+      sm_starpu_mpi_sent(amounts);
       for (int r = 0; r < size; r++)
         st->mpi_bytes += amounts[r];
       free(amounts);

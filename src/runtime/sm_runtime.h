@@ -60,6 +60,16 @@ typedef struct sm_runtime_stats {
  * sm_sched_conf) and a message when no worker can run the codelets. */
 sm_err_t sm_runtime_init(const char *sched, int use_mpi) SM_MUST_CHECK;
 
+/** --task-timeout: StarPU's watchdog (STARPU_WATCHDOG_TIMEOUT) for the next
+ * sm_runtime_init; 0 leaves it as the environment says. When no task of
+ * the rank finished for that long although tasks remain, its running tasks
+ * are logged (codelet, block, worker, time) and the stall handler ends the
+ * process: the run fails instead of hanging. */
+void sm_runtime_set_watchdog(double seconds);
+
+/** What ends the process on a stall (main.c: every rank, status 1). */
+void sm_runtime_set_stall_handler(void (*stall)(void));
+
 /** Restart the worker and bus profiling counters (the task graph starts). */
 void sm_runtime_reset_counters(void);
 

@@ -7,7 +7,6 @@
 
 #include <errno.h>
 #include <starpu.h>
-#include <starpu_heteroprio.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,9 +14,13 @@
 #include <unistd.h>
 
 #include "sm_mpi.h"
+#include "sm_starpu_compat.h"
 
-/* StarPU 1.3's policies (STARPU_SCHED=help) that run starmet's graph;
- * the two of refused[] below do not. */
+/* StarPU's policies (STARPU_SCHED=help) that run starmet's graph: 1.3's,
+ * and those 1.4 adds (the modular dmda family, and heteroprio's automatic
+ * mode, autoheteroprio: heteroprio ordering its buckets from the measured
+ * task times instead of starmet's bucket per kind of task); those of
+ * refused[] below do not run it. */
 /* clang-format off */
 const char *const sm_sched_policies[] = {
     "eager", "prio", "random", "ws", "lws", "dm", "dmda", "dmdap", "dmdar", "dmdas",
@@ -26,16 +29,26 @@ const char *const sm_sched_policies[] = {
     "modular-prio-prefetching", "modular-random", "modular-random-prio",
     "modular-random-prefetching", "modular-random-prio-prefetching", "modular-prandom",
     "modular-prandom-prio", "modular-ws", "modular-heft", "modular-heft-prio",
-    "modular-heft2", "modular-heteroprio", "modular-pheft", NULL};
+    "modular-heft2", "modular-heteroprio", "modular-pheft",
+#if SM_STARPU_14
+    "modular-dmda", "modular-dmdap", "modular-dmdar", "modular-dmdas", "autoheteroprio",
+#endif
+    NULL};
 
-/* Policies StarPU 1.3.10 has but that never finish starmet's graph. */
+/* Policies StarPU has but that never finish starmet's graph, or that only
+ * StarPU 1.4 has. */
 static const struct {
   const char *name, *why;
 } refused[] = {
     {"graph_test", "it holds every task until starpu_do_schedule() is called"},
-    {"modular-heteroprio-heft", "in StarPU 1.3.10 it never schedules a task whose performance "
+    {"modular-heteroprio-heft", "it never schedules a task whose performance "
                                 "model has too few samples, and output tasks always have some: "
                                 "the run hangs (use modular-heft-prio or modular-heteroprio)"},
+#if !SM_STARPU_14
+    {"autoheteroprio", "it is StarPU 1.4's (this starmet runs on StarPU 1.3)"},
+    {"modular-dmda", "it is StarPU 1.4's (this starmet runs on StarPU 1.3)"},
+    {"modular-dmdas", "it is StarPU 1.4's (this starmet runs on StarPU 1.3)"},
+#endif
 };
 
 static const char *const model_policies[] = {
@@ -45,6 +58,7 @@ static const char *const model_policies[] = {
 
 static sm_sched_opts_t opts = {.priorities = 1};
 static char model_dir[4096];
+static int auto_hp; /* autoheteroprio: heteroprio in its automatic mode */
 
 int sm_sched_known(const char *name)
 {
@@ -144,12 +158,12 @@ static unsigned bucket_where(int b, int nb)
 static void heteroprio_init(unsigned ctx)
 {
   static const struct {
-    enum starpu_heteroprio_types idx;
+    sm_hp_arch_t idx;
     unsigned mask;
     enum starpu_worker_archtype type;
-  } arch[] = {{STARPU_CPU_IDX, STARPU_CPU, STARPU_CPU_WORKER},
-              {STARPU_CUDA_IDX, STARPU_CUDA, STARPU_CUDA_WORKER},
-              {STARPU_OPENCL_IDX, STARPU_OPENCL, STARPU_OPENCL_WORKER}};
+  } arch[] = {{SM_HP_CPU, STARPU_CPU, STARPU_CPU_WORKER},
+              {SM_HP_CUDA, STARPU_CUDA, STARPU_CUDA_WORKER},
+              {SM_HP_OPENCL, STARPU_OPENCL, STARPU_OPENCL_WORKER}};
   const int nb = opts.priorities ? SM_NBUCKETS : 1;
   for (size_t a = 0; a < sizeof arch / sizeof arch[0]; a++) {
     if (starpu_worker_get_count_by_type(arch[a].type) <= 0)
@@ -168,7 +182,7 @@ static void heteroprio_init(unsigned ctx)
       starpu_heteroprio_set_faster_arch(ctx, arch[a].idx, (unsigned)b);
       if (!cpu && (bucket_where(b, nb) & STARPU_CPU))
         starpu_heteroprio_set_arch_slow_factor(
-            ctx, STARPU_CPU_IDX, (unsigned)b,
+            ctx, SM_HP_CPU, (unsigned)b,
             arch[a].type == STARPU_CUDA_WORKER ? SM_GPU_CPU_SLOW : 1.0f);
     }
   }
@@ -208,6 +222,12 @@ static sm_err_t setup_model_dir(void)
       return SM_EIO;
     }
     setenv("STARPU_PERF_MODEL_DIR", dir, 1);
+#if SM_STARPU_14
+    /* 1.4 also reads (and then writes back) models found under
+     * $STARPU_HOME/.starpu/sampling: point that inside dir too, so that
+     * the run uses dir's models only, as on 1.3 */
+    setenv("STARPU_HOME", dir, 1);
+#endif
     snprintf(model_dir, sizeof model_dir, "%s", dir);
   } else {
     sm_sched_model_dir(NULL, model_dir, sizeof model_dir);
@@ -276,10 +296,32 @@ sm_err_t sm_sched_conf(struct starpu_conf *conf, const char *sched)
      * run waits for them (README, "Simulated GPU nodes") */
     conf->sched_policy_name = SM_GPU_DEFAULT_SCHED;
   }
-  conf->sched_policy_init = heteroprio_init; /* only heteroprio calls it */
+  const char *name =
+      getenv("STARPU_SCHED") ? getenv("STARPU_SCHED") : conf->sched_policy_name;
+  auto_hp = name && !strcmp(name, "autoheteroprio");
+  SM_CONF_SCHED_INIT(conf) = heteroprio_init; /* only heteroprio calls it */
+#if SM_STARPU_14
+  /* 1.4's heteroprio orders its buckets itself unless told not to: starmet's
+   * buckets for heteroprio, its own order for autoheteroprio */
+  if (auto_hp) {
+    conf->sched_policy_name = "heteroprio";
+    setenv("STARPU_SCHED", "heteroprio", 1);
+    setenv("STARPU_HETEROPRIO_USE_AUTO_CALIBRATION", "1", 1);
+    SM_CONF_SCHED_INIT(conf) = NULL;
+  } else {
+    setenv("STARPU_HETEROPRIO_USE_AUTO_CALIBRATION", "0", 1);
+  }
+#endif
   if (opts.calibrate)
     conf->calibrate = 1;
   return setup_model_dir();
+}
+
+const char *sm_sched_policy_name(void)
+{
+  struct starpu_sched_policy *sp = starpu_sched_ctx_get_sched_policy(0);
+  const char *name = sp && sp->policy_name ? sp->policy_name : "?";
+  return auto_hp && !strcmp(name, "heteroprio") ? "autoheteroprio" : name;
 }
 
 int sm_sched_heteroprio(void)

@@ -23,7 +23,7 @@ typedef struct sm_sched_opts {
   const char *perfmodel_dir; /* --perfmodel-dir, or NULL (StarPU's default) */
 } sm_sched_opts_t;
 
-/** 1 when name is one of the policies of StarPU 1.3 that starmet accepts. */
+/** 1 when name is one of the policies of this StarPU that starmet accepts. */
 int sm_sched_known(const char *name);
 
 /** Check a policy name given by `what` (--sched, STARPU_SCHED): SM_OK, or
@@ -57,7 +57,10 @@ void sm_sched_configure(const sm_sched_opts_t *o);
  * Returns SM_OK or SM_EOPTION / SM_EIO with one error line. */
 sm_err_t sm_sched_conf(struct starpu_conf *conf, const char *sched) SM_MUST_CHECK;
 
-/** 1 when StarPU runs heteroprio (after sm_runtime_init). */
+/** The policy StarPU runs (after sm_runtime_init), as --sched names it. */
+const char *sm_sched_policy_name(void);
+
+/** 1 when StarPU runs heteroprio, in either mode (after sm_runtime_init). */
 int sm_sched_heteroprio(void);
 
 /** The priority mode of the running StarPU: its policy and --no-priorities. */

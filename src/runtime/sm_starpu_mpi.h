@@ -34,10 +34,9 @@ static inline int sm_one_rank_(MPI_Comm comm, int *v, int value)
 /* StarPU-MPI is never started here (one rank: no StarPU-MPI init). */
 #define starpu_mpi_init_conf(argc, argv, init, comm, conf)                               \
   ((void)(argc), (void)(argv), (void)(init), (void)(comm), (void)(conf), -ENOSYS)
-static inline void starpu_mpi_comm_amounts_retrieve(size_t *amounts)
-{
-  (void)amounts;
-}
+/* nothing is sent (the 1.3 and the 1.4 name, sm_starpu_compat.h) */
+#define starpu_mpi_comm_amounts_retrieve(amounts) ((void)(amounts))
+#define starpu_mpi_comm_stats_retrieve(amounts) ((void)(amounts))
 #endif
 
 #endif
