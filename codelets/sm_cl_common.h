@@ -122,10 +122,10 @@ int sm_cl_insert_num(struct starpu_codelet *cl, starpu_data_handle_t W,
   .cuda_flags = {STARPU_CUDA_ASYNC, STARPU_CUDA_ASYNC, STARPU_CUDA_ASYNC,                \
                  STARPU_CUDA_ASYNC},
 #define SM_CL_HAS_CUDA 1
-#elif defined(SM_SIMULATION) && SM_STARPU_14
-/* StarPU 1.4 simulates CUDA workers without CUDA (its SimGrid builds do
- * not define STARPU_USE_CUDA): there each CUDA implementation named is a
- * stand-in that only a simulation "runs" (sm_cl_sim.c); up to two. */
+#elif defined(SM_SIMULATION) && SM_STARPU_SIM_CUDA_STANDINS
+/* A SimGrid StarPU that simulates CUDA workers without CUDA (1.4): there
+ * each CUDA implementation named is a stand-in that only a simulation
+ * "runs" (sm_cl_sim.c); up to two. */
 #define SM_CL_SIM_PICK_(a, b, NAME, ...) NAME
 #define SM_CL_SIM_ONE_ sm_cl_sim_modeled_only
 #define SM_CL_SIM_TWO_ sm_cl_sim_modeled_only, sm_cl_sim_modeled_only

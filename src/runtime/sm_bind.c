@@ -16,6 +16,7 @@
 
 #include "config.h"
 #include "sm_mpi.h"
+#include "sm_starpu_compat.h"
 
 #include <starpu.h>
 
@@ -190,8 +191,10 @@ void sm_bind_prepare(int starpu_mpi, int expected_gpus, struct starpu_conf *conf
   if (npeers > 1)
     split(topo, cur, peer, npeers);
   /* a lone process on the whole machine keeps StarPU's own placement */
-  if (starpu_mpi || strcmp(info.mode, "machine") != 0)
+  if (starpu_mpi || strcmp(info.mode, "machine") != 0) {
     place(topo, cur, starpu_mpi, expected_gpus, conf);
+    sm_starpu_whole_machine();
+  }
   hwloc_bitmap_free(cur);
   hwloc_topology_destroy(topo);
 #endif

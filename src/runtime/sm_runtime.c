@@ -23,6 +23,8 @@ static double ts_s(struct timespec t)
 }
 
 static int with_mpi, quiet_comm_stats;
+static FILE *catch_stderr_begin(void);
+static void catch_stderr_end(FILE *f);
 static double watchdog_s;
 static void (*stall_handler)(void);
 
@@ -106,7 +108,11 @@ sm_err_t sm_runtime_init(const char *sched, int use_mpi)
      * shutdown, which we silence unless the user asked for it */
     quiet_comm_stats = getenv("STARPU_COMM_STATS") == NULL;
     setenv("STARPU_COMM_STATS", "1", 0);
+    /* StarPU-MPI 1.4 warns at start-up that the statistics are on */
+    FILE *caught = quiet_comm_stats ? catch_stderr_begin() : NULL;
     ret = starpu_mpi_init_conf(NULL, NULL, 0, MPI_COMM_WORLD, &conf);
+    if (caught)
+      catch_stderr_end(caught);
   } else {
 #ifdef SM_SIMULATION
     /* StarPU 1.3.10 starts SimGrid from starpu_init's argv, which must not
@@ -213,8 +219,8 @@ void sm_runtime_collect(sm_runtime_stats_t *st)
 }
 
 /* starmet turns StarPU-MPI's communication statistics on for its summary;
- * StarPU-MPI then prints them at shutdown. What it prints to stderr meanwhile
- * is caught in a temporary file and passed on, all but those statistics
+ * StarPU-MPI then prints them at shutdown (and 1.4 warns at start-up). What it prints to
+ * stderr meanwhile is caught in a temporary file and passed on, all but those statistics
  * lines, so that no message of the shutdown is lost. */
 static int saved_stderr = -1;
 
@@ -244,7 +250,8 @@ static void catch_stderr_end(FILE *f)
   char line[4096];
   rewind(f);
   while (fgets(line, sizeof line, f))
-    if (!strstr(line, "[starpu_comm_stats]") && strcmp(line, "\n") != 0)
+    if (!strstr(line, "[starpu_comm_stats") && !strstr(line, "with STARPU_MPI_STATS=1") &&
+        strcmp(line, "\n") != 0)
       fputs(line, stderr);
   fclose(f);
 }

@@ -17,10 +17,8 @@
 #include "sm_starpu_compat.h"
 
 /* StarPU's policies (STARPU_SCHED=help) that run starmet's graph: 1.3's,
- * and those 1.4 adds (the modular dmda family, and heteroprio's automatic
- * mode, autoheteroprio: heteroprio ordering its buckets from the measured
- * task times instead of starmet's bucket per kind of task); those of
- * refused[] below do not run it. */
+ * and those 1.4 adds (sm_starpu_compat.h); those of refused[] below do
+ * not run it. */
 /* clang-format off */
 const char *const sm_sched_policies[] = {
     "eager", "prio", "random", "ws", "lws", "dm", "dmda", "dmdap", "dmdar", "dmdas",
@@ -29,27 +27,15 @@ const char *const sm_sched_policies[] = {
     "modular-prio-prefetching", "modular-random", "modular-random-prio",
     "modular-random-prefetching", "modular-random-prio-prefetching", "modular-prandom",
     "modular-prandom-prio", "modular-ws", "modular-heft", "modular-heft-prio",
-    "modular-heft2", "modular-heteroprio", "modular-pheft",
-#if SM_STARPU_14
-    "modular-dmda", "modular-dmdap", "modular-dmdar", "modular-dmdas", "autoheteroprio",
-#endif
-    NULL};
+    "modular-heft2", "modular-heteroprio", "modular-pheft", SM_STARPU_POLICIES_14 NULL};
 
-/* Policies StarPU has but that never finish starmet's graph, or that only
- * StarPU 1.4 has. */
+/* Policies StarPU has but that never finish starmet's graph, or that this
+ * StarPU lacks. */
 static const struct {
   const char *name, *why;
 } refused[] = {
     {"graph_test", "it holds every task until starpu_do_schedule() is called"},
-    {"modular-heteroprio-heft", "it never schedules a task whose performance "
-                                "model has too few samples, and output tasks always have some: "
-                                "the run hangs (use modular-heft-prio or modular-heteroprio)"},
-#if !SM_STARPU_14
-    {"autoheteroprio", "it is StarPU 1.4's (this starmet runs on StarPU 1.3)"},
-    {"modular-dmda", "it is StarPU 1.4's (this starmet runs on StarPU 1.3)"},
-    {"modular-dmdas", "it is StarPU 1.4's (this starmet runs on StarPU 1.3)"},
-#endif
-};
+    SM_STARPU_REFUSED_13};
 
 static const char *const model_policies[] = {
     "dm", "dmda", "dmdap", "dmdar", "dmdas", "dmdasd", "pheft", "modular-heft",
@@ -222,12 +208,7 @@ static sm_err_t setup_model_dir(void)
       return SM_EIO;
     }
     setenv("STARPU_PERF_MODEL_DIR", dir, 1);
-#if SM_STARPU_14
-    /* 1.4 also reads (and then writes back) models found under
-     * $STARPU_HOME/.starpu/sampling: point that inside dir too, so that
-     * the run uses dir's models only, as on 1.3 */
-    setenv("STARPU_HOME", dir, 1);
-#endif
+    sm_starpu_models_only_in(dir);
     snprintf(model_dir, sizeof model_dir, "%s", dir);
   } else {
     sm_sched_model_dir(NULL, model_dir, sizeof model_dir);
@@ -300,18 +281,13 @@ sm_err_t sm_sched_conf(struct starpu_conf *conf, const char *sched)
       getenv("STARPU_SCHED") ? getenv("STARPU_SCHED") : conf->sched_policy_name;
   auto_hp = name && !strcmp(name, "autoheteroprio");
   SM_CONF_SCHED_INIT(conf) = heteroprio_init; /* only heteroprio calls it */
-#if SM_STARPU_14
-  /* 1.4's heteroprio orders its buckets itself unless told not to: starmet's
-   * buckets for heteroprio, its own order for autoheteroprio */
+  /* starmet's buckets for heteroprio, its own order for autoheteroprio */
+  sm_starpu_heteroprio_auto(auto_hp);
   if (auto_hp) {
     conf->sched_policy_name = "heteroprio";
     setenv("STARPU_SCHED", "heteroprio", 1);
-    setenv("STARPU_HETEROPRIO_USE_AUTO_CALIBRATION", "1", 1);
     SM_CONF_SCHED_INIT(conf) = NULL;
-  } else {
-    setenv("STARPU_HETEROPRIO_USE_AUTO_CALIBRATION", "0", 1);
   }
-#endif
   if (opts.calibrate)
     conf->calibrate = 1;
   return setup_model_dir();

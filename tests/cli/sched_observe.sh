@@ -156,8 +156,24 @@ run_ok "no progress" c $P_CCC --no-progress
 # the error as status, but no results)
 expect_error "bad policy" "unknown scheduling policy 'fastest'" "$T/bad1" \
   c $P_CCC --sched fastest --output "$T/bad1"
-expect_error "refused policy" "modular-heteroprio-heft cannot run starmet: .*hangs" "$T/bad5" \
-  c $P_CCC --sched modular-heteroprio-heft --output "$T/bad5"
+expect_error "refused policy" "graph_test cannot run starmet: .*starpu_do_schedule" "$T/bad5" \
+  c $P_CCC --sched graph_test --output "$T/bad5"
+# what only StarPU 1.4 runs: refused on 1.3 with the reason; on 1.4 the
+# run gives every other policy's checksum, and its summary names it
+# shellcheck disable=SC2086
+run_ok "reference run" c $P_CCC --summary "$T/p14ref.json"
+for p in autoheteroprio modular-dmda modular-dmdas modular-heteroprio-heft; do
+  if "$STARMET" --version | grep -q "^StarPU: 1\.3"; then
+    # shellcheck disable=SC2086
+    expect_error "$p on 1.3" "$p cannot run starmet: .*(StarPU 1.4|hangs)" "$T/bad6" \
+      c $P_CCC --sched $p --output "$T/bad6"
+  else
+    # shellcheck disable=SC2086
+    run_ok "$p on 1.4" c $P_CCC --sched $p --summary "$T/p14.json"
+    [ "$(cks "$T/p14.json")" = "$(cks "$T/p14ref.json")" ] && pass || fail "$p: another checksum"
+    grep -q "\"sched\": \"$p\"" "$T/p14.json" && pass || fail "$p: summary does not name it"
+  fi
+done
 expect_error "bad STARPU_SCHED" "STARPU_SCHED: unknown scheduling policy" - \
   env STARPU_SCHED=nope "$STARMET" compute --quiet $P_CCC --output "$T/bad2"
 touch "$T/file"
