@@ -512,8 +512,7 @@ static void retry_or_done(void *meta_arg)
       atomic_store(&res.fatal_block, a->block);
     }
     sm_cl_task_done((void *)(uintptr_t)a->obs_id);
-    starpu_task_ft_success(meta);
-    free(a); /* the last try: nothing reads it any more */
+    starpu_task_ft_success(meta); /* a is freed when meta ends (ft_first_try) */
     return;
   }
   a->tries++;
@@ -540,6 +539,32 @@ static void retry_or_done(void *meta_arg)
     STARPU_ABORT_MSG("--verify: StarPU refused to retry a task of %s (block %llu)",
                      cur->cl->name, (unsigned long long)a->block);
 }
+
+/* The meta-task's end: its arguments, which every try read, go. */
+static void free_args(void *a)
+{
+  free(a);
+}
+
+/* The prologue of a numerator under runtime retry, as StarPU's
+ * starpu_task_ft_prologue but with the meta-task's end dependency added
+ * before its first try is submitted: StarPU 1.4.12 adds it after, and a try
+ * that ends in between (a small task on another worker) ends the meta-task
+ * while it is not running yet (an assertion in
+ * _starpu_handle_job_termination). */
+static void ft_first_try(void *unused)
+{
+  (void)unused;
+  struct starpu_task *meta = starpu_task_get_current();
+  struct starpu_task *t = starpu_task_ft_create_retry(meta, meta, retry_or_done);
+  starpu_task_end_dep_add(meta, 1);
+  meta->where = STARPU_NOWHERE;
+  meta->epilogue_callback_func = free_args;
+  meta->epilogue_callback_arg = meta->cl_arg;
+  if (starpu_task_submit_nodeps(t) != 0)
+    STARPU_ABORT_MSG("--verify: StarPU refused the first try of a task of %s",
+                     meta->cl->name);
+}
 #endif
 
 int sm_cl_insert_num(struct starpu_codelet *cl, starpu_data_handle_t W,
@@ -560,8 +585,8 @@ int sm_cl_insert_num(struct starpu_codelet *cl, starpu_data_handle_t W,
        * pop prologue they inherit; done: retry_or_done); StarPU-MPI frees
        * the arguments it is given unless told not to, and try-tasks must not */
 #define SM_FT_ARGS                                                                       \
-  STARPU_PROLOGUE_CALLBACK, starpu_task_ft_prologue, STARPU_PROLOGUE_CALLBACK_ARG_NFREE, \
-      retry_or_done, STARPU_PROLOGUE_CALLBACK_POP, sm_cl_task_started,                   \
+  STARPU_PROLOGUE_CALLBACK, ft_first_try, STARPU_PROLOGUE_CALLBACK_ARG_NFREE, NULL,      \
+      STARPU_PROLOGUE_CALLBACK_POP, sm_cl_task_started,                                  \
       STARPU_PROLOGUE_CALLBACK_POP_ARG_NFREE, NULL, STARPU_CL_ARGS_NFREE, a, sizeof *a,  \
       STARPU_DATA_MODE_ARRAY, d, nbuf, STARPU_PRIORITY, prio, STARPU_EXECUTE_WHERE,      \
       sm_cl_num_where, STARPU_NAME, name, 0
