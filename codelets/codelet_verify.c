@@ -257,11 +257,24 @@ int sm_task_verify3(starpu_data_handle_t N3, starpu_data_handle_t A, size_t a_of
 
 /* ---- the runtime mechanism ---- */
 
+/* The result buffer of a task (its last). */
+static int result_index(const sm_cl_num_t *a)
+{
+  return a->family >= SM_VF_CZEK3_D && a->family <= SM_VF_CCC3_SPARSE ? 3
+         : a->family == SM_VF_CCC_I8                                  ? 1
+                                                                      : 2;
+}
+
+static int nbuffers_of(const sm_cl_num_t *a)
+{
+  return result_index(a) + 1;
+}
+
 /* A numerator task's own buffers (in codelet order: inputs, then the
  * result) as the checks above take them: numerators first. */
 static void check_order(const sm_cl_num_t *a, void *buffers[], void *b[4])
 {
-  const int n = a->family >= SM_VF_CZEK3_D && a->family <= SM_VF_CCC3_SPARSE ? 4 : 3;
+  const int n = nbuffers_of(a);
   b[0] = buffers[n - 1];
   for (int k = 1; k < n; k++)
     b[k] = buffers[k - 1];
@@ -288,14 +301,6 @@ static int check_task(const sm_cl_num_t *a, void *buffers[])
     return check(a, b);
   }
   }
-}
-
-/* The result buffer of a task (its last). */
-static int result_index(const sm_cl_num_t *a)
-{
-  return a->family >= SM_VF_CZEK3_D && a->family <= SM_VF_CCC3_SPARSE ? 3
-         : a->family == SM_VF_CCC_I8                                  ? 1
-                                                                      : 2;
 }
 
 /* Host copies of a device task's matrix buffers (same ld, so the checks
@@ -368,11 +373,6 @@ static void view_free(host_view_t *v)
 {
   for (int k = 0; k < v->n; k++)
     free(v->p[k]);
-}
-
-static int nbuffers_of(const sm_cl_num_t *a)
-{
-  return result_index(a) + 1;
 }
 
 /* StarPU will try the running task again (runtime retry only) */

@@ -5,6 +5,7 @@
 # against it.
 
 sm_root_dir=$(cd "$(dirname "$0")/.." && pwd)
+sm_me="scripts/$(basename "$0")"
 
 sm_as_root() {
   if [ "$(id -u)" -eq 0 ]; then "$@"; elif command -v sudo > /dev/null; then sudo "$@"; else
@@ -62,7 +63,7 @@ SM_DEBIAN13_STARPU_SHA256=3e310ee8742307fec981ca0d83f14a974507f47f5ba589041c9aaf
 sm_starpu14_tarball() { # [TARBALL]
   t=${1:-${STARMET_STARPU_TARBALL:-}}
   if [ -n "$t" ]; then
-    [ -f "$t" ] || { echo "scripts: $t: no such StarPU tarball" >&2; return 1; }
+    [ -f "$t" ] || { echo "$sm_me: $t: no such StarPU tarball" >&2; return 1; }
     echo "$t"
     return 0
   fi
@@ -71,7 +72,7 @@ sm_starpu14_tarball() { # [TARBALL]
       [ -f "$t" ] || continue
       sum=$(grep -o "$(basename "$t").*" "$v/README.md" 2> /dev/null | grep -oE '[0-9a-f]{64}' | head -n 1)
       if [ -n "$sum" ] && [ "$(sha256sum < "$t" | cut -c1-64)" != "$sum" ]; then
-        echo "scripts: $t does not match the sha256 in $v/README.md: not used" >&2
+        echo "$sm_me: $t does not match the sha256 in $v/README.md: not used" >&2
         continue
       fi
       echo "$t"
@@ -85,10 +86,10 @@ sm_starpu14_tarball() { # [TARBALL]
     sm_apt_install curl ca-certificates >&2
     sm_as_root mkdir -p "$cache"
     sm_as_root curl -fsSL -o "$t.part" "http://deb.debian.org/debian/pool/main/s/starpu/$SM_DEBIAN13_STARPU" ||
-      { echo "scripts: cannot fetch $SM_DEBIAN13_STARPU from deb.debian.org: give a StarPU 1.4 tarball (scripts/setup-starpu 1.4 TARBALL)" >&2; return 1; }
+      { echo "$sm_me: cannot fetch $SM_DEBIAN13_STARPU from deb.debian.org: give a StarPU 1.4 tarball (scripts/setup-starpu 1.4 TARBALL)" >&2; return 1; }
     if [ "$(sha256sum < "$t.part" | cut -c1-64)" != "$SM_DEBIAN13_STARPU_SHA256" ]; then
       sm_as_root rm -f "$t.part"
-      echo "scripts: the fetched $SM_DEBIAN13_STARPU does not have Debian's sha256: not used" >&2
+      echo "$sm_me: the fetched $SM_DEBIAN13_STARPU does not have Debian's sha256: not used" >&2
       return 1
     fi
     sm_as_root mv "$t.part" "$t"
@@ -151,7 +152,8 @@ sm_starpu_build() { # SRC PREFIX STAMP WHAT OPTIONS...
 }
 
 # starmet configured with CONFIGURE-ARGS and built in DIR (configure rerun
-# when configure is newer than DIR's Makefile); its log in DIR/configure.log.
+# when configure is newer than DIR's Makefile or the arguments changed);
+# its log in DIR/configure.log. $SM_MAKE_TARGETS: what make builds (all).
 sm_starmet_build() { # DIR CONFIGURE-ARGS...
   d=$1
   shift
@@ -159,9 +161,13 @@ sm_starmet_build() { # DIR CONFIGURE-ARGS...
   if [ ! -x "$sm_root_dir/configure" ] || [ "$sm_root_dir/configure.ac" -nt "$sm_root_dir/configure" ]; then
     (cd "$sm_root_dir" && autoreconf -fi)
   fi
-  if [ ! -f "$d/Makefile" ] || [ "$sm_root_dir/configure" -nt "$d/Makefile" ]; then
+  if [ ! -f "$d/Makefile" ] || [ "$sm_root_dir/configure" -nt "$d/Makefile" ] ||
+     [ "$(cat "$d/.starmet-configure" 2> /dev/null)" != "$*" ]; then
+    rm -f "$d/.starmet-configure"
     (cd "$d" && "$sm_root_dir/configure" "$@" > configure.log 2>&1) ||
       { tail -n 30 "$d/configure.log" >&2; die "starmet's configure failed (see $d/configure.log)"; }
+    printf '%s\n' "$*" > "$d/.starmet-configure"
   fi
-  (cd "$d" && make -j"$(nproc)")
+  # shellcheck disable=SC2086
+  (cd "$d" && make -j"$(nproc)" ${SM_MAKE_TARGETS:-})
 }
