@@ -86,7 +86,9 @@ sm_starpu14_tarball() { # [TARBALL]
     sm_apt_install curl ca-certificates >&2
     sm_as_root mkdir -p "$cache"
     sm_as_root curl -fsSL -o "$t.part" "http://deb.debian.org/debian/pool/main/s/starpu/$SM_DEBIAN13_STARPU" ||
-      { echo "$sm_me: cannot fetch $SM_DEBIAN13_STARPU from deb.debian.org: give a StarPU 1.4 tarball (scripts/setup-starpu 1.4 TARBALL)" >&2; return 1; }
+      { sm_as_root rm -f "$t.part"
+        echo "$sm_me: no StarPU 1.4 source here: none beside the project ($sm_root_dir/../shared/vendor/), and Debian 13's ($SM_DEBIAN13_STARPU) cannot be fetched from deb.debian.org; give a StarPU 1.4 release tarball (scripts/setup-starpu 1.4 TARBALL: StarPU's releases are at https://files.inria.fr/starpu/) or the prefix of an installed StarPU 1.4" >&2
+        return 1; }
     if [ "$(sha256sum < "$t.part" | cut -c1-64)" != "$SM_DEBIAN13_STARPU_SHA256" ]; then
       sm_as_root rm -f "$t.part"
       echo "$sm_me: the fetched $SM_DEBIAN13_STARPU does not have Debian's sha256: not used" >&2
