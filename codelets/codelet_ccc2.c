@@ -230,10 +230,8 @@ int sm_task_ccc2_i8(starpu_data_handle_t A8, starpu_data_handle_t B8,
 {
   sm_cl_num_t args = sm_cl_num(SM_VF_CCC2_I8, nf, block);
   args.sparse = sparse;
-  const starpu_data_handle_t h[3] = {A8, B8, C};
-  static const enum starpu_data_access_mode modes[3] = {STARPU_R, STARPU_R, STARPU_W};
-  return sm_cl_insert_num(sparse ? &cl_ccc2_i8_sparse : &cl_ccc2_i8, C, &args, 3, h,
-                          modes, prio, "ccc2");
+  return sm_cl_insert_pair(sparse ? &cl_ccc2_i8_sparse : &cl_ccc2_i8, &args, A8, B8, C,
+                           prio, "ccc2");
 }
 
 int sm_task_ccc2(starpu_data_handle_t A, starpu_data_handle_t B, starpu_data_handle_t C,
@@ -241,8 +239,6 @@ int sm_task_ccc2(starpu_data_handle_t A, starpu_data_handle_t B, starpu_data_han
 {
   sm_cl_num_t args = sm_cl_num(sparse ? SM_VF_CCC2_SPARSE : SM_VF_CCC2, nf, block);
   args.sparse = sparse;
-  const starpu_data_handle_t h[3] = {A, B, C};
-  static const enum starpu_data_access_mode modes[3] = {STARPU_R, STARPU_R, STARPU_W};
-  return sm_cl_insert_num(sparse ? &cl_ccc2_sparse : &cl_ccc2, C, &args, 3, h, modes,
-                          prio, "ccc2");
+  return sm_cl_insert_pair(sparse ? &cl_ccc2_sparse : &cl_ccc2, &args, A, B, C, prio,
+                           "ccc2");
 }

@@ -99,12 +99,6 @@ int sm_task_ccc3(starpu_data_handle_t A, size_t a_off, size_t g, starpu_data_han
 {
   sm_cl_num_t args = sm_cl_num(sparse ? SM_VF_CCC3_SPARSE : SM_VF_CCC3, nf, block);
   args.sparse = sparse;
-  args.a_off = a_off;
-  args.g = g;
-  args.keep = *keep;
-  const starpu_data_handle_t h[4] = {A, X, Y, N3};
-  static const enum starpu_data_access_mode modes[4] = {STARPU_R, STARPU_R, STARPU_R,
-                                                        STARPU_W};
-  return sm_cl_insert_num(sparse ? &cl_ccc3_sparse : &cl_ccc3, N3, &args, 4, h, modes,
-                          prio, "ccc3");
+  return sm_cl_insert_planes(sparse ? &cl_ccc3_sparse : &cl_ccc3, &args, A, a_off, g, X,
+                             Y, N3, keep, prio, "ccc3");
 }

@@ -82,8 +82,6 @@ int sm_task_czek2(starpu_data_handle_t A, starpu_data_handle_t B, starpu_data_ha
 {
   sm_cl_num_t args = sm_cl_num(single ? SM_VF_CZEK2_S : SM_VF_CZEK2_D, nf, block);
   args.single = single;
-  const starpu_data_handle_t h[3] = {A, B, C};
-  static const enum starpu_data_access_mode modes[3] = {STARPU_R, STARPU_R, STARPU_W};
-  return sm_cl_insert_num(single ? &cl_czek2_s : &cl_czek2_d, C, &args, 3, h, modes, prio,
-                          "czek2");
+  return sm_cl_insert_pair(single ? &cl_czek2_s : &cl_czek2_d, &args, A, B, C, prio,
+                           "czek2");
 }

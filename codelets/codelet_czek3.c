@@ -101,12 +101,6 @@ int sm_task_czek3(starpu_data_handle_t A, size_t a_off, size_t g, starpu_data_ha
 {
   sm_cl_num_t args = sm_cl_num(single ? SM_VF_CZEK3_S : SM_VF_CZEK3_D, nf, block);
   args.single = single;
-  args.a_off = a_off;
-  args.g = g;
-  args.keep = *keep;
-  const starpu_data_handle_t h[4] = {A, X, Y, N3};
-  static const enum starpu_data_access_mode modes[4] = {STARPU_R, STARPU_R, STARPU_R,
-                                                        STARPU_W};
-  return sm_cl_insert_num(single ? &cl_czek3_s : &cl_czek3_d, N3, &args, 4, h, modes,
-                          prio, "czek3");
+  return sm_cl_insert_planes(single ? &cl_czek3_s : &cl_czek3_d, &args, A, a_off, g, X, Y,
+                             N3, keep, prio, "czek3");
 }

@@ -603,6 +603,30 @@ int sm_cl_insert_num(struct starpu_codelet *cl, starpu_data_handle_t W,
                    STARPU_NAME, name, 0);
 }
 
+int sm_cl_insert_pair(struct starpu_codelet *cl, sm_cl_num_t *args,
+                      starpu_data_handle_t A, starpu_data_handle_t B,
+                      starpu_data_handle_t C, int prio, const char *name)
+{
+  const starpu_data_handle_t h[3] = {A, B, C};
+  static const enum starpu_data_access_mode modes[3] = {STARPU_R, STARPU_R, STARPU_W};
+  return sm_cl_insert_num(cl, C, args, 3, h, modes, prio, name);
+}
+
+int sm_cl_insert_planes(struct starpu_codelet *cl, sm_cl_num_t *args,
+                        starpu_data_handle_t A, size_t a_off, size_t g,
+                        starpu_data_handle_t X, starpu_data_handle_t Y,
+                        starpu_data_handle_t N3, const sm_keep3_t *keep, int prio,
+                        const char *name)
+{
+  args->a_off = a_off;
+  args->g = g;
+  args->keep = *keep;
+  const starpu_data_handle_t h[4] = {A, X, Y, N3};
+  static const enum starpu_data_access_mode modes[4] = {STARPU_R, STARPU_R, STARPU_R,
+                                                        STARPU_W};
+  return sm_cl_insert_num(cl, N3, args, 4, h, modes, prio, name);
+}
+
 uint64_t sm_codelets_task_number(const struct starpu_task *t)
 {
 #if SM_STARPU_HAS_FT

@@ -109,6 +109,17 @@ int sm_cl_insert_num(struct starpu_codelet *cl, starpu_data_handle_t W,
                      const sm_cl_num_t *args, int nbuf, const starpu_data_handle_t *h,
                      const enum starpu_data_access_mode *modes, int prio,
                      const char *name);
+/* The two shapes of numerator tasks through sm_cl_insert_num: a 2-way
+ * product (R A, R B, W C), and a 3-way plane group (R A, R X, R Y, W N3;
+ * planes [a_off, a_off + g) of A, keep: the triples kept). */
+int sm_cl_insert_pair(struct starpu_codelet *cl, sm_cl_num_t *args,
+                      starpu_data_handle_t A, starpu_data_handle_t B,
+                      starpu_data_handle_t C, int prio, const char *name);
+int sm_cl_insert_planes(struct starpu_codelet *cl, sm_cl_num_t *args,
+                        starpu_data_handle_t A, size_t a_off, size_t g,
+                        starpu_data_handle_t X, starpu_data_handle_t Y,
+                        starpu_data_handle_t N3, const sm_keep3_t *keep, int prio,
+                        const char *name);
 
 /* Implementations a codelet has where the build has the device, for its
  * designated initializer: SM_CL_CUDA(f, ...) SM_CL_OPENCL(g). */
