@@ -1,6 +1,6 @@
 # starmet_io.R: read starmet's result files into data.frames, base R only.
-# The formats are described in starmet's README ("Formats", "Several ranks,
-# several machines"); python/starmet_io.py is the NumPy twin.
+# The formats are described in starmet's guide (docs/outputs.md,
+# docs/ranks.md); python/starmet_io.py is the NumPy twin.
 #
 #   source("R/starmet_io.R")
 #   d <- starmet_read_results("out/ccc")       # PREFIX.bin/.tsv or PREFIX_<rank>.*

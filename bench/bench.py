@@ -63,7 +63,7 @@ MAF_BAND_TOL = 30
 
 
 def read_saf_bin(path):
-    """The SAF values of a starmet --output-format bin file (README's
+    """The SAF values of a starmet --output-format bin file (docs/maf.md's
     layout), one numpy array per site (-inf outside the kept bins)."""
     import struct
 

@@ -2,8 +2,8 @@
 """starmet_io: read starmet's output files into NumPy (or pandas).
 
 Needs NumPy only; pandas is used when a DataFrame is asked for
-(``as_frame=True``). The formats are described in starmet's README
-("Formats", "Several ranks, several machines"). PREFIX is the ``--output``
+(``as_frame=True``). The formats are described in starmet's guide
+(docs/outputs.md, docs/ranks.md). PREFIX is the ``--output``
 of the run:
 
 ================================  ==========================  ================

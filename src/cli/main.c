@@ -47,6 +47,26 @@ static char *join_args(int argc, char **argv)
   return s;
 }
 
+/* After a failed run, one line to the page of the guide that explains
+ * its class of error and what to do (rank 0 only under MPI). */
+static void point_to_guide(sm_err_t err)
+{
+  static const char *const page[SM_ERR_COUNT] = {
+      [SM_EIO] = "troubleshooting.md#files-and-directories",
+      [SM_EFORMAT] = "troubleshooting.md#input-files",
+      [SM_EINCONSIST] = "troubleshooting.md#input-files",
+      [SM_EVALUE] = "troubleshooting.md#input-files",
+      [SM_EDEGEN] = "troubleshooting.md#input-files",
+      [SM_EOPTION] = "troubleshooting.md#options",
+      [SM_ENOMEM] = "troubleshooting.md#memory",
+      [SM_ERUNTIME] = "troubleshooting.md#starpu-mpi-and-devices",
+      [SM_ECHECK] = "troubleshooting.md#self-checks",
+  };
+  if (err <= SM_OK || err >= SM_ERR_COUNT || !page[err] || sm_mpi_rank() != 0)
+    return;
+  fprintf(stderr, "starmet: what this means and what to do: docs/%s\n", page[err]);
+}
+
 /* The adapters of the two commands that run under MPI. */
 static int run_compute(const void *o, const char *command)
 {
@@ -67,6 +87,7 @@ static int run_mpi(int argc, char **argv, int (*run)(const void *, const char *)
   int r = sm_mpi_init(&argc, &argv, want_ranks);
   if (r == SM_OK)
     r = run(o, cmd ? cmd : fallback);
+  point_to_guide((sm_err_t)r);
   sm_mpi_finalize();
   free(cmd);
   return r == SM_OK ? 0 : 1;
@@ -84,6 +105,7 @@ static void stall_exit(void)
  * whole job (--help), -1 to go on. */
 static int parsed(sm_err_t err, const int *done)
 {
+  point_to_guide(err);
   return err != SM_OK ? 2 : *done ? 0 : -1;
 }
 
@@ -100,10 +122,13 @@ static int starmet_main(int argc, char **argv)
   mallopt(M_TRIM_THRESHOLD, 64 << 20);
 #endif
   sm_runtime_set_stall_handler(stall_exit);
-  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
-      !strcmp(argv[1], "help")) {
-    sm_options_usage(argc < 2 ? stderr : stdout);
-    return argc < 2 ? 2 : 0;
+  if (argc < 2) {
+    sm_options_short_usage(stderr);
+    return 2;
+  }
+  if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+    sm_options_usage(stdout);
+    return 0;
   }
   if (!strcmp(argv[1], "--version")) {
     sm_about_version(stdout);
@@ -112,6 +137,10 @@ static int starmet_main(int argc, char **argv)
   /* for the build: the manual page and the completion, from the tables */
   if (!strcmp(argv[1], "--man")) {
     sm_about_man(stdout);
+    return fflush(stdout) ? 1 : 0;
+  }
+  if (!strcmp(argv[1], "--reference")) {
+    sm_about_reference(stdout);
     return fflush(stdout) ? 1 : 0;
   }
   if (!strcmp(argv[1], "--completion")) {
@@ -132,7 +161,9 @@ static int starmet_main(int argc, char **argv)
   if (!strcmp(argv[1], "synth")) {
     if ((r = parsed(sm_options_parse_synth(argc - 1, argv + 1, &o, &done), &done)) >= 0)
       return r;
-    return sm_synth_main(&o) == SM_OK ? 0 : 1;
+    const sm_err_t err = (sm_err_t)sm_synth_main(&o);
+    point_to_guide(err);
+    return err == SM_OK ? 0 : 1;
   }
   if (!strcmp(argv[1], "maf")) {
     sm_maf_options_t mo;

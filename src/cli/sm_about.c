@@ -124,6 +124,36 @@ static void roff(const char *s, FILE *f)
   sm_opt_roff(s, strlen(s), f);
 }
 
+void sm_about_reference(FILE *f)
+{
+  const sm_optcmd_t *compute = sm_options_command(0);
+  const sm_optcmd_t *maf = sm_maf_command();
+  static const char *const maf_names[] = {"maf", NULL};
+  fputs(
+      "# Command-line reference\n\n"
+      "Every option of every command, written by `starmet --reference` from the option "
+      "tables that also give `--help`, the manual page and the bash completion: `make "
+      "check` fails when this page differs from what the binary writes (regenerate it "
+      "with `make reference`), or when another page of the guide shows a starmet "
+      "command line with an option the binary does not have. Do not edit it by "
+      "hand.\n\n"
+      "Commands: `starmet compute` (all-pairs and all-triples metrics), `starmet synth` "
+      "(write a generated problem to a file), `starmet maf` (allele frequency "
+      "likelihoods), `starmet --version`, `starmet --help`.\n\n"
+      "## compute and synth\n\n"
+      "Each option names the commands that take it.\n",
+      f);
+  sm_opt_markdown(compute->opts, compute->nopts, sm_options_cmd_names, f);
+  fputs("\n## maf\n\n", f);
+  sm_opt_markdown(maf->opts, maf->nopts, maf_names, f);
+  fputs("\n## Other\n\n"
+        "- `--version`: the versions of starmet, StarPU, MPI and htslib, the features "
+        "built in and the CPU kernel variants (built, and those this CPU runs)\n"
+        "- `--man`, `--completion bash`, `--reference`: the manual page, the bash "
+        "completion and this page, written from the same tables (for the build)\n",
+        f);
+}
+
 void sm_about_man(FILE *f)
 {
   const sm_optcmd_t *compute = sm_options_command(0);

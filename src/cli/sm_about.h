@@ -17,6 +17,10 @@ void sm_about_version(FILE *f);
  * every option as --help lists it (the same tables). */
 void sm_about_man(FILE *f);
 
+/** The guide's command-line reference (docs/reference.md), in markdown,
+ * from the same tables. */
+void sm_about_reference(FILE *f);
+
 /** Write the completion script of `shell` ("bash"): the commands, each
  * command's options and the values of those that take a choice. Returns
  * SM_OK, or SM_EOPTION (logged) for a shell it cannot write for. */

@@ -514,3 +514,52 @@ void sm_opt_man(const sm_opt_t *opts, size_t nopts, const char *const *cmd_names
   if (part == SM_OPT_MAN_SYNOPSIS)
     fputs(".fi\n", f);
 }
+
+/* A markdown reference of a table: its headings (text rows ending in ':')
+ * as level-3 headings, each listed option as a bullet with its argument,
+ * description and, where several commands share the table, the commands
+ * that take it; the usage and example text rows are left out. */
+void sm_opt_markdown(const sm_opt_t *opts, size_t nopts, const char *const *cmd_names,
+                     FILE *f)
+{
+  for (size_t i = 0; i < nopts; i++) {
+    const sm_opt_t *d = &opts[i];
+    if (!d->name && d->help) {
+      for (const char *s = d->help; *s;) {
+        const char *nl = strchr(s, '\n');
+        const size_t n = nl ? (size_t)(nl - s) : strlen(s);
+        if (n > 1 && s[0] != ' ' && s[n - 1] == ':' && strncmp(s, "Example", 7) != 0 &&
+            strncmp(s, "The most common", 15) != 0)
+          fprintf(f, "\n### %.*s\n\n", (int)(n - 1), s);
+        s += n + (nl != NULL);
+      }
+      continue;
+    }
+    if (!d->name || (!d->help && d->kind != SM_OPT_HELP))
+      continue;   /* hidden (tests only) */
+    int seen = 0; /* listed once, at its first row */
+    for (size_t j = 0; j < i && !seen; j++)
+      seen = opts[j].name && !strcmp(opts[j].name, d->name);
+    if (seen)
+      continue;
+    if (d->kind == SM_OPT_HELP) {
+      fputs("- `--help`, `-h`: print the options and exit\n", f);
+      continue;
+    }
+    char arg[256];
+    sm_opt_argtext(d, arg, sizeof arg);
+    fprintf(f, "- `--%s%s%s`: ", d->name, arg[0] ? " " : "", arg);
+    for (const char *s = d->help; *s; s++)
+      fputc(*s == '\n' ? ' ' : *s, f);
+    unsigned mask = 0;
+    for (size_t j = 0; j < nopts; j++)
+      if (opts[j].name && !strcmp(opts[j].name, d->name))
+        mask |= opts[j].cmds ? opts[j].cmds : ~0u;
+    if (cmd_names && cmd_names[0] && cmd_names[1]) {
+      fputs(" (", f);
+      man_cmds(cmd_names, mask, f);
+      fputc(')', f);
+    }
+    fputc('\n', f);
+  }
+}

@@ -75,6 +75,12 @@ int sm_opt_listed(const sm_opt_t *opts, size_t nopts, const char *name);
  * a|b), into buf of len bytes; "" when nothing. */
 void sm_opt_argtext(const sm_opt_t *d, char *buf, size_t len);
 
+/** The options of a table as markdown (the command-line reference of the
+ * guide, docs/reference.md): a bullet per listed option under the table's
+ * headings; cmd_names as for sm_opt_man. */
+void sm_opt_markdown(const sm_opt_t *opts, size_t nopts, const char *const *cmd_names,
+                     FILE *f);
+
 /** Parts of a table in a manual page (sm_opt_man). */
 typedef enum sm_opt_manpart {
   SM_OPT_MAN_SYNOPSIS, /* the "usage:" lines of the text rows, no-fill */

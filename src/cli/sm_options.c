@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "sm_commit.h"
 #include "sm_formulas.h"
 #include "sm_optable.h"
 #include "sm_sched.h"
@@ -267,17 +268,34 @@ static sm_err_t set_inject(const sm_opt_t *d, char *arg, void *dst, int *done)
 
 static const char *const topk_by_names[] = {"max", "entry", NULL};
 
+#ifndef SM_DOCDIR /* where make install puts README.md and docs/ (Makefile.am) */
+#define SM_DOCDIR "share/doc/starmet"
+#endif
+
+/* The commands, the three most common runs and where the guide is: the
+ * top of --help, and all that starmet without arguments prints. */
+#define SM_OPTIONS_USAGE                                                                 \
+  "usage: starmet compute [options]   all-pairs / all-triples metrics\n"                 \
+  "       starmet synth [options]     write a synthetic problem to a file\n"             \
+  "       starmet maf --input FILE [options]   allele frequency likelihoods, MAF\n"      \
+  "                                   and SFS from genotype likelihoods (starmet maf "   \
+  "--help)\n"                                                                            \
+  "       starmet --help | --version\n"                                                  \
+  "\n"                                                                                   \
+  "The most common runs (mkdir -p out first):\n"                                         \
+  "  starmet compute --bfile data/example_geno --threshold 0.7 --top-k 5 --output "      \
+  "out/ccc\n"                                                                            \
+  "  starmet compute --input data/example_abundance.tsv --histogram 20 --output "        \
+  "out/ps\n"                                                                             \
+  "  mpirun -np 2 starmet compute --bfile data/example_geno --num-proc-vector 2 "        \
+  "--output out/ccc2\n"                                                                  \
+  "The guide: docs/getting-started.md, then docs/README.md (installed in " SM_DOCDIR     \
+  "/docs).\n"
+
 /* Every option of compute and synth, in the order of the help. */
 static const sm_opt_t options[] = {
-    TEXT("usage: starmet compute [options]   all-pairs / all-triples metrics\n"
-         "       starmet synth [options]     write a synthetic problem to a file\n"
-         "       starmet maf --input FILE [options]   allele frequency likelihoods, MAF\n"
-         "                                   and SFS from genotype likelihoods (starmet "
-         "maf "
-         "--help)\n"
-         "       starmet --help | --version\n"
-         "\n"
-         "What to compute:\n"),
+    TEXT(SM_OPTIONS_USAGE "\n"
+                          "What to compute:\n"),
     {.name = "metric",
      .kind = SM_OPT_CHOICE,
      .off = O(metric),
@@ -586,6 +604,11 @@ void sm_options_usage(FILE *f)
   sm_opt_help(options, NOPTIONS, f);
 }
 
+void sm_options_short_usage(FILE *f)
+{
+  fputs(SM_OPTIONS_USAGE "\nEvery option: starmet --help (and starmet maf --help).\n", f);
+}
+
 const sm_optcmd_t *sm_options_command(int synth)
 {
   return synth ? &synth_cmd : &compute_cmd;
@@ -627,7 +650,7 @@ static sm_err_t check_input(sm_options_t *o, int n_inputs)
   }
   if (!n_inputs && o->synth.kind == SM_SYNTH_NONE) {
     sm_log_error("no input: give --input FILE, --bfile PREFIX or --synthetic "
-                 "random|analytic (see starmet --help)");
+                 "random|analytic (the formats: docs/inputs.md; starmet --help)");
     return SM_EOPTION;
   }
   if ((int)o->metric < 0)
@@ -838,6 +861,11 @@ static sm_err_t check_run(sm_options_t *o)
                  "task graph, not --compute-method ref");
     return SM_EOPTION;
   }
+  /* the directories the run writes in, before it computes anything */
+  if ((o->output && sm_commit_check_dir("--output", o->output)) ||
+      (o->summary && sm_commit_check_dir("--summary", o->summary)) ||
+      (o->trace && sm_commit_check_dir("--trace", o->trace)))
+    return SM_EOPTION;
   return SM_OK;
 }
 
@@ -881,6 +909,8 @@ sm_err_t sm_options_parse_synth(int argc, char **argv, sm_options_t *o, int *don
     sm_log_error("synth: plink output holds genotypes: use --metric ccc");
     return SM_EOPTION;
   }
+  if (sm_commit_check_dir("--output", o->output))
+    return SM_EOPTION;
   synth_problem(o);
   return SM_OK;
 }

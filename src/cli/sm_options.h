@@ -82,6 +82,10 @@ typedef struct sm_options {
   double task_timeout; /* s a run may finish no task before it fails; 0: off */
 } sm_options_t;
 
+/** The commands, the most common runs and where the guide is (what starmet
+ * without arguments prints). */
+void sm_options_short_usage(FILE *f);
+
 /** Parse and check the arguments of `starmet compute` (argv[0] is
  * "compute"). Returns SM_OK or SM_EOPTION (logged); *done is set when
  * an option did the whole job (--help, --sched help). */

@@ -65,6 +65,39 @@ const char *sm_commit_hint(int err)
   return err == EBUSY ? "" : " (check that the directory exists and is writable)";
 }
 
+sm_err_t sm_commit_check_dir(const char *what, const char *path)
+{
+  char dir[SM_COMMIT_NAME_MAX];
+  const char *slash = strrchr(path, '/');
+  if (!slash)
+    snprintf(dir, sizeof dir, ".");
+  else if (slash == path)
+    snprintf(dir, sizeof dir, "/");
+  else
+    snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+  struct stat sb;
+  if (stat(dir, &sb) != 0) {
+    if (errno == ENOENT)
+      sm_log_error(
+          "%s %s: the directory %s does not exist: create it first (mkdir -p %s)", what,
+          path, dir, dir);
+    else
+      sm_log_error("%s %s: cannot use the directory %s: %s", what, path, dir,
+                   strerror(errno));
+    return SM_EIO;
+  }
+  if (!S_ISDIR(sb.st_mode)) {
+    sm_log_error("%s %s: %s is not a directory", what, path, dir);
+    return SM_EIO;
+  }
+  if (access(dir, W_OK | X_OK) != 0) {
+    sm_log_error("%s %s: the directory %s is not writable (%s)", what, path, dir,
+                 strerror(errno));
+    return SM_EIO;
+  }
+  return SM_OK;
+}
+
 sm_err_t sm_commit_sync(sm_commit_t *c)
 {
   int bad = ferror(c->f);

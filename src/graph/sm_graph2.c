@@ -40,7 +40,7 @@ size_t sm_graph_auto_block(size_t nv, int nworkers, int ngpus, int emit, int met
      * of 512 at least, and about 16 tile pairs per GPU so that the GPUs
      * end together (on simulated 6- and 8-GPU nodes, 36 tile pairs of 4096
      * left the GPUs idle a quarter of the run; 2048 cut the makespan by a
-     * third: README, "Simulated GPU nodes") */
+     * third: docs/scheduling.md, "Simulated GPU nodes") */
     tiles = (size_t)ceil(sqrt(32.0 * ngpus));
     cap = emit ? (metric_ccc ? 1024 : 2048) : 4096;
     floor = 512;

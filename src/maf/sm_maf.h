@@ -11,7 +11,7 @@
 
 typedef enum sm_saf_outfmt {
   SM_SAF_OUT_TSV = 0, /* chrom pos then 2N + 1 values */
-  SM_SAF_OUT_BIN,     /* starmet SAF binary (README) */
+  SM_SAF_OUT_BIN,     /* starmet SAF binary (docs/maf.md) */
   SM_SAF_OUT_NONE,    /* no SAF file (allele frequencies and SFS still written) */
 } sm_saf_outfmt_t;
 

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "sm_commit.h"
 #include "sm_optable.h"
 
 #define O(field) offsetof(sm_maf_options_t, field)
@@ -165,6 +166,9 @@ static sm_err_t check(sm_maf_options_t *o)
     sm_log_error("--output-format needs --output PREFIX");
     return SM_EOPTION;
   }
+  if ((o->output && sm_commit_check_dir("--output", o->output)) ||
+      (o->summary && sm_commit_check_dir("--summary", o->summary)))
+    return SM_EOPTION;
   return SM_OK;
 }
 

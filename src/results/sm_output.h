@@ -12,7 +12,7 @@
 
 typedef enum sm_outfmt {
   SM_OUT_TSV = 0, /* text: id_i id_j [id_k] [a b [c]] value */
-  SM_OUT_BIN,     /* starmet binary (README: "Binary output") */
+  SM_OUT_BIN,     /* starmet binary (docs/outputs.md, "Binary output") */
   SM_OUT_COMET,   /* CoMet's record layout: uint32 coords, float32 value */
   SM_OUT_NONE,    /* nothing written (checksum and summary only) */
   SM_OUT_NPY,     /* 2-way n x n [x 4 for CCC] NumPy matrix, one rank (below) */

@@ -15,7 +15,7 @@ typedef struct sm_topk_file {
   size_t nv, nf;
   int ccc, single;
   char **names; /* vector names, or NULL (0-based indices) */
-  int binary;   /* PREFIX.topk.bin (README "Top-k binary") */
+  int binary;   /* PREFIX.topk.bin (docs/computed.md, "Nearest neighbours") */
 } sm_topk_file_t;
 
 /** Write the file at path (atomically). TSV: a header, then per vector

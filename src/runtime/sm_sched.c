@@ -138,7 +138,7 @@ static unsigned bucket_where(int b, int nb)
  * more are waiting per accelerator than its slow factor: 1 for an OpenCL
  * device (PoCL's is no faster than a core), SM_GPU_CPU_SLOW for a GPU,
  * whose numerator kernels run hundreds of times faster than a core's (a
- * core that takes one holds the end of the run: README, "Simulated GPU
+ * core that takes one holds the end of the run: docs/scheduling.md, "Simulated GPU
  * nodes"). */
 #define SM_GPU_CPU_SLOW 100.0f
 static void heteroprio_init(unsigned ctx)
@@ -274,7 +274,7 @@ sm_err_t sm_sched_conf(struct starpu_conf *conf, const char *sched)
   } else if (!env && sm_sched_expected_gpus() > 0) {
     /* a GPU node: policies without performance models let CPU workers take
      * numerator tiles they run hundreds of times slower than a GPU, and the
-     * run waits for them (README, "Simulated GPU nodes") */
+     * run waits for them (docs/scheduling.md, "Simulated GPU nodes") */
     conf->sched_policy_name = SM_GPU_DEFAULT_SCHED;
   }
   const char *name =

@@ -41,7 +41,7 @@ int sm_sched_uses_models(const char *name);
  * names one (StarPU's own default, lws, otherwise): on the simulated
  * Summit- and DGX-A100-like nodes, dm was the fastest or within 7% of it
  * for 2-way CCC and Czekanowski and 3-way CCC, dmda 8-17% slower, the
- * policies without models 6-12x slower (README, "Simulated GPU nodes"). */
+ * policies without models 6-12x slower (docs/scheduling.md, "Simulated GPU nodes"). */
 #define SM_GPU_DEFAULT_SCHED "dm"
 
 /** The CUDA workers the next starpu_init will start: STARPU_NCUDA when set,

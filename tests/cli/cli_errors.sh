@@ -85,6 +85,17 @@ if [ "$(id -u)" -ne 0 ]; then
   expect_error "unwritable dir" "ro/x.*(cannot create|Permission)" "$T/ro/x" \
     "$STARMET" compute --quiet --synthetic random --num-vector 5 --num-field 5 --output "$T/ro/x"
 fi
-expect_error "missing dir" "nodir/x.*cannot create" "$T/nodir/x" \
+expect_error "missing dir" "--output .*nodir/x: the directory .*nodir does not exist: create it first \(mkdir -p .*nodir\)" "$T/nodir/x" \
   "$STARMET" compute --quiet --synthetic random --num-vector 5 --num-field 5 --output "$T/nodir/x"
+# every path a run writes is checked before it computes: a summary in a
+# missing directory, one under a file, a synth output; nothing is written
+expect_error "summary dir" "--summary .*nodir/s.json: the directory .*nodir does not exist" "$T/sdir" \
+  "$STARMET" compute --quiet --synthetic random --num-vector 5 --num-field 5 --output "$T/sdir" \
+  --summary "$T/nodir/s.json"
+touch "$T/afile"
+expect_error "summary under a file" "--summary .*afile/s.json: .*afile is not a directory" "$T/sdir" \
+  "$STARMET" compute --quiet --synthetic random --num-vector 5 --num-field 5 --output "$T/sdir" \
+  --summary "$T/afile/s.json"
+expect_error "synth dir" "--output .*nodir/g: the directory .*nodir does not exist" "$T/nodir/g" \
+  "$STARMET" synth --metric ccc --num-vector 5 --num-field 5 --output-format plink --output "$T/nodir/g"
 finish

@@ -24,9 +24,10 @@ for v in bin man1 comp readme; do
 done
 [ -n "$bin" ] && [ -x "$bin" ] && pass || fail "no executable starmet in bin/"
 docdir=$(dirname "${readme:-$D/none/README.md}")
-for f in "$top_srcdir"/docs/*; do
+for f in "$top_srcdir"/docs/* "$top_srcdir"/docs/sim/*; do
   [ -f "$f" ] || continue
-  cmp -s "$f" "$docdir/docs/$(basename "$f")" && pass || fail "docs/$(basename "$f") not installed"
+  rel=${f#"$top_srcdir"/docs/}
+  cmp -s "$f" "$docdir/docs/$rel" && pass || fail "docs/$rel not installed"
 done
 # the readers, and the installed Python one works from there
 for f in python/starmet_io.py R/starmet_io.R; do

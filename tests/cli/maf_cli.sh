@@ -159,6 +159,6 @@ expect_error "band with ref" "--band-tol applies to the tree" "$O" \
   M --input "$T/g.beagle" --kernel ref --band-tol 5
 expect_error "bad kernel" "--kernel: unknown value 'fast'" "$O" M --input "$T/g.beagle" --kernel fast
 expect_error "unknown maf option" "unknown.*--frobnicate" "$O" M --input "$T/g.beagle" --frobnicate
-expect_error "maf output dir" "nodir/x.*cannot create" "$T/nodir/x" \
+expect_error "maf output dir" "--output .*nodir/x: the directory .*nodir does not exist" "$T/nodir/x" \
   M --input "$T/g.beagle" --output "$T/nodir/x"
 finish

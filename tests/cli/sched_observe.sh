@@ -182,7 +182,7 @@ expect_error "model dir is a file" "perfmodel-dir .*not a directory" - \
 [ ! -e "$T/bad2.tsv" ] && [ ! -e "$T/bad3.tsv" ] && pass || fail "refused runs wrote results"
 expect_error "trace with ref" "apply to the task graph" "$T/bad4" \
   "$STARMET" compute --quiet $P_CCC --compute-method ref --trace "$T/bad4.csv"
-expect_error "trace unwritable" "trace .*cannot write" "$T/nodir/tr" \
+expect_error "trace unwritable" "--trace .*nodir/tr.csv: the directory .*nodir does not exist" "$T/nodir/tr" \
   c $P_CCC --trace "$T/nodir/tr.csv"
 
 # --- the observer looks at a task's data only before it runs: after, the

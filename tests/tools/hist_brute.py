@@ -2,7 +2,7 @@
 """hist_brute.py RESULTS.tsv HIST.tsv BINS LO HI [MORE.tsv ...]: the counts
 of HIST.tsv (starmet --histogram) must equal a brute-force count of every
 value in the TSV result files (written unthresholded), binned as
-README "Analysing the results" says: slot -1 below LO, bins 0..BINS-1
+docs/outputs.md says: slot -1 below LO, bins 0..BINS-1
 over [LO, HI] (the last one closed), BINS above HI, BINS+1 NaN. The bin of
 a value is floor((v - LO) / (HI - LO) * BINS) in double precision."""
 import math

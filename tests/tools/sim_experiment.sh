@@ -106,7 +106,7 @@ PYEOF
 # the simulated 2-core machine against this one: the same CCC problem,
 # eager on 2 CPU workers. The rates are measured here first (the machine
 # may not be the one sim/models.tsv was written on); other tests share the
-# cores, so the bound is looser than the experiment's (README), and a
+# cores, so the bound is looser than the experiment's (docs/scheduling.md), and a
 # second attempt (calibration and runs again) is allowed: under make -j
 # another test can hold a core through a whole calibration, which says
 # nothing of the simulation

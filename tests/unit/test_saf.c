@@ -275,7 +275,7 @@ START_TEST(zeros_and_extremes)
 }
 END_TEST
 
-/* Banding: the bins kept match the exact result near the top (README's
+/* Banding: the bins kept match the exact result near the top (docs/maf.md's
  * bound: below 1e-6 on bins >= -10 at T = 30 for N up to 4096; measured
  * on these sites, the largest difference is printed), the maximum stays,
  * bins are dropped and counted; a huge tolerance is exact. Read-model
