@@ -28,6 +28,10 @@ typedef struct codelet_slot {
 
 static struct {
   int active, trace, progress;
+  /* whether tasks' model predictions are asked for: only where they matter
+   * (a policy that schedules by them, or --calibrate), since asking makes
+   * StarPU warn about, and calibrate, every model short of samples */
+  int ask_models;
   pthread_mutex_t mu;
   int32_t block[3];
   double epoch_us, last_print_us;
@@ -157,6 +161,7 @@ static void on_started(void)
   struct starpu_perfmodel_arch *arch =
       starpu_worker_get_perf_archtype(worker, t->sched_ctx);
   const int uncal =
+      obs.ask_models &&
       isnan(starpu_task_expected_length(t, arch, starpu_task_get_implementation(t)));
   const double work = sm_cl_work(t);
   /* the task's number (StarPU's job ids are all 0 unless tracing is on) */
@@ -224,6 +229,7 @@ sm_err_t sm_observe_start(int trace, int progress)
   sm_observe_free();
   pthread_mutex_lock(&obs.mu);
   obs.active = 1;
+  obs.ask_models = sm_sched_uses_models(sm_sched_policy_name()) || sm_sched_calibrating();
   obs.trace = trace;
   obs.progress = progress;
   obs.block[0] = obs.block[1] = obs.block[2] = -1;

@@ -192,7 +192,13 @@ expect_error "trace unwritable" "--trace .*nodir/tr.csv: the directory .*nodir d
 n=0
 for k in $(seq 1 30); do
   "$STARMET" compute --quiet --metric ccc --synthetic random --num-vector 300 --num-field 200 \
-    --block-size 20 --output "$T/many" > /dev/null 2>&1 || n=$((n + 1))
+    --block-size 20 --sched dmda --output "$T/many" > /dev/null 2>&1 || n=$((n + 1))
 done
 [ $n -eq 0 ] && pass || fail "$n of 30 small runs failed"
+# a policy without models is not asked for predictions: StarPU, not silenced,
+# then has no model to warn about (a new user's first run)
+# shellcheck disable=SC2086
+env -u STARPU_SILENT "$STARMET" compute --quiet $P_CCC --perfmodel-dir "$T/pm5" \
+  --output-format none > /dev/null 2> "$T/quiet.err" && pass || fail "run without STARPU_SILENT"
+grep -q "Warning: model" "$T/quiet.err" && fail "StarPU warned about models under lws: $(head -n 2 "$T/quiet.err")" || pass
 finish
