@@ -365,23 +365,34 @@ static sm_err_t resume_state(run_t *r)
   return err;
 }
 
-/* No file this run writes may be its input. */
+/* The files this run writes, before it computes: the output policy
+ * (sm_commit_check_outputs: regular files or nothing, distinct, no input).
+ * The summary is rank 0's only. */
 static sm_err_t refuse_overwrite(const run_t *r)
 {
   const sm_options_t *o = r->o;
-  if (o->synth.kind != SM_SYNTH_NONE)
-    return SM_OK;
-  char ins[3][4200], part[4200], mpath[4200] = "";
-  const int nin = input_files(o, ins);
+  char ins[3][4200] = {"", "", ""}, part[4200], mpath[4200] = "", mnew[4300] = "";
+  const int nin = o->synth.kind != SM_SYNTH_NONE ? 0 : input_files(o, ins);
   snprintf(part, sizeof part, "%s.part", r->out_path);
-  if (o->output)
+  if (o->output && r->use_man) {
     sm_manifest_path(mpath, sizeof mpath, o->output, r->me, r->P);
-  const char *outs[] = {r->out_path, r->out_path[0] ? part : NULL, r->json_path, o->trace,
-                        mpath};
-  const char *what[] = {"--output", "--output", o->summary ? "--summary" : "--output",
-                        "--trace", "--output"};
+    snprintf(mnew, sizeof mnew, "%s.new", mpath);
+  }
+  const char *outs[] = {r->out_path,
+                        r->out_path[0] ? part : NULL,
+                        r->me == 0 ? r->json_path : NULL,
+                        r->me == 0 ? o->trace : NULL,
+                        mpath,
+                        mnew,
+                        r->hist_path,
+                        r->hist_png,
+                        r->topk_path};
+  const char *sum = o->summary ? "--summary" : "--output";
+  const char *what[] = {"--output", "--output",    sum,           "--trace", "--output",
+                        "--output", "--histogram", "--histogram", "--top-k"};
   const char *in[] = {ins[0], ins[1], ins[2]};
-  return sm_commit_check_not_input(outs, what, 5, in, (size_t)nin);
+  return sm_commit_check_outputs(outs, what, sizeof outs / sizeof outs[0], in,
+                                 (size_t)nin);
 }
 
 /* Open the results: paths, resume state, the writer and its header. */

@@ -22,14 +22,26 @@ sm_err_t sm_commit_open(sm_commit_t *c, const char *path, const char *suffix, in
     errno = ENAMETOOLONG;
     return SM_EIO;
   }
+  /* never through a link planted at the temporary name */
   if (unique) {
-    c->f = fopen(c->tmp, mode);
-    return c->f ? SM_OK : SM_EIO;
+    /* a name of this process's own: a file there is not ours */
+    int fd = open(c->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd < 0)
+      return SM_EIO;
+    if (!(c->f = fdopen(fd, mode))) {
+      const int e = errno;
+      close(fd);
+      unlink(c->tmp);
+      errno = e;
+      return SM_EIO;
+    }
+    return SM_OK;
   }
   /* open without truncating, lock, then truncate: a file another process
    * is writing is left as it is */
   const int create = mode[0] == 'w';
-  int fd = open(c->tmp, create ? O_RDWR | O_CREAT | O_CLOEXEC : O_RDWR | O_CLOEXEC, 0666);
+  int fd =
+      open(c->tmp, (create ? O_RDWR | O_CREAT : O_RDWR) | O_NOFOLLOW | O_CLOEXEC, 0666);
   if (fd < 0)
     return SM_EIO;
   if (flock(fd, LOCK_EX | LOCK_NB) != 0 || (create && ftruncate(fd, 0) != 0) ||
@@ -57,6 +69,11 @@ const char *sm_commit_strerror(int err)
     return "another process is writing it (another run with the same output, or the "
            "ranks of an MPI job started by a launcher starmet did not recognise: set "
            "STARMET_MPI=yes for them)";
+  if (err == ENOTSUP)
+    return "it is not a regular file (a directory, a device, a FIFO or a link), which "
+           "starmet never replaces: give another path";
+  if (err == ELOOP)
+    return "it is a symbolic link, which starmet never writes through: remove it";
   return strerror(err);
 }
 
@@ -144,6 +161,12 @@ static void sync_dir(const sm_commit_t *c)
 
 sm_err_t sm_commit_rename(sm_commit_t *c)
 {
+  struct stat sb;
+  if (lstat(c->path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+    unlink(c->tmp);
+    errno = ENOTSUP;
+    return SM_EIO;
+  }
   if (rename(c->tmp, c->path) != 0) {
     int saved = errno;
     unlink(c->tmp);
@@ -170,12 +193,49 @@ void sm_commit_abort(sm_commit_t *c)
   errno = saved;
 }
 
-sm_err_t sm_commit_check_not_input(const char *const *outs, const char *const *what,
-                                   size_t nout, const char *const *ins, size_t nin)
+static const char *file_kind(mode_t m)
+{
+  return S_ISDIR(m)    ? "a directory"
+         : S_ISLNK(m)  ? "a symbolic link"
+         : S_ISFIFO(m) ? "a FIFO"
+         : S_ISCHR(m)  ? "a character device"
+         : S_ISBLK(m)  ? "a block device"
+         : S_ISSOCK(m) ? "a socket"
+                       : "not a regular file";
+}
+
+sm_err_t sm_commit_check_outputs(const char *const *outs, const char *const *what,
+                                 size_t nout, const char *const *ins, size_t nin)
 {
   for (size_t k = 0; k < nout; k++) {
+    if (!outs[k] || !outs[k][0])
+      continue;
+    if (sm_commit_check_dir(what[k], outs[k]) != SM_OK)
+      return SM_EOPTION;
     struct stat so, si;
-    if (!outs[k] || !outs[k][0] || stat(outs[k], &so) != 0)
+    const int exists = lstat(outs[k], &so) == 0;
+    if (exists && !S_ISREG(so.st_mode)) {
+      sm_log_error("%s %s: the path exists and is %s; starmet only ever replaces regular "
+                   "files: give another path",
+                   what[k], outs[k], file_kind(so.st_mode));
+      return SM_EOPTION;
+    }
+    for (size_t j = 0; j < k; j++) {
+      struct stat sj;
+      if (!outs[j] || !outs[j][0])
+        continue;
+      const int same =
+          !strcmp(outs[j], outs[k]) || (exists && lstat(outs[j], &sj) == 0 &&
+                                        sj.st_dev == so.st_dev && sj.st_ino == so.st_ino);
+      if (same) {
+        sm_log_error(
+            "%s %s is also the file of %s: each file a run writes needs a path of "
+            "its own",
+            what[k], outs[k], what[j]);
+        return SM_EOPTION;
+      }
+    }
+    if (!exists)
       continue;
     for (size_t i = 0; i < nin; i++)
       if (ins[i] && stat(ins[i], &si) == 0 && so.st_dev == si.st_dev &&

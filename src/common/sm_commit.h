@@ -34,8 +34,9 @@ sm_err_t sm_commit_open(sm_commit_t *c, const char *path, const char *suffix, in
  * process holds it): for files kept open under their final name. */
 sm_err_t sm_commit_lock(FILE *f) SM_MUST_CHECK;
 
-/** strerror, with EBUSY from the functions above explained: another
- * process is writing the file. */
+/** strerror, with EBUSY from the functions above explained (another
+ * process is writing the file), and ENOTSUP (the final path is not a
+ * regular file: sm_commit_rename refuses to replace it). */
 const char *sm_commit_strerror(int err);
 
 /** What to check after a failed sm_commit_open with errno err, to follow
@@ -71,12 +72,19 @@ sm_err_t sm_commit_finish(sm_commit_t *c) SM_MUST_CHECK;
  * preserved for the caller's message. */
 void sm_commit_abort(sm_commit_t *c);
 
-/** Refuse to write over an input: for every output path outs[0..nout)
- * (NULL or "" entries are skipped) that is the same file (device and inode)
- * as one of ins[0..nin), log which option names it and return SM_EOPTION;
- * SM_OK otherwise. what[k] names the option behind outs[k]. */
-sm_err_t sm_commit_check_not_input(const char *const *outs, const char *const *what,
-                                   size_t nout, const char *const *ins,
-                                   size_t nin) SM_MUST_CHECK;
+/** The output policy, before a run computes anything: for every path
+ * outs[0..nout) it will write (NULL or "" entries are skipped; what[k]
+ * names the option behind outs[k]): its directory exists and is writable
+ * (sm_commit_check_dir); the path is absent or a regular file (a directory,
+ * a device, a FIFO, a socket or a symbolic link is never replaced); no two
+ * paths are the same file; and none is one of the inputs ins[0..nin) (same
+ * device and inode). Logs the first violation, naming the option and the
+ * path, and returns SM_EOPTION; SM_OK otherwise. sm_commit_open and
+ * sm_commit_rename enforce the same rules on every file a writer makes, so
+ * a writer that skipped this check still cannot write through a link or
+ * replace what is not a regular file. */
+sm_err_t sm_commit_check_outputs(const char *const *outs, const char *const *what,
+                                 size_t nout, const char *const *ins,
+                                 size_t nin) SM_MUST_CHECK;
 
 #endif

@@ -14,7 +14,7 @@ static sm_err_t open_tmp(sm_commit_t *c, const char *path)
 {
   if (sm_commit_open(c, path, ".part", 1, "wb") == SM_OK)
     return SM_OK;
-  sm_log_error("%s: cannot create: %s", c->tmp, strerror(errno));
+  sm_log_error("%s: cannot create: %s", c->tmp, sm_commit_strerror(errno));
   return SM_EIO;
 }
 
@@ -25,7 +25,7 @@ static sm_err_t close_tmp(sm_commit_t *c, int bad)
     sm_commit_abort(c);
   if (!bad && sm_commit_finish(c) == SM_OK)
     return SM_OK;
-  sm_log_error("%s: write failed: %s", c->path, strerror(errno));
+  sm_log_error("%s: write failed: %s", c->path, sm_commit_strerror(errno));
   return SM_EIO;
 }
 

@@ -267,7 +267,7 @@ static sm_err_t open_outputs(run_t *r)
   const char *outs[] = {r->saf_path, r->maf_path, r->sfs_path, r->json_path};
   const char *what[] = {"--output", "--output", "--output",
                         o->summary ? "--summary" : "--output"};
-  if ((err = sm_mpi_agree(sm_commit_check_not_input(outs, what, 4, &o->input, 1))))
+  if ((err = sm_mpi_agree(sm_commit_check_outputs(outs, what, 4, &o->input, 1))))
     return err;
   if (r->saf_path[0])
     err = sm_maf_writer_open(&r->saf_w, r->saf_path,

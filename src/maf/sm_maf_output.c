@@ -43,7 +43,8 @@ static int bin_header(sm_maf_writer_t *w)
 static sm_err_t write_failed(sm_maf_writer_t *w)
 {
   if (!w->failed)
-    sm_log_error("%s: write failed: %s (disk full?)", w->c.tmp, strerror(errno));
+    sm_log_error("%s: write failed: %s (disk full?)", w->c.tmp,
+                 sm_commit_strerror(errno));
   w->failed = 1;
   return SM_EIO;
 }

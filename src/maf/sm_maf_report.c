@@ -129,7 +129,7 @@ sm_err_t sm_maf_report_json(const sm_maf_report_t *r, const char *path)
   sm_json_close(&j);
   sm_json_end(&j);
   if (sm_commit_finish(&c) != SM_OK) {
-    sm_log_error("%s: cannot write the summary: %s", path, strerror(errno));
+    sm_log_error("%s: cannot write the summary: %s", path, sm_commit_strerror(errno));
     return SM_EIO;
   }
   return SM_OK;

@@ -66,7 +66,7 @@ sm_err_t sm_hist_write_tsv(const char *path, const sm_hist_spec_t *h, int ccc, i
     }
   }
   if (bad || sm_commit_finish(&c) != SM_OK) {
-    sm_log_error("%s: cannot write the histogram: %s", path, strerror(errno));
+    sm_log_error("%s: cannot write the histogram: %s", path, sm_commit_strerror(errno));
     sm_commit_abort(&c);
     return SM_EIO;
   }

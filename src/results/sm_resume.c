@@ -194,7 +194,8 @@ sm_err_t sm_manifest_open(sm_manifest_t *m, const char *path, const char *finger
   }
   /* the file stays open under its final name: blocks are appended to it */
   if (bad || sm_commit_sync(&c) != SM_OK || sm_commit_rename(&c) != SM_OK) {
-    sm_log_error("%s: cannot write the resume manifest: %s", path, strerror(errno));
+    sm_log_error("%s: cannot write the resume manifest: %s", path,
+                 sm_commit_strerror(errno));
     sm_commit_abort(&c);
     return SM_EIO;
   }
@@ -207,7 +208,8 @@ sm_err_t sm_manifest_header(sm_manifest_t *m, uint64_t header_end)
 {
   m->header_end = header_end;
   if (put_sizes(m->f, m) < 0 || fflush(m->f) != 0) {
-    sm_log_error("%s: cannot write the resume manifest: %s", m->path, strerror(errno));
+    sm_log_error("%s: cannot write the resume manifest: %s", m->path,
+                 sm_commit_strerror(errno));
     return SM_EIO;
   }
   return SM_OK;
@@ -231,7 +233,8 @@ sm_err_t sm_manifest_add(sm_manifest_t *m, const sm_resume_entry_t *e, int out_f
     bad |= put_entry(m->f, &m->pending[k]) < 0;
   bad |= fflush(m->f) != 0 || fsync(fileno(m->f)) != 0;
   if (bad) {
-    sm_log_error("%s: cannot write the resume manifest: %s", m->path, strerror(errno));
+    sm_log_error("%s: cannot write the resume manifest: %s", m->path,
+                 sm_commit_strerror(errno));
     return SM_EIO;
   }
   m->npending = 0;

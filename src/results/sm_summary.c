@@ -444,7 +444,7 @@ sm_err_t sm_summary_write_json(const sm_summary_t *s, const char *path)
 {
   sm_commit_t c;
   if (sm_commit_open(&c, path, ".part", 1, "w") != SM_OK) {
-    sm_log_error("%s: cannot write the summary: %s", c.tmp, strerror(errno));
+    sm_log_error("%s: cannot write the summary: %s", c.tmp, sm_commit_strerror(errno));
     return SM_EIO;
   }
   sm_json_t j;
@@ -462,7 +462,7 @@ sm_err_t sm_summary_write_json(const sm_summary_t *s, const char *path)
   sm_json_str(&j, "output", s->output_path);
   sm_json_end(&j);
   if (sm_commit_finish(&c) != SM_OK) {
-    sm_log_error("%s: cannot write the summary: %s", path, strerror(errno));
+    sm_log_error("%s: cannot write the summary: %s", path, sm_commit_strerror(errno));
     return SM_EIO;
   }
   return SM_OK;

@@ -79,7 +79,8 @@ sm_err_t sm_topk_write(const char *path, const sm_topk_file_t *t,
                         : put_tsv(c.f, t, (uint32_t)v, r + 1, &list[r]);
     }
   if (bad || sm_commit_finish(&c) != SM_OK) {
-    sm_log_error("%s: cannot write the neighbour lists: %s", path, strerror(errno));
+    sm_log_error("%s: cannot write the neighbour lists: %s", path,
+                 sm_commit_strerror(errno));
     sm_commit_abort(&c);
     return SM_EIO;
   }

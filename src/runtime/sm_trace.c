@@ -106,7 +106,7 @@ static sm_err_t write_csv(const char *path, const uint64_t *w, size_t nrec,
   qsort(l, nrec, sizeof *l, by_start);
   sm_commit_t c;
   if (sm_commit_open(&c, path, ".part", 1, "w") != SM_OK) {
-    sm_log_error("--trace %s: cannot write it: %s", path, strerror(errno));
+    sm_log_error("--trace %s: cannot write it: %s", path, sm_commit_strerror(errno));
     free(l);
     return SM_EIO;
   }
@@ -130,7 +130,7 @@ static sm_err_t write_csv(const char *path, const uint64_t *w, size_t nrec,
   }
   free(l);
   if (sm_commit_finish(&c) != SM_OK) {
-    sm_log_error("--trace %s: cannot write it: %s", path, strerror(errno));
+    sm_log_error("--trace %s: cannot write it: %s", path, sm_commit_strerror(errno));
     return SM_EIO;
   }
   return SM_OK;
