@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #if defined(__GLIBC__) || defined(__linux__)
 #include <malloc.h>
@@ -13,6 +14,7 @@
 #include "sm_compute.h"
 #include "sm_maf.h"
 #include "sm_mpi.h"
+#include "sm_optable.h"
 #include "sm_runtime.h"
 
 /* A simulation build's starpu.h renames main to starpu_main, so that
@@ -78,19 +80,95 @@ static int run_maf(const void *o, const char *command)
   return sm_maf_main(o, command);
 }
 
+/* What every rank of one run must have alike: the program, the command,
+ * its options as parsed (sm_opt_canonical: those that may differ per rank
+ * left out) and each input file's size as this rank sees it. Takes canon
+ * (malloc'd); NULL without memory. */
+static char *agreement_text(const char *command, char *canon, char paths[][4200], int n)
+{
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = canon ? open_memstream(&text, &len) : NULL;
+  if (!f) {
+    free(canon);
+    return NULL;
+  }
+  fprintf(f, "starmet %s\ncommand %s\n%s", PACKAGE_VERSION, command, canon);
+  for (int k = 0; k < n; k++) {
+    struct stat sb;
+    if (stat(paths[k], &sb) == 0)
+      fprintf(f, "input %s of %lld bytes\n", paths[k], (long long)sb.st_size);
+    else
+      fprintf(f, "input %s that does not exist\n", paths[k]);
+  }
+  free(canon);
+  if (fclose(f) != 0) {
+    free(text);
+    return NULL;
+  }
+  return text;
+}
+
+/* A line of agreement_text as a rank's message says it. */
+static void say_line(const char *line, char *buf, size_t len)
+{
+  const char *sp = strchr(line, ' ');
+  if (!line[0])
+    snprintf(buf, len, "fewer settings");
+  else if (!strncmp(line, "--", 2) && sp && !strcmp(sp + 1, "-"))
+    snprintf(buf, len, "no %.*s", (int)(sp - line), line);
+  else if (!strncmp(line, "--", 2) && sp && !strncmp(sp + 1, "--", 2))
+    snprintf(buf, len, "%s", sp + 1); /* a flag: the option that set it */
+  else
+    snprintf(buf, len, "%s", line);
+}
+
+/* Before any task: every rank runs what rank 0 runs (one gather of the
+ * texts). Otherwise rank 0 names the first difference and all stop. */
+static sm_err_t ranks_agree(const char *text, const sm_optcmd_t *cmd)
+{
+  int other;
+  char *l0, *lr;
+  sm_err_t err = sm_mpi_compare_lines(text, &other, &l0, &lr);
+  err = (sm_err_t)sm_mpi_agree(err);
+  if (!err && other >= 0) {
+    if (sm_mpi_rank() == 0) {
+      char per[512], s0[4400], sr[4400];
+      sm_opt_per_rank_names(cmd, per, sizeof per);
+      say_line(l0, s0, sizeof s0);
+      say_line(lr, sr, sizeof sr);
+      sm_log_error("the ranks of this run were not started alike: rank 0 has %s, "
+                   "rank %d has %s. Every rank must run the same command on the same "
+                   "input files; only these options may differ between ranks: %s",
+                   s0, other, sr, per);
+    }
+    err = SM_EOPTION;
+  } else if (err == SM_ENOMEM && sm_mpi_rank() == 0) {
+    sm_log_error("out of memory comparing the ranks' options");
+  }
+  free(l0), free(lr);
+  return err;
+}
+
 /* A command's work on every rank, its command line (taken after parsing,
- * as the summaries have always recorded it) in its summary. */
+ * as the summaries have always recorded it) in its summary, once every
+ * rank agrees on agree (agreement_text, freed here). */
 static int run_mpi(int argc, char **argv, int (*run)(const void *, const char *),
-                   const void *o, long want_ranks, const char *fallback)
+                   const void *o, long want_ranks, const char *fallback, char *agree,
+                   const sm_optcmd_t *table)
 {
   char *cmd = join_args(argc, argv);
-  int r = sm_mpi_init(&argc, &argv, want_ranks);
+  int r = sm_mpi_init(&argc, &argv, want_ranks), agreed = 0;
+  if (r == SM_OK)
+    agreed = (r = ranks_agree(agree, table)) == SM_OK;
+  free(agree);
   if (r == SM_OK)
     r = run(o, cmd ? cmd : fallback);
   point_to_guide((sm_err_t)r);
   sm_mpi_finalize();
   free(cmd);
-  return r == SM_OK ? 0 : 1;
+  /* ranks that disagree: a bad command line, like a bad option */
+  return r == SM_OK ? 0 : !agreed && r == SM_EOPTION ? 2 : 1;
 }
 
 /* A run stalled (--task-timeout): end every rank now. The outputs are
@@ -156,7 +234,12 @@ static int starmet_main(int argc, char **argv)
     /* the rank grid the options ask for (0 = as many as run) */
     const long grid =
         (long)(o.npv ? o.npv : 1) * (o.npf ? o.npf : 1) * (o.npr ? o.npr : 1);
-    return run_mpi(argc, argv, run_compute, &o, grid, "starmet compute");
+    char in[3][4200];
+    const int nin = sm_compute_input_files(&o, in);
+    char *agree = agreement_text(
+        "compute", sm_options_canonical_compute(argc - 1, argv + 1, &o), in, nin);
+    return run_mpi(argc, argv, run_compute, &o, grid, "starmet compute", agree,
+                   sm_options_command(0));
   }
   if (!strcmp(argv[1], "synth")) {
     if ((r = parsed(sm_options_parse_synth(argc - 1, argv + 1, &o, &done), &done)) >= 0)
@@ -169,7 +252,11 @@ static int starmet_main(int argc, char **argv)
     sm_maf_options_t mo;
     if ((r = parsed(sm_maf_options_parse(argc - 1, argv + 1, &mo, &done), &done)) >= 0)
       return r;
-    return run_mpi(argc, argv, run_maf, &mo, 1, "starmet maf");
+    char in[1][4200];
+    snprintf(in[0], sizeof in[0], "%s", mo.input ? mo.input : "");
+    char *agree = agreement_text("maf", sm_maf_options_canonical(argc - 1, argv + 1, &mo),
+                                 in, mo.input ? 1 : 0);
+    return run_mpi(argc, argv, run_maf, &mo, 1, "starmet maf", agree, sm_maf_command());
   }
   fprintf(stderr,
           "starmet: error: unknown command '%s' (use compute, synth or maf; "

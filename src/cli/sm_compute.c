@@ -5,6 +5,8 @@
 #include "config.h"
 #include "sm_compute.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +15,7 @@
 #include <unistd.h>
 
 #include "sm_commit.h"
+#include "sm_crc32c.h"
 #include "sm_graph.h"
 #include "sm_hist.h"
 #include "sm_topk.h"
@@ -90,19 +93,30 @@ static sm_err_t problem_dims(const sm_options_t *o, sm_dims_t *dims)
   return (sm_err_t)msg.err;
 }
 
-/* Size and modification time of path (-1 0 when it does not exist). */
+/* What --resume must find unchanged of the file path: its size, its
+ * modification time to the nanosecond, its inode and the CRC-32C of its
+ * bytes (" path:-1" when it cannot be read). */
 static int file_stamp(const char *path, char *buf, size_t len)
 {
   struct stat sb;
-  if (stat(path, &sb) != 0)
-    sb.st_size = -1, sb.st_mtime = 0;
-  return snprintf(buf, len, " %s:%lld:%lld", path, (long long)sb.st_size,
-                  (long long)sb.st_mtime);
+  uint32_t crc = 0;
+  const int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || fstat(fd, &sb) != 0 ||
+      sm_crc32c_fd(fd, 0, (uint64_t)sb.st_size, &crc) != SM_OK) {
+    if (fd >= 0)
+      close(fd);
+    return snprintf(buf, len, " %s:-1", path);
+  }
+  close(fd);
+  return snprintf(buf, len, " %s:%lld:%lld.%09ld:%llu:%08x", path, (long long)sb.st_size,
+                  (long long)sb.st_mtim.tv_sec, (long)sb.st_mtim.tv_nsec,
+                  (unsigned long long)sb.st_ino, (unsigned)crc);
 }
 
-/* The files of the input: the three of a PLINK fileset, else the one. */
-static int input_files(const sm_options_t *o, char paths[3][4200])
+int sm_compute_input_files(const sm_options_t *o, char paths[3][4200])
 {
+  if (o->synth.kind != SM_SYNTH_NONE || !o->input)
+    return 0;
   size_t n = strlen(o->input);
   const char *tail = n > 4 ? o->input + n - 4 : "";
   int plink = o->input_format == SM_INPUT_PLINK;
@@ -127,7 +141,7 @@ static int input_files(const sm_options_t *o, char paths[3][4200])
 static void input_stamp(const sm_options_t *o, char *buf, size_t len)
 {
   char paths[3][4200];
-  int nf = input_files(o, paths);
+  int nf = sm_compute_input_files(o, paths);
   size_t k = (size_t)snprintf(buf, len, "input=%s", o->input);
   for (int e = 0; e < nf && k < len; e++)
     k += (size_t)file_stamp(paths[e], buf + k, len - k);
@@ -150,12 +164,13 @@ static void fingerprint(const sm_options_t *o, const sm_decomp_t *d, int sparse,
       buf, len,
       "metric=%d way=%d single=%d sparse=%d nv=%zu nf=%zu %s grid=%dx%dx%d rank=%d/%d "
       "phases=%d:%d-%d stages=%d:%d-%d threshold=%.17g format=%d g=%.17g m=%.17g "
-      "kernel=%d thresholds=%d:%.17g,%.17g,%.17g,%.17g,%.17g",
+      "kernel=%d thresholds=%d:%.17g,%.17g,%.17g,%.17g,%.17g read=%d:%d:%d:%d:%zu",
       (int)o->metric, o->num_way, o->single, sparse, d->nv, d->nf, input, d->npv, d->npf,
       d->npr, rank, P, d->num_phase, o->phase_min, o->phase_max, o->num_stage,
       o->stage_min, o->stage_max, o->threshold, (int)o->output_format, o->ccc_param,
       o->ccc_mult, (int)o->kernel, o->thr_ent.n, o->thr_ent.t[0], o->thr_ent.t[1],
-      o->thr_ent.t[2], o->thr_ent.t[3], o->thr_ent.t[4]);
+      o->thr_ent.t[2], o->thr_ent.t[3], o->thr_ent.t[4], (int)o->input_format,
+      o->transpose, o->text_header, o->text_row_names, o->raw_elem_size);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -208,6 +223,7 @@ typedef struct run {
   int use_man, resumed;
   int bs_known;     /* the tile size is the interrupted run's */
   uint64_t hdr_end; /* output file size after its header */
+  uint32_t hdr_crc; /* and its CRC-32C */
   uint64_t *skip, resume_off, resume_count;
   size_t nskip; /* blocks an interrupted run completed */
   sm_writer_t *w;
@@ -329,7 +345,10 @@ static sm_err_t resume_state(run_t *r)
   const sm_options_t *o = r->o;
   char mpath[4200], fp[8192];
   sm_manifest_path(mpath, sizeof mpath, o->output, r->me, r->P);
+  const double t0 = sm_now();
   fingerprint(o, &r->d, r->sparse, r->me, r->P, fp, sizeof fp);
+  if (sm_now() - t0 >= 0.2) /* the inputs' CRC: worth saying on large inputs */
+    sm_log_info("the input's checksums for --resume took %.2f s", sm_now() - t0);
   size_t bs = o->block_size;
   sm_err_t err = sm_manifest_open(&r->man, mpath, fp, o->resume, &bs, &r->resumed);
   double rbs = r->resumed ? (double)bs : 0;
@@ -365,6 +384,28 @@ static sm_err_t resume_state(run_t *r)
   return err;
 }
 
+/* --resume: the partial output holds what the manifest vouches for, byte
+ * for byte (sm_manifest_verify), before any of it is kept. */
+static sm_err_t verify_partial(const run_t *r)
+{
+  char part[4200];
+  snprintf(part, sizeof part, "%s.part", r->out_path);
+  const int fd = open(part, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    sm_log_error("%s: the partial output of the interrupted run cannot be read (%s); "
+                 "rerun without --resume",
+                 part, strerror(errno));
+    return SM_EINCONSIST;
+  }
+  const double t0 = sm_now();
+  const sm_err_t err = sm_manifest_verify(&r->man, fd, part);
+  close(fd);
+  if (!err)
+    sm_log_info("--resume: the partial output checks out (%zu blocks, %.2f s)",
+                r->man.ndone, sm_now() - t0);
+  return err;
+}
+
 /* The files this run writes, before it computes: the output policy
  * (sm_commit_check_outputs: regular files or nothing, distinct, no input).
  * The summary is rank 0's only. */
@@ -372,7 +413,7 @@ static sm_err_t refuse_overwrite(const run_t *r)
 {
   const sm_options_t *o = r->o;
   char ins[3][4200] = {"", "", ""}, part[4200], mpath[4200] = "", mnew[4300] = "";
-  const int nin = o->synth.kind != SM_SYNTH_NONE ? 0 : input_files(o, ins);
+  const int nin = sm_compute_input_files(o, ins);
   snprintf(part, sizeof part, "%s.part", r->out_path);
   if (o->output && r->use_man) {
     sm_manifest_path(mpath, sizeof mpath, o->output, r->me, r->P);
@@ -451,12 +492,14 @@ static sm_err_t open_results(run_t *r)
   sm_err_t err = (sm_err_t)sm_mpi_agree(refuse_overwrite(r));
   if (!err && r->use_man)
     err = resume_state(r);
+  if (!err && r->resume_off)
+    err = (sm_err_t)sm_mpi_agree(verify_partial(r));
   if (!err)
     err = (sm_err_t)sm_mpi_agree(
         sm_writer_open(&r->w, r->out_path, &wi, r->resume_off, r->resume_count));
   if (!err && r->use_man && !r->resume_off) {
     int fd;
-    err = (sm_err_t)sm_mpi_agree(sm_writer_flush(r->w, &r->hdr_end, &fd));
+    err = (sm_err_t)sm_mpi_agree(sm_writer_flush(r->w, &r->hdr_end, &fd, &r->hdr_crc));
   }
   return err;
 }
@@ -605,7 +648,7 @@ static sm_err_t run_graph(run_t *r, int progress)
                     "int8 loops on the others)";
   if (r->use_man && !r->resumed) { /* the tile size is known now: record it */
     r->man.block_size = r->d.block_size;
-    sm_err_t err = (sm_err_t)sm_mpi_agree(sm_manifest_header(&r->man, r->hdr_end));
+    sm_err_t err = (sm_err_t)sm_mpi_agree(sm_manifest_header(&r->man, r->hdr_end, r->hdr_crc));
     if (err)
       return err;
   }

@@ -9,6 +9,10 @@
  * the whole command line, for the summary. */
 int sm_compute_main(const sm_options_t *o, const char *command);
 
+/** The files of o's input in paths: the three of a PLINK fileset, else the
+ * one; none for a synthetic problem. Returns how many. */
+int sm_compute_input_files(const sm_options_t *o, char paths[3][4200]);
+
 /** Write a synthetic problem to o->output in the format of
  * o->input_format (tsv, npy, raw, plink). */
 int sm_synth_main(const sm_options_t *o);

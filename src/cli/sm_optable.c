@@ -225,6 +225,138 @@ sm_err_t sm_opt_parse(const sm_optcmd_t *cmd, int argc, char **argv, void *dst, 
   return err;
 }
 
+/* Whether row i is the first row named like it. */
+static int first_of_name(const sm_optcmd_t *cmd, size_t i)
+{
+  for (size_t j = 0; j < i; j++)
+    if (cmd->opts[j].name && !strcmp(cmd->opts[j].name, cmd->opts[i].name))
+      return 0;
+  return 1;
+}
+
+/* Whether flag d (the row of name i) stores where an earlier flag of cmd
+ * does (--no-sparse after --sparse): one line says both. */
+static int same_flag_before(const sm_optcmd_t *cmd, size_t i, const sm_opt_t *d)
+{
+  for (size_t j = 0; d->kind == SM_OPT_FLAG && !d->set && j < i; j++) {
+    const sm_opt_t *e = cmd->opts[j].name ? row_for(cmd, j) : NULL;
+    if (e && e->kind == SM_OPT_FLAG && !e->set && e->off == d->off)
+      return 1;
+  }
+  return 0;
+}
+
+/* A flag's value as the option that sets it (rows of cmd storing v at the
+ * same place: "--no-sparse"), or "-" for a value none sets (the default). */
+static void flag_value(const sm_optcmd_t *cmd, const sm_opt_t *d, int v, FILE *f)
+{
+  for (size_t j = 0; j < cmd->nopts; j++) {
+    const sm_opt_t *e = &cmd->opts[j];
+    if (e->name && e->kind == SM_OPT_FLAG && !e->set && e->off == d->off &&
+        e->ival == v && (!e->cmds || (e->cmds & cmd->cmd))) {
+      fprintf(f, "--%s", e->name);
+      return;
+    }
+  }
+  fputc('-', f);
+}
+
+/* A choice's value as its name, or "-" for a value none gives (the
+ * default). */
+static void choice_value(const sm_opt_t *d, int v, FILE *f)
+{
+  for (int k = 0; d->choices && d->choices[k]; k++)
+    if ((d->values ? d->values[k] : k) == v) {
+      fputs(d->choices[k], f);
+      return;
+    }
+  fputc('-', f);
+}
+
+void sm_opt_print_double(double v, FILE *f)
+{
+  char b[40];
+  for (int p = 1; p <= 17; p++) {
+    snprintf(b, sizeof b, "%.*g", p, v);
+    if (strtod(b, NULL) == v)
+      break;
+  }
+  fputs(b, f);
+}
+
+char *sm_opt_canonical(const sm_optcmd_t *cmd, int argc, char **argv, const void *dst)
+{
+  /* a custom row's last argument, by the index of its name's first row */
+  const char **given = calloc(cmd->nopts + 1, sizeof *given);
+  struct option *lo = long_options(cmd);
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = given && lo ? open_memstream(&text, &len) : NULL;
+  if (!f) {
+    free(given), free(lo);
+    return NULL;
+  }
+  int c;
+  optind = 1;
+  opterr = 0;
+  while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1)
+    if (c >= SM_OPT_VAL0 && (size_t)(c - SM_OPT_VAL0) < cmd->nopts)
+      given[c - SM_OPT_VAL0] = optarg;
+  for (size_t i = 0; i < cmd->nopts; i++) {
+    const sm_opt_t *d = cmd->opts[i].name && first_of_name(cmd, i) ? row_for(cmd, i) : NULL;
+    if (!d || d->per_rank || d->kind == SM_OPT_HELP || same_flag_before(cmd, i, d))
+      continue;
+    const void *p = (const char *)dst + d->off;
+    fprintf(f, "--%s ", d->name);
+    if (d->set && d->show) {
+      d->show(dst, f);
+    } else if (d->set) {
+      fputs(given[i] ? given[i] : "-", f);
+    } else {
+      switch (d->kind) {
+      case SM_OPT_FLAG:
+        flag_value(cmd, d, *(const int *)p, f);
+        break;
+      case SM_OPT_CHOICE:
+        choice_value(d, *(const int *)p, f);
+        break;
+      case SM_OPT_INT:
+        fprintf(f, "%d", *(const int *)p);
+        break;
+      case SM_OPT_SIZE:
+        fprintf(f, "%zu", *(const size_t *)p);
+        break;
+      case SM_OPT_DOUBLE:
+        sm_opt_print_double(*(const double *)p, f);
+        break;
+      case SM_OPT_STRING:
+        fputs(*(const char *const *)p ? *(const char *const *)p : "-", f);
+        break;
+      default:
+        break;
+      }
+    }
+    fputc('\n', f);
+  }
+  free(given), free(lo);
+  if (fclose(f) != 0) {
+    free(text);
+    return NULL;
+  }
+  return text;
+}
+
+void sm_opt_per_rank_names(const sm_optcmd_t *cmd, char *buf, size_t len)
+{
+  size_t k = 0;
+  buf[0] = 0;
+  for (size_t i = 0; i < cmd->nopts && k < len; i++) {
+    const sm_opt_t *d = cmd->opts[i].name && first_of_name(cmd, i) ? row_for(cmd, i) : NULL;
+    if (d && d->per_rank)
+      k += (size_t)snprintf(buf + k, len - k, "%s--%s", k ? ", " : "", d->name);
+  }
+}
+
 /* One option's help: "  --name ARG", then its description from column
  * SM_OPT_HELP_COL (3 spaces after a longer left side). */
 static void help_option(const sm_opt_t *d, FILE *f)
@@ -551,6 +683,10 @@ void sm_opt_markdown(const sm_opt_t *opts, size_t nopts, const char *const *cmd_
     fprintf(f, "- `--%s%s%s`: ", d->name, arg[0] ? " " : "", arg);
     for (const char *s = d->help; *s; s++)
       fputc(*s == '\n' ? ' ' : *s, f);
+    if (d->per_rank)
+      fputs(d->help[0] ? " [may differ between the ranks of a run]"
+                       : "[may differ between the ranks of a run]",
+            f);
     unsigned mask = 0;
     for (size_t j = 0; j < nopts; j++)
       if (opts[j].name && !strcmp(opts[j].name, d->name))

@@ -44,6 +44,11 @@ struct sm_opt {
   const char *arg;            /* help: what follows --name (default: choices, a|b) */
   const char *help;           /* help: the description ('\n' between lines), or the
                                  text; NULL: not listed */
+  void (*show)(const void *dst, FILE *f); /* with .set: prints the value it
+                                 stored, for sm_opt_canonical (else its argument) */
+  int per_rank;               /* may differ between the ranks of one run (where a
+                                 rank's tasks run, what it logs): left out of
+                                 sm_opt_canonical */
 };
 
 /* A command: its table and how it words its errors. */
@@ -61,6 +66,24 @@ typedef struct sm_optcmd {
  * SM_ENOMEM; *done is set when an option did the whole job (--help). */
 sm_err_t sm_opt_parse(const sm_optcmd_t *cmd, int argc, char **argv, void *dst,
                       int *done) SM_MUST_CHECK;
+
+/** The options argv gives cmd, as sm_opt_parse stored them in dst, as
+ * text that two ranks compare to know they run the same problem: a line
+ * "--name value" per option of cmd (the table's order, each name once,
+ * rows marked per_rank and the help left out). Values of typed rows are
+ * written as stored, so order, repetition, defaults given or not and
+ * spellings ("0.50", "0.5") do not count; a custom row's value is what
+ * its .show prints, else its last argument on the command line ("-" when
+ * not given). Returns a
+ * malloc'd string, or NULL without memory. */
+char *sm_opt_canonical(const sm_optcmd_t *cmd, int argc, char **argv, const void *dst);
+
+/** v in the fewest digits that read back as v ("0.9", not
+ * "0.90000000000000002"). */
+void sm_opt_print_double(double v, FILE *f);
+
+/** The options of cmd that may differ between ranks, "--a, --b", in buf. */
+void sm_opt_per_rank_names(const sm_optcmd_t *cmd, char *buf, size_t len);
 
 /** Print the help of a table: its text rows and its options in order. */
 void sm_opt_help(const sm_opt_t *opts, size_t nopts, FILE *f);

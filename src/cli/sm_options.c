@@ -100,6 +100,11 @@ static sm_err_t set_seed(const sm_opt_t *d, char *arg, void *dst, int *done)
   return SM_OK;
 }
 
+static void show_seed(const void *dst, FILE *f)
+{
+  fprintf(f, "%llu", (unsigned long long)((const args_t *)dst)->o.synth.seed);
+}
+
 /* --sched help lists the policies, one per line */
 static sm_err_t set_sched(const sm_opt_t *d, char *arg, void *dst, int *done)
 {
@@ -185,6 +190,25 @@ static sm_err_t set_threshold(const sm_opt_t *d, char *arg, void *dst, int *done
   return SM_OK;
 }
 
+/* One number, or the list of per-entry thresholds. */
+static void show_threshold(const void *dst, FILE *f)
+{
+  const sm_options_t *o = &((const args_t *)dst)->o;
+  if (!o->thr_ent.n && o->threshold < 0) {
+    fputc('-', f); /* none */
+    return;
+  }
+  if (!o->thr_ent.n) {
+    sm_opt_print_double(o->threshold, f);
+    return;
+  }
+  for (int k = 0; k < o->thr_ent.n; k++) {
+    if (k)
+      fputc(',', f);
+    sm_opt_print_double(o->thr_ent.t[k], f);
+  }
+}
+
 /* BINS[,MIN,MAX] */
 static sm_err_t set_histogram(const sm_opt_t *d, char *arg, void *dst, int *done)
 {
@@ -243,6 +267,19 @@ static sm_err_t set_inject(const sm_opt_t *d, char *arg, void *dst, int *done)
   return SM_OK;
 }
 
+static void show_histogram(const void *dst, FILE *f)
+{
+  const sm_options_t *o = &((const args_t *)dst)->o;
+  if (!o->hist_bins) {
+    fputc('-', f); /* none */
+    return;
+  }
+  fprintf(f, "%u,", (unsigned)o->hist_bins);
+  sm_opt_print_double(o->hist_lo, f);
+  fputc(',', f);
+  sm_opt_print_double(o->hist_hi, f);
+}
+
 #define TEXT(s)                                                                          \
   {                                                                                      \
     .help = s                                                                            \
@@ -264,6 +301,12 @@ static sm_err_t set_inject(const sm_opt_t *d, char *arg, void *dst, int *done)
 #define CUSTOM(n, fn, c, a, h)                                                           \
   {                                                                                      \
     .name = n, .kind = SM_OPT_STRING, .set = fn, .cmds = c, .arg = a, .help = h          \
+  }
+/* a custom row whose stored value sh prints (numbers: one spelling) */
+#define SHOWN(n, fn, sh, c, a, h)                                                        \
+  {                                                                                      \
+    .name = n, .kind = SM_OPT_STRING, .set = fn, .show = sh, .cmds = c, .arg = a,        \
+    .help = h                                                                            \
   }
 
 static const char *const topk_by_names[] = {"max", "entry", NULL};
@@ -412,7 +455,7 @@ static const sm_opt_t options[] = {
      .choices = rawtypes,
      .cmds = CMD_COMPUTE,
      .help = "raw czekanowski value type (default: precision)"},
-    CUSTOM("seed", set_seed, CMD_BOTH, "S", "synthetic seed (default 1)"),
+    SHOWN("seed", set_seed, show_seed, CMD_BOTH, "S", "synthetic seed (default 1)"),
     {.name = "missing-rate",
      .kind = SM_OPT_DOUBLE,
      .off = O(synth.missing_rate),
@@ -441,7 +484,7 @@ static const sm_opt_t options[] = {
      .choices = synth_formats,
      .values = synth_format_values,
      .cmds = CMD_SYNTH},
-    CUSTOM("threshold", set_threshold, CMD_COMPUTE, "T|T1,..",
+    SHOWN("threshold", set_threshold, show_threshold, CMD_COMPUTE, "T|T1,..",
            "write only values > T; CCC also takes CoMet's\n"
            "thresholds per table entry: tLL,tLH,tHH,tLLHH\n"
            "(2-way) or tLLL,tLLH,tLHH,tHHH,tLLLHHH (3-way)"),
@@ -462,7 +505,7 @@ static const sm_opt_t options[] = {
      .cmds = CMD_COMPUTE,
      .help = "CCC: rank a pair by its largest table entry\n"
              "(max, default) or keep K per entry (entry)"},
-    CUSTOM("histogram", set_histogram, CMD_COMPUTE, "B[,MIN,MAX]",
+    SHOWN("histogram", set_histogram, show_histogram, CMD_COMPUTE, "B[,MIN,MAX]",
            "count every value into B bins over [MIN, MAX]\n"
            "(default: the metric's range) per table entry:\n"
            "PREFIX.hist.tsv, the JSON summary, PREFIX.hist.png"),
@@ -470,8 +513,13 @@ static const sm_opt_t options[] = {
     FLAG("verify", verify, 1, CMD_COMPUTE,
          "check every numerator task's result (invariants)\n"
          "and re-execute the task's kernel when they fail"),
-    CUSTOM("inject-faults", set_inject, CMD_COMPUTE, "RATE[,SEED]",
-           "corrupt numerator results at RATE (for testing\n--verify)"),
+    {.name = "inject-faults",
+     .kind = SM_OPT_STRING,
+     .set = set_inject,
+     .cmds = CMD_COMPUTE,
+     .per_rank = 1,
+     .arg = "RATE[,SEED]",
+     .help = "corrupt numerator results at RATE (for testing\n--verify)"},
     {.name = "retry",
      .kind = SM_OPT_CHOICE,
      .off = O(retry),
@@ -489,6 +537,7 @@ static const sm_opt_t options[] = {
      .dmax = 1e6,
      .range = "0 <= seconds <= 1e6",
      .cmds = CMD_COMPUTE,
+     .per_rank = 1,
      .arg = "S",
      .help = "fail the run, naming the tasks still running,\n"
              "when no task finished for S seconds (default 0:\n"
@@ -539,11 +588,21 @@ static const sm_opt_t options[] = {
     FLAG("no-priorities", no_priorities, 1, CMD_COMPUTE,
          "all tasks at one priority (default: what unblocks\n"
          "reductions and output first; heteroprio: buckets)"),
-    STRING("perfmodel-dir", perfmodel_dir, "DIR",
-           "StarPU performance models (default $STARPU_HOME/.starpu)"),
-    FLAG("calibrate", calibrate, 1, CMD_COMPUTE,
-         "record every task in the models (repeat until it says\n"
-         "they cover the task time, before measuring dm*)"),
+    {.name = "perfmodel-dir",
+     .kind = SM_OPT_STRING,
+     .off = O(perfmodel_dir),
+     .cmds = CMD_COMPUTE,
+     .per_rank = 1,
+     .arg = "DIR",
+     .help = "StarPU performance models (default $STARPU_HOME/.starpu)"},
+    {.name = "calibrate",
+     .kind = SM_OPT_FLAG,
+     .off = O(calibrate),
+     .ival = 1,
+     .cmds = CMD_COMPUTE,
+     .per_rank = 1,
+     .help = "record every task in the models (repeat until it says\n"
+             "they cover the task time, before measuring dm*)"},
     STRING("trace", trace, "FILE",
            "one CSV line per task: kind, block, rank, worker, times"),
     {.name = "progress",
@@ -551,15 +610,27 @@ static const sm_opt_t options[] = {
      .off = O(progress),
      .ival = 1,
      .cmds = CMD_COMPUTE,
+     .per_rank = 1,
      .arg = "| --no-progress",
      .help = "progress line on stderr (default: on a terminal)"},
-    FLAG("no-progress", progress, 0, CMD_COMPUTE, NULL),
-    FLAG("quiet", quiet, 1, CMD_BOTH, "no log lines, only the summary"),
+    {.name = "no-progress",
+     .kind = SM_OPT_FLAG,
+     .off = O(progress),
+     .cmds = CMD_COMPUTE,
+     .per_rank = 1},
+    {.name = "quiet",
+     .kind = SM_OPT_FLAG,
+     .off = O(quiet),
+     .ival = 1,
+     .cmds = CMD_BOTH,
+     .per_rank = 1,
+     .help = "no log lines, only the summary"},
     {.name = "devices",
      .kind = SM_OPT_STRING,
      .set = set_devices,
      .choices = devices,
      .cmds = CMD_COMPUTE,
+     .per_rank = 1,
      .help = "where the modified GEMMs run (default all; accel:\n"
              "CUDA/OpenCL workers only, other tasks stay on CPUs)"},
     {.name = "help", .kind = SM_OPT_HELP, .cmds = CMD_BOTH},
@@ -883,6 +954,12 @@ sm_err_t sm_options_parse_compute(int argc, char **argv, sm_options_t *o, int *d
   }
   *o = a.o;
   return err;
+}
+
+char *sm_options_canonical_compute(int argc, char **argv, const sm_options_t *o)
+{
+  args_t a = {.o = *o};
+  return sm_opt_canonical(&compute_cmd, argc, argv, &a);
 }
 
 sm_err_t sm_options_parse_synth(int argc, char **argv, sm_options_t *o, int *done)

@@ -92,6 +92,11 @@ void sm_options_short_usage(FILE *f);
 sm_err_t sm_options_parse_compute(int argc, char **argv, sm_options_t *o,
                                   int *done) SM_MUST_CHECK;
 
+/** The problem o (parsed from argc, argv by sm_options_parse_compute) as
+ * text that ranks compare (sm_opt_canonical): malloc'd, NULL without
+ * memory. */
+char *sm_options_canonical_compute(int argc, char **argv, const sm_options_t *o);
+
 /** Parse `starmet synth` (writes a synthetic problem to a file); returns
  * and sets *done as sm_options_parse_compute. */
 sm_err_t sm_options_parse_synth(int argc, char **argv, sm_options_t *o,

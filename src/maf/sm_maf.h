@@ -45,6 +45,10 @@ void sm_maf_usage(FILE *f);
  * and the completion. */
 const struct sm_optcmd *sm_maf_command(void);
 
+/** The run o (parsed from argc, argv) as text that ranks compare
+ * (sm_opt_canonical): malloc'd, NULL without memory. */
+char *sm_maf_options_canonical(int argc, char **argv, const sm_maf_options_t *o);
+
 /** Automatic sites per task for N individuals (a few milliseconds of work). */
 size_t sm_maf_auto_block(size_t nind);
 

@@ -75,6 +75,7 @@ static const sm_opt_t options[] = {
      .kind = SM_OPT_CHOICE,
      .off = O(devices),
      .choices = devices,
+     .per_rank = 1,
      .help = "where exact SAF tasks run (default all; accel: CUDA/OpenCL\n"
              "workers, which run the iterative update, as --kernel ref)"},
     {.name = "block-size",
@@ -106,10 +107,11 @@ static const sm_opt_t options[] = {
      .kind = SM_OPT_FLAG,
      .off = O(progress),
      .ival = 1,
+     .per_rank = 1,
      .arg = "| --no-progress, --quiet",
      .help = ""},
-    {.name = "no-progress", .kind = SM_OPT_FLAG, .off = O(progress), .ival = 0},
-    {.name = "quiet", .kind = SM_OPT_FLAG, .off = O(quiet), .ival = 1},
+    {.name = "no-progress", .kind = SM_OPT_FLAG, .off = O(progress), .per_rank = 1},
+    {.name = "quiet", .kind = SM_OPT_FLAG, .off = O(quiet), .ival = 1, .per_rank = 1},
     {.name = "help", .kind = SM_OPT_HELP},
     {.help = "\n"
              "Example:\n"
@@ -181,4 +183,9 @@ sm_err_t sm_maf_options_parse(int argc, char **argv, sm_maf_options_t *o, int *d
   o->output_format = (sm_saf_outfmt_t)-1;
   sm_err_t err = sm_opt_parse(&maf_cmd, argc, argv, o, done);
   return err || *done ? err : check(o);
+}
+
+char *sm_maf_options_canonical(int argc, char **argv, const sm_maf_options_t *o)
+{
+  return sm_opt_canonical(&maf_cmd, argc, argv, o);
 }

@@ -14,6 +14,7 @@
 
 #include "sm_bytes.h"
 #include "sm_commit.h"
+#include "sm_crc32c.h"
 
 /* npy: values consecutive in the file (a block's row) gathered into one
  * pwrite; one run for the (i,j) side, one for the (j,i) side. */
@@ -31,6 +32,7 @@ struct sm_writer {
   int failed;
   npy_run_t *run;    /* npy: run[0] (i,j), run[1] (j,i); NULL otherwise */
   uint64_t npy_data; /* npy: offset of the matrix (header size) */
+  uint32_t crc;      /* CRC-32C of what was appended since the last flush */
 };
 
 /* Layout of the starmet binary header (64 bytes, little endian). */
@@ -88,6 +90,7 @@ static sm_err_t write_bin_header(sm_writer_t *w)
                 w->info.nv, w->info.nf, w->count);
   if (fseeko(w->c.f, 0, SEEK_SET) != 0 || fwrite(h, 1, sizeof h, w->c.f) != sizeof h)
     return SM_EIO;
+  w->crc = sm_crc32c(w->crc, h, sizeof h);
   return SM_OK;
 }
 
@@ -302,8 +305,11 @@ static sm_err_t create_file(sm_writer_t *w, const char *path)
     }
   } else if (w->info.fmt == SM_OUT_BIN)
     bad = write_bin_header(w) != SM_OK;
-  else if (w->info.fmt == SM_OUT_TSV)
-    bad = fputs(tsv_header(&w->info), w->c.f) == EOF;
+  else if (w->info.fmt == SM_OUT_TSV) {
+    const char *h = tsv_header(&w->info);
+    bad = fputs(h, w->c.f) == EOF;
+    w->crc = sm_crc32c(w->crc, h, strlen(h));
+  }
   if (bad) {
     sm_log_error("%s: write failed: %s", w->c.tmp, strerror(errno));
     sm_commit_abort(&w->c);
@@ -390,6 +396,7 @@ static int tsv_record(sm_writer_t *w, const sm_rec_t *x)
     return 1;
   const size_t len = tsv_line(w, x, line);
   const int bad = fwrite_unlocked(line, 1, len, w->c.f) != len; /* one thread writes */
+  w->crc = sm_crc32c(w->crc, line, len);
   if (line != small)
     free(line);
   return bad;
@@ -427,6 +434,7 @@ sm_err_t sm_writer_put_text(sm_writer_t *w, const char *text, size_t len, uint64
     w->failed = 1;
     return SM_EIO;
   }
+  w->crc = sm_crc32c(w->crc, text, len);
   w->count += n;
   return SM_OK;
 }
@@ -460,6 +468,7 @@ sm_err_t sm_writer_put(sm_writer_t *w, const sm_rec_t *rec, size_t n)
       len +=
           sm_put_value(b + len, x->value, w->info.fmt == SM_OUT_COMET || w->info.single);
       bad |= fwrite(b, 1, len, w->c.f) != len;
+      w->crc = sm_crc32c(w->crc, b, len);
     }
   }
   if (bad) {
@@ -476,10 +485,12 @@ uint64_t sm_writer_count(const sm_writer_t *w)
   return w->count;
 }
 
-sm_err_t sm_writer_flush(sm_writer_t *w, uint64_t *off, int *fd)
+sm_err_t sm_writer_flush(sm_writer_t *w, uint64_t *off, int *fd, uint32_t *crc)
 {
   *off = 0;
   *fd = -1;
+  *crc = w->crc;
+  w->crc = 0;
   if (!w->c.f)
     return SM_OK;
   if (w->run && (npy_run_flush(w, &w->run[0]) | npy_run_flush(w, &w->run[1]))) {

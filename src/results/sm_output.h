@@ -76,9 +76,12 @@ void sm_output_path(char *buf, size_t len, const char *prefix, sm_outfmt_t fmt, 
 sm_err_t sm_writer_open(sm_writer_t **w, const char *path, const sm_writer_info_t *info,
                         uint64_t resume_off, uint64_t resume_count) SM_MUST_CHECK;
 
-/** Flush buffered records to the file; *off gets the file size and *fd the
- * descriptor (-1 without a file). */
-sm_err_t sm_writer_flush(sm_writer_t *w, uint64_t *off, int *fd) SM_MUST_CHECK;
+/** Flush buffered records to the file; *off gets the file size, *fd the
+ * descriptor (-1 without a file) and *crc the CRC-32C of the bytes appended
+ * since the previous flush (or since the file was created or reopened;
+ * 0 for npy, written in place). */
+sm_err_t sm_writer_flush(sm_writer_t *w, uint64_t *off, int *fd,
+                         uint32_t *crc) SM_MUST_CHECK;
 
 /** Append records. */
 sm_err_t sm_writer_put(sm_writer_t *w, const sm_rec_t *rec, size_t n) SM_MUST_CHECK;

@@ -1,6 +1,9 @@
 /* sm_resume.c: the resume manifest: a header line with the run's
- * fingerprint, one with the tile size and output header size, then one line
- * per completed output block. Lines are only trusted when complete. */
+ * fingerprint, one with the tile size and the output header's size and
+ * CRC, then one line per completed output block. The lines after the
+ * first end with their own CRC-32C; a last line cut short (the run died
+ * while writing it) is dropped, any other line that does not check out
+ * makes the resume refuse. */
 #include "sm_resume.h"
 
 #include <errno.h>
@@ -10,9 +13,11 @@
 #include <unistd.h>
 
 #include "sm_commit.h"
+#include "sm_crc32c.h"
 #include "sm_timer.h"
 
-#define SM_MANIFEST_MAGIC "starmet-manifest 1"
+#define SM_MANIFEST_NAME "starmet-manifest"
+#define SM_MANIFEST_MAGIC SM_MANIFEST_NAME " 2"
 
 void sm_manifest_path(char *buf, size_t len, const char *prefix, int rank, int nranks)
 {
@@ -45,20 +50,44 @@ static sm_err_t push_entry(sm_resume_entry_t **a, size_t *n, size_t *cap,
   return SM_OK;
 }
 
-/* One block's line; 0 or a negative value when the write failed. */
-static int put_entry(FILE *f, const sm_resume_entry_t *e)
+/* A line: text, a blank and its CRC-32C; negative when the write failed. */
+static int put_line(FILE *f, const char *text, int len)
 {
-  return fprintf(f,
-                 "B %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIx64 " %" PRIx64
-                 " %" PRIx64 " %" PRIu64 "\n",
-                 e->block, e->end_off, e->count, e->nvalues, e->cksum.sum_lo,
-                 e->cksum.sum_hi, e->cksum.hash, e->cksum.count);
+  if (len < 0)
+    return -1;
+  return fprintf(f, "%s %08" PRIx32 "\n", text, sm_crc32c(0, text, (size_t)len));
 }
 
-/* The line with the tile size and the output header size. */
+/* One block's line. */
+static int put_entry(FILE *f, const sm_resume_entry_t *e)
+{
+  char t[256];
+  return put_line(f, t,
+                  snprintf(t, sizeof t,
+                           "B %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIx64
+                           " %" PRIx64 " %" PRIx64 " %" PRIu64 " %08" PRIx32,
+                           e->block, e->end_off, e->count, e->nvalues, e->cksum.sum_lo,
+                           e->cksum.sum_hi, e->cksum.hash, e->cksum.count, e->bytes_crc));
+}
+
+/* The line with the tile size and the output header's size and CRC. */
 static int put_sizes(FILE *f, const sm_manifest_t *m)
 {
-  return fprintf(f, "block_size %zu header %" PRIu64 "\n", m->block_size, m->header_end);
+  char t[128];
+  return put_line(f, t,
+                  snprintf(t, sizeof t, "block_size %zu header %" PRIu64 " %08" PRIx32,
+                           m->block_size, m->header_end, m->header_crc));
+}
+
+/* Cut a line's CRC off (in place) and check it: 1 when it checks out. */
+static int line_checks(char *line)
+{
+  char *sp = strrchr(line, ' ');
+  if (!sp || strlen(sp + 1) != 8 || strspn(sp + 1, "0123456789abcdef") != 8)
+    return 0;
+  const uint32_t want = (uint32_t)strtoul(sp + 1, NULL, 16);
+  *sp = 0;
+  return sm_crc32c(0, line, (size_t)(sp - line)) == want;
 }
 
 /* Read an existing manifest; returns SM_OK, SM_EINCONSIST or SM_EFORMAT. */
@@ -74,6 +103,14 @@ static sm_err_t read_manifest(sm_manifest_t *m, FILE *f, const char *fingerprint
     if (line[n - 1] != '\n')
       break; /* an incomplete last line: not trusted */
     line[n - 1] = 0;
+    if (lineno == 1 && strncmp(line, SM_MANIFEST_MAGIC " ", strlen(SM_MANIFEST_MAGIC) + 1) &&
+        !strncmp(line, SM_MANIFEST_NAME " ", strlen(SM_MANIFEST_NAME) + 1)) {
+      sm_log_error("%s: this manifest was written by another version of starmet (%.20s); "
+                   "rerun without --resume to start over",
+                   m->path, line);
+      err = SM_EINCONSIST;
+      break;
+    }
     if (lineno == 1) {
       if (strncmp(line, SM_MANIFEST_MAGIC " ", strlen(SM_MANIFEST_MAGIC) + 1) ||
           strcmp(line + strlen(SM_MANIFEST_MAGIC) + 1, fingerprint)) {
@@ -85,9 +122,17 @@ static sm_err_t read_manifest(sm_manifest_t *m, FILE *f, const char *fingerprint
       }
       continue;
     }
+    if (!line_checks(line)) {
+      sm_log_error("%s:%d: this line of the manifest is damaged (it does not match its "
+                   "checksum): rerun without --resume",
+                   m->path, lineno);
+      err = SM_EFORMAT;
+      break;
+    }
     if (lineno == 2) {
       unsigned long long bs, he;
-      if (sscanf(line, "block_size %llu header %llu", &bs, &he) != 2) {
+      unsigned hc;
+      if (sscanf(line, "block_size %llu header %llu %x", &bs, &he, &hc) != 3) {
         sm_log_error("%s:2: malformed manifest line; rerun without --resume", m->path);
         err = SM_EFORMAT;
         break;
@@ -101,16 +146,21 @@ static sm_err_t read_manifest(sm_manifest_t *m, FILE *f, const char *fingerprint
       }
       m->block_size = (size_t)bs;
       m->header_end = he;
+      m->header_crc = (uint32_t)hc;
       sizes = 1;
       continue;
     }
-    sm_resume_entry_t e;
+    sm_resume_entry_t e = {.line = (unsigned)lineno};
     if (sscanf(line,
                "B %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNx64 " %" SCNx64
-               " %" SCNx64 " %" SCNu64,
+               " %" SCNx64 " %" SCNu64 " %" SCNx32,
                &e.block, &e.end_off, &e.count, &e.nvalues, &e.cksum.sum_lo,
-               &e.cksum.sum_hi, &e.cksum.hash, &e.cksum.count) != 8)
-      break; /* torn write: ignore this and what follows */
+               &e.cksum.sum_hi, &e.cksum.hash, &e.cksum.count, &e.bytes_crc) != 9) {
+      sm_log_error("%s:%d: not a block line of a manifest: rerun without --resume", m->path,
+                   lineno);
+      err = SM_EFORMAT;
+      break;
+    }
     /* blocks are appended in the order they were written */
     uint64_t prev_end = m->ndone ? m->done[m->ndone - 1].end_off : m->header_end;
     if (e.end_off < prev_end) {
@@ -204,9 +254,10 @@ sm_err_t sm_manifest_open(sm_manifest_t *m, const char *path, const char *finger
   return SM_OK;
 }
 
-sm_err_t sm_manifest_header(sm_manifest_t *m, uint64_t header_end)
+sm_err_t sm_manifest_header(sm_manifest_t *m, uint64_t header_end, uint32_t header_crc)
 {
   m->header_end = header_end;
+  m->header_crc = header_crc;
   if (put_sizes(m->f, m) < 0 || fflush(m->f) != 0) {
     sm_log_error("%s: cannot write the resume manifest: %s", m->path,
                  sm_commit_strerror(errno));
@@ -259,4 +310,57 @@ void sm_manifest_close(sm_manifest_t *m, int done)
   free(m->done);
   free(m->pending);
   memset(m, 0, sizeof *m);
+}
+
+static int cmp_line(const void *a, const void *b)
+{
+  unsigned x = ((const sm_resume_entry_t *)a)->line, y = ((const sm_resume_entry_t *)b)->line;
+  return x < y ? -1 : x > y;
+}
+
+sm_err_t sm_manifest_verify(const sm_manifest_t *m, int fd, const char *part)
+{
+  uint32_t crc;
+  sm_err_t err = sm_crc32c_fd(fd, 0, m->header_end, &crc);
+  if (!err && crc != m->header_crc) {
+    sm_log_error("%s: its header (%" PRIu64 " bytes) is not the one %s recorded: the "
+                 "partial output was edited or replaced; rerun without --resume",
+                 part, m->header_end, m->path);
+    return SM_EINCONSIST;
+  }
+  /* the blocks in the order they were written */
+  sm_resume_entry_t *e = m->ndone ? malloc(m->ndone * sizeof *e) : NULL;
+  if (m->ndone && !e)
+    return SM_ENOMEM;
+  if (m->ndone)
+    memcpy(e, m->done, m->ndone * sizeof *e);
+  if (m->ndone)
+    qsort(e, m->ndone, sizeof *e, cmp_line);
+  uint64_t start = m->header_end;
+  for (size_t k = 0; !err && k < m->ndone; k++) {
+    err = sm_crc32c_fd(fd, start, e[k].end_off - start, &crc);
+    if (!err && crc != e[k].bytes_crc) {
+      sm_log_error("%s: block %" PRIu64 " (line %u of %s, bytes %" PRIu64 "..%" PRIu64
+                   ") does not hold what the manifest records for it: the partial output "
+                   "was edited, or a line of the manifest before it is missing; rerun "
+                   "without --resume",
+                   part, e[k].block, e[k].line, m->path, start, e[k].end_off);
+      err = SM_EINCONSIST;
+    }
+    start = e[k].end_off;
+  }
+  const uint64_t vouched = m->ndone ? e[m->ndone - 1].end_off : m->header_end;
+  free(e);
+  if (err == SM_EIO) {
+    if (errno)
+      sm_log_error("%s: cannot read the partial output: %s", part, strerror(errno));
+    else
+      sm_log_error("%s: shorter than the %" PRIu64 " bytes the resume manifest vouches "
+                   "for: the partial output was truncated or replaced since the run "
+                   "stopped; rerun without --resume",
+                   part, vouched);
+  } else if (err == SM_ENOMEM) {
+    sm_log_error("%s: out of memory checking the partial output", part);
+  }
+  return err;
 }

@@ -108,8 +108,9 @@ static void debug_stop(sm_sink_t *s)
 {
   if (s->manifest && s->writer && !s->err) {
     uint64_t end;
+    uint32_t crc; /* nothing since the last block's entry */
     int fd;
-    if (sm_writer_flush(s->writer, &end, &fd) == SM_OK &&
+    if (sm_writer_flush(s->writer, &end, &fd, &crc) == SM_OK &&
         sm_manifest_add(s->manifest, NULL, fd, 1) != SM_OK)
       s->err = SM_EIO;
   }
@@ -234,7 +235,7 @@ int sm_sink_put(void *ctx, const sm_recbuf_t *rb, const sm_textbuf_t *text,
                              .nvalues = rb->nvalues,
                              .cksum = rb->cksum};
       int fd;
-      err = sm_writer_flush(s->writer, &e.end_off, &fd);
+      err = sm_writer_flush(s->writer, &e.end_off, &fd, &e.bytes_crc);
       if (!err)
         err = sm_manifest_add(s->manifest, &e, fd, 0);
     }

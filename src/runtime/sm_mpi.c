@@ -298,3 +298,57 @@ sm_err_t sm_mpi_allgather_names(char **mine, size_t v0, size_t count, int contri
   *allp = all;
   return SM_OK;
 }
+
+/* The first line of a that b does not have at the same place: its start and
+ * length in a, and the start of b's line there ("" past b's end). */
+static int first_other_line(const char *a, const char *b, size_t *at, size_t *alen,
+                            size_t *bat)
+{
+  const char *p = a, *q = b;
+  while (*p || *q) {
+    const char *pe = strchr(p, '\n'), *qe = strchr(q, '\n');
+    size_t pl = pe ? (size_t)(pe - p) : strlen(p), ql = qe ? (size_t)(qe - q) : strlen(q);
+    if (pl != ql || memcmp(p, q, pl)) {
+      *at = (size_t)(p - a), *alen = pl, *bat = (size_t)(q - b);
+      return 1;
+    }
+    p += pl + (pe != NULL);
+    q += ql + (qe != NULL);
+  }
+  return 0;
+}
+
+/* A copy of the line at s (up to its newline). */
+static char *line_copy(const char *s)
+{
+  const char *e = strchr(s, '\n');
+  return strndup(s, e ? (size_t)(e - s) : strlen(s));
+}
+
+sm_err_t sm_mpi_compare_lines(const char *mine, int *other, char **line0, char **liner)
+{
+  *other = -1, *line0 = *liner = NULL;
+  if (!active || size < 2)
+    return SM_OK;
+  /* a rank short of memory still takes part, with a text none has */
+  char *text = strdup(mine ? mine : "(no memory to describe this rank's run)");
+  char **all = NULL;
+  sm_err_t err = sm_mpi_allgather_names(&text, (size_t)rank, 1, text != NULL,
+                                        (size_t)size, &all);
+  free(text);
+  if (err)
+    return err;
+  for (int r = 1; r < size && *other < 0; r++) {
+    size_t at, len, bat;
+    const char *t0 = all[0] ? all[0] : "", *tr = all[r] ? all[r] : "";
+    if (first_other_line(tr, t0, &at, &len, &bat)) {
+      *other = r;
+      *liner = line_copy(tr + at);
+      *line0 = line_copy(t0 + bat);
+    }
+  }
+  for (int r = 0; r < size; r++)
+    free(all[r]);
+  free(all);
+  return *other >= 0 && (!*line0 || !*liner) ? SM_ENOMEM : SM_OK;
+}

@@ -62,4 +62,12 @@ void sm_mpi_bcast(void *buf, size_t n);
 sm_err_t sm_mpi_allgather_names(char **mine, size_t v0, size_t count, int contribute,
                                 size_t nv, char ***all) SM_MUST_CHECK;
 
+/** Compare every rank's text, line by line, with rank 0's (collective).
+ * When all are equal, *other is -1; otherwise, on every rank, *other is the
+ * lowest rank whose text differs and *line0, *liner (malloc'd) are rank
+ * 0's and that rank's first line that differs ("" where one text ended).
+ * Without MPI or with one rank: *other -1. SM_ENOMEM when a copy failed. */
+sm_err_t sm_mpi_compare_lines(const char *mine, int *other, char **line0,
+                              char **liner) SM_MUST_CHECK;
+
 #endif

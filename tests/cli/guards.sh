@@ -69,13 +69,13 @@ damaged() {
   expect_error "$name" "$pattern" - "$STARMET" $A --block-size 40 --output "$T/d" --resume
   [ ! -e "$T/d.tsv" ] && pass || fail "$name: a final file appeared"
 }
-damaged "absurd tile size" "d\.manifest:2: tile size 18446744073709551615" \
+damaged "absurd tile size" "d\.manifest:2: this line of the manifest is damaged" \
   'sed -i "2s/^block_size [0-9]*/block_size 18446744073709551615/" "$T/d.manifest"'
 damaged "duplicated block line" "d\.manifest: block [0-9]+ is recorded twice" \
   'tail -n 1 "$T/d.manifest" >> "$T/d.manifest"'
 damaged "block line out of order" "d\.manifest:[0-9]+: block [0-9]+ ends at byte [0-9]+, before" \
   'sed -n 3p "$T/d.manifest" >> "$T/d.manifest"'
-damaged "truncated partial output" "d\.tsv\.part: [0-9]+ bytes, but the resume manifest vouches for" \
+damaged "truncated partial output" "d\.tsv\.part: shorter than the [0-9]+ bytes the resume manifest vouches for" \
   'truncate -s 100 "$T/d.tsv.part"'
 
 # --- names edited in the .bim between the kill and the resume

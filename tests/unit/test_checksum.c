@@ -1,8 +1,14 @@
 /* test_checksum.c: the run checksum is independent of the order values
  * arrive in and of how they are split into blocks, and changes when a value
  * moves to another index, changes by one unit of its resolution, or
- * another table entry. */
+ * another table entry. CRC-32C gives the published check values (RFC 3720
+ * B.4, the CRC catalogue's "123456789") whatever the split of its bytes,
+ * in memory and read back from a file. */
+#include <stdio.h>
+#include <unistd.h>
+
 #include "sm_checksum.h"
+#include "sm_crc32c.h"
 #include "sm_test.h"
 
 static sm_cksum_t sum_of(const uint32_t (*idx)[3], const uint32_t *e, const double *v,
@@ -58,12 +64,67 @@ START_TEST(sensitive)
 }
 END_TEST
 
+START_TEST(crc32c_vectors)
+{
+  unsigned char b[32];
+  ck_assert_uint_eq(sm_crc32c(0, "123456789", 9), 0xe3069283u);
+  ck_assert_uint_eq(sm_crc32c(0, "", 0), 0);
+  memset(b, 0, sizeof b);
+  ck_assert_uint_eq(sm_crc32c(0, b, 32), 0x8a9136aau);
+  memset(b, 0xff, sizeof b);
+  ck_assert_uint_eq(sm_crc32c(0, b, 32), 0x62a8ab43u);
+  for (int k = 0; k < 32; k++)
+    b[k] = (unsigned char)k;
+  ck_assert_uint_eq(sm_crc32c(0, b, 32), 0x46dd794eu);
+  for (int k = 0; k < 32; k++)
+    b[k] = (unsigned char)(31 - k);
+  ck_assert_uint_eq(sm_crc32c(0, b, 32), 0x113fdb5cu);
+}
+END_TEST
+
+START_TEST(crc32c_streams)
+{
+  unsigned char b[1000];
+  for (int k = 0; k < 1000; k++)
+    b[k] = (unsigned char)(k * 7919 + (k >> 3));
+  const uint32_t whole = sm_crc32c(0, b, sizeof b);
+  /* every split point, and pieces of every length up to 17 */
+  for (size_t cut = 0; cut <= sizeof b; cut += 37)
+    ck_assert_uint_eq(sm_crc32c(sm_crc32c(0, b, cut), b + cut, sizeof b - cut), whole);
+  for (size_t piece = 1; piece <= 17; piece++) {
+    uint32_t c = 0;
+    for (size_t at = 0; at < sizeof b; at += piece)
+      c = sm_crc32c(c, b + at, at + piece <= sizeof b ? piece : sizeof b - at);
+    ck_assert_uint_eq(c, whole);
+  }
+  /* one byte changed: another value */
+  b[500] ^= 1;
+  ck_assert_uint_ne(sm_crc32c(0, b, sizeof b), whole);
+  b[500] ^= 1;
+  /* from a file, at an offset, and past its end */
+  char path[] = "/tmp/sm_crc32c_XXXXXX";
+  const int fd = mkstemp(path);
+  ck_assert_int_ge(fd, 0);
+  unlink(path);
+  ck_assert_int_eq(write(fd, b, sizeof b), (ssize_t)sizeof b);
+  uint32_t c = 1;
+  ck_assert_int_eq(sm_crc32c_fd(fd, 0, sizeof b, &c), SM_OK);
+  ck_assert_uint_eq(c, whole);
+  ck_assert_int_eq(sm_crc32c_fd(fd, 100, 900, &c), SM_OK);
+  ck_assert_uint_eq(c, sm_crc32c(0, b + 100, 900));
+  ck_assert_int_eq(sm_crc32c_fd(fd, 100, 901, &c), SM_EIO);
+  close(fd);
+}
+END_TEST
+
 static Suite *checksum_suite(void)
 {
   Suite *s = suite_create("checksum");
   TCase *tc = tcase_create("checksum");
   tcase_add_test(tc, order_independent);
   tcase_add_test(tc, sensitive);
+  tcase_add_test(tc, crc32c_vectors);
+  tcase_add_test(tc, crc32c_streams);
   suite_add_tcase(s, tc);
   return s;
 }
