@@ -12,7 +12,14 @@
 # CCC the table entry's bits a, b[, c], then value (double; float32 values
 # of --precision single are exact in it). The same readers take the top-k
 # files PREFIX.topk.bin / .topk.tsv (columns vector, rank, neighbour,
-# [a, b], value).
+# [a, b], value); starmet_read_maf reads the .maf.tsv and .saf.tsv files
+# of starmet maf.
+#
+# Names in the TSV files (vector names, chromosomes, alleles) are written
+# escaped (docs/outputs.md): tab, newline, carriage return and backslash
+# as \t \n \r \\, the other bytes below 0x20 and 0x7f as \xHH. The
+# readers undo exactly that (starmet_unescape), so names come back as the
+# input had them, byte for byte.
 
 # Unsigned 32-bit integers from little-endian bytes: integer when every
 # value fits, else double.
@@ -24,6 +31,38 @@
     x[x < 0] <- x[x < 0] + 2^32
   }
   x
+}
+
+#' Names as starmet's TSV writers escape them, given back: \t \n \r \\
+#' become tab, newline, carriage return and backslash, \xHH the byte HH
+#' (\x00, which starmet never writes and an R string cannot hold, stays as
+#' it is); any other text, a backslash not followed by those included, is
+#' kept. Works on bytes: names need not be valid in the locale.
+starmet_unescape <- function(x) {
+  hit <- grepl("\\", x, fixed = TRUE, useBytes = TRUE)
+  if (!any(hit)) return(x)
+  u <- unique(x[hit]) # each name once: a name is on many rows
+  x[hit] <- vapply(u, .starmet_unescape1, "", USE.NAMES = FALSE)[match(x[hit], u)]
+  x
+}
+
+.starmet_unescape1 <- function(s) {
+  m <- gregexpr("\\\\(x[0-9a-fA-F]{2}|[tnr\\\\])", s, perl = TRUE, useBytes = TRUE)[[1]]
+  if (m[1] < 0) return(s)
+  b <- charToRaw(s)
+  len <- attr(m, "match.length")
+  keep <- rep(TRUE, length(b))
+  for (q in seq_along(m)) {
+    at <- m[q]
+    code <- switch(rawToChar(b[at + 1L]), t = 9L, n = 10L, r = 13L,
+                   x = strtoi(rawToChar(b[at + 2:3]), 16L), 92L)
+    if (code == 0L) next
+    b[at] <- as.raw(code)
+    keep[at + seq_len(len[q] - 1L)] <- FALSE
+  }
+  r <- rawToChar(b[keep])
+  Encoding(r) <- Encoding(s)
+  r
 }
 
 #' The 64-byte header of a starmet binary file, as a list: kind ("results"
@@ -104,7 +143,8 @@ starmet_read_bin <- function(path, chunk = 1048576L) {
 }
 
 #' Read a starmet TSV result file into a data.frame with the same columns
-#' as starmet_read_bin (ids are character when the file holds names).
+#' as starmet_read_bin (ids are character when the file holds names, which
+#' starmet_unescape gives back as the input had them).
 starmet_read_tsv <- function(path) {
   header <- strsplit(readLines(path, n = 1L), "\t", fixed = TRUE)[[1]]
   if (length(header) < 3 || header[length(header)] != "value")
@@ -117,11 +157,34 @@ starmet_read_tsv <- function(path) {
   names(d) <- sub("^id_", "", header)
   for (col in intersect(names(d), c("i", "j", "k", "vector", "neighbour"))) {
     x <- d[[col]]
-    if (all(grepl("^[0-9]+$", x))) { # indices, not names
+    if (all(grepl("^[0-9]+$", x, useBytes = TRUE))) { # indices, not names
       x <- as.double(x)
       d[[col]] <- if (all(x < 2^31)) as.integer(x) else x
+    } else {
+      d[[col]] <- starmet_unescape(x)
     }
   }
+  d
+}
+
+#' Read a TSV of starmet maf (PREFIX.maf.tsv or PREFIX.saf.tsv, or one
+#' rank's PREFIX_<rank>.*) into a data.frame: chrom, pos, allele1,
+#' allele2, n_data, maf; or chrom, pos, saf_0 .. saf_2N (-Inf for
+#' impossible bins). Names (chrom, alleles) are unescaped (starmet_unescape).
+starmet_read_maf <- function(path) {
+  header <- strsplit(readLines(path, n = 1L), "\t", fixed = TRUE)[[1]]
+  maf <- identical(header, c("chrom", "pos", "allele1", "allele2", "n_data", "maf"))
+  if (!maf && !(length(header) > 2 && identical(header[1:2], c("chrom", "pos")) &&
+                all(grepl("^saf_[0-9]+$", header[-(1:2)]))))
+    stop(sprintf("%s: neither a .maf.tsv nor a .saf.tsv header (%s)", path,
+                 paste(header, collapse = " ")))
+  cls <- ifelse(header %in% c("chrom", "allele1", "allele2"), "character",
+                ifelse(header == "n_data", "integer", "numeric"))
+  d <- utils::read.delim(path, header = TRUE, sep = "\t", quote = "", comment.char = "",
+                         colClasses = cls, na.strings = character(0),
+                         check.names = FALSE, stringsAsFactors = FALSE)
+  for (col in intersect(names(d), c("chrom", "allele1", "allele2")))
+    d[[col]] <- starmet_unescape(d[[col]])
   d
 }
 

@@ -15,6 +15,7 @@ PREFIX.npy                        ``--output-format npy``     read_npy
 PREFIX.json                       every run (rank 0)          read_summary
 PREFIX.topk.tsv, PREFIX.topk.bin  top-k neighbours            read_topk
 PREFIX.hist.tsv                   value histograms            read_hist
+PREFIX.maf.tsv, PREFIX.saf.tsv    ``starmet maf``             read_maf
 ================================  ==========================  ================
 
 ``read_results(PREFIX)`` finds the result files of a run, on one rank or
@@ -35,6 +36,14 @@ Results come as NumPy structured arrays, one element per value:
 With ``as_frame=True`` the result is a pandas DataFrame with the columns of
 the TSV header: ``i, j[, k]``, for CCC ``a, b[, c]`` instead of ``entry``,
 then ``value``.
+
+Names in the TSV files (results, top-k, maf) are written escaped
+(docs/outputs.md): tab, newline, carriage return and backslash as ``\\t``
+``\\n`` ``\\r`` ``\\\\``, other control bytes (below 0x20, and 0x7f) as
+``\\xHH``; every other byte as it is. The readers undo exactly that
+(``unescape_name``), so a name comes back as the input had it; bytes that
+are not UTF-8 come back as surrogates (Python's "surrogateescape":
+``os.fsencode(name)`` gives the original bytes).
 
 The npy matrix (2-way, one rank) is what ``numpy.load`` returns: n x n
 (x 4 for CCC, the last axis the entry a*2+b, with ``m[i, j, a*2+b] ==
@@ -57,7 +66,8 @@ import numpy as np
 __all__ = [
     "read_header", "read_bin", "read_tsv", "read_results", "result_files",
     "read_npy", "read_summary", "read_topk", "read_topk_tsv",
-    "read_topk_bin", "read_hist", "entry_bits", "to_matrix", "to_frame",
+    "read_topk_bin", "read_hist", "read_maf", "entry_bits", "to_matrix",
+    "to_frame", "unescape_name",
 ]
 
 HEADER_BYTES = 64
@@ -214,6 +224,37 @@ def read_bin(path, as_frame=False):
 
 
 # ---------------------------------------------------------------- text
+_ESCAPE = re.compile(r"\\(?:([tnr\\])|x([0-9a-fA-F]{2}))")
+_ESCAPED = {"t": "\t", "n": "\n", "r": "\r", "\\": "\\"}
+
+
+def unescape_name(s):
+    """A name as starmet's TSV writers escape it, given back.
+
+    ``\\t`` ``\\n`` ``\\r`` ``\\\\`` become tab, newline, carriage
+    return and backslash, ``\\xHH`` the byte HH (starmet writes it for the
+    other bytes below 0x20 and 0x7f; a byte from 0x80 up would come back as
+    its surrogate, as undecodable bytes do); any other text, a backslash
+    not followed by one of those included, is left as it is.
+    """
+    if "\\" not in s:
+        return s
+    return _ESCAPE.sub(lambda m: _ESCAPED[m.group(1)] if m.group(1) else
+                       bytes([int(m.group(2), 16)]).decode(
+                           "utf-8", "surrogateescape"), s)
+
+
+def _unescape_column(col):
+    """unescape_name on an object array of names, in place (each distinct
+    name once: a name is on many rows)."""
+    seen = {}
+    for n, s in enumerate(col):
+        if "\\" in s:
+            if s not in seen:
+                seen[s] = unescape_name(s)
+            col[n] = seen[s]
+
+
 def _is_index(s):
     return s.isdigit()
 
@@ -222,9 +263,11 @@ def _load_columns(path, fields, id_fields):
     """Rows of a TSV file with a header line, as a structured array.
 
     fields: (name, dtype) per column, in order; the columns in id_fields
-    hold indices (uint32) unless a row holds a name: then Python str.
+    hold indices (uint32) unless a row holds a name: then Python str,
+    unescaped (unescape_name).
     """
-    with open(path, "r", encoding="utf-8", newline="") as f:
+    with open(path, "r", encoding="utf-8", errors="surrogateescape",
+              newline="") as f:
         header = f.readline()
         if not header:
             raise ValueError("%s: empty file (a starmet TSV starts with a "
@@ -247,8 +290,12 @@ def _load_columns(path, fields, id_fields):
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")  # no rows: an empty array
-                    return np.loadtxt(f, dtype=dt, delimiter="\t", ndmin=1,
-                                      comments=None, encoding="utf-8")
+                    arr = np.loadtxt(f, dtype=dt, delimiter="\t", ndmin=1,
+                                     comments=None, encoding="utf-8")
+                for n in id_fields:
+                    if arr.dtype[n] == object:
+                        _unescape_column(arr[n])
+                return arr
             except ValueError:
                 if names or attempt:
                     raise
@@ -259,11 +306,12 @@ def read_tsv(path, as_frame=False, single=False):
     """Read a starmet TSV result file (``--output-format tsv``).
 
     Returns the same structured array as read_bin (ids as str when the
-    file holds vector names), or a DataFrame with as_frame=True.
+    file holds vector names, unescaped: see unescape_name), or a DataFrame
+    with as_frame=True.
     single: values as float32 (a ``--precision single`` run; its 9 digits
     give back the float32 values exactly), else float64.
     """
-    with open(path, "r", encoding="utf-8") as f:
+    with open(path, "r", encoding="utf-8", errors="surrogateescape") as f:
         cols = f.readline().rstrip("\r\n").split("\t")
     ids = [c for c in cols if c.startswith("id_")]
     way = len(ids)
@@ -435,8 +483,9 @@ def read_topk_tsv(path, as_frame=False, single=False):
     """Read PREFIX.topk.tsv: a header line, then rows ``vector rank
     neighbour value`` (Czekanowski) or ``vector rank neighbour a b value``
     (CCC). Fields vector, rank (1..K), neighbour, [entry], value; vector
-    and neighbour are indices (uint32) or names (str)."""
-    with open(path, "r", encoding="utf-8") as f:
+    and neighbour are indices (uint32) or names (str, unescaped: see
+    unescape_name)."""
+    with open(path, "r", encoding="utf-8", errors="surrogateescape") as f:
         ncol = len(f.readline().rstrip("\r\n").split("\t"))
     if ncol not in (4, 6):
         raise ValueError("%s: %d columns: a top-k TSV has 4 (vector rank "
@@ -521,6 +570,48 @@ def read_hist(prefix, as_frame=False):
         pd = _pandas()
         return pd.DataFrame({n: arr[n] for n in HIST_DTYPE.names})
     return arr
+
+
+# ---------------------------------------------------------------- maf
+MAF_DTYPE = np.dtype([("chrom", "O"), ("pos", "<u8"), ("allele1", "O"),
+                      ("allele2", "O"), ("n_data", "<u4"), ("maf", "<f8")])
+
+
+def read_maf(path):
+    """Read a TSV of ``starmet maf``: PREFIX.maf.tsv or PREFIX.saf.tsv
+    (PREFIX_<rank>.* of several ranks: one file each).
+
+    .maf.tsv: fields chrom (str), pos, allele1, allele2 (str), n_data, maf.
+    .saf.tsv: fields chrom (str), pos and saf, the 2N + 1 values of the
+    site's frequency likelihood (float64, -inf for impossible bins).
+    Names (chrom, alleles) are unescaped (unescape_name).
+    """
+    rows = []
+    with open(path, "r", encoding="utf-8", errors="surrogateescape",
+              newline="") as f:
+        cols = f.readline().rstrip("\n").split("\t")
+        saf = cols[:2] == ["chrom", "pos"] and len(cols) > 2 and all(
+            c.startswith("saf_") for c in cols[2:])
+        if not saf and cols != list(MAF_DTYPE.names):
+            raise ValueError("%s: header %r is neither a .maf.tsv nor a "
+                             ".saf.tsv header" % (path, "\t".join(cols)))
+        for lineno, line in enumerate(f, 2):
+            p = line.rstrip("\n").split("\t")
+            if len(p) != len(cols):
+                raise ValueError("%s:%d: %d columns, the header has %d"
+                                 % (path, lineno, len(p), len(cols)))
+            if saf:
+                rows.append((unescape_name(p[0]), int(p[1]),
+                             [float(x) for x in p[2:]]))
+            else:
+                rows.append((unescape_name(p[0]), int(p[1]),
+                             unescape_name(p[2]), unescape_name(p[3]),
+                             int(p[4]), float(p[5])))
+    if saf:
+        dt = np.dtype([("chrom", "O"), ("pos", "<u8"),
+                       ("saf", "<f8", (len(cols) - 2,))])
+        return np.array(rows, dtype=dt)
+    return np.array(rows, dtype=MAF_DTYPE)
 
 
 # ---------------------------------------------------------------- command

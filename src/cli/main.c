@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #if defined(__GLIBC__) || defined(__linux__)
@@ -12,6 +14,7 @@
 #include "config.h"
 #include "sm_about.h"
 #include "sm_compute.h"
+#include "sm_crc32c.h"
 #include "sm_maf.h"
 #include "sm_mpi.h"
 #include "sm_optable.h"
@@ -95,11 +98,23 @@ static char *agreement_text(const char *command, char *canon, char paths[][4200]
   }
   fprintf(f, "starmet %s\ncommand %s\n%s", PACKAGE_VERSION, command, canon);
   for (int k = 0; k < n; k++) {
+    /* its size and the CRC of its first and last 64 KB: another copy, or
+     * a file of the same name in another working directory, differs there
+     * (almost always: not in the middle alone) at the cost of two reads */
     struct stat sb;
-    if (stat(paths[k], &sb) == 0)
-      fprintf(f, "input %s of %lld bytes\n", paths[k], (long long)sb.st_size);
-    else
-      fprintf(f, "input %s that does not exist\n", paths[k]);
+    const int fd = open(paths[k], O_RDONLY | O_CLOEXEC);
+    uint32_t head = 0, tail = 0;
+    if (fd >= 0 && fstat(fd, &sb) == 0) {
+      const uint64_t size = (uint64_t)sb.st_size, part = size < 65536 ? size : 65536;
+      if (sm_crc32c_fd(fd, 0, part, &head) || sm_crc32c_fd(fd, size - part, part, &tail))
+        head = tail = 0;
+      fprintf(f, "input %s of %llu bytes (CRC-32C of its ends %08x %08x)\n", paths[k],
+              (unsigned long long)size, (unsigned)head, (unsigned)tail);
+    } else {
+      fprintf(f, "input %s that cannot be read\n", paths[k]);
+    }
+    if (fd >= 0)
+      close(fd);
   }
   free(canon);
   if (fclose(f) != 0) {

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,6 +19,7 @@
 #include "sm_crc32c.h"
 #include "sm_graph.h"
 #include "sm_hist.h"
+#include "sm_memory.h"
 #include "sm_topk.h"
 #include "sm_mpi.h"
 #include "sm_ref.h"
@@ -164,13 +166,14 @@ static void fingerprint(const sm_options_t *o, const sm_decomp_t *d, int sparse,
       buf, len,
       "metric=%d way=%d single=%d sparse=%d nv=%zu nf=%zu %s grid=%dx%dx%d rank=%d/%d "
       "phases=%d:%d-%d stages=%d:%d-%d threshold=%.17g format=%d g=%.17g m=%.17g "
-      "kernel=%d thresholds=%d:%.17g,%.17g,%.17g,%.17g,%.17g read=%d:%d:%d:%d:%zu",
+      "kernel=%d thresholds=%d:%.17g,%.17g,%.17g,%.17g,%.17g read=%d:%d:%d:%d:%zu "
+      "keys=%d",
       (int)o->metric, o->num_way, o->single, sparse, d->nv, d->nf, input, d->npv, d->npf,
       d->npr, rank, P, d->num_phase, o->phase_min, o->phase_max, o->num_stage,
       o->stage_min, o->stage_max, o->threshold, (int)o->output_format, o->ccc_param,
       o->ccc_mult, (int)o->kernel, o->thr_ent.n, o->thr_ent.t[0], o->thr_ent.t[1],
       o->thr_ent.t[2], o->thr_ent.t[3], o->thr_ent.t[4], (int)o->input_format,
-      o->transpose, o->text_header, o->text_row_names, o->raw_elem_size);
+      o->transpose, o->text_header, o->text_row_names, o->raw_elem_size, o->keys_index);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -221,9 +224,10 @@ typedef struct run {
   char out_path[4096], json_path[4096];
   sm_manifest_t man; /* the --resume record of completed blocks */
   int use_man, resumed;
-  int bs_known;     /* the tile size is the interrupted run's */
-  uint64_t hdr_end; /* output file size after its header */
-  uint32_t hdr_crc; /* and its CRC-32C */
+  int bs_known;          /* the tile size is the interrupted run's */
+  uint64_t hdr_end;      /* output file size after its header */
+  uint32_t hdr_crc;      /* and its CRC-32C */
+  uint64_t mem_estimate; /* bytes, before anything was allocated */
   uint64_t *skip, resume_off, resume_count;
   size_t nskip; /* blocks an interrupted run completed */
   sm_writer_t *w;
@@ -241,6 +245,104 @@ typedef struct run {
 } run_t;
 
 /* Plan the problem: its sizes, the checks on them, the decomposition. */
+/* n bytes for a message: "512 MB". */
+static const char *human_bytes(uint64_t n, char *buf, size_t len)
+{
+  static const char *const unit[] = {"bytes", "KB", "MB", "GB", "TB", "PB"};
+  double x = (double)n;
+  int u = 0;
+  while (x >= 1024 && u < 5)
+    x /= 1024, u++;
+  snprintf(buf, len, u ? "%.3g %s" : "%.0f %s", x, unit[u]);
+  return buf;
+}
+
+/* Before anything large is allocated: this rank's estimate (times the
+ * ranks on this machine) against what the machine, the cgroup and the
+ * limits leave. SM_ENOMEM, said with the estimate and what to change. */
+static sm_err_t memory_fits(run_t *r, const sm_dims_t *dims)
+{
+  const sm_options_t *o = r->o;
+  const int ccc = o->metric == SM_METRIC_CCC;
+  size_t v0, vc, f0, fc;
+  sm_decomp_part(&r->d, r->pv, &v0, &vc);
+  sm_decomp_slice(&r->d, r->pf, &f0, &fc);
+  const size_t elem = ccc ? sizeof(uint64_t) : o->single ? sizeof(float) : sizeof(double);
+  const char *ncpu = getenv("STARPU_NCPU");
+  const long cpus = ncpu && atoi(ncpu) > 0 ? atol(ncpu) : sysconf(_SC_NPROCESSORS_ONLN);
+  const int entries = ccc ? (o->num_way == 3 ? 8 : 4) : 1;
+  const sm_mem_run_t mr = {
+      .nv = r->d.nv,
+      .nf = r->d.nf,
+      .vc = vc,
+      .fc = fc,
+      .row_bytes = sm_vectors_ld(o->metric, elem, fc) * elem,
+      .npv = r->d.npv,
+      .npf = r->d.npf,
+      .way = o->num_way,
+      .text_input = dims->header != 0,
+      .block_size = o->block_size,
+      .pair_bytes = ccc ? (size_t)(o->num_way == 3 ? 2 : 1) * 4 * SM_CCC2_NMOM(1) : elem,
+      .entries = entries,
+      .emit = o->output_format != SM_OUT_NONE || o->synth.kind == SM_SYNTH_ANALYTIC,
+      .text = o->output_format == SM_OUT_TSV,
+      .workers = cpus > 0 ? (int)cpus : 1,
+      .topk_bytes = r->me == 0
+                        ? (uint64_t)r->d.nv * o->topk *
+                              (ccc && o->topk_by_entry ? 4 : 1) * sizeof(sm_topk_ent_t)
+                        : 0,
+  };
+  sm_mem_need_t n;
+  sm_mem_estimate(&mr, &n);
+  r->mem_estimate = n.total;
+  int zero = 0, index, here;
+  sm_mpi_node_peers(&zero, sizeof zero, &index, &here);
+  uint64_t room, as;
+  char what[4900], as_what[64], b[7][32], rank[32] = "";
+  sm_mem_room(&room, what, sizeof what, &as, as_what, sizeof as_what);
+  if (r->P > 1)
+    snprintf(rank, sizeof rank, "rank %d: ", r->me);
+  const uint64_t node =
+      n.total > UINT64_MAX / (uint64_t)here ? UINT64_MAX : n.total * (uint64_t)here;
+  const uint64_t space = sm_mem_address_need(&n);
+  if (node <= room && space <= as)
+    return SM_OK;
+  char parts[600], each[96] = "";
+  snprintf(
+      parts, sizeof parts,
+      "its vectors %s, partitions received %s, the reader's copy %s, tasks in flight "
+      "%s, top-k lists %s, the program and StarPU %s",
+      human_bytes(n.vectors, b[0], 32), human_bytes(n.received, b[1], 32),
+      human_bytes(n.reading, b[2], 32), human_bytes(n.tasks, b[3], 32),
+      human_bytes(n.results, b[4], 32), human_bytes(n.runtime, b[5], 32));
+  if (here > 1)
+    snprintf(each, sizeof each, ", %d ranks on this machine: %s", here,
+             human_bytes(node, b[6], 32));
+  /* what to change: what dominates */
+  char fix[300];
+  if (n.tasks > n.vectors + n.received + n.reading)
+    snprintf(fix, sizeof fix, "use smaller tiles (--block-size%s)",
+             o->block_size ? " below yours" : " N; automatic tiles are at most 2048");
+  else
+    snprintf(fix, sizeof fix,
+             "spread the run over more machines (a rank of --num-proc-field N holds "
+             "1/N of the fields)%s",
+             !ccc && !o->single ? ", or halve them with --precision single" : "");
+  if (node > room)
+    sm_log_error("%s%s: this run needs about %s of memory per rank (%s)%s, but %s leaves "
+                 "%s: %s; STARMET_MEMORY_LIMIT=none skips this check",
+                 rank, r->desc, human_bytes(n.total, b[0], 32), parts, each, what,
+                 human_bytes(room, b[1], 32), fix);
+  else
+    sm_log_error("%s%s: this run needs about %s of address space (what its libraries "
+                 "map, %s, and about %s that StarPU reserves at start-up), but %s is %s: "
+                 "raise it (ulimit -v unlimited), or %s",
+                 rank, r->desc, human_bytes(space, b[0], 32), parts,
+                 human_bytes(SM_MEM_STARTUP_AS, b[6], 32), as_what,
+                 human_bytes(as, b[1], 32), fix);
+  return SM_ENOMEM;
+}
+
 static sm_err_t plan(run_t *r)
 {
   const sm_options_t *o = r->o;
@@ -274,6 +376,15 @@ static sm_err_t plan(run_t *r)
   if ((err = make_decomp(o, &dims, &r->d)))
     return err;
   sm_decomp_coords(&r->d, r->me, &r->pv, &r->pf, &r->pr);
+  if ((err = (sm_err_t)sm_mpi_agree(memory_fits(r, &dims))))
+    return err;
+  /* single precision's promise, said before computing when it is loose */
+  const double bound = sm_sink_rel_bound(o->metric, o->single, dims.nf);
+  if (o->single && bound > 1e-3 && r->me == 0)
+    sm_log_warn("%s: --precision single over %zu fields: a float32 sum of that many "
+                "terms may be off by up to %.2g relative (2 x fields x 2^-24; usually "
+                "far less); --precision double keeps every value within %.2g",
+                r->desc, dims.nf, bound, sm_sink_rel_bound(o->metric, 0, dims.nf));
   return SM_OK;
 }
 
@@ -317,6 +428,52 @@ static sm_err_t check_sums(const run_t *r)
   return SM_EVALUE;
 }
 
+static const char *const *names_sorted; /* for cmp_name (qsort has no context) */
+
+static int cmp_name(const void *a, const void *b)
+{
+  const size_t i = *(const size_t *)a, j = *(const size_t *)b;
+  const char *x = names_sorted[i] ? names_sorted[i] : "",
+             *y = names_sorted[j] ? names_sorted[j] : "";
+  const int c = strcmp(x, y);
+  return c ? c : (i > j) - (i < j);
+}
+
+/* The keys of text output must tell the vectors apart: two vectors of one
+ * name (a SNP id twice in a .bim, "." for unnamed variants, a row name
+ * twice) would make every line of theirs ambiguous. Every rank holds all
+ * names and decides alike; rank 0 says which. */
+static sm_err_t unique_names(const run_t *r)
+{
+  size_t *ix = malloc(r->d.nv * sizeof *ix);
+  if (!ix) {
+    sm_log_error("out of memory checking the %zu vector names", r->d.nv);
+    return SM_ENOMEM;
+  }
+  for (size_t v = 0; v < r->d.nv; v++)
+    ix[v] = v;
+  names_sorted = (const char *const *)r->names;
+  qsort(ix, r->d.nv, sizeof *ix, cmp_name);
+  size_t a = 0, b = 0, dups = 0;
+  for (size_t k = 1; k < r->d.nv; k++)
+    if (r->names[ix[k]] && r->names[ix[k - 1]] &&
+        !strcmp(r->names[ix[k]], r->names[ix[k - 1]]) && !dups++)
+      a = ix[k - 1], b = ix[k];
+  free(ix);
+  if (!dups)
+    return SM_OK;
+  if (r->me == 0)
+    sm_log_error(
+        "%s: vector names repeat (%zu repeats): '%.60s' names vectors %zu and "
+        "%zu (from 0), and the lines of text output would not say which is "
+        "which; give the vectors unique names (PLINK's '.' for unnamed variants: "
+        "plink1.9 --bfile PREFIX --set-missing-var-ids '@:#:$1:$2' "
+        "--keep-allele-order --make-bed --out NEW names them), or write vector "
+        "numbers with --keys index",
+        r->desc, dups, r->names[a], a, b);
+  return SM_EINCONSIST;
+}
+
 static sm_err_t load_slice(run_t *r)
 {
   const sm_options_t *o = r->o;
@@ -329,11 +486,13 @@ static sm_err_t load_slice(run_t *r)
   if ((err = check_sums(r)))
     return err;
   choose_sparse(r);
-  if (o->output_format == SM_OUT_TSV) { /* names of every vector, for text output */
+  if (o->output_format == SM_OUT_TSV && !o->keys_index) { /* names, for text output */
     int have = sm_mpi_agree(r->v.names != NULL);
     if (have)
       err = sm_mpi_allgather_names(r->v.names, r->v0, r->vc, r->pf == 0 && r->pr == 0,
                                    r->d.nv, &r->names);
+    if (!err && have)
+      err = unique_names(r);
   }
   return err;
 }
@@ -522,6 +681,7 @@ static void open_sink(run_t *r)
       .hist = r->hist,
       .hist_counts = r->hist_counts,
       .analytic = o->synth.kind == SM_SYNTH_ANALYTIC ? &o->synth : NULL,
+      .nf = r->d.nf,
       .progress = r->me == 0 && (o->progress < 0 ? isatty(2) && !o->quiet : o->progress),
       .t_start = sm_now(),
       .manifest = r->use_man ? &r->man : NULL,
@@ -538,6 +698,7 @@ static void open_sink(run_t *r)
   sum->input_desc = r->desc;
   sum->text_header = r->text_header;
   sum->text_row_names = r->text_row_names;
+  sum->mem_estimate = r->mem_estimate;
   sum->nv = r->d.nv;
   sum->nf = r->d.nf;
   sum->sparse = r->sparse;
@@ -648,7 +809,8 @@ static sm_err_t run_graph(run_t *r, int progress)
                     "int8 loops on the others)";
   if (r->use_man && !r->resumed) { /* the tile size is known now: record it */
     r->man.block_size = r->d.block_size;
-    sm_err_t err = (sm_err_t)sm_mpi_agree(sm_manifest_header(&r->man, r->hdr_end, r->hdr_crc));
+    sm_err_t err =
+        (sm_err_t)sm_mpi_agree(sm_manifest_header(&r->man, r->hdr_end, r->hdr_crc));
     if (err)
       return err;
   }
@@ -819,6 +981,8 @@ static sm_err_t commit(run_t *r, sm_err_t err)
   sm_manifest_close(&r->man, err == SM_OK || !keep);
   sum->t_output = sm_now() - t2;
   sum->t_total = sm_now() - r->t0;
+  struct rusage ru; /* rank 0's peak, against the estimate */
+  sum->mem_peak = getrusage(RUSAGE_SELF, &ru) == 0 ? (uint64_t)ru.ru_maxrss * 1024 : 0;
   sum->output_path = err == SM_OK && r->out_path[0] ? r->out_path : NULL;
   if (r->P > 1 && sum->output_path) /* name the set of files */
     sm_output_path(r->out_path, sizeof r->out_path, o->output, o->output_format, -1,

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include <errno.h>
+#include <float.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
@@ -50,8 +51,26 @@ sm_err_t sm_opt_double(const char *opt, const char *s, double *out)
   char *end;
   errno = 0;
   double v = strtod(s, &end);
-  if (errno || end == s || *end || !isfinite(v) || isspace((unsigned char)s[0])) {
+  /* ERANGE is overflow (v = +-HUGE_VAL) or underflow: a subnormal result
+   * is a number (kept as strtod rounded it); one rounded to 0 is not the
+   * value given */
+  const int range = errno == ERANGE;
+  if (end == s || *end || isspace((unsigned char)s[0]) || isnan(v) ||
+      (isinf(v) && !range)) {
     sm_log_error("%s: '%s' is not a finite number", opt, s);
+    return SM_EOPTION;
+  }
+  if (isinf(v)) {
+    sm_log_error("%s: '%s' is not a finite number: it is out of double's range "
+                 "(magnitudes up to %.2g)",
+                 opt, s, DBL_MAX);
+    return SM_EOPTION;
+  }
+  if (range && v == 0) {
+    sm_log_error("%s: '%s' is too close to 0 for a double: it is not 0, but nearer "
+                 "to it than the smallest positive double, %.2g; give 0 or a magnitude "
+                 "of at least %.2g",
+                 opt, s, DBL_TRUE_MIN, DBL_TRUE_MIN);
     return SM_EOPTION;
   }
   *out = v;
@@ -303,7 +322,8 @@ char *sm_opt_canonical(const sm_optcmd_t *cmd, int argc, char **argv, const void
     if (c >= SM_OPT_VAL0 && (size_t)(c - SM_OPT_VAL0) < cmd->nopts)
       given[c - SM_OPT_VAL0] = optarg;
   for (size_t i = 0; i < cmd->nopts; i++) {
-    const sm_opt_t *d = cmd->opts[i].name && first_of_name(cmd, i) ? row_for(cmd, i) : NULL;
+    const sm_opt_t *d =
+        cmd->opts[i].name && first_of_name(cmd, i) ? row_for(cmd, i) : NULL;
     if (!d || d->per_rank || d->kind == SM_OPT_HELP || same_flag_before(cmd, i, d))
       continue;
     const void *p = (const char *)dst + d->off;
@@ -351,7 +371,8 @@ void sm_opt_per_rank_names(const sm_optcmd_t *cmd, char *buf, size_t len)
   size_t k = 0;
   buf[0] = 0;
   for (size_t i = 0; i < cmd->nopts && k < len; i++) {
-    const sm_opt_t *d = cmd->opts[i].name && first_of_name(cmd, i) ? row_for(cmd, i) : NULL;
+    const sm_opt_t *d =
+        cmd->opts[i].name && first_of_name(cmd, i) ? row_for(cmd, i) : NULL;
     if (d && d->per_rank)
       k += (size_t)snprintf(buf + k, len - k, "%s--%s", k ? ", " : "", d->name);
   }

@@ -46,9 +46,9 @@ struct sm_opt {
                                  text; NULL: not listed */
   void (*show)(const void *dst, FILE *f); /* with .set: prints the value it
                                  stored, for sm_opt_canonical (else its argument) */
-  int per_rank;               /* may differ between the ranks of one run (where a
-                                 rank's tasks run, what it logs): left out of
-                                 sm_opt_canonical */
+  int per_rank; /* may differ between the ranks of one run (where a
+                   rank's tasks run, what it logs): left out of
+                   sm_opt_canonical */
 };
 
 /* A command: its table and how it words its errors. */

@@ -230,8 +230,16 @@ static sm_err_t set_histogram(const sm_opt_t *d, char *arg, void *dst, int *done
   o->hist_bins = (uint32_t)v[0];
   o->hist_lo = o->hist_hi = NAN;
   if (n == 3) {
-    if (!(v[1] < v[2]) || !isfinite(v[2] - v[1])) {
+    if (!(v[1] < v[2])) {
       sm_log_error("--histogram: the range %g..%g is empty: give MIN < MAX", v[1], v[2]);
+      return SM_EOPTION;
+    }
+    /* the bins' width is (MAX - MIN) / BINS: MAX - MIN must be a double */
+    if (!isfinite(v[2] - v[1])) {
+      sm_log_error("--histogram: the range %g..%g is too wide: MAX - MIN overflows a "
+                   "double (the largest is 1.8e+308), and the bins' width with it; give "
+                   "MIN and MAX at most 1.8e+308 apart",
+                   v[1], v[2]);
       return SM_EOPTION;
     }
     o->hist_lo = v[1];
@@ -310,6 +318,7 @@ static void show_histogram(const void *dst, FILE *f)
   }
 
 static const char *const topk_by_names[] = {"max", "entry", NULL};
+static const char *const key_names[] = {"names", "index", NULL};
 
 #ifndef SM_DOCDIR /* where make install puts README.md and docs/ (Makefile.am) */
 #define SM_DOCDIR "share/doc/starmet"
@@ -484,10 +493,18 @@ static const sm_opt_t options[] = {
      .choices = synth_formats,
      .values = synth_format_values,
      .cmds = CMD_SYNTH},
+    {.name = "keys",
+     .kind = SM_OPT_CHOICE,
+     .off = O(keys_index),
+     .choices = key_names,
+     .cmds = CMD_COMPUTE,
+     .help = "what names a vector in text output: its name\n"
+             "(names, default; they must be unique) or its\n"
+             "number from 0 (index, as CoMet)"},
     SHOWN("threshold", set_threshold, show_threshold, CMD_COMPUTE, "T|T1,..",
-           "write only values > T; CCC also takes CoMet's\n"
-           "thresholds per table entry: tLL,tLH,tHH,tLLHH\n"
-           "(2-way) or tLLL,tLLH,tLHH,tHHH,tLLLHHH (3-way)"),
+          "write only values > T; CCC also takes CoMet's\n"
+          "thresholds per table entry: tLL,tLH,tHH,tLLHH\n"
+          "(2-way) or tLLL,tLLH,tLHH,tHHH,tLLLHHH (3-way)"),
     {.name = "top-k",
      .kind = SM_OPT_SIZE,
      .off = O(topk),
@@ -506,9 +523,9 @@ static const sm_opt_t options[] = {
      .help = "CCC: rank a pair by its largest table entry\n"
              "(max, default) or keep K per entry (entry)"},
     SHOWN("histogram", set_histogram, show_histogram, CMD_COMPUTE, "B[,MIN,MAX]",
-           "count every value into B bins over [MIN, MAX]\n"
-           "(default: the metric's range) per table entry:\n"
-           "PREFIX.hist.tsv, the JSON summary, PREFIX.hist.png"),
+          "count every value into B bins over [MIN, MAX]\n"
+          "(default: the metric's range) per table entry:\n"
+          "PREFIX.hist.tsv, the JSON summary, PREFIX.hist.png"),
     STRING("summary", summary, "FILE", "JSON summary path (default PREFIX.json)"),
     FLAG("verify", verify, 1, CMD_COMPUTE,
          "check every numerator task's result (invariants)\n"

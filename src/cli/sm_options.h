@@ -56,6 +56,7 @@ typedef struct sm_options {
   int topk_by_entry;       /* CCC: a list per table entry (else the largest) */
   double hist_lo, hist_hi; /* its range (NaN: the metric's) */
   const char *summary;     /* JSON summary path (default PREFIX.json) */
+  int keys_index;          /* text output keys: vector numbers, not names */
   /* decomposition */
   int npv, npf, npr;        /* rank grid; 0 = default (npv = ranks, 1, 1) */
   int num_phase;            /* phases (default 1) */

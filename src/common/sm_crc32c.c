@@ -31,9 +31,8 @@ static uint32_t crc_table(uint32_t c, const unsigned char *p, size_t n)
 }
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-__attribute__((target("sse4.2"))) static uint32_t crc_sse42(uint32_t c,
-                                                             const unsigned char *p,
-                                                             size_t n)
+__attribute__((target("sse4.2"))) static uint32_t
+crc_sse42(uint32_t c, const unsigned char *p, size_t n)
 {
   uint64_t c64 = c;
   for (; n >= 8; n -= 8, p += 8) {

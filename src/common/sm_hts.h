@@ -4,7 +4,30 @@
 #ifndef SM_HTS_H
 #define SM_HTS_H
 
+#include <htslib/hts.h>
 #include <htslib/vcf.h>
+
+#include "sm_error.h"
+
+/** gVCF's symbolic ALT, "any allele not listed": <NON_REF> (GATK) or <*>
+ * (bcftools). */
+int sm_vcf_is_nonref(const char *allele);
+
+/** A record's ALT, the symbolic one not counting: its index when it is the
+ * only other ALT; 0 for a gVCF reference block (no ALT but the symbolic
+ * one); -1 when the record is not bi-allelic. */
+int sm_vcf_the_alt(bcf1_t *rec);
+
+/** Whether an htslib input's compressed stream is whole: SM_OK, or
+ * SM_EFORMAT (logged, naming path) when a gzip or BGZF stream was cut short
+ * (or a BGZF file lacks its end-of-file block) or its compressed data is
+ * damaged. where: what was read, for the message. */
+sm_err_t sm_hts_stream_whole(const char *path, htsFile *fp, const char *where);
+
+/** When htslib refused the header of path, whether the #CHROM line's
+ * sample names are why (a name twice, or an empty one): logs it and
+ * returns 1; 0 otherwise. */
+int sm_vcf_bad_sample_names(const char *path);
 
 /* The problems htslib found in a record that make it unusable (0: none).
  * A contig or a tag missing from the header is not one: htslib adds it to

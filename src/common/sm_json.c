@@ -11,17 +11,56 @@ static void put_indent(FILE *f, int n)
     fputc(' ', f);
 }
 
+/* Bytes of the well-formed UTF-8 sequence at p (RFC 3629: no overlong
+ * form, no surrogate, nothing above U+10FFFF), or 0. */
+static int utf8_len(const unsigned char *p)
+{
+  const unsigned char c = p[0];
+  int n;
+  unsigned lo = 0x80, hi = 0xbf; /* the second byte's range */
+  if (c >= 0xc2 && c <= 0xdf)
+    n = 2;
+  else if (c >= 0xe0 && c <= 0xef) {
+    n = 3;
+    lo = c == 0xe0 ? 0xa0 : 0x80;
+    hi = c == 0xed ? 0x9f : 0xbf;
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    n = 4;
+    lo = c == 0xf0 ? 0x90 : 0x80;
+    hi = c == 0xf4 ? 0x8f : 0xbf;
+  } else
+    return 0;
+  if (p[1] < lo || p[1] > hi)
+    return 0;
+  for (int k = 2; k < n; k++)
+    if (p[k] < 0x80 || p[k] > 0xbf) /* the NUL ending s stops here too */
+      return 0;
+  return n;
+}
+
+/* A JSON string: '"' and '\\' escaped, every control byte (below 0x20, and
+ * 0x7f) as \u00XX, well-formed UTF-8 as it is; each byte of anything else
+ * (a path or name in another encoding) becomes U+FFFD, written \ufffd, so
+ * the file is always valid UTF-8 JSON. */
 static void put_string(FILE *f, const char *s)
 {
   fputc('"', f);
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
+  for (const unsigned char *p = (const unsigned char *)s; *p;) {
+    const unsigned char c = *p;
+    int n = 1;
     if (c == '"' || c == '\\')
       fprintf(f, "\\%c", c);
-    else if (c < 0x20)
+    else if (c < 0x20 || c == 0x7f)
       fprintf(f, "\\u%04x", c);
-    else
+    else if (c < 0x80)
       fputc(c, f);
+    else if ((n = utf8_len(p)) > 0)
+      fwrite(p, 1, (size_t)n, f);
+    else {
+      fputs("\\ufffd", f);
+      n = 1;
+    }
+    p += n;
   }
   fputc('"', f);
 }

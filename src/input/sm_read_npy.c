@@ -80,18 +80,21 @@ static sm_err_t parse_descr(const char *path, const char *p, sm_metric_t metric,
                                 ((kind == 'i' || kind == 'u') &&
                                  (size == 1 || size == 2 || size == 4 || size == 8)));
   if (!known) {
+    /* CCC refuses floats: its conversion is to codes */
     sm_log_error("%s: dtype '%s' is not supported; accepted: " NPY_ACCEPTED
-                 " (convert with arr.astype('<f8'))",
-                 path, h->descr);
+                 "%s (convert it: np.save('new.npy', np.load('%s').astype('%s')))",
+                 path, h->descr,
+                 metric == SM_METRIC_CCC ? ", for CCC the integer ones" : "", path,
+                 metric == SM_METRIC_CCC ? "|u1" : "<f8");
     return SM_EFORMAT;
   }
   /* Byte order only matters for multi-byte items; '|' means "not
    * applicable" and is only valid for them. */
   if (size > 1 && (order == '>' || order == '|')) {
     sm_log_error("%s: dtype '%s' is %s; only little-endian data are supported "
-                 "(convert with arr.astype('<%c%lu'))",
+                 "(convert it: np.save('new.npy', np.load('%s').astype('<%c%lu')))",
                  path, h->descr, order == '>' ? "big-endian" : "without a byte order",
-                 kind, size);
+                 path, kind, size);
     return SM_EFORMAT;
   }
   if (metric == SM_METRIC_CCC && kind == 'f') {
@@ -288,16 +291,14 @@ static sm_err_t convert_row(void *ctx, const unsigned char *buf, size_t v, off_t
       if (x == 0 || x == 1 || x == 2 || x == 3)
         sm_gt_set(row, f, (unsigned)x);
       else
-        problem = "is not a 2-bit genotype code (CoMet's 0, 1, 2 = missing, 3)";
+        problem = "is not a 2-bit genotype code (CoMet's 0, 1, 2 = missing, 3); fix the "
+                  "input";
     } else {
       sm_read_store_czek(row, out->elem_size, f, x);
-      if (!sm_read_czek_ok(x, out->elem_size))
-        problem = "is not allowed for czekanowski (entries must be finite and "
-                  ">= 0 in the working precision)";
+      problem = sm_read_czek_why(x, out->elem_size);
     }
     if (problem) {
-      sm_log_error("%s: vector %zu, field %zu (byte offset %lld): value %.17g %s; "
-                   "fix the input",
+      sm_log_error("%s: vector %zu, field %zu (byte offset %lld): value %.17g %s",
                    s->path, v + 1, s->f0 + f + 1,
                    (long long)off + (long long)(f * h->size), x, problem);
       return SM_EVALUE;

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,36 +33,145 @@ static size_t split_words(char *s, char **w, size_t max)
   return n;
 }
 
-/* The .bim file: counts the SNPs (non-empty lines), checks that each has 6
- * columns, and keeps the ids of SNPs [v0, v0 + vcount) (vcount 0: to the
- * end) in *ids (grown as needed, *nids of them). */
-static sm_err_t read_bim(const char *path, size_t v0, size_t vcount, size_t *nsnp,
-                         char ***ids, size_t *nids)
+/* A PLINK text file (.bim or .fam) read one record (line) at a time. The
+ * rules, as PLINK's format documentation states them: no header or comment
+ * line, one line per SNP or sample with exactly 6 whitespace-separated
+ * fields, no blank line between them. Blank lines after the last record
+ * are accepted (they can shift nothing); PLINK 1.9 itself is more lenient
+ * (it skips '#' and blank lines anywhere), but a header read as a sample
+ * would be decoded from the .bed's padding bits. */
+typedef struct plink_text {
+  const char *path;
+  const char *kind;   /* "bim", "fam" */
+  const char *unit;   /* what a line is: "SNP", "sample" */
+  const char *fields; /* the 6 fields PLINK expects, for messages */
+  FILE *f;
+  char *line;
+  size_t cap, lineno;
+  size_t blank; /* the first blank line since the last record (0: none) */
+} plink_text_t;
+
+static sm_err_t text_open(plink_text_t *t, const char *path, const char *kind,
+                          const char *unit, const char *fields)
 {
-  sm_err_t err = SM_OK;
-  char *line = NULL;
-  size_t cap = 0, idcap = 0, lineno = 0;
-  FILE *f = fopen(path, "r");
-  if (!f) {
+  *t = (plink_text_t){.path = path, .kind = kind, .unit = unit, .fields = fields};
+  if (!(t->f = fopen(path, "r"))) {
     sm_log_error("%s: cannot open: %s; a PLINK fileset needs prefix.bed, "
                  "prefix.bim and prefix.fam",
                  path, strerror(errno));
     return SM_EIO;
   }
-  *nsnp = 0;
-  while (getline(&line, &cap, f) >= 0) {
-    lineno++;
-    char *w[6];
-    size_t n = split_words(line, w, 6);
-    if (n == 0)
-      continue;
-    if (n != 6) {
-      sm_log_error("%s:%zu: expected 6 columns (chrom, id, cm, pos, A1, A2), "
-                   "found %zu; check the .bim file",
-                   path, lineno, n);
-      err = SM_EFORMAT;
-      goto done;
+  return SM_OK;
+}
+
+static void text_close(plink_text_t *t)
+{
+  free(t->line);
+  if (t->f)
+    fclose(t->f);
+}
+
+/* The next record's 6 fields into w (*got = 1), or the end of the file
+ * (*got = 0). A line that breaks the rules is logged (file:line, what
+ * PLINK expects) and is SM_EFORMAT. */
+static sm_err_t text_next(plink_text_t *t, char *w[6], int *got)
+{
+  ssize_t len;
+  *got = 0;
+  while ((len = getline(&t->line, &t->cap, t->f)) >= 0) {
+    t->lineno++;
+    if (memchr(t->line, '\0', (size_t)len)) {
+      sm_log_error("%s:%zu: a NUL byte: not a text file; a PLINK .bim/.fam is text, "
+                   "one line per %s",
+                   t->path, t->lineno, t->unit);
+      return SM_EFORMAT;
     }
+    const char *first = t->line + strspn(t->line, " \t\r\n");
+    if (*first == '\0') {
+      if (!t->blank)
+        t->blank = t->lineno;
+      continue;
+    }
+    if (t->blank) {
+      sm_log_error("%s:%zu: blank line before line %zu; a PLINK .%s has one line per "
+                   "%s and no blank line between them: remove it",
+                   t->path, t->blank, t->lineno, t->kind, t->unit);
+      return SM_EFORMAT;
+    }
+    if (*first == '#') {
+      size_t shown = strcspn(first, "\r\n");
+      sm_log_error("%s:%zu: a line starting with '#' ('%.*s%s'): PLINK .fam/.bim files "
+                   "have no header line: remove it",
+                   t->path, t->lineno, (int)(shown > 40 ? 40 : shown), first,
+                   shown > 40 ? "..." : "");
+      return SM_EFORMAT;
+    }
+    size_t n = split_words(t->line, w, 6);
+    if (n != 6) {
+      sm_log_error("%s:%zu: %zu field%s, but a PLINK .%s line has exactly 6 (%s), "
+                   "separated by spaces or tabs",
+                   t->path, t->lineno, n, n == 1 ? "" : "s", t->kind, t->fields);
+      return SM_EFORMAT;
+    }
+    *got = 1;
+    return SM_OK;
+  }
+  if (ferror(t->f)) {
+    sm_log_error("%s: read error after line %zu: %s", t->path, t->lineno,
+                 strerror(errno));
+    return SM_EIO;
+  }
+  return SM_OK;
+}
+
+#define BIM_FIELDS                                                                       \
+  "chromosome, SNP id, position in cM, bp position (an integer >= 0), allele 1, "        \
+  "allele 2"
+#define FAM_FIELDS "family id, sample id, father, mother, sex, phenotype"
+
+/* The .bim line's positions: cM a finite number, bp an integer >= 0 (PLINK
+ * skips SNPs with a negative one; starmet would not). */
+static sm_err_t check_bim_positions(const plink_text_t *t, char *const w[6])
+{
+  char *end;
+  double cm = strtod(w[2], &end);
+  if (end == w[2] || *end || !isfinite(cm)) {
+    sm_log_error("%s:%zu: position in cM '%.40s' is not a finite number; a PLINK .bim "
+                 "line is: " BIM_FIELDS,
+                 t->path, t->lineno, w[2]);
+    return SM_EFORMAT;
+  }
+  const char *d = w[3] + (w[3][0] == '+' || w[3][0] == '-');
+  if (!*d || d[strspn(d, "0123456789")]) {
+    sm_log_error("%s:%zu: bp position '%.40s' is not an integer; a PLINK .bim line "
+                 "is: " BIM_FIELDS,
+                 t->path, t->lineno, w[3]);
+    return SM_EFORMAT;
+  }
+  if (w[3][0] == '-' && d[strspn(d, "0")]) {
+    sm_log_error("%s:%zu: bp position %.40s is negative: PLINK skips such a SNP and "
+                 "starmet does not; remove it (plink --bfile %.*s --keep-allele-order "
+                 "--make-bed --out NEW drops it from the .bim and the .bed)",
+                 t->path, t->lineno, w[3], (int)strlen(t->path) - 4, t->path);
+    return SM_EFORMAT;
+  }
+  return SM_OK;
+}
+
+/* The .bim file: counts the SNPs, checks each line, and keeps the ids of
+ * SNPs [v0, v0 + vcount) (vcount 0: to the end) in *ids (grown as needed,
+ * *nids of them). */
+static sm_err_t read_bim(const char *path, size_t v0, size_t vcount, size_t *nsnp,
+                         char ***ids, size_t *nids)
+{
+  plink_text_t t;
+  size_t idcap = 0;
+  int got;
+  char *w[6];
+  *nsnp = 0;
+  sm_err_t err = text_open(&t, path, "bim", "SNP", BIM_FIELDS);
+  while (!err && !(err = text_next(&t, w, &got)) && got &&
+         !(err = check_bim_positions(&t, w))) {
     size_t k = (*nsnp)++;
     if (k < v0 || (vcount && k >= v0 + vcount))
       continue;
@@ -76,43 +186,27 @@ static sm_err_t read_bim(const char *path, size_t v0, size_t vcount, size_t *nsn
       goto nomem;
     (*nids)++;
   }
-  if (ferror(f)) {
-    sm_log_error("%s: read error after line %zu: %s", path, lineno, strerror(errno));
-    err = SM_EIO;
-  }
   goto done;
 nomem:
-  sm_log_error("%s:%zu: out of memory for the SNP ids", path, lineno);
+  sm_log_error("%s:%zu: out of memory for the SNP ids", path, t.lineno);
   err = SM_ENOMEM;
 done:
-  free(line);
-  fclose(f);
+  text_close(&t);
   return err;
 }
 
-/* The .fam file: the number of samples is its number of non-empty lines. */
+/* The .fam file: the number of samples is its number of lines (each
+ * checked). */
 static sm_err_t count_fam(const char *path, size_t *nsample)
 {
-  char *line = NULL;
-  size_t cap = 0;
-  FILE *f = fopen(path, "r");
-  if (!f) {
-    sm_log_error("%s: cannot open: %s; a PLINK fileset needs prefix.bed, "
-                 "prefix.bim and prefix.fam",
-                 path, strerror(errno));
-    return SM_EIO;
-  }
+  plink_text_t t;
+  int got;
+  char *w[6];
   *nsample = 0;
-  while (getline(&line, &cap, f) >= 0)
-    if (line[strspn(line, " \t\r\n")] != '\0')
-      (*nsample)++;
-  sm_err_t err = SM_OK;
-  if (ferror(f)) {
-    sm_log_error("%s: read error: %s", path, strerror(errno));
-    err = SM_EIO;
-  }
-  free(line);
-  fclose(f);
+  sm_err_t err = text_open(&t, path, "fam", "sample", FAM_FIELDS);
+  while (!err && !(err = text_next(&t, w, &got)) && got)
+    (*nsample)++;
+  text_close(&t);
   return err;
 }
 
@@ -139,18 +233,32 @@ static void decode_snp(const unsigned char *buf, size_t f0, size_t nf, uint64_t 
 
 /* What snp_row needs besides the row. */
 typedef struct bed_slice {
-  size_t f0; /* first sample kept */
+  size_t f0;      /* first sample kept */
+  size_t nsample; /* samples in the .fam */
   sm_vectors_t *out;
+  size_t npad;   /* SNPs read whose padding bits are not 0 ... */
+  size_t pad_v;  /* ... the first one (0-based) */
+  off_t pad_off; /* ... and its last byte's offset */
 } bed_slice_t;
 
-/* One SNP's bytes into row i of the slice. An sm_read_row_fn. */
+/* One SNP's bytes into row i of the slice. An sm_read_row_fn. When the
+ * slice ends with the last sample, the unused bits of the SNP's last byte
+ * are looked at too: PLINK writes them 0 and ignores them, as decode_snp
+ * does, but set bits may be a sample the .fam lacks (counted for a
+ * warning). */
 static sm_err_t snp_row(void *ctx, const unsigned char *buf, size_t v, off_t off,
                         size_t i)
 {
-  const bed_slice_t *s = ctx;
-  (void)v;
-  (void)off;
-  decode_snp(buf, s->f0, s->out->nf, sm_vectors_row(s->out, i));
+  bed_slice_t *s = ctx;
+  const size_t nf = s->out->nf;
+  decode_snp(buf, s->f0, nf, sm_vectors_row(s->out, i));
+  if (s->f0 + nf == s->nsample && s->nsample % 4) {
+    const size_t last = (s->f0 + nf - 1) / 4 - s->f0 / 4;
+    if (buf[last] >> (2 * (s->nsample % 4)) && !s->npad++) {
+      s->pad_v = v;
+      s->pad_off = off + (off_t)last;
+    }
+  }
   return SM_OK;
 }
 
@@ -170,16 +278,28 @@ static sm_err_t open_bed(const char *path, size_t nsnp, size_t nsample, const ch
     return SM_EIO;
   }
   sm_err_t err = SM_OK;
+  /* the hints' command: --keep-allele-order, or PLINK 1.9 makes allele 1
+   * the minor allele, which changes CCC's values */
+  const int plen = (int)strlen(path) - 4;
   if (st.st_size < 3 || sm_read_at(fd, magic, 3, 0) || magic[0] != 0x6c ||
       magic[1] != 0x1b) {
-    sm_log_error("%s: not a PLINK 1 .bed file (bad magic bytes at offset 0); "
-                 "re-export it with plink --make-bed",
-                 path);
+    sm_log_error("%s: not a PLINK 1 .bed file (bad magic bytes at offset 0: a PLINK 1 "
+                 ".bed starts with 6c 1b); a .bed of PLINK before 1.0 (no magic bytes) "
+                 "converts with plink --bfile %.*s --keep-allele-order --make-bed --out "
+                 "NEW",
+                 path, plen, path);
+    err = SM_EFORMAT;
+  } else if (magic[2] == 0x00) {
+    sm_log_error("%s: sample-major .bed file (mode byte 0x00); only SNP-major is "
+                 "supported: convert it with plink --bfile %.*s --keep-allele-order "
+                 "--make-bed --out NEW",
+                 path, plen, path);
     err = SM_EFORMAT;
   } else if (magic[2] != 0x01) {
-    sm_log_error("%s: %s .bed file (mode byte 0x%02x); only SNP-major is "
-                 "supported: re-export it with plink --make-bed",
-                 path, magic[2] == 0 ? "sample-major" : "unknown-mode", magic[2]);
+    sm_log_error("%s: unknown-mode .bed file (mode byte 0x%02x; PLINK writes 0x01, "
+                 "SNP-major, or 0x00, sample-major, and reads no other): the file is "
+                 "damaged or not a .bed; write it again",
+                 path, magic[2]);
     err = SM_EFORMAT;
   } else {
     size_t bps = (nsample + 3) / 4;
@@ -265,8 +385,16 @@ sm_err_t sm_read_plink(const char *prefix, const sm_read_opts_t *o, sm_vectors_t
                                .first = (off_t)(3 + o->f0 / 4),
                                .stride = (nsample + 3) / 4,
                                .nbytes = (o->f0 + nfk + 3) / 4 - o->f0 / 4};
-  bed_slice_t slice = {.f0 = o->f0, .out = out};
+  bed_slice_t slice = {.f0 = o->f0, .nsample = nsample, .out = out};
   err = sm_read_rows(&rows, o->v0, nvk, snp_row, &slice);
+  if (!err && slice.npad)
+    sm_log_warn("%s: padding bits that are not 0 in %zu of the %zu SNPs read (the "
+                "unused bits after sample %zu in a SNP's last byte; first: SNP %zu, "
+                "byte offset %lld): PLINK ignores them, and so does starmet, but they "
+                "may be genotypes of a sample that %s lacks; plink --bfile %.*s "
+                "--keep-allele-order --make-bed --out NEW rewrites them as 0",
+                bed, slice.npad, nvk, nsample, slice.pad_v + 1, (long long)slice.pad_off,
+                fam, (int)strlen(bed) - 4, bed);
 fail:
   for (size_t i = 0; ids && i < nids; i++)
     free(ids[i]);

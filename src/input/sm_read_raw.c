@@ -32,11 +32,10 @@ static sm_err_t convert_czek_row(const char *path, const unsigned char *buf, siz
       memcpy(&x, buf + f * 8, 8);
     }
     sm_read_store_czek(row, out->elem_size, f, x);
-    if (!sm_read_czek_ok(x, out->elem_size)) {
-      sm_log_error("%s: vector %zu, field %zu (byte offset %lld): value %g is "
-                   "not allowed for czekanowski (entries must be finite and "
-                   ">= 0 in the working precision); fix the input",
-                   path, v + 1, f0 + f + 1, (long long)off + (long long)(f * es), x);
+    const char *why = sm_read_czek_why(x, out->elem_size);
+    if (why) {
+      sm_log_error("%s: vector %zu, field %zu (byte offset %lld): value %g %s", path,
+                   v + 1, f0 + f + 1, (long long)off + (long long)(f * es), x, why);
       return SM_EVALUE;
     }
   }

@@ -36,7 +36,10 @@ typedef struct tsv {
   size_t c0, ckeep; /* columns to keep: [c0, c0 + ckeep) */
   double *vals;     /* kept values, [kept row][ckeep] */
   size_t nvals, valcap;
-  ptrvec_t rnames; /* row names of the kept rows */
+  ptrvec_t rnames;     /* row names of the kept rows */
+  int started;         /* the header or the first data row was read */
+  char *comment;       /* the last '#' line before that (a QIIME header?) */
+  size_t comment_line; /* its line number */
 } tsv_t;
 
 /* Append s to v: SM_OK or SM_ENOMEM (logged by the caller, who knows the
@@ -107,15 +110,59 @@ static sm_err_t split_line(tsv_t *t, char *s)
   }
 }
 
-/* The first row is a header when the cells after the first are not all
- * numbers, or when it has a single, non-numeric cell. */
-static int is_header(const ptrvec_t *c)
+/* A cell made of digits only (an optional sign first): an integer as a
+ * column name would be written. */
+static int is_integer(const char *s)
 {
+  s += *s == '-' || *s == '+';
+  return *s && strspn(s, "0123456789") == strlen(s);
+}
+
+static int looks_like_id(const char *h);
+
+/* --header auto: whether the first line (in t->cells) names the columns.
+ * The cells after the first decide: all of them text, a header; all of
+ * them numbers, data; both, refused (one NA in a first data row, or a
+ * header with a numeric column name, cannot be told apart). So is a line
+ * of integers whose first cell is empty or names ids ("site 2001 2002"):
+ * numeric column names, or data? --header yes|no settles both. A line of
+ * one cell is a header when that cell is not a number. */
+static sm_err_t auto_header(const tsv_t *t, size_t lineno, int *header)
+{
+  const ptrvec_t *c = &t->cells;
   double x;
-  for (size_t i = 1; i < c->n; i++)
-    if (!parse_number(c->p[i], &x))
-      return 1;
-  return c->n == 1 && !parse_number(c->p[0], &x);
+  size_t text = 0, numbers = 0, integers = 0, first_text = 0, first_number = 0;
+  for (size_t i = 1; i < c->n; i++) {
+    if (parse_number(c->p[i], &x)) {
+      if (!numbers++)
+        first_number = i;
+      integers += is_integer(c->p[i]);
+    } else if (!text++) {
+      first_text = i;
+    }
+  }
+  if (c->n == 1) {
+    *header = !parse_number(c->p[0], &x);
+    return SM_OK;
+  }
+  if (text && numbers) {
+    sm_log_error("%s:%zu: the first line mixes names and numbers (cell %zu '%.40s' is "
+                 "not a number, cell %zu '%.40s' is): say --header yes if it names the "
+                 "columns; if it is data, fix cell %zu (czekanowski takes no missing "
+                 "values)",
+                 t->path, lineno, first_text + 1, c->p[first_text], first_number + 1,
+                 c->p[first_number], first_text + 1);
+    return SM_EFORMAT;
+  }
+  if (!text && integers == numbers && (!c->p[0][0] || looks_like_id(c->p[0]))) {
+    sm_log_error("%s:%zu: the first line is %s%.40s%s and integers: numeric column "
+                 "names, or a data row? say --header yes or --header no",
+                 t->path, lineno, c->p[0][0] ? "a name ('" : "an empty cell", c->p[0],
+                 c->p[0][0] ? "')" : "");
+    return SM_EFORMAT;
+  }
+  *header = text > 0;
+  return SM_OK;
 }
 
 /* The header's name for data column c (NULL without a header). The header
@@ -217,7 +264,8 @@ static sm_err_t data_row(tsv_t *t, size_t lineno)
                    c + t->rownames + 1, s);
       return SM_EFORMAT;
     }
-    if (!sm_read_czek_ok(x, o->elem_size)) {
+    const char *why = sm_read_czek_why(x, o->elem_size);
+    if (why) {
       /* Name the vector as the output would: its name, else its number. */
       size_t vi = o->transpose ? c : r, fi = o->transpose ? r : c;
       const char *name = o->transpose  ? column_name(t, c)
@@ -225,10 +273,8 @@ static sm_err_t data_row(tsv_t *t, size_t lineno)
                                        : NULL;
       char num[32];
       snprintf(num, sizeof num, "%zu", vi + 1);
-      sm_log_error("%s:%zu:%zu: vector %s, field %zu: value %s is not allowed "
-                   "for czekanowski (entries must be finite and >= 0); fix the "
-                   "cell",
-                   t->path, lineno, c + t->rownames + 1, name ? name : num, fi + 1, s);
+      sm_log_error("%s:%zu:%zu: vector %s, field %zu: value %s %s", t->path, lineno,
+                   c + t->rownames + 1, name ? name : num, fi + 1, s, why);
       return SM_EVALUE;
     }
     if (keep && c >= t->c0 && c < t->c0 + t->ckeep)
@@ -251,34 +297,71 @@ nomem:
   return SM_ENOMEM;
 }
 
+/* Keep the cells of t->cells as the header (copies), read at line. */
+static sm_err_t keep_header(tsv_t *t, size_t line)
+{
+  t->header_line = line;
+  for (size_t i = 0; i < t->cells.n; i++) {
+    char *name = strdup(t->cells.p[i]);
+    if (!name || push_ptr(&t->header, name)) {
+      free(name);
+      return SM_ENOMEM;
+    }
+  }
+  return SM_OK;
+}
+
+/* A QIIME table's header is its last '#' line ("#OTU ID<TAB>S1<TAB>S2"):
+ * taken when, split like the first line (s), it has as many cells, more
+ * than one, all text after the first. Then s is data (*taken 1). */
+static sm_err_t qiime_header(tsv_t *t, const char *s, int *taken)
+{
+  *taken = 0;
+  char *line = strdup(s), *hdr = strdup(t->comment + 1);
+  if (!line || !hdr || split_line(t, line)) {
+    free(line), free(hdr);
+    return SM_ENOMEM;
+  }
+  const size_t n = t->cells.n;
+  if (split_line(t, hdr)) {
+    free(line), free(hdr);
+    return SM_ENOMEM;
+  }
+  double x;
+  int names = t->cells.n == n && n > 1;
+  for (size_t i = 1; names && i < n; i++)
+    names = !parse_number(t->cells.p[i], &x);
+  sm_err_t err = names ? keep_header(t, t->comment_line) : SM_OK;
+  *taken = names && !err;
+  free(line), free(hdr);
+  return err;
+}
+
 /* One non-blank, non-comment line (already split when sep was known). */
 static sm_err_t parse_line(tsv_t *t, char *s, size_t lineno)
 {
-  if (!t->sep) {
-    /* The first row fixes the separator for the whole file. */
+  sm_err_t err = SM_OK;
+  if (!t->started) {
+    /* The first line fixes the separator for the whole file, and whether
+     * there is a header. */
     const char *dot = strrchr(t->path, '.');
     t->sep = dot && strcasecmp(dot, ".csv") == 0 ? ','
              : strchr(s, '\t')                   ? '\t'
              : strchr(s, ',')                    ? ','
                                                  : ' ';
+    t->started = 1;
+    int qiime = 0, header = t->o->header == SM_TEXT_YES;
+    if (t->comment && t->o->header != SM_TEXT_NO && (err = qiime_header(t, s, &qiime)))
+      goto nomem;
     if (split_line(t, s))
       goto nomem;
-    if (t->o->header == SM_TEXT_YES ||
-        (t->o->header == SM_TEXT_AUTO && is_header(&t->cells))) {
-      t->header_line = lineno;
-      for (size_t i = 0; i < t->cells.n; i++) {
-        char *name = strdup(t->cells.p[i]);
-        if (!name || push_ptr(&t->header, name)) {
-          free(name);
-          goto nomem;
-        }
-      }
-      return SM_OK;
-    }
+    if (!qiime && t->o->header == SM_TEXT_AUTO && (err = auto_header(t, lineno, &header)))
+      return err;
+    if (!qiime && header)
+      return keep_header(t, lineno) ? SM_ENOMEM : SM_OK;
   } else if (split_line(t, s)) {
     goto nomem;
   }
-  sm_err_t err;
   if (!t->ncells && (err = first_data_row(t, lineno)))
     return err;
   return data_row(t, lineno);
@@ -338,6 +421,16 @@ static void explain_layout(const tsv_t *t)
                 t->path, t->ids_last, t->nrows);
 }
 
+/* A first line of UTF-16: its byte-order mark (FF FE or FE FF), or a NUL
+ * byte among the first ones (ASCII in UTF-16 has one every other byte). */
+static int looks_utf16(const char *buf, size_t len)
+{
+  const unsigned char *u = (const unsigned char *)buf;
+  if (len >= 2 && ((u[0] == 0xff && u[1] == 0xfe) || (u[0] == 0xfe && u[1] == 0xff)))
+    return 1;
+  return memchr(buf, 0, len < 64 ? len : 64) != NULL;
+}
+
 sm_err_t sm_read_tsv(const char *path, const sm_read_opts_t *o, sm_vectors_t *out,
                      sm_dims_t *dims)
 {
@@ -381,9 +474,46 @@ sm_err_t sm_read_tsv(const char *path, const sm_read_opts_t *o, sm_vectors_t *ou
     }
     while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
       buf[--len] = '\0';
-    /* Comments and blank lines (anywhere, e.g. at the end) are skipped. */
-    if (buf[0] == '#' || buf[strspn(buf, " \t")] == '\0')
+    /* first: UTF-16BE text starts with a NUL, which looks blank */
+    if (lineno == 1 && looks_utf16(buf, (size_t)len)) {
+      /* without a byte-order mark iconv's UTF-16 guesses the byte order
+       * (big-endian in POSIX): name it, from where the ASCII NULs are */
+      const unsigned char *u = (const unsigned char *)buf;
+      const int bom =
+          len >= 2 && ((u[0] == 0xff && u[1] == 0xfe) || (u[0] == 0xfe && u[1] == 0xff));
+      sm_log_error("%s: this looks like UTF-16 text (a byte-order mark or NUL bytes), "
+                   "which starmet does not read: convert it to UTF-8 (iconv -f UTF-16%s "
+                   "-t UTF-8 %s > copy.tsv)",
+                   path,
+                   bom    ? ""
+                   : u[0] ? "LE"
+                          : "BE",
+                   path);
+      err = SM_EFORMAT;
+      goto fail;
+    }
+    /* Blank lines are skipped anywhere (e.g. at the end); '#' lines are
+     * comments before the header or the first data row only: after it, a
+     * line starting with '#' may be a row named so, and is refused. */
+    if (buf[strspn(buf, " \t")] == '\0')
       continue;
+    if (buf[0] == '#' && !t.started) {
+      free(t.comment);
+      if (!(t.comment = strdup(buf))) {
+        err = SM_ENOMEM;
+        sm_log_error("%s:%zu: out of memory", path, lineno);
+        goto fail;
+      }
+      t.comment_line = lineno;
+      continue;
+    }
+    if (buf[0] == '#') {
+      sm_log_error("%s:%zu: a line starting with '#' after the data began: comments "
+                   "belong before the header (a row named '%.*s'? rename it)",
+                   path, lineno, (int)strcspn(buf, "\t, "), buf);
+      err = SM_EFORMAT;
+      goto fail;
+    }
     if ((err = parse_line(&t, buf, lineno)))
       goto fail;
   }
@@ -415,6 +545,7 @@ fail:
   free_strings(&t.header);
   free_strings(&t.rnames);
   free(t.vals);
+  free(t.comment);
   size_t ncols = t.ncells - (size_t)t.rownames;
   err = sm_read_end(err, out, dims, o->transpose ? ncols : t.nrows,
                     o->transpose ? t.nrows : ncols);

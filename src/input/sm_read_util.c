@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,10 +114,19 @@ sm_err_t sm_read_rows(const sm_read_rows_t *r, size_t v0, size_t n, sm_read_row_
   return err;
 }
 
-int sm_read_czek_ok(double x, size_t elem_size)
+const char *sm_read_czek_why(double x, size_t elem_size)
 {
-  double stored = elem_size == 4 ? (double)(float)x : x;
-  return stored >= 0.0 && !isinf(stored);
+  if (!(x >= 0.0) || isinf(x))
+    return "is not allowed for czekanowski (entries must be finite and >= 0); fix it";
+  if (elem_size == 4 && x > FLT_MAX)
+    return "is beyond float32's range (at most 3.4e+38) of --precision single: use "
+           "--precision double, or scale the input down (the metric does not change "
+           "under a common factor)";
+  if (elem_size == 4 && x > 0 && x < FLT_MIN)
+    return "is below float32's normal range (at least 1.2e-38) of --precision single, "
+           "where it would lose its precision or become 0: use --precision double, or "
+           "scale the input up (the metric does not change under a common factor)";
+  return NULL;
 }
 
 void sm_read_store_czek(void *row, size_t elem_size, size_t f, double x)

@@ -57,9 +57,12 @@ typedef sm_err_t (*sm_read_row_fn)(void *ctx, const unsigned char *buf, size_t v
 sm_err_t sm_read_rows(const sm_read_rows_t *r, size_t v0, size_t n, sm_read_row_fn fn,
                       void *ctx) SM_MUST_CHECK;
 
-/** Czekanowski: whether x, rounded to the working precision (elem_size 4:
- * float, 8: double), is an allowed value (finite and >= 0). */
-int sm_read_czek_ok(double x, size_t elem_size);
+/** Czekanowski: NULL when x is an allowed value in the working precision
+ * (elem_size 4: float, 8: double): finite and >= 0, and in single
+ * precision within float32's normal range (0, or 1.2e-38 to 3.4e38), where
+ * it keeps float32's relative precision. Otherwise why not, and what to
+ * do, as the end of a sentence "value X ...". */
+const char *sm_read_czek_why(double x, size_t elem_size);
 
 /** Czekanowski: store x as field f of row (a vector's row of elem_size-wide
  * values, 4: float, 8: double), rounded to that precision. */

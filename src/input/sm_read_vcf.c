@@ -1,19 +1,24 @@
 /* sm_read_vcf.c: VCF/BCF genotypes (FORMAT/GT) for CCC through htslib:
- * bi-allelic variants are the vectors, samples the fields, a call's code
- * its ALT dosage. Read in one pass; the slice's rows are kept. */
+ * bi-allelic variants are the vectors (gVCF's symbolic ALT not counting as
+ * an allele; its reference blocks skipped), samples the fields, a call's
+ * code its ALT dosage. Read in one pass; the slice's rows are kept. */
 #include "sm_read.h"
 #include "sm_hts.h"
 #include "sm_read_util.h"
 
 #include <errno.h>
+#include <htslib/bgzf.h>
 #include <htslib/hts.h>
+#include <htslib/khash_str2int.h>
+#include <htslib/tbx.h> /* hts_get_bgzfp (declared there in htslib 1.16) */
 #include <htslib/vcf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* ALT dosage code of one sample's call (max_ploidy entries). */
-static unsigned call_code(const int32_t *g, int max_ploidy)
+/* ALT dosage code of one sample's call (max_ploidy entries), ALT being
+ * allele alt_idx (another allele, gVCF's symbolic one: missing). */
+static unsigned call_code(const int32_t *g, int max_ploidy, int alt_idx)
 {
   int nal = 0, alt = 0;
   for (int k = 0; k < max_ploidy; k++) {
@@ -22,9 +27,9 @@ static unsigned call_code(const int32_t *g, int max_ploidy)
     if (bcf_gt_is_missing(g[k]))
       return SM_GT_MISSING;
     int a = bcf_gt_allele(g[k]);
-    if (a < 0 || a > 1)
+    if (a != 0 && a != alt_idx)
       return SM_GT_MISSING;
-    alt += a;
+    alt += a == alt_idx;
     nal++;
   }
   if (nal == 1) /* haploid: homozygous, as PLINK counts it */
@@ -34,16 +39,21 @@ static unsigned call_code(const int32_t *g, int max_ploidy)
   return alt == 0 ? SM_GT_0 : alt == 1 ? SM_GT_1 : SM_GT_2;
 }
 
-/* The multi-allelic count is said once per run (the dimensions probe reads
- * the file too). */
-static void report_skipped(const char *path, unsigned long long n)
+/* The counts of records skipped are said once per run (the dimensions
+ * probe reads the file too). */
+static void report_skipped(const char *path, unsigned long long n,
+                           unsigned long long blocks)
 {
   static char said[4096];
-  if (!n || !strcmp(said, path))
+  if ((!n && !blocks) || !strcmp(said, path))
     return;
   snprintf(said, sizeof said, "%s", path);
-  sm_log_info("%s: %llu record%s not bi-allelic skipped (CCC needs two alleles)", path, n,
-              n == 1 ? "" : "s");
+  if (blocks)
+    sm_log_info("%s: %llu gVCF reference block%s (ALT <NON_REF> or <*> only) skipped",
+                path, blocks, blocks == 1 ? "" : "s");
+  if (n)
+    sm_log_info("%s: %llu record%s not bi-allelic skipped (CCC needs two alleles)", path,
+                n, n == 1 ? "" : "s");
 }
 
 /* The reading state: the open file, and the kept rows and names of the
@@ -61,8 +71,9 @@ typedef struct vcf_in {
   uint64_t *rows; /* kept rows, ld words each */
   char **names;   /* their names */
   size_t nkept, cap;
-  size_t nvar, nrec;        /* bi-allelic variants, records read */
-  unsigned long long multi; /* records skipped for their allele count */
+  size_t nvar, nrec;         /* bi-allelic variants, records read */
+  unsigned long long multi;  /* records skipped for their allele count */
+  unsigned long long blocks; /* gVCF reference blocks skipped */
 } vcf_in_t;
 
 /* Open the file, check its header (FORMAT/GT, samples) and the field slice. */
@@ -75,9 +86,21 @@ static sm_err_t in_open(vcf_in_t *v)
                  errno ? strerror(errno) : "unknown format");
     return SM_EIO;
   }
-  if (hts_get_format(v->fp)->category != variant_data ||
-      !(v->hdr = bcf_hdr_read(v->fp))) {
+  sm_err_t serr = sm_hts_stream_whole(v->path, v->fp, "in its first block");
+  if (serr)
+    return serr;
+  if (hts_get_format(v->fp)->category != variant_data) {
     sm_log_error("%s: not a VCF or BCF file (no valid header)", v->path);
+    return SM_EFORMAT;
+  }
+  if (!(v->hdr = bcf_hdr_read(v->fp))) {
+    serr = sm_hts_stream_whole(v->path, v->fp, "in its header");
+    if (serr)
+      return serr;
+    if (sm_vcf_bad_sample_names(v->path))
+      return SM_EFORMAT;
+    sm_log_error("%s: its VCF header cannot be read (htslib's message above says why)",
+                 v->path);
     return SM_EFORMAT;
   }
   const int gt_type = sm_vcf_format_type(v->hdr, "GT");
@@ -113,9 +136,9 @@ static sm_err_t out_of_memory(const vcf_in_t *v)
   return SM_ENOMEM;
 }
 
-/* Keep the current record as the next row: its calls' codes and its name
- * (the ID column, or chrom:pos). */
-static sm_err_t keep_record(vcf_in_t *v)
+/* Keep the current record as the next row: its calls' codes (ALT: allele
+ * alt) and its name (the ID column, or chrom:pos). */
+static sm_err_t keep_record(vcf_in_t *v, int alt)
 {
   if (v->nkept == v->cap) {
     v->cap = v->cap ? 2 * v->cap : 1024;
@@ -140,7 +163,8 @@ static sm_err_t keep_record(vcf_in_t *v)
   int mp = n > 0 ? n / (int)v->ns : 0;
   for (size_t f = 0; f < v->nfk; f++)
     sm_gt_set(row, f,
-              mp ? call_code(v->gt + (v->o->f0 + f) * (size_t)mp, mp) : SM_GT_MISSING);
+              mp ? call_code(v->gt + (v->o->f0 + f) * (size_t)mp, mp, alt)
+                 : SM_GT_MISSING);
   const char *id = rec->d.id;
   char buf[512];
   if (!id || !strcmp(id, ".")) {
@@ -168,17 +192,28 @@ static sm_err_t read_records(vcf_in_t *v)
       ret = -2;
       break;
     }
-    if (v->rec->n_allele != 2) {
+    const int alt = sm_vcf_the_alt(v->rec);
+    if (alt == 0) {
+      v->blocks++;
+      continue;
+    }
+    if (alt < 0) {
       v->multi++;
       continue;
     }
     size_t k = v->nvar++;
     if (k < v0 || (vcount && k >= v0 + vcount))
       continue;
-    sm_err_t err = keep_record(v);
+    sm_err_t err = keep_record(v, alt);
     if (err)
       return err;
   }
+  /* htslib reports a gzip stream cut short as its end */
+  char where[64];
+  snprintf(where, sizeof where, "after record %zu", v->nrec);
+  sm_err_t serr = sm_hts_stream_whole(v->path, v->fp, where);
+  if (serr)
+    return serr;
   if (ret < -1) {
     sm_log_error("%s: record %zu cannot be read (htslib error); the file is malformed or "
                  "truncated",
@@ -191,7 +226,7 @@ static sm_err_t read_records(vcf_in_t *v)
 /* The kept rows and names into *out, once the variants are counted. */
 static sm_err_t build(vcf_in_t *v, sm_vectors_t *out)
 {
-  report_skipped(v->path, v->multi);
+  report_skipped(v->path, v->multi, v->blocks);
   if (v->nvar == 0) {
     sm_log_error("%s: no bi-allelic variant (no vectors)", v->path);
     return SM_EDEGEN;

@@ -1,11 +1,14 @@
 /* sm_gl_beagle.c: BEAGLE genotype-likelihood files (ANGSD -doGlf 2), plain
- * or gzip (zlib reads both): a header `marker allele1 allele2 Ind0 Ind0
- * Ind0 Ind1 ...`, then per site `chrom_pos a1 a2` and 3 linear likelihoods
- * per individual (0, 1, 2 copies of allele 2). */
+ * or gzip (zlib reads both; a gzip stream cut short is an error): a header
+ * `marker allele1 allele2 Ind0 Ind0 Ind0 Ind1 ...` on the first line, then
+ * per site `chrom_pos a1 a2` and 3 linear likelihoods per individual (0, 1,
+ * 2 copies of allele 2). */
 #include "sm_gl_impl.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -14,6 +17,7 @@ typedef struct beagle {
   gzFile f;
   char *line;
   size_t cap, lineno, ncol;
+  int zerr; /* why next_line failed: zlib's code (Z_MEM_ERROR: the line) */
 } beagle_t;
 
 static int is_space(char c)
@@ -22,8 +26,8 @@ static int is_space(char c)
 }
 
 /* Next non-empty line into b->line (end of line removed); *eof set at the
- * end. SM_EIO on a read error (or no memory for the line), logged by the
- * caller with errno. */
+ * end. SM_EIO, logged by the caller (read_failed), on a read error, a gzip
+ * stream cut short or no memory for the line: b->zerr says which. */
 static sm_err_t next_line(beagle_t *b, int *eof)
 {
   *eof = 0;
@@ -33,8 +37,10 @@ static sm_err_t next_line(beagle_t *b, int *eof)
       if (b->cap - len < 4096) {
         size_t cap = b->cap ? 2 * b->cap : 65536;
         char *grown = realloc(b->line, cap);
-        if (!grown)
+        if (!grown) {
+          b->zerr = Z_MEM_ERROR;
           return SM_EIO;
+        }
         b->line = grown;
         b->cap = cap;
       }
@@ -45,11 +51,18 @@ static sm_err_t next_line(beagle_t *b, int *eof)
       if (len && b->line[len - 1] == '\n')
         break;
     }
+    /* a last line, or none: did the input end, or did reading fail? zlib
+     * reports a gzip stream without its end (cut short in a deflate block,
+     * or before its trailer) as Z_BUF_ERROR, having handed out all it could
+     * decode: that is a truncated file, not its end */
+    if (len == 0 || b->line[len - 1] != '\n') {
+      gzerror(b->f, &b->zerr);
+      if (b->zerr != Z_OK)
+        return SM_EIO;
+    }
     if (len == 0) {
-      int zerr = 0;
-      gzerror(b->f, &zerr);
       *eof = 1;
-      return zerr == Z_OK || zerr == Z_BUF_ERROR ? SM_OK : SM_EIO;
+      return SM_OK;
     }
     b->lineno++;
     while (len && (b->line[len - 1] == '\n' || b->line[len - 1] == '\r'))
@@ -60,6 +73,102 @@ static sm_err_t next_line(beagle_t *b, int *eof)
     if (k < len)
       return SM_OK;
   }
+}
+
+/* Log why next_line failed: SM_EFORMAT for a gzip stream cut short or
+ * damaged, SM_EIO for a read error, SM_ENOMEM. */
+static sm_err_t read_failed(const sm_gl_reader_t *r, const beagle_t *b)
+{
+  if (b->zerr == Z_BUF_ERROR) {
+    char where[64] = "before its first line";
+    if (b->lineno)
+      snprintf(where, sizeof where, "after line %zu", b->lineno);
+    sm_log_error("%s: ends before the end of its gzip stream: the file is truncated (it "
+                 "stops %s); copy or download it again",
+                 r->path, where);
+    return SM_EFORMAT;
+  }
+  if (b->zerr == Z_MEM_ERROR) {
+    sm_log_error("%s:%zu: out of memory for the line", r->path, b->lineno + 1);
+    return SM_ENOMEM;
+  }
+  int zerr;
+  const char *msg = b->zerr == Z_ERRNO ? strerror(errno) : gzerror(b->f, &zerr);
+  size_t n = strlen(r->path); /* zlib's message starts with the path */
+  if (!strncmp(msg, r->path, n) && !strncmp(msg + n, ": ", 2))
+    msg += n + 2;
+  sm_log_error("%s: read error after line %zu (%s); the file is damaged", r->path,
+               b->lineno, msg);
+  return b->zerr == Z_ERRNO ? SM_EIO : SM_EFORMAT;
+}
+
+/* Whether cell s (len bytes) is a number in decimal notation, as
+ * likelihoods are written ([+-]digits[.digits][e[+-]digits], or starting
+ * with the point); *digits_only set when it is an unsigned integer. */
+static int is_decimal(const char *s, size_t len, int *digits_only)
+{
+  size_t k = 0, ndig = 0;
+  if (k < len && (s[k] == '+' || s[k] == '-'))
+    k++;
+  while (k < len && isdigit((unsigned char)s[k]))
+    k++, ndig++;
+  *digits_only = ndig && ndig == len;
+  if (k < len && s[k] == '.')
+    for (k++; k < len && isdigit((unsigned char)s[k]); k++)
+      ndig++;
+  if (!ndig)
+    return 0;
+  if (k < len && (s[k] == 'e' || s[k] == 'E')) {
+    if (++k < len && (s[k] == '+' || s[k] == '-'))
+      k++;
+    size_t e0 = k;
+    while (k < len && isdigit((unsigned char)s[k]))
+      k++;
+    if (k == e0)
+      return 0;
+  }
+  return k == len;
+}
+
+/* Whether the first line is a site's line rather than the header: every
+ * column from the 4th is a number, and they are not numeric sample names
+ * (digits only, each individual's three alike, and with two individuals or
+ * more not all individuals alike: a site without data writes equal
+ * likelihoods everywhere). */
+static int looks_like_data(const char *line)
+{
+  const char *p = line, *cell[3] = {0}, *ind0 = NULL;
+  size_t len[3] = {0}, ind0_len = 0, col = 0;
+  int names = 1, all_alike = 1;
+  for (;; col++) {
+    while (is_space(*p))
+      p++;
+    if (!*p)
+      break;
+    const char *t = p;
+    while (*p && !is_space(*p))
+      p++;
+    if (col < 3)
+      continue;
+    const size_t k = (col - 3) % 3, n = (size_t)(p - t);
+    int digits_only;
+    if (!is_decimal(t, n, &digits_only))
+      return 0; /* a name: a header */
+    cell[k] = t;
+    len[k] = n;
+    names = names && digits_only;
+    if (k == 2 && names) {
+      names = len[0] == n && len[1] == n && !memcmp(cell[0], cell[2], n) &&
+              !memcmp(cell[1], cell[2], n);
+      if (!ind0)
+        ind0 = cell[0], ind0_len = n;
+      else if (ind0_len != n || memcmp(ind0, cell[0], n))
+        all_alike = 0;
+    }
+  }
+  if (col <= 3)
+    return 0;
+  return !(names && (col - 3) % 3 == 0 && (col == 6 || !all_alike));
 }
 
 /* Columns of a line, and where the first `keep` of them start / end. */
@@ -97,11 +206,8 @@ static sm_err_t beagle_next(sm_gl_reader_t *r, int keep, double *row, sm_gl_site
 {
   beagle_t *b = r->impl;
   int at_end;
-  if (next_line(b, &at_end) != SM_OK) {
-    sm_log_error("%s: read error after line %zu (%s); the file is damaged or truncated",
-                 r->path, b->lineno, errno ? strerror(errno) : "corrupt gzip data");
-    return SM_EIO;
-  }
+  if (next_line(b, &at_end) != SM_OK)
+    return read_failed(r, b);
   if (at_end) {
     *eof = 1;
     return SM_OK;
@@ -209,20 +315,32 @@ sm_err_t sm_gl_beagle_open(sm_gl_reader_t *r)
   }
   gzbuffer(b->f, 1 << 17);
   int at_end;
-  if (next_line(b, &at_end) != SM_OK) {
-    sm_log_error("%s: read error in the header (%s)", r->path,
-                 errno ? strerror(errno) : "corrupt gzip data");
-    return SM_EIO;
-  }
+  if (next_line(b, &at_end) != SM_OK)
+    return read_failed(r, b);
   if (at_end) {
     sm_log_error("%s: empty file: a BEAGLE file starts with the header `marker allele1 "
                  "allele2 Ind0 Ind0 Ind0 ...`",
                  r->path);
     return SM_EDEGEN;
   }
+  if (gzdirect(b->f) && b->line[0] == '\x1f' && !b->line[1]) {
+    /* the first byte of gzip's magic only: zlib reads it as text */
+    b->zerr = Z_BUF_ERROR;
+    b->lineno = 0;
+    return read_failed(r, b);
+  }
   const char *first[1];
   size_t flen[1];
   b->ncol = columns(b->line, 1, first, flen);
+  if (looks_like_data(b->line)) {
+    sm_log_error(
+        "%s:%zu: the first line is not a BEAGLE header: its columns 4 to %zu are "
+        "numbers, as on a site's line (is the header missing?); a BEAGLE file "
+        "starts with the header `marker allele1 allele2 Ind0 Ind0 Ind0 Ind1 ...` "
+        "(each individual's name 3 times)",
+        r->path, b->lineno, b->ncol);
+    return SM_EFORMAT;
+  }
   if (b->ncol < 6 || (b->ncol - 3) % 3 != 0) {
     sm_log_error("%s:%zu: the header has %zu columns; a BEAGLE header is `marker allele1 "
                  "allele2` then 3 columns per individual (Ind0 Ind0 Ind0 Ind1 ...)",

@@ -1,14 +1,21 @@
 /* sm_gl_vcf.c: genotype likelihoods from VCF/BCF through htslib: FORMAT/GL
- * (log10) when a record has it, else FORMAT/PL (phred). Records that are
- * not bi-allelic are skipped and counted; a site whose likelihoods are not
- * 3 values per sample has no data (counted), nor has a missing sample. */
+ * (log10) when a record has it, else FORMAT/PL (phred). gVCF reference
+ * blocks (ALT <NON_REF> or <*> only) are skipped and counted, and that
+ * symbolic ALT is no allele elsewhere; records then not bi-allelic are
+ * skipped and counted; a site whose likelihoods are not one per diploid
+ * genotype and sample has no data (counted), nor has a missing sample. A
+ * gzip or BGZF stream cut short is an error. */
 #include "sm_gl_impl.h"
 #include "sm_hts.h"
 
 #include <errno.h>
+#include <htslib/bgzf.h>
 #include <htslib/hts.h>
+#include <htslib/khash_str2int.h>
+#include <htslib/tbx.h> /* hts_get_bgzfp (declared there in htslib 1.16) */
 #include <htslib/vcf.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +27,8 @@ typedef struct vcf {
   int32_t *plv;
   int nglv, nplv;
   size_t nrec;
+  unsigned long long blocks; /* gVCF reference blocks skipped */
+  int said_blocks;
 } vcf_t;
 
 /* A sample without data: every genotype equally likely. */
@@ -28,43 +37,51 @@ static void no_data(double *p)
   p[0] = p[1] = p[2] = 1.0;
 }
 
-/* One sample's three GL values (log10) to linear likelihoods p (no_data
- * when a value is missing). SM_EVALUE, logged by the caller, for a value no
+/* One sample's ng GL values (log10; ng = 3 for a bi-allelic record) to the
+ * linear likelihoods p of genotypes pick[0..2] (REF/REF, REF/ALT, ALT/ALT,
+ * in rising order); no_data when a value is missing or the sample has fewer
+ * (another ploidy). SM_EVALUE, logged by the caller, for a picked value no
  * likelihood can have. */
-static sm_err_t from_gl(const float *v, double *p)
+static sm_err_t from_gl(const float *v, size_t ng, const size_t *pick, double *p)
 {
   double mx = -INFINITY;
-  for (int g = 0; g < 3; g++) {
+  for (size_t g = 0, j = 0; g < ng; g++) {
     if (bcf_float_is_missing(v[g]) || bcf_float_is_vector_end(v[g])) {
       no_data(p);
       return SM_OK;
     }
-    if (isnan(v[g]) || v[g] == INFINITY)
-      return SM_EVALUE;
-    mx = v[g] > mx ? v[g] : mx;
+    if (j < 3 && g == pick[j]) {
+      if (isnan(v[g]) || v[g] == INFINITY)
+        return SM_EVALUE;
+      mx = v[g] > mx ? v[g] : mx;
+      j++;
+    }
   }
   if (mx == -INFINITY)
     return SM_EVALUE;
-  for (int g = 0; g < 3; g++) /* relative to the best genotype: no underflow */
-    p[g] = pow(10.0, (double)v[g] - mx);
+  for (int j = 0; j < 3; j++) /* relative to the best genotype: no underflow */
+    p[j] = pow(10.0, (double)v[pick[j]] - mx);
   return SM_OK;
 }
 
-/* The same from three PL values (phred). */
-static sm_err_t from_pl(const int32_t *v, double *p)
+/* The same from PL values (phred). */
+static sm_err_t from_pl(const int32_t *v, size_t ng, const size_t *pick, double *p)
 {
   int32_t mn = INT32_MAX;
-  for (int g = 0; g < 3; g++) {
+  for (size_t g = 0, j = 0; g < ng; g++) {
     if (v[g] == bcf_int32_missing || v[g] == bcf_int32_vector_end) {
       no_data(p);
       return SM_OK;
     }
-    if (v[g] < 0)
-      return SM_EVALUE;
-    mn = v[g] < mn ? v[g] : mn;
+    if (j < 3 && g == pick[j]) {
+      if (v[g] < 0)
+        return SM_EVALUE;
+      mn = v[g] < mn ? v[g] : mn;
+      j++;
+    }
   }
-  for (int g = 0; g < 3; g++)
-    p[g] = pow(10.0, -0.1 * (double)(v[g] - mn));
+  for (int j = 0; j < 3; j++)
+    p[j] = pow(10.0, -0.1 * (double)(v[pick[j]] - mn));
   return SM_OK;
 }
 
@@ -75,7 +92,18 @@ static sm_err_t glv_next(sm_gl_reader_t *r, int keep, double *row, sm_gl_site_t 
   const size_t ns = r->nind;
   for (;;) {
     int ret = bcf_read(v->fp, v->hdr, v->rec);
+    if (ret != 0) { /* htslib reports a stream cut short as its end */
+      char where[64];
+      snprintf(where, sizeof where, "after record %zu", v->nrec);
+      sm_err_t serr = sm_hts_stream_whole(r->path, v->fp, where);
+      if (serr)
+        return serr;
+    }
     if (ret == -1) {
+      if (v->blocks && !v->said_blocks)
+        sm_log_info("%s: %llu gVCF reference block%s (ALT <NON_REF> or <*> only) skipped",
+                    r->path, v->blocks, v->blocks == 1 ? "" : "s");
+      v->said_blocks = 1;
       *eof = 1;
       return SM_OK;
     }
@@ -88,7 +116,12 @@ static sm_err_t glv_next(sm_gl_reader_t *r, int keep, double *row, sm_gl_site_t 
     v->nrec++;
     r->st.records++;
     bcf1_t *rec = v->rec;
-    if (rec->n_allele != 2) {
+    const int alt = sm_vcf_the_alt(rec);
+    if (alt == 0) {
+      v->blocks++;
+      continue;
+    }
+    if (alt < 0) {
       r->st.multiallelic++;
       continue;
     }
@@ -105,9 +138,13 @@ static sm_err_t glv_next(sm_gl_reader_t *r, int keep, double *row, sm_gl_site_t 
     int use_gl = n > 0;
     if (!use_gl)
       n = bcf_get_format_int32(v->hdr, rec, "PL", &v->plv, &v->nplv);
-    if (n > 0 && (size_t)n != 3 * ns) {
-      /* not 3 values per sample (ploidy): a site without data, so that every
-       * rank, reading or skipping, counts the same sites */
+    /* diploid: one value per genotype of the record's alleles; of those,
+     * REF/REF, REF/ALT and ALT/ALT (VCF's order: j/k at k(k+1)/2 + j) */
+    const size_t ng = (size_t)rec->n_allele * (rec->n_allele + 1) / 2,
+                 het = (size_t)alt * (alt + 1) / 2, pick[3] = {0, het, het + alt};
+    if (n > 0 && (size_t)n != ng * ns) {
+      /* not that many values per sample (ploidy): a site without data, so
+       * that every rank, reading or skipping, counts the same sites */
       r->st.not_diploid++;
       n = 0;
     }
@@ -117,7 +154,8 @@ static sm_err_t glv_next(sm_gl_reader_t *r, int keep, double *row, sm_gl_site_t 
       if (n <= 0)
         no_data(p);
       else
-        bad = use_gl ? from_gl(v->glv + 3 * i, p) : from_pl(v->plv + 3 * i, p);
+        bad = use_gl ? from_gl(v->glv + ng * i, ng, pick, p)
+                     : from_pl(v->plv + ng * i, ng, pick, p);
       if (bad) {
         sm_log_error("%s: %s:%lld, sample %s: %s is not a likelihood (%s); fix the "
                      "file or drop the field",
@@ -132,7 +170,7 @@ static sm_err_t glv_next(sm_gl_reader_t *r, int keep, double *row, sm_gl_site_t 
     site->pos = (uint64_t)rec->pos + 1;
     site->a1 = rec->d.allele[0];
     site->a1_len = strlen(site->a1);
-    site->a2 = rec->d.allele[1];
+    site->a2 = rec->d.allele[alt];
     site->a2_len = strlen(site->a2);
     return SM_OK;
   }
@@ -172,10 +210,23 @@ sm_err_t sm_gl_vcf_open(sm_gl_reader_t *r)
                  errno ? strerror(errno) : "unknown format");
     return SM_EIO;
   }
+  sm_err_t serr = sm_hts_stream_whole(r->path, v->fp, "in its first block");
+  if (serr)
+    return serr;
   const htsFormat *f = hts_get_format(v->fp);
-  if (f->category != variant_data || !(v->hdr = bcf_hdr_read(v->fp))) {
+  if (f->category != variant_data) {
     sm_log_error("%s: not a VCF or BCF file (no valid header); give a VCF/BCF or a "
                  "BEAGLE file (--input-format beagle)",
+                 r->path);
+    return SM_EFORMAT;
+  }
+  if (!(v->hdr = bcf_hdr_read(v->fp))) {
+    serr = sm_hts_stream_whole(r->path, v->fp, "in its header");
+    if (serr)
+      return serr;
+    if (sm_vcf_bad_sample_names(r->path))
+      return SM_EFORMAT;
+    sm_log_error("%s: its VCF header cannot be read (htslib's message above says why)",
                  r->path);
     return SM_EFORMAT;
   }

@@ -1,5 +1,6 @@
 /* sm_maf_output.c: writers of the SAF (TSV, binary), allele frequency and
- * spectrum files, each written to PATH.part and renamed when complete. */
+ * spectrum files, each written to PATH.part and renamed when complete.
+ * Chromosome and allele names in the TSV files are escaped (sm_fmt_name). */
 #include "sm_maf_output.h"
 
 #include <errno.h>
@@ -89,7 +90,8 @@ sm_err_t sm_maf_writer_saf(sm_maf_writer_t *w, const char *chrom, uint64_t pos,
     return SM_EIO;
   int ok = 1;
   if (w->kind == SM_MAF_FILE_SAF_TSV) {
-    ok = fprintf(w->c.f, "%s\t%llu", chrom, (unsigned long long)pos) > 0;
+    ok = sm_fmt_put_name(w->c.f, chrom) == 0 &&
+         fprintf(w->c.f, "\t%llu", (unsigned long long)pos) > 0;
     char v[SM_FMT_MAX + 1] = "\t"; /* as "\t%.17g" (sm_fmt.h) */
     for (size_t j = 0; ok && j <= 2 * w->nind; j++) {
       const size_t n = 1 + sm_fmt_g(v + 1, saf[j], 17);
@@ -121,8 +123,11 @@ sm_err_t sm_maf_writer_maf(sm_maf_writer_t *w, const char *chrom, uint64_t pos,
 {
   if (w->failed)
     return SM_EIO;
-  if (fprintf(w->c.f, "%s\t%llu\t%s\t%s\t%u\t%.17g\n", chrom, (unsigned long long)pos, a1,
-              a2, ndata, maf) < 0)
+  /* names escaped as in every TSV (sm_fmt_name) */
+  if (sm_fmt_put_name(w->c.f, chrom) < 0 ||
+      fprintf(w->c.f, "\t%llu\t", (unsigned long long)pos) < 0 ||
+      sm_fmt_put_name(w->c.f, a1) < 0 || fputc('\t', w->c.f) == EOF ||
+      sm_fmt_put_name(w->c.f, a2) < 0 || fprintf(w->c.f, "\t%u\t%.17g\n", ndata, maf) < 0)
     return write_failed(w);
   w->count++;
   return SM_OK;

@@ -1,14 +1,16 @@
 /* sm_fmt.c: decimal text of values and indices without printf, byte for
  * byte what printf's "%.9g" / "%.17g" and "%u" write (glibc, round to
- * nearest). The digits come from exact integer arithmetic: a double is
- * m 2^e with an integer m < 2^53, so m 5^k fits 128 bits for k <= 27, and
- * scaling by 2^(k+e) with round-half-even gives printf's correctly rounded
- * digits. Values outside that range (|v| >= 10^prec or tiny ones) go to
- * snprintf; metric values never are. */
+ * nearest), and names with their control bytes escaped (sm_fmt_name).
+ * The digits come from exact integer arithmetic: a double is m 2^e with
+ * an integer m < 2^53, so m 5^k fits 128 bits for k <= 27, and scaling by
+ * 2^(k+e) with round-half-even gives printf's correctly rounded digits.
+ * Values outside that range (|v| >= 10^prec or tiny ones) go to snprintf;
+ * metric values never are. */
 #include "sm_fmt.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef unsigned __int128 u128;
@@ -203,4 +205,51 @@ size_t sm_fmt_u32(char *buf, uint32_t x)
     buf[i] = t[n - 1 - i];
   buf[n] = '\0';
   return (size_t)n;
+}
+
+size_t sm_fmt_name(char *buf, const char *s)
+{
+  static const char hex[] = "0123456789abcdef";
+  size_t n = 0;
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    const unsigned char c = *p;
+    if (c >= 0x20 && c != 0x7f && c != '\\') {
+      if (buf)
+        buf[n] = (char)c;
+      n++;
+      continue;
+    }
+    char e[4] = {'\\', 'x', hex[c >> 4], hex[c & 15]};
+    size_t k = 2;
+    if (c == '\t')
+      e[1] = 't';
+    else if (c == '\n')
+      e[1] = 'n';
+    else if (c == '\r')
+      e[1] = 'r';
+    else if (c == '\\')
+      e[1] = '\\';
+    else
+      k = 4;
+    if (buf)
+      memcpy(buf + n, e, k);
+    n += k;
+  }
+  if (buf)
+    buf[n] = '\0';
+  return n;
+}
+
+int sm_fmt_put_name(FILE *f, const char *s)
+{
+  char small[256];
+  const size_t n = sm_fmt_name(NULL, s);
+  char *buf = n < sizeof small ? small : malloc(n + 1);
+  if (!buf)
+    return -1;
+  sm_fmt_name(buf, s);
+  const int bad = fwrite(buf, 1, n, f) != n;
+  if (buf != small)
+    free(buf);
+  return bad ? -1 : 0;
 }

@@ -33,6 +33,7 @@ struct sm_writer {
   npy_run_t *run;    /* npy: run[0] (i,j), run[1] (j,i); NULL otherwise */
   uint64_t npy_data; /* npy: offset of the matrix (header size) */
   uint32_t crc;      /* CRC-32C of what was appended since the last flush */
+  char **names;      /* tsv: info.names as written (escape_names), or NULL */
 };
 
 /* Layout of the starmet binary header (64 bytes, little endian). */
@@ -78,9 +79,10 @@ void sm_bin_header(unsigned char h[SM_BIN_HEADER], const char *magic, int way, i
   sm_put_le64(h + 40, count);
 }
 
+/* Names escaped as in the result TSV (sm_fmt_name): the top-k lists use it. */
 int sm_put_vector_id(FILE *f, char *const *names, uint32_t i)
 {
-  return names ? fputs(names[i], f) : fprintf(f, "%u", i);
+  return names ? sm_fmt_put_name(f, names[i]) : fprintf(f, "%u", i);
 }
 
 static sm_err_t write_bin_header(sm_writer_t *w)
@@ -318,6 +320,48 @@ static sm_err_t create_file(sm_writer_t *w, const char *path)
   return SM_OK;
 }
 
+/* Free w->names where they are copies of info.names. */
+static void free_names(sm_writer_t *w)
+{
+  if (!w->names || w->names == w->info.names)
+    return;
+  for (size_t i = 0; i < w->info.nv; i++)
+    if (w->names[i] != w->info.names[i])
+      free(w->names[i]);
+  free(w->names);
+}
+
+/* The names as tsv_line writes them, escaped once here (sm_fmt_name) rather
+ * than on every line: info.names itself when no name needs it, else an
+ * array holding a copy of each name that does. SM_OK or SM_ENOMEM. */
+static sm_err_t escape_names(sm_writer_t *w)
+{
+  char **in = w->info.names;
+  const size_t nv = w->info.nv;
+  size_t i = 0;
+  while (i < nv && sm_fmt_name(NULL, in[i]) == strlen(in[i]))
+    i++;
+  if (i == nv) {
+    w->names = in;
+    return SM_OK;
+  }
+  if (!(w->names = calloc(nv, sizeof *w->names)))
+    return SM_ENOMEM;
+  for (i = 0; i < nv; i++) {
+    const size_t n = sm_fmt_name(NULL, in[i]);
+    w->names[i] = n == strlen(in[i]) ? in[i] : malloc(n + 1);
+    if (!w->names[i]) {
+      w->names[i] = in[i]; /* what free_names leaves */
+      free_names(w);
+      w->names = NULL;
+      return SM_ENOMEM;
+    }
+    if (w->names[i] != in[i])
+      sm_fmt_name(w->names[i], in[i]);
+  }
+  return SM_OK;
+}
+
 sm_err_t sm_writer_open(sm_writer_t **wp, const char *path, const sm_writer_info_t *info,
                         uint64_t resume_off, uint64_t resume_count)
 {
@@ -335,10 +379,13 @@ sm_err_t sm_writer_open(sm_writer_t **wp, const char *path, const sm_writer_info
     err = SM_EOPTION;
   } else if (info->fmt == SM_OUT_NPY && !(w->run = calloc(2, sizeof *w->run))) {
     err = SM_ENOMEM;
+  } else if (info->fmt == SM_OUT_TSV && info->names && escape_names(w) != SM_OK) {
+    err = SM_ENOMEM;
   } else if (info->fmt != SM_OUT_NONE)
     err = resume_off ? reopen_partial(w, path, resume_off, resume_count)
                      : create_file(w, path);
   if (err) {
+    free_names(w);
     free(w->run);
     free(w);
     return err;
@@ -347,17 +394,18 @@ sm_err_t sm_writer_open(sm_writer_t **wp, const char *path, const sm_writer_info
   return SM_OK;
 }
 
-/* One TSV line: the vectors' ids, the CCC entry bits, the value (the
- * float32 value in single precision, as bin and npy hold it), as printf's
- * "%u" / "%.9g" / "%.17g" would write them (sm_fmt.h), into line, which
- * has room for tsv_max(w, x) bytes; returns the length. */
+/* One TSV line: the vectors' ids (names escaped by sm_fmt_name, in
+ * w->names), the CCC entry bits, the value (the float32 value in single
+ * precision, as bin and npy hold it), as printf's "%u" / "%.9g" / "%.17g"
+ * would write them (sm_fmt.h), into line, which has room for tsv_max(w, x)
+ * bytes; returns the length. */
 static size_t tsv_line(const sm_writer_t *w, const sm_rec_t *x, char *line)
 {
   const int way = w->info.way, ccc = w->info.metric == SM_METRIC_CCC;
   size_t len = 0;
   for (int k = 0; k < way; k++) {
-    if (w->info.names) {
-      const char *name = w->info.names[x->idx[k]];
+    if (w->names) {
+      const char *name = w->names[x->idx[k]];
       const size_t nl = strlen(name);
       memcpy(line + len, name, nl);
       len += nl;
@@ -377,13 +425,13 @@ static size_t tsv_line(const sm_writer_t *w, const sm_rec_t *x, char *line)
   return len;
 }
 
-/* The most bytes tsv_line writes for x (names, 10-digit ids, entry bits,
- * the value and its NUL). */
+/* The most bytes tsv_line writes for x (names escaped, 10-digit ids, entry
+ * bits, the value and its NUL). */
 static size_t tsv_max(const sm_writer_t *w, const sm_rec_t *x)
 {
   size_t n = 3 * 2 + SM_FMT_MAX + 2;
   for (int k = 0; k < w->info.way; k++)
-    n += (w->info.names ? strlen(w->info.names[x->idx[k]]) : 10) + 1;
+    n += (w->names ? strlen(w->names[x->idx[k]]) : 10) + 1;
   return n;
 }
 
@@ -560,6 +608,7 @@ sm_err_t sm_writer_close(sm_writer_t *w, int commit)
       sm_commit_abort(&w->c);
     err = bad || (commit >= 0 && w->failed) ? SM_EIO : SM_OK;
   }
+  free_names(w);
   free(w->run);
   free(w);
   return err;

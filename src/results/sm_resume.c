@@ -103,7 +103,8 @@ static sm_err_t read_manifest(sm_manifest_t *m, FILE *f, const char *fingerprint
     if (line[n - 1] != '\n')
       break; /* an incomplete last line: not trusted */
     line[n - 1] = 0;
-    if (lineno == 1 && strncmp(line, SM_MANIFEST_MAGIC " ", strlen(SM_MANIFEST_MAGIC) + 1) &&
+    if (lineno == 1 &&
+        strncmp(line, SM_MANIFEST_MAGIC " ", strlen(SM_MANIFEST_MAGIC) + 1) &&
         !strncmp(line, SM_MANIFEST_NAME " ", strlen(SM_MANIFEST_NAME) + 1)) {
       sm_log_error("%s: this manifest was written by another version of starmet (%.20s); "
                    "rerun without --resume to start over",
@@ -156,8 +157,8 @@ static sm_err_t read_manifest(sm_manifest_t *m, FILE *f, const char *fingerprint
                " %" SCNx64 " %" SCNu64 " %" SCNx32,
                &e.block, &e.end_off, &e.count, &e.nvalues, &e.cksum.sum_lo,
                &e.cksum.sum_hi, &e.cksum.hash, &e.cksum.count, &e.bytes_crc) != 9) {
-      sm_log_error("%s:%d: not a block line of a manifest: rerun without --resume", m->path,
-                   lineno);
+      sm_log_error("%s:%d: not a block line of a manifest: rerun without --resume",
+                   m->path, lineno);
       err = SM_EFORMAT;
       break;
     }
@@ -314,7 +315,8 @@ void sm_manifest_close(sm_manifest_t *m, int done)
 
 static int cmp_line(const void *a, const void *b)
 {
-  unsigned x = ((const sm_resume_entry_t *)a)->line, y = ((const sm_resume_entry_t *)b)->line;
+  unsigned x = ((const sm_resume_entry_t *)a)->line,
+           y = ((const sm_resume_entry_t *)b)->line;
   return x < y ? -1 : x > y;
 }
 

@@ -60,7 +60,8 @@ sm_err_t sm_manifest_header(sm_manifest_t *m, uint64_t header_end,
  * the order written, each range's CRC-32C as recorded. A missing line, an
  * edited or shortened file fail here: SM_EINCONSIST naming the first block
  * that does not match (SM_EIO when the file cannot be read). */
-sm_err_t sm_manifest_verify(const sm_manifest_t *m, int fd, const char *part) SM_MUST_CHECK;
+sm_err_t sm_manifest_verify(const sm_manifest_t *m, int fd,
+                            const char *part) SM_MUST_CHECK;
 
 /** Record a completed block; sync (output file descriptor out_fd, then the
  * manifest) when force or at least 0.5 s passed since the last sync. */

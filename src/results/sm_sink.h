@@ -22,6 +22,7 @@ typedef struct sm_sink {
   sm_hist_spec_t hist;        /* value histograms (hist.bins > 0) ... */
   uint64_t *hist_counts;      /* ... summed here (sm_hist_words entries) */
   const sm_synth_t *analytic; /* check every value against it, or NULL */
+  uint64_t nf;                /* fields per vector (the analytic check's bound) */
   /* results */
   sm_cksum_t cksum;
   uint64_t nvalues, nwritten;
@@ -38,6 +39,14 @@ typedef struct sm_sink {
   sm_rec_t *capture;
   size_t capture_n, capture_cap;
 } sm_sink_t;
+
+/** How far (relative) a value computed in this precision may be from the
+ * exact one, with vectors of nf fields: for Czekanowski a ratio of sums of
+ * nf non-negative terms, each sum within (nf - 1) units of roundoff of
+ * its exact value whatever the order of the additions, hence 2 nf u, and
+ * at least 1e-6 (single) or 1e-12 (double) for the formula's rounding; CCC
+ * adds integer tallies exactly. The analytic check's tolerance. */
+double sm_sink_rel_bound(sm_metric_t metric, int single, uint64_t nf);
 
 /** Release the captured records. */
 void sm_sink_capture_free(sm_sink_t *s);

@@ -12,6 +12,7 @@
 #include "sm_hist.h"
 #include "sm_json.h"
 #include "sm_observe.h"
+#include "sm_sink.h"
 #include "sm_sched.h"
 
 double sm_summary_nresults(size_t nv, int way)
@@ -232,6 +233,12 @@ static void json_problem(sm_json_t *j, const sm_summary_t *s)
     sm_json_str(j, "text_row_names", s->text_row_names);
   }
   sm_json_close(j);
+  if (s->mem_estimate) {
+    sm_json_object(j, "memory", 0);
+    sm_json_u64(j, "estimate_bytes", s->mem_estimate);
+    sm_json_u64(j, "peak_rss_bytes", s->mem_peak);
+    sm_json_close(j);
+  }
   sm_json_str(j, "method", s->opt->method == SM_METHOD_REF ? "ref" : "tasks");
   json_text(j, "kernel", s->kernel);
   sm_json_object(j, "decomposition", 0);
@@ -337,6 +344,8 @@ static void json_checks(sm_json_t *j, const sm_summary_t *s)
     sm_json_u64(j, "checked", t->nchecked);
     sm_json_u64(j, "failed", t->nbad);
     sm_json_real(j, "max_rel_error", 3, t->max_rel_err);
+    sm_json_real(j, "tolerance", 3,
+                 sm_sink_rel_bound(s->opt->metric, s->opt->single, s->nf));
     sm_json_close(j);
   }
   sm_json_u64(j, "reexecuted_tasks", t->reexecuted);
@@ -531,11 +540,17 @@ void sm_summary_print(const sm_summary_t *s, FILE *f)
   double frac = 1.0;
   if (s->decomp && s->decomp->num_phase > 1)
     frac = (double)(s->phase_max - s->phase_min + 1) / s->decomp->num_phase;
+  if (s->mem_estimate)
+    fprintf(f, "  memory      rank 0: estimated %.3g MB before the run, peak %.3g MB\n",
+            (double)s->mem_estimate / 1048576, (double)s->mem_peak / 1048576);
   fprintf(f, "  rate        %.4g results/s, %.4g comparisons/s\n", frac * nres / tc,
           frac * cmp / tc);
   if (s->opt->synth.kind == SM_SYNTH_ANALYTIC)
-    fprintf(f, "  analytic    %llu values checked, %llu wrong, max rel error %.3g\n",
-            (unsigned long long)t->nchecked, (unsigned long long)t->nbad, t->max_rel_err);
+    fprintf(f,
+            "  analytic    %llu values checked, %llu wrong, max rel error %.3g "
+            "(tolerance %.3g)\n",
+            (unsigned long long)t->nchecked, (unsigned long long)t->nbad, t->max_rel_err,
+            sm_sink_rel_bound(s->opt->metric, s->opt->single, s->nf));
   if (s->opt->verify || s->opt->inject_rate > 0)
     fprintf(
         f,

@@ -32,6 +32,7 @@ typedef struct sm_summary {
   const char *input_desc; /* file name or synthetic description */
   /* text input: "yes"/"no" as read (auto or asked), or NULL */
   const char *text_header, *text_row_names;
+  uint64_t mem_estimate, mem_peak; /* rank 0: bytes estimated before, peak RSS */
   size_t nv, nf;
   int sparse;
   size_t nmissing;

@@ -9,7 +9,8 @@
 #include "sm_commit.h"
 #include "sm_output.h"
 
-/* One TSV row; < 0 on a write error. */
+/* One TSV row, names escaped as in the result TSV (sm_put_vector_id); < 0
+ * on a write error. */
 static int put_tsv(FILE *f, const sm_topk_file_t *t, uint32_t v, uint32_t rank,
                    const sm_topk_ent_t *x)
 {

@@ -333,8 +333,8 @@ sm_err_t sm_mpi_compare_lines(const char *mine, int *other, char **line0, char *
   /* a rank short of memory still takes part, with a text none has */
   char *text = strdup(mine ? mine : "(no memory to describe this rank's run)");
   char **all = NULL;
-  sm_err_t err = sm_mpi_allgather_names(&text, (size_t)rank, 1, text != NULL,
-                                        (size_t)size, &all);
+  sm_err_t err =
+      sm_mpi_allgather_names(&text, (size_t)rank, 1, text != NULL, (size_t)size, &all);
   free(text);
   if (err)
     return err;

@@ -86,11 +86,19 @@ differ "sched" "--sched eager" "rank 1 has --sched eager" $C $S
 # working directory, another node's copy)
 cd "$T/a" || exit 1
 R1_DIR=$T/b differ "same path, other file" "" \
-  "rank 0 has input x.tsv of [0-9]+ bytes, rank 1 has input x.tsv of [0-9]+ bytes" \
+  "rank 0 has input x.tsv of [0-9]+ bytes .*, rank 1 has input x.tsv of [0-9]+ bytes" \
+  compute --quiet --metric czekanowski --input x.tsv $S
+# another copy of the same size, one value changed in its last line
+mkdir -p "$T/c"
+sed '$s/0\./1./' "$T/a/x.tsv" > "$T/c/x.tsv"
+[ "$(wc -c < "$T/c/x.tsv")" = "$(wc -c < "$T/a/x.tsv")" ] && ! cmp -s "$T/a/x.tsv" "$T/c/x.tsv" &&
+  pass || fail "the other copy is not of the same size with other bytes: the case tests nothing"
+R1_DIR=$T/c differ "same path, same size, another copy" "" \
+  "rank 0 has input x.tsv of ([0-9]+) bytes \(CRC-32C of its ends [0-9a-f]+ [0-9a-f]+\), rank 1 has input x.tsv of \1 bytes" \
   compute --quiet --metric czekanowski --input x.tsv $S
 mkdir -p "$T/nowhere-else"
 R1_DIR=$T/nowhere-else differ "input missing on rank 1" "" \
-  "rank 1 has input x.tsv that does not exist" \
+  "rank 1 has input x.tsv that cannot be read" \
   compute --quiet --metric czekanowski --input x.tsv $S
 unset R1_DIR
 cd "$T" || exit 1

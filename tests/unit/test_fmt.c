@@ -2,9 +2,11 @@
  * printf's: "%.17g" and "%.9g" (and every precision 1..17) on special
  * values, powers of ten and their neighbours, exact ties, metric-like
  * values in [0, 1000), float32 values, and random bit patterns over the
- * whole double range (the fallback), and "%u" on 32-bit integers. */
+ * whole double range (the fallback), and "%u" on 32-bit integers; names
+ * are escaped as docs/outputs.md says, and unescaping gives them back. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sm_fmt.h"
@@ -85,6 +87,103 @@ START_TEST(like_printf_u)
 }
 END_TEST
 
+/* The escaping undone (what the Python and R readers do), into out. */
+static size_t unescape(char *out, const char *s)
+{
+  size_t n = 0;
+  for (; *s; s++) {
+    if (*s != '\\') {
+      out[n++] = *s;
+      continue;
+    }
+    s++;
+    if (*s == 'x') {
+      unsigned v;
+      ck_assert(sscanf(s + 1, "%2x", &v) == 1);
+      out[n++] = (char)v;
+      s += 2;
+    } else {
+      ck_assert_ptr_nonnull(strchr("tnr\\", *s));
+      out[n++] = *s == 't' ? '\t' : *s == 'n' ? '\n' : *s == 'r' ? '\r' : '\\';
+    }
+  }
+  out[n] = '\0';
+  return n;
+}
+
+static void check_name(const char *name, const char *want)
+{
+  char got[256], back[256];
+  memset(got, '#', sizeof got);
+  const size_t n = sm_fmt_name(got, name);
+  ck_assert_uint_eq(n, strlen(want));
+  ck_assert_uint_eq(sm_fmt_name(NULL, name), n);
+  ck_assert_str_eq(got, want);
+  ck_assert_int_eq(got[n + 1], '#'); /* nothing past the NUL */
+  ck_assert_uint_eq(unescape(back, got), strlen(name));
+  ck_assert_str_eq(back, name);
+}
+
+START_TEST(name_escapes)
+{
+  static const char *const cases[][2] = {
+      {"", ""},
+      {"rs123", "rs123"},
+      {"chr1:12345", "chr1:12345"},
+      {"a b\"c'd,e;f#g%h", "a b\"c'd,e;f#g%h"},
+      {"caf\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\xa7\xac",
+       "caf\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\xa7\xac"}, /* UTF-8 as is */
+      {"\xff\xfe\x80", "\xff\xfe\x80"},                          /* any byte >= 0x80 */
+      {"a\tb", "a\\tb"},
+      {"a\nb", "a\\nb"},
+      {"a\rb", "a\\rb"},
+      {"line\r", "line\\r"},
+      {"back\\slash", "back\\\\slash"},
+      {"\\t", "\\\\t"}, /* a backslash then a t: not a tab */
+      {"\\", "\\\\"},
+      {"\x01\x02\x1f\x7f", "\\x01\\x02\\x1f\\x7f"},
+      {"\x1b[31mred", "\\x1b[31mred"},
+      {"\t\n\r\\\x0b\x0c", "\\t\\n\\r\\\\\\x0b\\x0c"},
+      {"~\x7f\x80", "~\\x7f\x80"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    check_name(cases[i][0], cases[i][1]);
+  /* every byte value: the escaped text has no tab, newline or CR, is the
+   * name itself without the escaped bytes, and unescapes to the name */
+  char name[256], got[4 * 256 + 1], back[256];
+  for (int c = 1; c < 256; c++) {
+    name[c - 1] = (char)c;
+    name[c] = '\0';
+    const size_t n = sm_fmt_name(got, name);
+    ck_assert_ptr_null(strpbrk(got, "\t\n\r"));
+    ck_assert_uint_eq(n, strlen(got));
+    ck_assert_uint_eq(unescape(back, got), (size_t)c);
+    ck_assert_str_eq(back, name);
+  }
+}
+END_TEST
+
+START_TEST(name_to_file)
+{
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  ck_assert_ptr_nonnull(f);
+  char big[1000]; /* beyond sm_fmt_put_name's stack buffer once escaped */
+  for (size_t i = 0; i < sizeof big - 1; i++)
+    big[i] = i % 3 ? 'x' : '\t';
+  big[sizeof big - 1] = '\0';
+  ck_assert_int_eq(sm_fmt_put_name(f, "a\tb\\"), 0);
+  ck_assert_int_eq(sm_fmt_put_name(f, big), 0);
+  ck_assert_int_eq(fclose(f), 0);
+  char want[2000];
+  const size_t n = sm_fmt_name(want, big);
+  ck_assert_uint_eq(len, 6 + n);
+  ck_assert(!memcmp(text, "a\\tb\\\\", 6) && !strcmp(text + 6, want));
+  free(text);
+}
+END_TEST
+
 static Suite *fmt_suite(void)
 {
   Suite *s = suite_create("fmt");
@@ -92,6 +191,8 @@ static Suite *fmt_suite(void)
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, like_printf_g);
   tcase_add_test(tc, like_printf_u);
+  tcase_add_test(tc, name_escapes);
+  tcase_add_test(tc, name_to_file);
   suite_add_tcase(s, tc);
   return s;
 }

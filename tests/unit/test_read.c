@@ -589,7 +589,9 @@ static const struct {
     {"comma.txt", "a,1,2,3\nb,4,5,6\n", 1},
     {"spaces.txt", "  1   2 3\n4 5     6   \n", 0},
     {"crlf.csv",
-     "# made by hand\r\nid,x,y,z\r\n# a comment\r\na,1,2,3\r\nb,4,5e0,6\r\n\r\n\r\n", 1},
+     "# made by hand\r\n# a comment\r\nid,x,y,z\r\na,1,2,3\r\nb,4,5e0,6\r\n\r\n\r\n", 1},
+    /* QIIME: the header in the last comment line */
+    {"qiime.tsv", "# from biom\n#OTU ID\tx\ty\tz\na\t1\t2\t3\nb\t4\t5\t6\n", 1},
 };
 
 START_TEST(test_tsv_good)
@@ -717,6 +719,11 @@ START_TEST(test_tsv_bad)
   tsv("badhead.tsv", "id\tx\ty\tz\tw\na\t1\t2\nb\t3\t4\n", &o, SM_EFORMAT, &v, NULL);
   tsv("text.tsv", "1\t2\t3\n4\txyz\t6\n", &o, SM_EFORMAT, &v, NULL);
   tsv("empty_cell.csv", "1,2,3\n4,,6\n", &o, SM_EFORMAT, &v, NULL);
+  /* what auto mode cannot decide, and '#' lines after the data began */
+  tsv("na_first.tsv", "a\t1\tNA\nb\t3\t4\n", &o, SM_EFORMAT, &v, NULL);
+  tsv("years.tsv", "site\t2001\t2002\na\t1\t2\n", &o, SM_EFORMAT, &v, NULL);
+  tsv("hash_row.tsv", "id\tx\ty\na\t1\t2\n#b\t3\t4\n", &o, SM_EFORMAT, &v, NULL);
+  tsv("hash_mid.tsv", "id\tx\ty\n# note\na\t1\t2\n", &o, SM_EFORMAT, &v, NULL);
   tsv("negative.tsv", "a\t1\t2\nb\t-3\t4\n", &o, SM_EVALUE, &v, NULL);
   tsv("nan.tsv", "1 2\n3 nan\n", &o, SM_EVALUE, &v, NULL);
   tsv("inf.tsv", "1 2\n3 inf\n", &o, SM_EVALUE, &v, NULL);

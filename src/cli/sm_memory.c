@@ -1,0 +1,222 @@
+/* sm_memory.c: a run's memory estimate and the process's limits (Linux:
+ * /proc/meminfo, cgroup v2 and v1, getrlimit). */
+#include "sm_memory.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+/* what StarPU, its workers and MPI add once started, beyond what the
+ * process holds when the estimate is made (a tiny run's peak RSS was 72 MB
+ * with 20 MB before StarPU started; a binary linked with CUDA libraries
+ * holds much more from the start, which the current RSS counts) */
+#define SM_MEM_RUNTIME ((uint64_t)128 << 20)
+#define SM_MEM_REC_BYTES 32                  /* one result record (sm_rec_t), with slack */
+#define SM_MEM_TEXT_BYTES 48                 /* one formatted TSV line, typical */
+#define SM_MEM_NUM_CAP ((uint64_t)8 << 20)   /* automatic tiles' numerator budget */
+
+static uint64_t mul(uint64_t a, uint64_t b)
+{
+  return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
+/* This process's address space (which 0) or resident memory (which 1)
+ * now, in bytes (0 when /proc cannot say). */
+static uint64_t current(int which)
+{
+  FILE *f = fopen("/proc/self/statm", "r");
+  unsigned long long v[2] = {0, 0};
+  if (f && fscanf(f, "%llu %llu", &v[0], &v[1]) != 2)
+    v[0] = v[1] = 0;
+  if (f)
+    fclose(f);
+  const long page = sysconf(_SC_PAGESIZE);
+  return mul(v[which], page > 0 ? (uint64_t)page : 4096);
+}
+
+static uint64_t current_rss(void)
+{
+  return current(1);
+}
+
+
+static uint64_t add(uint64_t a, uint64_t b)
+{
+  return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+void sm_mem_estimate(const sm_mem_run_t *r, sm_mem_need_t *n)
+{
+  memset(n, 0, sizeof *n);
+  n->runtime = add(SM_MEM_RUNTIME, current_rss());
+  n->vectors = mul(r->vc, r->row_bytes);
+  /* a rank row computes its blocks with up to npv/2 other partitions
+   * (2-way, block-circulant), every other one for 3-way; StarPU-MPI keeps
+   * what it received until the end */
+  if (r->npv > 1) {
+    const uint64_t part = mul((r->nv + (size_t)r->npv - 1) / (size_t)r->npv, r->row_bytes);
+    n->received = mul(part, (uint64_t)(r->way == 3 ? r->npv - 1 : r->npv / 2));
+  }
+  if (r->text_input)
+    n->reading = mul(mul(r->vc, r->fc), sizeof(double));
+  /* tasks in flight: their numerators (automatic tiles keep them within a
+   * budget), the finalize's records and text */
+  /* automatic tiles: at most 64 vectors (3-way), 512 (CCC with records),
+   * 1024 (Czekanowski with records), 2048 */
+  const uint64_t cap = r->way == 3 ? 64 : r->emit ? (r->pair_bytes > 8 ? 512 : 1024) : 2048,
+                 bs = r->block_size ? r->block_size : (r->nv < cap ? r->nv : cap);
+  uint64_t cells = r->way == 3 ? mul(mul(bs, bs), bs) : mul(bs, bs);
+  uint64_t num = mul(cells, r->pair_bytes);
+  if (!r->block_size && num > SM_MEM_NUM_CAP)
+    num = SM_MEM_NUM_CAP, cells = SM_MEM_NUM_CAP / (r->pair_bytes ? r->pair_bytes : 1);
+  const uint64_t rec =
+      r->emit ? mul(mul(cells, (uint64_t)r->entries),
+                    SM_MEM_REC_BYTES + (r->text ? SM_MEM_TEXT_BYTES : 0))
+              : 0;
+  /* numerators: computed, waiting for their finalize; records: a
+   * finalize's, until the sink has written them in the file's order, so
+   * up to the finalize tasks of the window of tasks in flight
+   * (sm_gcore_throttle: 3 (4 workers + 4) npf tasks, a third of them
+   * finalize) */
+  const uint64_t w = (uint64_t)(r->workers > 0 ? r->workers : 1);
+  n->tasks = add(mul(num, 2 * w + 2), mul(rec, mul(4 * w + 4, (uint64_t)r->npf)));
+  n->results = r->topk_bytes;
+  n->total = add(add(add(n->runtime, n->vectors), add(n->received, n->reading)),
+                 add(n->tasks, n->results));
+}
+
+/* The value of a "Key:   N kB" line of /proc/meminfo, in bytes, or 0. */
+static uint64_t meminfo(const char *key)
+{
+  FILE *f = fopen("/proc/meminfo", "r");
+  char line[256];
+  uint64_t v = 0;
+  const size_t kl = strlen(key);
+  while (f && fgets(line, sizeof line, f))
+    if (!strncmp(line, key, kl) && line[kl] == ':') {
+      v = mul(strtoull(line + kl + 1, NULL, 10), 1024);
+      break;
+    }
+  if (f)
+    fclose(f);
+  return v;
+}
+
+/* A number in a file (cgroup limits: "max" or a count of bytes). */
+static int read_u64(const char *path, uint64_t *v)
+{
+  FILE *f = fopen(path, "r");
+  char buf[64];
+  int ok = f && fgets(buf, sizeof buf, f) && isdigit((unsigned char)buf[0]);
+  if (ok)
+    *v = strtoull(buf, NULL, 10);
+  if (f)
+    fclose(f);
+  return ok;
+}
+
+/* Room left under this process's cgroup memory limit (v2, then v1), or
+ * UINT64_MAX without one. */
+static uint64_t cgroup_room(char *what, size_t len)
+{
+  FILE *f = fopen("/proc/self/cgroup", "r");
+  char line[4096], path[4600];
+  uint64_t room = UINT64_MAX;
+  while (f && fgets(line, sizeof line, f)) {
+    line[strcspn(line, "\n")] = 0;
+    char *ctl = strchr(line, ':'), *rel = ctl ? strchr(ctl + 1, ':') : NULL;
+    if (!rel)
+      continue;
+    *rel++ = 0;
+    uint64_t max, cur;
+    if (!strcmp(ctl + 1, "")) { /* v2: "0::/path" */
+      snprintf(path, sizeof path, "/sys/fs/cgroup%s/memory.max", rel);
+      if (!read_u64(path, &max))
+        continue;
+      snprintf(path, sizeof path, "/sys/fs/cgroup%s/memory.current", rel);
+      if (!read_u64(path, &cur))
+        cur = 0;
+    } else if (strstr(ctl + 1, "memory")) { /* v1 */
+      snprintf(path, sizeof path, "/sys/fs/cgroup/memory%s/memory.limit_in_bytes", rel);
+      if (!read_u64(path, &max) || max >= ((uint64_t)1 << 62))
+        continue;
+      snprintf(path, sizeof path, "/sys/fs/cgroup/memory%s/memory.usage_in_bytes", rel);
+      if (!read_u64(path, &cur))
+        cur = 0;
+    } else {
+      continue;
+    }
+    const uint64_t left = max > cur ? max - cur : 0;
+    if (left < room) {
+      room = left;
+      *strrchr(path, '/') = 0;
+      snprintf(what, len, "the memory limit of the cgroup %s", path);
+    }
+  }
+  if (f)
+    fclose(f);
+  return room;
+}
+
+/* STARMET_MEMORY_LIMIT: bytes, with K, M, G or T; "none" turns the check
+ * off. 1 when set (and *v then holds it, UINT64_MAX for none). */
+static int env_limit(uint64_t *v)
+{
+  const char *s = getenv("STARMET_MEMORY_LIMIT");
+  if (!s || !*s)
+    return 0;
+  if (!strcmp(s, "none")) {
+    *v = UINT64_MAX;
+    return 1;
+  }
+  char *end;
+  const unsigned long long x = strtoull(s, &end, 10);
+  const char *const units = "KMGT";
+  const char *u = *end ? strchr(units, toupper((unsigned char)*end)) : NULL;
+  *v = x;
+  for (const char *p = units; u && p <= u; p++)
+    *v = mul(*v, 1024);
+  return end != s && (!*end || (u && !end[1]));
+}
+
+void sm_mem_room(uint64_t *room, char *what, size_t len, uint64_t *as, char *as_what,
+                 size_t as_len)
+{
+  uint64_t env;
+  *as = UINT64_MAX;
+  snprintf(as_what, as_len, "no limit");
+  if (env_limit(&env)) {
+    *room = env;
+    snprintf(what, len, "STARMET_MEMORY_LIMIT");
+  } else {
+    const uint64_t avail = meminfo("MemAvailable");
+    *room = avail ? add(avail, meminfo("SwapFree")) : UINT64_MAX;
+    snprintf(what, len, "this machine's available memory (MemAvailable + SwapFree)");
+    char cg[4800];
+    const uint64_t c = cgroup_room(cg, sizeof cg);
+    if (c < *room) {
+      *room = c;
+      snprintf(what, len, "%s", cg);
+    }
+  }
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+    *as = (uint64_t)rl.rlim_cur;
+    snprintf(as_what, as_len, "the address-space limit (ulimit -v)");
+  }
+  if (getrlimit(RLIMIT_DATA, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+      (uint64_t)rl.rlim_cur < *as) {
+    *as = (uint64_t)rl.rlim_cur;
+    snprintf(as_what, as_len, "the data-segment limit (ulimit -d)");
+  }
+}
+
+uint64_t sm_mem_address_need(const sm_mem_need_t *n)
+{
+  /* what is mapped now (libraries, counted whole), what the run will add */
+  const uint64_t rss = current_rss(), more = n->total > rss ? n->total - rss : 0;
+  return add(add(current(0), more), SM_MEM_STARTUP_AS);
+}

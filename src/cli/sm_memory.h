@@ -1,0 +1,60 @@
+/* sm_memory.h: what a compute run will hold in memory, estimated before it
+ * allocates anything, and how much the process may use (available memory,
+ * its cgroup's limit, ulimit -v), so that a run that cannot fit is refused
+ * with the estimate instead of being ended by the OOM killer or an
+ * allocation failure deep inside StarPU. */
+#ifndef SM_MEMORY_H
+#define SM_MEMORY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* One rank's estimate, in bytes. */
+typedef struct sm_mem_need {
+  uint64_t vectors;  /* its slice of the input */
+  uint64_t received; /* the partitions other ranks send it, kept for the run */
+  uint64_t reading;  /* the reader's copy while it parses (text: doubles) */
+  uint64_t tasks;    /* numerators and result records of the tasks in flight */
+  uint64_t results;  /* what is kept to the end (top-k lists) */
+  uint64_t runtime;  /* the program as it is now, and what StarPU and MPI add */
+  uint64_t total;
+} sm_mem_need_t;
+
+/* What the estimate needs to know of a run. */
+typedef struct sm_mem_run {
+  size_t nv, nf;          /* the problem */
+  size_t vc, fc;          /* this rank's vectors and fields */
+  size_t row_bytes;       /* bytes of one vector's fc fields as stored */
+  int npv, npf, way;      /* vector and field partitions; 2 or 3 */
+  int text_input;         /* parsed from text (kept as doubles first) */
+  size_t block_size;      /* vectors per tile (0: automatic, at most 2048) */
+  size_t pair_bytes;      /* numerator bytes per pair (per triple, 3-way) */
+  int entries;            /* values per pair (CCC: 4 table entries) */
+  int emit;               /* result records are made (output or checks) */
+  int text;               /* ... and formatted as text (TSV output) */
+  int workers;            /* CPU workers (tasks in flight follow them) */
+  uint64_t topk_bytes;    /* top-k lists (rank 0) */
+} sm_mem_run_t;
+
+/** The estimate of a run (upper bounds where a count depends on the
+ * schedule: 2 workers + 2 tasks' buffers alive at once). */
+void sm_mem_estimate(const sm_mem_run_t *run, sm_mem_need_t *need);
+
+/** The bytes this process may still take, *room (UINT64_MAX: no limit
+ * found), and what sets it, in what (e.g. "MemAvailable + SwapFree",
+ * "the cgroup's memory.max", "STARMET_MEMORY_LIMIT"). as: the same for its
+ * address space (ulimit -v, ulimit -d), which also counts what StarPU
+ * reserves (thread stacks, device drivers). */
+void sm_mem_room(uint64_t *room, char *what, size_t len, uint64_t *as, char *as_what,
+                 size_t as_len);
+
+/** The address space the run will need: what the process maps now
+ * (its libraries whole), what the estimate adds, and what StarPU's
+ * start-up reserves (SM_MEM_STARTUP_AS). */
+uint64_t sm_mem_address_need(const sm_mem_need_t *need);
+
+/** Address space StarPU's start-up reserves beyond what a run holds
+ * (measured: ~460 MB of VmSize over VmRSS with CPU and PoCL workers). */
+#define SM_MEM_STARTUP_AS ((uint64_t)512 << 20)
+
+#endif
