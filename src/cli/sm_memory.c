@@ -14,9 +14,9 @@
  * with 20 MB before StarPU started; a binary linked with CUDA libraries
  * holds much more from the start, which the current RSS counts) */
 #define SM_MEM_RUNTIME ((uint64_t)128 << 20)
-#define SM_MEM_REC_BYTES 32                  /* one result record (sm_rec_t), with slack */
-#define SM_MEM_TEXT_BYTES 48                 /* one formatted TSV line, typical */
-#define SM_MEM_NUM_CAP ((uint64_t)8 << 20)   /* automatic tiles' numerator budget */
+#define SM_MEM_REC_BYTES 32                /* one result record (sm_rec_t), with slack */
+#define SM_MEM_TEXT_BYTES 48               /* one formatted TSV line, typical */
+#define SM_MEM_NUM_CAP ((uint64_t)8 << 20) /* automatic tiles' numerator budget */
 
 static uint64_t mul(uint64_t a, uint64_t b)
 {
@@ -42,7 +42,6 @@ static uint64_t current_rss(void)
   return current(1);
 }
 
-
 static uint64_t add(uint64_t a, uint64_t b)
 {
   return a > UINT64_MAX - b ? UINT64_MAX : a + b;
@@ -57,7 +56,8 @@ void sm_mem_estimate(const sm_mem_run_t *r, sm_mem_need_t *n)
    * (2-way, block-circulant), every other one for 3-way; StarPU-MPI keeps
    * what it received until the end */
   if (r->npv > 1) {
-    const uint64_t part = mul((r->nv + (size_t)r->npv - 1) / (size_t)r->npv, r->row_bytes);
+    const uint64_t part =
+        mul((r->nv + (size_t)r->npv - 1) / (size_t)r->npv, r->row_bytes);
     n->received = mul(part, (uint64_t)(r->way == 3 ? r->npv - 1 : r->npv / 2));
   }
   if (r->text_input)
@@ -66,16 +66,17 @@ void sm_mem_estimate(const sm_mem_run_t *r, sm_mem_need_t *n)
    * budget), the finalize's records and text */
   /* automatic tiles: at most 64 vectors (3-way), 512 (CCC with records),
    * 1024 (Czekanowski with records), 2048 */
-  const uint64_t cap = r->way == 3 ? 64 : r->emit ? (r->pair_bytes > 8 ? 512 : 1024) : 2048,
+  const uint64_t cap = r->way == 3 ? 64
+                       : r->emit   ? (r->pair_bytes > 8 ? 512 : 1024)
+                                   : 2048,
                  bs = r->block_size ? r->block_size : (r->nv < cap ? r->nv : cap);
   uint64_t cells = r->way == 3 ? mul(mul(bs, bs), bs) : mul(bs, bs);
   uint64_t num = mul(cells, r->pair_bytes);
   if (!r->block_size && num > SM_MEM_NUM_CAP)
     num = SM_MEM_NUM_CAP, cells = SM_MEM_NUM_CAP / (r->pair_bytes ? r->pair_bytes : 1);
-  const uint64_t rec =
-      r->emit ? mul(mul(cells, (uint64_t)r->entries),
-                    SM_MEM_REC_BYTES + (r->text ? SM_MEM_TEXT_BYTES : 0))
-              : 0;
+  const uint64_t rec = r->emit ? mul(mul(cells, (uint64_t)r->entries),
+                                     SM_MEM_REC_BYTES + (r->text ? SM_MEM_TEXT_BYTES : 0))
+                               : 0;
   /* numerators: computed, waiting for their finalize; records: a
    * finalize's, until the sink has written them in the file's order, so
    * up to the finalize tasks of the window of tasks in flight

@@ -22,18 +22,18 @@ typedef struct sm_mem_need {
 
 /* What the estimate needs to know of a run. */
 typedef struct sm_mem_run {
-  size_t nv, nf;          /* the problem */
-  size_t vc, fc;          /* this rank's vectors and fields */
-  size_t row_bytes;       /* bytes of one vector's fc fields as stored */
-  int npv, npf, way;      /* vector and field partitions; 2 or 3 */
-  int text_input;         /* parsed from text (kept as doubles first) */
-  size_t block_size;      /* vectors per tile (0: automatic, at most 2048) */
-  size_t pair_bytes;      /* numerator bytes per pair (per triple, 3-way) */
-  int entries;            /* values per pair (CCC: 4 table entries) */
-  int emit;               /* result records are made (output or checks) */
-  int text;               /* ... and formatted as text (TSV output) */
-  int workers;            /* CPU workers (tasks in flight follow them) */
-  uint64_t topk_bytes;    /* top-k lists (rank 0) */
+  size_t nv, nf;       /* the problem */
+  size_t vc, fc;       /* this rank's vectors and fields */
+  size_t row_bytes;    /* bytes of one vector's fc fields as stored */
+  int npv, npf, way;   /* vector and field partitions; 2 or 3 */
+  int text_input;      /* parsed from text (kept as doubles first) */
+  size_t block_size;   /* vectors per tile (0: automatic, at most 2048) */
+  size_t pair_bytes;   /* numerator bytes per pair (per triple, 3-way) */
+  int entries;         /* values per pair (CCC: 4 table entries) */
+  int emit;            /* result records are made (output or checks) */
+  int text;            /* ... and formatted as text (TSV output) */
+  int workers;         /* CPU workers (tasks in flight follow them) */
+  uint64_t topk_bytes; /* top-k lists (rank 0) */
 } sm_mem_run_t;
 
 /** The estimate of a run (upper bounds where a count depends on the

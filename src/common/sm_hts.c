@@ -122,4 +122,3 @@ int sm_vcf_bad_sample_names(const char *path)
   hts_close(fp);
   return bad;
 }
-
