@@ -165,20 +165,51 @@ static sm_err_t ranks_agree(const char *text, const sm_optcmd_t *cmd)
   return err;
 }
 
+/* What each rank of a compute or maf run must have alike (agreement_text
+ * from the parsed options o and the command line). */
+static char *agree_compute(int argc, char **argv, const void *o)
+{
+  char in[3][4200];
+  const int nin = sm_compute_input_files(o, in);
+  return agreement_text("compute", sm_options_canonical_compute(argc - 1, argv + 1, o),
+                        in, nin);
+}
+
+static char *agree_maf(int argc, char **argv, const void *o)
+{
+  const sm_maf_options_t *mo = o;
+  char in[1][4200];
+  snprintf(in[0], sizeof in[0], "%s", mo->input ? mo->input : "");
+  return agreement_text("maf", sm_maf_options_canonical(argc - 1, argv + 1, mo), in,
+                        mo->input ? 1 : 0);
+}
+
+/* A command that runs under MPI: its work, what its ranks compare, its
+ * option table (for the options that may differ), its name. */
+typedef struct mpi_cmd {
+  int (*run)(const void *o, const char *command);
+  char *(*agree)(int argc, char **argv, const void *o);
+  const sm_optcmd_t *table;
+  const char *name;
+} mpi_cmd_t;
+
 /* A command's work on every rank, its command line (taken after parsing,
- * as the summaries have always recorded it) in its summary, once every
- * rank agrees on agree (agreement_text, freed here). */
-static int run_mpi(int argc, char **argv, int (*run)(const void *, const char *),
-                   const void *o, long want_ranks, const char *fallback, char *agree,
-                   const sm_optcmd_t *table)
+ * as the summaries have always recorded it) in its summary, once several
+ * ranks have agreed on what they run. */
+static int run_mpi(int argc, char **argv, const mpi_cmd_t *c, const void *o,
+                   long want_ranks)
 {
   char *cmd = join_args(argc, argv);
-  int r = sm_mpi_init(&argc, &argv, want_ranks), agreed = 0;
+  const int argc0 = argc; /* as parsed (MPI may take its own arguments) */
+  char **const argv0 = argv;
+  int r = sm_mpi_init(&argc, &argv, want_ranks), agreed = 1;
+  if (r == SM_OK && sm_mpi_size() > 1) {
+    char *text = c->agree(argc0, argv0, o);
+    agreed = (r = ranks_agree(text, c->table)) == SM_OK;
+    free(text);
+  }
   if (r == SM_OK)
-    agreed = (r = ranks_agree(agree, table)) == SM_OK;
-  free(agree);
-  if (r == SM_OK)
-    r = run(o, cmd ? cmd : fallback);
+    r = c->run(o, cmd ? cmd : c->name);
   point_to_guide((sm_err_t)r);
   sm_mpi_finalize();
   free(cmd);
@@ -249,12 +280,9 @@ static int starmet_main(int argc, char **argv)
     /* the rank grid the options ask for (0 = as many as run) */
     const long grid =
         (long)(o.npv ? o.npv : 1) * (o.npf ? o.npf : 1) * (o.npr ? o.npr : 1);
-    char in[3][4200];
-    const int nin = sm_compute_input_files(&o, in);
-    char *agree = agreement_text(
-        "compute", sm_options_canonical_compute(argc - 1, argv + 1, &o), in, nin);
-    return run_mpi(argc, argv, run_compute, &o, grid, "starmet compute", agree,
-                   sm_options_command(0));
+    const mpi_cmd_t c = {run_compute, agree_compute, sm_options_command(0),
+                         "starmet compute"};
+    return run_mpi(argc, argv, &c, &o, grid);
   }
   if (!strcmp(argv[1], "synth")) {
     if ((r = parsed(sm_options_parse_synth(argc - 1, argv + 1, &o, &done), &done)) >= 0)
@@ -267,11 +295,8 @@ static int starmet_main(int argc, char **argv)
     sm_maf_options_t mo;
     if ((r = parsed(sm_maf_options_parse(argc - 1, argv + 1, &mo, &done), &done)) >= 0)
       return r;
-    char in[1][4200];
-    snprintf(in[0], sizeof in[0], "%s", mo.input ? mo.input : "");
-    char *agree = agreement_text("maf", sm_maf_options_canonical(argc - 1, argv + 1, &mo),
-                                 in, mo.input ? 1 : 0);
-    return run_mpi(argc, argv, run_maf, &mo, 1, "starmet maf", agree, sm_maf_command());
+    const mpi_cmd_t c = {run_maf, agree_maf, sm_maf_command(), "starmet maf"};
+    return run_mpi(argc, argv, &c, &mo, 1);
   }
   fprintf(stderr,
           "starmet: error: unknown command '%s' (use compute, synth or maf; "

@@ -11,6 +11,7 @@
 
 #include "config.h"
 #include "sm_codelets.h"
+#include "sm_crc32c.h"
 #include "sm_maf.h"
 #include "sm_options.h"
 
@@ -101,6 +102,11 @@ void sm_about_version(FILE *f)
   fprintf(f, "htslib: %s\n", hts_version());
 
   features(f);
+  /* what every run checks before it computes (docs/troubleshooting.md) */
+  fprintf(f,
+          "checks: output paths, input rules, ranks agree, memory estimate, resume "
+          "CRC-32C (%s)\n",
+          sm_crc32c_impl());
 
   /* the --kernel variants in the binary, and those this CPU runs */
   fputs("CPU kernels:", f);

@@ -428,15 +428,17 @@ static sm_err_t check_sums(const run_t *r)
   return SM_EVALUE;
 }
 
-static const char *const *names_sorted; /* for cmp_name (qsort has no context) */
+/* A vector's name with its number, sorted by name then number. */
+typedef struct named {
+  const char *name;
+  size_t v;
+} named_t;
 
-static int cmp_name(const void *a, const void *b)
+static int cmp_named(const void *a, const void *b)
 {
-  const size_t i = *(const size_t *)a, j = *(const size_t *)b;
-  const char *x = names_sorted[i] ? names_sorted[i] : "",
-             *y = names_sorted[j] ? names_sorted[j] : "";
-  const int c = strcmp(x, y);
-  return c ? c : (i > j) - (i < j);
+  const named_t *x = a, *y = b;
+  const int c = strcmp(x->name, y->name);
+  return c ? c : (x->v > y->v) - (x->v < y->v);
 }
 
 /* The keys of text output must tell the vectors apart: two vectors of one
@@ -445,20 +447,20 @@ static int cmp_name(const void *a, const void *b)
  * names and decides alike; rank 0 says which. */
 static sm_err_t unique_names(const run_t *r)
 {
-  size_t *ix = malloc(r->d.nv * sizeof *ix);
+  named_t *ix = malloc(r->d.nv * sizeof *ix);
   if (!ix) {
     sm_log_error("out of memory checking the %zu vector names", r->d.nv);
     return SM_ENOMEM;
   }
+  size_t n = 0;
   for (size_t v = 0; v < r->d.nv; v++)
-    ix[v] = v;
-  names_sorted = (const char *const *)r->names;
-  qsort(ix, r->d.nv, sizeof *ix, cmp_name);
+    if (r->names[v])
+      ix[n++] = (named_t){r->names[v], v};
+  qsort(ix, n, sizeof *ix, cmp_named);
   size_t a = 0, b = 0, dups = 0;
-  for (size_t k = 1; k < r->d.nv; k++)
-    if (r->names[ix[k]] && r->names[ix[k - 1]] &&
-        !strcmp(r->names[ix[k]], r->names[ix[k - 1]]) && !dups++)
-      a = ix[k - 1], b = ix[k];
+  for (size_t k = 1; k < n; k++)
+    if (!strcmp(ix[k].name, ix[k - 1].name) && !dups++)
+      a = ix[k - 1].v, b = ix[k].v;
   free(ix);
   if (!dups)
     return SM_OK;

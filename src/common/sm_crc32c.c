@@ -61,6 +61,11 @@ static int have_sse42(void)
 #define crc_sse42 crc_table
 #endif
 
+const char *sm_crc32c_impl(void)
+{
+  return have_sse42() ? "sse4.2" : "table";
+}
+
 uint32_t sm_crc32c(uint32_t crc, const void *p, size_t n)
 {
   const uint32_t c = ~crc;

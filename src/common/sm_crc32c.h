@@ -14,6 +14,9 @@
  * sm_crc32c(0, "123456789", 9) is 0xe3069283. */
 uint32_t sm_crc32c(uint32_t crc, const void *p, size_t n);
 
+/** How this CPU computes it: "sse4.2" (the crc32 instruction) or "table". */
+const char *sm_crc32c_impl(void);
+
 /** The CRC-32C of n bytes of fd from offset off (read with pread; fd's
  * position is left alone). SM_EIO with errno set when fewer bytes could be
  * read. */

@@ -3,6 +3,7 @@
  * compressed stream cut short, a header's sample names. */
 #include "sm_hts.h"
 
+#include <errno.h>
 #include <htslib/bgzf.h>
 #include <htslib/hts.h>
 #include <htslib/khash_str2int.h>
@@ -67,7 +68,7 @@ sm_err_t sm_hts_stream_whole(const char *path, htsFile *fp, const char *where)
  * it is the #CHROM line's sample names (htslib's own message is easy to
  * miss): a name given twice, or an empty one. Logs that and returns 1;
  * returns 0 when the names are not the reason. */
-int sm_vcf_bad_sample_names(const char *path)
+static int bad_sample_names(const char *path)
 {
   htsFile *fp = hts_open(path, "r");
   if (!fp)
@@ -121,4 +122,30 @@ int sm_vcf_bad_sample_names(const char *path)
   free(s.s);
   hts_close(fp);
   return bad;
+}
+
+sm_err_t sm_vcf_open(const char *path, const char *not_vcf_hint, htsFile **fp,
+                     bcf_hdr_t **hdr)
+{
+  hts_set_log_level(HTS_LOG_ERROR);
+  errno = 0;
+  if (!(*fp = hts_open(path, "r"))) {
+    sm_log_error("%s: cannot open: %s", path, errno ? strerror(errno) : "unknown format");
+    return SM_EIO;
+  }
+  sm_err_t err = sm_hts_stream_whole(path, *fp, "in its first block");
+  if (err)
+    return err;
+  if (hts_get_format(*fp)->category != variant_data) {
+    sm_log_error("%s: not a VCF or BCF file (no valid header)%s", path, not_vcf_hint);
+    return SM_EFORMAT;
+  }
+  if ((*hdr = bcf_hdr_read(*fp)))
+    return SM_OK;
+  if ((err = sm_hts_stream_whole(path, *fp, "in its header")))
+    return err;
+  if (!bad_sample_names(path))
+    sm_log_error("%s: its VCF header cannot be read (htslib's message above says why)",
+                 path);
+  return SM_EFORMAT;
 }

@@ -24,10 +24,13 @@ int sm_vcf_the_alt(bcf1_t *rec);
  * damaged. where: what was read, for the message. */
 sm_err_t sm_hts_stream_whole(const char *path, htsFile *fp, const char *where);
 
-/** When htslib refused the header of path, whether the #CHROM line's
- * sample names are why (a name twice, or an empty one): logs it and
- * returns 1; 0 otherwise. */
-int sm_vcf_bad_sample_names(const char *path);
+/** Open path with htslib and read its VCF/BCF header into *fp and *hdr:
+ * SM_OK, or the error, logged naming path: cannot open (SM_EIO), a stream
+ * cut short, not a VCF or BCF (not_vcf_hint appended to the message), a
+ * header htslib refuses (naming the sample twice in it, or empty, when
+ * that is why). *fp may be open on error: the caller closes it. */
+sm_err_t sm_vcf_open(const char *path, const char *not_vcf_hint, htsFile **fp,
+                     bcf_hdr_t **hdr) SM_MUST_CHECK;
 
 /* The problems htslib found in a record that make it unusable (0: none).
  * A contig or a tag missing from the header is not one: htslib adds it to

@@ -79,30 +79,9 @@ typedef struct vcf_in {
 /* Open the file, check its header (FORMAT/GT, samples) and the field slice. */
 static sm_err_t in_open(vcf_in_t *v)
 {
-  hts_set_log_level(HTS_LOG_ERROR);
-  errno = 0;
-  if (!(v->fp = hts_open(v->path, "r"))) {
-    sm_log_error("%s: cannot open: %s", v->path,
-                 errno ? strerror(errno) : "unknown format");
-    return SM_EIO;
-  }
-  sm_err_t serr = sm_hts_stream_whole(v->path, v->fp, "in its first block");
+  sm_err_t serr = sm_vcf_open(v->path, "", &v->fp, &v->hdr);
   if (serr)
     return serr;
-  if (hts_get_format(v->fp)->category != variant_data) {
-    sm_log_error("%s: not a VCF or BCF file (no valid header)", v->path);
-    return SM_EFORMAT;
-  }
-  if (!(v->hdr = bcf_hdr_read(v->fp))) {
-    serr = sm_hts_stream_whole(v->path, v->fp, "in its header");
-    if (serr)
-      return serr;
-    if (sm_vcf_bad_sample_names(v->path))
-      return SM_EFORMAT;
-    sm_log_error("%s: its VCF header cannot be read (htslib's message above says why)",
-                 v->path);
-    return SM_EFORMAT;
-  }
   const int gt_type = sm_vcf_format_type(v->hdr, "GT");
   if (gt_type < 0) {
     sm_log_error("%s: the header declares no FORMAT/GT: CCC needs genotype calls",

@@ -130,6 +130,23 @@ static int is_decimal(const char *s, size_t len, int *digits_only)
   return k == len;
 }
 
+/* The cell at *p (blank-separated), its length in *n; *p moves past it.
+ * NULL at the end of the line. */
+static const char *next_cell(const char **p, size_t *n)
+{
+  const char *s = *p;
+  while (is_space(*s))
+    s++;
+  if (!*s)
+    return NULL;
+  const char *t = s;
+  while (*s && !is_space(*s))
+    s++;
+  *n = (size_t)(s - t);
+  *p = s;
+  return t;
+}
+
 /* Whether the first line is a site's line rather than the header: every
  * column from the 4th is a number, and they are not numeric sample names
  * (digits only, each individual's three alike, and with two individuals or
@@ -137,20 +154,13 @@ static int is_decimal(const char *s, size_t len, int *digits_only)
  * likelihoods everywhere). */
 static int looks_like_data(const char *line)
 {
-  const char *p = line, *cell[3] = {0}, *ind0 = NULL;
-  size_t len[3] = {0}, ind0_len = 0, col = 0;
+  const char *p = line, *cell[3] = {0}, *ind0 = NULL, *t;
+  size_t len[3] = {0}, ind0_len = 0, col = 0, n;
   int names = 1, all_alike = 1;
-  for (;; col++) {
-    while (is_space(*p))
-      p++;
-    if (!*p)
-      break;
-    const char *t = p;
-    while (*p && !is_space(*p))
-      p++;
+  for (; (t = next_cell(&p, &n)); col++) {
     if (col < 3)
       continue;
-    const size_t k = (col - 3) % 3, n = (size_t)(p - t);
+    const size_t k = (col - 3) % 3;
     int digits_only;
     if (!is_decimal(t, n, &digits_only))
       return 0; /* a name: a header */
@@ -174,21 +184,12 @@ static int looks_like_data(const char *line)
 /* Columns of a line, and where the first `keep` of them start / end. */
 static size_t columns(const char *s, size_t keep, const char **start, size_t *len)
 {
-  size_t n = 0;
-  while (*s) {
-    while (is_space(*s))
-      s++;
-    if (!*s)
-      break;
-    const char *t = s;
-    while (*s && !is_space(*s))
-      s++;
+  size_t n = 0, l;
+  for (const char *t; (t = next_cell(&s, &l)); n++)
     if (n < keep) {
       start[n] = t;
-      len[n] = (size_t)(s - t);
+      len[n] = l;
     }
-    n++;
-  }
   return n;
 }
 

@@ -203,33 +203,11 @@ sm_err_t sm_gl_vcf_open(sm_gl_reader_t *r)
   r->impl = v;
   r->close = glv_close;
   r->next = glv_next;
-  hts_set_log_level(HTS_LOG_ERROR);
-  errno = 0;
-  if (!(v->fp = hts_open(r->path, "r"))) {
-    sm_log_error("%s: cannot open: %s", r->path,
-                 errno ? strerror(errno) : "unknown format");
-    return SM_EIO;
-  }
-  sm_err_t serr = sm_hts_stream_whole(r->path, v->fp, "in its first block");
+  sm_err_t serr =
+      sm_vcf_open(r->path, "; give a VCF/BCF or a BEAGLE file (--input-format beagle)",
+                  &v->fp, &v->hdr);
   if (serr)
     return serr;
-  const htsFormat *f = hts_get_format(v->fp);
-  if (f->category != variant_data) {
-    sm_log_error("%s: not a VCF or BCF file (no valid header); give a VCF/BCF or a "
-                 "BEAGLE file (--input-format beagle)",
-                 r->path);
-    return SM_EFORMAT;
-  }
-  if (!(v->hdr = bcf_hdr_read(v->fp))) {
-    serr = sm_hts_stream_whole(r->path, v->fp, "in its header");
-    if (serr)
-      return serr;
-    if (sm_vcf_bad_sample_names(r->path))
-      return SM_EFORMAT;
-    sm_log_error("%s: its VCF header cannot be read (htslib's message above says why)",
-                 r->path);
-    return SM_EFORMAT;
-  }
   if (!(v->rec = bcf_init())) {
     sm_log_error("%s: out of memory", r->path);
     return SM_ENOMEM;
