@@ -7,9 +7,12 @@ Measures on this machine, in one run:
   (c) whole `starmet compute` runs (one rank, all cores, --output-format none;
       rates from the run's JSON summary) and the bare kernel on the run's tiles,
   (c'') 3-way whole runs against the 2-way ones (per element comparison:
-      triples x fields against pairs x fields), the CCC kernels at 1000
-      samples against 32768, the 28501 x 1000 sparse shape of a real
-      genotype set, and a run that writes 1% of its values,
+      triples x fields against pairs x fields), and 3-way against 2-way CCC
+      on the same problems; short vectors (500 to 5000 samples): the CCC
+      kernels and whole runs on HapMap-like genotypes (bench/genotypes.py)
+      against the popcount limit, their finalize share and PLINK 1.9 --r2
+      on the same .bed; the 28501 x 1000 sparse shape of a real genotype
+      set; and a run that writes 1% of its values,
   (c') P = 2 ranks under mpirun on the same cores against one rank (the
       workers each setting gives them: starmet's choice for the ranks),
   (e) maf (GAMA) on simulated BEAGLE files (bench/beagle.py): exact and
@@ -19,6 +22,9 @@ Measures on this machine, in one run:
   (d) the peer tools on the same data: scipy pdist 'braycurtis', R vegan
       vegdist "bray", PLINK 1.9 --r2 square, plink2 --make-king square,
 and writes a CSV of every measurement and a markdown table to bench/results/.
+A peer that is missing or fails, or a section that fails, is a line of the
+table ("plink1.9: not installed", "plink2: failed: exit 2, ..."), never the
+end of the run.
 Element comparisons: Czekanowski pairs x fields; genotype kernels pairs x
 samples (SNP pairs for starmet and PLINK --r2, sample pairs for KING),
 always counting unique pairs.
@@ -26,6 +32,7 @@ always counting unique pairs.
 import argparse
 import csv
 import datetime
+import importlib.util
 import json
 import os
 import shutil
@@ -37,27 +44,37 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-SIZES = {  # full, quick
-    "kernel_czek": ("1024,4096", "512,1024"),
-    "kernel_ccc": ("1024,32768", "512,4096"),
-    "run_czek_s": ((8000, 20000), (2000, 4000)),
-    "run_czek_d": ((8000, 10000), (2000, 2000)),
-    "run_ccc": ((16000, 32768), (3000, 4096)),
-    "run_ccc_sparse": ((12000, 20000), (2000, 4096)),
-    "peer_scipy": ((4000, 10000), (500, 2000)),
-    "peer_vegan": ((2000, 2000), (300, 1000)),
-    "peer_bed": ((10000, 10000), (1000, 1000)),
-    "ranks_czek_d": ((6000, 10000), (1500, 2000)),
-    "three_czek_s": ((600, 4000), (200, 1000)),
-    "three_czek_d": ((500, 4000), (200, 1000)),
-    "three_ccc": ((600, 16384), (200, 2048)),
-    "three_ccc_sparse": ((500, 16384), (200, 2048)),
-    "short_kernel_ccc": ("1024,1000", "512,1000"),
-    "shape_sparse": ((28501, 1000), (4000, 1000)),
-    "ranks_ccc": ((8000, 32768), (2000, 4096)),
-    "threshold_ccc": ((6000, 8192), (1500, 2048)),
-    "maf": (((1024, 2000), (4096, 300)), ((256, 500), (1024, 60))),
+SIZES = {  # full, quick, tiny
+    "kernel_czek": ("1024,4096", "512,1024", "64,256"),
+    "kernel_ccc": ("1024,32768", "512,4096", "64,1024"),
+    "run_czek_s": ((8000, 20000), (2000, 4000), (300, 500)),
+    "run_czek_d": ((8000, 10000), (2000, 2000), (300, 500)),
+    "run_ccc": ((16000, 32768), (3000, 4096), (300, 1024)),
+    "run_ccc_sparse": ((12000, 20000), (2000, 4096), (300, 1024)),
+    "output_ccc": ((1500, 1000), (300, 200), (100, 100)),
+    "peer_scipy": ((4000, 10000), (500, 2000), (100, 200)),
+    "peer_vegan": ((2000, 2000), (300, 1000), (50, 100)),
+    "peer_bed": ((10000, 10000), (1000, 1000), (200, 200)),
+    "ranks_czek_d": ((6000, 10000), (1500, 2000), (200, 500)),
+    "three_czek_s": ((600, 4000), (200, 1000), (40, 200)),
+    "three_czek_d": ((500, 4000), (200, 1000), (40, 200)),
+    "three_ccc": ((600, 16384), (200, 2048), (40, 512)),
+    "three_ccc_sparse": ((500, 16384), (200, 2048), (40, 512)),
+    # 3-way against 2-way CCC on the same problems (vectors, samples)
+    "three_two_ccc": (((200, 8192), (800, 8192)), ((100, 2048), (200, 2048)),
+                      ((30, 256), (60, 256))),
+    # short vectors: sample counts; kernel blocks (M x M per core); SNPs of
+    # the whole runs (HapMap-like genotypes, bench/genotypes.py)
+    "short_samples": ((500, 1000, 2500, 5000), (500, 1000, 2500, 5000), (500, 1000)),
+    "short_kernel_m": (1024, 512, 64),
+    "short_snps": (10000, 2000, 200),
+    "shape_sparse": ((28501, 1000), (4000, 1000), (300, 1000)),
+    "ranks_ccc": ((8000, 32768), (2000, 4096), (200, 1024)),
+    "threshold_ccc": ((6000, 8192), (1500, 2048), (300, 256)),
+    "maf": (((1024, 2000), (4096, 300)), ((256, 500), (1024, 60)), ((64, 50), (256, 10))),
 }
+SECTIONS = ("runs", "output", "threshold", "three", "short", "ranks", "maf", "peers")
+SHORT_MISSING = 0.01  # missing calls of the sparse short-vector runs and of the real shape
 
 MAF_BAND_TOL = 30
 
@@ -100,8 +117,9 @@ class Bench:
         self.starmet = os.path.join(self.build, "starmet")
         self.kernels = os.path.join(self.build, "bench", "kernels")
         self.ncores = a.threads or os.cpu_count() or 1
-        self.q = 1 if a.quick else 0
+        self.q = 2 if a.tiny else 1 if a.quick else 0
         self.rows = []  # every measurement
+        self.kernels_used = set()  # the kernels of the whole runs (their summaries)
         self.tmp = tempfile.mkdtemp(prefix="starmet-bench-")
         cache = os.path.join(self.build, ".cache")
         self.env = dict(os.environ)
@@ -116,12 +134,30 @@ class Bench:
 
     def add(self, **kw):
         row = {"section": "", "name": "", "threads": "", "rate": "", "unit": "", "time_s": "",
-               "detail": "", "family": "", "b2b": ""}
+               "detail": "", "family": "", "b2b": "", "status": ""}
         row.update(kw)
         self.rows.append(row)
         log("  %-8s %-34s %3s threads  %-12s %s" % (row["section"], row["name"], row["threads"],
-                                                   fmt(row["rate"]), row["detail"]))
+                                                   fmt(row["rate"]) or row["status"],
+                                                   row["detail"]))
         return row
+
+    def section(self, name, fn):
+        """Runs one section; a failure is a row of the table (and its
+        traceback on stderr), not the end of the benchmark."""
+        try:
+            fn()
+        except Exception as e:  # noqa: BLE001: any failure is reported, the rest goes on
+            import traceback
+            traceback.print_exc()
+            if isinstance(e, subprocess.CalledProcessError):
+                cmd = e.cmd if isinstance(e.cmd, str) else " ".join(map(str, e.cmd))
+                why = "%s: %s, %s" % (os.path.basename(cmd.split()[0]), exit_text(e.returncode),
+                                      last_line(e.stderr, e.stdout))
+            else:
+                why = "%s: %s" % (type(e).__name__, e)
+            self.add(section="failed", name=fn.__name__, status="failed: " + why,
+                     detail="section %s" % name)
 
     # ------------------------------------------------------------ (a), (b)
     def run_kernels(self, args):
@@ -141,6 +177,10 @@ class Bench:
                      rate=float(r["rate"]), unit=r["unit"], detail=r["detail"],
                      family=r["detail"].split()[0] if r["what"] != "limit" else "",
                      b2b=float(r["ratio"]) if r.get("ratio") else "")
+        auto = ", ".join(sorted({"%s %s" % (r["family"], r["name"]) for r in self.rows
+                                 if r["section"] == "kernel_auto"}))
+        log("== CPU %s (%s); kernels: %s" % (self.machine()[0], getattr(self, "features", "?"),
+                                            auto))
 
     def limit(self, name, threads, detail=None):
         """The limit's rate: the fastest of its loops (and_popcnt: scalar
@@ -166,14 +206,20 @@ class Bench:
         for rep in range(self.a.run_reps):
             js = os.path.join(self.tmp, tag + ".json")
             t = time.perf_counter()
-            subprocess.run(list(launcher) + [self.starmet, "compute", "--quiet", "--summary", js]
-                           + args, env=env or self.env, check=True, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL if launcher else None)
+            cmd = list(launcher) + [self.starmet, "compute", "--quiet", "--summary", js] + args
+            p = subprocess.run(cmd, env=env or self.env, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True)
             wall = time.perf_counter() - t
+            if p.returncode:
+                raise subprocess.CalledProcessError(p.returncode, cmd, stderr=p.stderr)
+            if p.stderr and not launcher:
+                sys.stderr.write(p.stderr)
             with open(js) as f:
                 s = json.load(f)
             if best is None or s["rates"]["comparisons_per_s"] > best["rates"]["comparisons_per_s"]:
                 best, best_wall = s, wall
+        if best.get("kernel"):
+            self.kernels_used.add(best["kernel"])
         return best, best_wall
 
     def whole_runs(self):
@@ -188,9 +234,11 @@ class Bench:
         for family, key, args in runs:
             nv, nf = self.size(key)
             # the limits just before the run (the machine may be shared)
+            # (--tiny: the table's)
             lim = {r["name"]: float(r["rate"]) for r in
                    self.run_kernels(["--only", "limits", "--threads", str(self.ncores)])
-                   if r["what"] == "limit" and int(r["threads"]) == self.ncores}
+                   if r["what"] == "limit" and int(r["threads"]) == self.ncores} \
+                if self.q < 2 else None
             s, wall = self.starmet_run(args + ["--num-vector", str(nv), "--num-field", str(nf)],
                                        family)
             bs = s["decomposition"]["block_size"]
@@ -216,7 +264,7 @@ class Bench:
         written) with --output-format none, bin and tsv; the writing rate is
         values / (wall - wall of none), against the disk's rate for as many
         bytes written from memory (the limit)."""
-        nv, nf = (1500, 1000) if not self.q else (300, 200)
+        nv, nf = self.size("output_ccc")
         log("== output (ccc 2-way %d x %d, every value written)" % (nv, nf))
         nvalues = nv * (nv - 1) // 2 * 4
         walls = {}
@@ -274,51 +322,157 @@ class Bench:
                      detail="%d x %d, block %d, kernel %s, wall %.2f s" % (
                          nv, nf, s["decomposition"]["block_size"], s["kernel"], wall))
 
+    @staticmethod
+    def popcount_limit(rows, threads, sparse):
+        """Sample pairs/s at the popcount limit from bench/kernels rows (the
+        limits of one call): the faster and_popcnt loop x 64 / (2 or 5)."""
+        w = [float(r["rate"]) for r in rows
+             if r["what"] == "limit" and r["name"] == "and_popcnt" and int(r["threads"]) == threads]
+        return max(w) * 64 / (5 if sparse else 2) if w else None
+
+    @staticmethod
+    def finalize_share(s):
+        """The finalize codelets' share of the run's codelet time (the JSON
+        summary's runtime.codelets: total_s per codelet, kind finalize2...)."""
+        cod = s.get("runtime", {}).get("codelets", [])
+        total = sum(c["total_s"] for c in cod)
+        fin = sum(c["total_s"] for c in cod if c["kind"].startswith("finalize"))
+        return fin / total if total > 0 else None
+
+    def genotypes(self, prefix, nsnp, nsamp, missing):
+        """A .bed of HapMap-like genotypes (bench/genotypes.py); without
+        numpy, starmet synth's (uniform genotypes). Returns the generator."""
+        if importlib.util.find_spec("numpy") is None:
+            self.synth(["--metric", "ccc", "--synthetic", "random", "--missing-rate",
+                        repr(missing), "--num-vector", str(nsnp), "--num-field", str(nsamp),
+                        "--output-format", "plink"], prefix)
+            return "starmet synth (numpy not installed)"
+        subprocess.run([sys.executable, os.path.join(ROOT, "bench", "genotypes.py"), prefix,
+                        str(nsnp), str(nsamp), "--missing", repr(missing)], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        return "bench/genotypes.py"
+
+    def plink_r2(self, bed, tag):
+        """PLINK 1.9 --r2 square bin4 on BED, all threads, the whole command
+        timed (best of peer_reps): (wall, None), or (None, status)."""
+        return self.peer_cmd("plink1.9", ["plink1.9", "--bfile", bed, "--r2", "square", "bin4",
+                                          "--threads", str(self.ncores), "--out",
+                                          os.path.join(self.tmp, tag)],
+                             sink=os.path.join(self.tmp, tag + ".ld.bin"))
+
     def short_runs(self):
-        """Short vectors: every CCC kernel on 1000 samples against its rate
-        on the kernel table's samples; the 28501 x 1000 sparse shape (1%
-        missing) as a whole run; a run writing 1% of its values against the
-        same run writing none."""
-        log("== short vectors (CCC kernels at 1000 samples)")
+        """Short vectors, for each sample count: every CCC kernel (dense and
+        sparse) on blocks of M x M SNPs with the limits of the same call; the
+        whole run on a .bed of HapMap-like genotypes (dense, and sparse with
+        1% missing) against the popcount limit, its finalize share, and PLINK
+        1.9 --r2 square on the same .bed (whole commands). Then every kernel
+        at 1000 samples against its rate on the kernel table's samples, and
+        the real shape (28501 SNPs x 1000 samples, 1% missing)."""
+        m, nsnp = self.size("short_kernel_m"), self.size("short_snps")
+        nc = self.ncores
+        lims1000 = None
+        for nf in self.size("short_samples"):
+            log("== short vectors: %d samples (kernels %d x %d, runs %d SNPs)" % (nf, m, m, nsnp))
+            # the limits again in the same call (--tiny: the table's)
+            k = self.run_kernels(["--only", ("limits," if self.q < 2 else "") + "ccc2,ccc2_sparse",
+                                  "--ccc", "%d,%d" % (m, nf)])
+            if nf == 1000:
+                lims1000 = k
+            for r in k:
+                if r["what"] not in ("kernel", "kernel_auto"):
+                    continue
+                fam, sparse = r["detail"].split()[0], r["detail"].startswith("ccc2_sparse")
+                rate, b2b = float(r["rate"]), float(r["ratio"] or 0)
+                lim = (self.popcount_limit(k, int(r["threads"]), sparse)
+                       or self.ccc_limit(int(r["threads"]), sparse))
+                vs = (b2b if self.lim_kind(r["name"]) == "popcount" and b2b
+                      else rate / lim if lim else "")
+                self.add(section="short_kernel", name=r["name"], family=fam,
+                         threads=int(r["threads"]), rate=rate, unit="sample-pairs/s", ratio=vs,
+                         samples=nf, auto=r["what"] == "kernel_auto",
+                         detail="%s m=n=%d k=%d%s" % (fam, m, nf,
+                                                      " (auto)" if r["what"] == "kernel_auto"
+                                                      else ""))
+            for fam, missing in (("ccc2", 0.0), ("ccc2_sparse", SHORT_MISSING)):
+                bed = os.path.join(self.tmp, "short_%d_%s" % (nf, fam))
+                gen = self.genotypes(bed, nsnp, nf, missing)
+                s, wall = self.starmet_run(["--metric", "ccc", "--bfile", bed], "short")
+                rate = s["rates"]["comparisons_per_s"]
+                lim = (self.popcount_limit(k, nc, fam == "ccc2_sparse")
+                       or self.ccc_limit(nc, fam == "ccc2_sparse"))
+                t, status = self.plink_r2(bed, "short_r2")
+                self.add(section="short_run", name=fam, family=fam, threads=nc, rate=rate,
+                         unit="sample-pairs/s", time_s=s["timings_s"]["compute"],
+                         ratio=rate / lim if lim else "", samples=nf, wall=wall,
+                         finalize=self.finalize_share(s), kernel=s["kernel"],
+                         peer_rate=t and npairs(nsnp) * nf / t, peer_wall=t,
+                         peer_ratio=t and t / wall, status=status or "",
+                         detail="%d SNPs x %d samples, %g%% missing (%s), block %d, kernel %s, "
+                                "wall %.2f s; PLINK 1.9 --r2 square: %s" % (
+                                    nsnp, nf, 100 * missing, gen,
+                                    s["decomposition"]["block_size"], s["kernel"], wall,
+                                    status or "wall %.2f s" % t))
+                for f in os.listdir(self.tmp):
+                    if f.startswith("short_%d_" % nf):
+                        os.unlink(os.path.join(self.tmp, f))
+        # every kernel at 1000 samples against the kernel table's samples
         best = {}  # (name, family) -> (rate, auto)
-        for r in self.run_kernels(["--only", "ccc2,ccc2_sparse", "--ccc",
-                                   self.size("short_kernel_ccc")]):
-            if r["what"] not in ("kernel", "kernel_auto") or int(r["threads"]) != self.ncores:
-                continue
-            key = (r["name"], r["detail"].split()[0])
-            old = best.get(key, (0.0, False))
-            best[key] = (max(old[0], float(r["rate"])), old[1] or r["what"] == "kernel_auto")
+        for r in self.rows:
+            if r["section"] == "short_kernel" and r["samples"] == 1000 and r["threads"] == nc:
+                key = (r["name"], r["family"])
+                old = best.get(key, (0.0, False))
+                best[key] = (max(old[0], r["rate"]), old[1] or r["auto"])
         for (name, fam), (rate, auto) in best.items():
             longs = [x["rate"] for x in self.rows if x["section"] in ("kernel", "kernel_auto")
-                     and x["name"] == name and x["family"] == fam and x["threads"] == self.ncores]
-            self.add(section="short", name=name, family=fam, threads=self.ncores, rate=rate,
+                     and x["name"] == name and x["family"] == fam and x["threads"] == nc]
+            self.add(section="short", name=name, family=fam, threads=nc, rate=rate,
                      unit="sample-pairs/s", ratio=rate / max(longs) if longs else "",
-                     detail="%s m=n=%s k=%s%s" % ((fam,) + tuple(
-                         self.size("short_kernel_ccc").split(",")) + (" (auto)" if auto else "",)))
+                     detail="%s m=n=%d k=1000%s" % (fam, m, " (auto)" if auto else ""))
+        # the shape of a real genotype set, sparse
         nv, nf = self.size("shape_sparse")
-        log("== the %d x %d sparse shape (1%% missing)" % (nv, nf))
-        # on a .bed, which PLINK 1.9 --r2 square reads too (the peers'
-        # section, or here when it is skipped: once, it takes a minute)
+        log("== the %d x %d sparse shape (%g%% missing)" % (nv, nf, 100 * SHORT_MISSING))
         bed = os.path.join(self.tmp, "shape")
-        self.synth(["--metric", "ccc", "--synthetic", "random", "--missing-rate", "0.01",
-                    "--num-vector", str(nv), "--num-field", str(nf), "--output-format", "plink"],
-                   bed)
+        gen = self.genotypes(bed, nv, nf, SHORT_MISSING)
         s, wall = self.starmet_run(["--metric", "ccc", "--bfile", bed], "shape")
-        if not self.a.no_peers and shutil.which("plink1.9"):
-            t = self.timed(["plink1.9", "--bfile", bed, "--r2", "square", "bin4", "--threads",
-                            str(self.ncores), "--out", os.path.join(self.tmp, "shape_r2")])
-            for ext in (".ld.bin", ".ld"):
-                if os.path.exists(os.path.join(self.tmp, "shape_r2" + ext)):
-                    os.unlink(os.path.join(self.tmp, "shape_r2" + ext))
-            self.add(section="shape_peer", name="PLINK 1.9 --r2 square", threads=self.ncores,
-                     rate=npairs(nv) * nf / t, unit="sample-pairs/s", time_s=t,
-                     ratio=wall and t / wall,
-                     detail="whole command %.1f s, starmet %.1f s wall" % (t, wall))
-        self.add(section="shape", name="ccc2_sparse", threads=self.ncores,
-                 rate=s["rates"]["comparisons_per_s"], unit="sample-pairs/s",
-                 time_s=s["timings_s"]["compute"],
-                 detail="%d x %d, 1%% missing, block %d, kernel %s, wall %.2f s" % (
-                     nv, nf, s["decomposition"]["block_size"], s["kernel"], wall))
+        rate = s["rates"]["comparisons_per_s"]
+        lim = (self.popcount_limit(lims1000, nc, True) if lims1000 else None) or \
+            self.ccc_limit(nc, True)
+        t, status = (None, "not run (--no-peers)") if self.a.no_peers else \
+            self.plink_r2(bed, "shape_r2")
+        self.add(section="shape", name="ccc2_sparse", threads=nc, rate=rate,
+                 unit="sample-pairs/s", time_s=s["timings_s"]["compute"],
+                 ratio=rate / lim if lim else "", wall=wall, finalize=self.finalize_share(s),
+                 kernel=s["kernel"],
+                 detail="%d SNPs x %d samples, %g%% missing (%s), block %d, kernel %s, "
+                        "wall %.2f s" % (nv, nf, 100 * SHORT_MISSING, gen,
+                                         s["decomposition"]["block_size"], s["kernel"], wall))
+        self.add(section="shape_peer", name="PLINK 1.9 --r2 square", threads=nc,
+                 rate=t and npairs(nv) * nf / t, unit="sample-pairs/s", time_s=t or "",
+                 ratio=t and t / wall, status=status or "",
+                 detail=status or "whole command %.1f s, starmet %.1f s wall" % (t, wall))
+        for f in os.listdir(self.tmp):
+            if f.startswith("shape"):
+                os.unlink(os.path.join(self.tmp, f))
+
+    def three_two_runs(self):
+        """3-way against 2-way CCC on the same problems (dense, and sparse
+        with 10% missing): rates per element comparison (triples x samples
+        against pairs x samples), compute time from the summaries."""
+        log("== 3-way / 2-way CCC on the same problems")
+        for nv, nf in self.size("three_two_ccc"):
+            for fam, extra in (("ccc", []), ("ccc_sparse", ["--missing-rate", "0.1"])):
+                args = ["--metric", "ccc", "--synthetic", "random", "--num-vector", str(nv),
+                        "--num-field", str(nf)] + extra
+                s2, w2 = self.starmet_run(args, "tt2")
+                s3, w3 = self.starmet_run(args + ["--num-way", "3"], "tt3")
+                r2, r3 = s2["rates"]["comparisons_per_s"], s3["rates"]["comparisons_per_s"]
+                self.add(section="three_two", name=fam, family=fam, threads=self.ncores,
+                         rate=r3, unit="triple comparisons/s", time_s=s3["timings_s"]["compute"],
+                         ratio=r3 / r2, rate2=r2, problem="%d x %d" % (nv, nf),
+                         detail="%d vectors x %d samples; 2-way %s /s (compute %.3f s, wall "
+                                "%.2f s, kernel %s), 3-way %s /s (compute %.3f s, wall %.2f s)"
+                                % (nv, nf, fmt(r2), s2["timings_s"]["compute"], w2, s2["kernel"],
+                                   fmt(r3), s3["timings_s"]["compute"], w3))
 
     def threshold_run(self):
         """CCC 2-way writing the values above their 99th percentile (1%, TSV)
@@ -499,13 +653,38 @@ class Bench:
 
     def synth(self, args, out):
         subprocess.run([self.starmet, "synth", "--output", out] + args, env=self.env, check=True,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
-    def timed(self, cmd):
-        t = time.perf_counter()
-        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                       cwd=self.tmp)
-        return time.perf_counter() - t
+    def peer_cmd(self, tool, cmd, sink=None):
+        """A peer tool's whole command, run in the scratch directory, best
+        wall time of peer_reps: (seconds, None); or (None, status) when it
+        cannot be measured: "TOOL: not installed" (not on the PATH), "TOOL:
+        failed: exit N, <its last stderr line>". sink: its output file,
+        made a link to /dev/null while it runs (the tool computes, formats
+        and writes every value; none is stored, as with starmet's
+        --output-format none)."""
+        if not shutil.which(cmd[0]):
+            return None, "%s: not installed" % tool
+        best = None
+        for _ in range(self.a.peer_reps):
+            if sink:
+                if os.path.lexists(sink):
+                    os.unlink(sink)
+                os.symlink(os.devnull, sink)
+            t = time.perf_counter()
+            try:
+                p = subprocess.run(cmd, cwd=self.tmp, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE)
+            except OSError as e:
+                return None, "%s: failed: %s" % (tool, e.strerror or e)
+            wall = time.perf_counter() - t
+            if sink and os.path.lexists(sink):
+                os.unlink(sink)
+            if p.returncode != 0:
+                return None, "%s: failed: %s, %s" % (tool, exit_text(p.returncode),
+                                                      last_line(p.stderr, p.stdout))
+            best = wall if best is None else min(best, wall)
+        return best, None
 
     def starmet_on(self, peer, args, ncmp, tag, unit, precision="double"):
         extra = ["--precision", precision] if precision == "single" else []
@@ -517,65 +696,109 @@ class Bench:
                  detail="%s data; wall %.2f s = %.4g /s" % (peer, wall, ncmp / wall))
         return s["rates"]["comparisons_per_s"], ncmp / wall
 
+    def peer_missing(self, name, threads, status, data):
+        self.add(section="peer", name=name, threads=threads, status=status, detail=data)
+
     def peers(self):
-        import numpy as np
-        from scipy.spatial.distance import pdist
         log("== peers on the same data")
+        try:
+            import numpy as np
+        except ImportError:
+            np = None
+        try:
+            from scipy.spatial.distance import pdist
+        except ImportError:
+            pdist = None
         # scipy pdist braycurtis (float64, one thread) on an .npy
         nv, nf = self.size("peer_scipy")
-        npy = os.path.join(self.tmp, "cz.npy")
-        self.synth(["--metric", "czekanowski", "--synthetic", "random", "--num-vector", str(nv),
-                    "--num-field", str(nf), "--output-format", "npy"], npy)
-        X = np.load(npy)
-        ncmp = npairs(nv) * nf
-        best = 1e30
-        for _ in range(self.a.peer_reps):
-            t = time.perf_counter()
-            pdist(X, "braycurtis")
-            best = min(best, time.perf_counter() - t)
-        self.add(section="peer", name="scipy pdist braycurtis", threads=1, rate=ncmp / best,
-                 unit="comparisons/s", time_s=best,
-                 detail="scipy data (%d x %d float64); pdist call only" % (nv, nf))
-        for prec in ("double", "single"):
-            self.starmet_on("scipy", ["--input", npy], ncmp, "scipy_" + prec, "comparisons/s",
-                            prec)
+        data = "scipy data (%d x %d float64); pdist call only" % (nv, nf)
+        if np is None or pdist is None:
+            self.peer_missing("scipy pdist braycurtis", 1, "scipy: not installed" if np else
+                              "scipy: not measured (numpy not installed)", data)
+        else:
+            npy = os.path.join(self.tmp, "cz.npy")
+            self.synth(["--metric", "czekanowski", "--synthetic", "random", "--num-vector",
+                        str(nv), "--num-field", str(nf), "--output-format", "npy"], npy)
+            X = np.load(npy)
+            ncmp = npairs(nv) * nf
+            best = 1e30
+            for _ in range(self.a.peer_reps):
+                t = time.perf_counter()
+                pdist(X, "braycurtis")
+                best = min(best, time.perf_counter() - t)
+            self.add(section="peer", name="scipy pdist braycurtis", threads=1, rate=ncmp / best,
+                     unit="comparisons/s", time_s=best, detail=data)
+            for prec in ("double", "single"):
+                self.starmet_on("scipy", ["--input", npy], ncmp, "scipy_" + prec,
+                                "comparisons/s", prec)
         # R vegan vegdist bray (one thread) on the same values (raw float64)
         nv, nf = self.size("peer_vegan")
-        npy = os.path.join(self.tmp, "vg.npy")
-        self.synth(["--metric", "czekanowski", "--synthetic", "random", "--num-vector", str(nv),
-                    "--num-field", str(nf), "--output-format", "npy"], npy)
-        raw = os.path.join(self.tmp, "vg.f64")
-        np.load(npy).astype("<f8").tofile(raw)
-        ncmp = npairs(nv) * nf
-        out = subprocess.run(["Rscript", os.path.join(ROOT, "bench", "peers.R"), raw, str(nv),
-                              str(nf), str(self.a.peer_reps)],
-                             check=True, capture_output=True, text=True).stdout
-        t = float(out.split()[-1])
-        self.add(section="peer", name="R vegan vegdist bray", threads=1, rate=ncmp / t,
-                 unit="comparisons/s", time_s=t,
-                 detail="vegan data (%d x %d float64); vegdist call only" % (nv, nf))
-        self.starmet_on("vegan", ["--input", npy], ncmp, "vegan", "comparisons/s")
+        data = "vegan data (%d x %d float64); vegdist call only" % (nv, nf)
+        if np is None:
+            self.peer_missing("R vegan vegdist bray", 1,
+                              "R vegan: not measured (numpy not installed)", data)
+        else:
+            npy = os.path.join(self.tmp, "vg.npy")
+            self.synth(["--metric", "czekanowski", "--synthetic", "random", "--num-vector",
+                        str(nv), "--num-field", str(nf), "--output-format", "npy"], npy)
+            raw = os.path.join(self.tmp, "vg.f64")
+            np.load(npy).astype("<f8").tofile(raw)
+            ncmp = npairs(nv) * nf
+            t, status = self.vegan(raw, nv, nf)
+            if status:
+                self.peer_missing("R vegan vegdist bray", 1, status, data)
+            else:
+                self.add(section="peer", name="R vegan vegdist bray", threads=1, rate=ncmp / t,
+                         unit="comparisons/s", time_s=t, detail=data)
+                self.starmet_on("vegan", ["--input", npy], ncmp, "vegan", "comparisons/s")
         # PLINK 1.9 --r2 square (SNP pairs x samples) and plink2 --make-king
         # square (sample pairs x SNPs) on one .bed, as many SNPs as samples
         ns, nsamp = self.size("peer_bed")
         bed = os.path.join(self.tmp, "geno")
         self.synth(["--metric", "ccc", "--synthetic", "random", "--num-vector", str(ns),
                     "--num-field", str(nsamp), "--output-format", "plink"], bed)
-        t = min(self.timed(["plink1.9", "--bfile", bed, "--r2", "square", "bin4", "--threads",
-                            str(self.ncores), "--out", os.path.join(self.tmp, "r2o")])
-                for _ in range(self.a.peer_reps))
         ncmp = npairs(ns) * nsamp
-        self.add(section="peer", name="PLINK 1.9 --r2 square", threads=self.ncores,
-                 rate=ncmp / t, unit="sample-pairs/s", time_s=t,
-                 detail="r2 data (%d SNPs x %d samples); whole command" % (ns, nsamp))
-        t = min(self.timed(["plink2", "--bfile", bed, "--make-king", "square", "bin4",
-                            "--threads", str(self.ncores), "--out",
-                            os.path.join(self.tmp, "kingo")])
-                for _ in range(self.a.peer_reps))
-        self.add(section="peer", name="plink2 --make-king square", threads=self.ncores,
-                 rate=npairs(nsamp) * ns / t, unit="sample-pairs/s", time_s=t,
-                 detail="king data (the same .bed); whole command")
-        self.starmet_on("r2", ["--bfile", bed], ncmp, "geno", "sample-pairs/s")
+        data = "r2 data (%d SNPs x %d samples); whole command" % (ns, nsamp)
+        t, status = self.plink_r2(bed, "r2o")
+        if status:
+            self.peer_missing("PLINK 1.9 --r2 square", self.ncores, status, data)
+        else:
+            self.add(section="peer", name="PLINK 1.9 --r2 square", threads=self.ncores,
+                     rate=ncmp / t, unit="sample-pairs/s", time_s=t, detail=data)
+        data2 = "king data (the same .bed); whole command"
+        t2, status2 = self.peer_cmd("plink2", ["plink2", "--bfile", bed, "--make-king", "square",
+                                               "bin4", "--threads", str(self.ncores), "--out",
+                                               os.path.join(self.tmp, "kingo")],
+                                    sink=os.path.join(self.tmp, "kingo.king.bin"))
+        if status2:
+            self.peer_missing("plink2 --make-king square", self.ncores, status2, data2)
+        else:
+            self.add(section="peer", name="plink2 --make-king square", threads=self.ncores,
+                     rate=npairs(nsamp) * ns / t2, unit="sample-pairs/s", time_s=t2,
+                     detail=data2)
+        if not (status and status2):
+            self.starmet_on("r2", ["--bfile", bed], ncmp, "geno", "sample-pairs/s")
+
+    def vegan(self, raw, nv, nf):
+        """R vegan's vegdist time (bench/peers.R): (seconds, None), or (None,
+        status): no Rscript, no vegan package (peers.R exits 3), failed."""
+        if not shutil.which("Rscript"):
+            return None, "R vegan: not installed (no Rscript)"
+        try:
+            p = subprocess.run(["Rscript", os.path.join(ROOT, "bench", "peers.R"), raw, str(nv),
+                                str(nf), str(self.a.peer_reps)], capture_output=True, text=True)
+        except OSError as e:
+            return None, "R vegan: failed: %s" % (e.strerror or e)
+        if p.returncode == 3:
+            return None, "R vegan: not installed (no R package vegan)"
+        try:
+            t = float(p.stdout.split()[-1]) if p.returncode == 0 else None
+        except (IndexError, ValueError):
+            t = None
+        if t is None or t <= 0:
+            return None, "R vegan: failed: %s, %s" % (exit_text(p.returncode),
+                                                      last_line(p.stderr, p.stdout))
+        return t, None
 
     # ------------------------------------------------------------ report
     def machine(self):
@@ -603,7 +826,7 @@ class Bench:
         os.makedirs(outdir, exist_ok=True)
         base = os.path.join(outdir, "%s-%s" % (stamp, host))
         fields = ["section", "name", "family", "threads", "rate", "unit", "time_s", "ratio",
-                  "detail"]
+                  "detail", "status"]
         self.ratios()
         for path in (base + ".csv", os.path.join(outdir, "latest.csv")):
             with open(path, "w", newline="") as f:
@@ -616,7 +839,7 @@ class Bench:
             with open(path, "w") as f:
                 f.write(md)
         log("== wrote %s.csv, %s.md (and latest.*)" % (base, base))
-        print(md)
+        sys.stdout.write(md)
 
     def own_limit(self, name, family, threads, lims=None):
         """The limit of a kernel's own formulation at this thread count, in
@@ -656,14 +879,48 @@ class Bench:
                 run = [x for x in self.rows if x["section"] == "run" and x["name"] == r["name"]]
                 r["ratio"] = run[0]["rate"] / r["rate"] if run else ""
 
+    def isa_lines(self, model):
+        """The table's header: the CPU, the ISA extensions bench/kernels
+        found, the kernel variant each family's automatic choice runs, the
+        kernels the whole runs used (their JSON summaries) and the CPU
+        kernels starmet --version lists."""
+        auto = {}
+        for r in self.rows:
+            if r["section"] in ("kernel_auto",) and r["family"] not in auto:
+                auto[r["family"]] = r["name"]
+        ver = ""
+        try:
+            out = subprocess.run([self.starmet, "--version"], capture_output=True, text=True,
+                                 env=self.env).stdout
+            ver = next((x.split(":", 1)[1].strip() for x in out.splitlines()
+                        if x.startswith("CPU kernels:")), "")
+        except OSError:
+            pass
+        L = ["- CPU: %s; %d cores used" % (model, self.ncores),
+             "- ISA extensions: %s" % getattr(self, "features", "?"),
+             "- kernels (each family's automatic choice, bench/kernels): %s" % (
+                 ", ".join("%s %s" % kv for kv in auto.items()) or "?")]
+        if self.kernels_used:
+            L.append("- kernels the whole runs used (their summaries): %s" %
+                     ", ".join(sorted(self.kernels_used)))
+        if ver:
+            L.append("- starmet's CPU kernels: %s" % ver)
+        return L + [""]
+
     def markdown(self, model, commit, argv):
         L = []
         nc = self.ncores
-        L.append("Measured by `bench/run%s` on %s, %d cores (%s), %s, starmet %s.\n" % (
-            (" " + " ".join(argv)) if argv else "", model, nc, getattr(self, "features", "?"),
-            datetime.date.today().isoformat(), commit))
+        L.append("Measured by `bench/run%s`, %s, starmet %s.\n" % (
+            (" " + " ".join(argv)) if argv else "", datetime.date.today().isoformat(), commit))
+        L.extend(self.isa_lines(model))
         L.append("Rates are element comparisons per second (pairs x fields; for genotypes "
                  "pairs x samples), best of several runs on a shared machine.\n")
+        fails = [r for r in self.rows if r["section"] == "failed"]
+        if fails:
+            L.append("**Sections that failed** (the rest of the table is complete)\n")
+            for r in fails:
+                L.append("- %s (%s): %s" % (r["detail"], r["name"], r["status"]))
+            L.append("")
         # limits
         L.append("**Physical limits** (instruction loops, operands in registers)\n")
         L.append("| limit | 1 core | %d cores | what |" % nc)
@@ -728,10 +985,24 @@ class Bench:
             for r in r3:
                 L.append("| %s | %s | %s | %s |" % (r["name"], r["detail"], fmt(r["rate"]),
                                                     pct(r["ratio"])))
+        tt = [r for r in self.rows if r["section"] == "three_two"]
+        if tt:
+            L.append("\n**3-way against 2-way CCC on the same problems** (one rank, %d CPU "
+                     "workers, --output-format none; synthetic genotypes, sparse: 10%% missing; "
+                     "compute time from the summaries; 3-way triples x samples per second "
+                     "against 2-way pairs x samples per second)\n" % nc)
+            L.append("| family | vectors x samples | 2-way sample-pairs/s | 3-way "
+                     "sample-triples/s | 3-way / 2-way |")
+            L.append("| --- | --- | ---: | ---: | ---: |")
+            for r in tt:
+                L.append("| %s | %s | %s | %s | %s |" % (r["name"], r["problem"], fmt(r["rate2"]),
+                                                         fmt(r["rate"]), pct(r["ratio"])))
+        L.extend(self.short_md())
         sh = [r for r in self.rows if r["section"] == "short"]
         if sh:
-            L.append("\n**Short vectors** (CCC kernels on %s: blocks x 1000 samples, against "
-                     "the kernel table's samples; %d cores)\n" % (self.size("short_kernel_ccc"), nc))
+            L.append("\n**Every CCC kernel at 1000 samples** (%d x %d blocks x 1000 samples, "
+                     "against its rate on the kernel table's samples; %d cores)\n" % (
+                         self.size("short_kernel_m"), self.size("short_kernel_m"), nc))
             L.append("| kernel | family | sample-pairs/s | vs the long-vector rate |")
             L.append("| --- | --- | ---: | ---: |")
             for r in sh:
@@ -739,13 +1010,6 @@ class Bench:
                                                     else "", r["family"], fmt(r["rate"]),
                                                     pct(r["ratio"])))
         for r in self.rows:
-            if r["section"] == "shape":
-                L.append("\nWhole run of a real genotype set's shape: ccc sparse %s: %s "
-                         "sample-pairs/s." % (r["detail"], fmt(r["rate"])))
-            if r["section"] == "shape_peer":
-                L.append("PLINK 1.9 `--r2 square bin4` on the same .bed (2 threads): %s "
-                         "sample-pairs/s (%s): starmet %.1fx faster." % (
-                             fmt(r["rate"]), r["detail"], r["ratio"]))
             if r["section"] == "threshold":
                 L.append("\nWriting 1%% of the values: %s (%s of the run without output)." %
                          (r["detail"], pct(r["ratio"])))
@@ -787,6 +1051,11 @@ class Bench:
             L.append("| tool | threads | comparisons/s | starmet (compute) | x | starmet (wall) | x | data |")
             L.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
             for p in peers:
+                if p["status"]:
+                    L.append("| %s | %s | %s | | | | | %s |" % (p["name"], p["threads"],
+                                                               p["status"],
+                                                               p["detail"].split("; ")[0]))
+                    continue
                 tag = p["detail"].split()[0]
                 tag = "r2" if tag == "king" else tag  # one .bed for both PLINK tools
                 for s in self.rows:
@@ -799,6 +1068,52 @@ class Bench:
         L.append("\n**Goals**\n")
         L.extend(self.goals())
         return "\n".join(L) + "\n"
+
+    def short_md(self):
+        """The short-vector table (one row per sample count and family) and
+        the real shape's row."""
+        L, nc = [], self.ncores
+        rows = [r for r in self.rows if r["section"] == "short_run"]
+        if rows:
+            m = self.size("short_kernel_m")
+            L.append("\n**Short vectors** (CCC 2-way, %d cores. Kernel: the automatic choice, "
+                     "one call per core on %d x %d SNP blocks, CPU time, against the popcount "
+                     "limit measured in the same call (sparse: 10%% missing). Whole run: "
+                     "`starmet compute --bfile` on %d SNPs of HapMap-like genotypes "
+                     "(bench/genotypes.py; dense: no missing call, sparse: %g%% missing), "
+                     "compute time from the summary, against the popcount limit; finalize: the "
+                     "finalize tasks' share of the codelets' time. PLINK 1.9: `--r2 square "
+                     "bin4` on the same .bed, %d threads, its whole command against starmet's "
+                     "whole command)\n" % (nc, m, m, self.size("short_snps"),
+                                            100 * SHORT_MISSING, nc))
+            L.append("| samples | family | kernel | kernel sample-pairs/s | kernel / popcount "
+                     "limit | run sample-pairs/s | run / popcount limit | finalize | "
+                     "PLINK 1.9 sample-pairs/s | PLINK wall / starmet wall |")
+            L.append("| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+            for r in rows:
+                k = [x for x in self.rows if x["section"] == "short_kernel" and x["auto"]
+                     and x["samples"] == r["samples"] and x["family"] == r["family"]
+                     and x["threads"] == nc]
+                L.append("| %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                    r["samples"], "dense" if r["family"] == "ccc2" else "sparse",
+                    k[0]["name"] if k else "", fmt(k[0]["rate"]) if k else "",
+                    pct(k[0]["ratio"]) if k else "", fmt(r["rate"]), pct(r["ratio"]),
+                    pct(r["finalize"]), r["status"] or fmt(r["peer_rate"]),
+                    "" if r["status"] else "%.1fx" % r["peer_ratio"]))
+        shape = [r for r in self.rows if r["section"] == "shape"]
+        peer = [r for r in self.rows if r["section"] == "shape_peer"]
+        if shape:
+            r, p = shape[0], (peer[0] if peer else None)
+            L.append("\n**A real genotype set's shape** (sparse CCC whole run, %d cores; "
+                     "PLINK 1.9 `--r2 square bin4` on the same .bed, whole commands)\n" % nc)
+            L.append("| problem | sample-pairs/s | / sparse popcount limit | finalize | "
+                     "starmet wall | PLINK 1.9 | PLINK wall / starmet wall |")
+            L.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+            L.append("| %s | %s | %s | %s | %.2f s | %s | %s |" % (
+                r["detail"], fmt(r["rate"]), pct(r["ratio"]), pct(r["finalize"]), r["wall"],
+                (p["status"] or "%.2f s" % p["time_s"]) if p else "",
+                "%.1fx" % p["ratio"] if p and p["ratio"] else ""))
+        return L
 
     def find(self, section, name, threads, detail):
         """The best of the kernel's measurements (kernel and kernel_auto rows
@@ -824,9 +1139,9 @@ class Bench:
                     return self.find(r["section"], r["name"], nc, r["detail"])
             return None
 
-        def goal(text, value, target, ok_fmt=pct):
+        def goal(text, value, target, ok_fmt=pct, why=""):
             if value is None or value == "":
-                out.append("- %s: not measured" % text)
+                out.append("- %s: not measured%s" % (text, " (%s)" % why if why else ""))
             else:
                 out.append("- %s: %s (goal %s) %s" % (text, ok_fmt(value), ok_fmt(target),
                                                        "**met**" if value >= target else "**not met**"))
@@ -851,7 +1166,7 @@ class Bench:
         def peer_ratio(tag, use_wall):
             stag = "r2" if tag == "king" else tag  # one .bed for both PLINK tools
             for p in self.rows:
-                if p["section"] == "peer" and p["detail"].startswith(tag + " "):
+                if p["section"] == "peer" and p["detail"].startswith(tag + " ") and p["rate"]:
                     best = None
                     for s in self.rows:
                         if s["section"] == "peer_starmet" and s["detail"].startswith(stag + " "):
@@ -878,7 +1193,8 @@ class Bench:
              shape[0]["rate"] if shape else None, 1e11, fmt)
         sp = [x for x in self.rows if x["section"] == "shape_peer"]
         goal("the same shape, PLINK 1.9 --r2 square wall / starmet wall (x)",
-             sp[0]["ratio"] if sp else None, 10, lambda v: "%.1fx" % v)
+             sp[0]["ratio"] if sp else None, 10, lambda v: "%.1fx" % v,
+             sp[0]["status"] if sp else "")
         outs = {x["name"]: x for x in self.rows if x["section"] == "output"}
         goal("TSV writing, values/s", outs["tsv"]["rate"] if "tsv" in outs else None, 1e7, fmt)
         th = [x for x in self.rows if x["section"] == "threshold"]
@@ -903,10 +1219,31 @@ class Bench:
              min((x["ratio"] for x in ang if x["name"].endswith("-P 3")), default=None), 3,
              lambda v: "%.1fx" % v)
         xf = lambda v: "%.1fx" % v
+        def peer_status(tag):
+            return next((p["status"] for p in self.rows if p["section"] == "peer"
+                         and p["detail"].startswith(tag + " ") and p["status"]), "")
+
         goal("starmet Czekanowski / scipy braycurtis (compute)", peer_ratio("scipy", False), 100,
-             xf)
-        goal("starmet CCC / plink2 --make-king (whole commands)", peer_ratio("king", True), 4, xf)
+             xf, peer_status("scipy"))
+        goal("starmet CCC / plink2 --make-king (whole commands)", peer_ratio("king", True), 4, xf,
+             peer_status("king"))
         return out
+
+
+def exit_text(code):
+    return "killed by signal %d" % -code if code < 0 else "exit %d" % code
+
+
+def last_line(*outputs):
+    """The last non-empty line of the first output that has one (bytes or
+    str; progress lines ending in carriage returns count as lines)."""
+    for out in outputs:
+        if isinstance(out, bytes):
+            out = out.decode(errors="replace")
+        lines = [x.strip() for x in (out or "").replace("\r", "\n").splitlines() if x.strip()]
+        if lines:
+            return lines[-1][:200]
+    return "no message"
 
 
 def fmt(x):
@@ -918,7 +1255,7 @@ def fmt(x):
 def pct(x):
     if x is None or x == "":
         return ""
-    return "%.0f%%" % (100 * x)
+    return ("%.1f%%" if abs(x) < 0.1 else "%.0f%%") % (100 * x)
 
 
 def main():
@@ -926,31 +1263,50 @@ def main():
     p.add_argument("--build-dir", default=os.path.join(ROOT, "_build"))
     p.add_argument("--out", default=os.path.join(ROOT, "bench", "results"))
     p.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
+    p.add_argument("--tiny", action="store_true",
+                   help="the smallest sizes, one repetition of everything (checks that every "
+                        "section runs; the rates mean little)")
+    p.add_argument("--only", default="", help="comma-separated sections to run among %s "
+                   "(the limits and kernels always run)" % ",".join(SECTIONS))
     p.add_argument("--no-peers", action="store_true")
     p.add_argument("--no-runs", action="store_true")
     p.add_argument("--no-install", action="store_true", help="(bench/run) install nothing")
+    p.add_argument("--no-build", action="store_true", help="(bench/run) build nothing")
     p.add_argument("--threads", type=int, default=0, help="cores to use (default: all)")
-    p.add_argument("--reps", type=int, default=5, help="kernel repetitions (best kept)")
-    p.add_argument("--run-reps", type=int, default=2, help="whole-run repetitions")
+    p.add_argument("--reps", type=int, default=None, help="kernel repetitions (best kept; "
+                   "default 5, --tiny 1)")
+    p.add_argument("--run-reps", type=int, default=None, help="whole-run repetitions "
+                   "(default 2, --tiny 1)")
     p.add_argument("--peer-reps", type=int, default=1, help="peer repetitions")
     a = p.parse_args()
+    if a.reps is None:
+        a.reps = 1 if a.tiny else 5
+    if a.run_reps is None:
+        a.run_reps = 1 if a.tiny else 2
+    only = [x for x in a.only.split(",") if x]
+    bad = [x for x in only if x not in SECTIONS]
+    if bad:
+        p.error("--only: unknown section %s (sections: %s)" % (",".join(bad), ",".join(SECTIONS)))
     argv = [x for x in sys.argv[1:] if x not in ("--build-dir", a.build_dir)]
     b = Bench(a)
-    # the commit as the binary was built (bench/run builds just before):
-    # sources edited while the benchmark runs do not make it "-dirty"
-    b.built_from = b.machine()
-    b.limits_and_kernels()
-    if not a.no_runs:
-        b.whole_runs()
-        b.output_runs()
-        b.threshold_run()
-        b.threeway_runs()
-        b.short_runs()
-        b.ranks_runs()
-        b.maf_runs()
-    if not a.no_peers:
-        b.peers()
-    b.report(argv)
+    try:
+        # the commit as the binary was built (bench/run builds just before):
+        # sources edited while the benchmark runs do not make it "-dirty"
+        b.built_from = b.machine()
+        b.limits_and_kernels()
+        runs = (("runs", b.whole_runs), ("output", b.output_runs),
+                ("threshold", b.threshold_run), ("three", b.threeway_runs),
+                ("three", b.three_two_runs), ("short", b.short_runs), ("ranks", b.ranks_runs),
+                ("maf", b.maf_runs))
+        for name, fn in runs:
+            if (only and name not in only) or (not only and a.no_runs):
+                continue
+            b.section(name, fn)
+        if (only and "peers" in only) or (not only and not a.no_peers):
+            b.section("peers", b.peers)
+        b.report(argv)
+    finally:
+        shutil.rmtree(b.tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":

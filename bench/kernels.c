@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kern_finalize_simd.h"
 #include "sm_cpu.h"
 #include "sm_kern_simd.h"
 
@@ -367,13 +368,284 @@ static int want(const char *list, const char *name)
   return 0;
 }
 
+/* ---------------------------------------------------------------- finalize
+ * The finalize kernels on one core, in ns per pair (2-way) or per triple
+ * (3-way) of thread CPU time: a block (2-way M x M pairs off the diagonal;
+ * 3-way G planes x M x M, a volume piece) of numerators from the auto
+ * kernel on random codes (1% missing calls when sparse) or reals, for
+ * each loop variant this CPU runs and what the run asks besides values
+ * and checksum: nothing (output none), a threshold that keeps nothing, a
+ * 20-bin histogram, top-5 neighbours (2-way), CoMet's per-entry
+ * thresholds (CCC). The numerator kernel's time on the same block gives
+ * the finalize's share of the two. Rows (only with --only fin...):
+ *   finalize,FAMILY/VARIANT,1,best,ns/pair,MODE ... median worst share,
+ *   best over the portable loops' best (same mode),median */
+typedef struct fjob {
+  int way, ccc, sparse, single;
+  uint32_t m, g;
+  size_t nf;
+  void *num, *sums, *n2; /* numerators, vector sums, 3-way 2-way numerators */
+  sm_fin2_args_t a2;
+  sm_fin3_args_t a3;
+  sm_recbuf_t *rb;
+  sm_topk_ent_t *cand;
+  double num_ns; /* the numerator kernel, best per result */
+} fjob_t;
+
+static double thread_now(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* n vectors of nf fields: 2-bit codes (ld words) or reals in [0, 1). */
+static void *fin_vectors(const fjob_t *j, size_t nv, size_t ld, uint64_t *s)
+{
+  const size_t es = j->ccc ? 8 : j->single ? 4 : 8;
+  void *X = calloc(nv * ld + 8, es);
+  if (!X)
+    return NULL;
+  for (size_t v = 0; v < nv; v++)
+    for (size_t q = 0; q < j->nf; q++) {
+      if (j->ccc) {
+        const uint64_t r = xr(s) % 300,
+                       c = r < 3 && j->sparse ? 2 : (r % 3 == 2 ? 3 : r % 3);
+        ((uint64_t *)X)[v * ld + q / 32] |= c << (2 * (q % 32));
+      } else if (j->single)
+        ((float *)X)[v * ld + q] = (float)(xr(s) % 1024) / 1024;
+      else
+        ((double *)X)[v * ld + q] = (double)(xr(s) % 1024) / 1024;
+    }
+  return X;
+}
+
+/* The block's numerators and sums, and the numerator kernel's time. */
+static int fin_setup(fjob_t *j, int reps)
+{
+  uint64_t s = 0x9e3779b97f4a7c15ull;
+  const uint32_t m = j->m, g = j->way == 3 ? j->g : 0, nv = g + 2 * m;
+  const size_t ld = j->ccc ? (j->nf + 31) / 32 : j->nf, es = j->ccc      ? 4
+                                                             : j->single ? 4
+                                                                         : 8;
+  const size_t nm =
+      j->ccc ? (j->way == 2 ? SM_CCC2_NMOM(j->sparse) : SM_CCC3_NMOM(j->sparse)) : 1;
+  void *X = fin_vectors(j, nv, ld, &s);
+  const size_t nres = j->way == 2 ? (size_t)m * m : (size_t)g * m * m;
+  j->num = malloc(nres * nm * es + 64);
+  j->sums = malloc(nv * 2 * es + 64);
+  j->n2 = malloc(((size_t)2 * g * m + (size_t)m * m) * es + 64);
+  if (!X || !j->num || !j->sums || !j->n2)
+    return 0;
+  const void *P = X, *A = (const char *)X + g * ld * (j->ccc ? 8 : es),
+             *B = (const char *)A + m * ld * (j->ccc ? 8 : es);
+  sm_ccc2_fn fc = NULL;
+  sm_czek2_d_fn fd = NULL;
+  sm_czek2_s_fn fs = NULL;
+  if (j->ccc) {
+    sm_kern_pick_ccc2(SM_KVAR_AUTO, j->sparse, &fc);
+    sm_kern_sums_ccc(nv, j->nf, X, ld, j->sparse, j->sums);
+  } else if (j->single) {
+    sm_kern_pick_czek2_s(SM_KVAR_AUTO, &fs);
+    sm_kern_sums_czek_s(nv, j->nf, X, ld, j->sums);
+  } else {
+    sm_kern_pick_czek2_d(SM_KVAR_AUTO, &fd);
+    sm_kern_sums_czek_d(nv, j->nf, X, ld, j->sums);
+  }
+  j->num_ns = 1e30;
+  for (int r = 0; r < reps; r++) {
+    const double t0 = thread_now();
+    if (j->way == 2 && j->ccc)
+      fc(m, m, j->nf, A, ld, B, ld, j->sparse, j->num, m);
+    else if (j->way == 2 && j->single)
+      fs(m, m, j->nf, A, ld, B, ld, j->num, m);
+    else if (j->way == 2)
+      fd(m, m, j->nf, A, ld, B, ld, j->num, m);
+    else if (j->ccc)
+      sm_kern_ccc3_popc(g, m, m, j->nf, P, ld, A, ld, B, ld, j->sparse, j->num);
+    else if (j->single)
+      sm_kern_czek3_blocked_s(g, m, m, j->nf, P, ld, A, ld, B, ld, j->num);
+    else
+      sm_kern_czek3_blocked_d(g, m, m, j->nf, P, ld, A, ld, B, ld, j->num);
+    const double t = (thread_now() - t0) * 1e9 / (double)nres;
+    j->num_ns = t < j->num_ns ? t : j->num_ns;
+  }
+  if (j->way == 3) { /* 2-way numerators of (p, x), (p, y), (x, y) */
+    char *n2 = j->n2;
+    const size_t e2 = j->ccc ? 4 : es;
+    void *ax = n2, *ay = n2 + (size_t)g * m * e2, *xy = n2 + (size_t)2 * g * m * e2;
+    if (j->ccc) {
+      sm_kern_ccc2_popc(g, m, j->nf, P, ld, A, ld, 0, ax, m);
+      sm_kern_ccc2_popc(g, m, j->nf, P, ld, B, ld, 0, ay, m);
+      sm_kern_ccc2_popc(m, m, j->nf, A, ld, B, ld, 0, xy, m);
+    } else if (j->single) {
+      sm_kern_czek2_blocked_s(g, m, j->nf, P, ld, A, ld, ax, m);
+      sm_kern_czek2_blocked_s(g, m, j->nf, P, ld, B, ld, ay, m);
+      sm_kern_czek2_blocked_s(m, m, j->nf, A, ld, B, ld, xy, m);
+    } else {
+      sm_kern_czek2_blocked_d(g, m, j->nf, P, ld, A, ld, ax, m);
+      sm_kern_czek2_blocked_d(g, m, j->nf, P, ld, B, ld, ay, m);
+      sm_kern_czek2_blocked_d(m, m, j->nf, A, ld, B, ld, xy, m);
+    }
+  }
+  free(X);
+  const sm_hist_spec_t none = {0, 0, 0, 0};
+  if (j->way == 2)
+    j->a2 = (sm_fin2_args_t){.metric = j->ccc,
+                             .single = j->single,
+                             .sparse = j->sparse,
+                             .i0 = 0,
+                             .j0 = m,
+                             .m = m,
+                             .n = m,
+                             .nf = j->nf,
+                             .ccc_mult = 4.5,
+                             .ccc_param = 2.0 / 3,
+                             .threshold = -1,
+                             .hist = none};
+  else
+    j->a3 = (sm_fin3_args_t){.metric = j->ccc,
+                             .single = j->single,
+                             .sparse = j->sparse,
+                             .kind = 2,
+                             .g = g,
+                             .mx = m,
+                             .my = m,
+                             .a_glob = 0,
+                             .a_off = 0,
+                             .x0 = g,
+                             .y0 = g + m,
+                             .nf = j->nf,
+                             .ccc_mult = 4.5,
+                             .ccc_param = 2.0 / 3,
+                             .threshold = -1,
+                             .hist = none};
+  const uint64_t maxrec =
+      j->way == 2 ? sm_fin2_max_records(&j->a2) : sm_fin3_max_records(&j->a3);
+  j->rb = malloc(sm_recbuf_hist_offset(maxrec) + 8 * 8 * 64);
+  j->cand = malloc((size_t)2 * m * 4 * 5 * sizeof(sm_topk_ent_t));
+  return j->rb && j->cand;
+}
+
+static void fin_free(fjob_t *j)
+{
+  free(j->num), free(j->sums), free(j->n2), free(j->rb), free(j->cand);
+}
+
+/* One finalize of the block in mode `mode` (0 none, 1 threshold keeping
+ * nothing, 2 histogram, 3 top-k, 4 per-entry thresholds). */
+static void fin_run(fjob_t *j, int mode)
+{
+  const double max = j->ccc ? 4.5 : j->way == 2 ? 1.0 : 1.5;
+  const sm_hist_spec_t hist = {mode == 2 ? 20 : 0, j->ccc ? (j->way == 2 ? 4u : 8u) : 1u,
+                               0, max};
+  const sm_thr_list_t lst = {mode == 4 ? j->way + 2 : 0, {4.4, 4.4, 4.4, 4.4, 8.9}};
+  const uint32_t m = j->m, g = j->g;
+  const size_t es = j->ccc ? 4 : j->single ? 4 : 8, se = j->ccc ? 2 * es : es;
+  if (j->way == 2) {
+    sm_fin2_args_t a = j->a2;
+    a.emit = mode == 1 || mode == 4;
+    a.threshold = a.emit ? 0.99 * max : -1;
+    a.thr_ent = j->ccc ? lst : (sm_thr_list_t){0, {0}};
+    a.hist = hist;
+    a.topk = (sm_topk_spec_t){mode == 3 ? 5 : 0, 1, 1};
+    sm_kern_finalize2(&a, j->num, m, j->sums, (const char *)j->sums + m * se, j->rb,
+                      mode == 3 ? j->cand : NULL);
+    return;
+  }
+  sm_fin3_args_t a = j->a3;
+  a.emit = mode == 1 || mode == 4;
+  a.threshold = a.emit ? 0.99 * max : -1;
+  a.thr_ent = j->ccc ? lst : (sm_thr_list_t){0, {0}};
+  a.hist = hist;
+  const char *n2 = j->n2, *sums = j->sums;
+  const size_t e2 = j->ccc ? 4 : es;
+  sm_kern_finalize3(&a, j->num, n2, m, n2 + (size_t)g * m * e2, m,
+                    n2 + (size_t)2 * g * m * e2, m, sums, sums + g * se,
+                    sums + (g + m) * se, j->rb);
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+  const double a = *(const double *)x, b = *(const double *)y;
+  return a < b ? -1 : a > b;
+}
+
+static void fin_bench(const char *only, int reps, uint32_t m2, size_t nf2, uint32_t g3,
+                      uint32_t m3, size_t nf3)
+{
+  static const struct {
+    const char *family;
+    int way, ccc, sparse, single;
+  } fam[] = {{"fin2_ccc_sparse", 2, 1, 1, 0}, {"fin2_ccc", 2, 1, 0, 0},
+             {"fin2_czek_d", 2, 0, 0, 0},     {"fin2_czek_s", 2, 0, 0, 1},
+             {"fin3_ccc_sparse", 3, 1, 1, 0}, {"fin3_ccc", 3, 1, 0, 0},
+             {"fin3_czek_d", 3, 0, 0, 0},     {"fin3_czek_s", 3, 0, 0, 1}};
+  static const char *const modes[] = {"none", "threshold", "histogram", "top-k",
+                                      "entry-thresholds"};
+  static const sm_kvar_t vars[] = {SM_KVAR_BLOCKED, SM_KVAR_AVX2, SM_KVAR_AVX512};
+  for (size_t f = 0; f < sizeof fam / sizeof fam[0]; f++) {
+    if (!only || (!want(only, fam[f].family) && !want(only, "fin")))
+      continue;
+    fjob_t j = {.way = fam[f].way,
+                .ccc = fam[f].ccc,
+                .sparse = fam[f].sparse,
+                .single = fam[f].single,
+                .m = fam[f].way == 2 ? m2 : m3,
+                .g = g3,
+                .nf = fam[f].way == 2 ? nf2 : nf3};
+    if (!fin_setup(&j, reps)) {
+      fprintf(stderr, "bench/kernels: out of memory\n");
+      exit(1);
+    }
+    const double nres = j.way == 2 ? (double)j.m * j.m : (double)j.g * j.m * j.m;
+    const char *unit = j.way == 2 ? "ns/pair" : "ns/triple";
+    for (int mode = 0; mode < 5; mode++) {
+      if ((mode == 3 && j.way == 3) || (mode == 4 && !j.ccc))
+        continue;
+      double base = 0;
+      for (size_t v = 0; v < sizeof vars / sizeof vars[0]; v++) {
+        const char *name = sm_kern_fin_variant(vars[v]);
+        if (!name)
+          continue;
+        double t[64];
+        fin_run(&j, mode); /* warm */
+        for (int r = 0; r < reps && r < 64; r++) {
+          const double t0 = thread_now();
+          fin_run(&j, mode);
+          t[r] = (thread_now() - t0) * 1e9 / nres;
+        }
+        const int n = reps < 64 ? reps : 64;
+        qsort(t, (size_t)n, sizeof t[0], cmp_double);
+        if (!base)
+          base = t[0];
+        printf("finalize,%s/%s,1,%.4g,%s,%s m=%u%s%.0u nf=%zu median=%.4g worst=%.4g "
+               "numerator=%.4g share=%.1f%%,%.3f,%.4g\n",
+               fam[f].family, name, t[0], unit, modes[mode], j.m, j.way == 3 ? " g=" : "",
+               j.way == 3 ? j.g : 0, j.nf, t[n / 2], t[n - 1], j.num_ns,
+               100 * t[0] / (t[0] + j.num_ns), t[0] / base, t[n / 2]);
+        fflush(stdout);
+      }
+    }
+    sm_kern_fin_variant(SM_KVAR_AUTO);
+    fin_free(&j);
+  }
+}
+
 static void usage(void)
 {
   fputs("usage: bench/kernels [--threads N] [--reps R] [--only LIST] [--czek M,K] [--ccc "
         "M,NF]\n"
-        "  LIST: comma-separated among limits, czek2_d, czek2_s, ccc2, ccc2_sparse\n"
+        "  LIST: comma-separated among limits, czek2_d, czek2_s, ccc2, ccc2_sparse;\n"
+        "        fin (every finalize family below; only when listed), fin2_ccc_sparse,\n"
+        "        fin2_ccc, fin2_czek_d, fin2_czek_s, fin3_ccc_sparse, fin3_ccc, "
+        "fin3_czek_d,\n"
+        "        fin3_czek_s\n"
         "  --czek M,K: Czekanowski blocks of M x M vectors of K fields per thread\n"
-        "  --ccc M,NF: CCC blocks of M x M SNPs of NF samples per thread\n",
+        "  --ccc M,NF: CCC blocks of M x M SNPs of NF samples per thread\n"
+        "  --fin M,NF: finalize blocks of M x M pairs of NF fields (default 768,1000)\n"
+        "  --fin3 G,M,NF: finalize pieces of G planes x M x M triples (default "
+        "8,128,1000)\n",
         stderr);
 }
 
@@ -383,6 +655,8 @@ int main(int argc, char **argv)
   int threads = ncpu > 0 ? (int)ncpu : 1, reps = 5;
   const char *only = NULL;
   size_t czm = 1024, czk = 4096, ccm = 1024, ccnf = 32768;
+  unsigned fm = 768, fg3 = 8, fm3 = 128;
+  size_t fnf = 1000, fnf3 = 1000;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--threads") && i + 1 < argc)
       threads = atoi(argv[++i]);
@@ -394,12 +668,17 @@ int main(int argc, char **argv)
       sscanf(argv[++i], "%zu,%zu", &czm, &czk);
     else if (!strcmp(argv[i], "--ccc") && i + 1 < argc)
       sscanf(argv[++i], "%zu,%zu", &ccm, &ccnf);
+    else if (!strcmp(argv[i], "--fin") && i + 1 < argc)
+      sscanf(argv[++i], "%u,%zu", &fm, &fnf);
+    else if (!strcmp(argv[i], "--fin3") && i + 1 < argc)
+      sscanf(argv[++i], "%u,%u,%zu", &fg3, &fm3, &fnf3);
     else {
       usage();
       return 2;
     }
   }
-  if (threads < 1 || threads > 64 || reps < 1) {
+  if (threads < 1 || threads > 64 || reps < 1 || fm < 8 || fm3 < 8 || fg3 < 1 || !fnf ||
+      !fnf3) {
     usage();
     return 2;
   }
@@ -573,5 +852,6 @@ int main(int argc, char **argv)
       }
     }
   }
+  fin_bench(only, reps, fm, fnf, fg3, fm3, fnf3);
   return 0;
 }

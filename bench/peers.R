@@ -1,6 +1,11 @@
 # bench/peers.R: times R vegan's vegdist(x, "bray") for bench/bench.py.
 # usage: Rscript bench/peers.R FILE NROW NCOL REPS  (FILE: raw little-endian
 # float64, row after row); prints the best time of REPS calls, in seconds.
+# Exits 3 (a message on stderr) when the vegan package is not installed.
+if (!requireNamespace("vegan", quietly = TRUE)) {
+  cat("R vegan: not installed (no R package vegan)\n", file = stderr())
+  quit(save = "no", status = 3)
+}
 suppressPackageStartupMessages(library(vegan))
 a <- commandArgs(trailingOnly = TRUE)
 n <- as.integer(a[2])

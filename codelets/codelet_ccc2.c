@@ -1,5 +1,8 @@
 /* codelet_ccc2.c: the CCC 2-way numerator codelets (dense and sparse
  * moments), CPU/CUDA adapters, performance models and insert function. */
+#include <string.h>
+
+#include "cuda/sm_i8_gemm.h"
 #include "sm_cl_common.h"
 #include "sm_opencl.h"
 #ifdef SM_USE_CUDA
@@ -85,7 +88,9 @@ SM_CL_WORK(ccc2_sparse, work_ccc2);
 /* ---- cached int8 tiles (--ccc-gemm int8): sm_ccc_i8 expands a tile of
  * codes into its int8 form once (sm_kern.h's layout, on the device that
  * runs the products), sm_ccc2_i8 multiplies two such tiles: on CUDA by
- * cublasGemmEx, under OpenCL and on CPUs by plain loops. */
+ * cublasGemmEx, under OpenCL and on CPUs by plain loops. The forms have
+ * their rows padded with zero rows to the shapes cuBLAS's int8 kernels
+ * want (sm_i8_gemm_rows): a product takes its m x n pairs from C's shape. */
 
 static size_t i8_blocks(int sparse)
 {
@@ -96,7 +101,10 @@ static void cpu_ccc_i8(void *buffers[], void *cl_arg)
 {
   const sm_cl_num_t *a = cl_arg;
   const sm_cl_mat_t X = sm_cl_mat(buffers, 0), R = sm_cl_mat(buffers, 1);
+  const size_t used = i8_blocks(a->sparse) * X.ny;
   sm_kern_ccc_i8_expand(X.ny, a->nf, R.nx, X.ptr, X.ld, a->sparse, R.ptr, R.ld);
+  /* the padding rows, zero as the device expansion leaves them */
+  memset((int8_t *)R.ptr + used * R.ld, 0, (R.ny - used) * R.ld);
   sm_cl_check(buffers, cl_arg);
 }
 
@@ -105,9 +113,7 @@ static void cpu_ccc2_i8(void *buffers[], void *cl_arg)
   const sm_cl_num_t *a = cl_arg;
   const sm_cl_mat_t A = sm_cl_mat(buffers, 0), B = sm_cl_mat(buffers, 1),
                     C = sm_cl_mat(buffers, 2);
-  const size_t k = i8_blocks(a->sparse);
-  sm_kern_ccc2_i8rows(A.ny / k, B.ny / k, A.nx, A.ptr, A.ld, B.ptr, B.ld, a->sparse,
-                      C.ptr, C.ld);
+  sm_kern_ccc2_i8rows(C.ny, C.nx, A.nx, A.ptr, A.ld, B.ptr, B.ld, a->sparse, C.ptr, C.ld);
   sm_cl_check(buffers, cl_arg);
 }
 
@@ -117,8 +123,8 @@ static void cuda_ccc_i8(void *buffers[], void *cl_arg)
   const sm_cl_num_t *a = cl_arg;
   const sm_cl_mat_t X = sm_cl_mat(buffers, 0), R = sm_cl_mat(buffers, 1);
   SM_CUDA_RUN("sm_ccc_i8",
-              sm_cuda_i8_expand(X.ny, a->nf, R.nx, X.ptr, X.ld, a->sparse, R.ptr, R.ld,
-                                starpu_cuda_get_local_stream()));
+              sm_cuda_i8_expand(X.ny, R.ny, a->nf, R.nx, X.ptr, X.ld, a->sparse, R.ptr,
+                                R.ld, starpu_cuda_get_local_stream()));
   sm_cl_check(buffers, cl_arg);
 }
 
@@ -127,11 +133,12 @@ static void cuda_ccc2_i8(void *buffers[], void *cl_arg)
   const sm_cl_num_t *a = cl_arg;
   const sm_cl_mat_t A = sm_cl_mat(buffers, 0), B = sm_cl_mat(buffers, 1),
                     C = sm_cl_mat(buffers, 2);
-  const size_t k = i8_blocks(a->sparse), m = A.ny / k, n = B.ny / k;
   const char *name = a->sparse ? "sm_ccc2_i8_sparse" : "sm_ccc2_i8";
-  void *scratch = sm_cl_cuda_scratch(sm_cuda_ccc2_i8_scratch(m, n, a->sparse), name);
-  SM_CUDA_RUN(name, sm_cuda_ccc2_i8(m, n, A.nx, A.ptr, A.ld, B.ptr, B.ld, a->sparse,
-                                    C.ptr, C.ld, scratch, starpu_cuda_get_local_stream(),
+  void *scratch = sm_cl_cuda_scratch(
+      sm_cuda_ccc2_i8_scratch(C.ny, C.nx, A.nx, a->sparse, A.ny, A.ld, B.ny, B.ld), name);
+  SM_CUDA_RUN(name, sm_cuda_ccc2_i8(C.ny, C.nx, A.nx, A.ptr, A.ny, A.ld, B.ptr, B.ny,
+                                    B.ld, a->sparse, C.ptr, C.ld, scratch,
+                                    starpu_cuda_get_local_stream(),
                                     starpu_cublas_get_local_handle()));
   sm_cl_check(buffers, cl_arg);
 }
@@ -142,10 +149,11 @@ static void ocl_ccc_i8(void *buffers[], void *cl_arg)
 {
   const sm_cl_num_t *a = cl_arg;
   const size_t rows = STARPU_MATRIX_GET_NY(buffers[0]),
+               prows = STARPU_MATRIX_GET_NY(buffers[1]),
                kpad = STARPU_MATRIX_GET_NX(buffers[1]);
-  sm_ocl_arg_t args[10] = {sm_ocl_int((long)rows), sm_ocl_int((long)a->nf),
-                           sm_ocl_int((long)kpad)};
-  int k = sm_ocl_matrix(args, 3, buffers[0], 8, 0, 1);
+  sm_ocl_arg_t args[11] = {sm_ocl_int((long)rows), sm_ocl_int((long)prows),
+                           sm_ocl_int((long)a->nf), sm_ocl_int((long)kpad)};
+  int k = sm_ocl_matrix(args, 4, buffers[0], 8, 0, 1);
   args[k++] = sm_ocl_int(a->sparse);
   k = sm_ocl_matrix(args, k, buffers[1], 1, 0, 1);
   const size_t groups[2] = {sm_ocl_groups(kpad, SM_DEV_TX),
@@ -154,48 +162,51 @@ static void ocl_ccc_i8(void *buffers[], void *cl_arg)
   sm_cl_check(buffers, cl_arg);
 }
 
-/* sm_i8_gemm stands in for cuBLAS; sm_i8_gather is the GPUs' own */
+/* sm_i8_gemm stands in for cuBLAS, on the plan cublasGemmEx would run
+ * (sm_i8_gemm.h: G = R^T L over the padded rows, ld p.ldc); sm_i8_gather
+ * is the GPUs' own */
 static void ocl_ccc2_i8(void *buffers[], void *cl_arg)
 {
   const sm_cl_num_t *a = cl_arg;
-  const size_t k = i8_blocks(a->sparse), lm = STARPU_MATRIX_GET_NY(buffers[0]),
-               rn = STARPU_MATRIX_GET_NY(buffers[1]),
-               kpad = STARPU_MATRIX_GET_NX(buffers[0]);
-  if (lm == 0 || rn == 0) {
+  const sm_cl_mat_t A = sm_cl_mat(buffers, 0), B = sm_cl_mat(buffers, 1),
+                    C = sm_cl_mat(buffers, 2);
+  if (C.ny == 0 || C.nx == 0) {
     sm_cl_check(buffers, cl_arg);
     return;
   }
   const char *name = a->sparse ? "sm_ccc2_i8_sparse" : "sm_ccc2_i8";
-  cl_mem G = sm_ocl_scratch(lm * rn * sizeof(int), name);
-  sm_ocl_arg_t args[11] = {sm_ocl_int((long)lm), sm_ocl_int((long)rn),
-                           sm_ocl_int((long)kpad)};
-  int n = sm_ocl_matrix(args, 3, buffers[0], 1, 0, 1);
-  n = sm_ocl_matrix(args, n, buffers[1], 1, 0, 1);
+  sm_i8_gemm_t p;
+  if (sm_i8_gemm_plan(&p, C.ny, C.nx, A.nx, a->sparse, A.ny, A.ld, B.ny, B.ld))
+    STARPU_ABORT_MSG("codelet %s: no int8 GEMM within cuBLAS's rules for %zu x %zu pairs "
+                     "of %zu-byte rows (sm_i8_gemm.h)",
+                     name, C.ny, C.nx, A.nx);
+  cl_mem G = sm_ocl_scratch(p.scratch_bytes, name);
+  sm_ocl_arg_t args[11] = {sm_ocl_int(p.n), sm_ocl_int(p.m), sm_ocl_int(p.k)};
+  int n = sm_ocl_matrix(args, 3, buffers[0], 1, 0, 1); /* L: ld p.ldb */
+  n = sm_ocl_matrix(args, n, buffers[1], 1, 0, 1);     /* R: ld p.lda */
   args[n++] = sm_ocl_buf(G);
-  args[n++] = sm_ocl_int((long)rn);
-  const size_t g1[2] = {sm_ocl_groups(rn, SM_DEV_TX), sm_ocl_groups(lm, SM_DEV_TY)};
+  args[n++] = sm_ocl_int(p.ldc);
+  const size_t g1[2] = {sm_ocl_groups((size_t)p.m, SM_DEV_TX),
+                        sm_ocl_groups((size_t)p.n, SM_DEV_TY)};
   sm_ocl_run("sm_i8_gemm", n, args, 2, g1);
-  sm_ocl_arg_t gargs[9] = {sm_ocl_int((long)(lm / k)),
-                           sm_ocl_int((long)(rn / k)),
-                           sm_ocl_int(a->sparse),
-                           sm_ocl_buf(G),
-                           sm_ocl_int(0),
-                           sm_ocl_int((long)rn)};
+  sm_ocl_arg_t gargs[9] = {sm_ocl_int((long)C.ny), sm_ocl_int((long)C.nx),
+                           sm_ocl_int(a->sparse),  sm_ocl_buf(G),
+                           sm_ocl_int(0),          sm_ocl_int(p.ldc)};
   n = sm_ocl_matrix(gargs, 6, buffers[2], 4, 0, 1);
-  const size_t g2[2] = {sm_ocl_groups(rn / k, SM_DEV_TX),
-                        sm_ocl_groups(lm / k, SM_DEV_TY)};
+  const size_t g2[2] = {sm_ocl_groups(C.nx, SM_DEV_TX), sm_ocl_groups(C.ny, SM_DEV_TY)};
   sm_ocl_run("sm_i8_gather", n, gargs, 2, g2);
   sm_ocl_release(G);
   sm_cl_check(buffers, cl_arg);
 }
 #endif
 
-/* the work of a product: vector pairs x fields, as for sm_ccc2 */
+/* the work of a product: vector pairs (C's shape: the int8 tiles' rows
+ * are padded) x fields, as for sm_ccc2 */
 static double work_ccc2_i8(const struct starpu_task *t)
 {
-  const sm_cl_num_t *a = t->cl_arg;
-  const double k = (double)i8_blocks(a->sparse);
-  return sm_cl_work_2way(t, a->nf) / (k * k);
+  const starpu_data_handle_t C = STARPU_TASK_GET_HANDLE(t, 2);
+  return (double)starpu_matrix_get_ny(C) * (double)starpu_matrix_get_nx(C) *
+         (double)((const sm_cl_num_t *)t->cl_arg)->nf;
 }
 
 SM_CODELET(ccc_i8, cpu_ccc_i8, SM_CL_CUDA(cuda_ccc_i8) SM_CL_OPENCL(ocl_ccc_i8), 2,
@@ -211,7 +222,7 @@ SM_CL_WORK(ccc2_i8_sparse, work_ccc2_i8);
 void sm_ccc_i8_register(starpu_data_handle_t *h, size_t rows, size_t nf, int sparse)
 {
   const size_t kpad = sm_ccc_i8_kpad(nf);
-  starpu_matrix_data_register(h, -1, 0, kpad, kpad, i8_blocks(sparse) * rows, 1);
+  starpu_matrix_data_register(h, -1, 0, kpad, kpad, sm_i8_gemm_rows(rows, sparse), 1);
 }
 
 int sm_task_ccc_i8(starpu_data_handle_t X, starpu_data_handle_t X8, int sparse, size_t nf,

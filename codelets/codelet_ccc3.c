@@ -9,19 +9,20 @@ static void cpu_ccc3(void *buffers[], void *cl_arg)
   const sm_cl_num_t *a = cl_arg;
   const sm_cl_mat_t A = sm_cl_mat(buffers, 0), X = sm_cl_mat(buffers, 1);
   const sm_cl_mat_t Y = sm_cl_mat(buffers, 2), N = sm_cl_mat(buffers, 3);
-  /* Below these lengths the plane kernel beats running the 2-way kernel
-   * on each part (measured, 300 vectors on 2 AVX-512 cores: dense 6.0e9
-   * against 4.3e9 comparisons/s at 500 fields, 2.4e10 against 3.1e10 at
-   * 4000; sparse 6.3e9 against 6.7e9 at 1000): the automatic choice takes
-   * it there, and everywhere when the automatic 2-way kernel is the
-   * portable popcount one; a forced --kernel always runs on its 2-way
-   * kernel. */
-  const size_t short_nf = a->sparse ? 1000 : 3000;
+  /* Up to this length the plane kernel (short-vector tiles, X and Y
+   * packed once per task) beats running the 2-way kernel on each part
+   * (measured, 16 planes x 64 x 64 on one AVX-512 core: dense 2.06e11
+   * against 1.21e11 triple-fields/s at 5,000 fields, 2.15e11 against
+   * 1.63e11 at 16,384; sparse 5.33e10 against 3.43e10 at 5,000): the
+   * automatic choice takes it there, and everywhere when the automatic
+   * 2-way kernel is the portable popcount one; a forced --kernel always
+   * runs on its 2-way kernel. */
+  const size_t short_nf = 16384;
   if (sm_cl_kernel == SM_KERNEL_REF)
     sm_kern_ccc3_ref(a->g, X.ny, Y.ny, a->nf, sm_cl_mat_row(A, a->a_off), A.ld, X.ptr,
                      X.ld, Y.ptr, Y.ld, a->sparse, N.ptr);
   else if (sm_cl_kernel == SM_KERNEL_AUTO &&
-           (a->nf < short_nf || sm_cl_ccc2(a->sparse) == sm_kern_ccc2_popc))
+           (a->nf <= short_nf || sm_cl_ccc2(a->sparse) == sm_kern_ccc2_popc))
     /* the plane kernel packs X and Y once per task: where the 2-way kernel
      * is the popcount one too it is the faster at any length */
     sm_kern_ccc3_popc_keep(&a->keep, a->g, X.ny, Y.ny, a->nf, sm_cl_mat_row(A, a->a_off),
@@ -39,9 +40,10 @@ static void ocl_ccc3(void *buffers[], void *cl_arg)
   const sm_cl_num_t *a = cl_arg;
   const size_t mx = STARPU_MATRIX_GET_NY(buffers[1]),
                my = STARPU_MATRIX_GET_NY(buffers[2]);
-  sm_ocl_arg_t args[16];
+  sm_ocl_arg_t args[24];
   int k = sm_ocl_planes(args, buffers, 8, a->g, a->nf, a->a_off);
   k = sm_ocl_matrix(args, k, buffers[3], 4, 0, 0);
+  k = sm_ocl_keep3(args, k, &a->keep);
   const size_t groups[3] = {sm_ocl_groups(my, SM_DEV_C3_COLS),
                             sm_ocl_groups(mx, SM_DEV_C3_ROWS), sm_ocl_groups(a->g, 1)};
   sm_ocl_run(a->sparse ? "sm_ccc3_sparse" : "sm_ccc3_dense", k, args, 3, groups);
@@ -55,9 +57,10 @@ static void cuda_ccc3(void *buffers[], void *cl_arg)
   const sm_cl_num_t *a = cl_arg;
   const sm_cl_mat_t A = sm_cl_mat(buffers, 0), X = sm_cl_mat(buffers, 1);
   const sm_cl_mat_t Y = sm_cl_mat(buffers, 2), N = sm_cl_mat(buffers, 3);
+  const uint32_t keep[4] = {a->keep.kind, a->keep.a0, a->keep.x0, a->keep.y0};
   SM_CUDA_RUN(a->sparse ? "sm_ccc3_sparse" : "sm_ccc3",
               sm_cuda_ccc3(a->g, X.ny, Y.ny, a->nf, sm_cl_mat_row(A, a->a_off), A.ld,
-                           X.ptr, X.ld, Y.ptr, Y.ld, a->sparse, N.ptr,
+                           X.ptr, X.ld, Y.ptr, Y.ld, a->sparse, N.ptr, keep,
                            starpu_cuda_get_local_stream()));
   sm_cl_check(buffers, cl_arg);
 }

@@ -27,9 +27,10 @@
     const sm_cl_num_t *a = cl_arg;                                                       \
     const sm_cl_mat_t A = sm_cl_mat(buffers, 0), X = sm_cl_mat(buffers, 1);              \
     const sm_cl_mat_t Y = sm_cl_mat(buffers, 2), N = sm_cl_mat(buffers, 3);              \
+    const uint32_t keep[4] = {a->keep.kind, a->keep.a0, a->keep.x0, a->keep.y0};         \
     SM_CUDA_RUN("sm_czek3_" #SFX,                                                        \
                 sm_cuda_czek3_##SFX(a->g, X.ny, Y.ny, a->nf, sm_cl_mat_row(A, a->a_off), \
-                                    A.ld, X.ptr, X.ld, Y.ptr, Y.ld, N.ptr,               \
+                                    A.ld, X.ptr, X.ld, Y.ptr, Y.ld, N.ptr, keep,         \
                                     starpu_cuda_get_local_stream()));                    \
     sm_cl_check(buffers, cl_arg);                                                        \
   }
@@ -48,9 +49,10 @@ static void ocl_czek3(void *buffers[], void *cl_arg, int single)
   const size_t es = single ? 4 : 8;
   const size_t mx = STARPU_MATRIX_GET_NY(buffers[1]),
                my = STARPU_MATRIX_GET_NY(buffers[2]);
-  sm_ocl_arg_t args[15];
+  sm_ocl_arg_t args[24];
   int k = sm_ocl_planes(args, buffers, es, a->g, a->nf, a->a_off);
   k = sm_ocl_matrix(args, k, buffers[3], es, 0, 0);
+  k = sm_ocl_keep3(args, k, &a->keep);
   const size_t groups[3] = {sm_ocl_groups(my, SM_DEV_CZ_COLS),
                             sm_ocl_groups(mx, SM_DEV_CZ_ROWS), sm_ocl_groups(a->g, 1)};
   sm_ocl_run(single ? "sm_czek3_s" : "sm_czek3_d", k, args, 3, groups);

@@ -150,6 +150,7 @@ int sm_task_finalize3(starpu_data_handle_t num3, starpu_data_handle_t n2ax,
    * back), unless the piece needs what only the CPU finalize does */
   const unsigned long long where =
       sm_devfin_where(&cl_finalize3, args->hist.bins || args->thr_ent.n);
+  sm_devfin_records_on_host(&cl_finalize3, 7);
   return SM_INSERT(&cl_finalize3, STARPU_R, num3, STARPU_R, n2ax, STARPU_R, n2ay,
                    STARPU_R, n2xy, STARPU_R, sa, STARPU_R, sx, STARPU_R, sy, STARPU_W, R,
                    STARPU_CL_ARGS, sm_cl_args_dup(R, args, sizeof *args), sizeof *args,

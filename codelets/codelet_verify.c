@@ -284,11 +284,10 @@ static void check_order(const sm_cl_num_t *a, void *buffers[], void *b[4])
 static int check_task(const sm_cl_num_t *a, void *buffers[])
 {
   switch (a->family) {
-  case SM_VF_CCC2_I8: {
-    const size_t k = a->sparse ? 2 : 1;
+  case SM_VF_CCC2_I8: { /* C's m x n pairs (the int8 tiles' rows are padded) */
     void **b = buffers;
-    return sm_kern_verify_ccc2_i8(MNY(0) / k, MNY(1) / k, a->nf, MPTR(0), MLD(0), MPTR(1),
-                                  MLD(1), a->sparse, MPTR(2), MLD(2));
+    return sm_kern_verify_ccc2_i8(MNY(2), MNX(2), a->nf, MPTR(0), MLD(0), MPTR(1), MLD(1),
+                                  a->sparse, MPTR(2), MLD(2));
   }
   case SM_VF_CCC_I8: {
     void **b = buffers;
@@ -567,6 +566,19 @@ static void ft_first_try(void *unused)
 }
 #endif
 
+/* A numerator task's work (sm_cl_work: element comparisons) before it
+ * exists, passed as its StarPU flops: the history-based models then keep
+ * it per footprint, and the tile size is chosen from the rates they
+ * measured (src/graph/sm_grain.c). */
+static double num_flops(struct starpu_codelet *cl, const sm_cl_num_t *args, int nbuf,
+                        const starpu_data_handle_t *h)
+{
+  struct starpu_task t = {.cl = cl, .cl_arg = (void *)args, .nbuffers = nbuf};
+  for (int k = 0; k < nbuf; k++)
+    t.handles[k] = h[k];
+  return sm_cl_work(&t);
+}
+
 int sm_cl_insert_num(struct starpu_codelet *cl, starpu_data_handle_t W,
                      const sm_cl_num_t *args, int nbuf, const starpu_data_handle_t *h,
                      const enum starpu_data_access_mode *modes, int prio,
@@ -575,6 +587,7 @@ int sm_cl_insert_num(struct starpu_codelet *cl, starpu_data_handle_t W,
   struct starpu_data_descr d[4];
   for (int k = 0; k < nbuf; k++)
     d[k] = (struct starpu_data_descr){.handle = h[k], .mode = modes[k]};
+  const double flops = num_flops(cl, args, nbuf, h);
 #if SM_STARPU_HAS_FT
   if (res.runtime && res.verify) {
     sm_cl_num_t *a = sm_cl_args_dup(W, args, sizeof *args);
@@ -589,7 +602,7 @@ int sm_cl_insert_num(struct starpu_codelet *cl, starpu_data_handle_t W,
       STARPU_PROLOGUE_CALLBACK_POP, sm_cl_task_started,                                  \
       STARPU_PROLOGUE_CALLBACK_POP_ARG_NFREE, NULL, STARPU_CL_ARGS_NFREE, a, sizeof *a,  \
       STARPU_DATA_MODE_ARRAY, d, nbuf, STARPU_PRIORITY, prio, STARPU_EXECUTE_WHERE,      \
-      sm_cl_num_where, STARPU_NAME, name, 0
+      sm_cl_num_where, STARPU_NAME, name, STARPU_FLOPS, flops, 0
     int ret = sm_cl_use_mpi ? starpu_mpi_task_insert(MPI_COMM_WORLD, cl, SM_FT_ARGS)
                             : starpu_task_insert(cl, SM_FT_ARGS);
 #undef SM_FT_ARGS
@@ -600,7 +613,7 @@ int sm_cl_insert_num(struct starpu_codelet *cl, starpu_data_handle_t W,
 #endif
   return SM_INSERT(cl, STARPU_DATA_MODE_ARRAY, d, nbuf, SM_CL_ARGS(W, *args),
                    STARPU_PRIORITY, prio, STARPU_EXECUTE_WHERE, sm_cl_num_where,
-                   STARPU_NAME, name, 0);
+                   STARPU_NAME, name, STARPU_FLOPS, flops, 0);
 }
 
 int sm_cl_insert_pair(struct starpu_codelet *cl, sm_cl_num_t *args,

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "sm_cl_common.h"
+#include "sm_error.h"
 #include "sm_opencl.h"
 
 int sm_cl_use_mpi;
@@ -26,6 +27,57 @@ void sm_codelets_set_follow(int follow)
 }
 
 #ifdef SM_USE_CUDA
+static int cuda_sync; /* STARMET_CUDA_SYNC */
+
+/* The function a call's text starts with ("sm_cuda_ccc2(A.ny, ...)"). */
+static const char *call_name(const char *call, char *buf, size_t len)
+{
+  size_t n = 0;
+  while (*call == ' ' || *call == '(')
+    call++;
+  while (n + 1 < len &&
+         (call[n] == '_' || (call[n] >= 'a' && call[n] <= 'z') ||
+          (call[n] >= 'A' && call[n] <= 'Z') || (call[n] >= '0' && call[n] <= '9'))) {
+    buf[n] = call[n];
+    n++;
+  }
+  buf[n] = 0;
+  return buf;
+}
+
+/* What may help with CUDA error err. */
+static const char *cuda_hint(int err)
+{
+  if (err == cudaErrorNoKernelImageForDevice || err == cudaErrorInvalidDeviceFunction)
+    return ": this starmet has no code for this GPU's architecture (rebuild it with "
+           "NVCC_ARCH_FLAGS naming it: docs/gpus.md)";
+  if (!cuda_sync && err >= 700 && err <= 720)
+    return " (the GPU reports such faults at the next synchronisation, so work queued "
+           "before this codelet may have caused it: STARMET_CUDA_SYNC=1 names the "
+           "kernel)";
+  return "";
+}
+
+void sm_cl_cuda_ran(const char *codelet, const char *call, int err)
+{
+  char fn[64];
+  const char *what = sm_cuda_take_failed();
+  if (!err && cuda_sync) {
+    /* what CALL queued, if it did not check it itself (a copy) */
+    err = (int)cudaGetLastError();
+    if (!err)
+      err = (int)cudaStreamSynchronize(starpu_cuda_get_local_stream());
+  }
+  if (!err)
+    return;
+  call_name(call, fn, sizeof fn);
+  if (!what)
+    what = fn;
+  STARPU_ABORT_MSG("codelet %s: %s%s%s failed on the GPU: %s (CUDA error %d)%s", codelet,
+                   what, strcmp(what, fn) ? " in " : "", strcmp(what, fn) ? fn : "",
+                   sm_cuda_error_string(err), err, cuda_hint(err));
+}
+
 static struct {
   uintptr_t p;
   size_t bytes;
@@ -38,7 +90,11 @@ void *sm_cl_cuda_scratch(size_t bytes, const char *codelet)
   if (cuda_scratch[w].bytes < bytes) {
     /* the stream may still use the old buffer: let it finish first */
     if (cuda_scratch[w].p) {
-      cudaStreamSynchronize(starpu_cuda_get_local_stream());
+      const int err = (int)cudaStreamSynchronize(starpu_cuda_get_local_stream());
+      if (err)
+        STARPU_ABORT_MSG("codelet %s: the work queued before it on this GPU failed: %s "
+                         "(CUDA error %d)%s",
+                         codelet, sm_cuda_error_string(err), err, cuda_hint(err));
       starpu_free_on_node_flags(node, cuda_scratch[w].p, cuda_scratch[w].bytes,
                                 STARPU_MALLOC_COUNT);
     }
@@ -66,8 +122,228 @@ static void cuda_scratch_free(void *arg)
 }
 #endif
 
+/* ---- STARMET_FORCE_IMPL: codelets kept to one implementation */
+enum { MAX_FORCED = 32 };
+static struct forced {
+  const struct starpu_codelet *cl;
+  int type;      /* STARPU_*_WORKER, or -1: implementation impl of any type */
+  unsigned impl; /* StarPU's implementation number */
+  char what[80]; /* codelet=implementation, as given */
+  /* tasks it ran, tasks another implementation ran, tasks it could not
+   * run (inserted for worker types without it: the vector sums' additions
+   * run on CPUs) */
+  uint64_t ran, others, exempt;
+} forced[MAX_FORCED];
+static int nforced;
+
+extern const sm_cl_entry_t __start_sm_codelets[], __stop_sm_codelets[];
+
+/* The number of the implementation `name` in the list "<field> = {a, b}"
+ * of an expanded implementation text, or -1. */
+static int impl_index(const char *impls, const char *field, const char *name)
+{
+  const char *p = strstr(impls, field);
+  if (!p || !(p = strchr(p, '{')))
+    return -1;
+  const char *end = strchr(p, '}');
+  const size_t len = strlen(name);
+  int k = 0;
+  for (p++; end && p < end; k++) {
+    while (p < end && (*p == ' ' || *p == ','))
+      p++;
+    const char *q = p;
+    while (q < end && *q != ',' && *q != ' ')
+      q++;
+    if ((size_t)(q - p) == len && !strncmp(p, name, len))
+      return k;
+    p = q;
+  }
+  return -1;
+}
+
+static const char *type_name(int type)
+{
+  return type == STARPU_CPU_WORKER    ? "CPU"
+         : type == STARPU_CUDA_WORKER ? "CUDA"
+                                      : "OpenCL";
+}
+
+/* One item "codelet=function" or "codelet:N" into f; 0, or -1 logged. */
+static int force_one(const char *item, struct forced *f)
+{
+  char name[64];
+  const char *sep = item + strcspn(item, "=:");
+  if (!*sep || sep == item || (size_t)(sep - item) >= sizeof name) {
+    sm_log_error("STARMET_FORCE_IMPL: '%s' is not codelet=implementation or codelet:N",
+                 item);
+    return -1;
+  }
+  memcpy(name, item, (size_t)(sep - item));
+  name[sep - item] = 0;
+  const sm_cl_entry_t *e = __start_sm_codelets;
+  for (; e < __stop_sm_codelets; e++)
+    if (!strcmp(e->cl->name, name) ||
+        (!strncmp(e->cl->name, "sm_", 3) && !strcmp(e->cl->name + 3, name)))
+      break;
+  if (e == __stop_sm_codelets) {
+    sm_log_error("STARMET_FORCE_IMPL: no codelet %s in this starmet (starmet --version "
+                 "lists them)",
+                 name);
+    return -1;
+  }
+  const struct starpu_codelet *cl = e->cl;
+  *f = (struct forced){.cl = cl, .type = -1};
+  snprintf(f->what, sizeof f->what, "%s", item);
+  const char *v = sep + 1;
+  int k = -1;
+  if (*sep == ':') {
+    char *end;
+    const long n = strtol(v, &end, 10);
+    if (*v && !*end && n >= 0 && n < STARPU_MAXIMPLEMENTATIONS &&
+        (cl->cpu_funcs[n] || cl->cuda_funcs[n] || cl->opencl_funcs[n]))
+      k = (int)n;
+    if (k < 0) {
+      sm_log_error("STARMET_FORCE_IMPL: %s has no implementation number %s here "
+                   "(starmet --version lists them)",
+                   cl->name, v);
+      return -1;
+    }
+    f->impl = (unsigned)k;
+    if ((cl->cpu_funcs[k] && starpu_cpu_worker_get_count()) ||
+        (cl->cuda_funcs[k] && starpu_cuda_worker_get_count()) ||
+        (cl->opencl_funcs[k] && starpu_opencl_worker_get_count()))
+      return 0;
+    sm_log_error(
+        "STARMET_FORCE_IMPL: no worker StarPU started has implementation %d of %s", k,
+        cl->name);
+    return -1;
+  }
+  if (cl->cpu_funcs_name[0] && !strcmp(cl->cpu_funcs_name[0], v))
+    f->type = STARPU_CPU_WORKER, k = 0;
+  else if (cl->cuda_funcs[0] && (k = impl_index(e->impls, ".cuda_funcs", v)) >= 0)
+    f->type = STARPU_CUDA_WORKER;
+  else if (cl->opencl_funcs[0] && (k = impl_index(e->impls, ".opencl_funcs", v)) >= 0)
+    f->type = STARPU_OPENCL_WORKER;
+  if (k < 0) {
+    sm_log_error("STARMET_FORCE_IMPL: %s has no implementation %s in this starmet "
+                 "(starmet --version lists them)",
+                 cl->name, v);
+    return -1;
+  }
+  f->impl = (unsigned)k;
+  if (starpu_worker_get_count_by_type((enum starpu_worker_archtype)f->type) <= 0) {
+    sm_log_error("STARMET_FORCE_IMPL: %s runs on %s workers and StarPU started none",
+                 f->what, type_name(f->type));
+    return -1;
+  }
+  return 0;
+}
+
+/* Read $STARMET_FORCE_IMPL (comma-separated items); 0, or -1 logged. */
+static int force_setup(void)
+{
+  nforced = 0;
+  const char *env = getenv("STARMET_FORCE_IMPL");
+  if (!env || !*env)
+    return 0;
+  char buf[1024];
+  if (strlen(env) >= sizeof buf) {
+    sm_log_error("STARMET_FORCE_IMPL: longer than %zu characters", sizeof buf - 1);
+    return -1;
+  }
+  snprintf(buf, sizeof buf, "%s", env);
+  struct forced f[MAX_FORCED];
+  int n = 0;
+  char *save = NULL;
+  for (char *it = strtok_r(buf, ", ", &save); it; it = strtok_r(NULL, ", ", &save)) {
+    if (n == MAX_FORCED) {
+      sm_log_error("STARMET_FORCE_IMPL: more than %d codelets", MAX_FORCED);
+      return -1;
+    }
+    if (force_one(it, &f[n]))
+      return -1;
+    for (int k = 0; k < n; k++)
+      if (f[k].cl == f[n].cl) {
+        sm_log_error("STARMET_FORCE_IMPL: %s is named twice", f[n].cl->name);
+        return -1;
+      }
+    n++;
+  }
+  memcpy(forced, f, (size_t)n * sizeof f[0]);
+  nforced = n;
+  return 0;
+}
+
+static struct forced *forced_of(const struct starpu_codelet *cl)
+{
+  for (int k = 0; k < nforced; k++)
+    if (forced[k].cl == cl)
+      return &forced[k];
+  return NULL;
+}
+
+static int forced_allows(const struct forced *f, int workerid, unsigned nimpl)
+{
+  return nimpl == f->impl &&
+         (f->type < 0 || (int)starpu_worker_get_type(workerid) == f->type);
+}
+
+/* Whether the task may run the forced implementation at all (the worker
+ * types it was inserted for have it): else it is left alone, for a task
+ * that no worker may run is lost (StarPU-MPI drops it without an error). */
+static int forced_applies(const struct forced *f, const struct starpu_task *t)
+{
+  const int64_t tw = (int64_t)t->where;
+  uint64_t where = tw == -1 ? (uint64_t)t->cl->where : (uint64_t)(uint32_t)tw;
+  if (!where)
+    where = STARPU_CPU | STARPU_CUDA | STARPU_OPENCL;
+  const unsigned k = f->impl;
+  if (f->type >= 0)
+    return !!(where & (f->type == STARPU_CPU_WORKER    ? STARPU_CPU
+                       : f->type == STARPU_CUDA_WORKER ? STARPU_CUDA
+                                                       : STARPU_OPENCL));
+  return ((where & STARPU_CPU) && f->cl->cpu_funcs[k]) ||
+         ((where & STARPU_CUDA) && f->cl->cuda_funcs[k]) ||
+         ((where & STARPU_OPENCL) && f->cl->opencl_funcs[k]);
+}
+
+int sm_cl_can_execute(unsigned workerid, struct starpu_task *task, unsigned nimpl)
+{
+  const struct forced *f = nforced ? forced_of(task->cl) : NULL;
+  return !f || !forced_applies(f, task) || forced_allows(f, (int)workerid, nimpl);
+}
+
+void sm_cl_task_popped(void *unused)
+{
+  struct starpu_task *t = nforced ? starpu_task_get_current() : NULL;
+  struct forced *f = t ? forced_of(t->cl) : NULL;
+  if (f) {
+    uint64_t *n =
+        !forced_applies(f, t) ? &f->exempt
+        : forced_allows(f, starpu_worker_get_id(), starpu_task_get_implementation(t))
+            ? &f->ran
+            : &f->others;
+    __atomic_fetch_add(n, 1, __ATOMIC_RELAXED);
+  }
+  sm_cl_task_started(unused);
+}
+
+/* What the forced codelets ran, one line each (scripts/gpu-selftest reads
+ * them). */
+static void force_report(void)
+{
+  for (int k = 0; k < nforced; k++)
+    sm_log_warn("STARMET_FORCE_IMPL %s: %llu tasks ran it, %llu another implementation, "
+                "%llu inserted for workers without it",
+                forced[k].what, (unsigned long long)forced[k].ran,
+                (unsigned long long)forced[k].others,
+                (unsigned long long)forced[k].exempt);
+  nforced = 0;
+}
+
 void sm_codelets_fini(void)
 {
+  force_report();
   sm_opencl_shutdown();
 #ifdef SM_USE_CUDA
   starpu_execute_on_each_worker(cuda_scratch_free, NULL, STARPU_CUDA);
@@ -75,7 +351,7 @@ void sm_codelets_fini(void)
 #endif
 }
 
-void sm_codelets_init(int use_mpi, sm_kernel_t kernel)
+int sm_codelets_init(int use_mpi, sm_kernel_t kernel)
 {
   sm_cl_use_mpi = use_mpi;
   if (use_mpi)
@@ -87,10 +363,14 @@ void sm_codelets_init(int use_mpi, sm_kernel_t kernel)
 #ifdef SM_SIMULATION
   sm_cl_sim_setup();
 #endif
-  sm_opencl_init(); /* builds the OpenCL program when OpenCL workers exist */
+  const int ocl_err = sm_opencl_init(); /* the OpenCL program (OpenCL workers) */
 #ifdef SM_USE_CUDA
   starpu_cublas_init(); /* a cuBLAS handle per CUDA worker (int8 CCC GEMMs) */
+  const char *sync = getenv("STARMET_CUDA_SYNC");
+  cuda_sync = sync && *sync && strcmp(sync, "0");
+  sm_cuda_set_sync(cuda_sync);
 #endif
+  return ocl_err ? -1 : force_setup();
 }
 
 const char *sm_codelets_kernel_check(sm_kernel_t kernel, int ccc)
@@ -250,8 +530,6 @@ static void list_impls(FILE *f, const char *impls, const char *field, const char
   }
   fputc(')', f);
 }
-
-extern const sm_cl_entry_t __start_sm_codelets[], __stop_sm_codelets[];
 
 static int by_name(const void *a, const void *b)
 {

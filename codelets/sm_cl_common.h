@@ -34,13 +34,24 @@ sm_ccc2_syrk_fn sm_cl_ccc2_syrk(int sparse);
 sm_czek2_lo_d_fn sm_cl_czek2_lo_d(void);
 sm_czek2_lo_s_fn sm_cl_czek2_lo_s(void);
 
-/* Every task gets a number and reports when it ran (sm_cl_observe.c). */
+/* Every task gets a number and reports when it ran (sm_cl_observe.c);
+ * sm_cl_task_popped also counts the implementations that run the
+ * codelets STARMET_FORCE_IMPL keeps to one, then calls sm_cl_task_started. */
 void *sm_cl_task_id(void);
 void sm_cl_task_done(void *id);
 void sm_cl_task_started(void *unused);
+void sm_cl_task_popped(void *unused);
 #define SM_CL_OBSERVE                                                                    \
-  STARPU_PROLOGUE_CALLBACK_POP, sm_cl_task_started, STARPU_CALLBACK_WITH_ARG_NFREE,      \
+  STARPU_PROLOGUE_CALLBACK_POP, sm_cl_task_popped, STARPU_CALLBACK_WITH_ARG_NFREE,       \
       sm_cl_task_done, sm_cl_task_id()
+
+/* Every codelet's can_execute: 1, unless $STARMET_FORCE_IMPL (read once
+ * by sm_codelets_init) keeps the task's codelet to another implementation:
+ * "sm_ccc2=cuda_ccc2_gemm,sm_finalize2=cpu_finalize2" by the names
+ * --version lists, or "sm_ccc2:1", StarPU's implementation number on any
+ * worker type that has it. For checking each implementation (scripts/
+ * gpu-selftest); sm_codelets_fini reports what ran. */
+int sm_cl_can_execute(unsigned workerid, struct starpu_task *task, unsigned nimpl);
 
 /* Insert a task on one rank or, under MPI, on the rank that owns the
  * written data (every rank submits the same graph). */
@@ -155,15 +166,15 @@ int sm_cl_insert_planes(struct starpu_codelet *cl, sm_cl_num_t *args,
  * the device has no room. Tasks on one worker's stream run in order, so
  * one buffer serves them all. */
 void *sm_cl_cuda_scratch(size_t bytes, const char *codelet);
-/* Run a CUDA launcher; a launch CUDA refuses stops the run with the
- * codelet's name and CUDA's reason. */
-#define SM_CUDA_RUN(CODELET, CALL)                                                       \
-  do {                                                                                   \
-    const int sm_err_ = (CALL);                                                          \
-    if (sm_err_)                                                                         \
-      STARPU_ABORT_MSG("codelet %s: the CUDA launch failed: %s (error %d)", (CODELET),   \
-                       sm_cuda_error_string(sm_err_), sm_err_);                          \
-  } while (0)
+/* Run a CUDA launcher, library or copy call queued on the worker's
+ * stream: a failure stops the run naming the codelet, the kernel or call
+ * (sm_cuda_take_failed, else CALL's function) and CUDA's reason. With
+ * STARMET_CUDA_SYNC=1 (read once by sm_codelets_init) every launcher
+ * synchronises after each kernel and library call, and this after CALL,
+ * so that a kernel that faults (an illegal address, a trap) is named
+ * instead of surfacing later in another task or in StarPU's polling. */
+void sm_cl_cuda_ran(const char *codelet, const char *call, int err);
+#define SM_CUDA_RUN(CODELET, CALL) sm_cl_cuda_ran((CODELET), #CALL, (int)(CALL))
 #endif
 #ifdef STARPU_USE_OPENCL
 #define SM_CL_OPENCL(...) .opencl_funcs = {__VA_ARGS__},
@@ -214,6 +225,7 @@ uint32_t sm_cl_keep3_footprint(struct starpu_task *t, const sm_keep3_t *k, uint3
       .nbuffers = NBUF,                                                                  \
       .modes = {__VA_ARGS__},                                                            \
       .model = &model_##VAR,                                                             \
+      .can_execute = sm_cl_can_execute,                                                  \
   };                                                                                     \
   SM_CL_REGISTER(VAR, IMPLS)
 

@@ -24,8 +24,11 @@ typedef enum sm_kernel { SM_KERN_VARIANTS(SM_KERNEL_ENUM_) } sm_kernel_t;
 const char *sm_codelets_kernel_check(sm_kernel_t kernel, int ccc);
 
 /** Set up the codelets (after StarPU started): MPI insertion when use_mpi,
- * the CPU kernel, and the OpenCL program when OpenCL workers exist. */
-void sm_codelets_init(int use_mpi, sm_kernel_t kernel);
+ * the CPU kernel, the OpenCL program when OpenCL workers exist, and the
+ * checking settings of the environment (STARMET_CUDA_SYNC,
+ * STARMET_FORCE_IMPL: sm_cl_common.h). Non-zero after logging an error
+ * (a STARMET_FORCE_IMPL naming no codelet or implementation here). */
+int sm_codelets_init(int use_mpi, sm_kernel_t kernel);
 
 /** Release what sm_codelets_init set up (before StarPU stops). */
 void sm_codelets_fini(void);
@@ -58,8 +61,10 @@ int sm_task_ccc2(starpu_data_handle_t A, starpu_data_handle_t B, starpu_data_han
 /* CCC 2-way numerators from cached int8 tiles (--ccc-gemm int8, the
  * papers' tensor-core method: cuBLAS on GPUs). sm_ccc_i8_register
  * registers, unallocated, the int8 form of a tile of `rows` vectors
- * (sm_kern.h's layout); sm_task_ccc_i8 fills it from the tile X once;
- * sm_task_ccc2_i8 writes C (as sm_task_ccc2) from two of them. */
+ * (sm_kern.h's layout, then zero rows up to a multiple of 16: the shapes
+ * of cuBLAS's int8 GEMMs, codelets/cuda/sm_i8_gemm.h); sm_task_ccc_i8
+ * fills it from the tile X once; sm_task_ccc2_i8 writes C (as
+ * sm_task_ccc2) from two of them. */
 void sm_ccc_i8_register(starpu_data_handle_t *h, size_t rows, size_t nf, int sparse);
 int sm_task_ccc_i8(starpu_data_handle_t X, starpu_data_handle_t X8, int sparse, size_t nf,
                    uint64_t block, int prio);
@@ -106,6 +111,11 @@ int sm_task_add(starpu_data_handle_t C, starpu_data_handle_t B, int type, int nu
 int sm_task_finalize2(starpu_data_handle_t num, starpu_data_handle_t si,
                       starpu_data_handle_t sj, starpu_data_handle_t R,
                       starpu_data_handle_t cand, const sm_fin2_args_t *args, int prio);
+
+/* Bytes the device implementations of the finalize copied between devices
+ * and the host (row counts and sums, row offsets, the kept records): their
+ * record buffers stay in the host's memory, so StarPU does not count them. */
+uint64_t sm_cl_devfin_bytes(void);
 
 /* Merge the n candidate lists of k places starting at list `from` of cand
  * into the n lists of acc (both variable handles of sm_topk_ent_t). Merges

@@ -2,8 +2,10 @@
  * device StarPU uses, and launches its kernels from the codelets. */
 #include "sm_opencl.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "sm_error.h"
 
@@ -19,6 +21,28 @@ size_t sm_ocl_groups(size_t n, size_t tile)
   return sm_dev_groups(n, tile, max_groups);
 }
 
+/* The text of file path (NUL-terminated, malloc'ed), or NULL after
+ * saying why. */
+static char *read_program(const char *path)
+{
+  FILE *f = fopen(path, "rb");
+  char *text = NULL;
+  long n = -1;
+  if (f && fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 &&
+      fseek(f, 0, SEEK_SET) == 0 && (text = malloc((size_t)n + 1)) &&
+      fread(text, 1, (size_t)n, f) == (size_t)n)
+    text[n] = '\0';
+  else {
+    sm_log_error("STARMET_OPENCL_PROGRAM=%s: cannot read the OpenCL program text (%s)",
+                 path, f ? "read error" : strerror(errno));
+    free(text);
+    text = NULL;
+  }
+  if (f)
+    fclose(f);
+  return text;
+}
+
 int sm_opencl_init(void)
 {
   if (loaded || starpu_opencl_worker_get_count() == 0)
@@ -26,13 +50,23 @@ int sm_opencl_init(void)
   const char *cap = getenv("STARMET_DEV_MAX_GROUPS");
   if (cap && atol(cap) > 0 && (size_t)atol(cap) < max_groups)
     max_groups = (size_t)atol(cap);
-  int ret = starpu_opencl_load_opencl_from_string(sm_opencl_source, &program, "");
-  if (ret) {
+  const char *alt = getenv("STARMET_OPENCL_PROGRAM");
+  char *text = NULL;
+  if (alt && *alt && !(text = read_program(alt)))
+    return -1;
+  int ret =
+      starpu_opencl_load_opencl_from_string(text ? text : sm_opencl_source, &program, "");
+  if (ret && text)
+    sm_log_error("the OpenCL program of STARMET_OPENCL_PROGRAM=%s did not build on this "
+                 "device (%d)",
+                 alt, ret);
+  else if (ret)
     sm_log_error("the OpenCL kernels did not build on this device (%d); run without "
                  "OpenCL workers (STARPU_NOPENCL=0)",
                  ret);
+  free(text);
+  if (ret)
     return -1;
-  }
   loaded = 1;
   return 0;
 }

@@ -7,6 +7,7 @@
 #include <starpu.h>
 
 #include "device/sm_dev.h"
+#include "sm_kern.h" /* sm_keep3_t */
 
 #ifdef STARPU_USE_OPENCL
 #include <starpu_opencl.h>
@@ -73,6 +74,17 @@ static inline int sm_ocl_planes(sm_ocl_arg_t *args, void *buffers[], size_t elem
   return sm_ocl_matrix(args, n, buffers[2], elem, 0, 1);
 }
 
+/** args[k..k+4) = a 3-way piece's kind, a0, x0, y0 (sm_keep3_t): its device
+ * kernels skip the blocks with no kept triple. Returns k + 4. */
+static inline int sm_ocl_keep3(sm_ocl_arg_t *args, int k, const sm_keep3_t *keep)
+{
+  args[k] = sm_ocl_int((long)keep->kind);
+  args[k + 1] = sm_ocl_int((long)keep->a0);
+  args[k + 2] = sm_ocl_int((long)keep->x0);
+  args[k + 3] = sm_ocl_int((long)keep->y0);
+  return k + 4;
+}
+
 /** Groups along one dimension for n items, tile per group: sm_dev.h's,
  * capped at SM_DEV_MAX_GROUPS or $STARMET_DEV_MAX_GROUPS (lower, to test
  * the kernels' striding over groups; read at start-up). */
@@ -93,7 +105,10 @@ void sm_ocl_read(cl_mem m, size_t off, size_t bytes, void *host);
 void sm_ocl_write(cl_mem m, size_t off, size_t bytes, const void *host);
 #endif
 
-/** Build the program when OpenCL workers exist (after starpu_init). */
+/** Build the program when OpenCL workers exist (after starpu_init): the
+ * built-in text (codelets/device/, see Makefile.am), or the text of the
+ * file $STARMET_OPENCL_PROGRAM names (checking tools run mutated kernels
+ * that way; tests/cli/oclgrind.sh). */
 int sm_opencl_init(void);
 /** Release it (before starpu_shutdown). */
 void sm_opencl_shutdown(void);

@@ -1,14 +1,19 @@
 /* kern_finalize2.c: metric values of a 2-way block from its numerators and
- * vector sums, thresholding and the checksum (kern_finalize_impl.h), and
- * the field-axis reductions. */
+ * vector sums, thresholding, histogram counts, neighbour candidates and
+ * the checksum (kern_finalize_impl.h), and the field-axis reductions. */
 /* The whole file (the inline formulas too, so that they still inline) at
  * -O3, where GCC vectorizes loops; no-trapping-math lets it if-convert the
  * comparisons of the checksum's exact rounding (sm_cksum_q): no value
- * changes. */
+ * changes; fp-contract=off whatever the build's flags: each operation
+ * rounds as the formulas say. */
 #if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("O3", "no-trapping-math")
+#pragma GCC optimize("O3", "no-trapping-math", "fp-contract=off")
 #endif
-#include "kern_finalize_impl.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kern_finalize_simd.h"
 #include "sm_formulas.h"
 #include "sm_kern.h"
 
@@ -18,50 +23,6 @@ static inline uint32_t swap_entry(uint32_t e)
   return ((e & 1u) << 1) | (e >> 1);
 }
 
-/* One value of pair (i, j) of the block, entry e (as computed; all[] the
- * pair's values per entry, NULL for czekanowski), with the pair's
- * checksum key (of the indices as written). */
-static inline void put(const sm_fin2_args_t *a, sm_recbuf_t *out, const uint32_t idx[3],
-                       uint64_t key, uint32_t e, const double *all, double v)
-{
-  const int keep = SM_FIN_KEEP(a, 2, all, e, v);
-  if (a->swap) /* entry (a, b) of pair (i, j) is entry (b, a) of (j, i) */
-    e = swap_entry(e);
-  sm_fin_put(out, &a->hist, keep, idx, key, e, v);
-}
-
-/* The pair (row i, column j)'s CCC values v[] (entry = row's bit, column's
- * bit) as candidates for both vectors' lists: every entry, or the largest
- * (the smallest entry, seen from that vector, among equal values). */
-static void offer_ccc(const sm_topk_spec_t *t, sm_topk_ent_t *row, sm_topk_ent_t *col,
-                      uint32_t gi, uint32_t gj, const double v[4])
-{
-  if (!t->by_max) {
-    for (uint32_t e = 0; e < 4; e++) {
-      sm_topk_offer(row + e * t->k, t->k, gj, e, v[e]);
-      sm_topk_offer(col + swap_entry(e) * t->k, t->k, gi, swap_entry(e), v[e]);
-    }
-    return;
-  }
-  uint32_t er = 0, ec = 0; /* in the row's and in the column's view */
-  for (uint32_t e = 1; e < 4; e++) {
-    if (v[e] > v[er] || v[er] != v[er])
-      er = e;
-    if (v[swap_entry(e)] > v[swap_entry(ec)] || v[swap_entry(ec)] != v[swap_entry(ec)])
-      ec = e;
-  }
-  sm_topk_offer(row, t->k, gj, er, v[er]);
-  sm_topk_offer(col, t->k, gi, ec, v[swap_entry(ec)]);
-}
-
-/* ---- the block without top-k, a row's pairs at a time in chunks: the
- * values, then every value's checksum term in loops the compiler
- * vectorizes (the terms are integers: the order of the sums does not
- * matter), then, only when records or histogram counts are wanted, a
- * pass that keeps values in the same (row, column, entry) order as the
- * loop above. */
-enum { CHUNK = 256 };
-
 /* Clones for the widest ISA the CPU reports (vectorized conversions). */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define SM_FIN_CLONES                                                                    \
@@ -70,42 +31,20 @@ enum { CHUNK = 256 };
 #define SM_FIN_CLONES
 #endif
 
-/* Checksum terms of the values v[e * CHUNK + c] (entries e < ne, columns c
- * < nc) with keys key[c], added to ck. */
-SM_FIN_CLONES
-static void cksum_chunk(sm_cksum_t *ck, const double *v, const uint64_t *key, uint32_t nc,
-                        uint32_t ne, const uint32_t *ent)
-{
-  sm_fin_ck_t sum = {0, 0, 0, 0};
-  for (uint32_t e = 0; e < ne; e++)
-    sm_fin_ck_terms(&sum, v + (size_t)e * CHUNK, key, nc,
-                    (uint64_t)ent[e] * SM_CKSUM_ENTRY_STEP);
-  sm_fin_ck_flush(ck, &sum);
-}
+/* ---- the portable value loops (no instruction-set loops on this CPU, or
+ * a multiplier or parameter that is not finite): the values of a chunk,
+ * then every value's checksum term in loops the compiler vectorizes. */
 
-/* Keys of the pairs (row gi, columns gj0 + c), as written (swapped below
- * the diagonal). */
-SM_FIN_CLONES
-static void keys_chunk(uint64_t *key, uint32_t gi, uint32_t gj0, uint32_t nc, int swap)
-{
-  for (uint32_t c = 0; c < nc; c++) {
-    const uint64_t a = swap ? gj0 + c : gi, b = swap ? gi : gj0 + c;
-    key[c] = sm_cksum_key2(a, b);
-  }
-}
-
-/* CCC values of row i, columns j0 .. j0 + nc - 1: v[e * CHUNK + c], the
- * four entries through four pointers (one array, but GCC vectorizes only
- * stores it knows apart). In doubles (sm_ccc2_values_d): 64-bit integer
- * conversions would keep the loop scalar on AVX2. */
+/* CCC values of row i, columns j0 .. j0 + nc - 1: v[e * SM_FIN_CHUNK + c],
+ * the four entries through four pointers (one array, but GCC vectorizes
+ * only stores it knows apart). */
 SM_FIN_CLONES
 static void ccc_chunk(const sm_fin2_args_t *a, const uint32_t *restrict mom,
                       const uint32_t *restrict si, const uint32_t *restrict sj,
                       uint32_t nc, double *restrict v0, double *restrict v1,
                       double *restrict v2, double *restrict v3)
 {
-  /* one loop per method: no branch inside, so that it vectorizes; the
-   * arguments in locals (the outputs may not alias them) */
+  /* one loop per method: no branch inside, so that it vectorizes */
   const double mult = a->ccc_mult, param = a->ccc_param;
   const double nf = (double)a->nf, s1i = sm_u32d(si[0]), ci = sm_u32d(si[1]);
   if (a->sparse)
@@ -148,47 +87,358 @@ static void czek_chunk(const sm_fin2_args_t *a, const void *num, const void *si,
                         ((const double *)sj)[c]);
 }
 
-static void finalize2_rows(const sm_fin2_args_t *a, const void *num, size_t ldnum,
-                           const void *sums_i, const void *sums_j, sm_recbuf_t *out)
+/* Checksum terms of v[e * SM_FIN_CHUNK + c] (entries e < ne labelled
+ * ent[e], columns c < nc) with keys of the pairs (gi, gj0 + c) as written
+ * (swapped below the diagonal). */
+SM_FIN_CLONES
+static void cksum_chunk(sm_fin_ck_t *sum, const double *v, uint32_t gi, uint32_t gj0,
+                        uint32_t nc, int swap, uint32_t ne, const uint32_t *ent)
 {
-  const int ccc = a->metric == 1, ne = ccc ? 4 : 1;
-  const size_t es = ccc ? 4 : a->single ? 4 : 8; /* numerator and sum elements */
-  const size_t nm = ccc ? (size_t)SM_CCC2_NMOM(a->sparse) : 1, ns = ccc ? 2 : 1;
-  uint32_t ent[4];
-  for (uint32_t e = 0; e < 4; e++)
-    ent[e] = a->swap ? swap_entry(e) : e; /* entries as written */
-  const int emit = a->emit || a->hist.bins;
-  double vals[4];                              /* one pair's values */
-  const double *per_entry = ccc ? vals : NULL; /* for per-entry thresholds */
-  double v[4 * CHUNK];
-  uint64_t key[CHUNK];
-  for (uint32_t i = 0; i < a->m; i++) {
-    const uint32_t gi = a->i0 + i;
-    for (uint32_t j0 = a->diag ? i + 1 : 0; j0 < a->n; j0 += CHUNK) {
-      const uint32_t nc = a->n - j0 < CHUNK ? a->n - j0 : CHUNK, gj0 = a->j0 + j0;
-      const char *nrow = (const char *)num + ((size_t)i * ldnum + j0) * nm * es;
-      const char *si = (const char *)sums_i + (size_t)i * ns * es;
-      const char *sj = (const char *)sums_j + (size_t)j0 * ns * es;
-      if (ccc)
-        ccc_chunk(a, (const uint32_t *)nrow, (const uint32_t *)si, (const uint32_t *)sj,
-                  nc, v, v + CHUNK, v + 2 * CHUNK, v + 3 * CHUNK);
-      else
-        czek_chunk(a, nrow, si, sj, nc, v);
-      keys_chunk(key, gi, gj0, nc, a->swap);
-      cksum_chunk(&out->cksum, v, key, nc, (uint32_t)ne, ent);
-      out->nvalues += (uint64_t)nc * ne;
-      if (!emit)
-        continue;
-      for (uint32_t c = 0; c < nc; c++) {
-        const uint32_t gj = gj0 + c;
+  uint64_t key[SM_FIN_CHUNK];
+  for (uint32_t c = 0; c < nc; c++) {
+    const uint64_t a = swap ? gj0 + c : gi, b = swap ? gi : gj0 + c;
+    key[c] = sm_cksum_key2(a, b);
+  }
+  for (uint32_t e = 0; e < ne; e++)
+    sm_fin_ck_terms(sum, v + (size_t)e * SM_FIN_CHUNK, key, nc,
+                    (uint64_t)ent[e] * SM_CKSUM_ENTRY_STEP);
+}
+
+/* ---- what a block's chunks share */
+typedef struct fin2_blk {
+  const sm_fin2_args_t *a;
+  const void *num, *sums_i, *sums_j;
+  size_t ldnum;
+  int ccc, ne;
+  uint32_t ent[4];         /* entries as written */
+  const sm_fin_isa_t *isa; /* value loops (NULL: portable) */
+  double *col[4];          /* their column arrays */
+  /* kept values: all of them, or those the filter finds */
+  int keep_all;
+  sm_fin_thr_t thr;
+  sm_fin_keep_fn keep;
+  sm_fin_hc_t hc;
+  /* top-k: the k-th value of each list (-inf while not full) */
+  sm_topk_ent_t *cand;
+  sm_fin_topk_fn topk;
+  double rthr[4], *cthr[4]; /* cthr NULL: no memory, every pair offered */
+  sm_fin_ck_t ck;
+} fin2_blk_t;
+
+/* The column arrays of sm_fin2_chunk_t for the block's n columns (zero up
+ * to a multiple of 8 past any chunk); 0 when memory is refused. */
+static int fin2_columns(fin2_blk_t *b)
+{
+  const sm_fin2_args_t *a = b->a;
+  const size_t np = ((size_t)a->n + 15) / 8 * 8, ncol = b->ccc ? 4 : 1;
+  double *mem = calloc(ncol * np, sizeof(double));
+  if (!mem)
+    return 0;
+  for (size_t k = 0; k < ncol; k++)
+    b->col[k] = mem + k * np;
+  const double half_m = 0.5 * (1.0 / (double)a->nf), param = a->ccc_param;
+  for (uint32_t j = 0; j < a->n; j++) {
+    if (!b->ccc) {
+      b->col[0][j] = a->single ? (double)((const float *)b->sums_j)[j]
+                               : ((const double *)b->sums_j)[j];
+      continue;
+    }
+    const uint32_t *sj = (const uint32_t *)b->sums_j + 2 * (size_t)j;
+    const double s1 = sm_u32d(sj[0]), c = sm_u32d(sj[1]), s0 = 2 * c - s1;
+    if (a->sparse) {
+      b->col[0][j] = s1, b->col[1][j] = s0, b->col[2][j] = c;
+    } else { /* sm_ccc2_values_d's factors, recip_cj = 1 / nf */
+      b->col[0][j] = 1.0 - param * (half_m * s0);
+      b->col[1][j] = 1.0 - param * (half_m * s1);
+      b->col[2][j] = 2 * s1, b->col[3][j] = c;
+    }
+  }
+  return 1;
+}
+
+/* The chunk of row i from column j0 (nc pairs) for the instruction-set
+ * loops; 0 when the row's values are all 0 (no counted entries). */
+static int fin2_chunk(const fin2_blk_t *b, uint32_t i, uint32_t j0, uint32_t nc,
+                      sm_fin2_chunk_t *ch)
+{
+  const sm_fin2_args_t *a = b->a;
+  const uint32_t gi = a->i0 + i, gj0 = a->j0 + j0;
+  *ch = (sm_fin2_chunk_t){.swap = a->swap,
+                          .pneg = a->ccc_param < 0,
+                          .nc = nc,
+                          .mult = a->ccc_mult,
+                          .param = a->ccc_param,
+                          .key_in = a->swap ? ((uint64_t)gj0 << 32) | gi
+                                            : ((uint64_t)gi << 32) | gj0,
+                          .key_step = a->swap ? (uint64_t)1 << 32 : 1};
+  for (int k = 0; k < 4; k++)
+    ch->col[k] = b->col[k] ? b->col[k] + j0 : NULL;
+  const size_t pair = (size_t)i * b->ldnum + j0;
+  if (!b->ccc) {
+    ch->kind = a->single ? SM_FIN2_CZEK_S : SM_FIN2_CZEK_D;
+    ch->num = a->single ? (const void *)((const float *)b->num + pair)
+                        : (const void *)((const double *)b->num + pair);
+    ch->row[0] = a->single ? (double)((const float *)b->sums_i)[i]
+                           : ((const double *)b->sums_i)[i];
+    return 1;
+  }
+  const uint32_t *si = (const uint32_t *)b->sums_i + 2 * (size_t)i;
+  const double nf = (double)a->nf, s1i = sm_u32d(si[0]), ci = sm_u32d(si[1]);
+  if (ci == 0 || nf == 0)
+    return 0;
+  const double s0i = 2 * ci - s1i;
+  ch->num = (const uint32_t *)b->num + pair * SM_CCC2_NMOM(a->sparse);
+  if (a->sparse) {
+    ch->kind = SM_FIN2_SPARSE;
+    ch->row[0] = s1i, ch->row[1] = s0i, ch->row[2] = ci;
+  } else {
+    const double recip_m = 1.0 / nf, half_m = 0.5 * recip_m;
+    ch->kind = SM_FIN2_DENSE;
+    ch->row[0] = 1.0 - a->ccc_param * (half_m * s0i);
+    ch->row[1] = 1.0 - a->ccc_param * (half_m * s1i);
+    ch->row[2] = 2 * s1i;
+    ch->row[3] = 4 * nf - 2 * s1i; /* sm_ccc2_tally_d's t0 before its last terms */
+    ch->rs = 0.25 * recip_m;
+  }
+  return 1;
+}
+
+/* The values of row i's chunk into v and their checksum terms into b->ck. */
+static void fin2_values(fin2_blk_t *b, uint32_t i, uint32_t j0, uint32_t nc, double *v)
+{
+  const sm_fin2_args_t *a = b->a;
+  const uint32_t gi = a->i0 + i, gj0 = a->j0 + j0;
+  if (b->isa) {
+    sm_fin2_chunk_t ch;
+    if (!fin2_chunk(b, i, j0, nc, &ch)) {
+      for (int e = 0; e < b->ne; e++)
+        memset(v + (size_t)e * SM_FIN_CHUNK, 0, nc * sizeof(double));
+      b->ck.n += (uint64_t)nc * b->ne;
+      return;
+    }
+    if (!b->isa->values2(&ch, v, &b->ck))
+      return;
+  } else {
+    const size_t pair = (size_t)i * b->ldnum + j0;
+    if (b->ccc) {
+      const uint32_t *si = (const uint32_t *)b->sums_i + 2 * (size_t)i;
+      const uint32_t *sj = (const uint32_t *)b->sums_j + 2 * (size_t)j0;
+      ccc_chunk(a, (const uint32_t *)b->num + pair * SM_CCC2_NMOM(a->sparse), si, sj, nc,
+                v, v + SM_FIN_CHUNK, v + 2 * SM_FIN_CHUNK, v + 3 * SM_FIN_CHUNK);
+    } else if (a->single)
+      czek_chunk(a, (const float *)b->num + pair, (const float *)b->sums_i + i,
+                 (const float *)b->sums_j + j0, nc, v);
+    else
+      czek_chunk(a, (const double *)b->num + pair, (const double *)b->sums_i + i,
+                 (const double *)b->sums_j + j0, nc, v);
+  }
+  /* the portable loops, or values too large for the vector sums */
+  cksum_chunk(&b->ck, v, gi, gj0, nc, a->swap, (uint32_t)b->ne, b->ent);
+}
+
+/* ---- records and histogram counts of row i's chunk v, in the order of
+ * the pairs and entries */
+static void fin2_emit(fin2_blk_t *b, sm_recbuf_t *out, uint32_t i, uint32_t j0,
+                      uint32_t nc, const double *v)
+{
+  const sm_fin2_args_t *a = b->a;
+  const uint32_t gi = a->i0 + i, gj0 = a->j0 + j0;
+  if (a->emit) {
+    uint8_t mk[SM_FIN_CHUNK], gl[SM_FIN_CHUNK / 8];
+    uint32_t ng;
+    if (b->keep_all) {
+      ng = (nc + 7) / 8;
+      for (uint32_t g = 0; g < ng; g++) {
+        gl[g] = (uint8_t)g;
+        memset(mk + 8 * g, nc - 8 * g >= 8 ? 0xff : (1 << (nc - 8 * g)) - 1, 8);
+      }
+    } else {
+      const double *ve[4] = {v, v + SM_FIN_CHUNK, v + 2 * SM_FIN_CHUNK,
+                             v + 3 * SM_FIN_CHUNK};
+      ng = b->keep(&b->thr, ve, nc, b->ne, 2, mk, gl);
+    }
+    for (uint32_t k = 0; k < ng; k++) {
+      const uint32_t c8 = gl[k] * 8u;
+      const uint8_t *g = mk + c8;
+      unsigned any = 0;
+      for (int e = 0; e < b->ne; e++)
+        any |= g[e];
+      for (; any; any &= any - 1) {
+        const uint32_t l = (uint32_t)__builtin_ctz(any), c = c8 + l, gj = gj0 + c;
         const uint32_t idx[3] = {a->swap ? gj : gi, a->swap ? gi : gj, 0};
-        for (int e = 0; e < ne; e++)
-          vals[e] = v[e * CHUNK + c];
-        for (int e = 0; e < ne; e++)
-          sm_fin_emit(out, &a->hist, SM_FIN_KEEP(a, 2, per_entry, (uint32_t)e, vals[e]),
-                      idx, ent[e], vals[e]);
+        for (int e = 0; e < b->ne; e++)
+          if (g[e] >> l & 1) {
+            sm_rec_t *r = &out->rec[out->count++];
+            memcpy(r->idx, idx, sizeof r->idx);
+            r->entry = b->ent[e];
+            r->value = v[e * SM_FIN_CHUNK + c];
+          }
       }
     }
+  }
+  if (b->hc.spec->bins) {
+    const double *ve[4]; /* by label */
+    for (int e = 0; e < b->ne; e++)
+      ve[b->ent[e]] = v + (size_t)e * SM_FIN_CHUNK;
+    sm_fin_hc_add_all(&b->hc, ve, nc, sm_recbuf_hist(out));
+  }
+}
+
+/* ---- top-k: the pair (row i, column j)'s values v[] (entry = row's bit,
+ * column's bit) as candidates for the row's list (row) and the column's
+ * (col): every entry, or the largest (the smallest entry, seen from that
+ * vector, among equal values). */
+static void offer_row(const sm_topk_spec_t *t, sm_topk_ent_t *row, uint32_t gj,
+                      const double v[4])
+{
+  if (!t->by_max) {
+    for (uint32_t e = 0; e < 4; e++)
+      sm_topk_offer(row + e * t->k, t->k, gj, e, v[e]);
+    return;
+  }
+  uint32_t er = 0;
+  for (uint32_t e = 1; e < 4; e++)
+    if (v[e] > v[er] || v[er] != v[er])
+      er = e;
+  sm_topk_offer(row, t->k, gj, er, v[er]);
+}
+
+static void offer_col(const sm_topk_spec_t *t, sm_topk_ent_t *col, uint32_t gi,
+                      const double v[4])
+{
+  if (!t->by_max) {
+    for (uint32_t e = 0; e < 4; e++)
+      sm_topk_offer(col + swap_entry(e) * t->k, t->k, gi, swap_entry(e), v[e]);
+    return;
+  }
+  uint32_t ec = 0;
+  for (uint32_t e = 1; e < 4; e++)
+    if (v[swap_entry(e)] > v[swap_entry(ec)] || v[swap_entry(ec)] != v[swap_entry(ec)])
+      ec = e;
+  sm_topk_offer(col, t->k, gi, ec, v[swap_entry(ec)]);
+}
+
+/* The value a candidate must reach to enter a list (sm_topk_before: equal
+ * values may still enter by their index): its k-th, -inf while not full. */
+static double topk_floor(const sm_topk_ent_t *list, uint32_t k)
+{
+  return list[k - 1].nb == SM_TOPK_EMPTY ? -INFINITY : list[k - 1].value;
+}
+
+/* Row i's chunk's candidates into the row's and the columns' lists: only
+ * the side whose floor a value reaches (lists hold the same candidates
+ * whatever the order of the offers, and an offer below the floor is
+ * refused). The row's floor rises along the chunk: it is checked against
+ * each group's largest value, then value by value. */
+static void fin2_topk(fin2_blk_t *b, uint32_t i, uint32_t j0, uint32_t nc,
+                      const double *v)
+{
+  const sm_fin2_args_t *a = b->a;
+  const sm_topk_spec_t *tk = &a->topk;
+  const uint64_t per = (uint64_t)tk->lists * tk->k; /* places per vector */
+  const int lists = (int)tk->lists, by_max = !b->ccc || tk->by_max;
+  const double *cthr[4];
+  int lr[4], lc[4];
+  for (int e = 0; e < 4; e++) {
+    lr[e] = by_max ? 0 : e, lc[e] = by_max ? 0 : (int)swap_entry((uint32_t)e);
+    cthr[e] = b->cthr[0] ? b->cthr[e < lists ? e : 0] + j0 : NULL;
+  }
+  uint8_t rm[SM_FIN_CHUNK / 8], cm[SM_FIN_CHUNK / 8];
+  double rv[SM_FIN_CHUNK / 2];
+  if (cthr[0])
+    b->topk(v, SM_FIN_CHUNK, nc, b->ne, lr, lc, lists, b->rthr, cthr, rm, cm, rv);
+  else /* no memory for the columns' floors: every pair offered */
+    for (uint32_t c8 = 0; c8 < nc; c8 += 8) {
+      rm[c8 / 8] = cm[c8 / 8] = 0xff;
+      for (int l = 0; l < 4; l++)
+        rv[c8 / 2 + (uint32_t)l] = INFINITY;
+    }
+  sm_topk_ent_t *row = b->cand + i * per;
+  const uint32_t gi = a->i0 + i;
+  for (uint32_t c8 = 0; c8 < nc; c8 += 8) {
+    unsigned rows = 0; /* the group may reach the row's floor */
+    for (int l = 0; l < lists; l++)
+      rows |= rv[c8 / 2 + (uint32_t)l] >= b->rthr[l];
+    const unsigned valid = nc - c8 >= 8 ? 0xffu : (1u << (nc - c8)) - 1;
+    /* rm: at least the row's floor at the chunk's start (it only rises) */
+    unsigned any = (cm[c8 / 8] | (rows ? rm[c8 / 8] : 0)) & valid;
+    for (; any; any &= any - 1) {
+      const uint32_t l = (uint32_t)__builtin_ctz(any), c = c8 + l, gj = a->j0 + j0 + c;
+      double x[4];
+      int rowc = 0;
+      for (int e = 0; e < b->ne; e++) {
+        x[e] = v[e * SM_FIN_CHUNK + c];
+        rowc |= x[e] >= b->rthr[lr[e]];
+      }
+      if (rowc) {
+        if (b->ccc)
+          offer_row(tk, row, gj, x);
+        else
+          sm_topk_offer(row, tk->k, gj, 0, x[0]);
+        for (int t = 0; t < lists; t++)
+          b->rthr[t] = topk_floor(row + t * tk->k, tk->k);
+      }
+      if (cm[c8 / 8] >> l & 1) {
+        sm_topk_ent_t *col = b->cand + (a->m + j0 + c) * per;
+        if (b->ccc)
+          offer_col(tk, col, gi, x);
+        else
+          sm_topk_offer(col, tk->k, gi, 0, x[0]);
+        for (int t = 0; t < lists && cthr[0]; t++)
+          b->cthr[t][j0 + c] = topk_floor(col + t * tk->k, tk->k);
+      }
+    }
+  }
+}
+
+/* ---- the block, a row's pairs at a time in chunks: values and checksum
+ * terms, then only what is wanted of records, histogram counts and
+ * candidates, in the same (row, column, entry) order as the values. */
+static void fin2_rows(fin2_blk_t *b, sm_recbuf_t *out)
+{
+  const sm_fin2_args_t *a = b->a;
+  double v[4 * SM_FIN_CHUNK];
+  for (uint32_t i = 0; i < a->m; i++) {
+    for (int l = 0; l < 4; l++)
+      b->rthr[l] = -INFINITY;
+    for (uint32_t j0 = a->diag ? i + 1 : 0; j0 < a->n; j0 += SM_FIN_CHUNK) {
+      const uint32_t nc = a->n - j0 < SM_FIN_CHUNK ? a->n - j0 : SM_FIN_CHUNK;
+      fin2_values(b, i, j0, nc, v);
+      if (a->emit || a->hist.bins)
+        fin2_emit(b, out, i, j0, nc, v);
+      if (b->cand)
+        fin2_topk(b, i, j0, nc, v);
+    }
+  }
+}
+
+/* The block's choices: instruction-set loops (their column arrays), the
+ * threshold filter, the histogram's copies, the top-k floors. */
+static void fin2_setup(fin2_blk_t *b)
+{
+  const sm_fin2_args_t *a = b->a;
+  const sm_fin_isa_t *isa = sm_fin_isa();
+  b->keep = isa ? isa->keep : sm_fin_keep_port;
+  b->topk = isa ? isa->topk : sm_fin_topk_port;
+  b->isa = isa;
+  if (b->ccc && !(isfinite(a->ccc_mult) && isfinite(a->ccc_param)))
+    b->isa = NULL; /* the factors' order is then the comparisons' alone */
+  if (b->isa && !fin2_columns(b))
+    b->isa = NULL;
+  b->keep_all = a->keep_all || (!(b->ccc && a->thr_ent.n) && !(a->threshold >= 0));
+  b->thr = (sm_fin_thr_t){a->threshold, b->ccc && a->thr_ent.n ? a->thr_ent.t : NULL,
+                          a->thr_f32};
+  sm_fin_hc_init(&b->hc, &a->hist, isa);
+  if (!b->cand)
+    return;
+  /* per list, the columns' floors: -inf, +inf past the last column */
+  const uint32_t lists = a->topk.lists;
+  const size_t np = (size_t)a->n + 8;
+  double *mem = malloc(lists * np * sizeof(double));
+  for (uint32_t l = 0; l < lists && mem; l++) {
+    b->cthr[l] = mem + l * np;
+    for (size_t j = 0; j < np; j++)
+      b->cthr[l][j] = j < a->n ? -INFINITY : INFINITY;
   }
 }
 
@@ -208,57 +458,28 @@ uint64_t sm_kern_finalize2(const sm_fin2_args_t *a, const void *num, size_t ldnu
                            sm_topk_ent_t *cand)
 {
   sm_fin_begin(out, &a->hist, a->emit ? sm_fin2_max_records(a) : 0);
-  if (!cand) {
-    finalize2_rows(a, num, ldnum, sums_i, sums_j, out);
-    return out->count;
-  }
-  const sm_topk_spec_t *tk = &a->topk;
-  const uint64_t per = (uint64_t)tk->lists * tk->k; /* places per vector */
   if (cand)
     for (uint64_t p = 0; p < sm_fin2_topk_places(a); p++)
       cand[p] = (sm_topk_ent_t){0, SM_TOPK_EMPTY, 0};
-  for (uint32_t i = 0; i < a->m; i++) {
-    for (uint32_t j = a->diag ? i + 1 : 0; j < a->n; j++) {
-      const uint32_t gi = a->i0 + i, gj = a->j0 + j;
-      const uint32_t idx[3] = {a->swap ? gj : gi, a->swap ? gi : gj, 0};
-      const uint64_t key = sm_cksum_key(idx, 2);
-      if (a->metric == 0) {
-        double n2, si, sj;
-        if (a->single) {
-          n2 = ((const float *)num)[i * ldnum + j];
-          si = ((const float *)sums_i)[i];
-          sj = ((const float *)sums_j)[j];
-        } else {
-          n2 = ((const double *)num)[i * ldnum + j];
-          si = ((const double *)sums_i)[i];
-          sj = ((const double *)sums_j)[j];
-        }
-        const double v = sm_f_czek2(n2, si, sj);
-        put(a, out, idx, key, 0, NULL, v);
-        if (cand) {
-          sm_topk_offer(cand + i * per, tk->k, gj, 0, v);
-          sm_topk_offer(cand + (a->m + j) * per, tk->k, gi, 0, v);
-        }
-      } else {
-        const uint32_t *mom =
-            (const uint32_t *)num + (i * ldnum + j) * SM_CCC2_NMOM(a->sparse);
-        const uint32_t *si = (const uint32_t *)sums_i + 2 * i;
-        const uint32_t *sj = (const uint32_t *)sums_j + 2 * j;
-        uint64_t t[4];
-        if (a->sparse)
-          sm_ccc2_tally(mom[0], mom[1], mom[2], mom[3], t);
-        else
-          sm_ccc2_tally(mom[0], si[0], sj[0], a->nf, t);
-        double v[4];
-        sm_ccc2_values(t, si[0], sj[0], si[1], sj[1], a->nf, !a->sparse, a->ccc_mult,
-                       a->ccc_param, v);
-        for (uint32_t e = 0; e < 4; e++)
-          put(a, out, idx, key, e, v, v[e]);
-        if (cand)
-          offer_ccc(tk, cand + i * per, cand + (a->m + j) * per, gi, gj, v);
-      }
-    }
-  }
+  fin2_blk_t b = {.a = a,
+                  .num = num,
+                  .sums_i = sums_i,
+                  .sums_j = sums_j,
+                  .ldnum = ldnum,
+                  .ccc = a->metric == 1,
+                  .ne = a->metric == 1 ? 4 : 1,
+                  .cand = cand};
+  for (uint32_t e = 0; e < 4; e++)
+    b.ent[e] = a->swap ? swap_entry(e) : e;
+  fin2_setup(&b);
+  fin2_rows(&b, out);
+  if (a->hist.bins)
+    sm_fin_hc_flush(&b.hc, sm_recbuf_hist(out));
+  sm_fin_hc_free(&b.hc);
+  free(b.col[0]);
+  free(b.cthr[0]);
+  sm_fin_ck_flush(&out->cksum, &b.ck);
+  out->nvalues += b.ck.n;
   return out->count;
 }
 

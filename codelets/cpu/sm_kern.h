@@ -36,7 +36,9 @@ void sm_kern_sums_czek_s(size_t nv, size_t k, const float *X, size_t ldx, float 
 #define SM_CCC2_NMOM(sparse) ((sparse) ? 4 : 1)
 void sm_kern_ccc2_ref(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
                       const uint64_t *B, size_t ldb, int sparse, uint32_t *C, size_t ldc);
-/* Bit-plane AND + popcount kernel on packed planes (64 fields per word). */
+/* Bit-plane AND + popcount kernel on packed planes (64 fields per word),
+ * portable (64-bit popcount): the short-vector form below a length
+ * measured per ISA and method (sm_kern_pick.c), the long one above. */
 void sm_kern_ccc2_popc(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
                        const uint64_t *B, size_t ldb, int sparse, uint32_t *C,
                        size_t ldc);
@@ -44,6 +46,19 @@ void sm_kern_ccc2_popc(size_t m, size_t n, size_t nf, const uint64_t *A, size_t 
  * diagonal computed, those below mirrored. */
 void sm_kern_ccc2_syrk_popc(size_t n, size_t nf, const uint64_t *A, size_t lda,
                             int sparse, uint32_t *C, size_t ldc);
+/* Its two forms: long vectors (row x column tiles, one sum per pair) and
+ * short ones (sm_ccc_short.h: columns packed in lanes, the register tile's
+ * counts kept per lane over the whole field loop). */
+void sm_kern_ccc2_long_popc(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
+                            const uint64_t *B, size_t ldb, int sparse, uint32_t *C,
+                            size_t ldc);
+void sm_kern_ccc2_syrk_long_popc(size_t n, size_t nf, const uint64_t *A, size_t lda,
+                                 int sparse, uint32_t *C, size_t ldc);
+void sm_kern_ccc2_short_popc(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
+                             const uint64_t *B, size_t ldb, int sparse, uint32_t *C,
+                             size_t ldc);
+void sm_kern_ccc2_syrk_short_popc(size_t n, size_t nf, const uint64_t *A, size_t lda,
+                                  int sparse, uint32_t *C, size_t ldc);
 
 /* Tiles in int8 form (the CCC int8 GEMMs' operands, kpad =
  * sm_ccc_i8_kpad(nf) bytes per row at ld ldr): rows 0..rows-1 hold r of

@@ -1,7 +1,9 @@
 /* sm_kern_pick.c: which CPU kernel runs: the variant asked for when this
  * CPU can run it, or the fastest usable one (Czekanowski: the widest
  * instruction set; CCC: a short timing of the best popcount kernel against
- * the best int8 GEMM kernel, since which wins depends on the core). */
+ * the best int8 GEMM kernel, since which wins depends on the core); and,
+ * inside each CCC popcount kernel, its short- or long-vector form by the
+ * vectors' length. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,6 +141,44 @@ const char *sm_kern_pick_czek2_s(sm_kvar_t v, sm_czek2_s_fn *fn)
   *fn = c.s;
   return c.sname;
 }
+
+/* ---- CCC popcount kernels: the short-vector form or the long one */
+
+/* Below these lengths (fields; [dense, sparse]) the short-vector form
+ * (sm_ccc_short.h) is the faster one. Measured on one core of an AVX-512
+ * VPOPCNTDQ Xeon (2 cores, L2 2 MB), 1024 x 1024 blocks, each form's rate
+ * against the AND + popcount limit (bench/kernels): at 1000 fields short
+ * 78% dense and 71% sparse against long 37% and 27%; the forms cross at
+ * 20480 (tied to 24576, long ahead from 32768: 74% against 70%) dense and
+ * 49152 sparse (short 73% against 71% at 40960, long 69% against 67% at
+ * 49152), as a register tile's planes outgrow L1 (the long form blocks
+ * the fields, the short one does not). AVX2 (same core): short ahead to
+ * 32768 (24% against 22%), tied at 65536. Portable (scalar popcount):
+ * short ahead to 24576 dense, 12288 sparse (76% against 75%), long ahead
+ * from 32768 dense (89% against 86%) and 16384 sparse. */
+static const size_t short_avx512[2] = {20480, 49152};
+static const size_t short_avx2[2] = {65536, 65536};
+static const size_t short_popc[2] = {32768, 16384};
+
+#define SM_CCC2_BY_LENGTH(isa)                                                           \
+  void sm_kern_ccc2_##isa(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,  \
+                          const uint64_t *B, size_t ldb, int sparse, uint32_t *C,        \
+                          size_t ldc)                                                    \
+  {                                                                                      \
+    (nf < short_##isa[!!sparse] ? sm_kern_ccc2_short_##isa : sm_kern_ccc2_long_##isa)(   \
+        m, n, nf, A, lda, B, ldb, sparse, C, ldc);                                       \
+  }                                                                                      \
+  void sm_kern_ccc2_syrk_##isa(size_t n, size_t nf, const uint64_t *A, size_t lda,       \
+                               int sparse, uint32_t *C, size_t ldc)                      \
+  {                                                                                      \
+    (nf < short_##isa[!!sparse]                                                          \
+         ? sm_kern_ccc2_syrk_short_##isa                                                 \
+         : sm_kern_ccc2_syrk_long_##isa)(n, nf, A, lda, sparse, C, ldc);                 \
+  }
+
+SM_CCC2_BY_LENGTH(avx512)
+SM_CCC2_BY_LENGTH(avx2)
+SM_CCC2_BY_LENGTH(popc)
 
 /* ---- CCC */
 
@@ -284,6 +324,18 @@ const char *sm_kern_pick_ccc2(sm_kvar_t v, int sparse, sm_ccc2_fn *fn)
     c = ccc_variant(v);
   *fn = c.fn;
   return c.name;
+}
+
+size_t sm_kern_ccc2_short_nf(sm_kvar_t v, int sparse)
+{
+  sm_ccc2_fn f;
+  if (!sm_kern_pick_ccc2(v, sparse, &f))
+    return 0;
+  sparse = !!sparse;
+  return f == sm_kern_ccc2_avx512 ? short_avx512[sparse]
+         : f == sm_kern_ccc2_avx2 ? short_avx2[sparse]
+         : f == sm_kern_ccc2_popc ? short_popc[sparse]
+                                  : 0;
 }
 
 /* ---- symmetric variants: by the kernel the pick gives */

@@ -65,6 +65,22 @@ void sm_kern_czek2_lo_avx2_s(size_t m, size_t n, size_t k, const float *A, size_
 void sm_kern_ccc2_avx512(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
                          const uint64_t *B, size_t ldb, int sparse, uint32_t *C,
                          size_t ldc);
+/* sm_kern_ccc2_avx512 and its symmetric form run one of two forms, by
+ * length (sm_kern_ccc2_short_nf): long vectors, cache blocked, a tile of 4 x
+ * 2 pairs (dense) whose vector sums are reduced once per field block; short
+ * ones (sm_ccc_short.h), the columns in the lanes, each lane's count its
+ * own pair's over the whole field loop (no reduction across lanes). The
+ * AVX2 and portable kernels have the same two forms. */
+void sm_kern_ccc2_long_avx512(size_t m, size_t n, size_t nf, const uint64_t *A,
+                              size_t lda, const uint64_t *B, size_t ldb, int sparse,
+                              uint32_t *C, size_t ldc);
+void sm_kern_ccc2_syrk_long_avx512(size_t n, size_t nf, const uint64_t *A, size_t lda,
+                                   int sparse, uint32_t *C, size_t ldc);
+void sm_kern_ccc2_short_avx512(size_t m, size_t n, size_t nf, const uint64_t *A,
+                               size_t lda, const uint64_t *B, size_t ldb, int sparse,
+                               uint32_t *C, size_t ldc);
+void sm_kern_ccc2_syrk_short_avx512(size_t n, size_t nf, const uint64_t *A, size_t lda,
+                                    int sparse, uint32_t *C, size_t ldc);
 
 /* ---- CCC 2-way moments as an int8 GEMM (the papers' tensor-core method):
  * per-entry allele counts r (0, 1, 2; sparse also the presence m, 0 or 1)
@@ -84,6 +100,16 @@ void sm_kern_ccc2_avx2(size_t m, size_t n, size_t nf, const uint64_t *A, size_t 
                        size_t ldc);
 void sm_kern_ccc2_syrk_avx2(size_t n, size_t nf, const uint64_t *A, size_t lda,
                             int sparse, uint32_t *C, size_t ldc);
+void sm_kern_ccc2_long_avx2(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
+                            const uint64_t *B, size_t ldb, int sparse, uint32_t *C,
+                            size_t ldc);
+void sm_kern_ccc2_syrk_long_avx2(size_t n, size_t nf, const uint64_t *A, size_t lda,
+                                 int sparse, uint32_t *C, size_t ldc);
+void sm_kern_ccc2_short_avx2(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
+                             const uint64_t *B, size_t ldb, int sparse, uint32_t *C,
+                             size_t ldc);
+void sm_kern_ccc2_syrk_short_avx2(size_t n, size_t nf, const uint64_t *A, size_t lda,
+                                  int sparse, uint32_t *C, size_t ldc);
 void sm_kern_ccc2_syrk_amx(size_t n, size_t nf, const uint64_t *A, size_t lda, int sparse,
                            uint32_t *C, size_t ldc);
 void sm_kern_ccc2_syrk_vnni(size_t n, size_t nf, const uint64_t *A, size_t lda,
@@ -125,6 +151,14 @@ int sm_kern_ccc2_i8(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda
                     const uint64_t *B, size_t ldb, int sparse, uint32_t *C, size_t ldc,
                     sm_i8tile_fn tile, int simd_pack, int sym);
 
+/* ---- CCC 3-way planes: the plane kernel (sm_kern_ccc3_popc_keep, which
+ * runs on the widest instruction set this CPU has) on the short-vector
+ * tiles of variant v (AVX512, AVX2; the others: portable). */
+void sm_kern_ccc3_popc_isa(sm_kvar_t v, const sm_keep3_t *keep, size_t g, size_t mx,
+                           size_t my, size_t nf, const uint64_t *P, size_t ldp,
+                           const uint64_t *X, size_t ldx, const uint64_t *Y, size_t ldy,
+                           int sparse, uint32_t *out);
+
 /* ---- run-time choice */
 /* Kernel variants (the --kernel choices): sm_kvar_t, sm_kern_variants.h. */
 
@@ -159,6 +193,11 @@ const char *sm_kern_pick_czek2_s(sm_kvar_t v, sm_czek2_s_fn *fn);
  * problem (a few milliseconds) and keeps the fastest for dense and for
  * sparse separately. Thread-safe. */
 const char *sm_kern_pick_ccc2(sm_kvar_t v, int sparse, sm_ccc2_fn *fn);
+
+/** The popcount kernels' crossover: below this many fields the CCC 2-way
+ * kernel of variant v (AVX512, AVX2, POPC, BLOCKED; 0 for the others)
+ * runs its short-vector form. */
+size_t sm_kern_ccc2_short_nf(sm_kvar_t v, int sparse);
 
 /** The symmetric variant of the kernel sm_kern_pick_* gives for v, or NULL
  * when that kernel has none (then call it with B = A). */

@@ -47,6 +47,7 @@
 #define SM_FIN_THRF32 16       /* the threshold compares float32-rounded values */
 #define SM_FIN_SPARSE 32       /* CCC sparse method */
 #define SM_FIN_MAX_GROUPS 1024 /* groups of a finalize launch at most */
+#define SM_FIN_PART_WORDS 5    /* per group: 4 checksum sums, kept values */
 #define SM_DEV_MAX_GROUPS 65535
 
 #if defined(__OPENCL_VERSION__)

@@ -27,6 +27,26 @@
 
 /* One type T (suffix SFX): the staging of a slice, the block product and
  * the 2-way and 3-way kernels. */
+/* Whether the rows0 x cols0 block at (r0, c0) of plane p of a 3-way task
+ * (mx x my) holds a triple its piece keeps (kind, a0, x0, y0: sm_keep3_t,
+ * as sm_keep3_first reads them): a row's first kept y does not decrease
+ * with x, so the block's first row with a kept triple decides. The CPU
+ * kernels skip the same triples (their numerators 0). */
+SM_DEVFN int sm_dev_keep3_block(int kind, int ka0, int kx0, int ky0, int p, int r0,
+                                int rows0, int c0, int cols0, int mx, int my)
+{
+  if (kind == 2)
+    return 1;
+  sm_i64 x = r0;
+  if (kind == 0 && x < (sm_i64)ka0 + p + 1 - kx0) /* a < x */
+    x = (sm_i64)ka0 + p + 1 - kx0;
+  if (x >= r0 + rows0 || x >= mx)
+    return 0;
+  const sm_u64 ylo = sm_keep3_first(kind, (sm_u64)ka0 + (sm_u64)p,
+                                    (sm_u64)kx0 + (sm_u64)x, (sm_u64)ky0, (sm_u64)my);
+  return ylo < (sm_u64)(c0 + cols0 < my ? c0 + cols0 : my);
+}
+
 #define SM_DEV_CZEK(T, SFX, FMIN)                                                        \
   /* rows [r0, r0 + CZ_ROWS) of M, fields [q0, q0 + CZ_K) -> s[q][row], 0                \
    * outside the matrix; with_p: min with the plane vector's field too */                \
@@ -47,11 +67,12 @@
     }                                                                                    \
   }                                                                                      \
                                                                                          \
-  /* the (bi, bj) block of C = min-plus(A (optionally min P), B) */                      \
+  /* the (bi, bj) block of C = min-plus(A (optionally min P), B); mirror: also           \
+   * its transpose (a diagonal block, B = A: (j, i) is (i, j)) */                        \
   SM_DEVFN void sm_dev_cz_block_##SFX(int m, int n, int k, SM_G const T *A, int lda,     \
                                       SM_G const T *P, int with_p, SM_G const T *B,      \
                                       int ldb, SM_G T *C, int ldc, int bi, int bj,       \
-                                      SM_L T *as, SM_L T *bs)                            \
+                                      int mirror, SM_L T *as, SM_L T *bs)                \
   {                                                                                      \
     const int tx = SM_LID(0), ty = SM_LID(1);                                            \
     T acc[SM_DEV_CZ_R][SM_DEV_CZ_R];                                                     \
@@ -78,8 +99,11 @@
       for (int c = 0; c < SM_DEV_CZ_R; c++) {                                            \
         const int i = bi * SM_DEV_CZ_ROWS + ty + SM_DEV_TY * r;                          \
         const int j = bj * SM_DEV_CZ_COLS + tx + SM_DEV_TX * c;                          \
-        if (i < m && j < n)                                                              \
+        if (i < m && j < n) {                                                            \
           C[(sm_i64)i * ldc + j] = acc[r][c];                                            \
+          if (mirror)                                                                    \
+            C[(sm_i64)j * ldc + i] = acc[r][c];                                          \
+        }                                                                                \
       }                                                                                  \
   }                                                                                      \
                                                                                          \
@@ -91,15 +115,20 @@
     SM_SHARED T bs[SM_DEV_CZ_K * SM_DEV_CZ_LDS];                                         \
     const int nbi = (m + SM_DEV_CZ_ROWS - 1) / SM_DEV_CZ_ROWS;                           \
     const int nbj = (n + SM_DEV_CZ_COLS - 1) / SM_DEV_CZ_COLS;                           \
+    /* a diagonal block (B = A): the blocks above the diagonal also write                \
+     * their mirror below, which is not computed (the CPU's syrk kernels) */             \
+    const int same = A + offa == B + offb && m == n && lda == ldb;                       \
     for (int bi = SM_GRP(1); bi < nbi; bi += SM_NGRP(1))                                 \
       for (int bj = SM_GRP(0); bj < nbj; bj += SM_NGRP(0))                               \
-        sm_dev_cz_block_##SFX(m, n, k, A + offa, lda, A + offa, 0, B + offb, ldb,        \
-                              C + offc, ldc, bi, bj, as, bs);                            \
+        if (!same || bi <= bj)                                                           \
+          sm_dev_cz_block_##SFX(m, n, k, A + offa, lda, A + offa, 0, B + offb, ldb,      \
+                                C + offc, ldc, bi, bj, same && bi < bj, as, bs);         \
   }                                                                                      \
                                                                                          \
   SM_DEV_KERNEL void sm_czek3_##SFX(                                                     \
       int g, int mx, int my, int k, SM_G const T *P, int offp, int ldp, SM_G const T *X, \
-      int offx, int ldx, SM_G const T *Y, int offy, int ldy, SM_G T *out, int offo)      \
+      int offx, int ldx, SM_G const T *Y, int offy, int ldy, SM_G T *out, int offo,      \
+      int kind, int ka0, int kx0, int ky0)                                               \
   {                                                                                      \
     SM_SHARED T as[SM_DEV_CZ_K * SM_DEV_CZ_LDS];                                         \
     SM_SHARED T bs[SM_DEV_CZ_K * SM_DEV_CZ_LDS];                                         \
@@ -107,10 +136,22 @@
     const int nbj = (my + SM_DEV_CZ_COLS - 1) / SM_DEV_CZ_COLS;                          \
     for (int a = SM_GRP(2); a < g; a += SM_NGRP(2))                                      \
       for (int bi = SM_GRP(1); bi < nbi; bi += SM_NGRP(1))                               \
-        for (int bj = SM_GRP(0); bj < nbj; bj += SM_NGRP(0))                             \
-          sm_dev_cz_block_##SFX(mx, my, k, X + offx, ldx, P + offp + (sm_i64)a * ldp, 1, \
-                                Y + offy, ldy, out + offo + (sm_i64)a * mx * my, my, bi, \
-                                bj, as, bs);                                             \
+        for (int bj = SM_GRP(0); bj < nbj; bj += SM_NGRP(0)) {                           \
+          SM_G T *o = out + offo + (sm_i64)a * mx * my;                                  \
+          if (sm_dev_keep3_block(kind, ka0, kx0, ky0, a, bi * SM_DEV_CZ_ROWS,            \
+                                 SM_DEV_CZ_ROWS, bj * SM_DEV_CZ_COLS, SM_DEV_CZ_COLS,    \
+                                 mx, my))                                                \
+            sm_dev_cz_block_##SFX(mx, my, k, X + offx, ldx, P + offp + (sm_i64)a * ldp,  \
+                                  1, Y + offy, ldy, o, my, bi, bj, 0, as, bs);           \
+          else /* nothing kept: zeros, as the CPU kernels leave */                       \
+            for (int e = SM_LID(1) * SM_DEV_TX + SM_LID(0);                              \
+                 e < SM_DEV_CZ_ROWS * SM_DEV_CZ_COLS; e += SM_DEV_TX * SM_DEV_TY) {      \
+              const int x = bi * SM_DEV_CZ_ROWS + e / SM_DEV_CZ_COLS,                    \
+                        y = bj * SM_DEV_CZ_COLS + e % SM_DEV_CZ_COLS;                    \
+              if (x < mx && y < my)                                                      \
+                o[(sm_i64)x * my + y] = (T)0;                                            \
+            }                                                                            \
+        }                                                                                \
   }
 
 SM_DEV_CZEK(double, d, SM_FMIN_D)
@@ -154,8 +195,14 @@ SM_DEVFN void sm_dev_cc_stage(SM_L sm_u64 *p1, SM_L sm_u64 *p2, SM_L sm_u64 *pm,
     const int tx = SM_LID(0), ty = SM_LID(1), nw = (nf + 31) / 32;                       \
     const int nbi = (m + SM_DEV_C2_ROWS - 1) / SM_DEV_C2_ROWS;                           \
     const int nbj = (n + SM_DEV_C2_COLS - 1) / SM_DEV_C2_COLS;                           \
+    /* a diagonal block (B = A): the blocks above the diagonal also write                \
+     * their mirror below (rm and mr trade places), which is not computed                \
+     * (the CPU's syrk kernels) */                                                       \
+    const int same = A + offa == B + offb && m == n && lda == ldb;                       \
     for (int bi = SM_GRP(1); bi < nbi; bi += SM_NGRP(1))                                 \
       for (int bj = SM_GRP(0); bj < nbj; bj += SM_NGRP(0)) {                             \
+        if (same && bi > bj)                                                             \
+          continue; /* uniform in the group: no barrier is skipped by some */            \
         sm_u32 mom[SM_DEV_C2_R][SM_DEV_C2_R][4];                                         \
         for (int r = 0; r < SM_DEV_C2_R; r++)                                            \
           for (int c = 0; c < SM_DEV_C2_R; c++)                                          \
@@ -193,8 +240,13 @@ SM_DEVFN void sm_dev_cc_stage(SM_L sm_u64 *p1, SM_L sm_u64 *p2, SM_L sm_u64 *pm,
             const int i = bi * SM_DEV_C2_ROWS + ty + SM_DEV_TY * r;                      \
             const int j = bj * SM_DEV_C2_COLS + tx + SM_DEV_TX * c;                      \
             if (i < m && j < n)                                                          \
-              for (int u = 0; u < NMOM; u++)                                             \
+              for (int u = 0; u < NMOM; u++) {                                           \
                 C[offc + ((sm_i64)i * ldc + j) * NMOM + u] = mom[r][c][u];               \
+                if (same && bi < bj) {                                                   \
+                  const int um = u == 1 ? 2 : u == 2 ? 1 : u;                            \
+                  C[offc + ((sm_i64)j * ldc + i) * NMOM + u] = mom[r][c][um];            \
+                }                                                                        \
+              }                                                                          \
           }                                                                              \
       }                                                                                  \
   }
@@ -205,13 +257,15 @@ SM_DEV_CCC2(sm_ccc2_sparse, 1, 4)
 /* ---- CCC 2-way moments as an int8 GEMM (the papers' tensor-core method):
  * a tile's int8 form holds, for each of its `rows` vectors, the allele
  * counts r (row v) and, sparse, the presences m (row rows + v), kpad
- * bytes each (fields past nf are 0). On CUDA cuBLAS multiplies them
- * (G = R^T L, int32, column-major as cublasGemmEx writes it); under OpenCL
- * sm_i8_gemm stands in for it, so that the expansion and the gather run
- * here as they run on a GPU. */
-SM_DEV_KERNEL void sm_i8_expand(int rows, int nf, int kpad, SM_G const sm_u64 *X,
-                                int offx, int ldx, int sparse, SM_G sm_i8 *R, int offr,
-                                int ldr)
+ * bytes each (fields past nf are 0), then zero rows up to prows (a
+ * multiple of 16, the shapes cuBLAS's int8 kernels want:
+ * codelets/cuda/sm_i8_gemm.h). On CUDA cuBLAS multiplies them (G = R^T L,
+ * int32, column-major as cublasGemmEx writes it); under OpenCL sm_i8_gemm
+ * stands in for it, so that the expansion and the gather run here as they
+ * run on a GPU. */
+SM_DEV_KERNEL void sm_i8_expand(int rows, int prows, int nf, int kpad,
+                                SM_G const sm_u64 *X, int offx, int ldx, int sparse,
+                                SM_G sm_i8 *R, int offr, int ldr)
 {
   for (int v = SM_GRP(1) * SM_DEV_TY + SM_LID(1); v < rows; v += SM_NGRP(1) * SM_DEV_TY)
     for (int q = SM_GRP(0) * SM_DEV_TX + SM_LID(0); q < kpad;
@@ -227,11 +281,17 @@ SM_DEV_KERNEL void sm_i8_expand(int rows, int nf, int kpad, SM_G const sm_u64 *X
       if (sparse)
         R[offr + (sm_i64)(rows + v) * ldr + q] = p;
     }
+  /* the padding rows: zero (no product of theirs is gathered) */
+  for (int v = (sparse ? 2 : 1) * rows + SM_GRP(1) * SM_DEV_TY + SM_LID(1); v < prows;
+       v += SM_NGRP(1) * SM_DEV_TY)
+    for (int q = SM_GRP(0) * SM_DEV_TX + SM_LID(0); q < kpad; q += SM_NGRP(0) * SM_DEV_TX)
+      R[offr + (sm_i64)v * ldr + q] = 0;
 }
 
 /* G (ldg, column-major: G[j' + i' ldg]) -> the interleaved moments of
  * m x n vector pairs: moment k = rr, rm, mr, mm takes left block k / 2
- * (rows of r, then of m) and right block k % 2 */
+ * (rows of r, then of m) and right block k % 2; the padding rows' and
+ * columns' products are not read */
 SM_DEV_KERNEL void sm_i8_gather(int m, int n, int sparse, SM_G const int *G, int offg,
                                 int ldg, SM_G sm_u32 *C, int offc, int ldc)
 {
@@ -268,7 +328,7 @@ SM_DEV_KERNEL void sm_i8_gemm(int lm, int rn, int kpad, SM_G const sm_i8 *L, int
   SM_DEV_KERNEL void NAME(int g, int mx, int my, int nf, SM_G const sm_u64 *P, int offp, \
                           int ldp, SM_G const sm_u64 *X, int offx, int ldx,              \
                           SM_G const sm_u64 *Y, int offy, int ldy, SM_G sm_u32 *out,     \
-                          int offo)                                                      \
+                          int offo, int kind, int ka0, int kx0, int ky0)                 \
   {                                                                                      \
     SM_SHARED sm_u64 x1s[SM_DEV_CC_W * SM_DEV_C3_ROWS],                                  \
         x2s[SM_DEV_CC_W * SM_DEV_C3_ROWS], xms[SM_DEV_CC_W * SM_DEV_C3_ROWS];            \
@@ -282,6 +342,20 @@ SM_DEV_KERNEL void sm_i8_gemm(int lm, int rn, int kpad, SM_G const sm_i8 *L, int
     for (int a = SM_GRP(2); a < g; a += SM_NGRP(2))                                      \
       for (int bi = SM_GRP(1); bi < nbi; bi += SM_NGRP(1))                               \
         for (int bj = SM_GRP(0); bj < nbj; bj += SM_NGRP(0)) {                           \
+          if (!sm_dev_keep3_block(kind, ka0, kx0, ky0, a, bi * SM_DEV_C3_ROWS,           \
+                                  SM_DEV_C3_ROWS, bj * SM_DEV_C3_COLS, SM_DEV_C3_COLS,   \
+                                  mx, my)) {                                             \
+            /* nothing kept: zeros, as the CPU kernels leave (uniform in                 \
+             * the group: no barrier is skipped by some) */                              \
+            for (int e = lin; e < SM_DEV_C3_ROWS * SM_DEV_C3_COLS * NMOM;                \
+                 e += SM_DEV_TX * SM_DEV_TY) {                                           \
+              const int x = bi * SM_DEV_C3_ROWS + e / (SM_DEV_C3_COLS * NMOM),           \
+                        y = bj * SM_DEV_C3_COLS + e / NMOM % SM_DEV_C3_COLS;             \
+              if (x < mx && y < my)                                                      \
+                out[offo + (((sm_i64)a * mx + x) * my + y) * NMOM + e % NMOM] = 0;       \
+            }                                                                            \
+            continue;                                                                    \
+          }                                                                              \
           SM_G const sm_u64 *p = P + offp + (sm_i64)a * ldp;                             \
           sm_u32 mom[SM_DEV_C3_R][SM_DEV_C3_R][NMOM];                                    \
           for (int r = 0; r < SM_DEV_C3_R; r++)                                          \
@@ -480,7 +554,9 @@ SM_DEVFN void sm_dev_ck_term(sm_u64 *ck, double v, sm_u64 key, sm_u32 e)
 /* What the two finalize passes do in a group of SM_DEV_SAF_THREADS
  * threads (every thread calls them; red and scan in local memory): the
  * group's sum of v (returned to every thread); the group's checksum sums
- * into part[4 g ..]; the exclusive scan of cnt (*total: the group's sum). */
+ * and its kept values (the sum of its rows' counts, which every thread
+ * has) into part[SM_FIN_PART_WORDS g ..]; the exclusive scan of cnt
+ * (*total: the group's sum). */
 SM_DEVFN sm_u64 sm_dev_group_sum(SM_L sm_u64 *red, int tid, sm_u64 v)
 {
   red[tid] = v;
@@ -494,14 +570,17 @@ SM_DEVFN sm_u64 sm_dev_group_sum(SM_L sm_u64 *red, int tid, sm_u64 v)
   SM_BARRIER(); /* red[0] is read above before a next call writes red */
   return sum;
 }
-SM_DEVFN void sm_dev_group_cksum(SM_L sm_u64 *red, int tid, const sm_u64 *ck,
+SM_DEVFN void sm_dev_group_cksum(SM_L sm_u64 *red, int tid, const sm_u64 *ck, sm_u64 kept,
                                  SM_G sm_u64 *part)
 {
+  SM_G sm_u64 *mine = part + SM_FIN_PART_WORDS * (sm_i64)SM_GRP(0);
   for (int k = 0; k < 4; k++) {
     const sm_u64 sum = sm_dev_group_sum(red, tid, ck[k]);
     if (tid == 0)
-      part[4 * (sm_i64)SM_GRP(0) + k] = sum;
+      mine[k] = sum;
   }
+  if (tid == 0)
+    mine[4] = kept;
 }
 SM_DEVFN sm_u32 sm_dev_group_scan(SM_L sm_u32 *scan, int tid, sm_u32 cnt, sm_u32 *total)
 {
@@ -517,6 +596,25 @@ SM_DEVFN sm_u32 sm_dev_group_scan(SM_L sm_u32 *scan, int tid, sm_u32 cnt, sm_u32
   *total = scan[SM_DEV_SAF_THREADS - 1];
   SM_BARRIER(); /* scan[] is read above before a next call writes it */
   return before;
+}
+
+/* The groups' sums of a finalize's count pass added up on the device, so
+ * that 40 bytes cross to the host whatever the groups: one group of
+ * SM_DEV_SAF_THREADS threads; part[SM_FIN_PART_WORDS groups ..] (the slot
+ * after the groups') gets the sums of the groups' words (unsigned, modulo
+ * 2^64: any order gives the same). */
+SM_DEV_KERNEL void sm_fin_parts(int groups, SM_G sm_u64 *part)
+{
+  SM_SHARED sm_u64 red[SM_DEV_SAF_THREADS];
+  const int tid = SM_LID(0);
+  for (int k = 0; k < SM_FIN_PART_WORDS; k++) {
+    sm_u64 acc = 0;
+    for (int g = tid; g < groups; g += SM_DEV_SAF_THREADS)
+      acc += part[SM_FIN_PART_WORDS * (sm_i64)g + k];
+    const sm_u64 sum = sm_dev_group_sum(red, tid, acc);
+    if (tid == 0)
+      part[SM_FIN_PART_WORDS * (sm_i64)groups + k] = sum;
+  }
 }
 
 /* The values of pair (i, j) of a block (kern_finalize2.c's ccc_chunk and
@@ -558,7 +656,7 @@ SM_DEV_FIN2_CZEK(float, czek_s)
     SM_SHARED sm_u64 red[SM_DEV_SAF_THREADS];                                            \
     const int tid = SM_LID(0), sw = flags & SM_FIN_SWAP;                                 \
     const double nf = (double)nfi;                                                       \
-    sm_u64 ck[4] = {0, 0, 0, 0};                                                         \
+    sm_u64 ck[4] = {0, 0, 0, 0}, gkept = 0;                                              \
     for (int i = SM_GRP(0); i < m; i += SM_NGRP(0)) {                                    \
       sm_u64 kept = 0;                                                                   \
       const int jst = (flags & SM_FIN_DIAG) ? i + 1 : 0;                                 \
@@ -577,8 +675,9 @@ SM_DEV_FIN2_CZEK(float, czek_s)
       const sm_u64 rowsum = sm_dev_group_sum(red, tid, kept);                            \
       if (tid == 0)                                                                      \
         rowcnt[i] = (sm_u32)rowsum;                                                      \
+      gkept += rowsum;                                                                   \
     }                                                                                    \
-    sm_dev_group_cksum(red, tid, ck, part);                                              \
+    sm_dev_group_cksum(red, tid, ck, gkept, part);                                       \
   }                                                                                      \
                                                                                          \
   SM_DEV_KERNEL void sm_fin2_emit_##SFX(                                                 \
@@ -726,7 +825,7 @@ SM_DEV_FIN3_CZEK(float, czek_s)
   {                                                                                      \
     SM_SHARED sm_u64 red[SM_DEV_SAF_THREADS];                                            \
     const int tid = SM_LID(0);                                                           \
-    sm_u64 ck[4] = {0, 0, 0, 0};                                                         \
+    sm_u64 ck[4] = {0, 0, 0, 0}, gkept = 0;                                              \
     for (int row = SM_GRP(0); row < g * mx; row += SM_NGRP(0)) {                         \
       const int p = row / mx, x = row % mx, gp = a_glob + p;                             \
       const int ylo = (int)sm_keep3_first(kind, (sm_u64)gp, (sm_u64)(x0 + x),            \
@@ -745,8 +844,9 @@ SM_DEV_FIN3_CZEK(float, czek_s)
       const sm_u64 rowsum = sm_dev_group_sum(red, tid, kept);                            \
       if (tid == 0)                                                                      \
         rowcnt[row] = (sm_u32)rowsum;                                                    \
+      gkept += rowsum;                                                                   \
     }                                                                                    \
-    sm_dev_group_cksum(red, tid, ck, part);                                              \
+    sm_dev_group_cksum(red, tid, ck, gkept, part);                                       \
   }                                                                                      \
                                                                                          \
   SM_DEV_KERNEL void sm_fin3_emit_##SFX(SM_DEV_FIN3_ARGS(T, TS),                         \

@@ -306,6 +306,7 @@ static int starmet_main(int argc, char **argv)
 }
 
 #ifdef SM_SIMULATION
+#ifndef SM_SMPI /* under smpirun StarPU's own main is the library's main */
 /* A compute run, STARPU_HOSTNAME set and its platform file where StarPU
  * will look (--perfmodel-dir, as StarPU reads it, passed on in
  * STARPU_PERF_MODEL_DIR). */
@@ -328,6 +329,7 @@ static int simulated_machine_ready(int argc, char **argv)
     setenv("STARPU_PERF_MODEL_DIR", dir, 1);
   return 1;
 }
+#endif
 
 int starpu_main(int argc, char **argv);
 int starpu_main(int argc, char **argv)
@@ -335,6 +337,7 @@ int starpu_main(int argc, char **argv)
   return starmet_main(argc, argv);
 }
 
+#ifndef SM_SMPI
 int main(int argc, char **argv)
 {
   if (simulated_machine_ready(argc, argv)) {
@@ -356,6 +359,7 @@ int main(int argc, char **argv)
   }
   return starmet_main(argc, argv);
 }
+#endif
 #else
 int main(int argc, char **argv)
 {

@@ -102,6 +102,10 @@ void sm_about_version(FILE *f)
   fprintf(f, "htslib: %s\n", hts_version());
 
   features(f);
+#ifdef SM_USE_CUDA
+  /* the GPU code of the CUDA kernels: SASS sm_NN, PTX compute_NN (configure) */
+  fprintf(f, "CUDA architectures: %s (CUDA %s)\n", SM_CUDA_ARCHS, SM_CUDA_VERSION);
+#endif
   /* what every run checks before it computes (docs/troubleshooting.md) */
   fprintf(f,
           "checks: output paths, input rules, ranks agree, memory estimate, resume "

@@ -745,7 +745,8 @@ static sm_err_t setup_codelets(run_t *r)
 {
   const sm_options_t *o = r->o;
   sm_err_t err = SM_OK;
-  sm_codelets_init(r->P > 1, o->kernel);
+  if (sm_codelets_init(r->P > 1, o->kernel))
+    return SM_EOPTION;
   sm_codelets_set_resilience(o->verify, o->inject_rate, o->inject_seed,
                              o->retry != SM_RETRY_CHECK);
   sm_codelets_set_debug_hang(o->debug_hang_block);
@@ -783,20 +784,10 @@ static sm_err_t run_graph(run_t *r, int progress)
 {
   const sm_options_t *o = r->o;
   int emit = o->output_format != SM_OUT_NONE || r->sink.analytic != NULL;
-  if (!o->block_size && !r->bs_known) { /* rank 0 decides, every rank uses it */
-    size_t bs =
-        o->num_way == 3
-            ? sm_graph_auto_block3(r->vc)
-            : sm_graph_auto_block(
-                  r->vc, (int)starpu_worker_get_count(),
-                  o->devices & STARPU_CUDA ? (int)starpu_cuda_worker_get_count() : 0,
-                  emit, o->metric == SM_METRIC_CCC,
-                  o->metric == SM_METRIC_CCC ? 4 * (size_t)SM_CCC2_NMOM(r->sparse)
-                  : o->single                ? sizeof(float)
-                                             : sizeof(double));
-    sm_mpi_bcast(&bs, sizeof bs);
-    r->d.block_size = bs;
-  }
+  /* GPUs that may run the products: rank 0's, so that every rank builds
+   * the same graph */
+  int ngpus = o->devices & STARPU_CUDA ? (int)starpu_cuda_worker_get_count() : 0;
+  sm_mpi_bcast(&ngpus, sizeof ngpus);
   /* auto: int8 when the products can only run on CUDA workers (cuBLAS);
    * on CPUs the popcount kernels are faster than int8 loops. Rank 0
    * decides: every rank must build the same graph. */
@@ -806,6 +797,35 @@ static sm_err_t run_graph(run_t *r, int progress)
        (o->ccc_gemm == SM_CCC_GEMM_AUTO && !(o->devices & STARPU_CPU) &&
         starpu_cuda_worker_get_count() > 0 && starpu_opencl_worker_get_count() == 0));
   sm_mpi_bcast(&r->ccc_i8, sizeof r->ccc_i8);
+  /* the task grain: rank 0 reads the models, every rank uses its choice */
+  const int ccc = o->metric == SM_METRIC_CCC;
+  sm_grain_t grain = {0};
+  if (r->me == 0)
+    sm_grain_measure(&grain, o->num_way, ccc, r->sparse, o->single, r->ccc_i8,
+                     (o->devices & STARPU_CPU) && starpu_cpu_worker_get_count() > 0);
+  sm_mpi_bcast(&grain, sizeof grain);
+  if (!o->block_size && !r->bs_known) { /* rank 0 decides, every rank uses it */
+    size_t bs =
+        o->num_way == 3
+            ? sm_graph_auto_block3(r->vc, r->d.nf, ngpus, grain.min_work)
+            : sm_graph_auto_block_cost(r->vc, r->d.nf, (int)starpu_worker_get_count(),
+                                       ngpus, emit, ccc,
+                                       ccc         ? 4 * (size_t)SM_CCC2_NMOM(r->sparse)
+                                       : o->single ? sizeof(float)
+                                                   : sizeof(double),
+                                       grain.min_work);
+    sm_mpi_bcast(&bs, sizeof bs);
+    r->d.block_size = bs;
+  }
+  grain.block = r->d.block_size;
+  snprintf(grain.block_from, sizeof grain.block_from, "%s",
+           o->block_size ? "option"
+           : r->bs_known ? "resume"
+                         : "auto");
+  if (o->num_way == 3) { /* the planes of a task on full tiles */
+    const size_t bs = grain.block, g = sm_graph_plane_group(emit, ngpus, r->d.nf, bs, bs);
+    grain.group = g < bs ? g : bs;
+  }
   if (r->ccc_i8)
     r->sum.kernel = "int8 GEMMs on cached int8 tiles (cublasGemmEx on CUDA workers, "
                     "int8 loops on the others)";
@@ -828,6 +848,7 @@ static sm_err_t run_graph(run_t *r, int progress)
       .single = o->single,
       .sparse = r->sparse,
       .ccc_i8 = r->ccc_i8,
+      .ngpus = ngpus,
       .ccc_mult = o->ccc_mult,
       .ccc_param = o->ccc_param,
       .threshold = o->threshold,
@@ -848,6 +869,7 @@ static sm_err_t run_graph(run_t *r, int progress)
   if (!err)
     err = o->num_way == 3 ? sm_graph3_run(&r->v, &go, &r->sink, &r->gs)
                           : sm_graph2_run(&r->v, &go, &r->sink, &r->gs);
+  r->gs.grain = grain;
   r->sum.t_compute = r->gs.t_run;
   return err;
 }

@@ -9,6 +9,7 @@
 #define SM_GRAPH_H
 
 #include "sm_decomp.h"
+#include "sm_grain.h"
 #include "sm_sink.h"
 #include "sm_vectors.h"
 
@@ -32,6 +33,7 @@ typedef struct sm_graph_opts {
   int emit;                /* produce records (0 when output is none and no check) */
   int keep_all;            /* records unthresholded (sink thresholds) */
   int prio;                /* use task priorities */
+  int ngpus; /* GPUs that may run the products (rank 0's, the same on every rank) */
   /* output blocks an interrupted run completed (--resume), sorted: their
    * tasks are not submitted */
   const uint64_t *skip;
@@ -50,17 +52,35 @@ typedef struct sm_graph_stats {
   uint64_t my_outputs;       /* blocks finalized and written here */
   double t_submit;           /* time spent inserting tasks */
   double t_run;              /* from first insertion to the end */
+  sm_grain_t grain;          /* what the task grain was chosen from (rank 0) */
 } sm_graph_stats_t;
 
-/** Automatic tile size for a partition of nv vectors on nworkers workers,
- * ngpus of them GPUs that may run the modified GEMMs (CUDA workers under
- * --devices all or accel): GPUs get fewer, larger tiles. pair_bytes: the
- * numerator bytes of one pair (0: not bounded by them). */
+/** The largest automatic 2-way tile: the bounds of a block's buffers
+ * (emit: records are made; pair_bytes: the numerator bytes of one pair,
+ * 0: not bounded by them). */
+size_t sm_graph_auto_block_cap(int ngpus, int emit, int metric_ccc, size_t pair_bytes);
+
+/** Automatic tile size for a partition of nv vectors of nf fields on
+ * nworkers workers, ngpus of them GPUs that may run the modified GEMMs
+ * (CUDA workers under --devices all or accel): GPUs get fewer, larger
+ * tiles; at most sm_graph_auto_block_cap. CPU tile pairs of at least
+ * min_work comparisons (sm_grain.h; 0: none) while the bounds allow. */
+size_t sm_graph_auto_block_cost(size_t nv, size_t nf, int nworkers, int ngpus, int emit,
+                                int metric_ccc, size_t pair_bytes, double min_work);
+
+/** sm_graph_auto_block_cost without a least work per task. */
 size_t sm_graph_auto_block(size_t nv, int nworkers, int ngpus, int emit, int metric_ccc,
                            size_t pair_bytes);
 
-/** Automatic tile size for a 3-way partition of nv vectors. */
-size_t sm_graph_auto_block3(size_t nv);
+/** Automatic tile size for a 3-way partition of nv vectors of nf fields,
+ * ngpus GPUs that may run the products; CPU tile triples of at least
+ * min_work comparisons (sm_grain.h; 0: none) where 3 tiles remain. */
+size_t sm_graph_auto_block3(size_t nv, size_t nf, int ngpus, double min_work);
+
+/** Planes of one 3-way task (a group of planes against an mx x my tile
+ * pair, nf fields): enough work per task (GPUs: millions of triples),
+ * record buffers bounded when emit. */
+size_t sm_graph_plane_group(int emit, int ngpus, size_t nf, size_t mx, size_t my);
 
 /** Run the 3-way graph (same conventions as sm_graph2_run): slices of the
  * rank's slab, their planes in groups, stages. */

@@ -20,20 +20,32 @@
  * in a 13 s run, 30% slower than blocks of 724). */
 #define SM_NUM_BUDGET ((size_t)8 << 20)
 
-size_t sm_graph_auto_block(size_t nv, int nworkers, int ngpus, int emit, int metric_ccc,
-                           size_t pair_bytes)
+size_t sm_graph_auto_block_cap(int ngpus, int emit, int metric_ccc, size_t pair_bytes)
 {
-  if (nworkers < 1)
-    nworkers = 1;
-  /* enough tile pairs to keep every worker busy with a few to spare */
-  size_t tiles = (size_t)ceil(sqrt(16.0 * nworkers));
-  /* bound the per-block buffers (records are 24 bytes per value) */
-  size_t cap = emit ? (metric_ccc ? 512 : 1024) : 2048, floor = 16;
+  if (ngpus > 0)
+    return emit ? (metric_ccc ? 1024 : 2048) : 4096;
+  /* bound the per-block buffers (records are 24 bytes per value, and a
+   * threshold's buffers are no exception: CCC sparse 40000 x 1000 keeping
+   * none of its values, 1% missing, 2 cores, ran in 13.3-13.5 s with tiles
+   * of 507 and 19.9-21.3 s with 715, numerators and finalize both twice as
+   * long per pair) */
+  size_t cap = emit ? (metric_ccc ? 512 : 1024) : 2048;
   if (pair_bytes) {
     const size_t num_cap = (size_t)sqrt((double)SM_NUM_BUDGET / (double)pair_bytes);
     if (num_cap < cap)
       cap = num_cap;
   }
+  return cap;
+}
+
+size_t sm_graph_auto_block_cost(size_t nv, size_t nf, int nworkers, int ngpus, int emit,
+                                int metric_ccc, size_t pair_bytes, double min_work)
+{
+  if (nworkers < 1)
+    nworkers = 1;
+  /* enough tile pairs to keep every worker busy with a few to spare */
+  size_t tiles = (size_t)ceil(sqrt(16.0 * nworkers)), floor = 16;
+  const size_t cap = sm_graph_auto_block_cap(ngpus, emit, metric_ccc, pair_bytes);
   if (ngpus > 0) {
     /* a GPU needs large products to be busy (a 512 x 512 tile pair is a
      * few microseconds of work for it) and pays a transfer per tile: tiles
@@ -42,23 +54,46 @@ size_t sm_graph_auto_block(size_t nv, int nworkers, int ngpus, int emit, int met
      * left the GPUs idle a quarter of the run; 2048 cut the makespan by a
      * third: docs/scheduling.md, "Simulated GPU nodes") */
     tiles = (size_t)ceil(sqrt(32.0 * ngpus));
-    cap = emit ? (metric_ccc ? 1024 : 2048) : 4096;
     floor = 512;
   }
-  size_t bs = (nv + tiles - 1) / tiles;
+  size_t bs = (nv + tiles - 1) / tiles, need = 0, least = 1;
+  /* CPU tasks worth their fixed cost: a tile pair of at least min_work
+   * comparisons (sm_grain.h), so short vectors get more of them per tile,
+   * down to 4 tile pairs per worker (ceil(sqrt(8 w)) tiles): below that
+   * the workers do not end together (CCC 800 x 8192 on 2 cores: 3 tile
+   * pairs of 400 took 0.05-0.12 s, 21 of 134 0.01-0.07 s) */
+  if (ngpus <= 0 && nf > 0 && min_work > 0) {
+    least = (size_t)ceil((sqrt(1.0 + 32.0 * nworkers) - 1) / 2); /* T(T+1)/2 >= 4 w */
+    const double v = ceil(sqrt(min_work / (double)nf));
+    const size_t most = (nv + least - 1) / least;
+    need = v < (double)most ? (size_t)v : most;
+    if (need > bs)
+      bs = need;
+  }
   if (bs > cap)
     bs = cap;
   /* tiles of one size: a remainder tile of a few vectors makes narrow
    * tasks that pack whole tiles for little work (CCC 16000 x 32768 on 2
    * cores: tiles of 1448 and one of 72, 2.05-2.34e11 comparisons/s; 12
-   * tiles of 1334, 2.30-2.48e11) */
-  if (bs > 0 && nv > bs)
-    bs = (nv + (nv + bs - 1) / bs - 1) / ((nv + bs - 1) / bs);
+   * tiles of 1334, 2.30-2.48e11); one tile fewer when evening out fell
+   * below the work a task needs */
+  if (bs > 0 && nv > bs) {
+    const size_t n = (nv + bs - 1) / bs, even = (nv + n - 1) / n;
+    const size_t fewer = n > least && n > 1 ? (nv + n - 2) / (n - 1) : even;
+    bs = even < need && fewer <= cap ? fewer : even;
+  }
   if (bs < floor)
     bs = floor;
   if (bs > nv && nv >= 16)
     bs = nv; /* one tile */
   return bs < 16 ? 16 : bs;
+}
+
+size_t sm_graph_auto_block(size_t nv, int nworkers, int ngpus, int emit, int metric_ccc,
+                           size_t pair_bytes)
+{
+  return sm_graph_auto_block_cost(nv, 0, nworkers, ngpus, emit, metric_ccc, pair_bytes,
+                                  0);
 }
 
 /* All tasks of one tile pair; num: room for a handle per field slice. */

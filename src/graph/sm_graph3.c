@@ -15,15 +15,56 @@
 #include "sm_observe.h"
 #include "sm_sched.h"
 
-size_t sm_graph_auto_block3(size_t nv)
+/* The comparisons (triples x fields) of the shortest 3-way plane group
+ * worth its overhead on a CPU core, for plane groups: about a millisecond
+ * of the CCC kernels here (1.3e11 comparisons/s per core: 200 x 8192 tasks
+ * of 16^3 triples ran 0.25 ms each, a quarter of which was StarPU's
+ * per-task cost). A constant, not the measured rate of sm_grain.h: output
+ * blocks are numbered by plane group, and --resume, which records only the
+ * tile size, must number them as the interrupted run did. */
+#define SM_CPU3_MIN_WORK 1.3e8
+
+size_t sm_graph_auto_block3(size_t nv, size_t nf, int ngpus, double min_work)
 {
+  if (ngpus > 0) {
+    /* A GPU needs thousands of thread blocks per launch: tiles of 256 or
+     * more (256 x 256 columns of 4 x 4 or 2 x 2 per thread: 1024-4096
+     * blocks per plane), a few tile triples per GPU to share. */
+    size_t bs = (nv / (size_t)(2 * ngpus) + 15) / 16 * 16;
+    bs = bs < 256 ? 256 : bs > 1024 ? 1024 : bs;
+    return bs > nv ? (nv < 16 ? 16 : nv) : bs; /* one tile */
+  }
   /* Tiles of the diagonal and face blocks compute whole tile triples of
    * which only the ordered part (a < x < y) is kept, so smaller tiles waste
    * less; 32..64 keeps the per-plane modified GEMMs efficient (measured:
    * 300 x 4000 czekanowski single, 1.0e10 comparisons/s at 32 vs 3.5e9 at
    * 256 on 2 cores). */
   size_t bs = nv / 8 / 16 * 16; /* whole register tiles */
-  return bs < 16 ? 16 : bs > 64 ? 64 : bs;
+  bs = bs < 16 ? 16 : bs > 64 ? 64 : bs;
+  /* short problems: on CPUs a task is a whole tile triple (planes are
+   * grouped up to the tile, sm_graph_plane_group), which must be worth
+   * min_work comparisons (sm_grain.h: the measured rate times about a
+   * millisecond), keeping 3 tiles at least */
+  while (bs < 64 && (double)bs * (double)bs * (double)bs * (double)nf < min_work &&
+         bs + 16 <= nv / 3)
+    bs += 16;
+  return bs;
+}
+
+size_t sm_graph_plane_group(int emit, int ngpus, size_t nf, size_t mx, size_t my)
+{
+  /* triples per task: records of 8 entries x 24 bytes bound the buffers
+   * (65536 triples: 12.6 MB; on GPU nodes 2^20: 201 MB of host memory) */
+  size_t target = ngpus > 0 ? (emit ? (size_t)1 << 20 : (size_t)1 << 23)
+                            : (emit ? (size_t)1 << 16 : (size_t)1 << 18);
+  if (ngpus <= 0 && nf > 0) {
+    const size_t least = (size_t)(SM_CPU3_MIN_WORK / (double)nf) + 1;
+    if (!emit && least > target)
+      target = least;
+  }
+  const size_t pairs = mx * my;
+  const size_t g = target / (pairs ? pairs : 1);
+  return g ? g : 1;
 }
 
 typedef struct piece {
@@ -55,15 +96,6 @@ typedef struct visitor {
   void *ctx;
 } visitor_t;
 
-/* Planes per task: enough work per task, bounded record buffers. */
-static size_t plane_group(const sm_graph_opts_t *o, size_t mx, size_t my)
-{
-  size_t target = o->emit ? ((size_t)1 << 16) : ((size_t)1 << 18);
-  size_t pairs = mx * my;
-  size_t g = target / (pairs ? pairs : 1);
-  return g ? g : 1;
-}
-
 /* A tile triple and its groups of planes; *counter numbers the triple's
  * 2-way numerators and each group (its field slice of reduction). */
 static sm_err_t walk_triple(const sm_gcore_t *g, const piece_t *pc, triple_t *t,
@@ -77,7 +109,7 @@ static sm_err_t walk_triple(const sm_gcore_t *g, const piece_t *pc, triple_t *t,
   sm_decomp_tile(d, sl->py, t->ty, &t->ty0, &t->tyn);
   t->f2 = (int)((*counter)++ % (uint64_t)d->npf);
   sm_err_t err = v->triple(v->ctx, pc, t);
-  const size_t gsz = plane_group(g->o, t->txn, t->tyn);
+  const size_t gsz = sm_graph_plane_group(g->o->emit, g->o->ngpus, d->nf, t->txn, t->tyn);
   for (size_t p0 = t->a; p0 < t->aend && !err; p0 += gsz) {
     const int ffin = (int)((*counter)++ % (uint64_t)d->npf);
     err = v->group(v->ctx, pc, t, p0, t->aend - p0 < gsz ? t->aend - p0 : gsz, ffin);

@@ -87,7 +87,7 @@ static double idle_fraction(const sm_summary_t *s)
 
 /* Runtime figures summed over the ranks, and the codelets merged. */
 typedef struct rt_totals {
-  uint64_t bus, done, unc;
+  uint64_t bus, fin, done, unc;
   double unc_s, task_s;
   sm_codelet_stats_t cl[SM_MAX_CODELETS];
   int ncl;
@@ -95,9 +95,10 @@ typedef struct rt_totals {
 
 static void rt_totals(const sm_summary_t *s, rt_totals_t *t)
 {
-  t->bus = t->done = t->unc = 0;
+  t->bus = t->fin = t->done = t->unc = 0;
   for (int r = 0; r < nrt(s); r++) {
     t->bus += rank_rt(s, r)->bus_bytes;
+    t->fin += rank_rt(s, r)->fin_bytes;
     t->done += rank_rt(s, r)->tasks_done;
     t->unc += rank_rt(s, r)->uncalibrated;
   }
@@ -139,6 +140,30 @@ static void json_binding(sm_json_t *j, const sm_summary_t *s)
     sm_json_int(j, "rank", r);
     json_text(j, "mode", rank_rt(s, r)->bind_mode);
     json_text(j, "cpus", rank_rt(s, r)->bind_cpus);
+    sm_json_close(j);
+  }
+  sm_json_close(j);
+}
+
+/* "gpus": each rank's local rank on its node (and where it was read) and
+ * the CUDA devices it was given (sm_gpu.h). */
+static void json_gpus(sm_json_t *j, const sm_summary_t *s)
+{
+  sm_json_array(j, "gpus", 6);
+  for (int r = 0; r < nrt(s); r++) {
+    const sm_gpu_plan_t *g = &rank_rt(s, r)->gpu;
+    sm_json_object(j, NULL, 0);
+    sm_json_int(j, "rank", r);
+    sm_json_int(j, "local_rank", g->local.rank);
+    sm_json_int(j, "local_size", g->local.size);
+    json_text(j, "local_rank_from", g->local.from);
+    sm_json_int(j, "visible_devices", g->visible);
+    sm_json_array(j, "cuda_devices", 0);
+    for (int k = 0; k < g->choice.ndev; k++)
+      sm_json_int(j, NULL, g->choice.dev[k]);
+    sm_json_close(j);
+    json_text(j, "cuda_devices_from", g->how);
+    sm_json_bool(j, "shared", g->choice.shared);
     sm_json_close(j);
   }
   sm_json_close(j);
@@ -207,11 +232,14 @@ static void json_runtime(sm_json_t *j, const sm_summary_t *s)
   sm_json_break(j, 4);
   json_binding(j, s);
   sm_json_break(j, 4);
+  json_gpus(j, s);
+  sm_json_break(j, 4);
   json_codelets(j, &t);
   sm_json_break(j, 4);
   json_buses(j, s);
   sm_json_break(j, 4);
   sm_json_u64(j, "bytes_between_memory_nodes", t.bus);
+  sm_json_u64(j, "bytes_copied_by_device_finalize", t.fin);
   sm_json_u64(j, "mpi_bytes_sent", s->total.mpi_bytes);
   sm_json_close(j);
 }
@@ -257,6 +285,25 @@ static void json_problem(sm_json_t *j, const sm_summary_t *s)
     sm_json_u64(j, "tasks", s->graph->ntasks);
   }
   sm_json_close(j);
+  if (s->graph && s->graph->grain.way) { /* what the task grain came from */
+    const sm_grain_t *g = &s->graph->grain;
+    sm_json_object(j, "grain", 0);
+    sm_json_str(j, "source", g->source);
+    json_text(j, "model", g->model[0] ? g->model : NULL);
+    sm_json_u64(j, "model_samples", g->samples);
+    json_text(j, "finalize_model", g->fin_model[0] ? g->fin_model : NULL);
+    sm_json_u64(j, "finalize_samples", g->fin_samples);
+    sm_json_real(j, "rate_per_worker", 4, g->rate);
+    sm_json_real(j, "gpu_rate_per_worker", 4, g->gpu_rate);
+    sm_json_real(j, "overhead_s", 4, g->overhead);
+    sm_json_bool(j, "overhead_from_model", g->model_overhead);
+    sm_json_real(j, "target_task_s", 4, g->target);
+    sm_json_real(j, "min_task_comparisons", 4, g->min_work);
+    sm_json_u64(j, "block_size", g->block);
+    sm_json_str(j, "block_size_from", g->block_from);
+    sm_json_u64(j, "plane_group", g->group);
+    sm_json_close(j);
+  }
 }
 
 /* The checksum of the values; none in a simulation build (no kernel ran). */
@@ -495,6 +542,14 @@ void sm_summary_print(const sm_summary_t *s, FILE *f)
             s->graph->block_size, s->graph->ntiles, (unsigned long long)s->graph->nblocks,
             (unsigned long long)s->graph->ntasks);
   fputc('\n', f);
+  if (s->graph && s->graph->grain.way) {
+    const sm_grain_t *g = &s->graph->grain;
+    fprintf(f, "  grain       block %zu (%s)", g->block, g->block_from);
+    if (g->group)
+      fprintf(f, ", %zu planes per task", g->group);
+    fprintf(f, "; %.3g comparisons/s per worker (%s%s%s), tasks of %.3g ms aimed at\n",
+            g->rate, g->source, g->model[0] ? " " : "", g->model, g->target * 1e3);
+  }
   if (s->decomp && s->nranks > 1)
     fprintf(f,
             "  ranks       %d = %d vector x %d field x %d repl, load balance %.4f "

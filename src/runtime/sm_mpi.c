@@ -8,6 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef SM_SMPI /* SimGrid's MPI: this thread is no MPI process (sm_smpi.h) */
+#define SM_SMPI_MAP_MPI
+#include "sm_smpi.h"
+#endif
+
 static int active, rank, size = 1, local_rank, local_size = 1;
 static MPI_Comm node = MPI_COMM_NULL; /* the ranks on this machine */
 
@@ -51,6 +56,17 @@ static int launcher_seen(void)
 
 sm_err_t sm_mpi_init(int *argc, char ***argv, long want_ranks)
 {
+#ifdef SM_SMPI
+  /* StarPU started MPI before main, in every simulated rank */
+  (void)argc, (void)argv, (void)want_ranks;
+  if (sm_smpi_init(&rank, &size)) {
+    sm_log_error("this starmet is built for SimGrid's MPI: run it under smpirun "
+                 "(scripts/sim-cluster)");
+    return SM_ERUNTIME;
+  }
+  active = 1;
+  return SM_OK;
+#endif
 #ifndef SM_HAVE_STARPU_MPI
   /* a simulation build: one rank, MPI never started (see sm_starpu_mpi.h) */
   (void)argc;

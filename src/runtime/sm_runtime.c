@@ -1,8 +1,10 @@
 /* sm_runtime.c: StarPU start/stop and profiling counters. */
 #include "sm_runtime.h"
 
+#include "config.h"
 #include "sm_bind.h"
 #include "sm_codelets.h"
+#include "sm_gpu.h"
 #include "sm_mpi.h"
 #include "sm_observe.h"
 #include "sm_sched.h"
@@ -85,12 +87,43 @@ static sm_err_t check_simulation(void)
   return SM_OK;
 }
 
+static sm_gpu_plan_t gpu_plan;
+
+/* Before StarPU starts (collective over the node's ranks): this rank's
+ * local rank and, in a CUDA build, its own CUDA devices unless the user
+ * pinned them (sm_gpu.h); returns the GPUs it will drive. */
+static int place_gpus(struct starpu_conf *conf)
+{
+#if defined(SM_USE_CUDA) && !defined(SM_SIMULATION)
+  sm_gpu_plan(sm_codelets_cuda_devices(), &gpu_plan);
+  const sm_gpu_choice_t *c = &gpu_plan.choice;
+  if (gpu_plan.applied && c->ndev > 0 && conf->ncuda != 0) {
+    /* the same fields in StarPU 1.3 and 1.4; STARPU_NCUDA=N takes at
+     * most N of them */
+    for (int w = 0; w < STARPU_NMAXWORKERS; w++)
+      conf->workers_cuda_gpuid[w] = (unsigned)c->dev[w % c->ndev];
+    conf->use_explicit_workers_cuda_gpuid = 1;
+    if (conf->ncuda < 0 || conf->ncuda > c->ndev)
+      conf->ncuda = c->ndev;
+    return conf->ncuda;
+  }
+#else
+  sm_gpu_plan(-1, &gpu_plan);
+  (void)conf;
+#endif
+  return sm_sched_expected_gpus();
+}
+
 sm_err_t sm_runtime_init(const char *sched, int use_mpi)
 {
+#ifdef SM_SMPI
+  use_mpi = 1; /* SimGrid's MPI: StarPU-MPI runs from before main, on one rank too */
+#endif
   struct starpu_conf conf;
   starpu_conf_init(&conf);
   /* first: every rank on the machine takes part */
-  sm_bind_prepare(use_mpi, sm_sched_expected_gpus(), &conf);
+  const int gpus = place_gpus(&conf);
+  sm_bind_prepare(use_mpi, gpus, &conf);
   sm_err_t err = sm_sched_conf(&conf, sched);
   if (!err)
     err = check_simulation();
@@ -107,6 +140,9 @@ sm_err_t sm_runtime_init(const char *sched, int use_mpi)
     /* bytes sent, for the summary; StarPU then prints its own report at
      * shutdown, which we silence unless the user asked for it */
     quiet_comm_stats = getenv("STARPU_COMM_STATS") == NULL;
+#ifdef SM_SMPI
+    quiet_comm_stats = 0; /* the simulated ranks share one stderr: none is caught */
+#endif
     setenv("STARPU_COMM_STATS", "1", 0);
     /* StarPU-MPI 1.4 warns at start-up that the statistics are on */
     FILE *caught = quiet_comm_stats ? catch_stderr_begin() : NULL;
@@ -171,6 +207,7 @@ void sm_runtime_collect(sm_runtime_stats_t *st)
   const sm_bind_info_t *bind = sm_bind_info();
   snprintf(st->bind_mode, sizeof st->bind_mode, "%s", bind->mode);
   snprintf(st->bind_cpus, sizeof st->bind_cpus, "%s", bind->cpus);
+  st->gpu = gpu_plan;
   st->nworkers = (int)starpu_worker_get_count();
   if (st->nworkers > SM_MAX_WORKERS)
     st->nworkers = SM_MAX_WORKERS;
@@ -216,6 +253,8 @@ void sm_runtime_collect(sm_runtime_stats_t *st)
     starpu_memory_node_get_name((unsigned)x->src, x->src_name, sizeof x->src_name);
     starpu_memory_node_get_name((unsigned)x->dst, x->dst_name, sizeof x->dst_name);
   }
+  st->fin_bytes = sm_cl_devfin_bytes();
+  st->bus_bytes += st->fin_bytes;
 }
 
 /* starmet turns StarPU-MPI's communication statistics on for its summary;

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "sm_error.h"
+#include "sm_gpu.h"
 
 #define SM_MAX_WORKERS 64
 #define SM_MAX_BUSES 32
@@ -42,7 +43,8 @@ typedef struct sm_runtime_stats {
   sm_worker_stats_t w[SM_MAX_WORKERS];
   int nbuses;
   sm_bus_stats_t bus[SM_MAX_BUSES];
-  uint64_t bus_bytes; /* bytes moved between memory nodes */
+  uint64_t bus_bytes; /* bytes moved between memory nodes, fin_bytes included */
+  uint64_t fin_bytes; /* of which the device finalize copied (sm_cl_devfin_bytes) */
   uint64_t mpi_bytes; /* bytes this rank sent through StarPU-MPI */
   char sched[64];
   int ncodelets;
@@ -51,13 +53,16 @@ typedef struct sm_runtime_stats {
   uint64_t uncalibrated; /* of which without a calibrated model */
   char bind_mode[12];    /* where the workers run: see sm_bind_info_t */
   char bind_cpus[256];
+  sm_gpu_plan_t gpu; /* local rank and CUDA devices (sm_gpu.h) */
 } sm_runtime_stats_t;
 
 /** Start StarPU with the given policy (NULL: STARPU_SCHED or StarPU's
  * default; see sm_sched_conf for the checks, heteroprio and calibration) and
  * profiling on; with use_mpi, StarPU-MPI too (MPI itself already
- * initialized, see sm_mpi.h). Fails with SM_ERUNTIME (or the error of
- * sm_sched_conf) and a message when no worker can run the codelets. */
+ * initialized, see sm_mpi.h). In a CUDA build each rank of a node gets its
+ * own CUDA devices by local rank, unless the user pinned them (sm_gpu.h). Fails with
+ * SM_ERUNTIME (or the error of sm_sched_conf) and a message when no worker can run the
+ * codelets. */
 sm_err_t sm_runtime_init(const char *sched, int use_mpi) SM_MUST_CHECK;
 
 /** --task-timeout: StarPU's watchdog (STARPU_WATCHDOG_TIMEOUT) for the next

@@ -45,7 +45,7 @@ stopped "stop with --block-size 40" "$T/r40" "$STARMET" $A --block-size 40 --deb
 
 # an automatic tile size is recorded once chosen: a resume with another
 # worker count (which chooses another size) continues with the recorded one
-tiles() { sed -n 's/.*"block_size": \([0-9]*\).*/\1/p' "$1"; }
+tiles() { sed -n 's/.*"block_size": \([0-9]*\).*/\1/p' "$1" | head -n 1; }
 # shellcheck disable=SC2086
 run_ok "full, automatic tiles, 2 workers" env STARPU_NCPU=2 "$STARMET" $A --output "$T/fa"
 # shellcheck disable=SC2086

@@ -300,6 +300,100 @@ START_TEST(auto_block)
   ck_assert_uint_eq(sm_graph_auto_block(16000, 2, 0, 0, 1, 4),
                     1334); /* 12, not 11 + 72 */
   ck_assert_uint_eq(sm_graph_auto_block(28501, 2, 0, 0, 1, 16), 713);
+  /* 3-way, CPUs: tiles of 16..64, raised by 16 for short problems until a
+   * tile triple is worth a task (at least 3 tiles): 1.3e8 comparisons, a
+   * millisecond of the CCC kernels */
+  ck_assert_uint_eq(sm_graph_auto_block3(800, 8192, 0, 1.3e8), 64);
+  ck_assert_uint_eq(sm_graph_auto_block3(200, 8192, 0, 1.3e8), 32);
+  ck_assert_uint_eq(sm_graph_auto_block3(200, 1 << 20, 0, 1.3e8), 16);
+  ck_assert_uint_eq(sm_graph_auto_block3(60, 100, 0, 1.3e8), 16);
+  ck_assert_uint_eq(sm_graph_auto_block3(300, 2000, 0, 1.3e8),
+                    48);                                        /* 32^3 x 2000 short */
+  ck_assert_uint_eq(sm_graph_auto_block3(200, 8192, 0, 0), 16); /* no least work */
+  /* Czekanowski double, ~1e10 comparisons/s: a millisecond is 1e7, which
+   * 16^3 x 4000 already is (the whole-tile waste of diagonal blocks kept
+   * small) */
+  ck_assert_uint_eq(sm_graph_auto_block3(200, 4000, 0, 1e7), 16);
+  for (size_t nv = 3; nv < 3000; nv += 37)
+    for (size_t nf = 1; nf < 100000; nf = nf * 3 + 1)
+      for (double w = 1e6; w < 1e10; w *= 10) {
+        const size_t bs = sm_graph_auto_block3(nv, nf, 0, w);
+        ck_assert(bs >= 16 && bs <= 64 && bs % 16 == 0);
+        ck_assert(bs == 16 || bs == 64 || (double)bs * bs * bs * nf >= w ||
+                  bs + 16 > nv / 3);
+        ck_assert(bs >= sm_graph_auto_block3(nv, nf, 0, 0)); /* only raised */
+      }
+  /* 3-way, GPUs: tiles of 256..1024 (a Summit-like node: 6 GPUs) */
+  ck_assert_uint_eq(sm_graph_auto_block3(6000, 8192, 6, 1.3e8), 512);
+  ck_assert_uint_eq(sm_graph_auto_block3(100000, 8192, 6, 1.3e8), 1024);
+  ck_assert_uint_eq(sm_graph_auto_block3(2000, 8192, 6, 1.3e8), 256);
+  ck_assert_uint_eq(sm_graph_auto_block3(100, 8192, 6, 1.3e8), 100); /* one tile */
+  /* planes per task: GPUs get millions of triples (2^20 with records, 2^23
+   * without), CPUs 2^16 / 2^18 or a millisecond's work */
+  ck_assert_uint_eq(sm_graph_plane_group(1, 6, 8192, 512, 512), 4);
+  ck_assert_uint_eq(sm_graph_plane_group(0, 6, 8192, 512, 512), 32);
+  ck_assert_uint_eq(sm_graph_plane_group(1, 0, 8192, 64, 64), 16);
+  ck_assert_uint_eq(sm_graph_plane_group(0, 0, 8192, 64, 64), 64);
+  ck_assert_uint_eq(sm_graph_plane_group(0, 0, 100, 16, 16), 5078);
+  ck_assert_uint_eq(sm_graph_plane_group(1, 0, 100, 1024, 1024), 1);
+}
+END_TEST
+
+/* The task grain: defaults per family, and the 2-way tile raised for short
+ * vectors to a least work per task within the buffers' bounds. */
+START_TEST(grain_rules)
+{
+  sm_grain_t g;
+  sm_grain_default(&g, 2, 1, 1, 0); /* sparse CCC: 1.3e11/s, tasks of 2 ms */
+  ck_assert_str_eq(g.source, "default");
+  ck_assert(fabs(g.rate - 1.3e11) < 1 && fabs(g.target - 2e-3) < 1e-12);
+  ck_assert(fabs(g.min_work - 2.6e8) < 1);
+  sm_grain_default(&g, 3, 0, 0, 1); /* 3-way single Czekanowski: 1 ms */
+  ck_assert(fabs(g.target - 1e-3) < 1e-12 && g.rate > 0 && g.min_work == g.rate * 1e-3);
+  sm_grain_default(&g, 2, 0, 0, 0);
+  ck_assert(g.rate > 0 && g.overhead > 0 && g.target >= SM_GRAIN_K * g.overhead);
+  /* large problems: the buffers' bounds decide, as without a least work */
+  ck_assert_uint_eq(sm_graph_auto_block_cost(28501, 1000, 2, 0, 0, 1, 16, 2.6e8), 713);
+  ck_assert_uint_eq(sm_graph_auto_block_cost(40000, 1000, 2, 0, 1, 1, 16, 2.6e8), 507);
+  /* 3000 sparse CCC vectors of 1000 samples: 6 tiles of 500 are tasks of
+   * 2.5e8 comparisons; 5 tiles of 600 reach 2.6e8 */
+  ck_assert_uint_eq(sm_graph_auto_block_cost(3000, 1000, 2, 0, 0, 1, 16, 0), 500);
+  ck_assert_uint_eq(sm_graph_auto_block_cost(3000, 1000, 2, 0, 0, 1, 16, 2.6e8), 600);
+  /* the bounds alone: numerators 8 MiB (sparse CCC: 724), records (CCC
+   * 512, Czekanowski 1024), GPUs their own */
+  ck_assert_uint_eq(sm_graph_auto_block_cap(0, 0, 1, 16), 724);
+  ck_assert_uint_eq(sm_graph_auto_block_cap(0, 1, 1, 16), 512);
+  ck_assert_uint_eq(sm_graph_auto_block_cap(0, 1, 0, 8), 1024);
+  ck_assert_uint_eq(sm_graph_auto_block_cap(2, 1, 1, 16), 1024);
+  /* a threshold's records are records: 100000 x 1000 stays at 511 */
+  ck_assert_uint_eq(sm_graph_auto_block_cost(100000, 1000, 2, 0, 1, 1, 16, 2.6e8), 511);
+  /* ... unless the records bound them (512 with CCC records) */
+  ck_assert_uint_eq(sm_graph_auto_block_cost(3000, 1000, 2, 0, 1, 1, 16, 2.6e8), 500);
+  /* 100 fields: the numerator budget (724) */
+  ck_assert_uint_eq(sm_graph_auto_block_cost(3000, 100, 2, 0, 0, 1, 16, 2.6e8), 600);
+  ck_assert_uint_eq(sm_graph_auto_block_cost(20000, 100, 2, 0, 0, 1, 16, 2.6e8), 715);
+  /* small problems: 4 tile pairs per worker at least (4 tiles for 2) */
+  ck_assert_uint_eq(sm_graph_auto_block_cost(400, 500, 2, 0, 0, 1, 16, 2.6e8), 100);
+  ck_assert_uint_eq(sm_graph_auto_block_cost(800, 8192, 2, 0, 0, 1, 16, 7e8), 200);
+  ck_assert_uint_eq(sm_graph_auto_block(800, 2, 0, 0, 1, 16), 134); /* 6 tiles */
+  /* GPUs: their own rules */
+  ck_assert_uint_eq(sm_graph_auto_block_cost(40000, 1000, 3, 1, 1, 1, 0, 1e12), 1000);
+  for (size_t nv = 1; nv < 60000; nv = nv * 5 / 4 + 1)
+    for (size_t nf = 1; nf < 200000; nf = nf * 4 + 1)
+      for (int emit = 0; emit < 2; emit++)
+        for (double w = 1e6; w < 1e11; w *= 10) {
+          const size_t pb = 16, old = sm_graph_auto_block(nv, 2, 0, emit, 1, pb),
+                       bs = sm_graph_auto_block_cost(nv, nf, 2, 0, emit, 1, pb, w);
+          const size_t cap = sm_graph_auto_block_cap(0, emit, 1, pb);
+          ck_assert_uint_eq(cap, emit ? 512 : 724);
+          ck_assert_uint_ge(bs, old); /* only raised */
+          ck_assert(bs <= cap || bs <= 16 || bs == nv);
+          /* below the least work only where a bound or the vectors stop it */
+          const size_t n = (nv + bs - 1) / bs;
+          ck_assert((double)bs * bs * nf >= w * 0.999 || bs >= nv ||
+                    (double)cap * cap * nf < w || (nv + n - 2) / (n - 1) > cap || n <= 4);
+          ck_assert(n >= 4 || bs <= 16 || n == (nv + old - 1) / old); /* balance */
+        }
 }
 END_TEST
 
@@ -311,6 +405,7 @@ static Suite *graph_suite(void)
   tcase_add_loop_test(tc, graph_vs_ref, 0, (int)(sizeof problems / sizeof problems[0]));
   tcase_add_test(tc, graph_analytic_and_tiny);
   tcase_add_test(tc, auto_block);
+  tcase_add_test(tc, grain_rules);
   tcase_add_loop_test(tc, graph3_vs_ref, 0, (int)(sizeof problems / sizeof problems[0]));
   suite_add_tcase(s, tc);
   return s;

@@ -2,8 +2,10 @@
  * against their reference twins on odd sizes: m, n, k not multiples of the
  * tiles, vectors or cache blocks; k = 0; one and two vectors; zero vectors;
  * padded leading dimensions; pad bits. Czekanowski must be bit-identical
- * (same sums in the same order), CCC moments equal. Kernels this CPU cannot
- * run are skipped (said on stdout). */
+ * (same sums in the same order), CCC moments equal: each CCC popcount
+ * kernel as chosen by length and both its forms (short and long vectors)
+ * at every length, and the 3-way plane kernel on each instruction set.
+ * Kernels this CPU cannot run are skipped (said on stdout). */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -147,8 +149,17 @@ static void fill_codes(uint64_t *x, size_t m, size_t nf, size_t ld, int miss)
   }
 }
 
-static void ccc_case(sm_ccc2_fn fn, const char *name, size_t m, size_t n, size_t nf,
-                     int sparse, int miss)
+/* A kernel and its symmetric form, by name. */
+typedef struct kern {
+  sm_ccc2_fn fn;
+  sm_ccc2_syrk_fn syrk;
+  const char *name;
+} kern_t;
+
+/* Every kernel of kv (nk of them) against the reference on one problem:
+ * moments equal, the pads of C untouched. */
+static void ccc_case(const kern_t *kv, int nk, size_t m, size_t n, size_t nf, int sparse,
+                     int miss)
 {
   size_t lda = (nf + 31) / 32 + 2, ldb = (nf + 31) / 32 + 1, ldc = n + 3;
   size_t nmom = SM_CCC2_NMOM(sparse);
@@ -157,58 +168,95 @@ static void ccc_case(sm_ccc2_fn fn, const char *name, size_t m, size_t n, size_t
   fill_codes(A, m, nf, lda, miss);
   fill_codes(B, n, nf, ldb, miss);
   memset(C1, 0xee, m * ldc * nmom * 4);
-  memset(C2, 0xee, m * ldc * nmom * 4);
   sm_kern_ccc2_ref(m, n, nf, A, lda, B, ldb, sparse, C1, ldc);
-  fn(m, n, nf, A, lda, B, ldb, sparse, C2, ldc);
-  for (size_t x = 0; x < m * ldc * nmom; x++)
-    ck_assert_msg(C1[x] == C2[x],
-                  "%s m=%zu n=%zu nf=%zu sparse=%d miss=%d [%zu]: %u vs %u", name, m, n,
-                  nf, sparse, miss, x, C1[x], C2[x]);
+  for (int k = 0; k < nk; k++) {
+    memset(C2, 0xee, m * ldc * nmom * 4);
+    kv[k].fn(m, n, nf, A, lda, B, ldb, sparse, C2, ldc);
+    for (size_t x = 0; x < m * ldc * nmom; x++)
+      ck_assert_msg(C1[x] == C2[x],
+                    "%s m=%zu n=%zu nf=%zu sparse=%d miss=%d [%zu]: %u vs %u", kv[k].name,
+                    m, n, nf, sparse, miss, x, C1[x], C2[x]);
+  }
   free(A), free(B), free(C1), free(C2);
 }
 
-static void syrk_case(sm_ccc2_syrk_fn fn, const char *name, size_t n, size_t nf,
-                      int sparse)
+static void syrk_case(const kern_t *kv, int nk, size_t n, size_t nf, int sparse)
 {
   size_t lda = (nf + 31) / 32 + 1, ldc = n + 2, nmom = SM_CCC2_NMOM(sparse);
   uint64_t *A = malloc(n * lda * 8);
   uint32_t *C1 = malloc(n * ldc * nmom * 4), *C2 = malloc(n * ldc * nmom * 4);
   fill_codes(A, n, nf, lda, 1);
   memset(C1, 0xee, n * ldc * nmom * 4);
-  memset(C2, 0xee, n * ldc * nmom * 4);
   sm_kern_ccc2_ref(n, n, nf, A, lda, A, lda, sparse, C1, ldc);
-  fn(n, nf, A, lda, sparse, C2, ldc);
-  for (size_t x = 0; x < n * ldc * nmom; x++)
-    ck_assert_msg(C1[x] == C2[x], "%s syrk n=%zu nf=%zu sparse=%d [%zu]: %u vs %u", name,
-                  n, nf, sparse, x, C1[x], C2[x]);
+  for (int k = 0; k < nk; k++) {
+    if (!kv[k].syrk)
+      continue;
+    memset(C2, 0xee, n * ldc * nmom * 4);
+    kv[k].syrk(n, nf, A, lda, sparse, C2, ldc);
+    for (size_t x = 0; x < n * ldc * nmom; x++)
+      ck_assert_msg(C1[x] == C2[x], "%s syrk n=%zu nf=%zu sparse=%d [%zu]: %u vs %u",
+                    kv[k].name, n, nf, sparse, x, C1[x], C2[x]);
+  }
   free(A), free(C1), free(C2);
 }
 
-static void syrk_all(sm_ccc2_syrk_fn fn, const char *name)
+static void syrk_all(const kern_t *kv, int nk)
 {
   static const size_t ns[] = {1, 2, 3, 5, 17, 33, 70};
   static const size_t nfs[] = {0, 1, 33, 64, 513, 1100};
   for (size_t a = 0; a < sizeof ns / sizeof ns[0]; a++)
     for (size_t c = 0; c < sizeof nfs / sizeof nfs[0]; c++)
       for (int sparse = 0; sparse < 2; sparse++)
-        syrk_case(fn, name, ns[a], nfs[c], sparse);
+        syrk_case(kv, nk, ns[a], nfs[c], sparse);
 }
 
-static void ccc_all(sm_ccc2_fn fn, const char *name)
+static void ccc_all(const kern_t *kv, int nk)
 {
   static const size_t nfs[] = {0,  1,   2,   3,   31,  32,  33,  63,  64,
                                65, 127, 128, 129, 511, 512, 513, 1000};
   for (size_t a = 0; a < NM; a++)
     for (size_t c = 0; c < sizeof nfs / sizeof nfs[0]; c++)
       for (int sparse = 0; sparse < 2; sparse++) {
-        ccc_case(fn, name, ms[a], ms[(a + 3) % NM], nfs[c], sparse, sparse || c % 2);
-        ccc_case(fn, name, ms[(a + 5) % NM], ms[a], nfs[c], sparse, 1);
+        ccc_case(kv, nk, ms[a], ms[(a + 3) % NM], nfs[c], sparse, sparse || c % 2);
+        ccc_case(kv, nk, ms[(a + 5) % NM], ms[a], nfs[c], sparse, 1);
       }
   /* across the cache blocks (fields, columns) and the int8 field blocks */
-  ccc_case(fn, name, 37, 139, 17000, 0, 0);
-  ccc_case(fn, name, 37, 139, 17000, 1, 1);
-  ccc_case(fn, name, 5, 300, 1100, 1, 1);
+  ccc_case(kv, nk, 37, 139, 17000, 0, 0);
+  ccc_case(kv, nk, 37, 139, 17000, 1, 1);
+  ccc_case(kv, nk, 5, 300, 1100, 1, 1);
 }
+
+/* The short-vector forms' sizes: every length of 1 to 70 plane words (64
+ * fields each; the last word partly filled, and odd field counts: half
+ * code words), rows and columns not multiples of the register tiles (4
+ * rows, 2 x 8 or 2 x 4 columns) nor of the lanes, sparse with missing
+ * calls; the symmetric forms on the same lengths. */
+static void ccc_short_all(const kern_t *kv, int nk)
+{
+  static const size_t dims[] = {1, 2, 3, 5, 6, 9, 11, 13, 17, 23, 35};
+  enum { ND = sizeof dims / sizeof dims[0] };
+  for (size_t w = 1; w <= 70; w++) {
+    const size_t nf = 64 * w - (w % 4 == 0 ? 0 : w % 4 == 1 ? 1 : w % 4 == 2 ? 31 : 33);
+    for (int sparse = 0; sparse < 2; sparse++) {
+      ccc_case(kv, nk, dims[w % ND], dims[(w * 7 + 3) % ND], nf, sparse, sparse || w % 2);
+      syrk_case(kv, nk, dims[(w * 3 + sparse) % ND], nf, sparse);
+    }
+  }
+  ccc_case(kv, nk, 70, 131, 1000, 0, 0); /* many register tiles */
+  ccc_case(kv, nk, 70, 131, 1000, 1, 1);
+  syrk_case(kv, nk, 67, 700, 0);
+  syrk_case(kv, nk, 67, 700, 1);
+  /* the symmetric form across the column blocks (planes of 512 KB) */
+  syrk_case(kv, nk, 150, 17000, 0);
+  syrk_case(kv, nk, 150, 17000, 1);
+}
+
+#define KERNS(isa)                                                                       \
+  {                                                                                      \
+    {sm_kern_ccc2_##isa, sm_kern_ccc2_syrk_##isa, #isa},                                 \
+        {sm_kern_ccc2_long_##isa, sm_kern_ccc2_syrk_long_##isa, #isa " long"},           \
+        {sm_kern_ccc2_short_##isa, sm_kern_ccc2_syrk_short_##isa, #isa " short"},        \
+  }
 
 START_TEST(ccc2_avx512_vs_ref)
 {
@@ -216,17 +264,21 @@ START_TEST(ccc2_avx512_vs_ref)
     skip("ccc2 avx512");
     return;
   }
-  ccc_all(sm_kern_ccc2_avx512, "avx512");
-  syrk_all(sm_kern_ccc2_syrk_avx512, "avx512");
+  const kern_t kv[] = KERNS(avx512);
+  ccc_all(kv, 3);
+  syrk_all(kv, 3);
+  ccc_short_all(kv + 2, 1);
 }
 END_TEST
 
-/* the portable kernel, on every CPU: its symmetric form crosses the 32 x 32
- * tiles (n = 33, 70) */
+/* the portable kernels, on every CPU: their symmetric forms cross the 32 x
+ * 32 tiles (n = 33, 70) */
 START_TEST(ccc2_popc_all_vs_ref)
 {
-  ccc_all(sm_kern_ccc2_popc, "popc");
-  syrk_all(sm_kern_ccc2_syrk_popc, "popc");
+  const kern_t kv[] = KERNS(popc);
+  ccc_all(kv, 3);
+  syrk_all(kv, 3);
+  ccc_short_all(kv + 2, 1);
 }
 END_TEST
 
@@ -236,15 +288,18 @@ START_TEST(ccc2_avx2_vs_ref)
     skip("ccc2 avx2");
     return;
   }
-  ccc_all(sm_kern_ccc2_avx2, "avx2");
-  syrk_all(sm_kern_ccc2_syrk_avx2, "avx2");
+  const kern_t kv[] = KERNS(avx2);
+  ccc_all(kv, 3);
+  syrk_all(kv, 3);
+  ccc_short_all(kv + 2, 1);
 }
 END_TEST
 
 START_TEST(ccc2_i8ref_vs_ref)
 {
-  ccc_all(sm_kern_ccc2_i8ref, "i8ref");
-  syrk_all(sm_kern_ccc2_syrk_i8ref, "i8ref");
+  const kern_t kv[] = {{sm_kern_ccc2_i8ref, sm_kern_ccc2_syrk_i8ref, "i8ref"}};
+  ccc_all(kv, 1);
+  syrk_all(kv, 1);
 }
 END_TEST
 
@@ -254,8 +309,9 @@ START_TEST(ccc2_vnni_vs_ref)
     skip("ccc2 vnni");
     return;
   }
-  ccc_all(sm_kern_ccc2_vnni, "vnni");
-  syrk_all(sm_kern_ccc2_syrk_vnni, "vnni");
+  const kern_t kv[] = {{sm_kern_ccc2_vnni, sm_kern_ccc2_syrk_vnni, "vnni"}};
+  ccc_all(kv, 1);
+  syrk_all(kv, 1);
 }
 END_TEST
 
@@ -265,8 +321,9 @@ START_TEST(ccc2_amx_vs_ref)
     skip(sm_cpu_get()->amx_cpu ? "ccc2 amx (tile state refused)" : "ccc2 amx");
     return;
   }
-  ccc_all(sm_kern_ccc2_amx, "amx");
-  syrk_all(sm_kern_ccc2_syrk_amx, "amx");
+  const kern_t kv[] = {{sm_kern_ccc2_amx, sm_kern_ccc2_syrk_amx, "amx"}};
+  ccc_all(kv, 1);
+  syrk_all(kv, 1);
 }
 END_TEST
 
@@ -455,6 +512,73 @@ START_TEST(planes3_on_2way_kernels)
 }
 END_TEST
 
+/* The 3-way plane kernel on each instruction set's short-vector tiles:
+ * identical to the reference on odd sizes (every length of 1 to 70 plane
+ * words among them; X and Y counts not multiples of the tiles or lanes;
+ * missing calls), and on the slices' kept parts (kept triples exact, the
+ * others 0). */
+static void planes3_case(sm_kvar_t v, const char *name, size_t g, size_t mx, size_t my,
+                         size_t nf)
+{
+  const size_t ld = (nf + 31) / 32 + 1;
+  uint64_t *P = malloc(g * ld * 8), *X = malloc(mx * ld * 8), *Y = malloc(my * ld * 8);
+  fill3(P, g, nf, ld);
+  fill3(X, mx, nf, ld);
+  fill3(Y, my, nf, ld);
+  for (int sparse = 0; sparse < 2; sparse++) {
+    const size_t nmom = SM_CCC3_NMOM(sparse), n = g * mx * my * nmom;
+    uint32_t *o1 = calloc(n, 4), *o2 = malloc(n * 4);
+    sm_kern_ccc3_ref(g, mx, my, nf, P, ld, X, ld, Y, ld, sparse, o1);
+    for (int kc = -1; kc < 4; kc++) {
+      const sm_keep3_t keep = {kc < 2 ? 0 : 1, kc == 1 ? (uint32_t)(mx / 3) : 0, 0,
+                               kc == 3 ? 2 : 0};
+      memset(o2, 0xee, n * 4);
+      sm_kern_ccc3_popc_isa(v, kc < 0 ? NULL : &keep, g, mx, my, nf, P, ld, X, ld, Y, ld,
+                            sparse, o2);
+      for (size_t x = 0; x < n; x++) {
+        const size_t t3 = x / nmom, a = t3 / (mx * my), r = t3 / my % mx, y = t3 % my;
+        const int kept = kc < 0 || y >= sm_keep3_lo(&keep, a, r, my);
+        ck_assert_msg(
+            o2[x] == (kept ? o1[x] : 0u),
+            "ccc3 planes %s, %zux%zux%zu nf=%zu sparse=%d keep %d [%zu]: %u vs %u", name,
+            g, mx, my, nf, sparse, kc, x, o2[x], kept ? o1[x] : 0u);
+      }
+    }
+    free(o1), free(o2);
+  }
+  free(P), free(X), free(Y);
+}
+
+START_TEST(planes3_kernel_vs_ref)
+{
+  const sm_cpu_t *cpu = sm_cpu_get();
+  const struct {
+    sm_kvar_t v;
+    int ok;
+    const char *name;
+  } isas[] = {{SM_KVAR_AVX512, cpu->vpopcntdq, "avx512"},
+              {SM_KVAR_AVX2, cpu->avx2, "avx2"},
+              {SM_KVAR_POPC, 1, "portable"}};
+  static const size_t shapes[][4] = {{1, 1, 1, 1},      {2, 3, 5, 31},    {3, 7, 9, 33},
+                                     {2, 17, 33, 600},  {4, 9, 17, 1100}, {1, 33, 8, 64},
+                                     {2, 13, 21, 4470}, {1, 37, 70, 2000}};
+  for (size_t i = 0; i < sizeof isas / sizeof isas[0]; i++) {
+    if (!isas[i].ok) {
+      char what[64];
+      snprintf(what, sizeof what, "ccc3 planes %s", isas[i].name);
+      skip(what);
+      continue;
+    }
+    for (size_t c = 0; c < sizeof shapes / sizeof shapes[0]; c++)
+      planes3_case(isas[i].v, isas[i].name, shapes[c][0], shapes[c][1], shapes[c][2],
+                   shapes[c][3]);
+    for (size_t w = 1; w <= 70; w++)
+      planes3_case(isas[i].v, isas[i].name, 1 + w % 2, 3 + w % 7, 5 + w % 11,
+                   64 * w - w % 3 * 17);
+  }
+}
+END_TEST
+
 START_TEST(pick_follows_cpu)
 {
   const sm_cpu_t *cpu = sm_cpu_get();
@@ -482,8 +606,11 @@ START_TEST(pick_follows_cpu)
   for (int sparse = 0; sparse < 2; sparse++) {
     const char *name = sm_kern_pick_ccc2(SM_KVAR_AUTO, sparse, &fc);
     ck_assert_ptr_nonnull(name);
-    printf("test_simd: ccc2 %s: %s\n", sparse ? "sparse" : "dense", name);
-    ccc_case(fc, name, 9, 13, 300, sparse, 1);
+    printf("test_simd: ccc2 %s: %s (short form below %zu fields)\n",
+           sparse ? "sparse" : "dense", name,
+           sm_kern_ccc2_short_nf(SM_KVAR_AUTO, sparse));
+    const kern_t kc = {fc, NULL, name};
+    ccc_case(&kc, 1, 9, 13, 300, sparse, 1);
   }
   ck_assert(!sm_kern_unusable(SM_KVAR_REF, 1) && !sm_kern_unusable(SM_KVAR_BLOCKED, 0));
   ck_assert((sm_kern_unusable(SM_KVAR_AMX, 1) == NULL) == (cpu->amx != 0));
@@ -508,6 +635,7 @@ static Suite *simd_suite(void)
   tcase_add_test(tc, sums_ccc_vs_loops);
   tcase_add_test(tc, pick_follows_cpu);
   tcase_add_test(tc, planes3_on_2way_kernels);
+  tcase_add_test(tc, planes3_kernel_vs_ref);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -1,5 +1,7 @@
 /* kern_ccc2.c: CCC 2-way moments of genotype pairs (plain reference loops,
- * and the bit-plane AND + popcount kernel) and the per-vector allele sums. */
+ * and the long-vector form of the portable bit-plane AND + popcount
+ * kernel, sm_kern_ccc2_long_popc: sm_kern_pick.c chooses it or the short-
+ * vector form by length) and the per-vector allele sums. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -127,16 +129,17 @@ SM_CPLANES_SPARSE_TILES(SM_POPC_CLONES, sparse_tiles, sm_cplanes_sparse2, 1)
 /* A against B; the symmetric form on a diagonal block (B = A): the tiles on
  * and above the diagonal, the rest mirrored. */
 SM_POPC_CLONES
-void sm_kern_ccc2_popc(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
-                       const uint64_t *B, size_t ldb, int sparse, uint32_t *C, size_t ldc)
+void sm_kern_ccc2_long_popc(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
+                            const uint64_t *B, size_t ldb, int sparse, uint32_t *C,
+                            size_t ldc)
 {
   sm_cplanes_run(1, dense_tiles, sparse_tiles, m, n, nf, A, lda, B, ldb, sparse, C, ldc,
                  0);
 }
 
 SM_POPC_CLONES
-void sm_kern_ccc2_syrk_popc(size_t n, size_t nf, const uint64_t *A, size_t lda,
-                            int sparse, uint32_t *C, size_t ldc)
+void sm_kern_ccc2_syrk_long_popc(size_t n, size_t nf, const uint64_t *A, size_t lda,
+                                 int sparse, uint32_t *C, size_t ldc)
 {
   sm_cplanes_run(1, dense_tiles, sparse_tiles, n, n, nf, A, lda, A, lda, sparse, C, ldc,
                  1);

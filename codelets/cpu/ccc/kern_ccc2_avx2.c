@@ -1,5 +1,7 @@
-/* kern_ccc2_avx2.c: CCC 2-way moments with AVX2 (sm_kern_ccc2_avx2), for
- * CPUs without AVX-512 VPOPCNTDQ. The planes of sm_ccc_planes.h in groups
+/* kern_ccc2_avx2.c: CCC 2-way moments with AVX2, for CPUs without AVX-512
+ * VPOPCNTDQ: the long-vector form of sm_kern_ccc2_avx2
+ * (sm_kern_ccc2_long_avx2; sm_kern_pick.c chooses it or the short-vector
+ * form by length). The planes of sm_ccc_planes.h in groups
  * of 4 words are counted 256 bits at a time with the nibble table
  * (vpshufb) into byte counters that vpsadbw empties every CHUNK groups: on
  * a 2-core AMD EPYC, twice the word pairs per second of scalar popcnt,
@@ -174,29 +176,31 @@ SM_TARGET static void dense_tiles(size_t m, size_t n, size_t nf, const sm_cplane
 
 SM_CPLANES_SPARSE_TILES(SM_TARGET, sparse_tiles, sparse12, G)
 
-SM_TARGET void sm_kern_ccc2_avx2(size_t m, size_t n, size_t nf, const uint64_t *A,
-                                 size_t lda, const uint64_t *B, size_t ldb, int sparse,
-                                 uint32_t *C, size_t ldc)
+SM_TARGET void sm_kern_ccc2_long_avx2(size_t m, size_t n, size_t nf, const uint64_t *A,
+                                      size_t lda, const uint64_t *B, size_t ldb,
+                                      int sparse, uint32_t *C, size_t ldc)
 {
   sm_cplanes_run(G, dense_tiles, sparse_tiles, m, n, nf, A, lda, B, ldb, sparse, C, ldc,
                  0);
 }
 
-SM_TARGET void sm_kern_ccc2_syrk_avx2(size_t n, size_t nf, const uint64_t *A, size_t lda,
-                                      int sparse, uint32_t *C, size_t ldc)
+SM_TARGET void sm_kern_ccc2_syrk_long_avx2(size_t n, size_t nf, const uint64_t *A,
+                                           size_t lda, int sparse, uint32_t *C,
+                                           size_t ldc)
 {
   sm_cplanes_run(G, dense_tiles, sparse_tiles, n, n, nf, A, lda, A, lda, sparse, C, ldc,
                  1);
 }
 #else
-void sm_kern_ccc2_avx2(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
-                       const uint64_t *B, size_t ldb, int sparse, uint32_t *C, size_t ldc)
+void sm_kern_ccc2_long_avx2(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
+                            const uint64_t *B, size_t ldb, int sparse, uint32_t *C,
+                            size_t ldc)
 {
   sm_kern_ccc2_ref(m, n, nf, A, lda, B, ldb, sparse, C, ldc);
 }
 
-void sm_kern_ccc2_syrk_avx2(size_t n, size_t nf, const uint64_t *A, size_t lda,
-                            int sparse, uint32_t *C, size_t ldc)
+void sm_kern_ccc2_syrk_long_avx2(size_t n, size_t nf, const uint64_t *A, size_t lda,
+                                 int sparse, uint32_t *C, size_t ldc)
 {
   sm_kern_ccc2_ref(n, n, nf, A, lda, A, lda, sparse, C, ldc);
 }

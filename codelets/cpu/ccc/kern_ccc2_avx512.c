@@ -1,7 +1,10 @@
 /* kern_ccc2_avx512.c: CCC 2-way moments on bit planes with AVX-512
- * VPOPCNTDQ (sm_kern_ccc2_avx512): 512 fields per vector step, 2 popcounts
- * per word pair dense and 5 sparse (the algebra is in sm_kern_simd.h), cache
- * blocked, register-blocked over a tile of pairs. */
+ * VPOPCNTDQ, the long-vector form of sm_kern_ccc2_avx512
+ * (sm_kern_ccc2_long_avx512; sm_kern_pick.c chooses it or the short-vector
+ * form by length): 512 fields per vector step, 2 popcounts per word pair
+ * dense and 5 sparse (the algebra is in sm_kern_simd.h), cache blocked,
+ * register-blocked over a tile of pairs whose vector sums are reduced once
+ * per field block. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -452,27 +455,27 @@ static void ccc2(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
     planes_free(&pb);
 }
 
-void sm_kern_ccc2_avx512(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
-                         const uint64_t *B, size_t ldb, int sparse, uint32_t *C,
-                         size_t ldc)
+void sm_kern_ccc2_long_avx512(size_t m, size_t n, size_t nf, const uint64_t *A,
+                              size_t lda, const uint64_t *B, size_t ldb, int sparse,
+                              uint32_t *C, size_t ldc)
 {
   ccc2(m, n, nf, A, lda, B, ldb, sparse, C, ldc, 0);
 }
 
-void sm_kern_ccc2_syrk_avx512(size_t n, size_t nf, const uint64_t *A, size_t lda,
-                              int sparse, uint32_t *C, size_t ldc)
+void sm_kern_ccc2_syrk_long_avx512(size_t n, size_t nf, const uint64_t *A, size_t lda,
+                                   int sparse, uint32_t *C, size_t ldc)
 {
   ccc2(n, n, nf, A, lda, A, lda, sparse, C, ldc, 1);
 }
 #else
-void sm_kern_ccc2_syrk_avx512(size_t n, size_t nf, const uint64_t *A, size_t lda,
-                              int sparse, uint32_t *C, size_t ldc)
+void sm_kern_ccc2_syrk_long_avx512(size_t n, size_t nf, const uint64_t *A, size_t lda,
+                                   int sparse, uint32_t *C, size_t ldc)
 {
   sm_kern_ccc2_ref(n, n, nf, A, lda, A, lda, sparse, C, ldc);
 }
-void sm_kern_ccc2_avx512(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
-                         const uint64_t *B, size_t ldb, int sparse, uint32_t *C,
-                         size_t ldc)
+void sm_kern_ccc2_long_avx512(size_t m, size_t n, size_t nf, const uint64_t *A,
+                              size_t lda, const uint64_t *B, size_t ldb, int sparse,
+                              uint32_t *C, size_t ldc)
 {
   sm_kern_ccc2_ref(m, n, nf, A, lda, B, ldb, sparse, C, ldc);
 }

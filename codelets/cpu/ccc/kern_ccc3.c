@@ -4,8 +4,9 @@
  * exactly (the CCC paper's X_{j,xi} construction, as masks on bit planes). */
 #include <string.h>
 
-#include "sm_ccc_planes.h"
+#include "sm_ccc_short.h"
 #include "sm_kern.h"
+#include "sm_kern_simd.h"
 
 void sm_kern_ccc3_ref(size_t g, size_t mx, size_t my, size_t nf, const uint64_t *P,
                       size_t ldp, const uint64_t *X, size_t ldx, const uint64_t *Y,
@@ -39,35 +40,34 @@ void sm_kern_ccc3_ref(size_t g, size_t mx, size_t my, size_t nf, const uint64_t 
       }
 }
 
-/* The plane kernel: X and Y packed once per task (sm_ccc_planes.h, with
- * each vector's sums), then per plane, row x
- * and part e the row's planes restricted to the part in the packed form
- * (outside the part x is missing, sparse, or has no copy, dense) with its
- * sums recounted, and the fewest popcounts per word pair against each y
- * it keeps (keep: NULL, all; the others get 0). */
-SM_POPC_CLONES
-static int ccc3_packed(const sm_keep3_t *keep, size_t g, size_t mx, size_t my, size_t nf,
-                       const uint64_t *P, size_t ldp, const uint64_t *X, size_t ldx,
-                       const uint64_t *Y, size_t ldy, int sparse, uint32_t *out)
+/* The plane kernel on the short-vector tiles of isa (sm_ccc_short.h): X
+ * and Y packed in lanes once per task, then per plane and part e the rows
+ * of X restricted to the part (outside it x is missing, sparse, or has no
+ * copy, dense; its sums recounted) against Y, tile by tile, the tiles
+ * holding no kept triple skipped (keep: NULL, all; the others get 0). */
+static int ccc3_lanes(const sm_short_isa_t *isa, const sm_keep3_t *keep, size_t g,
+                      size_t mx, size_t my, size_t nf, const uint64_t *P, size_t ldp,
+                      const uint64_t *X, size_t ldx, const uint64_t *Y, size_t ldy,
+                      int sparse, uint32_t *out)
 {
   const size_t nmom = SM_CCC3_NMOM(sparse), ncw = (nf + 31) / 32, nw = (ncw + 1) / 2;
-  const int nparts = sparse ? 3 : 2, np = sparse ? 3 : 2;
-  const int64_t n0 = (int64_t)nf;
-  sm_cplanes_t px = {0}, py = {0};
-  const int bad = sm_cplanes_pack(&px, mx, nf, X, ldx, sparse) ||
-                  sm_cplanes_pack(&py, my, nf, Y, ldy, sparse);
+  const int nparts = sparse ? 3 : 2;
+  sm_clanes_t px = {0}, py = {0}, xr = {0};
+  const int bad = sm_clanes_pack(isa, &px, mx, nf, X, ldx, sparse) ||
+                  sm_clanes_pack(isa, &py, my, nf, Y, ldy, sparse) ||
+                  sm_clanes_alloc(&xr, mx, nf, sparse, isa->L);
   uint64_t *V = malloc((nw ? nw : 1) * sizeof *V), *mask = malloc(3 * (nw ? nw : 1) * 8);
-  uint64_t *xr = malloc((size_t)np * (nw ? nw : 1) * sizeof *xr);
-  if (bad || !V || !mask || !xr) {
-    sm_cplanes_free(&px), sm_cplanes_free(&py);
-    free(V), free(mask), free(xr);
+  size_t *lo = malloc((mx ? mx : 1) * sizeof *lo);
+  if (bad || !V || !mask || !lo) {
+    sm_clanes_free(&px), sm_clanes_free(&py), sm_clanes_free(&xr);
+    free(V), free(mask), free(lo);
     return -1;
   }
   for (size_t w = 0; w < nw; w++) { /* the fields that exist, packed */
     V[w] = 0;
     for (int half = 0; half < 2 && 2 * w + (size_t)half < ncw; half++) {
-      uint64_t lo, hi, valid;
-      sm_gt_bits(0, nf - (2 * w + (size_t)half) * 32, &lo, &hi, &valid);
+      uint64_t l, h, valid;
+      sm_gt_bits(0, nf - (2 * w + (size_t)half) * 32, &l, &h, &valid);
       V[w] |= valid << half;
     }
   }
@@ -76,70 +76,44 @@ static int ccc3_packed(const sm_keep3_t *keep, size_t g, size_t mx, size_t my, s
     for (size_t w = 0; w < nw; w++) {
       uint64_t part[3] = {0, 0, 0};
       for (int half = 0; half < 2 && 2 * w + (size_t)half < ncw; half++) {
-        uint64_t lo, hi, valid, ph[3];
-        sm_code_bits(prow, 2 * w + (size_t)half, nf, &lo, &hi, &valid);
-        sm_ccc3_parts(lo, hi, valid, sparse, ph);
+        uint64_t l, h, valid, ph[3];
+        sm_code_bits(prow, 2 * w + (size_t)half, nf, &l, &h, &valid);
+        sm_ccc3_parts(l, h, valid, sparse, ph);
         for (int e = 0; e < 3; e++)
           part[e] |= ph[e] << half;
       }
       for (int e = 0; e < 3; e++)
         mask[(size_t)e * nw + w] = part[e];
     }
+    size_t xf = mx; /* the first row that keeps a triple */
     for (size_t x = 0; x < mx; x++) {
-      uint32_t *orow = out + (a * mx + x) * my * nmom;
-      const size_t lo = keep ? sm_keep3_lo(keep, a, x, my) : 0;
-      memset(orow, 0, (lo < my ? lo : my) * nmom * sizeof *orow);
-      if (lo >= my)
-        continue;
-      for (int e = 0; e < nparts; e++) {
-        const uint64_t *E = mask + (size_t)e * nw;
-        if (sparse) { /* x' = x with the fields outside E missing */
-          const uint64_t *xp = px.p + x * 3 * nw;
-          int64_t g3[3] = {0, 0, 0}; /* R, nX, nZ of x' */
-          for (size_t w = 0; w < nw; w++) {
-            const uint64_t Xw = xp[3 * w], Sw = xp[3 * w + 1], Dw = xp[3 * w + 2];
-            const uint64_t X2 = (Xw & E[w]) | (V[w] & ~E[w]), S2 = Sw & E[w],
-                           D2 = Dw & E[w];
-            xr[3 * w] = X2, xr[3 * w + 1] = S2, xr[3 * w + 2] = D2;
-            g3[0] += 2 * (int64_t)SM_POPC64(S2) + SM_POPC64(V[w] & E[w] & ~Xw & ~Dw);
-            g3[1] += SM_POPC64(X2);
-            g3[2] += SM_POPC64(D2 & ~S2);
-          }
-          for (size_t y = lo; y < my; y += 2) { /* two y per loaded x' word */
-            const size_t y2 = y + 1 < my ? y + 1 : y;
-            int64_t c0[4], c1[4];
-            uint32_t m4[4];
-            sm_cplanes_sparse2(nw, xr, py.p + y * 3 * nw, py.p + y2 * 3 * nw, c0, c1);
-            sm_cplanes_moments(g3, py.marg + 3 * y, n0, c0, m4);
-            memcpy(orow + y * nmom + 4 * (size_t)e, m4, sizeof m4);
-            if (y2 != y) {
-              sm_cplanes_moments(g3, py.marg + 3 * y2, n0, c1, m4);
-              memcpy(orow + y2 * nmom + 4 * (size_t)e, m4, sizeof m4);
-            }
-          }
-        } else { /* x' = x with no copy outside E */
-          const uint64_t *xp = px.p + x * 2 * nw;
-          int64_t R = 0;
-          for (size_t w = 0; w < nw; w++) {
-            const uint64_t Dw = xp[2 * w], Sw = xp[2 * w + 1];
-            xr[2 * w] = (Dw & E[w]) | (V[w] & ~E[w]);
-            xr[2 * w + 1] = Sw & E[w];
-            R += 2 * (int64_t)SM_POPC64(Sw & E[w]) + SM_POPC64(V[w] & E[w] & ~Dw);
-          }
-          for (size_t y = lo; y < my; y++) {
-            const uint64_t *yp = py.p + y * 2 * nw;
-            int64_t c = 0;
-            for (size_t w = 0; w < 2 * nw; w += 2)
-              c += SM_DS_TERM(xr[w], xr[w + 1], yp[w], yp[w + 1]);
-            orow[y * nmom + (size_t)e] = (uint32_t)(R + py.marg[3 * y] - n0 + c);
-          }
-        }
-      }
+      lo[x] = keep ? sm_keep3_lo(keep, a, x, my) : 0;
+      if (lo[x] < my && xf == mx)
+        xf = x;
     }
+    uint32_t *oa = out + a * mx * my * nmom;
+    for (int e = 0; e < nparts && xf < mx; e++) {
+      isa->restrict3(&px, mx, mask + (size_t)e * nw, V, &xr);
+      sm_ccc2_short_tiles(isa, mx, my, &xr, &py, nf, sparse,
+                          oa + (sparse ? 4 * (size_t)e : (size_t)e), my * nmom, nmom, lo,
+                          0);
+    }
+    for (size_t x = 0; x < mx; x++) /* the triples not kept (the tiles computed some) */
+      memset(oa + x * my * nmom, 0, (lo[x] < my ? lo[x] : my) * nmom * sizeof *oa);
   }
-  sm_cplanes_free(&px), sm_cplanes_free(&py);
-  free(V), free(mask), free(xr);
+  sm_clanes_free(&px), sm_clanes_free(&py), sm_clanes_free(&xr);
+  free(V), free(mask), free(lo);
   return 0;
+}
+
+void sm_kern_ccc3_popc_isa(sm_kvar_t v, const sm_keep3_t *keep, size_t g, size_t mx,
+                           size_t my, size_t nf, const uint64_t *P, size_t ldp,
+                           const uint64_t *X, size_t ldx, const uint64_t *Y, size_t ldy,
+                           int sparse, uint32_t *out)
+{
+  if (ccc3_lanes(sm_short_isa(v), keep, g, mx, my, nf, P, ldp, X, ldx, Y, ldy, sparse,
+                 out))
+    sm_kern_ccc3_ref(g, mx, my, nf, P, ldp, X, ldx, Y, ldy, sparse, out);
 }
 
 void sm_kern_ccc3_popc_keep(const sm_keep3_t *keep, size_t g, size_t mx, size_t my,
@@ -147,7 +121,8 @@ void sm_kern_ccc3_popc_keep(const sm_keep3_t *keep, size_t g, size_t mx, size_t 
                             size_t ldx, const uint64_t *Y, size_t ldy, int sparse,
                             uint32_t *out)
 {
-  if (ccc3_packed(keep, g, mx, my, nf, P, ldp, X, ldx, Y, ldy, sparse, out))
+  if (ccc3_lanes(sm_short_best(), keep, g, mx, my, nf, P, ldp, X, ldx, Y, ldy, sparse,
+                 out))
     sm_kern_ccc3_ref(g, mx, my, nf, P, ldp, X, ldx, Y, ldy, sparse, out);
 }
 

@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "sm_formulas.h"
 #include "sm_kern.h"
@@ -55,6 +56,38 @@ static inline void sm_cplanes_free(sm_cplanes_t *pl)
   pl->p = NULL, pl->marg = NULL;
 }
 
+/* The planes of packed word w (code words 2w and 2w + 1) of a row of nf
+ * fields (ncw code words): out = {D, S} dense, {X, S, D} sparse; adds the
+ * word's R, nX, nZ to g. Always inlined (the caller's popcount). */
+static inline __attribute__((always_inline)) void
+sm_cplanes_word(const uint64_t *row, size_t w, size_t ncw, size_t nf, int sparse,
+                uint64_t out[3], int64_t g[3])
+{
+  uint64_t px = 0, ps = 0, pd = 0;
+  for (int half = 0; half < 2 && 2 * w + (size_t)half < ncw; half++) {
+    uint64_t lo, hi, valid;
+    sm_code_bits(row, 2 * w + (size_t)half, nf, &lo, &hi, &valid);
+    lo &= valid, hi &= valid;
+    const uint64_t sv = lo & hi;
+    if (sparse) {
+      const uint64_t xv = hi & ~lo, zv = valid & ~lo & ~hi;
+      g[0] += SM_POPC64(lo) + SM_POPC64(sv);
+      g[1] += SM_POPC64(xv);
+      g[2] += SM_POPC64(zv);
+      px |= xv << half;
+      pd |= (sv | zv) << half;
+    } else { /* r = (lo | hi) + (lo & hi): 1 for a missing code too */
+      g[0] += SM_POPC64(lo | hi) + SM_POPC64(sv);
+      pd |= (valid & ~(lo ^ hi)) << half;
+    }
+    ps |= sv << half;
+  }
+  if (sparse)
+    out[0] = px, out[1] = ps, out[2] = pd;
+  else
+    out[0] = pd, out[1] = ps, out[2] = 0;
+}
+
 /* Pack nv rows of codes in groups of g words; returns -1 when out of
  * memory (nothing held). Always inlined, so that it runs the caller
  * clone's hardware popcount. */
@@ -76,45 +109,17 @@ sm_cplanes_pack_g(sm_cplanes_t *pl, size_t nv, size_t nf, const uint64_t *X, siz
   }
   for (size_t v = 0; v < nv; v++) {
     uint64_t *o = pl->p + v * (size_t)pl->np * pl->nw;
-    int64_t R = 0, nX = 0, nZ = 0;
+    int64_t gv[3] = {0, 0, 0};
     for (size_t w = 0; w < pl->nw; w++) {
-      uint64_t px = 0, ps = 0, pd = 0;
-      for (int half = 0; half < 2 && 2 * w + (size_t)half < ncw; half++) {
-        uint64_t lo, hi, valid;
-        sm_code_bits(X + v * ldx, 2 * w + (size_t)half, nf, &lo, &hi, &valid);
-        lo &= valid, hi &= valid;
-        const uint64_t sv = lo & hi;
-        if (sparse) {
-          const uint64_t xv = hi & ~lo, zv = valid & ~lo & ~hi;
-          R += SM_POPC64(lo) + SM_POPC64(sv);
-          nX += SM_POPC64(xv);
-          nZ += SM_POPC64(zv);
-          px |= xv << half;
-          pd |= (sv | zv) << half;
-        } else { /* r = (lo | hi) + (lo & hi): 1 for a missing code too */
-          R += SM_POPC64(lo | hi) + SM_POPC64(sv);
-          pd |= (valid & ~(lo ^ hi)) << half;
-        }
-        ps |= sv << half;
-      }
+      uint64_t pw[3];
+      sm_cplanes_word(X + v * ldx, w, ncw, nf, sparse, pw, gv);
       uint64_t *ow = o + w / g * (size_t)pl->np * g + w % g;
-      if (sparse)
-        ow[0] = px, ow[g] = ps, ow[2 * g] = pd;
-      else
-        ow[0] = pd, ow[g] = ps;
+      for (int k = 0; k < pl->np; k++)
+        ow[(size_t)k * g] = pw[k];
     }
-    pl->marg[3 * v] = R, pl->marg[3 * v + 1] = nX, pl->marg[3 * v + 2] = nZ;
+    memcpy(pl->marg + 3 * v, gv, sizeof gv);
   }
   return 0;
-}
-
-/* The planes of the scalar kernels (groups of one word). */
-static inline __attribute__((always_inline)) int sm_cplanes_pack(sm_cplanes_t *pl,
-                                                                 size_t nv, size_t nf,
-                                                                 const uint64_t *X,
-                                                                 size_t ldx, int sparse)
-{
-  return sm_cplanes_pack_g(pl, nv, nf, X, ldx, sparse, 1);
 }
 
 /* A sparse kernel's tiles (static function `name`, attributes `attr`):
