@@ -261,7 +261,11 @@ SM_TARGET static inline vi vi_mix(vi x)
 }
 SM_TARGET static inline uint64_t vi_sum(vi a)
 {
-  return (uint64_t)_mm512_reduce_add_epi64(a);
+  /* modular: the mix terms wrap, and _mm512_reduce_add_epi64 adds
+   * signed scalars (undefined on overflow) */
+  uint64_t l[8];
+  _mm512_storeu_si512(l, a);
+  return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
 }
 
 /* ---- checksum terms: sm_cksum_q's llround(v 2^40) (half away from zero)
