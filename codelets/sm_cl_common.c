@@ -351,7 +351,7 @@ void sm_codelets_fini(void)
 #endif
 }
 
-int sm_codelets_init(int use_mpi, sm_kernel_t kernel)
+sm_err_t sm_codelets_init(int use_mpi, sm_kernel_t kernel)
 {
   sm_cl_use_mpi = use_mpi;
   if (use_mpi)
@@ -370,7 +370,9 @@ int sm_codelets_init(int use_mpi, sm_kernel_t kernel)
   cuda_sync = sync && *sync && strcmp(sync, "0");
   sm_cuda_set_sync(cuda_sync);
 #endif
-  return ocl_err ? -1 : force_setup();
+  if (ocl_err)
+    return SM_ERUNTIME;
+  return force_setup() ? SM_EOPTION : SM_OK;
 }
 
 const char *sm_codelets_kernel_check(sm_kernel_t kernel, int ccc)

@@ -10,6 +10,7 @@
 #include <starpu.h>
 #include <stdint.h>
 
+#include "sm_error.h"
 #include "sm_kern.h"
 #include "sm_kern_variants.h"
 
@@ -26,9 +27,11 @@ const char *sm_codelets_kernel_check(sm_kernel_t kernel, int ccc);
 /** Set up the codelets (after StarPU started): MPI insertion when use_mpi,
  * the CPU kernel, the OpenCL program when OpenCL workers exist, and the
  * checking settings of the environment (STARMET_CUDA_SYNC,
- * STARMET_FORCE_IMPL: sm_cl_common.h). Non-zero after logging an error
- * (a STARMET_FORCE_IMPL naming no codelet or implementation here). */
-int sm_codelets_init(int use_mpi, sm_kernel_t kernel);
+ * STARMET_FORCE_IMPL: sm_cl_common.h). After logging an error:
+ * SM_ERUNTIME when the OpenCL program does not build for the OpenCL
+ * workers, SM_EOPTION when STARMET_FORCE_IMPL names no codelet or
+ * implementation here. */
+sm_err_t sm_codelets_init(int use_mpi, sm_kernel_t kernel);
 
 /** Release what sm_codelets_init set up (before StarPU stops). */
 void sm_codelets_fini(void);

@@ -744,9 +744,9 @@ static sm_err_t start_runtime(run_t *r, double t1)
 static sm_err_t setup_codelets(run_t *r)
 {
   const sm_options_t *o = r->o;
-  sm_err_t err = SM_OK;
-  if (sm_codelets_init(r->P > 1, o->kernel))
-    return SM_EOPTION;
+  sm_err_t err = sm_codelets_init(r->P > 1, o->kernel);
+  if (err)
+    return err;
   sm_codelets_set_resilience(o->verify, o->inject_rate, o->inject_seed,
                              o->retry != SM_RETRY_CHECK);
   sm_codelets_set_debug_hang(o->debug_hang_block);

@@ -294,8 +294,8 @@ static sm_err_t start_runtime(run_t *r)
   if (err)
     return err;
   r->runtime_up = 1;
-  if (sm_codelets_init(0, SM_KERNEL_AUTO))
-    return SM_EOPTION;
+  if ((err = sm_codelets_init(0, SM_KERNEL_AUTO)))
+    return err;
   static const unsigned long long where[] = {STARPU_CPU | STARPU_CUDA | STARPU_OPENCL,
                                              STARPU_CPU, STARPU_CUDA | STARPU_OPENCL};
   sm_codelets_set_devices(where[r->o->devices]);

@@ -254,4 +254,10 @@ expect_error "program that does not build" "STARMET_OPENCL_PROGRAM=.*broken.cl d
   env STARPU_HOME="$OG_HOME" STARMET_OPENCL_PROGRAM="$T/broken.cl" oclgrind "$T/og" \
   "$T/broken.log" "$STARMET" compute --metric ccc --synthetic random --num-vector 4 \
   --num-field 8 --devices accel --output "$T/none"
+# a failure of the runtime, not of the command line: exit 1, not 2
+(export STARMET_OPENCL_PROGRAM="$T/broken.cl"
+ ocl "$STARMET" compute --metric ccc --synthetic random --num-vector 4 --num-field 8 \
+   --devices accel --output-format none > /dev/null 2>&1)
+st=$?
+[ $st -eq 1 ] && pass || fail "a program that does not build: exit $st (1 expected)"
 finish

@@ -9,15 +9,7 @@
 # workers.
 . "$(dirname "$0")/../lib.sh"
 
-SIMMPI=${STARMET_SIMMPI:-$top_srcdir/_build-simmpi/starmet}
-if [ ! -f "$SIMMPI" ]; then
-  echo "no SMPI build at $SIMMPI (scripts/setup-sim --mpi): skipped"
-  exit 77
-fi
-if ! command -v smpirun > /dev/null 2>&1; then echo "no smpirun: skipped"; exit 77; fi
-PY=${PYTHON3:-/usr/bin/python3}
-if ! "$PY" -c 'import csv, json' 2> /dev/null; then echo "no python3: skipped"; exit 77; fi
-mpi_setup
+simmpi_setup
 SP="$top_srcdir/scripts/sim-platform"
 SC="$top_srcdir/scripts/sim-cluster"
 
