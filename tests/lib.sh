@@ -42,14 +42,14 @@ pass() { NPASS=$((NPASS + 1)); }
 # verdict stands.
 run_ok() {
   name=$1; shift
-  if "$@" > "$T/log.out" 2> "$T/log.err"; then pass; return; fi
-  st=$?
-  if grep -q "LeakSanitizer has encountered a fatal error" "$T/log.err"; then
+  st=0
+  "$@" > "$T/log.out" 2> "$T/log.err" || st=$?
+  if [ $st -ne 0 ] && grep -q "LeakSanitizer has encountered a fatal error" "$T/log.err"; then
     echo "note: $name: LeakSanitizer's tracer crashed (exit $st); running it again" >&2
-    if "$@" > "$T/log.out" 2> "$T/log.err"; then pass; return; fi
-    st=$?
+    st=0
+    "$@" > "$T/log.out" 2> "$T/log.err" || st=$?
   fi
-  fail "$name: exit $st from: $*"; cat "$T/log.err" >&2
+  if [ $st -eq 0 ]; then pass; else fail "$name: exit $st from: $*"; cat "$T/log.err" >&2; fi
 }
 
 # same NAME SMCMP-ARGS...: two result files must agree
