@@ -39,17 +39,18 @@ pass() { NPASS=$((NPASS + 1)); }
 # LeakSanitizer's own tracer can crash at exit while a library's threads
 # (PoCL's) go away; that is no finding about the run (a leak reads
 # "detected memory leaks"), so such a run is repeated once and the second
-# verdict stands.
+# verdict stands. (Its variables are global, as every shell function's:
+# they have names no test uses.)
 run_ok() {
   name=$1; shift
-  st=0
-  "$@" > "$T/log.out" 2> "$T/log.err" || st=$?
-  if [ $st -ne 0 ] && grep -q "LeakSanitizer has encountered a fatal error" "$T/log.err"; then
-    echo "note: $name: LeakSanitizer's tracer crashed (exit $st); running it again" >&2
-    st=0
-    "$@" > "$T/log.out" 2> "$T/log.err" || st=$?
+  run_ok_st=0
+  "$@" > "$T/log.out" 2> "$T/log.err" || run_ok_st=$?
+  if [ $run_ok_st -ne 0 ] && grep -q "LeakSanitizer has encountered a fatal error" "$T/log.err"; then
+    echo "note: $name: LeakSanitizer's tracer crashed (exit $run_ok_st); running it again" >&2
+    run_ok_st=0
+    "$@" > "$T/log.out" 2> "$T/log.err" || run_ok_st=$?
   fi
-  if [ $st -eq 0 ]; then pass; else fail "$name: exit $st from: $*"; cat "$T/log.err" >&2; fi
+  if [ $run_ok_st -eq 0 ]; then pass; else fail "$name: exit $run_ok_st from: $*"; cat "$T/log.err" >&2; fi
 }
 
 # same NAME SMCMP-ARGS...: two result files must agree
