@@ -9,11 +9,16 @@ gnuplot-nox clang-format man-db groff-base r-base-core plink1.9 bcftools"
 sm_root=$(cd "$(dirname "$0")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$sm_root/_build}
 
+sm_installed() { dpkg-query -W -f='${Status}' "$1" 2> /dev/null | grep -q "install ok installed"; }
+
 sm_install_deps() {
   missing=""
   for p in $SM_PACKAGES; do
-    dpkg-query -W -f='${Status}' "$p" 2> /dev/null | grep -q "install ok installed" ||
-      missing="$missing $p"
+    # Debian 12's CUDA-enabled StarPU (scripts/setup-gpu contrib) conflicts
+    # with libstarpu-dev and provides the same starpu-1.3: installing
+    # libstarpu-dev would remove it
+    [ "$p" = libstarpu-dev ] && sm_installed libstarpu-contrib-dev && continue
+    sm_installed "$p" || missing="$missing $p"
   done
   [ -z "$missing" ] && return 0
   echo "== installing:$missing"

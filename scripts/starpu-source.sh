@@ -153,12 +153,21 @@ sm_starpu_build() { # SRC PREFIX STAMP WHAT OPTIONS...
   rm -f /tmp/starmet-stamp.$$
 }
 
+# Debian packages starmet's own build needs, StarPU apart
+SM_STARMET_PACKAGES="gcc g++ make autoconf automake pkg-config libopenmpi-dev openmpi-bin libhwloc-dev
+ocl-icd-opencl-dev zlib1g-dev libhts-dev"
+
 # starmet configured with CONFIGURE-ARGS and built in DIR (configure rerun
 # when configure is newer than DIR's Makefile or the arguments changed);
 # its log in DIR/configure.log. $SM_MAKE_TARGETS: what make builds (all).
 sm_starmet_build() { # DIR CONFIGURE-ARGS...
   d=$1
   shift
+  # what starmet's configure and build need besides StarPU (a fresh machine
+  # has no compiler): scripts/setup.sh's list without StarPU and the tools
+  # of the test suite
+  # shellcheck disable=SC2086
+  sm_apt_install $SM_STARMET_PACKAGES
   mkdir -p "$d"
   if [ ! -x "$sm_root_dir/configure" ] || [ "$sm_root_dir/configure.ac" -nt "$sm_root_dir/configure" ]; then
     (cd "$sm_root_dir" && autoreconf -fi)

@@ -95,6 +95,15 @@ V100="Tesla V100-SXM2-16GB, 580.82.07, 7.0"
 A100_OLD="NVIDIA A100-SXM4-40GB, 535.104.05, 8.0"
 H100="NVIDIA H100 80GB HBM3, 580.82.07, 9.0"
 
+# the Debian release the refusals' second way out depends on (the default
+# for every check: one without it)
+printf 'ID=debian\nVERSION_CODENAME=bookworm\n' > "$T/os-12"
+printf 'ID=debian\nVERSION_CODENAME=trixie\n' > "$T/os-13"
+STARMET_OS_RELEASE=$T/os-13
+export STARMET_OS_RELEASE
+# no_contrib NAME: the last check's output offers no contrib build
+no_contrib() { grep -q "setup-gpu contrib" "$T/out" && { fail "$1: offers the contrib build"; cat "$T/out" >&2; } || pass; }
+
 # ---- the toolkit and the GPUs
 check 4 "V100 + CUDA 13" "$CUDA13" "$V100" --build none
 says "refused: GPU 0 \(Tesla V100-SXM2-16GB, sm_70\) is older than every architecture CUDA 13.0 targets \(sm_75 and newer\): use a CUDA 12.x toolkit: CUDA_HOME=/usr/local/cuda-12.x scripts/setup-gpu" "V100 + CUDA 13"
@@ -108,6 +117,22 @@ says "^GPU 0: NVIDIA H100 80GB HBM3, compute capability 9.0 \(sm_90\), driver 58
 check 0 "V100 + CUDA 12.4" "$CUDA124" "Tesla V100-SXM2-16GB, 550.54.15, 7.0" --build none
 says "^toolkit: CUDA 12.4 \(.*cuda-12.4/bin/nvcc\): sm_50 to sm_90; driver >= 525.60.13$" "the CUDA 12.4 toolkit"
 says "^fit: CUDA 12.4" "V100 + CUDA 12.4 accepted"
+no_contrib "V100 + CUDA 13 off Debian 12"
+# on Debian 12, Debian's CUDA 11.8 (sm_35 to sm_90, drivers from
+# 450.80.02) is the second way out, when it fits
+STARMET_OS_RELEASE=$T/os-12
+check 4 "V100 + CUDA 13 on Debian 12" "$CUDA13" "$V100" --build none
+says "use a CUDA 12.x toolkit: CUDA_HOME=/usr/local/cuda-12.x scripts/setup-gpu; or, on this Debian 12, Debian's CUDA 11.8 with its CUDA-enabled StarPU 1.3: scripts/setup-gpu contrib$" "V100 + CUDA 13 on Debian 12"
+check 3 "A100 + driver 535 + CUDA 13 on Debian 12" "$CUDA13" "$A100_OLD" --build none
+says "which this driver runs: CUDA_HOME=/usr/local/cuda-12.x scripts/setup-gpu; or, on this Debian 12, .*scripts/setup-gpu contrib$" "A100 + old driver on Debian 12"
+check 3 "A100 + driver 470 + CUDA 12.4 on Debian 12" "$CUDA124" "NVIDIA A100-SXM4-40GB, 470.57.02, 8.0" --build none
+says "scripts/setup-gpu contrib$" "A100 + driver 470 + CUDA 12.4 on Debian 12"
+check 3 "K80 + driver 440 + CUDA 13 on Debian 12" "$CUDA13" "Tesla K80, 440.33.01, 3.7" --build none
+says "GPU 0 \(Tesla K80, sm_37\) is older" "K80 refused on Debian 12"
+no_contrib "K80 + driver 440 (older than CUDA 11.8's minimum)"
+check 4 "Kepler sm_30 + CUDA 13 on Debian 12" "$CUDA13" "Tesla K10, 580.82.07, 3.0" --build none
+no_contrib "sm_30 (older than CUDA 11.8's sm_35)"
+STARMET_OS_RELEASE=$T/os-13
 check 0 "A100 + CUDA 11.0 (architectures from --help)" "$T/cuda-11.0" \
   "NVIDIA A100-SXM4-40GB, 450.80.02, 8.0" --build none
 says "^toolkit: CUDA 11.0 \(.*\): sm_35 to sm_80; driver >= 450.80.02$" "CUDA 11.0's architectures"
