@@ -5,7 +5,9 @@
 #    with no CUDA worker) a FAIL "no CUDA worker" (a build without CUDA
 #    codelets: "no CUDA codelets"), never a skip; a starmet that hangs: a
 #    FAIL naming the timeout; one that dies by SIGSEGV: a FAIL naming the
-#    signal. nvidia-smi listing no GPU: exit 77 "no NVIDIA GPU".
+#    signal. nvidia-smi listing no GPU, or missing, and no NVIDIA GPU on
+#    the PCI bus: exit 77 "no NVIDIA GPU"; an NVIDIA GPU on the bus that
+#    nvidia-smi cannot list (no driver, a broken one): a FAIL.
 #  - On PoCL's OpenCL device (--device opencl --quick): every check
 #    passes, and every OpenCL implementation of every device codelet
 #    --version lists is forced in a passing check; --expect summit judges
@@ -45,7 +47,41 @@ selftest() {
   else pass; fi
 }
 
+# PCI buses: none with an NVIDIA GPU (the default here, whatever this
+# machine has), and one with a data-centre GPU (3D controller) and its
+# audio function
+pci_dev() { # DIR VENDOR CLASS
+  mkdir -p "$1"
+  echo "$2" > "$1/vendor"
+  echo "$3" > "$1/class"
+}
+pci_dev "$T/pci-none/0000:00:01.0" 0x8086 0x060000
+pci_dev "$T/pci-nv/0000:00:01.0" 0x8086 0x060000
+pci_dev "$T/pci-nv/0000:3b:00.0" 0x10de 0x030200
+pci_dev "$T/pci-nv/0000:3b:00.1" 0x10de 0x040300
+pci_dev "$T/pci-audio/0000:3b:00.1" 0x10de 0x040300
+STARMET_PCI_DEVICES=$T/pci-none
+export STARMET_PCI_DEVICES
+mkdir -p "$T/nodriver" "$T/minbin"
+printf '#!/bin/sh\necho "NVIDIA-SMI has failed because it couldn'"'"'t communicate with the NVIDIA driver."\nexit 9\n' \
+  > "$T/nodriver/nvidia-smi"
+chmod +x "$T/nodriver/nvidia-smi"
+# a PATH without nvidia-smi, whatever this machine has
+for t in dirname cat grep; do ln -s "$(command -v $t)" "$T/minbin/$t"; done
+
 PATH="$T/nogpu:$PATH" selftest "nvidia-smi without GPUs" 77 "^no NVIDIA GPU: nothing tested"
+PATH="$T/minbin" selftest "no nvidia-smi, no GPU" 77 "^no NVIDIA GPU: nothing tested \(no nvidia-smi in PATH\)"
+STARMET_PCI_DEVICES=$T/pci-audio PATH="$T/nogpu:$PATH" selftest "an NVIDIA audio function only" 77 \
+  "^no NVIDIA GPU: nothing tested"
+# a GPU on the bus that the driver does not show: a FAIL, never a skip
+STARMET_PCI_DEVICES=$T/pci-nv PATH="$T/nogpu:$PATH" selftest "a GPU nvidia-smi does not list" 1 \
+  "^probe +FAIL +the PCI bus lists 1 NVIDIA GPU\(s\), but nvidia-smi -L: No devices were found: the NVIDIA driver"
+STARMET_PCI_DEVICES=$T/pci-nv PATH="$T/nodriver:$PATH" selftest "a GPU and a broken driver" 1 \
+  "^probe +FAIL +the PCI bus lists 1 NVIDIA GPU\(s\), but nvidia-smi -L: NVIDIA-SMI has failed"
+STARMET_PCI_DEVICES=$T/pci-nv PATH="$T/minbin" selftest "a GPU and no driver" 1 \
+  "^probe +FAIL +the PCI bus lists 1 NVIDIA GPU\(s\), but no nvidia-smi in PATH"
+grep -q "nothing tested" "$T/st.out" && fail "a GPU without a driver reads as nothing tested"
+STARMET_PCI_DEVICES=$T/pci-none
 if grep -q "define SM_USE_CUDA 1" "$top_builddir/config.h" 2> /dev/null; then
   PATH="$T/bin:$PATH" selftest "a GPU and no CUDA worker" 1 \
     "^probe +FAIL +no CUDA worker: StarPU started none although nvidia-smi lists 1 GPU" \

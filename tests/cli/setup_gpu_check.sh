@@ -100,7 +100,9 @@ H100="NVIDIA H100 80GB HBM3, 580.82.07, 9.0"
 printf 'ID=debian\nVERSION_CODENAME=bookworm\n' > "$T/os-12"
 printf 'ID=debian\nVERSION_CODENAME=trixie\n' > "$T/os-13"
 STARMET_OS_RELEASE=$T/os-13
-export STARMET_OS_RELEASE
+# and no NVIDIA GPU on the PCI bus, whatever this machine has
+STARMET_PCI_DEVICES=$T/no-such-dir
+export STARMET_OS_RELEASE STARMET_PCI_DEVICES
 # no_contrib NAME: the last check's output offers no contrib build
 no_contrib() { grep -q "setup-gpu contrib" "$T/out" && { fail "$1: offers the contrib build"; cat "$T/out" >&2; } || pass; }
 
@@ -183,7 +185,23 @@ check 6 "nvidia-smi fails" "$CUDA13" "$H100" --build none
 says "no NVIDIA driver/GPU found \(nvidia-smi: NVIDIA-SMI has failed" "failing nvidia-smi"
 unset FAKE_SMI_MODE
 check 6 "an empty GPU list" "$CUDA13" "" --build none
-says "no NVIDIA driver/GPU found \(nvidia-smi lists no GPU\)" "an empty GPU list"
+says "no NVIDIA driver/GPU found \(nvidia-smi lists no GPU\)$" "an empty GPU list"
+# the same with an NVIDIA GPU on the PCI bus (and its audio function): the
+# driver is named as what to repair
+mkdir -p "$T/pci/0000:3b:00.0" "$T/pci/0000:3b:00.1"
+echo 0x10de | tee "$T/pci/0000:3b:00.0/vendor" > "$T/pci/0000:3b:00.1/vendor"
+echo 0x030200 > "$T/pci/0000:3b:00.0/class"
+echo 0x040300 > "$T/pci/0000:3b:00.1/class"
+STARMET_PCI_DEVICES=$T/pci
+export STARMET_PCI_DEVICES FAKE_SMI_MODE=fail
+check 6 "nvidia-smi fails, a GPU on the bus" "$CUDA13" "$H100" --build none
+says "no NVIDIA driver/GPU found \(nvidia-smi: NVIDIA-SMI has failed.*\), but the PCI bus lists 1 NVIDIA GPU\(s\): install or repair the NVIDIA driver" \
+  "failing nvidia-smi, a GPU on the bus"
+unset FAKE_SMI_MODE
+env PATH="$T/nosmi" CUDA_HOME="$CUDA13" "$SETUP" --check --build none > "$T/out" 2>&1
+says "^no NVIDIA driver/GPU found \(no nvidia-smi in PATH\), but the PCI bus lists 1 NVIDIA GPU" \
+  "no nvidia-smi, a GPU on the bus"
+STARMET_PCI_DEVICES=$T/no-such-dir
 check 2 "no toolkit" "$T/no-such-cuda" "$H100" --build none
 says "no CUDA toolkit: no nvcc in .*/no-such-cuda/bin" "no toolkit"
 check 1 "a bad argument" "$CUDA13" "$H100" --bogus
