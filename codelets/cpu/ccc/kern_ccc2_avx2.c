@@ -17,37 +17,18 @@
 
 #define SM_TARGET __attribute__((target("avx2,popcnt")))
 #define SM_INLINE static inline __attribute__((always_inline))
+#include "sm_ccc_avx2.h"
 
 /* Groups per chunk of byte counters. A dense term |Di & Dj| - 2 |Di & Dj &
  * (Si ^ Sj)| adds between -8 and 8 to a byte per group; counted modulo 256
  * from 128, 15 groups end in [8, 248]. The sparse counts add 0 to 8. */
 enum { CHUNK = 15, BIAS = 128, G = 4 };
 
-/* Per-byte popcounts of x. */
-SM_TARGET SM_INLINE __m256i pc8(__m256i x, __m256i lut, __m256i m4)
-{
-  const __m256i lo = _mm256_and_si256(x, m4);
-  const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(x, 4), m4);
-  return _mm256_add_epi8(_mm256_shuffle_epi8(lut, lo), _mm256_shuffle_epi8(lut, hi));
-}
-
-SM_TARGET SM_INLINE __m256i nibble_table(void)
-{
-  return _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2, 1,
-                          2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
-}
-
 /* Twice the popcounts: the dense term's 2 |Di & Dj & (Si ^ Sj)| without an
  * add. */
 SM_TARGET SM_INLINE __m256i nibble_table2(void)
 {
   return _mm256_add_epi8(nibble_table(), nibble_table());
-}
-
-/* Sum of the bytes of c into the four 64-bit lanes of t. */
-SM_TARGET SM_INLINE __m256i drain(__m256i t, __m256i c)
-{
-  return _mm256_add_epi64(t, _mm256_sad_epu8(c, _mm256_setzero_si256()));
 }
 
 SM_TARGET SM_INLINE int64_t hsum(__m256i t)

@@ -13,6 +13,7 @@
 
 #define SM_TARGET __attribute__((target("avx2,popcnt")))
 #define SM_INLINE static inline __attribute__((always_inline))
+#include "sm_ccc_avx2.h"
 
 /* Tiles: dense 2 rows x 2 groups, sparse 1 x 1 (16 ymm registers; 2 x 1,
  * 1 x 2, 3 x 1, 4 x 1 dense and 1 x 2, 2 x 1, 2 x 2, 3 x 1 sparse measured
@@ -21,26 +22,6 @@
  * words end in [8, 248]; the sparse counts add 0 to 8. */
 enum { L = 4, CHUNK = 15, BIAS = 128 };
 enum { MRD = 2, NGD = 2, MRS = 1, NGS = 1 };
-
-/* Per-byte popcounts of x (lut: the nibble table, or twice it). */
-SM_TARGET SM_INLINE __m256i pc8(__m256i x, __m256i lut, __m256i m4)
-{
-  const __m256i lo = _mm256_and_si256(x, m4);
-  const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(x, 4), m4);
-  return _mm256_add_epi8(_mm256_shuffle_epi8(lut, lo), _mm256_shuffle_epi8(lut, hi));
-}
-
-SM_TARGET SM_INLINE __m256i nibble_table(void)
-{
-  return _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2, 1,
-                          2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
-}
-
-/* Each lane's byte sum added to its total. */
-SM_TARGET SM_INLINE __m256i drain(__m256i t, __m256i c)
-{
-  return _mm256_add_epi64(t, _mm256_sad_epu8(c, _mm256_setzero_si256()));
-}
 
 /* The low 32 bits of the 4 lanes. */
 SM_TARGET SM_INLINE __m128i lo32(__m256i v)
