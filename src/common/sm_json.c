@@ -3,6 +3,7 @@
 #include "sm_json.h"
 
 #include <assert.h>
+#include <math.h>
 
 static void put_indent(FILE *f, int n)
 {
@@ -167,11 +168,17 @@ void sm_json_bool(sm_json_t *j, const char *key, int x)
 void sm_json_fixed(sm_json_t *j, const char *key, int prec, double x)
 {
   item(j, key);
-  fprintf(j->f, "%.*f", prec, x);
+  if (isfinite(x))
+    fprintf(j->f, "%.*f", prec, x);
+  else
+    fputs("null", j->f);
 }
 
 void sm_json_real(sm_json_t *j, const char *key, int prec, double x)
 {
   item(j, key);
-  fprintf(j->f, "%.*g", prec, x);
+  if (isfinite(x))
+    fprintf(j->f, "%.*g", prec, x);
+  else
+    fputs("null", j->f);
 }

@@ -55,7 +55,8 @@ void sm_json_u64(sm_json_t *j, const char *key, unsigned long long x);
 /** true or false. */
 void sm_json_bool(sm_json_t *j, const char *key, int x);
 
-/** A number with prec digits after the point (printf "%.*f"). */
+/** A number with prec digits after the point (printf "%.*f"); null when x
+ * is not finite (JSON has no NaN or infinity), as for sm_json_real. */
 void sm_json_fixed(sm_json_t *j, const char *key, int prec, double x);
 
 /** A number with prec significant digits (printf "%.*g"; 17 round-trips a

@@ -4,6 +4,7 @@
 #include "sm_summary.h"
 
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 
 #include "sm_checksum.h"
@@ -41,6 +42,15 @@ static const char *variant(const sm_summary_t *s)
 }
 
 /* max / mean of the pairs computed per rank (1 = perfect balance) */
+/* The compute time rates are taken over; NaN (no rate) when the run did
+ * not complete, whose counts are the problem's, not what was computed, or
+ * took no measurable time. */
+static double rate_time(const sm_summary_t *s)
+{
+  const int done = !strcmp(s->status, "ok") || !strcmp(s->status, "simulated");
+  return done && s->t_compute > 0 ? s->t_compute : NAN;
+}
+
 static double balance(const sm_summary_t *s)
 {
   if (!s->ranks || s->nranks < 1)
@@ -339,11 +349,11 @@ static void json_figures(sm_json_t *j, const sm_summary_t *s)
   sm_json_u64(j, "written", t->nwritten);
   sm_json_fixed(j, "element_comparisons", 0, cmp);
   sm_json_close(j);
-  double tc = s->t_compute > 0 ? s->t_compute : 1e-9;
+  const double tc = rate_time(s);
   double frac = 1.0;
   if (d && d->num_phase > 1)
     frac = (double)(s->phase_max - s->phase_min + 1) / d->num_phase;
-  sm_json_object(j, "rates", 0);
+  sm_json_object(j, "rates", 0); /* null: no rate (rate_time) */
   sm_json_real(j, "results_per_s", 6, frac * nres / tc);
   sm_json_real(j, "comparisons_per_s", 6, frac * cmp / tc);
   sm_json_close(j);
@@ -529,7 +539,7 @@ void sm_summary_print(const sm_summary_t *s, FILE *f)
   const sm_rank_stats_t *t = &s->total;
   double nres = sm_summary_nresults(s->nv, s->opt->num_way);
   double cmp = nres * (double)s->nf;
-  double tc = s->t_compute > 0 ? s->t_compute : 1e-9;
+  const double tc = rate_time(s);
   char cks[128];
   summary_checksum(t, cks, sizeof cks);
   fprintf(f, "starmet %s: %s %d-way (%s), %zu vectors x %zu fields, %s\n", s->status,
@@ -598,8 +608,9 @@ void sm_summary_print(const sm_summary_t *s, FILE *f)
   if (s->mem_estimate)
     fprintf(f, "  memory      rank 0: estimated %.3g MB before the run, peak %.3g MB\n",
             (double)s->mem_estimate / 1048576, (double)s->mem_peak / 1048576);
-  fprintf(f, "  rate        %.4g results/s, %.4g comparisons/s\n", frac * nres / tc,
-          frac * cmp / tc);
+  if (tc == tc)
+    fprintf(f, "  rate        %.4g results/s, %.4g comparisons/s\n", frac * nres / tc,
+            frac * cmp / tc);
   if (s->opt->synth.kind == SM_SYNTH_ANALYTIC)
     fprintf(f,
             "  analytic    %llu values checked, %llu wrong, max rel error %.3g "

@@ -67,6 +67,10 @@ expect_error "unrecoverable" "block [0-9]+ still fails its checks" - \
   --verify --inject-faults 1 --output "$T/bad"
 [ ! -e "$T/bad.tsv" ] && grep -q '"status": "self-check failed"' "$T/bad.json" && pass ||
   fail "unrecoverable: output left or summary without the failure"
+# a run that did not complete has no rate: its counts are the problem's
+grep -q '"rates": {"results_per_s": null, "comparisons_per_s": null}' "$T/bad.json" && pass ||
+  fail "unrecoverable: the summary gives a rate: $(grep '"rates"' "$T/bad.json")"
+grep -q '"rates": {"results_per_s": [0-9]' "$T/rc2.json" && pass || fail "a clean run has no rate"
 expect_error "bad rate" "--inject-faults.*out of range" "$T/bad2" \
   "$STARMET" compute --metric ccc --synthetic random --num-vector 40 --num-field 50 \
   --inject-faults 1.5 --output "$T/bad2"
