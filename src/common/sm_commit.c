@@ -86,6 +86,14 @@ sm_err_t sm_commit_check_dir(const char *what, const char *path)
 {
   char dir[SM_COMMIT_NAME_MAX];
   const char *slash = strrchr(path, '/');
+  /* a name, not a directory: "out/" would make the hidden out/.tsv */
+  const char *base = slash ? slash + 1 : path;
+  if (!*base || !strcmp(base, ".") || !strcmp(base, "..")) {
+    sm_log_error("%s '%s' ends without a file name (the files written take their names "
+                 "from its last part): give one after the directory, as in %s %s%srun1",
+                 what, path, what, path, *base ? "/" : "");
+    return SM_EIO;
+  }
   if (!slash)
     snprintf(dir, sizeof dir, ".");
   else if (slash == path)

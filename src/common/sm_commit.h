@@ -47,8 +47,10 @@ const char *sm_commit_hint(int err);
 /** Before a run computes anything: the directory a file named path (an
  * output prefix or a file name) will be written in must exist and be a
  * writable directory; missing directories are not created (a mistyped path
- * would make one). Logs one error naming the option `what`, the directory
- * and the command that makes it, and returns SM_EIO, otherwise SM_OK. */
+ * would make one), and its last part must be a name ("", "." and ".."
+ * are refused: "out/" is not a prefix). Logs one error naming the option
+ * `what`, the directory and the command that makes it, and returns SM_EIO,
+ * otherwise SM_OK. */
 sm_err_t sm_commit_check_dir(const char *what, const char *path) SM_MUST_CHECK;
 
 /** Put what was written on disk (fflush, fsync); the file stays open.

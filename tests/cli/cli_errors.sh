@@ -98,4 +98,22 @@ expect_error "summary under a file" "--summary .*afile/s.json: .*afile is not a 
   --summary "$T/afile/s.json"
 expect_error "synth dir" "--output .*nodir/g: the directory .*nodir does not exist" "$T/nodir/g" \
   "$STARMET" synth --metric ccc --num-vector 5 --num-field 5 --output-format plink --output "$T/nodir/g"
+# a prefix is a name: a directory alone ("d/", ".", "..") would make hidden
+# files (d/.tsv); refused for compute, synth and maf, nothing written
+mkdir -p "$T/pd"
+for p in "$T/pd/" "$T/pd/." "$T/pd/.."; do
+  expect_error "prefix $p" "--output '.*pd/?\.{0,2}' ends without a file name .* as in --output .*pd/+(\.{1,2}/)?run1" \
+    "$T/pd/." "$STARMET" compute --quiet --synthetic random --num-vector 5 --num-field 5 --output "$p"
+done
+(cd "$T/pd" && "$STARMET" compute --quiet --synthetic random --num-vector 5 --num-field 5 \
+  --output "" 2> "$T/log.err") && fail "empty prefix: accepted" ||
+  { grep -q "^starmet: error: --output '' ends without a file name.* as in --output run1$" "$T/log.err" &&
+    [ -z "$(ls -A "$T/pd")" ] && pass || { fail "empty prefix: message or files:"; cat "$T/log.err" >&2; }; }
+expect_error "synth prefix" "--output '.*pd/' ends without a file name" "$T/pd/." \
+  "$STARMET" synth --metric ccc --num-vector 5 --num-field 5 --output-format plink --output "$T/pd/"
+expect_error "maf prefix" "--output '.*pd/' ends without a file name" "$T/pd/." \
+  "$STARMET" maf --input "$top_srcdir/data/example_gl.beagle.gz" --output "$T/pd/"
+expect_error "summary name" "--summary '.*pd/' ends without a file name" "$T/pd/." \
+  "$STARMET" compute --quiet --synthetic random --num-vector 5 --num-field 5 --summary "$T/pd/"
+[ -z "$(ls -A "$T/pd")" ] && pass || fail "refused prefixes left files: $(ls -A "$T/pd")"
 finish
