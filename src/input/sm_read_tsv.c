@@ -492,6 +492,16 @@ sm_err_t sm_read_tsv(const char *path, const sm_read_opts_t *o, sm_vectors_t *ou
       err = SM_EFORMAT;
       goto fail;
     }
+    /* a NUL byte later on: a damaged file, or not text (the cell would end
+     * at it, silently: "4<NUL>5" read as 4) */
+    const char *nul = memchr(buf, 0, (size_t)len);
+    if (nul) {
+      sm_log_error("%s:%zu:%zu: a NUL byte: this is not a text table, or it is damaged; "
+                   "check the file (od -c shows the bytes)",
+                   path, lineno, (size_t)(nul - buf) + 1);
+      err = SM_EFORMAT;
+      goto fail;
+    }
     /* Blank lines are skipped anywhere (e.g. at the end); '#' lines are
      * comments before the header or the first data row only: after it, a
      * line starting with '#' may be a row named so, and is refused. */

@@ -17,8 +17,13 @@ typedef struct beagle {
   gzFile f;
   char *line;
   size_t cap, lineno, ncol;
-  int zerr; /* why next_line failed: zlib's code (Z_MEM_ERROR: the line) */
+  int zerr; /* why next_line failed: zlib's code (Z_MEM_ERROR: the line), or
+             * BEAGLE_NUL */
 } beagle_t;
+
+/* next_line's failure on a NUL byte: not text (and gzgets, which stops at
+ * a newline only, would hand the line over cut at it) */
+enum { BEAGLE_NUL = 1000 };
 
 static int is_space(char c)
 {
@@ -27,7 +32,8 @@ static int is_space(char c)
 
 /* Next non-empty line into b->line (end of line removed); *eof set at the
  * end. SM_EIO, logged by the caller (read_failed), on a read error, a gzip
- * stream cut short or no memory for the line: b->zerr says which. */
+ * stream cut short, no memory for the line or a NUL byte in it: b->zerr
+ * says which. */
 static sm_err_t next_line(beagle_t *b, int *eof)
 {
   *eof = 0;
@@ -44,10 +50,18 @@ static sm_err_t next_line(beagle_t *b, int *eof)
         b->line = grown;
         b->cap = cap;
       }
+      const z_off_t at = gztell(b->f);
       if (!gzgets(b->f, b->line + len,
                   (int)(b->cap - len > INT32_MAX ? INT32_MAX : b->cap - len)))
         break;
-      len += strlen(b->line + len);
+      const size_t got = strlen(b->line + len);
+      const z_off_t read = gztell(b->f) - at;
+      if (at >= 0 && read >= 0 && (size_t)read != got) {
+        b->zerr = BEAGLE_NUL;
+        b->lineno++;
+        return SM_EIO;
+      }
+      len += got;
       if (len && b->line[len - 1] == '\n')
         break;
     }
@@ -86,6 +100,12 @@ static sm_err_t read_failed(const sm_gl_reader_t *r, const beagle_t *b)
     sm_log_error("%s: ends before the end of its gzip stream: the file is truncated (it "
                  "stops %s); copy or download it again",
                  r->path, where);
+    return SM_EFORMAT;
+  }
+  if (b->zerr == BEAGLE_NUL) {
+    sm_log_error("%s:%zu: a NUL byte: not a text file (BEAGLE files are text, plain or "
+                 "gzip-compressed); check that this is the file meant",
+                 r->path, b->lineno);
     return SM_EFORMAT;
   }
   if (b->zerr == Z_MEM_ERROR) {

@@ -19,6 +19,13 @@ refuse() { name=$1 pat=$2 f=$3; shift 3; expect_error "$name" "$pat" "$T/out" "$
 
 printf 'name\tf1\tf2\tf3\na\t0.1\t0.5\t0.3\nb\t0.2\t0.4\t0.1\nc\t1\t2\t3\n' > "$T/plain.tsv"
 
+# a NUL byte after the first line: the cell would end at it ("4<NUL>5"
+# read as 4), so the file is refused with the line and the byte's column
+printf 'name\tf1\tf2\tf3\na\t0.1\t0.5\t0.3\nb\t0.2\t4\0005\t0.1\nc\t1\t2\t3\n' > "$T/nul.tsv"
+refuse "a NUL byte in a cell" "nul\.tsv:3:8: a NUL byte: this is not a text table, or it is damaged" "$T/nul.tsv"
+printf 'name\tf1\tf2\tf3\na\t0.1\t0.5\t0.3\nb\t0.2\t0.4\t0.1\000\n' > "$T/nulend.tsv"
+refuse "a NUL byte before a newline" "nulend\.tsv:3:14: a NUL byte" "$T/nulend.tsv"
+
 # a missing value in the first data row: not a header, not data
 printf 'a\t0.1\tNA\t0.3\nb\t0.2\t0.4\t0.1\nc\t1\t2\t3\n' > "$T/na1.tsv"
 refuse "NA in the first row" "na1\.tsv:1: the first line mixes names and numbers \(cell 3 'NA' is not a number.*--header yes" "$T/na1.tsv"

@@ -35,6 +35,18 @@ awk 'BEGIN { srand(11); N = 4
 gzip -nc "$T/g.beagle" > "$T/g.beagle.gz"
 run_ok "beagle reference run" M --input "$T/g.beagle" --output "$T/ref"
 
+# 0. a NUL byte (binary data, a damaged file) is refused at its line, plain
+# or compressed: zlib's line reader would otherwise cut the line at it and
+# join what follows; a stream of NULs (/dev/zero) ends at once
+sed '3s/\t/\t\x00/' "$T/g.beagle" > "$T/nul.beagle"
+gzip -nc "$T/nul.beagle" > "$T/nul.beagle.gz"
+for f in nul.beagle nul.beagle.gz; do
+  expect_error "beagle with a NUL byte ($f)" "$(echo "$f" | sed 's/\./\\./g'):3: a NUL byte: not a text file" \
+    "$O" M --input "$T/$f" --output "$O"
+done
+expect_error "beagle from /dev/zero" "/dev/zero:1: a NUL byte" "$O" \
+  timeout 60 "$STARMET" maf --quiet --input /dev/zero --output "$O"
+
 # 1. the first line must be the header
 tail -n +2 "$T/g.beagle" > "$T/nohdr.beagle"
 expect_error "beagle without header" \
