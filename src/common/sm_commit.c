@@ -123,6 +123,15 @@ sm_err_t sm_commit_check_dir(const char *what, const char *path)
   return SM_OK;
 }
 
+sm_err_t sm_check_not_dir(const char *path, const char *hint)
+{
+  struct stat sb;
+  if (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode))
+    return SM_OK;
+  sm_log_error("%s: a directory, not an input file: %s", path, hint);
+  return SM_EIO;
+}
+
 sm_err_t sm_commit_sync(sm_commit_t *c)
 {
   int bad = ferror(c->f);

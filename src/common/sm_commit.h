@@ -53,6 +53,12 @@ const char *sm_commit_hint(int err);
  * otherwise SM_OK. */
 sm_err_t sm_commit_check_dir(const char *what, const char *path) SM_MUST_CHECK;
 
+/** An input path that names a directory (which opens, and would read as an
+ * empty or damaged file): logs "path: a directory, not an input file", then
+ * hint, and returns SM_EIO; SM_OK otherwise (a missing file is the
+ * reader's to report). */
+sm_err_t sm_check_not_dir(const char *path, const char *hint) SM_MUST_CHECK;
+
 /** Put what was written on disk (fflush, fsync); the file stays open.
  * SM_EIO (errno set) when this or any earlier write failed. Logs nothing. */
 sm_err_t sm_commit_sync(sm_commit_t *c) SM_MUST_CHECK;

@@ -3,6 +3,8 @@
  * in sm_read_{tsv,npy,plink,raw,vcf}.c. */
 #include "sm_read.h"
 
+#include "sm_commit.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +58,14 @@ sm_err_t sm_read_input(const char *path, sm_input_format_t fmt, const sm_read_op
 {
   if (fmt == SM_INPUT_AUTO)
     fmt = guess_format(path);
+  if (fmt != SM_INPUT_PLINK &&
+      sm_check_not_dir(path, "give the file's path (for a PLINK set, --bfile PREFIX: "
+                             "the path of its .bed without .bed)")) {
+    memset(out, 0, sizeof *out);
+    if (dims)
+      memset(dims, 0, sizeof *dims);
+    return SM_EIO;
+  }
   switch (fmt) {
   case SM_INPUT_TSV:
     return sm_read_tsv(path, o, out, dims);

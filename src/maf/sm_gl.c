@@ -7,6 +7,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "sm_commit.h"
+
 static int ends_with(const char *s, const char *suffix)
 {
   size_t n = strlen(s), k = strlen(suffix);
@@ -47,7 +49,9 @@ sm_err_t sm_gl_open(const char *path, sm_gl_format_t fmt, sm_gl_reader_t **rp)
     return SM_ENOMEM;
   }
   r->fmt = fmt == SM_GL_AUTO ? guess_format(path) : fmt;
-  sm_err_t err = r->fmt == SM_GL_VCF ? sm_gl_vcf_open(r) : sm_gl_beagle_open(r);
+  sm_err_t err = sm_check_not_dir(path, "give the BEAGLE or VCF file's path");
+  if (!err)
+    err = r->fmt == SM_GL_VCF ? sm_gl_vcf_open(r) : sm_gl_beagle_open(r);
   if (err) {
     sm_gl_close(r);
     return err;

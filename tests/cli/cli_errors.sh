@@ -98,9 +98,18 @@ expect_error "summary under a file" "--summary .*afile/s.json: .*afile is not a 
   --summary "$T/afile/s.json"
 expect_error "synth dir" "--output .*nodir/g: the directory .*nodir does not exist" "$T/nodir/g" \
   "$STARMET" synth --metric ccc --num-vector 5 --num-field 5 --output-format plink --output "$T/nodir/g"
+mkdir -p "$T/pd"
+# a directory given as the input file (it opens, and read as raw, text or
+# BEAGLE it said "needs --num-field", "empty" or "damaged")
+for fmt in auto tsv npy raw; do
+  expect_error "directory input ($fmt)" "^starmet: error: .*/pd: a directory, not an input file: give the file's path" \
+    "$T/dirin" "$STARMET" compute --quiet --input "$T/pd" --input-format "$fmt" --output "$T/dirin"
+done
+expect_error "directory input (maf)" "^starmet: error: .*/pd: a directory, not an input file: give the BEAGLE or VCF" \
+  "$T/dirin" "$STARMET" maf --quiet --input "$T/pd" --output "$T/dirin"
+
 # a prefix is a name: a directory alone ("d/", ".", "..") would make hidden
 # files (d/.tsv); refused for compute, synth and maf, nothing written
-mkdir -p "$T/pd"
 for p in "$T/pd/" "$T/pd/." "$T/pd/.."; do
   expect_error "prefix $p" "--output '.*pd/?\.{0,2}' ends without a file name .* as in --output .*pd/+(\.{1,2}/)?run1" \
     "$T/pd/." "$STARMET" compute --quiet --synthetic random --num-vector 5 --num-field 5 --output "$p"
