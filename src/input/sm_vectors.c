@@ -7,6 +7,7 @@
 #include <float.h>
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -40,7 +41,14 @@ sm_err_t sm_vectors_alloc(sm_vectors_t *v, sm_metric_t metric, size_t elem_size,
   v->nv = nv;
   v->nf = nf;
   v->ld = sm_vectors_ld(metric, v->elem_size, nf);
-  size_t bytes = v->ld * v->elem_size * (nv ? nv : 1);
+  /* checked: a product that wraps would allocate too little */
+  size_t bytes;
+  if (__builtin_mul_overflow(v->ld, v->elem_size, &bytes) ||
+      __builtin_mul_overflow(bytes, nv ? nv : 1, &bytes) || bytes > SIZE_MAX - 63) {
+    sm_log_error("%zu vectors x %zu fields need more bytes than this machine can address",
+                 nv, nf);
+    return SM_ENOMEM;
+  }
   bytes = (bytes + 63) & ~(size_t)63;
   v->data = aligned_alloc(64, bytes);
   if (!v->data) {

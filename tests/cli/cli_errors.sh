@@ -98,6 +98,13 @@ expect_error "summary under a file" "--summary .*afile/s.json: .*afile is not a 
   --summary "$T/afile/s.json"
 expect_error "synth dir" "--output .*nodir/g: the directory .*nodir does not exist" "$T/nodir/g" \
   "$STARMET" synth --metric ccc --num-vector 5 --num-field 5 --output-format plink --output "$T/nodir/g"
+# sizes whose byte count does not fit in 64 bits: refused, never a wrapped
+# (too small) allocation
+expect_error "synth beyond 2^64 bytes" "4294967295 vectors x 4294967295 fields need more bytes than this machine can address" \
+  "$T/huge" "$STARMET" synth --num-vector 4294967295 --num-field 4294967295 --output "$T/huge"
+expect_error "synth beyond 2^64 bytes (wrapping to 128 GiB)" "2147483648 vectors x 1073741825 fields need more bytes" \
+  "$T/huge" "$STARMET" synth --num-vector 2147483648 --num-field 1073741825 --output "$T/huge"
+
 mkdir -p "$T/pd"
 # a directory given as the input file (it opens, and read as raw, text or
 # BEAGLE it said "needs --num-field", "empty" or "damaged")
