@@ -1091,10 +1091,39 @@ int sm_compute_main(const sm_options_t *o, const char *command)
   return err;
 }
 
+/* synth builds its vectors whole before writing them: they must fit in the
+ * memory compute's check allows (sm_mem_room), else an overcommitted
+ * allocation would end in the kernel's out-of-memory killer, not a message */
+static sm_err_t synth_fits(const sm_options_t *o)
+{
+  const int ccc = o->metric == SM_METRIC_CCC;
+  const size_t elem = ccc ? sizeof(uint64_t) : o->single ? sizeof(float) : sizeof(double);
+  const uint64_t row = (uint64_t)sm_vectors_ld(o->metric, elem, o->synth.nf) * elem;
+  if (row && o->synth.nv > UINT64_MAX / row)
+    return SM_OK; /* past 2^64: sm_vectors_alloc says so */
+  const uint64_t need = row * o->synth.nv;
+  uint64_t room, as;
+  char what[4900], as_what[64], b[2][32];
+  sm_mem_room(&room, what, sizeof what, &as, as_what, sizeof as_what);
+  const uint64_t limit = room < as ? room : as;
+  if (need <= limit)
+    return SM_OK;
+  sm_log_error("synth: %zu vectors x %zu fields are built whole before they are written, "
+               "about %s, but %s leaves %s: make fewer, or several smaller sets; %s",
+               o->synth.nv, o->synth.nf, human_bytes(need, b[0], 32),
+               room < as ? what : as_what, human_bytes(limit, b[1], 32),
+               room < as ? "STARMET_MEMORY_LIMIT=none skips this check"
+                         : "or raise the limit (ulimit -v unlimited)");
+  return SM_ENOMEM;
+}
+
 int sm_synth_main(const sm_options_t *o)
 {
   sm_vectors_t v = {0};
-  sm_err_t err = sm_synth_make(&o->synth, o->single ? 4 : 8, 0, 0, 0, 0, &v);
+  sm_err_t err = synth_fits(o);
+  if (err)
+    return err;
+  err = sm_synth_make(&o->synth, o->single ? 4 : 8, 0, 0, 0, 0, &v);
   if (err)
     return err;
   err = sm_vectors_write(&v, o->input_format, o->output);

@@ -38,6 +38,13 @@ expect_error "10^7 x 10^6" "needs about 72.8 TB of memory per rank.*but (this ma
 [ $(( $(date +%s) - start )) -le 5 ] && pass || fail "the absurd size took more than 5 s to refuse"
 expect_error "absurd 3-way" "needs about .* of memory per rank" "$T/h" \
   "$S" compute --synthetic random --num-way 3 --num-vector 4000000 --num-field 100000 --output "$T/h"
+# synth builds its vectors whole: checked the same way, before allocating
+expect_error "synth too large" "^starmet: error: synth: 1000 vectors x 1000 fields are built whole before they are written, about 7.63 MB, but STARMET_MEMORY_LIMIT leaves 1 MB" \
+  "$T/sy" env STARMET_MEMORY_LIMIT=1M "$S" synth --num-vector 1000 --num-field 1000 --output "$T/sy"
+run_ok "synth that fits" env STARMET_MEMORY_LIMIT=9M "$S" synth --num-vector 1000 --num-field 1000 --output "$T/sy"
+[ -s "$T/sy" ] && pass || fail "synth that fits: no $T/sy"
+expect_error "synth beyond the machine" "synth: 10000000 vectors x 1000000 fields .* about 72.8 TB, but (this machine's available memory|the memory limit of the cgroup)" \
+  "$T/sy2" "$S" synth --num-vector 10000000 --num-field 1000000 --output "$T/sy2"
 # AddressSanitizer (scripts/check --sanitize) maps terabytes of shadow
 # memory and keeps freed blocks: no address-space limit, and its RSS is
 # not the program's
