@@ -14,6 +14,11 @@
  * sm_crc32c(0, "123456789", 9) is 0xe3069283. */
 uint32_t sm_crc32c(uint32_t crc, const void *p, size_t n);
 
+/** The CRC-32C of bytes A then B from crc_a (A's), crc_b (B's) and B's
+ * length, without the bytes: sm_crc32c_combine(sm_crc32c(0, a, n),
+ * sm_crc32c(0, b, m), m) == sm_crc32c(sm_crc32c(0, a, n), b, m). */
+uint32_t sm_crc32c_combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b);
+
 /** How this CPU computes it: "sse4.2" (the crc32 instruction) or "table". */
 const char *sm_crc32c_impl(void);
 

@@ -97,6 +97,28 @@ START_TEST(crc32c_streams)
       c = sm_crc32c(c, b + at, at + piece <= sizeof b ? piece : sizeof b - at);
     ck_assert_uint_eq(c, whole);
   }
+  /* combined from the CRCs of the two sides of every split point */
+  for (size_t cut = 0; cut <= sizeof b; cut += 13)
+    ck_assert_uint_eq(sm_crc32c_combine(sm_crc32c(0, b, cut),
+                                        sm_crc32c(0, b + cut, sizeof b - cut),
+                                        sizeof b - cut),
+                      whole);
+  /* long buffers go through three interleaved lanes: the same CRC as short
+   * pieces, at every length around a round of lanes */
+  const size_t big = 3 * 16384 * 3 + 777;
+  unsigned char *l = malloc(big);
+  ck_assert_ptr_nonnull(l);
+  for (size_t k = 0; k < big; k++)
+    l[k] = (unsigned char)(k * 2654435761u >> 13);
+  for (size_t len = 3 * 16384 - 9; len <= big; len += 3 * 16384 - 1) {
+    uint32_t pieces = 0;
+    for (size_t at = 0; at < len; at += 1000)
+      pieces = sm_crc32c(pieces, l + at, len - at < 1000 ? len - at : 1000);
+    ck_assert_uint_eq(sm_crc32c(0, l, len), pieces);
+    ck_assert_uint_eq(sm_crc32c(0x12345678u, l, len),
+                      sm_crc32c_combine(0x12345678u, pieces, len));
+  }
+  free(l);
   /* one byte changed: another value */
   b[500] ^= 1;
   ck_assert_uint_ne(sm_crc32c(0, b, sizeof b), whole);
