@@ -8,7 +8,8 @@
 #   d <- starmet_read_tsv("out/ccc.tsv")
 #
 # Every reader returns a data.frame with the TSV header's columns: i, j[, k]
-# (0-based vector indices, or the vector names when a TSV has them), for
+# (0-based vector indices, or the vector names when a TSV has them, as the
+# run's summary says: "7", "07" and "007" are three names), for
 # CCC the table entry's bits a, b[, c], then value (double; float32 values
 # of --precision single are exact in it). The same readers take the top-k
 # files PREFIX.topk.bin / .topk.tsv (columns vector, rank, neighbour,
@@ -144,8 +145,12 @@ starmet_read_bin <- function(path, chunk = 1048576L) {
 
 #' Read a starmet TSV result file into a data.frame with the same columns
 #' as starmet_read_bin (ids are character when the file holds names, which
-#' starmet_unescape gives back as the input had them).
-starmet_read_tsv <- function(path) {
+#' starmet_unescape gives back as the input had them: "7", "07" and "007"
+#' are three names). keys: "names", "index" or NULL: as the run's summary
+#' beside the file says (starmet_summary_keys; the TSV header is the same
+#' either way), else indices only when every id is written as starmet
+#' writes an index (decimal, no leading zero).
+starmet_read_tsv <- function(path, keys = NULL) {
   header <- strsplit(readLines(path, n = 1L), "\t", fixed = TRUE)[[1]]
   if (length(header) < 3 || header[length(header)] != "value")
     stop(sprintf("%s: not a starmet TSV (header %s)", path, paste(header, collapse = " ")))
@@ -155,9 +160,25 @@ starmet_read_tsv <- function(path) {
                          colClasses = cls, na.strings = character(0),
                          check.names = FALSE, stringsAsFactors = FALSE)
   names(d) <- sub("^id_", "", header)
-  for (col in intersect(names(d), c("i", "j", "k", "vector", "neighbour"))) {
+  nv <- NA_real_
+  if (is.null(keys)) {
+    s <- .starmet_file_summary(path)
+    keys <- s$keys
+    nv <- s$num_vector
+  }
+  if (!is.na(keys) && !(keys %in% c("names", "index")))
+    stop(sprintf("keys = '%s': use \"names\", \"index\" or NULL", keys))
+  cols <- intersect(names(d), c("i", "j", "k", "vector", "neighbour"))
+  ids <- unlist(d[cols], use.names = FALSE)
+  canon <- grepl("^(0|[1-9][0-9]*)$", ids, useBytes = TRUE)
+  index <- if (is.na(keys)) all(canon) && (is.na(nv) || all(as.double(ids) < nv))
+           else keys == "index"
+  if (index && !all(canon))
+    stop(sprintf("%s: an id that is not a vector index, but keys = \"index\"; read it with keys = \"names\"",
+                 path))
+  for (col in cols) {
     x <- d[[col]]
-    if (all(grepl("^[0-9]+$", x, useBytes = TRUE))) { # indices, not names
+    if (index) {
       x <- as.double(x)
       d[[col]] <- if (all(x < 2^31)) as.integer(x) else x
     } else {
@@ -165,6 +186,74 @@ starmet_read_tsv <- function(path) {
     }
   }
   d
+}
+
+# A JSON string field of a summary text js, as written (escapes kept: the
+# fields read here are words and paths), or NA when absent.
+.starmet_json_str <- function(js, key) {
+  m <- regmatches(js, regexpr(sprintf('"%s": *"(\\\\.|[^"\\\\])*"', key), js))
+  if (!length(m)) return(NA_character_)
+  v <- sub(sprintf('^"%s": *"', key), "", m)
+  substr(v, 1L, nchar(v) - 1L)
+}
+
+# Whether a command line (words) holds --name as getopt_long reads it (a
+# unique abbreviation, or --name=value): its value (the next word, or
+# after "="), TRUE for a flag, or NULL.
+.starmet_option <- function(cmd, name) {
+  for (n in seq_along(cmd)) {
+    opt <- sub("=.*", "", cmd[n])
+    if (nchar(opt) > 3 && startsWith(opt, "--") && startsWith(paste0("--", name), opt)) {
+      if (grepl("=", cmd[n], fixed = TRUE)) return(sub("^[^=]*=", "", cmd[n]))
+      return(if (n < length(cmd)) cmd[n + 1L] else TRUE)
+    }
+  }
+  NULL
+}
+
+#' What the ids of a compute run's TSV files are, from its summary text
+#' (PREFIX.json read whole): "names", "index", or NA when it cannot tell.
+#' Its "keys" entry when there is one; else --keys index on the command
+#' line; else the input: a text table has names when its row names (with
+#' --transpose, its header) were read; a synthetic problem, an npy or a
+#' raw file has none; PLINK and VCF inputs have them.
+starmet_summary_keys <- function(js) {
+  k <- .starmet_json_str(js, "keys")
+  if (!is.na(k) && k %in% c("names", "index")) return(k)
+  cmd <- strsplit(.starmet_json_str(js, "command"), " ", fixed = TRUE)[[1]]
+  if (identical(.starmet_option(cmd, "keys"), "index")) return("index")
+  header <- .starmet_json_str(js, "text_header")
+  if (!is.na(header)) {
+    rows <- identical(.starmet_json_str(js, "text_row_names"), "yes")
+    header <- header == "yes"
+    has <- if (header == rows) header else if (!is.null(.starmet_option(cmd, "transpose"))) header else rows
+    return(if (has) "names" else "index")
+  }
+  inp <- tolower(.starmet_json_str(js, "input"))
+  if (!is.na(inp) && startsWith(inp, "synthetic ")) return("index")
+  fmt <- .starmet_option(cmd, "input-format")
+  if (!is.null(.starmet_option(cmd, "bfile")) || identical(fmt, "plink") ||
+      identical(fmt, "vcf") || identical(fmt, "bcf")) return("names")
+  if (identical(fmt, "npy") || identical(fmt, "raw")) return("index")
+  if (!is.na(inp) && grepl("\\.(vcf|vcf\\.gz|vcf\\.bgz|bcf|bed)$", inp)) return("names")
+  if (!is.na(inp) && grepl("\\.npy$", inp)) return("index")
+  NA_character_
+}
+
+# keys and num_vector of the compute run that wrote path, from the summary
+# beside it (PREFIX.json of PREFIX[_<rank>][.topk].tsv), NA without one.
+.starmet_file_summary <- function(path) {
+  base <- sub("\\.topk$", "", sub("\\.tsv$", "", path))
+  for (prefix in unique(c(base, sub("_[0-9]+$", "", base)))) {
+    js <- paste0(prefix, ".json")
+    if (!file.exists(js)) next
+    js <- paste(readLines(js, warn = FALSE), collapse = "\n")
+    if (!grepl('"problem":', js, fixed = TRUE)) next
+    nv <- regmatches(js, regexpr('"num_vector": *[0-9]+', js))
+    return(list(keys = starmet_summary_keys(js),
+                num_vector = if (length(nv)) as.double(sub(".*: *", "", nv)) else NA_real_))
+  }
+  list(keys = NA_character_, num_vector = NA_real_)
 }
 
 #' Read a TSV of starmet maf (PREFIX.maf.tsv or PREFIX.saf.tsv, or one
@@ -198,7 +287,8 @@ starmet_read_maf <- function(path) {
   out <- regmatches(js, regexpr('"output": *"[^"]*"', js))
   fmt <- if (length(out)) sub('.*\\.([a-z]+)"$', "\\1", out) else NA_character_
   list(nranks = if (length(np)) as.integer(sub(".*: *", "", np)) else NA_integer_,
-       format = if (!is.na(fmt) && fmt %in% c("bin", "tsv")) fmt else NA_character_)
+       format = if (!is.na(fmt) && fmt %in% c("bin", "tsv")) fmt else NA_character_,
+       maf = grepl('"analysis": *"maf"', js))
 }
 
 #' The result files of the run PREFIX: PREFIX.<format> on one rank,
@@ -207,6 +297,9 @@ starmet_read_maf <- function(path) {
 #' else whichever exists, bin first). A list(format, paths).
 starmet_result_files <- function(prefix, format = NULL) {
   s <- .starmet_summary(prefix)
+  if (isTRUE(s$maf))
+    stop(sprintf("%s: the files of a starmet maf run, not of compute: read its .maf.tsv and .saf.tsv with starmet_read_maf",
+                 prefix))
   fmts <- if (!is.null(format)) format else if (!is.na(s$format)) s$format else c("bin", "tsv")
   for (ext in fmts) {
     one <- paste0(prefix, ".", ext)
@@ -238,10 +331,11 @@ starmet_result_files <- function(prefix, format = NULL) {
 
 #' Every result record of the run PREFIX (its --output), one rank or
 #' several, as one data.frame (ranks in order; records in block order).
-starmet_read_results <- function(prefix, format = NULL) {
+#' keys: what the ids of TSV files are (see starmet_read_tsv).
+starmet_read_results <- function(prefix, format = NULL, keys = NULL) {
   f <- starmet_result_files(prefix, format)
-  reader <- if (f$format == "bin") starmet_read_bin else starmet_read_tsv
-  parts <- lapply(f$paths, reader)
+  parts <- if (f$format == "bin") lapply(f$paths, starmet_read_bin)
+           else lapply(f$paths, starmet_read_tsv, keys = keys)
   if (length(parts) == 1) return(parts[[1]])
   ids <- intersect(names(parts[[1]]), c("i", "j", "k"))
   if (length(unique(lapply(parts, function(p) sapply(p[ids], class)))) > 1)

@@ -16,17 +16,24 @@ PREFIX.json                       every run (rank 0)          read_summary
 PREFIX.topk.tsv, PREFIX.topk.bin  top-k neighbours            read_topk
 PREFIX.hist.tsv                   value histograms            read_hist
 PREFIX.maf.tsv, PREFIX.saf.tsv    ``starmet maf``             read_maf
+PREFIX.saf.bin                    ``starmet maf`` (bin)       read_saf_bin
+PREFIX.sfs                        ``starmet maf``             read_sfs
 ================================  ==========================  ================
 
 ``read_results(PREFIX)`` finds the result files of a run, on one rank or
-several (the rank count is in PREFIX.json), and concatenates them.
+several (the rank count is in PREFIX.json), and concatenates them;
+``maf_files(PREFIX)`` lists those of a ``starmet maf`` run.
 
 Results come as NumPy structured arrays, one element per value:
 
 ``i, j[, k]``
     the vector indices, 0-based, ascending (uint32). A TSV written from an
     input with vector names holds the names instead: the fields are then
-    Python str objects.
+    Python str objects, exactly as the file holds them ("7", "07" and
+    "007" are three names). The TSV header is the same either way; the
+    run's summary (PREFIX.json) says which (``summary_keys``), and without
+    it only ids written as starmet writes indices (decimal, no leading
+    zero) are read as indices; ``keys="names"`` or ``"index"`` says it.
 ``entry``
     CCC only: the table entry, a*2+b (3-way a*4+b*2+c), uint8, as in the
     binary format (``entry_bits`` splits it).
@@ -51,7 +58,8 @@ m[j, i, b*2+a]``), NaN where no value was kept (``--threshold``, phases
 not computed) and on the diagonal. ``to_matrix`` builds the same matrix
 from 2-way records.
 
-Run as a program, ``python3 starmet_io.py PREFIX`` prints what a run wrote.
+Run as a program, ``python3 starmet_io.py PREFIX`` prints what a run
+(compute or maf) wrote.
 """
 
 import glob
@@ -66,8 +74,9 @@ import numpy as np
 __all__ = [
     "read_header", "read_bin", "read_tsv", "read_results", "result_files",
     "read_npy", "read_summary", "read_topk", "read_topk_tsv",
-    "read_topk_bin", "read_hist", "read_maf", "entry_bits", "to_matrix",
-    "to_frame", "unescape_name",
+    "read_topk_bin", "read_hist", "read_maf", "read_saf_bin", "read_sfs",
+    "maf_files", "entry_bits", "to_matrix", "to_frame", "unescape_name",
+    "summary_keys",
 ]
 
 HEADER_BYTES = 64
@@ -255,17 +264,103 @@ def _unescape_column(col):
             col[n] = seen[s]
 
 
+_INDEX = re.compile(r"(?:0|[1-9][0-9]*)\Z")
+
+
 def _is_index(s):
-    return s.isdigit()
+    """A vector index as starmet writes one: decimal, no sign, no leading
+    zero ("7" is, "07" and "007" are not)."""
+    return _INDEX.match(s) is not None
 
 
-def _load_columns(path, fields, id_fields):
+def _prefix_of(path):
+    """The run prefixes a result file may belong to: PREFIX of PREFIX.tsv,
+    PREFIX.topk.tsv, PREFIX_<rank>.tsv, PREFIX_<rank>.topk.tsv."""
+    base = path[:-4] if path.endswith(".tsv") else path
+    if base.endswith(".topk"):
+        base = base[:-5]
+    m = re.match(r"(.*)_[0-9]+\Z", base, re.S)
+    return [base] + ([m.group(1)] if m else [])
+
+
+def _option_given(cmd, name):
+    """Whether the command line (a list) holds --NAME, as getopt_long reads
+    it (a unique abbreviation, or --NAME=VALUE); returns its value (the
+    next word, or after '='), True for a flag, or None."""
+    for n, word in enumerate(cmd):
+        opt, eq, val = word.partition("=")
+        if len(opt) > 3 and opt.startswith("--") and ("--" + name).startswith(opt):
+            return val if eq else (cmd[n + 1] if n + 1 < len(cmd) else True)
+    return None
+
+
+def summary_keys(summ):
+    """What the ids of a compute run's TSV files are, from its summary (a
+    dict of read_summary): "names" (the input's vector names), "index"
+    (numbers from 0), or None when the summary cannot tell.
+
+    The TSV header is the same either way (id_i, id_j), so the summary
+    decides: its "keys" entry when it has one; else --keys index on the
+    command line; else the input: a text table has names when its row
+    names (or, with --transpose, its header) were read, a synthetic
+    problem, an npy or a raw file has none, PLINK and VCF inputs have
+    them."""
+    prob = summ.get("problem") or {}
+    keys = prob.get("keys", summ.get("keys"))
+    if keys in ("names", "index"):
+        return keys
+    cmd = str(summ.get("command", "")).split()
+    if _option_given(cmd, "keys") == "index":
+        return "index"
+    inp = str(prob.get("input", ""))
+    if "text_header" in prob:
+        header = prob.get("text_header") == "yes"
+        rows = prob.get("text_row_names") == "yes"
+        if header == rows:
+            return "names" if header else "index"
+        return "names" if (header if _option_given(cmd, "transpose") else rows) \
+            else "index"
+    if inp.startswith("synthetic "):
+        return "index"
+    fmt = _option_given(cmd, "input-format")
+    if _option_given(cmd, "bfile") is not None or fmt in ("plink", "vcf", "bcf"):
+        return "names"
+    if fmt in ("npy", "raw"):
+        return "index"
+    low = inp.lower()
+    if low.endswith((".vcf", ".vcf.gz", ".vcf.bgz", ".bcf", ".bed")):
+        return "names"
+    if low.endswith(".npy"):
+        return "index"
+    return None
+
+
+def _file_keys(path):
+    """(keys, num_vector) of the run that wrote path, from the summary
+    beside it (None, None without one)."""
+    for prefix in _prefix_of(path):
+        summ = _summary_or_none(prefix)
+        if summ is not None and "problem" in summ:
+            nv = (summ.get("problem") or {}).get("num_vector")
+            return summary_keys(summ), (int(nv) if nv is not None else None)
+    return None, None
+
+
+def _load_columns(path, fields, id_fields, keys=None):
     """Rows of a TSV file with a header line, as a structured array.
 
     fields: (name, dtype) per column, in order; the columns in id_fields
-    hold indices (uint32) unless a row holds a name: then Python str,
-    unescaped (unescape_name).
+    hold indices (uint32) or names (Python str, unescaped: unescape_name),
+    as keys says: "index", "names", or None: as the run's summary beside
+    the file says (summary_keys), else indices only when every id is one
+    as starmet writes indices (decimal, no leading zero, below the run's
+    vector count when known): "7", "07" and "007" are three names.
     """
+    nv = None
+    if keys is None:
+        keys, nv = _file_keys(path)
+    if keys not in (None, "names", "index"):
+        raise ValueError("keys=%r: use 'names', 'index' or None" % (keys,))
     with open(path, "r", encoding="utf-8", errors="surrogateescape",
               newline="") as f:
         header = f.readline()
@@ -277,32 +372,39 @@ def _load_columns(path, fields, id_fields):
             raise ValueError("%s: the header has %d columns, expected %d (%s)"
                              % (path, ncol, len(fields),
                                 " ".join(n for n, _ in fields)))
-        start = f.tell()
-        first = f.readline().rstrip("\r\n").split("\t")
-        # names or indices, as the first row says (checked on every row)
-        names = len(first) == len(fields) and any(
-            not _is_index(first[c])
-            for c, (n, _) in enumerate(fields) if n in id_fields)
-        for attempt in (0, 1):
-            dt = np.dtype([(n, "O" if (names and n in id_fields) else t)
-                           for n, t in fields])
-            f.seek(start)
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")  # no rows: an empty array
-                    arr = np.loadtxt(f, dtype=dt, delimiter="\t", ndmin=1,
-                                     comments=None, encoding="utf-8")
-                for n in id_fields:
-                    if arr.dtype[n] == object:
-                        _unescape_column(arr[n])
-                return arr
-            except ValueError:
-                if names or attempt:
-                    raise
-                names = True  # a name further down: read ids as str
+        dt = np.dtype([(n, "O" if (keys != "index" and n in id_fields) else t)
+                       for n, t in fields])
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # no rows: an empty array
+                arr = np.loadtxt(f, dtype=dt, delimiter="\t", ndmin=1,
+                                 comments=None, encoding="utf-8")
+        except ValueError as exc:
+            if keys == "index":
+                raise ValueError("%s: an id that is not a vector index, but "
+                                 "keys='index' (%s); read it with keys='names'"
+                                 % (path, exc)) from exc
+            raise
+    if keys == "index":
+        return arr
+    ids = set()
+    for n in id_fields:
+        ids.update(arr[n])
+    index = keys is None and all(
+        _is_index(s) and (nv is None or int(s) < nv) for s in ids)
+    if not index:
+        for n in id_fields:
+            _unescape_column(arr[n])
+        return arr
+    out = np.empty(arr.shape, dtype=[(n, "<u4" if n in id_fields else arr.dtype[n])
+                                     for n in arr.dtype.names])
+    for n in arr.dtype.names:
+        out[n] = (np.fromiter((int(s) for s in arr[n]), dtype=np.uint32,
+                              count=len(arr)) if n in id_fields else arr[n])
+    return out
 
 
-def read_tsv(path, as_frame=False, single=False):
+def read_tsv(path, as_frame=False, single=False, keys=None):
     """Read a starmet TSV result file (``--output-format tsv``).
 
     Returns the same structured array as read_bin (ids as str when the
@@ -310,6 +412,10 @@ def read_tsv(path, as_frame=False, single=False):
     with as_frame=True.
     single: values as float32 (a ``--precision single`` run; its 9 digits
     give back the float32 values exactly), else float64.
+    keys: "names" (ids are str, exactly as the file holds them), "index"
+    (uint32) or None: as the run's summary beside the file says
+    (summary_keys), else indices only when every id is written as starmet
+    writes an index (so "7", "07" and "007" are names).
     """
     with open(path, "r", encoding="utf-8", errors="surrogateescape") as f:
         cols = f.readline().rstrip("\r\n").split("\t")
@@ -324,7 +430,7 @@ def read_tsv(path, as_frame=False, single=False):
     if ccc:
         fields += [(n, "u1") for n in "abc"[:way]]
     fields.append(("value", vt))
-    raw = _load_columns(path, fields, _id_fields(way))
+    raw = _load_columns(path, fields, _id_fields(way), keys)
     out_fields = [(n, raw.dtype[n]) for n in _id_fields(way)]
     if ccc:
         out_fields.append(("entry", "u1"))
@@ -384,6 +490,11 @@ def result_files(prefix, fmt=None):
     """
     summ = _summary_or_none(prefix)
     nranks = None
+    if _is_maf(summ):
+        raise FileNotFoundError(
+            "%s: the files of a starmet maf run, not of compute (read them "
+            "with read_maf, read_saf_bin and read_sfs; maf_files lists them)"
+            % prefix)
     if summ is not None:
         nranks = int(summ.get("decomposition", {}).get("num_proc", 1))
         out = summ.get("output") or ""
@@ -417,14 +528,15 @@ def _concat(parts):
     return np.concatenate(parts)
 
 
-def read_results(prefix, fmt=None, as_frame=False):
+def read_results(prefix, fmt=None, as_frame=False, keys=None):
     """Every result record of the run PREFIX, one rank or several.
 
     prefix: the run's --output (or the path of one .bin/.tsv/.npy file).
     fmt: "bin" or "tsv" (default: see result_files); "npy" returns the
     matrix of read_npy. The ranks' records are concatenated in rank order
     (within a file they come in block order, not sorted). Values are
-    float32 when the summary says --precision single.
+    float32 when the summary says --precision single. keys: what the ids
+    of TSV files are (see read_tsv).
     """
     if prefix.endswith(".npy") or fmt == "npy":
         return read_npy(prefix)
@@ -443,7 +555,9 @@ def read_results(prefix, fmt=None, as_frame=False):
         parts = [read_bin(p) for p in paths]
         way = read_header(paths[0])["num_way"]
     else:
-        parts = [read_tsv(p, single=single) for p in paths]
+        if keys is None and summ:
+            keys = summary_keys(summ)
+        parts = [read_tsv(p, single=single, keys=keys) for p in paths]
         way = 3 if "k" in parts[0].dtype.names else 2
     return _finish(_concat(parts), as_frame, way)
 
@@ -479,12 +593,12 @@ def to_matrix(records, n):
 
 
 # ---------------------------------------------------------------- top-k
-def read_topk_tsv(path, as_frame=False, single=False):
+def read_topk_tsv(path, as_frame=False, single=False, keys=None):
     """Read PREFIX.topk.tsv: a header line, then rows ``vector rank
     neighbour value`` (Czekanowski) or ``vector rank neighbour a b value``
     (CCC). Fields vector, rank (1..K), neighbour, [entry], value; vector
     and neighbour are indices (uint32) or names (str, unescaped: see
-    unescape_name)."""
+    unescape_name), as keys says (see read_tsv)."""
     with open(path, "r", encoding="utf-8", errors="surrogateescape") as f:
         ncol = len(f.readline().rstrip("\r\n").split("\t"))
     if ncol not in (4, 6):
@@ -496,7 +610,7 @@ def read_topk_tsv(path, as_frame=False, single=False):
     if ccc:
         fields += [("a", "u1"), ("b", "u1")]
     fields.append(("value", vt))
-    raw = _load_columns(path, fields, ("vector", "neighbour"))
+    raw = _load_columns(path, fields, ("vector", "neighbour"), keys)
     out = [(n, raw.dtype[n]) for n in ("vector", "rank", "neighbour")]
     if ccc:
         out.append(("entry", "u1"))
@@ -519,19 +633,21 @@ def read_topk_bin(path, as_frame=False):
     return _finish(_map_records(path, hd), as_frame, 2)
 
 
-def read_topk(prefix, as_frame=False):
+def read_topk(prefix, as_frame=False, keys=None):
     """The top-k neighbours of the run PREFIX: PREFIX.topk.bin or
     PREFIX.topk.tsv (or PREFIX_<rank>.topk.* of several ranks,
-    concatenated)."""
+    concatenated). keys: what the ids of TSV files are (see read_tsv)."""
     summ = _summary_or_none(prefix) or {}
     single = summ.get("problem", {}).get("variant") == "single"
+    if keys is None and summ:
+        keys = summary_keys(summ)
     for ext in ("bin", "tsv"):
         paths = [prefix + ".topk." + ext]
         if not os.path.exists(paths[0]):
             paths = _rank_files(prefix, "topk." + ext)
         if paths and all(os.path.exists(p) for p in paths):
             parts = [read_topk_bin(p) if ext == "bin" else
-                     read_topk_tsv(p, single=single) for p in paths]
+                     read_topk_tsv(p, single=single, keys=keys) for p in paths]
             return _finish(_concat(parts), as_frame, 2)
     raise FileNotFoundError("%s: no %s.topk.bin nor %s.topk.tsv"
                             % (prefix, prefix, prefix))
@@ -614,9 +730,137 @@ def read_maf(path):
     return np.array(rows, dtype=MAF_DTYPE)
 
 
+SAF_MAGIC = b"STARSAF\0"
+
+
+def read_saf_bin(path):
+    """Read PREFIX.saf.bin of ``starmet maf --output-format bin`` (one
+    rank's PREFIX_<rank>.saf.bin under mpirun): the fields of read_maf on
+    a .saf.tsv, chrom (str), pos and saf (2N + 1 float64 values, -inf for
+    the bins outside a site's stored range). The header (docs/maf.md) is
+    checked against the file."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if len(data) < HEADER_BYTES or data[:8] != SAF_MAGIC:
+        raise ValueError("%s: not a starmet SAF binary file (magic %r, %d "
+                         "bytes)" % (path, data[:8], len(data)))
+    version, nind, bins, vb = (_u32(data, off) for off in (8, 12, 16, 20))
+    nsites = _u64(data, 24)
+    if version != 1 or vb != 8 or bins != 2 * nind + 1:
+        raise ValueError("%s: SAF header version %d, %d individuals, %d bins, "
+                         "%d-byte values: this reader knows version 1, 2N + 1 "
+                         "bins of float64" % (path, version, nind, bins, vb))
+    chrom, pos = [], np.empty(nsites, dtype=np.uint64)
+    saf = np.full((nsites, bins), -np.inf)
+    off = HEADER_BYTES
+    try:
+        for n in range(nsites):
+            if off + 4 > len(data):
+                raise IndexError(n)
+            ln = _u32(data, off)
+            if off + 4 + ln + 16 > len(data):
+                raise IndexError(n)
+            chrom.append(data[off + 4:off + 4 + ln].decode("utf-8",
+                                                          "surrogateescape"))
+            off += 4 + ln
+            pos[n] = _u64(data, off)
+            first, count = _u32(data, off + 8), _u32(data, off + 12)
+            off += 16
+            if first + count > bins or off + 8 * count > len(data):
+                raise IndexError(n)
+            saf[n, first:first + count] = np.frombuffer(data, "<f8", count, off)
+            off += 8 * count
+    except (IndexError, ValueError) as exc:
+        raise ValueError("%s: site %d of %d runs past the end of the file or "
+                         "of its %d bins: the file is truncated or damaged"
+                         % (path, len(chrom), nsites, bins)) from exc
+    if off != len(data):
+        raise ValueError("%s: %d bytes after the %d sites its header "
+                         "announces" % (path, len(data) - off, nsites))
+    dt = np.dtype([("chrom", "O"), ("pos", "<u8"), ("saf", "<f8", (bins,))])
+    arr = np.empty(nsites, dtype=dt)
+    arr["chrom"] = chrom
+    arr["pos"] = pos
+    arr["saf"] = saf
+    return arr
+
+
+def read_sfs(path):
+    """Read PREFIX.sfs of ``starmet maf`` (or a prefix): its one line of
+    2N + 1 values (realSFS's format), as a float64 array."""
+    path = path if path.endswith(".sfs") else path + ".sfs"
+    with open(path, "r", encoding="utf-8") as f:
+        return np.array([float(x) for x in f.read().split()])
+
+
+def _is_maf(summ):
+    return summ is not None and (summ.get("analysis") == "maf" or
+                                 isinstance(summ.get("output"), dict))
+
+
+def maf_files(prefix):
+    """The files of the ``starmet maf`` run PREFIX, as a dict: "maf" and
+    "saf" (lists, one file per rank), "sfs" (a path or None); the SAF files
+    are .saf.tsv or .saf.bin. Raises FileNotFoundError when there is none."""
+    found = {"maf": [], "saf": [], "sfs": None}
+    for key, exts in (("maf", ("maf.tsv",)), ("saf", ("saf.tsv", "saf.bin"))):
+        for ext in exts:
+            one = "%s.%s" % (prefix, ext)
+            paths = [one] if os.path.exists(one) else _rank_files(prefix, ext)
+            if paths:
+                found[key] = paths
+                break
+    if os.path.exists(prefix + ".sfs"):
+        found["sfs"] = prefix + ".sfs"
+    if not found["maf"] and not found["saf"] and not found["sfs"]:
+        raise FileNotFoundError("%s: no starmet maf file (%s.maf.tsv, "
+                                "%s.saf.tsv or .saf.bin, %s.sfs)"
+                                % (prefix, prefix, prefix, prefix))
+    return found
+
+
 # ---------------------------------------------------------------- command
+def _describe_maf(prefix, summ, out):
+    """What a starmet maf run wrote (summ: its summary, or None)."""
+    if summ is not None:
+        sites = summ.get("sites", {})
+        em = summ.get("sfs_em", {})
+        out.write("run        %s, maf, %s individuals, %s (%s), %d rank(s)\n"
+                  % (summ.get("status"), summ.get("individuals"),
+                     summ.get("input"), summ.get("input_format"),
+                     len(summ.get("ranks", [])) or 1))
+        out.write("sites      %s read, %s computed, %s without data\n"
+                  % (sites.get("read"), sites.get("computed"),
+                     sites.get("skipped_no_data")))
+        out.write("sfs em     %s iterations, converged %s, log-likelihood "
+                  "%.10g\n" % (em.get("iterations"), em.get("converged"),
+                               em.get("loglik", float("nan"))))
+    files = maf_files(prefix)
+    if files["maf"]:
+        m = np.concatenate([read_maf(p) for p in files["maf"]])
+        out.write("maf        %d sites from %d file(s)" % (len(m), len(files["maf"])))
+        if len(m):
+            out.write(", maf min %.6g, max %.6g, mean %.6g"
+                      % (m["maf"].min(), m["maf"].max(), m["maf"].mean()))
+        out.write("\n")
+    if files["saf"]:
+        bin_ = files["saf"][0].endswith(".bin")
+        parts = [read_saf_bin(p) if bin_ else read_maf(p) for p in files["saf"]]
+        n = sum(len(p) for p in parts)
+        bins = parts[0].dtype["saf"].shape[0]
+        out.write("saf        %d sites x %d bins from %d %s file(s)\n"
+                  % (n, bins, len(parts), "bin" if bin_ else "tsv"))
+    if files["sfs"]:
+        sfs = read_sfs(files["sfs"])
+        out.write("sfs        %d values, sum %.10g\n" % (len(sfs), sfs.sum()))
+    return 0
+
+
 def _describe(prefix, out):
     summ = _summary_or_none(prefix)
+    if _is_maf(summ) or (summ is None and not os.path.exists(prefix + ".npy")
+                         and _maf_only(prefix)):
+        return _describe_maf(prefix, summ, out)
     if summ is not None:
         p = summ.get("problem", {})
         d = summ.get("decomposition", {})
@@ -655,6 +899,20 @@ def _describe(prefix, out):
             continue
         out.write("%-10s %d rows\n" % (what, len(a)))
     return 0
+
+
+def _maf_only(prefix):
+    """No compute result file, and a maf file."""
+    try:
+        result_files(prefix)
+        return False
+    except FileNotFoundError:
+        pass
+    try:
+        maf_files(prefix)
+        return True
+    except FileNotFoundError:
+        return False
 
 
 def main(argv=None):

@@ -10,6 +10,7 @@
 #include <htslib/tbx.h> /* hts_get_bgzfp (declared there in htslib 1.16) */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* gVCF's symbolic ALT, "any allele not listed": <NON_REF> (GATK) or <*>
  * (bcftools). */
@@ -68,9 +69,12 @@ sm_err_t sm_hts_stream_whole(const char *path, htsFile *fp, const char *where)
  * it is the #CHROM line's sample names (htslib's own message is easy to
  * miss): a name given twice, or an empty one. Logs that and returns 1;
  * returns 0 when the names are not the reason. */
-static int bad_sample_names(const char *path)
+static int bad_sample_names(const char *path, const char *src)
 {
-  htsFile *fp = hts_open(path, "r");
+  struct stat sb; /* read again: only a file (a stream was read once) */
+  if (stat(src, &sb) != 0 || !S_ISREG(sb.st_mode))
+    return 0;
+  htsFile *fp = hts_open(src, "r");
   if (!fp)
     return 0;
   kstring_t s = {0, 0, NULL};
@@ -127,9 +131,25 @@ static int bad_sample_names(const char *path)
 sm_err_t sm_vcf_open(const char *path, const char *not_vcf_hint, htsFile **fp,
                      bcf_hdr_t **hdr)
 {
-  hts_set_log_level(HTS_LOG_ERROR);
+  return sm_vcf_open_as(path, path, not_vcf_hint, fp, hdr);
+}
+
+sm_err_t sm_vcf_open_as(const char *path, const char *src, const char *not_vcf_hint,
+                        htsFile **fp, bcf_hdr_t **hdr)
+{
+  /* htslib's own messages on a failed open name src and say less than
+   * the one below */
+  hts_set_log_level(HTS_LOG_OFF);
   errno = 0;
-  if (!(*fp = hts_open(path, "r"))) {
+  *fp = hts_open(src, "r");
+  hts_set_log_level(HTS_LOG_ERROR);
+  if (!*fp && errno == ENOEXEC) { /* htslib's "unknown format" */
+    sm_log_error("%s: not a VCF or BCF file (htslib recognises no format in its first "
+                 "bytes)%s",
+                 path, not_vcf_hint);
+    return SM_EFORMAT;
+  }
+  if (!*fp) {
     sm_log_error("%s: cannot open: %s", path, errno ? strerror(errno) : "unknown format");
     return SM_EIO;
   }
@@ -144,7 +164,7 @@ sm_err_t sm_vcf_open(const char *path, const char *not_vcf_hint, htsFile **fp,
     return SM_OK;
   if ((err = sm_hts_stream_whole(path, *fp, "in its header")))
     return err;
-  if (!bad_sample_names(path))
+  if (!bad_sample_names(path, src))
     sm_log_error("%s: its VCF header cannot be read (htslib's message above says why)",
                  path);
   return SM_EFORMAT;

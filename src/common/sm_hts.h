@@ -32,6 +32,11 @@ sm_err_t sm_hts_stream_whole(const char *path, htsFile *fp, const char *where);
 sm_err_t sm_vcf_open(const char *path, const char *not_vcf_hint, htsFile **fp,
                      bcf_hdr_t **hdr) SM_MUST_CHECK;
 
+/** sm_vcf_open of the file src, named path in the messages (src: a
+ * stream's in-memory copy, sm_stream.h). */
+sm_err_t sm_vcf_open_as(const char *path, const char *src, const char *not_vcf_hint,
+                        htsFile **fp, bcf_hdr_t **hdr) SM_MUST_CHECK;
+
 /* The problems htslib found in a record that make it unusable (0: none).
  * A contig or a tag missing from the header is not one: htslib adds it to
  * the header and parses the record, as bcftools reads such files (many

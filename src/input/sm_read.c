@@ -1,10 +1,13 @@
-/* sm_read.c: choosing the input reader, by the format option or by the
- * path's extension, and parsing the format option's value. The readers live
- * in sm_read_{tsv,npy,plink,raw,vcf}.c. */
+/* sm_read.c: choosing the input reader, by the format option, the path's
+ * extension or (a stream's) the first bytes, and parsing the format
+ * option's value. The readers live in sm_read_{tsv,npy,plink,raw,vcf}.c. */
 #include "sm_read.h"
 
 #include "sm_commit.h"
+#include "sm_stream.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,11 +56,63 @@ static sm_input_format_t guess_format(const char *path)
   return SM_INPUT_RAW;
 }
 
+/* A stream whose name tells no format (/dev/stdin, a process
+ * substitution's /dev/fd/63): the format its first bytes show. It is read
+ * into memory now (as text unless it starts as an npy, a gzip or a BCF
+ * file), and its readers read that copy. (A regular file is only peeked
+ * at.) */
+static sm_err_t sniff_stream(const char *path, sm_input_format_t *fmt)
+{
+  const sm_stream_rule_t rule = {.magic = {"\x93NUMPY", "\x1f\x8b", "BCF"}, .text = 1};
+  char src[4200], head[16] = {0};
+  sm_err_t err = sm_stream_source(path, &rule, src, sizeof src);
+  if (err)
+    return err;
+  const int fd = open(src, O_RDONLY | O_CLOEXEC);
+  const ssize_t n = fd >= 0 ? read(fd, head, sizeof head) : -1;
+  if (fd >= 0)
+    close(fd);
+  if (n < 0) {
+    sm_log_error("%s: cannot read the stream's copy: %s", path, strerror(errno));
+    return SM_EIO;
+  }
+  *fmt = !memcmp(head, "\x93NUMPY", 6) ? SM_INPUT_NPY
+         : !memcmp(head, "\x1f\x8b", 2) || !memcmp(head, "BCF", 3) ||
+                 !memcmp(head, "##fileformat=VCF", 16)
+             ? SM_INPUT_VCF
+             : SM_INPUT_TSV;
+  return SM_OK;
+}
+
 sm_err_t sm_read_input(const char *path, sm_input_format_t fmt, const sm_read_opts_t *o,
                        sm_vectors_t *out, sm_dims_t *dims)
 {
-  if (fmt == SM_INPUT_AUTO)
+  sm_err_t err = SM_OK;
+  if (fmt == SM_INPUT_AUTO) {
     fmt = guess_format(path);
+    /* raw needs --num-field; without it a stream, or a file named as
+     * streams are (/dev/stdin redirected from a file), is what it starts
+     * as */
+    if (fmt == SM_INPUT_RAW && !o->num_field &&
+        (sm_input_is_stream(path) || !strncmp(path, "/dev/", 5) ||
+         !strncmp(path, "/proc/", 6)))
+      err = sniff_stream(path, &fmt);
+  }
+  if (!err && fmt == SM_INPUT_PLINK && sm_input_is_stream(path) &&
+      !has_ext(path, ".bed") && !has_ext(path, ".bim") && !has_ext(path, ".fam")) {
+    sm_log_error(
+        "%s: a stream (a pipe, FIFO or device) cannot be a PLINK file set, which "
+        "is three files: give the prefix of PREFIX.bed, PREFIX.bim and PREFIX.fam "
+        "(each may be a FIFO)",
+        path);
+    err = SM_EOPTION;
+  }
+  if (err) {
+    memset(out, 0, sizeof *out);
+    if (dims)
+      memset(dims, 0, sizeof *dims);
+    return err;
+  }
   if (fmt != SM_INPUT_PLINK &&
       sm_check_not_dir(path, "give the file's path (for a PLINK set, --bfile PREFIX: "
                              "the path of its .bed without .bed)")) {

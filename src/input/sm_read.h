@@ -97,7 +97,11 @@ sm_err_t sm_read_vcf(const char *path, const sm_read_opts_t *o, sm_vectors_t *ou
                      sm_dims_t *dims) SM_MUST_CHECK;
 
 /** Dispatch on fmt (SM_INPUT_AUTO: by the path's extension; a path whose
- * prefix.bed exists is PLINK). */
+ * prefix.bed exists is PLINK; a stream of no telling name, without
+ * num_field, by its first bytes: npy, VCF/BCF, else text). Every reader
+ * reads a stream (a pipe, a FIFO, /dev/stdin, a device) once, into
+ * memory, and later reads in the process read that copy (sm_stream.h);
+ * a stream cannot be a PLINK prefix. */
 sm_err_t sm_read_input(const char *path, sm_input_format_t fmt, const sm_read_opts_t *o,
                        sm_vectors_t *out, sm_dims_t *dims) SM_MUST_CHECK;
 

@@ -28,7 +28,7 @@ typedef struct npy_header {
 } npy_header_t;
 
 /* The text after "'key':" in the header dict, or NULL. numpy writes single
- * quotes; double quotes are accepted too. */
+ * quotes; double quotes (JSON) are accepted too. */
 static const char *dict_value(const char *h, const char *key)
 {
   char pat[32];
@@ -108,10 +108,11 @@ static sm_err_t parse_descr(const char *path, const char *p, sm_metric_t metric,
   return SM_OK;
 }
 
-/* The shape tuple: exactly two non-negative integers. */
+/* The shape tuple (a JSON-style list too): exactly two non-negative
+ * integers. */
 static sm_err_t parse_shape(const char *path, const char *p, npy_header_t *h)
 {
-  const char *close = *p == '(' ? strchr(p, ')') : NULL;
+  const char *close = *p == '(' ? strchr(p, ')') : *p == '[' ? strchr(p, ']') : NULL;
   if (!close) {
     sm_log_error("%s: npy header: 'shape' is not a tuple", path);
     return SM_EFORMAT;
@@ -211,10 +212,24 @@ static sm_err_t parse_header(const char *path, int fd, size_t size, sm_metric_t 
     err = SM_EFORMAT;
     goto done;
   }
-  if (strncmp(fortran, "False", 5) != 0) {
+  /* numpy writes a Python dict (False, True); other writers JSON (false,
+   * true): either spelling, nothing else */
+  const size_t flen =
+      strspn(fortran, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ");
+  const int c_order =
+      (flen == 5 && (!strncmp(fortran, "False", 5) || !strncmp(fortran, "false", 5)));
+  if (!c_order && flen == 4 &&
+      (!strncmp(fortran, "True", 4) || !strncmp(fortran, "true", 4))) {
     sm_log_error("%s: Fortran order is not supported; save with "
                  "np.ascontiguousarray",
                  path);
+    err = SM_EFORMAT;
+    goto done;
+  }
+  if (!c_order) {
+    sm_log_error("%s: npy header: 'fortran_order' is '%.*s', neither False nor True (a "
+                 "JSON-style false or true is read too); save the array with numpy.save",
+                 path, (int)strcspn(fortran, ",}"), fortran);
     err = SM_EFORMAT;
     goto done;
   }
@@ -323,7 +338,8 @@ sm_err_t sm_read_npy(const char *path, const sm_read_opts_t *o, sm_vectors_t *ou
     goto fail;
   }
   size_t size;
-  if ((err = sm_read_open(path, &fd, &size)) ||
+  const sm_stream_rule_t rule = {.magic = {"\x93NUMPY"}};
+  if ((err = sm_read_open(path, &rule, &fd, &size)) ||
       (err = parse_header(path, fd, size, o->metric, &h)))
     goto fail;
   if (h.nv == 0 || h.nf == 0) {

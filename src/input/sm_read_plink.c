@@ -55,7 +55,12 @@ static sm_err_t text_open(plink_text_t *t, const char *path, const char *kind,
                           const char *unit, const char *fields)
 {
   *t = (plink_text_t){.path = path, .kind = kind, .unit = unit, .fields = fields};
-  if (!(t->f = fopen(path, "r"))) {
+  const sm_stream_rule_t rule = {.text = 1};
+  char src[4200];
+  sm_err_t err = sm_stream_source(path, &rule, src, sizeof src);
+  if (err)
+    return err;
+  if (!(t->f = fopen(src, "r"))) {
     sm_log_error("%s: cannot open: %s; a PLINK fileset needs prefix.bed, "
                  "prefix.bim and prefix.fam",
                  path, strerror(errno));
@@ -268,7 +273,12 @@ static sm_err_t open_bed(const char *path, size_t nsnp, size_t nsample, const ch
 {
   unsigned char magic[3];
   struct stat st;
-  int fd = open(path, O_RDONLY);
+  const sm_stream_rule_t rule = {.magic = {"\x6c\x1b"}};
+  char src[4200];
+  sm_err_t err = sm_stream_source(path, &rule, src, sizeof src);
+  if (err)
+    return err;
+  int fd = open(src, O_RDONLY | O_CLOEXEC);
   if (fd < 0 || fstat(fd, &st) != 0) {
     sm_log_error("%s: cannot open: %s; a PLINK fileset needs prefix.bed, "
                  "prefix.bim and prefix.fam",
@@ -277,7 +287,6 @@ static sm_err_t open_bed(const char *path, size_t nsnp, size_t nsample, const ch
       close(fd);
     return SM_EIO;
   }
-  sm_err_t err = SM_OK;
   /* the hints' command: --keep-allele-order, or PLINK 1.9 makes allele 1
    * the minor allele, which changes CCC's values */
   const int plen = (int)strlen(path) - 4;

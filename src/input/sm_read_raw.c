@@ -153,7 +153,14 @@ sm_err_t sm_read_raw(const char *path, const sm_read_opts_t *o, sm_vectors_t *ou
   size_t es, bpv, nv = 0, nvk, nfk;
   size_t size;
   sm_err_t err;
-  if ((err = raw_sizes(path, o, &es, &bpv)) || (err = sm_read_open(path, &fd, &size)) ||
+  if ((err = raw_sizes(path, o, &es, &bpv)))
+    goto fail;
+  /* a stream (/dev/zero as well) is copied as far as --num-vector reaches */
+  size_t want = 0;
+  sm_stream_rule_t rule = {.max = 0};
+  if (o->num_vector && !__builtin_mul_overflow(o->num_vector, bpv, &want))
+    rule.max = want;
+  if ((err = sm_read_open(path, &rule, &fd, &size)) ||
       (err = raw_count(path, o, size, bpv, &nv)) ||
       (err = sm_read_slice_axis(path, "vector", nv, o->v0, o->vcount, &nvk)) ||
       (err = sm_read_slice_axis(path, "field", o->num_field, o->f0, o->fcount, &nfk)) ||

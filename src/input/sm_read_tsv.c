@@ -3,7 +3,9 @@
  * are the vectors). The whole file is checked; only the slice is kept. */
 #include "sm_read.h"
 #include "sm_read_util.h"
+#include "sm_stream.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -40,6 +42,16 @@ typedef struct tsv {
   int started;         /* the header or the first data row was read */
   char *comment;       /* the last '#' line before that (a QIIME header?) */
   size_t comment_line; /* its line number */
+  int first_quoted;    /* the current line's first cell was in double quotes ... */
+  int other_bare;      /* ... and another of its cells was not */
+  ptrvec_t pending;    /* auto: a first line of numbers (copies), until the
+                          second line says whether it was R's header */
+  size_t pending_line;
+  size_t data_line;           /* the first data row's line */
+  const char *why_id;         /* auto: why the first column's number is a name */
+  char first_cell[48];        /* the first data row's first cell, for messages */
+  int r_header;               /* auto: the first line, of numbers, is R's header */
+  int pend_quoted, pend_bare; /* the pending line's first_quoted, other_bare */
 } tsv_t;
 
 /* Append s to v: SM_OK or SM_ENOMEM (logged by the caller, who knows the
@@ -83,11 +95,24 @@ static int parse_number(const char *s, double *x)
 static sm_err_t split_line(tsv_t *t, char *s)
 {
   t->cells.n = 0;
+  t->first_quoted = t->other_bare = 0;
   if (t->sep == ' ') {
-    char *save = NULL;
-    for (char *c = strtok_r(s, " \t", &save); c; c = strtok_r(NULL, " \t", &save))
+    /* runs of blanks; a cell in double quotes (R's write.table) may hold
+     * blanks and loses its quotes */
+    for (s += strspn(s, " \t"); *s; s += strspn(s, " \t")) {
+      char *end = s[0] == '"' ? strchr(s + 1, '"') : NULL;
+      const int quoted = end && (end[1] == '\0' || end[1] == ' ' || end[1] == '\t');
+      char *c = quoted ? s + 1 : s;
+      end = quoted ? end : s + strcspn(s, " \t");
+      if (!t->cells.n)
+        t->first_quoted = quoted;
+      else if (!quoted)
+        t->other_bare = 1;
+      s = *end ? end + 1 : end;
+      *end = '\0';
       if (push_ptr(&t->cells, c))
         return SM_ENOMEM;
+    }
     return SM_OK;
   }
   for (;;) {
@@ -98,10 +123,15 @@ static sm_err_t split_line(tsv_t *t, char *s)
     size_t len = strlen(s);
     while (len > 0 && (s[len - 1] == ' ' || s[len - 1] == '\t'))
       s[--len] = '\0';
-    if (len >= 2 && s[0] == '"' && s[len - 1] == '"') {
+    const int quoted = len >= 2 && s[0] == '"' && s[len - 1] == '"';
+    if (quoted) {
       s[len - 1] = '\0';
       s++;
     }
+    if (!t->cells.n)
+      t->first_quoted = quoted;
+    else if (!quoted)
+      t->other_bare = 1;
     if (push_ptr(&t->cells, s))
       return SM_ENOMEM;
     if (!next)
@@ -110,40 +140,115 @@ static sm_err_t split_line(tsv_t *t, char *s)
   }
 }
 
-/* A cell made of digits only (an optional sign first): an integer as a
- * column name would be written. */
-static int is_integer(const char *s)
+/* Is w (lower case, without blanks, '_', '-' or '.') a word that heads a
+ * column of ids? */
+static int id_word(const char *w)
 {
-  s += *s == '-' || *s == '+';
-  return *s && strspn(s, "0123456789") == strlen(s);
+  static const char *const words[] = {
+      "id",      "ids",       "sample",  "samples",   "sampleid", "samplename",
+      "site",    "sites",     "siteid",  "name",      "names",    "row",
+      "rowname", "rownames",  "rowid",   "index",     "iid",      "fid",
+      "taxon",   "taxa",      "taxonid", "otu",       "otus",     "otuid",
+      "asv",     "asvid",     "feature", "featureid", "gene",     "genes",
+      "geneid",  "genename",  "snp",     "snpid",     "marker",   "individual",
+      "subject", "subjectid", "species", "probe",     "probeid",  "barcode"};
+  for (size_t k = 0; k < sizeof words / sizeof words[0]; k++)
+    if (!strcmp(w, words[k]))
+      return 1;
+  return 0;
 }
 
-static int looks_like_id(const char *h);
+/* An id label: a header cell over a column of ids. Empty (R's write.csv,
+ * pandas' to_csv), or, a leading '#' and blanks aside, one of id_word's
+ * words in any case and spelling ("OTU ID", "#SampleID", "feature-id",
+ * "sample_name"), or a name ending in "_id", "-id", ".id", " id" or a
+ * capital "ID" after a small letter ("subjectID"). */
+static int is_id_label(const char *h)
+{
+  h += *h == '#';
+  h += strspn(h, " \t");
+  size_t n = strlen(h);
+  while (n > 0 && (h[n - 1] == ' ' || h[n - 1] == '\t'))
+    n--;
+  if (n == 0)
+    return 1;
+  char w[64];
+  size_t k = 0;
+  for (size_t i = 0; i < n && k + 1 < sizeof w; i++)
+    if (!strchr(" _-.", h[i]))
+      w[k++] = (char)tolower((unsigned char)h[i]);
+  w[k] = '\0';
+  if (n < sizeof w && id_word(w))
+    return 1;
+  if (n < 3 || tolower((unsigned char)h[n - 2]) != 'i' ||
+      tolower((unsigned char)h[n - 1]) != 'd')
+    return 0;
+  const char b = h[n - 3];
+  return strchr(" _-.", b) != NULL ||
+         (h[n - 2] == 'I' && h[n - 1] == 'D' && b >= 'a' && b <= 'z');
+}
+
+/* Why a cell that strtod reads is written as a name rather than as a
+ * number any program writes, or NULL: leading zeros ("007"), a capital E
+ * between digits with no sign or point (the plate well "1E03"; programs
+ * write exponents as "1e+03", "1E+03" or "1.5e3", and people "1e39", all
+ * read as numbers), hexadecimal, a word ("Inf", "nan"). */
+static const char *name_shape(const char *s)
+{
+  const char *d = s + (*s == '-' || *s == '+');
+  const size_t nd = strspn(d, "0123456789");
+  if (nd >= 2 && d[0] == '0' && d[nd] == '\0')
+    return "leading zeros";
+  if (nd >= 1 && d[nd] == 'E' && d[nd + 1] &&
+      strspn(d + nd + 1, "0123456789") == strlen(d + nd + 1))
+    return "a letter E between digits, as in a plate well";
+  if (d[0] == '0' && (d[1] == 'x' || d[1] == 'X'))
+    return "hexadecimal";
+  if (isalpha((unsigned char)d[0]))
+    return "a word";
+  return NULL;
+}
+
+/* Why the first cell of the current line, a number to strtod, is a name
+ * (name_shape, or in quotes beside bare cells: R's write.csv quotes names,
+ * not numbers), or NULL. */
+static const char *first_cell_name(const tsv_t *t)
+{
+  if (t->first_quoted && t->other_bare)
+    return "in double quotes, which R's write.csv puts around names and not numbers";
+  return name_shape(t->cells.p[0]);
+}
 
 /* --header auto: whether the first line (in t->cells) names the columns.
- * The cells after the first decide: all of them text, a header; all of
- * them numbers, data; both, refused (one NA in a first data row, or a
- * header with a numeric column name, cannot be told apart). So is a line
- * of integers whose first cell is empty or names ids ("site 2001 2002"):
- * numeric column names, or data? --header yes|no settles both. A line of
- * one cell is a header when that cell is not a number. */
+ * A first cell that is an id label makes it a header, whatever follows
+ * ("OTU ID 1001 1002": numeric column names). Otherwise the cells after
+ * the first decide: all of them text, a header; all of them numbers, data;
+ * both, refused (one NA in a first data row, or a header with a numeric
+ * column name, cannot be told apart). So are numbers written as names
+ * ("x 007 008"). --header yes|no settles both. A line of one cell is a
+ * header when that cell is not a number. */
 static sm_err_t auto_header(const tsv_t *t, size_t lineno, int *header)
 {
   const ptrvec_t *c = &t->cells;
   double x;
-  size_t text = 0, numbers = 0, integers = 0, first_text = 0, first_number = 0;
-  for (size_t i = 1; i < c->n; i++) {
-    if (parse_number(c->p[i], &x)) {
-      if (!numbers++)
-        first_number = i;
-      integers += is_integer(c->p[i]);
-    } else if (!text++) {
-      first_text = i;
-    }
-  }
   if (c->n == 1) {
     *header = !parse_number(c->p[0], &x);
     return SM_OK;
+  }
+  if (is_id_label(c->p[0])) {
+    *header = 1;
+    return SM_OK;
+  }
+  size_t text = 0, numbers = 0, first_text = 0, first_number = 0, named = 0;
+  for (size_t i = 1; i < c->n; i++) {
+    if (!parse_number(c->p[i], &x)) {
+      if (!text++)
+        first_text = i;
+    } else if (!numbers++) {
+      first_number = i;
+    }
+    if (!named && parse_number(c->p[i], &x) && name_shape(c->p[i]))
+      named = i;
   }
   if (text && numbers) {
     sm_log_error("%s:%zu: the first line mixes names and numbers (cell %zu '%.40s' is "
@@ -154,11 +259,12 @@ static sm_err_t auto_header(const tsv_t *t, size_t lineno, int *header)
                  c->p[first_number], first_text + 1);
     return SM_EFORMAT;
   }
-  if (!text && integers == numbers && (!c->p[0][0] || looks_like_id(c->p[0]))) {
-    sm_log_error("%s:%zu: the first line is %s%.40s%s and integers: numeric column "
-                 "names, or a data row? say --header yes or --header no",
-                 t->path, lineno, c->p[0][0] ? "a name ('" : "an empty cell", c->p[0],
-                 c->p[0][0] ? "')" : "");
+  if (named) {
+    sm_log_error(
+        "%s:%zu: cell %zu of the first line, '%.40s', reads as a number but is "
+        "written as a name (%s): say --header yes if the line names the columns, "
+        "--header no if it is data",
+        t->path, lineno, named + 1, c->p[named], name_shape(c->p[named]));
     return SM_EFORMAT;
   }
   *header = text > 0;
@@ -175,38 +281,24 @@ static const char *column_name(const tsv_t *t, size_t c)
   return t->header.p[skip + c];
 }
 
-/* A header cell that names ids: id, sample, site, name, ... (any case, and
- * a leading "sample_" or trailing "_id" kept out of the way). */
-static int looks_like_id(const char *h)
-{
-  static const char *const words[] = {
-      "id",    "ids", "sample",  "samples",  "site",   "sites",     "name",
-      "names", "row", "rowname", "rownames", "index",  "iid",       "fid",
-      "taxon", "otu", "gene",    "snp",      "marker", "individual"};
-  char w[64];
-  size_t n = 0;
-  for (; h[n] && n + 1 < sizeof w; n++)
-    w[n] = (char)(h[n] >= 'A' && h[n] <= 'Z' ? h[n] - 'A' + 'a' : h[n]);
-  w[n] = 0;
-  if (n > 3 && !strcmp(w + n - 3, "_id"))
-    return 1;
-  for (size_t k = 0; k < sizeof words / sizeof words[0]; k++)
-    if (!strcmp(w, words[k]))
-      return 1;
-  return 0;
-}
-
 /* First data row: row names or not, the column count and the columns kept. */
 static sm_err_t first_data_row(tsv_t *t, size_t lineno)
 {
   double x;
   const sm_read_opts_t *o = t->o;
-  t->rownames = o->row_names == SM_TEXT_YES  ? 1
-                : o->row_names == SM_TEXT_NO ? 0
-                                             : !parse_number(t->cells.p[0], &x);
+  const char *c0 = t->cells.p[0];
+  int names = !parse_number(c0, &x);
+  t->data_line = lineno;
+  snprintf(t->first_cell, sizeof t->first_cell, "%s", c0);
+  if (o->row_names == SM_TEXT_AUTO && !names && t->cells.n > 1 &&
+      (t->why_id = first_cell_name(t))) {
+    names = 1; /* `1E03 4 5`, `007 4 5`, `"12",4,5`: a name, not a value */
+    t->ids_guess = 3;
+  }
+  t->rownames = o->row_names == SM_TEXT_YES ? 1 : o->row_names == SM_TEXT_NO ? 0 : names;
   t->ncells = t->cells.n;
   if (o->row_names == SM_TEXT_AUTO && !t->rownames && t->cells.n > 1 &&
-      t->header.n == t->ncells && looks_like_id(t->header.p[0])) {
+      t->header.n == t->ncells && is_id_label(t->header.p[0])) {
     t->rownames = 1; /* `id f1 f2` over `101 ...`: ids, not data */
     t->ids_guess = 1;
   } else if (o->row_names == SM_TEXT_AUTO && !t->rownames && t->cells.n > 1 &&
@@ -233,17 +325,48 @@ static sm_err_t first_data_row(tsv_t *t, size_t lineno)
                             o->transpose ? o->vcount : o->fcount, &t->ckeep);
 }
 
+/* Auto mode read the first column as data: a later cell of it that is not
+ * a number, or is one written as a name, is refused with the option that
+ * settles it. (NaN and Inf there are values, refused as such.) */
+static sm_err_t first_column_data(const tsv_t *t, const char *s, size_t lineno)
+{
+  double x;
+  const int number = parse_number(s, &x);
+  const char *why = number && isfinite(x) ? first_cell_name(t) : NULL;
+  if (number && !why)
+    return SM_OK;
+  char what[160];
+  if (number)
+    snprintf(what, sizeof what, "reads as a number but is written as a name (%s)", why);
+  else
+    snprintf(what, sizeof what, "is not a number");
+  sm_log_error("%s:%zu:1: '%.60s' %s, and the first column was read as data (line %zu "
+               "starts with the number '%.40s'): say --row-names yes if the first column "
+               "names the rows%s",
+               t->path, lineno, s, what, t->data_line, t->first_cell,
+               number ? ", --row-names no if it is data" : "");
+  return SM_EFORMAT;
+}
+
 /* One data row: every cell must be a number in the metric's domain; the
  * kept ones are stored. */
 static sm_err_t data_row(tsv_t *t, size_t lineno)
 {
   const sm_read_opts_t *o = t->o;
   if (t->cells.n != t->ncells) {
+    const int first = !t->header.n && t->nrows == 1 && t->cells.n > t->ncells;
     sm_log_error("%s:%zu: expected %zu columns, found %zu; every row needs the "
-                 "same number of cells",
-                 t->path, lineno, t->ncells, t->cells.n);
+                 "same number of cells%s",
+                 t->path, lineno, t->ncells, t->cells.n,
+                 first ? " (the first line was read as data: if it names the columns, "
+                         "say --header yes)"
+                       : "");
     return SM_EFORMAT;
   }
+  sm_err_t err;
+  if (o->row_names == SM_TEXT_AUTO && !t->rownames && t->nrows > 0 && t->ncells > 1 &&
+      (err = first_column_data(t, t->cells.p[0], lineno)))
+    return err;
   size_t r = t->nrows++;
   int keep = r >= t->r0 && (t->rc == 0 || r < t->r0 + t->rc);
   if (keep && t->nvals + t->ckeep > t->valcap) {
@@ -297,23 +420,31 @@ nomem:
   return SM_ENOMEM;
 }
 
-/* Keep the cells of t->cells as the header (copies), read at line. */
-static sm_err_t keep_header(tsv_t *t, size_t line)
+/* Copies of the cells of t->cells, appended to v: SM_OK or SM_ENOMEM. */
+static sm_err_t copy_cells(const tsv_t *t, ptrvec_t *v)
 {
-  t->header_line = line;
   for (size_t i = 0; i < t->cells.n; i++) {
-    char *name = strdup(t->cells.p[i]);
-    if (!name || push_ptr(&t->header, name)) {
-      free(name);
+    char *cell = strdup(t->cells.p[i]);
+    if (!cell || push_ptr(v, cell)) {
+      free(cell);
       return SM_ENOMEM;
     }
   }
   return SM_OK;
 }
 
+/* Keep the cells of t->cells as the header (copies), read at line. */
+static sm_err_t keep_header(tsv_t *t, size_t line)
+{
+  t->header_line = line;
+  return copy_cells(t, &t->header);
+}
+
 /* A QIIME table's header is its last '#' line ("#OTU ID<TAB>S1<TAB>S2"):
  * taken when, split like the first line (s), it has as many cells, more
- * than one, all text after the first. Then s is data (*taken 1). */
+ * than one, and its first cell is an id label ("#OTU ID", "#SampleID":
+ * the column names may then be numbers, Qiita's sample ids) or the cells
+ * after it are all text. Then s is data (*taken 1). */
 static sm_err_t qiime_header(tsv_t *t, const char *s, int *taken)
 {
   *taken = 0;
@@ -329,7 +460,8 @@ static sm_err_t qiime_header(tsv_t *t, const char *s, int *taken)
   }
   double x;
   int names = t->cells.n == n && n > 1;
-  for (size_t i = 1; names && i < n; i++)
+  const int label = names && is_id_label(t->cells.p[0]);
+  for (size_t i = 1; names && !label && i < n; i++)
     names = !parse_number(t->cells.p[i], &x);
   sm_err_t err = names ? keep_header(t, t->comment_line) : SM_OK;
   *taken = names && !err;
@@ -337,10 +469,46 @@ static sm_err_t qiime_header(tsv_t *t, const char *s, int *taken)
   return err;
 }
 
+/* Swap the pending first line with the current line's cells (and their
+ * quoting). */
+static void swap_pending(tsv_t *t)
+{
+  const ptrvec_t cells = t->cells;
+  const int q = t->first_quoted, b = t->other_bare;
+  t->cells = t->pending;
+  t->first_quoted = t->pend_quoted;
+  t->other_bare = t->pend_bare;
+  t->pending = cells;
+  t->pend_quoted = q;
+  t->pend_bare = b;
+}
+
+/* The pending first line is data after all: read it as the first data row. */
+static sm_err_t flush_pending(tsv_t *t)
+{
+  swap_pending(t);
+  sm_err_t err = first_data_row(t, t->pending_line);
+  if (!err)
+    err = data_row(t, t->pending_line);
+  swap_pending(t);
+  free_strings(&t->pending);
+  return err;
+}
+
+/* Hold the first line (t->cells, numbers only) until the second one. */
+static sm_err_t hold_first_line(tsv_t *t, size_t lineno)
+{
+  t->pending_line = lineno;
+  t->pend_quoted = t->first_quoted;
+  t->pend_bare = t->other_bare;
+  return copy_cells(t, &t->pending);
+}
+
 /* One non-blank, non-comment line (already split when sep was known). */
 static sm_err_t parse_line(tsv_t *t, char *s, size_t lineno)
 {
   sm_err_t err = SM_OK;
+  double x;
   if (!t->started) {
     /* The first line fixes the separator for the whole file, and whether
      * there is a header. */
@@ -359,8 +527,21 @@ static sm_err_t parse_line(tsv_t *t, char *s, size_t lineno)
       return err;
     if (!qiime && header)
       return keep_header(t, lineno) ? SM_ENOMEM : SM_OK;
+    /* a line of numbers only may be R's write.table header of numeric
+     * column names, one cell short: the next line tells */
+    if (!qiime && t->o->header == SM_TEXT_AUTO && t->o->row_names != SM_TEXT_NO &&
+        t->cells.n > 1 && parse_number(t->cells.p[0], &x))
+      return hold_first_line(t, lineno) ? SM_ENOMEM : SM_OK;
   } else if (split_line(t, s)) {
     goto nomem;
+  }
+  if (t->pending.n && t->cells.n == t->pending.n + 1) {
+    t->header = t->pending; /* R's header: its names, one per data column */
+    t->header_line = t->pending_line;
+    memset(&t->pending, 0, sizeof t->pending);
+    t->r_header = 1;
+  } else if (t->pending.n && (err = flush_pending(t))) {
+    return err;
   }
   if (!t->ncells && (err = first_data_row(t, lineno)))
     return err;
@@ -407,7 +588,18 @@ nomem:
 /* Say what auto mode decided where a user may have meant otherwise. */
 static void explain_layout(const tsv_t *t)
 {
-  if (t->ids_guess == 1)
+  if (t->r_header)
+    sm_log_warn(
+        "%s:%zu: the first line, of numbers, has one cell fewer than the rows: it "
+        "is taken as the header (numeric column names, as R's write.table writes "
+        "them); say --header no if it is data",
+        t->path, t->header_line);
+  if (t->ids_guess == 1 && !t->header.p[0][0])
+    sm_log_warn("%s: the first column (under an empty header cell, as R's write.csv and "
+                "pandas write row names) is taken as row names, not data; say "
+                "--row-names no to use it as data",
+                t->path);
+  else if (t->ids_guess == 1)
     sm_log_warn("%s: the first column (headed '%s') is taken as row names, not data; "
                 "say --row-names no to use it as data",
                 t->path, t->header.p[0]);
@@ -415,20 +607,31 @@ static void explain_layout(const tsv_t *t)
     sm_log_warn("%s: the header has one name fewer than the rows have cells: the first "
                 "column is taken as row names (as R's write.table writes them)",
                 t->path);
+  else if (t->ids_guess == 3)
+    sm_log_warn(
+        "%s:%zu:1: '%s' reads as a number but is written as a name (%s): the first "
+        "column is taken as row names; say --row-names no if it is data",
+        t->path, t->data_line, t->first_cell, t->why_id);
   else if (t->ids_rising && t->nrows >= 3)
     sm_log_warn("%s: the first column holds rising integers (ending %.0f after %zu rows) "
                 "like row ids, and is used as data; say --row-names yes if they are ids",
                 t->path, t->ids_last, t->nrows);
 }
 
-/* A first line of UTF-16: its byte-order mark (FF FE or FE FF), or a NUL
- * byte among the first ones (ASCII in UTF-16 has one every other byte). */
+/* A first line of UTF-16: its byte-order mark (FF FE or FE FF), or, among
+ * its first 64 bytes, NULs at even offsets only or at odd offsets only, at
+ * half of them at least (ASCII in UTF-16 has one every other byte; a run
+ * of NULs, /dev/zero, is no text at all). */
 static int looks_utf16(const char *buf, size_t len)
 {
   const unsigned char *u = (const unsigned char *)buf;
   if (len >= 2 && ((u[0] == 0xff && u[1] == 0xfe) || (u[0] == 0xfe && u[1] == 0xff)))
     return 1;
-  return memchr(buf, 0, len < 64 ? len : 64) != NULL;
+  size_t nul[2] = {0, 0}, n = len < 64 ? len : 64;
+  for (size_t i = 0; i < n; i++)
+    nul[i % 2] += u[i] == 0;
+  return n >= 2 && ((nul[0] == 0 && 2 * nul[1] >= n / 2) ||
+                    (nul[1] == 0 && 2 * nul[0] >= (n + 1) / 2));
 }
 
 sm_err_t sm_read_tsv(const char *path, const sm_read_opts_t *o, sm_vectors_t *out,
@@ -460,7 +663,13 @@ sm_err_t sm_read_tsv(const char *path, const sm_read_opts_t *o, sm_vectors_t *ou
     err = SM_EOPTION;
     goto fail;
   }
-  if (!(f = fopen(path, "r"))) {
+  /* a stream is read once, into memory; its copy stops at a NUL byte
+   * (refused below: /dev/zero is refused at once) */
+  const sm_stream_rule_t rule = {.text = 1};
+  char src[4200];
+  if ((err = sm_stream_source(path, &rule, src, sizeof src)))
+    goto fail;
+  if (!(f = fopen(src, "r"))) {
     sm_log_error("%s: cannot open: %s; check the path", path, strerror(errno));
     err = SM_EIO;
     goto fail;
@@ -532,6 +741,8 @@ sm_err_t sm_read_tsv(const char *path, const sm_read_opts_t *o, sm_vectors_t *ou
     err = SM_EIO;
     goto fail;
   }
+  if (t.pending.n && (err = flush_pending(&t)))
+    goto fail; /* a first line of numbers, and no other line */
   if (t.nrows == 0) {
     sm_log_error("%s: no data rows (%s); no vectors", path,
                  t.header.n ? "only a header" : "empty file");
@@ -554,6 +765,7 @@ fail:
   free(t.cells.p);
   free_strings(&t.header);
   free_strings(&t.rnames);
+  free_strings(&t.pending);
   free(t.vals);
   free(t.comment);
   size_t ncols = t.ncells - (size_t)t.rownames;

@@ -56,10 +56,16 @@ sm_err_t sm_read_slice_axis(const char *path, const char *what, size_t n, size_t
   return SM_OK;
 }
 
-sm_err_t sm_read_open(const char *path, int *fd, size_t *size)
+sm_err_t sm_read_open(const char *path, const sm_stream_rule_t *rule, int *fd,
+                      size_t *size)
 {
   struct stat st;
-  *fd = open(path, O_RDONLY);
+  char src[4200];
+  *fd = -1;
+  sm_err_t err = sm_stream_source(path, rule, src, sizeof src);
+  if (err)
+    return err;
+  *fd = open(src, O_RDONLY | O_CLOEXEC);
   if (*fd < 0 || fstat(*fd, &st) != 0) {
     sm_log_error("%s: cannot open: %s; check the path", path, strerror(errno));
     if (*fd >= 0)

@@ -10,6 +10,7 @@
 
 #include "sm_error.h"
 #include "sm_read.h"
+#include "sm_stream.h"
 
 /** The start of every reader: *out emptied, and *dims when not NULL. */
 void sm_read_begin(sm_vectors_t *out, sm_dims_t *dims);
@@ -27,9 +28,12 @@ sm_err_t sm_read_end(sm_err_t err, sm_vectors_t *out, sm_dims_t *dims, size_t nv
 sm_err_t sm_read_slice_axis(const char *path, const char *what, size_t n, size_t start,
                             size_t count, size_t *kept) SM_MUST_CHECK;
 
-/** Open path read-only (*fd) and get its size (*size). Logs and returns
- * SM_EIO when it cannot be opened (*fd is then -1). */
-sm_err_t sm_read_open(const char *path, int *fd, size_t *size) SM_MUST_CHECK;
+/** Open path read-only (*fd) and get its size (*size); a stream (a pipe,
+ * a FIFO, a device) is read once into memory by rule (sm_stream.h) and
+ * its copy opened. Logs and returns SM_EIO when it cannot be opened (*fd
+ * is then -1), or sm_stream_source's error. */
+sm_err_t sm_read_open(const char *path, const sm_stream_rule_t *rule, int *fd,
+                      size_t *size) SM_MUST_CHECK;
 
 /** pread exactly n bytes at off into buf, retrying on EINTR and short
  * reads; 0 or an errno value (EIO at end of file). Logs nothing. */

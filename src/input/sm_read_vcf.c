@@ -79,7 +79,13 @@ typedef struct vcf_in {
 /* Open the file, check its header (FORMAT/GT, samples) and the field slice. */
 static sm_err_t in_open(vcf_in_t *v)
 {
-  sm_err_t serr = sm_vcf_open(v->path, "", &v->fp, &v->hdr);
+  /* a stream: copied whole when it starts as a VCF (text, gzip, BGZF) or a
+   * BCF does, else only its first block, which htslib then refuses */
+  const sm_stream_rule_t rule = {.magic = {"##", "\x1f\x8b", "BCF"}};
+  char src[4200];
+  sm_err_t serr = sm_stream_source(v->path, &rule, src, sizeof src);
+  if (!serr)
+    serr = sm_vcf_open_as(v->path, src, "", &v->fp, &v->hdr);
   if (serr)
     return serr;
   const int gt_type = sm_vcf_format_type(v->hdr, "GT");

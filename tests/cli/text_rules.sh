@@ -32,20 +32,22 @@ refuse "NA in the first row" "na1\.tsv:1: the first line mixes names and numbers
 printf 'a\t0.1\t0.5\t0.3\nb\t0.2\tNA\t0.1\n' > "$T/na2.tsv"
 refuse "NA in the second row" "na2\.tsv:2:3: 'NA' is not a number" "$T/na2.tsv"
 # ... and in a header: one numeric column name among names
-printf 'id\ts1\t2\ts3\na\t0.1\t0.5\t0.3\nb\t0.2\t0.4\t0.1\nc\t1\t2\t3\n' > "$T/mixhdr.tsv"
+printf 'x\ts1\t2\ts3\na\t0.1\t0.5\t0.3\nb\t0.2\t0.4\t0.1\nc\t1\t2\t3\n' > "$T/mixhdr.tsv"
 refuse "a numeric name in a header" "mixhdr\.tsv:1: the first line mixes names and numbers" "$T/mixhdr.tsv"
 values "a numeric name, --header yes" "$T/mixhdr.tsv" "$T/plain.tsv" --header yes
-
-# numeric column names (a header of years; R's write.csv quotes them)
+# under an id label (id, sample, site, OTU ID, an empty cell...) the first
+# line is a header whatever follows: numeric column names (years; R's
+# write.csv quotes them)
+printf 'id\ts1\t2\ts3\na\t0.1\t0.5\t0.3\nb\t0.2\t0.4\t0.1\nc\t1\t2\t3\n' > "$T/idmix.tsv"
+values "an id label over a numeric name" "$T/idmix.tsv" "$T/plain.tsv"
 printf 'site\t2001\t2002\t2003\na\t0.1\t0.5\t0.3\nb\t0.2\t0.4\t0.1\nc\t1\t2\t3\n' > "$T/years.tsv"
-refuse "numeric column names" "years\.tsv:1: the first line is a name \('site'\) and integers.*--header yes or --header no" "$T/years.tsv"
-values "numeric column names, --header yes" "$T/years.tsv" "$T/plain.tsv" --header yes
+values "numeric column names under 'site'" "$T/years.tsv" "$T/plain.tsv"
 printf '"","2001","2002","2003"\n"a",0.1,0.5,0.3\n"b",0.2,0.4,0.1\n"c",1,2,3\n' > "$T/r.csv"
-refuse "R write.csv, numeric names" "r\.csv:1: the first line is an empty cell and integers" "$T/r.csv"
-values "R write.csv, --header yes" "$T/r.csv" "$T/plain.tsv" --header yes
-# a first data row of integers named like an id column, said to be data
-printf 'sample\t3\t4\t5\nb\t1\t2\t3\n' > "$T/id_int.tsv"
-refuse "a row named 'sample' of integers" "id_int\.tsv:1: the first line is a name \('sample'\)" "$T/id_int.tsv"
+values "R write.csv, numeric names" "$T/r.csv" "$T/plain.tsv"
+# a first line of integers under 'sample' is a header; --header no makes it data
+printf 'sample\t3\t4\t5\nb\t1\t2\t3\nc\t4\t5\t6\n' > "$T/id_int.tsv"
+run_ok "'sample' and integers: a header" "$S" compute --quiet --input "$T/id_int.tsv" --output "$T/h0" --summary "$T/h0.json"
+[ "$(cut -f 1,2 "$T/h0.tsv" | tr '\n' ' ')" = "id_i	id_j b	c " ] && pass || fail "'sample' and integers: not a header"
 run_ok "--header no reads it as data" "$S" compute --quiet --input "$T/id_int.tsv" --header no --output "$T/h" --summary "$T/h.json"
 grep -q '^sample	b	' "$T/h.tsv" && pass || fail "--header no: the row 'sample' is not a vector"
 

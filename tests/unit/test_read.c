@@ -1,11 +1,17 @@
 /* test_read.c: tests of the input readers: raw and npy on the CoMet reference
  * inputs, and PLINK, TSV and npy files written here by hand (good ones with
- * known values, bad ones with the error code each must give); dispatch. */
+ * known values, bad ones with the error code each must give); dispatch;
+ * inputs that are streams (pipes, FIFOs, /dev/zero), read once. */
 #include "sm_read.h"
+#include "sm_stream.h"
 #include "sm_test.h"
 
+#include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdint.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 
 #define REF_NV 200
 #define REF_NF 500
@@ -75,15 +81,10 @@ static void write_text(char *path, const char *name, const char *text)
 
 /* Write a .npy file by hand: magic, version, header length, the dict padded
  * with spaces to a multiple of 64 bytes and ended by '\n', then the data. */
-static void write_npy(char *path, const char *name, int major, const char *descr,
-                      const char *fortran, const char *shape, const void *data,
-                      size_t len)
+static void write_npy_dict(char *path, const char *name, int major, const char *dict,
+                           const void *data, size_t len)
 {
-  char dict[256];
-  int n = snprintf(dict, sizeof dict,
-                   "{'descr': '%s', 'fortran_order': %s, "
-                   "'shape': %s, }",
-                   descr, fortran, shape);
+  const int n = (int)strlen(dict);
   size_t pre = major == 1 ? 10 : 12;
   size_t total = (pre + (size_t)n + 1 + 63) / 64 * 64;
   size_t hlen = total - pre;
@@ -101,6 +102,16 @@ static void write_npy(char *path, const char *name, int major, const char *descr
     memcpy(buf + total, data, len);
   snprintf(path, 4096, "%s", sm_test_write(name, buf, total + len));
   free(buf);
+}
+
+static void write_npy(char *path, const char *name, int major, const char *descr,
+                      const char *fortran, const char *shape, const void *data,
+                      size_t len)
+{
+  char dict[256];
+  snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': %s, 'shape': %s, }",
+           descr, fortran, shape);
+  write_npy_dict(path, name, major, dict, data, len);
 }
 
 /* The reference int64 npy, read as doubles: the values every raw czek
@@ -721,7 +732,9 @@ START_TEST(test_tsv_bad)
   tsv("empty_cell.csv", "1,2,3\n4,,6\n", &o, SM_EFORMAT, &v, NULL);
   /* what auto mode cannot decide, and '#' lines after the data began */
   tsv("na_first.tsv", "a\t1\tNA\nb\t3\t4\n", &o, SM_EFORMAT, &v, NULL);
-  tsv("years.tsv", "site\t2001\t2002\na\t1\t2\n", &o, SM_EFORMAT, &v, NULL);
+  tsv("x007.tsv", "x\t007\t008\na\t1\t2\n", &o, SM_EFORMAT, &v, NULL);
+  tsv("late_id.tsv", "2\t1\t2\n007\t3\t4\n", &o, SM_EFORMAT, &v, NULL);
+  tsv("late_name.tsv", "2\t1\t2\nb\t3\t4\n", &o, SM_EFORMAT, &v, NULL);
   tsv("hash_row.tsv", "id\tx\ty\na\t1\t2\n#b\t3\t4\n", &o, SM_EFORMAT, &v, NULL);
   tsv("hash_mid.tsv", "id\tx\ty\n# note\na\t1\t2\n", &o, SM_EFORMAT, &v, NULL);
   tsv("negative.tsv", "a\t1\t2\nb\t-3\t4\n", &o, SM_EVALUE, &v, NULL);
@@ -774,6 +787,13 @@ START_TEST(test_npy_good)
   ck_assert_int_eq(sm_read_npy(path, &o, &v, NULL), SM_OK);
   assert_2x3(&v, 0);
   sm_vectors_free(&v);
+  /* JSON-style headers of other writers: double quotes, false, a list */
+  write_npy_dict(path, "json.npy", 1,
+                 "{\"descr\": \"<f8\", \"fortran_order\": false, \"shape\": [2, 3]}", f8,
+                 sizeof f8);
+  ck_assert_int_eq(sm_read_npy(path, &o, &v, NULL), SM_OK);
+  assert_2x3(&v, 0);
+  sm_vectors_free(&v);
   o.elem_size = 4;
   write_npy(path, "i1.npy", 1, "|i1", "False", "(2, 3)", i1, sizeof i1);
   ck_assert_int_eq(sm_read_npy(path, &o, &v, NULL), SM_OK);
@@ -792,6 +812,12 @@ START_TEST(test_npy_refused)
   write_npy(path, "fortran.npy", 1, "<f8", "True", "(2, 3)", f8, 48);
   ck_assert_int_eq(sm_read_npy(path, &o, &v, NULL), SM_EFORMAT);
   ck_assert(v.data == NULL);
+  write_npy(path, "fortran_json.npy", 1, "<f8", "true", "(2, 3)", f8, 48);
+  ck_assert_int_eq(sm_read_npy(path, &o, &v, NULL), SM_EFORMAT);
+  write_npy(path, "fortran_0.npy", 1, "<f8", "0", "(2, 3)", f8, 48);
+  ck_assert_int_eq(sm_read_npy(path, &o, &v, NULL), SM_EFORMAT);
+  write_npy(path, "fortran_falsy.npy", 1, "<f8", "Falsey", "(2, 3)", f8, 48);
+  ck_assert_int_eq(sm_read_npy(path, &o, &v, NULL), SM_EFORMAT);
   write_npy(path, "big.npy", 1, ">f8", "False", "(2, 3)", f8, 48);
   ck_assert_int_eq(sm_read_npy(path, &o, &v, NULL), SM_EFORMAT);
   write_npy(path, "c16.npy", 1, "<c16", "False", "(1, 3)", f8, 48);
@@ -935,6 +961,200 @@ START_TEST(test_dispatch)
 }
 END_TEST
 
+/* Names and headers as real files have them (docs/inputs.md): the
+ * id-label rule, numbers written as names, R's header one cell short. */
+START_TEST(test_tsv_names)
+{
+  sm_vectors_t v;
+  sm_dims_t d;
+  sm_read_opts_t o = czek_opts(8);
+  o.transpose = 1;
+  /* QIIME tables with numeric sample ids, with and without '#' */
+  const char *qiime[] = {
+      "OTU ID\t10317.000001\t007\nO1\t1\t4\nO2\t2\t5\nO3\t3\t6\n",
+      "# from biom\n#OTU ID\t10317.000001\t007\nO1\t1\t4\nO2\t2\t5\nO3\t3\t6\n",
+      "\xEF\xBB\xBF#SampleID\t10317.000001\t007\r\n4479944\t1\t4\r\n1110190\t2\t5\r\n"
+      "7\t3\t6\r\n",
+      "\"\",\"10317.000001\",\"007\"\n\"O1\",1,4\n\"O2\",2,5\n\"O3\",3,6\n",
+      "feature-id 10317.000001 007\nO1 1 4\nO2 2 5\nO3 3 6\n",
+  };
+  for (size_t k = 0; k < sizeof qiime / sizeof qiime[0]; k++) {
+    char name[32];
+    snprintf(name, sizeof name, "qiime%zu.txt", k);
+    tsv(name, qiime[k], &o, SM_OK, &v, &d);
+    ck_assert_msg(v.nv == 2 && v.nf == 3 && val(&v, 0, 0) == 1 && val(&v, 1, 2) == 6,
+                  "%s: %zu x %zu", name, v.nv, v.nf);
+    ck_assert(v.names != NULL);
+    ck_assert_str_eq(v.names[0], "10317.000001");
+    ck_assert_str_eq(v.names[1], "007");
+    ck_assert_int_eq(d.header, SM_TEXT_YES);
+    ck_assert_int_eq(d.row_names, SM_TEXT_YES);
+    sm_vectors_free(&v);
+  }
+  o.transpose = 0;
+  /* row names the number parser reads: plate wells, leading zeros, words,
+   * R's quoted names */
+  const char *rows[] = {
+      "1E03\t1\t2\t3\n1E01\t4\t5\t6\n",
+      "007\t1\t2\t3\n07\t4\t5\t6\n",
+      "nan 1 2 3\nInf 4 5 6\n",
+      "\"12\",1,2,3\n\"13\",4,5,6\n",
+      "\"\"\tx\ty\tz\n12\t1\t2\t3\n13\t4\t5\t6\n",
+  };
+  const char *first[][2] = {
+      {"1E03", "1E01"}, {"007", "07"}, {"nan", "Inf"}, {"12", "13"}, {"12", "13"}};
+  for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
+    char name[32];
+    snprintf(name, sizeof name, "rows%zu.txt", k);
+    tsv(name, rows[k], &o, SM_OK, &v, &d);
+    ck_assert_uint_eq(v.nv, 2);
+    ck_assert(v.names != NULL);
+    ck_assert_str_eq(v.names[0], first[k][0]);
+    ck_assert_str_eq(v.names[1], first[k][1]);
+    ck_assert(val(&v, 1, 2) == 6);
+    sm_vectors_free(&v);
+  }
+  /* ... and --row-names no reads them as the numbers they parse to */
+  o.row_names = SM_TEXT_NO;
+  tsv("wells_no.tsv", rows[0], &o, SM_OK, &v, NULL);
+  ck_assert(v.names == NULL && val(&v, 0, 0) == 1000 && v.nf == 4);
+  sm_vectors_free(&v);
+  o.row_names = SM_TEXT_AUTO;
+  /* R's write.table: numeric column names, one cell short (quoted, with
+   * blanks between cells; or tabs) */
+  tsv("rwt.txt", "\"1001\" \"1002\" \"1003\"\n\"a\" 1 2 3\n\"b\" 4 5 6\n", &o, SM_OK, &v,
+      &d);
+  assert_2x3(&v, 1);
+  ck_assert_int_eq(d.header, SM_TEXT_YES);
+  sm_vectors_free(&v);
+  tsv("rwt.tsv", "1001\t1002\t1003\na\t1\t2\t3\nb\t4\t5\t6\n", &o, SM_OK, &v, NULL);
+  assert_2x3(&v, 1);
+  sm_vectors_free(&v);
+  /* a first line of numbers that is data: held, then read */
+  tsv("one.tsv", "1\t2\t3\n", &o, SM_OK, &v, &d);
+  ck_assert(v.nv == 1 && v.nf == 3 && val(&v, 0, 2) == 3);
+  ck_assert_int_eq(d.header, SM_TEXT_NO);
+  sm_vectors_free(&v);
+  o.v0 = 1; /* a slice: the held line is row 0 */
+  tsv("held.tsv", "1\t2\t3\n4\t5\t6\n7\t8\t9\n", &o, SM_OK, &v, &d);
+  ck_assert(d.nv == 3 && v.nv == 2 && val(&v, 0, 0) == 4);
+  sm_vectors_free(&v);
+  o.v0 = 0;
+  /* quoted names holding blanks, space-separated */
+  tsv("blanks.txt", "\"my a\" 1 2 3\n\"my b\" 4 5 6\n", &o, SM_OK, &v, NULL);
+  ck_assert_str_eq(v.names[0], "my a");
+  sm_vectors_free(&v);
+  /* a run of NULs is no UTF-16: refused either way, at line 1 */
+  const char *zeros = sm_test_write("zeros.tsv", "\0\0\0\0\0\0\0\0\n1\n", 10);
+  ck_assert_int_eq(sm_read_tsv(zeros, &o, &v, NULL), SM_EFORMAT);
+}
+END_TEST
+
+/* A pipe holding text (written whole, then closed): its read end's path. */
+static void pipe_of(const char *text, int fds[2], char *path, size_t len)
+{
+  ck_assert_int_eq(pipe(fds), 0);
+  ck_assert_uint_lt(strlen(text), 65536); /* fits the pipe's buffer */
+  ck_assert_int_eq(write(fds[1], text, strlen(text)), (ssize_t)strlen(text));
+  close(fds[1]);
+  snprintf(path, len, "/proc/self/fd/%d", fds[0]);
+}
+
+START_TEST(test_stream)
+{
+  char path[4096], file[4096];
+  int fds[2];
+  sm_vectors_t v;
+  sm_dims_t d;
+  sm_read_opts_t o = czek_opts(8);
+  write_text(file, "plain.tsv", "x\ty\tz\n");
+  ck_assert_int_eq(sm_input_is_stream(file), 0);
+  ck_assert_int_eq(sm_input_is_stream(sm_test_tmpdir()), 0);
+  ck_assert_int_eq(sm_input_is_stream("/nonexistent/x"), 0);
+  ck_assert_int_eq(sm_input_is_stream("/dev/null"), 1);
+
+  /* a pipe read twice, as compute does (the sizes, then the slice): the
+   * second read sees what the first did */
+  pipe_of("a,1,2,3\nb,4,5,6\n", fds, path, sizeof path);
+  ck_assert_int_eq(sm_input_is_stream(path), 1);
+  ck_assert_int_eq(sm_read_input(path, SM_INPUT_TSV, &o, &v, &d), SM_OK);
+  sm_vectors_free(&v);
+  ck_assert_int_eq(sm_read_input(path, SM_INPUT_TSV, &o, &v, NULL), SM_OK);
+  assert_2x3(&v, 1);
+  sm_vectors_free(&v);
+  close(fds[0]);
+  /* no format given, no extension: text by its first bytes */
+  pipe_of("a 1 2 3\nb 4 5 6\n", fds, path, sizeof path);
+  ck_assert_int_eq(sm_read_input(path, SM_INPUT_AUTO, &o, &v, NULL), SM_OK);
+  assert_2x3(&v, 1);
+  sm_vectors_free(&v);
+  close(fds[0]);
+
+  /* a FIFO with a writer in another process */
+  snprintf(path, sizeof path, "%.4000s/fifo.tsv", sm_test_tmpdir());
+  ck_assert_int_eq(mkfifo(path, 0600), 0);
+  pid_t pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    int w = open(path, O_WRONLY);
+    const char *t = "id\tx\ty\tz\na\t1\t2\t3\nb\t4\t5\t6\n";
+    _exit(w >= 0 && write(w, t, strlen(t)) == (ssize_t)strlen(t) ? 0 : 1);
+  }
+  ck_assert_int_eq(sm_read_input(path, SM_INPUT_AUTO, &o, &v, &d), SM_OK);
+  sm_vectors_free(&v);
+  ck_assert_int_eq(sm_read_input(path, SM_INPUT_AUTO, &o, &v, NULL), SM_OK);
+  assert_2x3(&v, 1);
+  sm_vectors_free(&v);
+  int st;
+  ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+  ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+
+  /* /dev/zero: text and npy refuse it at once; raw reads --num-vector of it */
+  ck_assert_int_eq(sm_read_input("/dev/zero", SM_INPUT_TSV, &o, &v, NULL), SM_EFORMAT);
+  ck_assert_int_eq(sm_read_input("/dev/zero", SM_INPUT_NPY, &o, &v, NULL), SM_EFORMAT);
+  o.num_field = 3;
+  o.num_vector = 2;
+  ck_assert_int_eq(sm_read_input("/dev/zero", SM_INPUT_RAW, &o, &v, &d), SM_OK);
+  ck_assert(d.nv == 2 && d.nf == 3 && val(&v, 1, 2) == 0);
+  sm_vectors_free(&v);
+  o = czek_opts(8);
+  /* a stream cannot be a PLINK prefix */
+  sm_read_opts_t oc = ccc_opts();
+  pipe_of("x", fds, path, sizeof path);
+  ck_assert_int_eq(sm_read_input(path, SM_INPUT_PLINK, &oc, &v, NULL), SM_EOPTION);
+  close(fds[0]);
+
+  /* an npy on a pipe, found by its magic */
+  double f8[2][3] = {{1, 2, 3}, {4, 5, 6}};
+  write_npy(file, "p.npy", 1, "<f8", "False", "(2, 3)", f8, sizeof f8);
+  size_t n;
+  unsigned char *bytes = slurp(file, &n);
+  ck_assert_int_eq(pipe(fds), 0);
+  ck_assert_int_eq(write(fds[1], bytes, n), (ssize_t)n);
+  close(fds[1]);
+  free(bytes);
+  snprintf(path, sizeof path, "/proc/self/fd/%d", fds[0]);
+  ck_assert_int_eq(sm_read_input(path, SM_INPUT_AUTO, &o, &v, NULL), SM_OK);
+  assert_2x3(&v, 0);
+  sm_vectors_free(&v);
+  ck_assert_int_eq(sm_read_input(path, SM_INPUT_AUTO, &o, &v, NULL), SM_OK);
+  sm_vectors_free(&v);
+  close(fds[0]);
+
+  /* larger than the memory the process may take: refused */
+  char big[8192];
+  memset(big, '1', sizeof big - 1);
+  big[sizeof big - 1] = '\0';
+  for (size_t k = 1; k + 1 < sizeof big; k += 2)
+    big[k] = k % 64 == 63 ? '\n' : ' ';
+  sm_stream_set_room(4096, "the test's limit");
+  pipe_of(big, fds, path, sizeof path);
+  ck_assert_int_eq(sm_read_input(path, SM_INPUT_TSV, &o, &v, NULL), SM_ENOMEM);
+  sm_stream_set_room(0, NULL);
+  close(fds[0]);
+}
+END_TEST
+
 static Suite *read_suite(void)
 {
   Suite *s = suite_create("read");
@@ -958,6 +1178,8 @@ static Suite *read_suite(void)
   tcase_add_test(tc, test_npy_refused);
   tcase_add_test(tc, test_npy_ccc);
   tcase_add_test(tc, test_dispatch);
+  tcase_add_test(tc, test_tsv_names);
+  tcase_add_test(tc, test_stream);
   suite_add_tcase(s, tc);
   return s;
 }
