@@ -8,6 +8,8 @@ set -u
 SMCMP="$top_builddir/tests/tools/smcmp"
 DATA="$top_srcdir/tests/data/comet"
 export STARPU_SILENT=1
+# StarPU takes XDG_CACHE_HOME before STARPU_HOME: the tests' own home wins
+unset XDG_CACHE_HOME
 export STARPU_HOME="${STARPU_HOME:-$top_builddir/.cache/starpu}"
 # runs with PoCL's OpenCL device keep StarPU's files apart (another bus
 # configuration; make check samples both before the tests start)
@@ -83,6 +85,45 @@ finish() {
   echo "$NPASS passed, $NFAIL failed, $NSKIP parts skipped"
   [ "$NFAIL" -eq 0 ] || exit 1
   [ "$NSKIP" -eq 0 ] || exit 77
+}
+
+# stopped_pid PATTERN: the pid of a process stopped (state T) whose command
+# line holds PATTERN, once there is one (a run that stopped itself with
+# --debug-pause-after-blocks); empty after 60 s
+stopped_pid() {
+  n=0
+  while [ $n -lt 600 ]; do
+    for d in /proc/[0-9]*; do
+      st=
+      { read -r _ _ st _ < "$d/stat"; } 2> /dev/null || continue
+      [ "$st" = T ] || continue
+      tr '\0' ' ' < "$d/cmdline" 2> /dev/null | grep -qF -- "$1" && { echo "${d#/proc/}"; return; }
+    done
+    sleep 0.1
+    n=$((n + 1))
+  done
+}
+
+# while_stopped PREFIX ACTION CMD...: CMD (a run writing --output PREFIX,
+# which stops itself once with --debug-pause-after-blocks) in the
+# background; once it is stopped (its pid in WS_PID), eval ACTION, let it
+# go on and wait for it. Returns CMD's exit status, its stderr in
+# $T/bg.err; 125 (counted as a failure) when it never stopped.
+while_stopped() {
+  ws_prefix=$1 ws_action=$2
+  shift 2
+  "$@" > "$T/bg.out" 2> "$T/bg.err" &
+  ws_bg=$!
+  WS_PID=$(stopped_pid "--output $ws_prefix ")
+  if [ -z "$WS_PID" ]; then
+    fail "never stopped itself: $*"
+    kill -9 $ws_bg 2> /dev/null
+    wait $ws_bg
+    return 125
+  fi
+  eval "$ws_action"
+  kill -CONT "$WS_PID"
+  wait $ws_bg
 }
 
 # cks SUMMARY.json: the run checksum recorded in a JSON summary

@@ -1,5 +1,6 @@
 /* main.c: the starmet command: dispatch to `compute`, `synth` and `maf`.
  * The only place that exits. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +19,9 @@
 #include "sm_maf.h"
 #include "sm_mpi.h"
 #include "sm_optable.h"
+#include "sm_preflight.h"
 #include "sm_runtime.h"
+#include "sm_stream.h"
 
 /* A simulation build's starpu.h renames main to starpu_main, so that
  * StarPU's own main starts SimGrid first (on its fast contexts) and runs
@@ -96,11 +99,16 @@ static char *agreement_text(const char *command, char *canon, char paths[][4200]
     free(canon);
     return NULL;
   }
-  fprintf(f, "starmet %s\ncommand %s\n%s", PACKAGE_VERSION, command, canon);
+  sm_about_build(f); /* starmet, StarPU, MPI, features */
+  fprintf(f, "command %s\n%s", command, canon);
   for (int k = 0; k < n; k++) {
     /* its size and the CRC of its first and last 64 KB: another copy, or
      * a file of the same name in another working directory, differs there
      * (almost always: not in the middle alone) at the cost of two reads */
+    if (sm_input_is_stream(paths[k])) { /* read once, by the run: not here */
+      fprintf(f, "input %s, a stream\n", paths[k]);
+      continue;
+    }
     struct stat sb;
     const int fd = open(paths[k], O_RDONLY | O_CLOEXEC);
     uint32_t head = 0, tail = 0;
@@ -210,6 +218,14 @@ static int run_mpi(int argc, char **argv, const mpi_cmd_t *c, const void *o,
   }
   if (r == SM_OK)
     r = c->run(o, cmd ? cmd : c->name);
+  /* the printed summary may be a run's only result: losing it is a failure */
+  if (fflush(stdout) != 0 || ferror(stdout)) {
+    if (sm_mpi_rank() == 0)
+      sm_log_error("cannot write the run's summary to standard output: %s%s",
+                   strerror(errno),
+                   r == SM_OK ? " (the files it wrote, if any, are complete)" : "");
+    r = r ? r : SM_EIO;
+  }
   point_to_guide((sm_err_t)r);
   sm_mpi_finalize();
   free(cmd);
@@ -235,6 +251,7 @@ static int parsed(sm_err_t err, const int *done)
 
 static int starmet_main(int argc, char **argv)
 {
+  sm_preflight_process(); /* SIGXFSZ ignored (EFBIG instead), open-file limit */
 #ifdef M_MMAP_THRESHOLD
   /* Every block's records (and text) are megabytes freed milliseconds
    * later: served from the heap they are reused, where glibc's default

@@ -71,6 +71,18 @@ static void features(FILE *f)
   fputs(sep[0] == ',' ? ")\n" : "\n", f);
 }
 
+void sm_about_build(FILE *f)
+{
+  int major, minor, release;
+  starpu_get_version(&major, &minor, &release);
+  char mpi[256];
+  mpi_library(mpi, sizeof mpi);
+  fprintf(f, "build starmet %s, StarPU %d.%d.%d (built against %d.%d.%d), %s\n",
+          PACKAGE_VERSION, major, minor, release, STARPU_MAJOR_VERSION,
+          STARPU_MINOR_VERSION, STARPU_RELEASE_VERSION, mpi);
+  features(f);
+}
+
 void sm_about_version(FILE *f)
 {
   fprintf(f, "starmet %s\n", PACKAGE_VERSION);
@@ -108,8 +120,8 @@ void sm_about_version(FILE *f)
 #endif
   /* what every run checks before it computes (docs/troubleshooting.md) */
   fprintf(f,
-          "checks: output paths, input rules, ranks agree, memory estimate, resume "
-          "CRC-32C (%s)\n",
+          "checks: output paths, output lock, input rules, ranks agree, memory "
+          "estimate, outputs read back at commit, resume CRC-32C (%s)\n",
           sm_crc32c_impl());
 
   /* the --kernel variants in the binary, and those this CPU runs */

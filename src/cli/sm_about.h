@@ -13,6 +13,11 @@
  * features built in and the CPU kernel variants. */
 void sm_about_version(FILE *f);
 
+/** What every rank of an MPI run must have alike in its build: starmet's
+ * version, the StarPU it runs on and was built against, the MPI library
+ * and the features built in (two lines). */
+void sm_about_build(FILE *f);
+
 /** Write the manual page starmet(1) in man(7) roff: every command, and
  * every option as --help lists it (the same tables). */
 void sm_about_man(FILE *f);

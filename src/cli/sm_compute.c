@@ -19,12 +19,15 @@
 #include "sm_crc32c.h"
 #include "sm_graph.h"
 #include "sm_hist.h"
+#include "sm_job.h"
 #include "sm_memory.h"
 #include "sm_topk.h"
 #include "sm_mpi.h"
 #include "sm_ref.h"
 #include "sm_observe.h"
+#include "sm_preflight.h"
 #include "sm_runtime.h"
+#include "sm_stream.h"
 #include "sm_sched.h"
 #include "sm_summary.h"
 #include "sm_timer.h"
@@ -100,6 +103,8 @@ static sm_err_t problem_dims(const sm_options_t *o, sm_dims_t *dims)
  * bytes (" path:-1" when it cannot be read). */
 static int file_stamp(const char *path, char *buf, size_t len)
 {
+  if (sm_input_is_stream(path)) /* read once, already: never opened again */
+    return snprintf(buf, len, " %s:stream", path);
   struct stat sb;
   uint32_t crc = 0;
   const int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -176,12 +181,6 @@ static void fingerprint(const sm_options_t *o, const sm_decomp_t *d, int sparse,
       o->transpose, o->text_header, o->text_row_names, o->raw_elem_size, o->keys_index);
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-  return x < y ? -1 : x > y;
-}
-
 static sm_err_t make_decomp(const sm_options_t *o, const sm_dims_t *dims, sm_decomp_t *d)
 {
   const int P = sm_mpi_size();
@@ -222,15 +221,9 @@ typedef struct run {
   int ccc_i8;   /* CCC 2-way on cached int8 tiles (--ccc-gemm) */
   char **names; /* every vector's name (text output), or NULL */
   char out_path[4096], json_path[4096];
-  sm_manifest_t man; /* the --resume record of completed blocks */
-  int use_man, resumed;
-  int bs_known;          /* the tile size is the interrupted run's */
-  uint64_t hdr_end;      /* output file size after its header */
-  uint32_t hdr_crc;      /* and its CRC-32C */
+  sm_job_t job;          /* the lock, the output, its manifest, the commit */
+  int use_man;           /* the output keeps a --resume record */
   uint64_t mem_estimate; /* bytes, before anything was allocated */
-  uint64_t *skip, resume_off, resume_count;
-  size_t nskip; /* blocks an interrupted run completed */
-  sm_writer_t *w;
   sm_sink_t sink;
   sm_summary_t sum;
   sm_graph_stats_t gs;
@@ -245,102 +238,35 @@ typedef struct run {
 } run_t;
 
 /* Plan the problem: its sizes, the checks on them, the decomposition. */
-/* n bytes for a message: "512 MB". */
-static const char *human_bytes(uint64_t n, char *buf, size_t len)
-{
-  static const char *const unit[] = {"bytes", "KB", "MB", "GB", "TB", "PB"};
-  double x = (double)n;
-  int u = 0;
-  while (x >= 1024 && u < 5)
-    x /= 1024, u++;
-  snprintf(buf, len, u ? "%.3g %s" : "%.0f %s", x, unit[u]);
-  return buf;
-}
-
-/* Before anything large is allocated: this rank's estimate (times the
- * ranks on this machine) against what the machine, the cgroup and the
- * limits leave. SM_ENOMEM, said with the estimate and what to change. */
-static sm_err_t memory_fits(run_t *r, const sm_dims_t *dims)
+/* An input that is a stream (a pipe, a FIFO, /dev/stdin) is read once,
+ * into memory within what the machine leaves: it cannot be fingerprinted
+ * for --resume, nor shared by several ranks. */
+static sm_err_t streams_read_once(const run_t *r)
 {
   const sm_options_t *o = r->o;
-  const int ccc = o->metric == SM_METRIC_CCC;
-  size_t v0, vc, f0, fc;
-  sm_decomp_part(&r->d, r->pv, &v0, &vc);
-  sm_decomp_slice(&r->d, r->pf, &f0, &fc);
-  const size_t elem = ccc ? sizeof(uint64_t) : o->single ? sizeof(float) : sizeof(double);
-  const char *ncpu = getenv("STARPU_NCPU");
-  const long cpus = ncpu && atoi(ncpu) > 0 ? atol(ncpu) : sysconf(_SC_NPROCESSORS_ONLN);
-  const int entries = ccc ? (o->num_way == 3 ? 8 : 4) : 1;
-  const sm_mem_run_t mr = {
-      .nv = r->d.nv,
-      .nf = r->d.nf,
-      .vc = vc,
-      .fc = fc,
-      .row_bytes = sm_vectors_ld(o->metric, elem, fc) * elem,
-      .npv = r->d.npv,
-      .npf = r->d.npf,
-      .way = o->num_way,
-      .text_input = dims->header != 0,
-      .block_size = o->block_size,
-      .pair_bytes = ccc ? (size_t)(o->num_way == 3 ? 2 : 1) * 4 * SM_CCC2_NMOM(1) : elem,
-      .entries = entries,
-      .emit = o->output_format != SM_OUT_NONE || o->synth.kind == SM_SYNTH_ANALYTIC,
-      .text = o->output_format == SM_OUT_TSV,
-      .workers = cpus > 0 ? (int)cpus : 1,
-      .topk_bytes = r->me == 0
-                        ? (uint64_t)r->d.nv * o->topk *
-                              (ccc && o->topk_by_entry ? 4 : 1) * sizeof(sm_topk_ent_t)
-                        : 0,
-  };
-  sm_mem_need_t n;
-  sm_mem_estimate(&mr, &n);
-  r->mem_estimate = n.total;
-  int zero = 0, index, here;
-  sm_mpi_node_peers(&zero, sizeof zero, &index, &here);
   uint64_t room, as;
-  char what[4900], as_what[64], b[7][32], rank[32] = "";
-  sm_mem_room(&room, what, sizeof what, &as, as_what, sizeof as_what);
-  if (r->P > 1)
-    snprintf(rank, sizeof rank, "rank %d: ", r->me);
-  const uint64_t node =
-      n.total > UINT64_MAX / (uint64_t)here ? UINT64_MAX : n.total * (uint64_t)here;
-  const uint64_t space = sm_mem_address_need(&n);
-  if (node <= room && space <= as)
+  char room_what[4900], as_what[128];
+  sm_mem_room(&room, room_what, sizeof room_what, &as, as_what, sizeof as_what);
+  sm_stream_set_room(room < as ? room : as, room < as ? room_what : as_what);
+  char in[3][4200];
+  const int nin = sm_compute_input_files(o, in);
+  int stream = -1;
+  for (int k = 0; k < nin && stream < 0; k++)
+    if (sm_input_is_stream(in[k]))
+      stream = k;
+  const int bad = stream >= 0 && (o->resume || r->P > 1);
+  if (!sm_mpi_agree(bad ? SM_EOPTION : SM_OK))
     return SM_OK;
-  char parts[600], each[96] = "";
-  snprintf(
-      parts, sizeof parts,
-      "its vectors %s, partitions received %s, the reader's copy %s, tasks in flight "
-      "%s, top-k lists %s, the program and StarPU %s",
-      human_bytes(n.vectors, b[0], 32), human_bytes(n.received, b[1], 32),
-      human_bytes(n.reading, b[2], 32), human_bytes(n.tasks, b[3], 32),
-      human_bytes(n.results, b[4], 32), human_bytes(n.runtime, b[5], 32));
-  if (here > 1)
-    snprintf(each, sizeof each, ", %d ranks on this machine: %s", here,
-             human_bytes(node, b[6], 32));
-  /* what to change: what dominates */
-  char fix[300];
-  if (n.tasks > n.vectors + n.received + n.reading)
-    snprintf(fix, sizeof fix, "use smaller tiles (--block-size%s)",
-             o->block_size ? " below yours" : " N; automatic tiles are at most 2048");
-  else
-    snprintf(fix, sizeof fix,
-             "spread the run over more machines (a rank of --num-proc-field N holds "
-             "1/N of the fields)%s",
-             !ccc && !o->single ? ", or halve them with --precision single" : "");
-  if (node > room)
-    sm_log_error("%s%s: this run needs about %s of memory per rank (%s)%s, but %s leaves "
-                 "%s: %s; STARMET_MEMORY_LIMIT=none skips this check",
-                 rank, r->desc, human_bytes(n.total, b[0], 32), parts, each, what,
-                 human_bytes(room, b[1], 32), fix);
-  else
-    sm_log_error("%s%s: this run needs about %s of address space (what its libraries "
-                 "map, %s, and about %s that StarPU reserves at start-up), but %s is %s: "
-                 "raise it (ulimit -v unlimited), or %s",
-                 rank, r->desc, human_bytes(space, b[0], 32), parts,
-                 human_bytes(SM_MEM_STARTUP_AS, b[6], 32), as_what,
-                 human_bytes(as, b[1], 32), fix);
-  return SM_ENOMEM;
+  if (r->me == 0 && bad && o->resume)
+    sm_log_error("%s is a stream (a pipe, a FIFO or a device), which is read once: "
+                 "--resume cannot check that it is the interrupted run's input; write "
+                 "it to a file and run on that file",
+                 in[stream]);
+  else if (r->me == 0)
+    sm_log_error("%s is a stream (a pipe, a FIFO or a device), which one process reads "
+                 "once: %d MPI ranks cannot share it; write it to a file for an MPI run",
+                 stream >= 0 ? in[stream] : o->input, r->P);
+  return SM_EOPTION;
 }
 
 static sm_err_t plan(run_t *r)
@@ -352,8 +278,11 @@ static sm_err_t plan(run_t *r)
       sm_log_error("--compute-method ref runs on one rank (run it without mpirun)");
     return SM_EOPTION;
   }
+  sm_err_t err = streams_read_once(r);
+  if (err)
+    return err;
   sm_dims_t dims;
-  sm_err_t err = problem_dims(o, &dims);
+  err = problem_dims(o, &dims);
   if (err)
     return err;
   if (dims.nv < (size_t)o->num_way) {
@@ -376,7 +305,11 @@ static sm_err_t plan(run_t *r)
   if ((err = make_decomp(o, &dims, &r->d)))
     return err;
   sm_decomp_coords(&r->d, r->me, &r->pv, &r->pf, &r->pr);
-  if ((err = (sm_err_t)sm_mpi_agree(memory_fits(r, &dims))))
+  if ((err = (sm_err_t)sm_mpi_agree(sm_mem_check_compute(
+           o, &r->d, r->me, r->desc, dims.header != 0, &r->mem_estimate))))
+    return err;
+  /* StarPU's directories, open files, file size: before anything is written */
+  if ((err = (sm_err_t)sm_mpi_agree(sm_preflight_compute(o, &r->d))))
     return err;
   /* single precision's promise, said before computing when it is loose */
   const double bound = sm_sink_rel_bound(o->metric, o->single, dims.nf);
@@ -499,86 +432,78 @@ static sm_err_t load_slice(run_t *r)
   return err;
 }
 
-/* --resume: what an interrupted run completed (every rank must know all
- * of it, since the graph is submitted whole on every rank). */
-static sm_err_t resume_state(run_t *r)
+/* The paths this run writes: its output, the summary, the histogram and
+ * top-k files, the manifest (from the options and this rank alone). */
+static void output_paths(run_t *r)
 {
   const sm_options_t *o = r->o;
-  char mpath[4200], fp[8192];
-  sm_manifest_path(mpath, sizeof mpath, o->output, r->me, r->P);
-  const double t0 = sm_now();
-  fingerprint(o, &r->d, r->sparse, r->me, r->P, fp, sizeof fp);
-  if (sm_now() - t0 >= 0.2) /* the inputs' CRC: worth saying on large inputs */
-    sm_log_info("the input's checksums for --resume took %.2f s", sm_now() - t0);
-  size_t bs = o->block_size;
-  sm_err_t err = sm_manifest_open(&r->man, mpath, fp, o->resume, &bs, &r->resumed);
-  double rbs = r->resumed ? (double)bs : 0;
-  sm_mpi_max_double(&rbs, 1);
-  r->bs_known = rbs > 0;
-  if (rbs > 0 && !o->block_size)
-    r->d.block_size = (size_t)rbs; /* the interrupted run's automatic tile size */
-  else if (rbs > 0 && (size_t)rbs != o->block_size && !err) {
-    sm_log_error("%s: the interrupted run used --block-size %zu, not %zu", mpath,
-                 (size_t)rbs, o->block_size);
-    err = SM_EINCONSIST;
+  if (o->output && o->output_format != SM_OUT_NONE)
+    sm_output_path(r->out_path, sizeof r->out_path, o->output, o->output_format, r->me,
+                   r->P);
+  if (o->summary)
+    snprintf(r->json_path, sizeof r->json_path, "%s", o->summary);
+  else if (o->output)
+    snprintf(r->json_path, sizeof r->json_path, "%s.json", o->output);
+  /* the manifest records appended blocks' end offsets: npy writes in place */
+  r->use_man =
+      r->out_path[0] && o->method != SM_METHOD_REF && o->output_format != SM_OUT_NPY;
+  if (o->hist_bins && o->output) {
+    snprintf(r->hist_path, sizeof r->hist_path, "%s.hist.tsv", o->output);
+    snprintf(r->hist_png, sizeof r->hist_png, "%s.hist.png", o->output);
   }
-  const sm_manifest_t *m = &r->man;
-  uint64_t *ids = m->ndone ? malloc(m->ndone * sizeof *ids) : NULL;
-  for (size_t k = 0; k < m->ndone && ids; k++) {
-    ids[k] = m->done[k].block;
-    if (m->done[k].end_off > r->resume_off)
-      r->resume_off = m->done[k].end_off;
-    r->resume_count += m->done[k].count;
-  }
-  err = (sm_err_t)sm_mpi_agree(err ? err : (m->ndone && !ids ? SM_ENOMEM : SM_OK));
-  if (!err)
-    err = (sm_err_t)sm_mpi_agree(
-        sm_mpi_allgather_u64(ids, ids ? m->ndone : 0, &r->skip, &r->nskip));
-  free(ids);
-  if (!err && r->nskip) {
-    qsort(r->skip, r->nskip, sizeof *r->skip, cmp_u64);
-    sm_log_info("--resume: %zu output blocks were complete; computing the rest",
-                r->nskip);
-  } else if (!err && o->resume) {
-    sm_log_info("--resume: no completed block recorded; computing everything");
-  }
-  return err;
+  if (o->topk)
+    snprintf(r->topk_path, sizeof r->topk_path, "%s.topk.%s", o->output,
+             o->output_format == SM_OUT_BIN ? "bin" : "tsv");
 }
 
-/* --resume: the partial output holds what the manifest vouches for, byte
- * for byte (sm_manifest_verify), before any of it is kept. */
-static sm_err_t verify_partial(const run_t *r)
+/* The stems of the files this run writes, each locked by rank 0: the
+ * output prefix, and a --summary or --trace file of its own. */
+typedef struct stems {
+  char buf[3][4200], label[3][4300];
+  const char *stem[3], *what[3];
+} stems_t;
+
+static void output_stems(const sm_options_t *o, stems_t *st)
 {
-  char part[4200];
-  snprintf(part, sizeof part, "%s.part", r->out_path);
-  const int fd = open(part, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) {
-    sm_log_error("%s: the partial output of the interrupted run cannot be read (%s); "
-                 "rerun without --resume",
-                 part, strerror(errno));
-    return SM_EINCONSIST;
+  const char *from[3] = {o->output, o->summary, o->trace};
+  static const char *const opt[3] = {"--output", "--summary", "--trace"};
+  for (int k = 0; k < 3; k++) {
+    st->stem[k] = NULL;
+    st->what[k] = st->label[k];
+    if (!from[k])
+      continue;
+    snprintf(st->label[k], sizeof st->label[k], "%s %s", opt[k], from[k]);
+    if (k == 0)
+      snprintf(st->buf[k], sizeof st->buf[k], "%s", from[k]);
+    else
+      sm_lock_stem(from[k], st->buf[k], sizeof st->buf[k]);
+    st->stem[k] = st->buf[k];
   }
-  const double t0 = sm_now();
-  const sm_err_t err = sm_manifest_verify(&r->man, fd, part);
-  close(fd);
-  if (!err)
-    sm_log_info("--resume: the partial output checks out (%zu blocks, %.2f s)",
-                r->man.ndone, sm_now() - t0);
-  return err;
 }
 
 /* The files this run writes, before it computes: the output policy
- * (sm_commit_check_outputs: regular files or nothing, distinct, no input).
- * The summary is rank 0's only. */
-static sm_err_t refuse_overwrite(const run_t *r)
+ * (sm_commit_check_outputs: regular files or nothing, distinct, no input),
+ * then the lock on their names. The summary is rank 0's only. */
+static sm_err_t claim_outputs(run_t *r)
 {
   const sm_options_t *o = r->o;
+  output_paths(r);
   char ins[3][4200] = {"", "", ""}, part[4200], mpath[4200] = "", mnew[4300] = "";
+  char lock[3][4300] = {"", "", ""};
   const int nin = sm_compute_input_files(o, ins);
   snprintf(part, sizeof part, "%s.part", r->out_path);
-  if (o->output && r->use_man) {
+  if (r->use_man) {
     sm_manifest_path(mpath, sizeof mpath, o->output, r->me, r->P);
     snprintf(mnew, sizeof mnew, "%s.new", mpath);
+  }
+  stems_t st;
+  output_stems(o, &st);
+  for (int k = 0; k < 3 && r->me == 0; k++) {
+    int again = 0; /* one lock for stems named twice (--output x --summary x.json) */
+    for (int j = 0; j < k; j++)
+      again |= st.stem[j] && st.stem[k] && !strcmp(st.stem[j], st.stem[k]);
+    if (st.stem[k] && !again)
+      snprintf(lock[k], sizeof lock[k], "%s.lock", st.stem[k]);
   }
   const char *outs[] = {r->out_path,
                         r->out_path[0] ? part : NULL,
@@ -588,16 +513,24 @@ static sm_err_t refuse_overwrite(const run_t *r)
                         mnew,
                         r->hist_path,
                         r->hist_png,
-                        r->topk_path};
+                        r->topk_path,
+                        lock[0],
+                        lock[1],
+                        lock[2]};
   const char *sum = o->summary ? "--summary" : "--output";
-  const char *what[] = {"--output", "--output",    sum,           "--trace", "--output",
-                        "--output", "--histogram", "--histogram", "--top-k"};
+  const char *what[] = {"--output", "--output", sum,           "--trace",
+                        "--output", "--output", "--histogram", "--histogram",
+                        "--top-k",  "--output", "--summary",   "--trace"};
   const char *in[] = {ins[0], ins[1], ins[2]};
-  return sm_commit_check_outputs(outs, what, sizeof outs / sizeof outs[0], in,
-                                 (size_t)nin);
+  sm_err_t err = (sm_err_t)sm_mpi_agree(
+      sm_commit_check_outputs(outs, what, sizeof outs / sizeof outs[0], in, (size_t)nin));
+  if (!err)
+    err = sm_job_lock(&r->job, st.stem, st.what, 3, r->command);
+  return err;
 }
 
-/* Open the results: paths, resume state, the writer and its header. */
+/* Open the results: the resume state, the writer and its header, the
+ * histogram and top-k tables. */
 static sm_err_t open_results(run_t *r)
 {
   const sm_options_t *o = r->o;
@@ -612,57 +545,54 @@ static sm_err_t open_results(run_t *r)
       .rank = r->me,
       .nranks = r->P,
   };
-  if (o->output && o->output_format != SM_OUT_NONE)
-    sm_output_path(r->out_path, sizeof r->out_path, o->output, o->output_format, r->me,
-                   r->P);
-  if (o->summary)
-    snprintf(r->json_path, sizeof r->json_path, "%s", o->summary);
-  else if (o->output)
-    snprintf(r->json_path, sizeof r->json_path, "%s.json", o->output);
-  /* the manifest records appended blocks' end offsets: npy writes in place */
-  r->use_man =
-      r->out_path[0] && o->method != SM_METHOD_REF && o->output_format != SM_OUT_NPY;
   r->hist = (sm_hist_spec_t){.bins = o->hist_bins,
                              .nent = o->metric == SM_METRIC_CCC ? 1u << o->num_way : 1u,
                              .lo = o->hist_lo,
                              .hi = o->hist_hi};
-  if (o->hist_bins && o->output) {
-    snprintf(r->hist_path, sizeof r->hist_path, "%s.hist.tsv", o->output);
-    snprintf(r->hist_png, sizeof r->hist_png, "%s.hist.png", o->output);
-  }
   r->topk = (sm_topk_spec_t){
       .k = (uint32_t)o->topk,
       .lists = o->metric == SM_METRIC_CCC && o->topk_by_entry ? 4u : 1u,
       .by_max = o->metric == SM_METRIC_CCC && !o->topk_by_entry,
   };
+  sm_err_t err = SM_OK;
   if (o->topk) {
-    snprintf(r->topk_path, sizeof r->topk_path, "%s.topk.%s", o->output,
-             o->output_format == SM_OUT_BIN ? "bin" : "tsv");
     const size_t places = r->d.nv * r->topk.lists * r->topk.k;
     if (r->me == 0 && !(r->topk_acc = malloc(places * sizeof *r->topk_acc))) {
       sm_log_error("--top-k %zu: out of memory for %zu vectors' lists (%zu bytes)",
                    o->topk, r->d.nv, places * sizeof *r->topk_acc);
-      return (sm_err_t)sm_mpi_agree(SM_ENOMEM);
+      err = SM_ENOMEM;
     }
   }
-  if (o->hist_bins &&
+  if (!err && o->hist_bins &&
       !(r->hist_counts = calloc(sm_hist_words(&r->hist), sizeof *r->hist_counts))) {
     sm_log_error("--histogram %u: out of memory", o->hist_bins);
-    return (sm_err_t)sm_mpi_agree(SM_ENOMEM);
+    err = SM_ENOMEM;
   }
-  sm_err_t err = (sm_err_t)sm_mpi_agree(refuse_overwrite(r));
-  if (!err && r->use_man)
-    err = resume_state(r);
-  if (!err && r->resume_off)
-    err = (sm_err_t)sm_mpi_agree(verify_partial(r));
-  if (!err)
-    err = (sm_err_t)sm_mpi_agree(
-        sm_writer_open(&r->w, r->out_path, &wi, r->resume_off, r->resume_count));
-  if (!err && r->use_man && !r->resume_off) {
-    int fd;
-    err = (sm_err_t)sm_mpi_agree(sm_writer_flush(r->w, &r->hdr_end, &fd, &r->hdr_crc));
+  if ((err = (sm_err_t)sm_mpi_agree(err)))
+    return err;
+  char mpath[4200] = "", fp[8192] = "";
+  if (r->use_man) {
+    sm_manifest_path(mpath, sizeof mpath, o->output, r->me, r->P);
+    const double t0 = sm_now();
+    fingerprint(o, &r->d, r->sparse, r->me, r->P, fp, sizeof fp);
+    if (sm_now() - t0 >= 0.2) /* the inputs' CRC: worth saying on large inputs */
+      sm_log_info("the input's checksums for --resume took %.2f s", sm_now() - t0);
   }
-  return err;
+  const sm_job_spec_t js = {
+      .out_path = r->out_path,
+      .info = &wi,
+      .man_path = mpath,
+      .fingerprint = fp,
+      .resume = o->resume,
+      .block_size = o->block_size,
+      .finish_hint = "run the same command with --resume to finish the job",
+      .stop_at = (int)o->debug_stop_commit,
+  };
+  if ((err = sm_job_open(&r->job, &js)))
+    return err;
+  if (r->job.block_size && !o->block_size)
+    r->d.block_size = r->job.block_size; /* the interrupted run's automatic tiles */
+  return SM_OK;
 }
 
 /* The sink the results flow into, and the summary's fixed part. */
@@ -670,7 +600,7 @@ static void open_sink(run_t *r)
 {
   const sm_options_t *o = r->o;
   r->sink = (sm_sink_t){
-      .writer = r->w,
+      .writer = r->job.w,
       .way = o->num_way,
       .metric = o->metric,
       .single = o->single,
@@ -686,13 +616,15 @@ static void open_sink(run_t *r)
       .nf = r->d.nf,
       .progress = r->me == 0 && (o->progress < 0 ? isatty(2) && !o->quiet : o->progress),
       .t_start = sm_now(),
-      .manifest = r->use_man ? &r->man : NULL,
+      .manifest = r->use_man ? &r->job.man : NULL,
       .stop_after = o->debug_stop_after,
+      .pause_after = o->debug_pause_after,
   };
-  for (size_t k = 0; k < r->man.ndone; k++) { /* what the interrupted run did */
-    sm_cksum_merge(&r->sink.cksum, &r->man.done[k].cksum);
-    r->sink.nvalues += r->man.done[k].nvalues;
-    r->sink.nwritten += r->man.done[k].count;
+  const sm_manifest_t *m = &r->job.man;
+  for (size_t k = 0; k < m->ndone; k++) { /* what the interrupted run did */
+    sm_cksum_merge(&r->sink.cksum, &m->done[k].cksum);
+    r->sink.nvalues += m->done[k].nvalues;
+    r->sink.nwritten += m->done[k].count;
   }
   sm_summary_t *sum = &r->sum;
   sum->opt = o;
@@ -705,6 +637,7 @@ static void open_sink(run_t *r)
   sum->nf = r->d.nf;
   sum->sparse = r->sparse;
   sum->nmissing = (size_t)r->nmissing;
+  sum->names = r->names != NULL;
   sum->nranks = r->P;
   sum->decomp = &r->d;
   sum->phase_min = o->phase_min;
@@ -804,7 +737,7 @@ static sm_err_t run_graph(run_t *r, int progress)
     sm_grain_measure(&grain, o->num_way, ccc, r->sparse, o->single, r->ccc_i8,
                      (o->devices & STARPU_CPU) && starpu_cpu_worker_get_count() > 0);
   sm_mpi_bcast(&grain, sizeof grain);
-  if (!o->block_size && !r->bs_known) { /* rank 0 decides, every rank uses it */
+  if (!o->block_size && !r->job.block_size) { /* rank 0 decides, every rank uses it */
     size_t bs =
         o->num_way == 3
             ? sm_graph_auto_block3(r->vc, r->d.nf, ngpus, grain.min_work)
@@ -819,9 +752,9 @@ static sm_err_t run_graph(run_t *r, int progress)
   }
   grain.block = r->d.block_size;
   snprintf(grain.block_from, sizeof grain.block_from, "%s",
-           o->block_size ? "option"
-           : r->bs_known ? "resume"
-                         : "auto");
+           o->block_size       ? "option"
+           : r->job.block_size ? "resume"
+                               : "auto");
   if (o->num_way == 3) { /* the planes of a task on full tiles */
     const size_t bs = grain.block, g = sm_graph_plane_group(emit, ngpus, r->d.nf, bs, bs);
     grain.group = g < bs ? g : bs;
@@ -829,10 +762,8 @@ static sm_err_t run_graph(run_t *r, int progress)
   if (r->ccc_i8)
     r->sum.kernel = "int8 GEMMs on cached int8 tiles (cublasGemmEx on CUDA workers, "
                     "int8 loops on the others)";
-  if (r->use_man && !r->resumed) { /* the tile size is known now: record it */
-    r->man.block_size = r->d.block_size;
-    sm_err_t err =
-        (sm_err_t)sm_mpi_agree(sm_manifest_header(&r->man, r->hdr_end, r->hdr_crc));
+  { /* the tile size is known now: every manifest records it */
+    sm_err_t err = sm_job_begin(&r->job, r->d.block_size);
     if (err)
       return err;
   }
@@ -860,8 +791,8 @@ static sm_err_t run_graph(run_t *r, int progress)
       .emit = emit,
       .keep_all = r->sink.analytic != NULL,
       .prio = sm_sched_prio_mode(),
-      .skip = r->skip,
-      .nskip = r->nskip,
+      .skip = r->job.skip,
+      .nskip = r->job.nskip,
   };
   r->sink.apply_threshold = go.keep_all;
   r->sum.prio_mode = go.prio;
@@ -881,7 +812,7 @@ static sm_err_t stop_runtime(run_t *r, sm_err_t err)
   sm_runtime_collect(&r->rs);
   sm_observe_stop(&r->rs);
   sm_runtime_shutdown();
-  sm_err_t oerr = sm_observe_gather(&r->rs, &r->rts);
+  sm_err_t oerr = (sm_err_t)sm_mpi_agree(sm_observe_gather(&r->rs, &r->rts));
   if (!oerr && r->o->trace && sm_mpi_agree(err) == SM_OK)
     oerr = sm_trace_write(r->o->trace, r->rts);
   sm_observe_free();
@@ -984,26 +915,18 @@ static sm_err_t gather_report(run_t *r, sm_err_t err)
   return (sm_err_t)sm_mpi_agree(err);
 }
 
-/* Commit: close the output (kept as .part for --resume on failure) and
- * the manifest, then the JSON summary and the printed one (rank 0). */
+/* Commit: every rank's output verified, then renamed as one job
+ * (sm_job_commit); then rank 0's files: histogram, top-k, the JSON
+ * summary, and the printed one. */
 static sm_err_t commit(run_t *r, sm_err_t err)
 {
   const sm_options_t *o = r->o;
   sm_summary_t *sum = &r->sum;
   double t2 = sm_now();
-  /* a failed run keeps its partial output and manifest for --resume, unless
-   * it started them afresh and wrote nothing: then they are clutter (an
-   * interrupted run's files, refused or resumed, are always kept) */
-  const int fresh = r->man.f != NULL && !r->resumed;
-  const int keep = r->use_man && !(fresh && r->sink.blocks_done == 0);
-  sm_err_t cerr = (sm_err_t)sm_mpi_agree(sm_writer_close(r->w, err == SM_OK ? 1
-                                                               : keep       ? -1
-                                                                            : 0));
-  r->w = NULL;
-  if (!err)
-    err = cerr;
-  sm_manifest_close(&r->man, err == SM_OK || !keep);
+  err = sm_job_commit(&r->job, err);
   sum->t_output = sm_now() - t2;
+  sum->t_readback = r->job.t_readback;
+  sum->t_agree = r->job.t_agree;
   sum->t_total = sm_now() - r->t0;
   struct rusage ru; /* rank 0's peak, against the estimate */
   sum->mem_peak = getrusage(RUSAGE_SELF, &ru) == 0 ? (uint64_t)ru.ru_maxrss * 1024 : 0;
@@ -1016,7 +939,7 @@ static sm_err_t commit(run_t *r, sm_err_t err)
     err = sm_hist_write_tsv(r->hist_path, &r->hist, ccc, o->num_way, r->hist_counts);
     if (!err) {
       sum->hist_path = r->hist_path;
-      if (sm_hist_plot(r->hist_path, r->hist_png, &r->hist, ccc, o->num_way) > 0)
+      if (sm_hist_plot(r->hist_png, &r->hist, ccc, o->num_way, r->hist_counts) > 0)
         sum->hist_png = r->hist_png;
     }
   }
@@ -1049,16 +972,11 @@ static sm_err_t commit(run_t *r, sm_err_t err)
   return err;
 }
 
-/* The one cleanup. A writer still open means the start was refused or
- * failed: an interrupted run's files are left alone. */
-static void cleanup(run_t *r)
+/* The one cleanup: the job's end (its partial files kept for --resume
+ * when they hold completed blocks, its lock released). */
+static void cleanup(run_t *r, sm_err_t err)
 {
-  if (r->w)
-    sm_writer_close(r->w, r->resumed ? -1 : 0);
-  /* a manifest this run started afresh, before it ran any task, is
-   * clutter; an interrupted run's is kept */
-  sm_manifest_close(&r->man, r->man.f != NULL && !r->resumed);
-  free(r->skip);
+  sm_job_end(&r->job, err, r->sink.blocks_done);
   free(r->hist_counts);
   free(r->topk_acc);
   free(r->all);
@@ -1075,7 +993,9 @@ int sm_compute_main(const sm_options_t *o, const char *command)
   r.me = sm_mpi_rank();
   r.P = sm_mpi_size();
   sm_log_set_quiet(o->quiet || r.me != 0);
-  sm_err_t err = plan(&r);
+  sm_err_t err = claim_outputs(&r);
+  if (!err)
+    err = plan(&r);
   if (!err)
     err = load_slice(&r);
   if (!err)
@@ -1087,40 +1007,14 @@ int sm_compute_main(const sm_options_t *o, const char *command)
     err = gather_report(&r, err);
     err = (sm_err_t)sm_mpi_agree(commit(&r, err));
   }
-  cleanup(&r);
+  cleanup(&r, err);
   return err;
-}
-
-/* synth builds its vectors whole before writing them: they must fit in the
- * memory compute's check allows (sm_mem_room), else an overcommitted
- * allocation would end in the kernel's out-of-memory killer, not a message */
-static sm_err_t synth_fits(const sm_options_t *o)
-{
-  const int ccc = o->metric == SM_METRIC_CCC;
-  const size_t elem = ccc ? sizeof(uint64_t) : o->single ? sizeof(float) : sizeof(double);
-  const uint64_t row = (uint64_t)sm_vectors_ld(o->metric, elem, o->synth.nf) * elem;
-  if (row && o->synth.nv > UINT64_MAX / row)
-    return SM_OK; /* past 2^64: sm_vectors_alloc says so */
-  const uint64_t need = row * o->synth.nv;
-  uint64_t room, as;
-  char what[4900], as_what[64], b[2][32];
-  sm_mem_room(&room, what, sizeof what, &as, as_what, sizeof as_what);
-  const uint64_t limit = room < as ? room : as;
-  if (need <= limit)
-    return SM_OK;
-  sm_log_error("synth: %zu vectors x %zu fields are built whole before they are written, "
-               "about %s, but %s leaves %s: make fewer, or several smaller sets; %s",
-               o->synth.nv, o->synth.nf, human_bytes(need, b[0], 32),
-               room < as ? what : as_what, human_bytes(limit, b[1], 32),
-               room < as ? "STARMET_MEMORY_LIMIT=none skips this check"
-                         : "or raise the limit (ulimit -v unlimited)");
-  return SM_ENOMEM;
 }
 
 int sm_synth_main(const sm_options_t *o)
 {
   sm_vectors_t v = {0};
-  sm_err_t err = synth_fits(o);
+  sm_err_t err = sm_mem_check_synth(o);
   if (err)
     return err;
   err = sm_synth_make(&o->synth, o->single ? 4 : 8, 0, 0, 0, 0, &v);

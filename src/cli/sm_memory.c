@@ -2,6 +2,9 @@
  * /proc/meminfo, cgroup v2 and v1, getrlimit). */
 #include "sm_memory.h"
 
+#include "sm_mpi.h"
+#include "sm_vectors.h"
+
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -220,4 +223,129 @@ uint64_t sm_mem_address_need(const sm_mem_need_t *n)
   /* what is mapped now (libraries, counted whole), what the run will add */
   const uint64_t rss = current_rss(), more = n->total > rss ? n->total - rss : 0;
   return add(add(current(0), more), SM_MEM_STARTUP_AS);
+}
+
+const char *sm_mem_human(uint64_t n, char *buf, size_t len)
+{
+  static const char *const unit[] = {"bytes", "KB", "MB", "GB", "TB", "PB"};
+  double x = (double)n;
+  int u = 0;
+  while (x >= 1024 && u < 5)
+    x /= 1024, u++;
+  snprintf(buf, len, u && x < 1000 ? "%.3g %s" : "%.0f %s", x, unit[u]);
+  return buf;
+}
+
+/* Before anything large is allocated: this rank's estimate (times the
+ * ranks on this machine) against what the machine, the cgroup and the
+ * limits leave. SM_ENOMEM, said with the estimate and what to change. */
+sm_err_t sm_mem_check_compute(const sm_options_t *o, const sm_decomp_t *d, int me,
+                              const char *desc, int text_input, uint64_t *estimate)
+{
+  const int ccc = o->metric == SM_METRIC_CCC;
+  int pv, pf, pr;
+  sm_decomp_coords(d, me, &pv, &pf, &pr);
+  size_t v0, vc, f0, fc;
+  sm_decomp_part(d, pv, &v0, &vc);
+  sm_decomp_slice(d, pf, &f0, &fc);
+  const size_t elem = ccc ? sizeof(uint64_t) : o->single ? sizeof(float) : sizeof(double);
+  const char *ncpu = getenv("STARPU_NCPU");
+  const long cpus = ncpu && atoi(ncpu) > 0 ? atol(ncpu) : sysconf(_SC_NPROCESSORS_ONLN);
+  const int entries = ccc ? (o->num_way == 3 ? 8 : 4) : 1;
+  const sm_mem_run_t mr = {
+      .nv = d->nv,
+      .nf = d->nf,
+      .vc = vc,
+      .fc = fc,
+      .row_bytes = sm_vectors_ld(o->metric, elem, fc) * elem,
+      .npv = d->npv,
+      .npf = d->npf,
+      .way = o->num_way,
+      .text_input = text_input,
+      .block_size = o->block_size,
+      .pair_bytes = ccc ? (size_t)(o->num_way == 3 ? 2 : 1) * 4 * SM_CCC2_NMOM(1) : elem,
+      .entries = entries,
+      .emit = o->output_format != SM_OUT_NONE || o->synth.kind == SM_SYNTH_ANALYTIC,
+      .text = o->output_format == SM_OUT_TSV,
+      .workers = cpus > 0 ? (int)cpus : 1,
+      .topk_bytes = me == 0
+                        ? (uint64_t)d->nv * o->topk * (ccc && o->topk_by_entry ? 4 : 1) *
+                              sizeof(sm_topk_ent_t)
+                        : 0,
+  };
+  sm_mem_need_t n;
+  sm_mem_estimate(&mr, &n);
+  *estimate = n.total;
+  int zero = 0, index, here;
+  sm_mpi_node_peers(&zero, sizeof zero, &index, &here);
+  uint64_t room, as;
+  char what[4900], as_what[64], b[7][32], rank[32] = "";
+  sm_mem_room(&room, what, sizeof what, &as, as_what, sizeof as_what);
+  if (sm_mpi_size() > 1)
+    snprintf(rank, sizeof rank, "rank %d: ", me);
+  const uint64_t node =
+      n.total > UINT64_MAX / (uint64_t)here ? UINT64_MAX : n.total * (uint64_t)here;
+  const uint64_t space = sm_mem_address_need(&n);
+  if (node <= room && space <= as)
+    return SM_OK;
+  char parts[600], each[96] = "";
+  snprintf(
+      parts, sizeof parts,
+      "its vectors %s, partitions received %s, the reader's copy %s, tasks in flight "
+      "%s, top-k lists %s, the program and StarPU %s",
+      sm_mem_human(n.vectors, b[0], 32), sm_mem_human(n.received, b[1], 32),
+      sm_mem_human(n.reading, b[2], 32), sm_mem_human(n.tasks, b[3], 32),
+      sm_mem_human(n.results, b[4], 32), sm_mem_human(n.runtime, b[5], 32));
+  if (here > 1)
+    snprintf(each, sizeof each, ", %d ranks on this machine: %s", here,
+             sm_mem_human(node, b[6], 32));
+  /* what to change: what dominates */
+  char fix[300];
+  if (n.tasks > n.vectors + n.received + n.reading)
+    snprintf(fix, sizeof fix, "use smaller tiles (--block-size%s)",
+             o->block_size ? " below yours" : " N; automatic tiles are at most 2048");
+  else
+    snprintf(fix, sizeof fix,
+             "spread the run over more machines (a rank of --num-proc-field N holds "
+             "1/N of the fields)%s",
+             !ccc && !o->single ? ", or halve them with --precision single" : "");
+  if (node > room)
+    sm_log_error("%s%s: this run needs about %s of memory per rank (%s)%s, but %s leaves "
+                 "%s: %s; STARMET_MEMORY_LIMIT=none skips this check",
+                 rank, desc, sm_mem_human(n.total, b[0], 32), parts, each, what,
+                 sm_mem_human(room, b[1], 32), fix);
+  else
+    sm_log_error("%s%s: this run needs about %s of address space (what its libraries "
+                 "map, %s, and about %s that StarPU reserves at start-up), but %s is %s: "
+                 "raise it (ulimit -v unlimited), or %s",
+                 rank, desc, sm_mem_human(space, b[0], 32), parts,
+                 sm_mem_human(SM_MEM_STARTUP_AS, b[6], 32), as_what,
+                 sm_mem_human(as, b[1], 32), fix);
+  return SM_ENOMEM;
+}
+
+/* synth builds its vectors whole before writing them: they must fit in the
+ * memory compute's check allows (sm_mem_room), else an overcommitted
+ * allocation would end in the kernel's out-of-memory killer, not a message */
+sm_err_t sm_mem_check_synth(const sm_options_t *o)
+{
+  const int ccc = o->metric == SM_METRIC_CCC;
+  const size_t elem = ccc ? sizeof(uint64_t) : o->single ? sizeof(float) : sizeof(double);
+  const uint64_t row = (uint64_t)sm_vectors_ld(o->metric, elem, o->synth.nf) * elem;
+  if (row && o->synth.nv > UINT64_MAX / row)
+    return SM_OK; /* past 2^64: sm_vectors_alloc says so */
+  const uint64_t need = row * o->synth.nv;
+  uint64_t room, as;
+  char what[4900], as_what[64], b[2][32];
+  sm_mem_room(&room, what, sizeof what, &as, as_what, sizeof as_what);
+  const uint64_t limit = room < as ? room : as;
+  if (need <= limit)
+    return SM_OK;
+  sm_log_error("synth: %zu vectors x %zu fields are built whole before they are written, "
+               "about %s, but %s leaves %s: make fewer, or several smaller sets; %s",
+               o->synth.nv, o->synth.nf, sm_mem_human(need, b[0], 32),
+               room < as ? what : as_what, sm_mem_human(limit, b[1], 32),
+               room < as ? "STARMET_MEMORY_LIMIT=none skips this check"
+                         : "or raise the limit (ulimit -v unlimited)");
+  return SM_ENOMEM;
 }

@@ -9,6 +9,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sm_decomp.h"
+#include "sm_error.h"
+#include "sm_options.h"
+
 /* One rank's estimate, in bytes. */
 typedef struct sm_mem_need {
   uint64_t vectors;  /* its slice of the input */
@@ -56,5 +60,22 @@ uint64_t sm_mem_address_need(const sm_mem_need_t *need);
 /** Address space StarPU's start-up reserves beyond what a run holds
  * (measured: ~460 MB of VmSize over VmRSS with CPU and PoCL workers). */
 #define SM_MEM_STARTUP_AS ((uint64_t)512 << 20)
+
+/** n bytes for a message, into buf: "512 MB", "1010 MB", "3 bytes". */
+const char *sm_mem_human(uint64_t n, char *buf, size_t len);
+
+/** Before a compute run allocates anything: rank me's estimate (times the
+ * ranks on this machine) for options o on grid d against what the
+ * machine, the cgroup and the limits leave (sm_mem_room). desc names the
+ * input in messages; text_input: parsed from text. *estimate gets the
+ * estimate. SM_ENOMEM, logged with the estimate and what to change; a
+ * collective over the machine's ranks. */
+sm_err_t sm_mem_check_compute(const sm_options_t *o, const sm_decomp_t *d, int me,
+                              const char *desc, int text_input,
+                              uint64_t *estimate) SM_MUST_CHECK;
+
+/** synth builds its vectors whole before writing them: they must fit in
+ * what compute's check allows. SM_ENOMEM, logged. */
+sm_err_t sm_mem_check_synth(const sm_options_t *o) SM_MUST_CHECK;
 
 #endif

@@ -130,15 +130,14 @@ static sm_err_t set_double(const sm_opt_t *d, const char *opt, const char *arg,
 }
 
 /* Store one option's value by its kind. */
-static sm_err_t apply(const sm_optcmd_t *cmd, const sm_opt_t *d, char *arg, void *dst,
-                      int *done)
+static sm_err_t apply(const sm_opt_t *d, char *arg, void *dst)
 {
   char opt[96];
   void *p = (char *)dst + d->off;
   int k;
   snprintf(opt, sizeof opt, "--%s", d->name);
   if (d->set)
-    return d->set(d, arg, dst, done);
+    return d->set(d, arg, dst);
   switch (d->kind) {
   case SM_OPT_FLAG:
     *(int *)p = d->ival;
@@ -157,10 +156,7 @@ static sm_err_t apply(const sm_optcmd_t *cmd, const sm_opt_t *d, char *arg, void
       return SM_EOPTION;
     *(int *)p = d->values ? d->values[k] : k;
     return SM_OK;
-  case SM_OPT_HELP:
-    sm_opt_help(cmd->opts, cmd->nopts, stdout);
-    *done = 1;
-    return SM_OK;
+  case SM_OPT_HELP: /* sm_opt_parse's */
   case SM_OPT_TEXT:
     break;
   }
@@ -218,17 +214,22 @@ sm_err_t sm_opt_parse(const sm_optcmd_t *cmd, int argc, char **argv, void *dst, 
     return SM_ENOMEM;
   }
   sm_err_t err = SM_OK;
-  int c;
+  int c, help = 0;
   *done = 0;
-  optind = 1;
+  /* 0, not 1: glibc then resets getopt whole, also when a previous parse
+   * stopped inside an argument (its pointer would be left into it) */
+  optind = 0;
   opterr = 0;
-  while (!err && !*done && (c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+  /* every option, --help too: a bad option is refused wherever --help is */
+  while (!err && (c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
     const size_t i = c == 'h'           ? help_row(cmd)
                      : c >= SM_OPT_VAL0 ? (size_t)(c - SM_OPT_VAL0)
                                         : cmd->nopts;
     const sm_opt_t *d = i < cmd->nopts ? row_for(cmd, i) : NULL;
-    if (d) {
-      err = apply(cmd, d, optarg, dst, done);
+    if (d && d->kind == SM_OPT_HELP) {
+      help = 1;
+    } else if (d) {
+      err = apply(d, optarg, dst);
     } else {
       sm_log_error("%sunknown or incomplete option '%s%s' (see %s)", cmd->who,
                    i < cmd->nopts ? "--" : "",
@@ -237,9 +238,13 @@ sm_err_t sm_opt_parse(const sm_optcmd_t *cmd, int argc, char **argv, void *dst, 
     }
   }
   free(lo);
-  if (!err && !*done && optind < argc && !cmd->ignore_operands) {
+  if (!err && optind < argc && !cmd->ignore_operands) {
     sm_log_error("%sunexpected argument '%s' (see %s)", cmd->who, argv[optind], cmd->see);
     err = SM_EOPTION;
+  }
+  if (!err && help) {
+    sm_opt_help(cmd->opts, cmd->nopts, stdout);
+    *done = 1;
   }
   return err;
 }
@@ -316,7 +321,9 @@ char *sm_opt_canonical(const sm_optcmd_t *cmd, int argc, char **argv, const void
     return NULL;
   }
   int c;
-  optind = 1;
+  /* 0, not 1: glibc then resets getopt whole, also when a previous parse
+   * stopped inside an argument (its pointer would be left into it) */
+  optind = 0;
   opterr = 0;
   while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1)
     if (c >= SM_OPT_VAL0 && (size_t)(c - SM_OPT_VAL0) < cmd->nopts)

@@ -24,9 +24,11 @@ typedef enum sm_optkind {
 typedef struct sm_opt sm_opt_t;
 
 /* A setter for what a kind cannot say: parse arg into the options at dst.
- * Returns SM_OK or SM_EOPTION (logged); sets *done when the command has
- * nothing more to do (it printed what was asked). */
-typedef sm_err_t (*sm_opt_set_t)(const sm_opt_t *opt, char *arg, void *dst, int *done);
+ * Returns SM_OK or SM_EOPTION (logged). A setter records its own option
+ * only: it neither reads nor changes another option's field, nor prints
+ * (what follows from several options is derived once they are all
+ * parsed, so that their order on the command line does not count). */
+typedef sm_err_t (*sm_opt_set_t)(const sm_opt_t *opt, char *arg, void *dst);
 
 /* One row of a command's table. */
 struct sm_opt {
@@ -62,8 +64,11 @@ typedef struct sm_optcmd {
 } sm_optcmd_t;
 
 /** Parse argv (argv[0] is the command's name) into the options at dst,
- * whose defaults are already set. Returns SM_OK, SM_EOPTION (logged) or
- * SM_ENOMEM; *done is set when an option did the whole job (--help). */
+ * whose defaults are already set. Returns SM_OK, SM_EOPTION (logged: the
+ * first bad option, or an unexpected argument) or SM_ENOMEM. --help (-h),
+ * wherever it is, prints the help once every option parsed, and sets
+ * *done: the command has nothing more to do. An option given twice keeps
+ * its last value. */
 sm_err_t sm_opt_parse(const sm_optcmd_t *cmd, int argc, char **argv, void *dst,
                       int *done) SM_MUST_CHECK;
 

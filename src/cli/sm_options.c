@@ -16,10 +16,13 @@
 #include "sm_optable.h"
 #include "sm_sched.h"
 
-/* What the table writes into: the options, and how many inputs were given. */
+/* What the table writes into: the options, how many inputs were given,
+ * and whether one was --bfile (a PLINK prefix, whatever --input-format
+ * says: checked once every option is parsed). */
 typedef struct args {
   sm_options_t o;
   int n_inputs;
+  int bfile;
 } args_t;
 
 #define O(field) offsetof(args_t, o.field)
@@ -48,41 +51,38 @@ static const char *const synth_formats[] = {"tsv", "npy", "raw", "plink", NULL};
 static const int synth_format_values[] = {SM_INPUT_TSV, SM_INPUT_NPY, SM_INPUT_RAW,
                                           SM_INPUT_PLINK};
 
-static sm_err_t set_input(const sm_opt_t *d, char *arg, void *dst, int *done)
+static sm_err_t set_input(const sm_opt_t *d, char *arg, void *dst)
 {
-  (void)done;
   args_t *a = dst;
   a->o.input = arg;
-  if (!strcmp(d->name, "bfile"))
-    a->o.input_format = SM_INPUT_PLINK;
+  a->bfile |= !strcmp(d->name, "bfile");
   a->n_inputs++;
   return SM_OK;
 }
 
-static sm_err_t set_input_format(const sm_opt_t *d, char *arg, void *dst, int *done)
+static sm_err_t set_input_format(const sm_opt_t *d, char *arg, void *dst)
 {
-  (void)d, (void)done;
+  (void)d;
   return sm_input_format_parse(arg, &((args_t *)dst)->o.input_format) ? SM_EOPTION
                                                                       : SM_OK;
 }
 
-static sm_err_t set_output_format(const sm_opt_t *d, char *arg, void *dst, int *done)
+static sm_err_t set_output_format(const sm_opt_t *d, char *arg, void *dst)
 {
-  (void)d, (void)done;
+  (void)d;
   return sm_outfmt_parse(arg, &((args_t *)dst)->o.output_format) ? SM_EOPTION : SM_OK;
 }
 
 /* synth: single when it says so, double for anything else */
-static sm_err_t set_synth_precision(const sm_opt_t *d, char *arg, void *dst, int *done)
+static sm_err_t set_synth_precision(const sm_opt_t *d, char *arg, void *dst)
 {
-  (void)d, (void)done;
+  (void)d;
   ((args_t *)dst)->o.single = !strcmp(arg, "single");
   return SM_OK;
 }
 
-static sm_err_t set_raw_type(const sm_opt_t *d, char *arg, void *dst, int *done)
+static sm_err_t set_raw_type(const sm_opt_t *d, char *arg, void *dst)
 {
-  (void)done;
   int k;
   if (sm_opt_choice("--raw-type", arg, d->choices, &k))
     return SM_EOPTION;
@@ -90,9 +90,9 @@ static sm_err_t set_raw_type(const sm_opt_t *d, char *arg, void *dst, int *done)
   return SM_OK;
 }
 
-static sm_err_t set_seed(const sm_opt_t *d, char *arg, void *dst, int *done)
+static sm_err_t set_seed(const sm_opt_t *d, char *arg, void *dst)
 {
-  (void)d, (void)done;
+  (void)d;
   size_t s;
   if (sm_opt_size("--seed", arg, &s))
     return SM_EOPTION;
@@ -105,23 +105,8 @@ static void show_seed(const void *dst, FILE *f)
   fprintf(f, "%llu", (unsigned long long)((const args_t *)dst)->o.synth.seed);
 }
 
-/* --sched help lists the policies, one per line */
-static sm_err_t set_sched(const sm_opt_t *d, char *arg, void *dst, int *done)
+static sm_err_t set_devices(const sm_opt_t *d, char *arg, void *dst)
 {
-  (void)d;
-  if (!strcmp(arg, "help")) {
-    for (int k = 0; sm_sched_policies[k]; k++)
-      printf("%s\n", sm_sched_policies[k]);
-    *done = 1;
-    return SM_OK;
-  }
-  ((args_t *)dst)->o.sched = arg;
-  return SM_OK;
-}
-
-static sm_err_t set_devices(const sm_opt_t *d, char *arg, void *dst, int *done)
-{
-  (void)done;
   static const unsigned long long where[] = {STARPU_CPU | STARPU_CUDA | STARPU_OPENCL,
                                              STARPU_CPU, STARPU_CUDA | STARPU_OPENCL};
   int k;
@@ -158,9 +143,9 @@ static sm_err_t number_list(const char *opt, const char *arg, double *v, int max
 /* T, or CoMet's thresholds per CCC table entry: tLL,tLH,tHH,tLLHH (2-way)
  * or tLLL,tLLH,tLHH,tHHH,tLLLHHH (3-way); the metric and way are checked
  * with the other options */
-static sm_err_t set_threshold(const sm_opt_t *d, char *arg, void *dst, int *done)
+static sm_err_t set_threshold(const sm_opt_t *d, char *arg, void *dst)
 {
-  (void)d, (void)done;
+  (void)d;
   sm_options_t *o = &((args_t *)dst)->o;
   double v[5] = {0, 0, 0, 0, 0}; /* all set: the resume fingerprint prints them */
   int n;
@@ -184,7 +169,6 @@ static sm_err_t set_threshold(const sm_opt_t *d, char *arg, void *dst, int *done
     return SM_EOPTION;
   }
   o->threshold = -1;
-  o->hist_lo = o->hist_hi = NAN;
   o->thr_ent.n = n;
   memcpy(o->thr_ent.t, v, sizeof v);
   return SM_OK;
@@ -210,9 +194,9 @@ static void show_threshold(const void *dst, FILE *f)
 }
 
 /* BINS[,MIN,MAX] */
-static sm_err_t set_histogram(const sm_opt_t *d, char *arg, void *dst, int *done)
+static sm_err_t set_histogram(const sm_opt_t *d, char *arg, void *dst)
 {
-  (void)d, (void)done;
+  (void)d;
   sm_options_t *o = &((args_t *)dst)->o;
   double v[3];
   int n;
@@ -249,9 +233,9 @@ static sm_err_t set_histogram(const sm_opt_t *d, char *arg, void *dst, int *done
 }
 
 /* RATE[,SEED]; the comma is cut off the argument, as it always was */
-static sm_err_t set_inject(const sm_opt_t *d, char *arg, void *dst, int *done)
+static sm_err_t set_inject(const sm_opt_t *d, char *arg, void *dst)
 {
-  (void)d, (void)done;
+  (void)d;
   sm_options_t *o = &((args_t *)dst)->o;
   char rate[64];
   const char *comma = strchr(arg, ','); /* arg stays whole: the summary quotes it */
@@ -565,7 +549,26 @@ static const sm_opt_t options[] = {
      .kind = SM_OPT_SIZE,
      .off = O(debug_stop_after),
      .min = 1,
-     .cmds = CMD_COMPUTE},
+     .cmds = CMD_COMPUTE,
+     .per_rank = 1},
+    /* tests only: the process stops itself (SIGSTOP) once N output blocks
+     * are on disk, for a test to change its files and let it go on */
+    {.name = "debug-pause-after-blocks",
+     .kind = SM_OPT_SIZE,
+     .off = O(debug_pause_after),
+     .min = 1,
+     .cmds = CMD_COMPUTE,
+     .per_rank = 1},
+    /* tests only: the process kills itself in the job's commit: 1 once
+     * every rank's output is verified, 2 after its commit line, 3 after
+     * its rename (docs/resilience.md, "Commit") */
+    {.name = "debug-stop-in-commit",
+     .kind = SM_OPT_SIZE,
+     .off = O(debug_stop_commit),
+     .min = 1,
+     .max = 3,
+     .cmds = CMD_COMPUTE,
+     .per_rank = 1},
     /* tests only: the numerator tasks of output block N (from 1) never
      * end, as a hung GPU kernel would not (--task-timeout) */
     {.name = "debug-hang-block",
@@ -599,7 +602,7 @@ static const sm_opt_t options[] = {
      .cmds = CMD_COMPUTE,
      .arg = "N",
      .help = "vectors per tile (default: automatic)"},
-    CUSTOM("sched", set_sched, CMD_COMPUTE, "POLICY",
+    STRING("sched", sched, "POLICY",
            "StarPU scheduler (eager, prio, lws, ws, dmda, dmdas,\n"
            "heteroprio, modular-heft, ...; --sched help lists them)"),
     FLAG("no-priorities", no_priorities, 1, CMD_COMPUTE,
@@ -729,9 +732,11 @@ static void synth_problem(sm_options_t *o)
   o->synth.nf = o->num_field;
 }
 
-/* One input, and the metric it implies. */
-static sm_err_t check_input(sm_options_t *o, int n_inputs)
+/* One input, its format (--bfile's is PLINK), and the metric it implies. */
+static sm_err_t check_input(args_t *a)
 {
+  sm_options_t *o = &a->o;
+  const int n_inputs = a->n_inputs;
   if (n_inputs > 1 || (n_inputs && o->synth.kind != SM_SYNTH_NONE)) {
     sm_log_error("give one input: --input, --bfile or --synthetic");
     return SM_EOPTION;
@@ -741,6 +746,15 @@ static sm_err_t check_input(sm_options_t *o, int n_inputs)
                  "random|analytic (the formats: docs/inputs.md; starmet --help)");
     return SM_EOPTION;
   }
+  if (a->bfile && o->input_format != SM_INPUT_AUTO && o->input_format != SM_INPUT_PLINK) {
+    sm_log_error("--bfile %s reads the PLINK files %s.bed/.bim/.fam, and --input-format "
+                 "names another format: leave --input-format out, or give a file of that "
+                 "format with --input",
+                 o->input, o->input);
+    return SM_EOPTION;
+  }
+  if (a->bfile)
+    o->input_format = SM_INPUT_PLINK;
   if ((int)o->metric < 0)
     o->metric = o->input_format == SM_INPUT_PLINK ? SM_METRIC_CCC : SM_METRIC_CZEK;
   return SM_OK;
@@ -867,6 +881,8 @@ static sm_err_t check_simulation(const sm_options_t *o)
                      : o->verify || o->inject_rate > 0    ? "--verify and --inject-faults"
                      : o->topk                            ? "--top-k"
                      : o->hist_bins                       ? "--histogram"
+                     : o->threshold >= 0 || o->thr_ent.n  ? "--threshold"
+                     : o->keys_index                      ? "--keys index"
                      : o->resume                          ? "--resume"
                      : o->synth.kind == SM_SYNTH_ANALYTIC ? "--synthetic analytic"
                                                           : NULL;
@@ -881,6 +897,55 @@ static sm_err_t check_simulation(const sm_options_t *o)
 #else
   (void)o;
 #endif
+  return SM_OK;
+}
+
+/* Options whose result this run would not write anywhere: refused, as a
+ * run that silently dropped them would look like one that honoured them.
+ * (--top-k without --output is refused with the other --top-k rules.) */
+static sm_err_t check_unseen(const sm_options_t *o)
+{
+  if (o->hist_bins && !o->output && !o->summary) {
+    sm_log_error("--histogram writes PREFIX.hist.tsv, its picture and the counts in "
+                 "PREFIX.json: give --output PREFIX (or --summary FILE for the counts "
+                 "alone)");
+    return SM_EOPTION;
+  }
+  if ((o->threshold >= 0 || o->thr_ent.n) && o->output_format == SM_OUT_NONE) {
+    sm_log_error("--threshold keeps the values above it in the results file, and this "
+                 "run writes none (%s): %s, or leave --threshold out (--top-k and "
+                 "--histogram see every value, kept or not)",
+                 o->output ? "--output-format none" : "no --output",
+                 o->output ? "give --output-format tsv, bin, npy or comet"
+                           : "give --output PREFIX");
+    return SM_EOPTION;
+  }
+  /* text files: the results in tsv, the top-k lists in any format but bin */
+  const int text =
+      o->output_format == SM_OUT_TSV || (o->topk && o->output_format != SM_OUT_BIN);
+  if (o->keys_index && !text) {
+    static const char *const numbered[] = {
+        [SM_OUT_BIN] = "bin", [SM_OUT_COMET] = "comet", [SM_OUT_NPY] = "npy"};
+    if (!o->output)
+      sm_log_error("--keys index numbers the vectors in text files, and this run writes "
+                   "none (no --output): give --output PREFIX, or leave --keys out");
+    else if (o->output_format == SM_OUT_NONE)
+      sm_log_error("--keys index numbers the vectors in text files, and --output-format "
+                   "none writes none: give --output-format tsv, or leave --keys out");
+    else
+      sm_log_error("--keys index numbers the vectors in text files; --output-format %s "
+                   "numbers them always: leave --keys out",
+                   numbered[o->output_format]);
+    return SM_EOPTION;
+  }
+  if (o->topk_by_entry && (!o->topk || o->metric != SM_METRIC_CCC)) {
+    sm_log_error("--top-k-by entry %s",
+                 o->metric != SM_METRIC_CCC
+                     ? "applies to ccc only (czekanowski has one value per pair)"
+                     : "says how the --top-k lists are kept, and this run keeps none: "
+                       "give --top-k K, or leave --top-k-by out");
+    return SM_EOPTION;
+  }
   return SM_OK;
 }
 
@@ -926,6 +991,8 @@ static sm_err_t check_run(sm_options_t *o)
     sm_log_error("--output-format needs --output PREFIX");
     return SM_EOPTION;
   }
+  if (check_unseen(o))
+    return SM_EOPTION;
   if (o->sched && sm_sched_check("--sched", o->sched))
     return SM_EOPTION;
   if (o->retry == SM_RETRY_RUNTIME && !sm_codelets_runtime_retry_available()) {
@@ -962,8 +1029,13 @@ sm_err_t sm_options_parse_compute(int argc, char **argv, sm_options_t *o, int *d
   args_t a = {.n_inputs = 0};
   defaults(&a.o);
   sm_err_t err = sm_opt_parse(&compute_cmd, argc, argv, &a, done);
+  if (!err && !*done && a.o.sched && !strcmp(a.o.sched, "help")) {
+    for (int k = 0; sm_sched_policies[k]; k++) /* --sched help: the policies */
+      printf("%s\n", sm_sched_policies[k]);
+    *done = 1;
+  }
   if (!err && !*done) {
-    err = check_input(&a.o, a.n_inputs);
+    err = check_input(&a);
     err = err ? err : check_metric(&a.o);
     err = err ? err : check_values(&a.o);
     err = err ? err : check_phases(&a.o);

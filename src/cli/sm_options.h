@@ -74,6 +74,8 @@ typedef struct sm_options {
   int quiet;
   int resume;                 /* continue an interrupted run */
   size_t debug_stop_after;    /* tests: die (SIGKILL) after N output blocks */
+  size_t debug_stop_commit;   /* tests: die in the commit, at step N (sm_job.h) */
+  size_t debug_pause_after;   /* tests: SIGSTOP after N output blocks */
   size_t debug_hang_block;    /* tests: block N's numerator tasks never end (N + 1) */
   int verify;                 /* check each numerator task, re-execute on failure */
   unsigned long long devices; /* worker types for the numerator tasks */

@@ -20,6 +20,23 @@ static inline void sm_put_le64(unsigned char *p, uint64_t x)
     p[k] = (unsigned char)(x >> (8 * k));
 }
 
+/** The 4 and 8 little-endian bytes at p. */
+static inline uint32_t sm_get_le32(const unsigned char *p)
+{
+  uint32_t x = 0;
+  for (int k = 3; k >= 0; k--)
+    x = x << 8 | p[k];
+  return x;
+}
+
+static inline uint64_t sm_get_le64(const unsigned char *p)
+{
+  uint64_t x = 0;
+  for (int k = 7; k >= 0; k--)
+    x = x << 8 | p[k];
+  return x;
+}
+
 /** Store value v at p as a little-endian float32 (single) or float64;
  * returns the bytes stored (4 or 8). */
 static inline unsigned sm_put_value(unsigned char *p, double v, int single)

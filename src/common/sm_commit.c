@@ -2,11 +2,16 @@
  * one way starmet completes a file. */
 #include "sm_commit.h"
 
+#include "sm_crc32c.h"
+
 #include <sys/file.h>
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -14,6 +19,9 @@ sm_err_t sm_commit_open(sm_commit_t *c, const char *path, const char *suffix, in
                         const char *mode)
 {
   c->f = NULL;
+  c->keep = 0;
+  c->len = 0;
+  c->crc = 0;
   int n = snprintf(c->path, sizeof c->path, "%s", path);
   int m = unique
               ? snprintf(c->tmp, sizeof c->tmp, "%s%s.%ld", path, suffix, (long)getpid())
@@ -44,6 +52,14 @@ sm_err_t sm_commit_open(sm_commit_t *c, const char *path, const char *suffix, in
       open(c->tmp, (create ? O_RDWR | O_CREAT : O_RDWR) | O_NOFOLLOW | O_CLOEXEC, 0666);
   if (fd < 0)
     return SM_EIO;
+  struct stat sb;
+  if (fstat(fd, &sb) == 0 && (!S_ISREG(sb.st_mode) || sb.st_nlink > 1)) {
+    /* a device, a FIFO, or a file with another name (a hard link planted
+     * at the temporary name): truncating it would destroy that file */
+    close(fd);
+    errno = S_ISREG(sb.st_mode) ? EMLINK : ENOTSUP;
+    return SM_EIO;
+  }
   if (flock(fd, LOCK_EX | LOCK_NB) != 0 || (create && ftruncate(fd, 0) != 0) ||
       !(c->f = fdopen(fd, mode))) {
     const int e = errno == EWOULDBLOCK ? EBUSY : errno;
@@ -74,12 +90,29 @@ const char *sm_commit_strerror(int err)
            "starmet never replaces: give another path";
   if (err == ELOOP)
     return "it is a symbolic link, which starmet never writes through: remove it";
+  if (err == EMLINK)
+    return "it has other names (hard links), and writing it would change those files "
+           "too: remove it";
   return strerror(err);
+}
+
+const char *sm_commit_write_error(int err)
+{
+  static _Thread_local char buf[160];
+  const char *why = err == ENOSPC   ? " (the disk is full)"
+                    : err == EDQUOT ? " (the disk quota is used up)"
+                    : err == EFBIG  ? " (the file-size limit: see ulimit -f)"
+                    : err == EIO    ? " (the storage failed)"
+                                    : "";
+  snprintf(buf, sizeof buf, "%s%s", strerror(err), why);
+  return buf;
 }
 
 const char *sm_commit_hint(int err)
 {
-  return err == EBUSY ? "" : " (check that the directory exists and is writable)";
+  return err == EBUSY || err == EMLINK || err == ENOTSUP || err == ELOOP
+             ? ""
+             : " (check that the directory exists and is writable)";
 }
 
 sm_err_t sm_commit_check_dir(const char *what, const char *path)
@@ -132,6 +165,68 @@ sm_err_t sm_check_not_dir(const char *path, const char *hint)
   return SM_EIO;
 }
 
+int sm_commit_write(sm_commit_t *c, const void *p, size_t n)
+{
+  c->crc = sm_crc32c(c->crc, p, n);
+  c->len += n;
+  return n && fwrite_unlocked(p, 1, n, c->f) != n ? -1 : 0;
+}
+
+int sm_commit_printf(sm_commit_t *c, const char *fmt, ...)
+{
+  char small[512], *buf = small;
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(small, sizeof small, fmt, ap);
+  va_end(ap);
+  if (n < 0)
+    return -1;
+  if ((size_t)n >= sizeof small) {
+    if (!(buf = malloc((size_t)n + 1)))
+      return -1;
+    va_start(ap, fmt);
+    vsnprintf(buf, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+  }
+  const int r = sm_commit_write(c, buf, (size_t)n);
+  if (buf != small)
+    free(buf);
+  return r;
+}
+
+int sm_commit_replaced(const sm_commit_t *c)
+{
+  struct stat a, b;
+  if (fstat(fileno(c->f), &a) == 0 && lstat(c->tmp, &b) == 0 && a.st_dev == b.st_dev &&
+      a.st_ino == b.st_ino)
+    return 0;
+  sm_log_error("%s: this is no longer the file the run wrote (another process removed it "
+               "or put another file in its place): nothing is committed",
+               c->tmp);
+  return 1;
+}
+
+sm_err_t sm_commit_verify(sm_commit_t *c)
+{
+  struct stat sb = {0};
+  uint32_t crc;
+  if (sm_commit_sync(c) != SM_OK) {
+    sm_log_error("%s: write failed: %s", c->tmp, sm_commit_write_error(errno));
+    return SM_EIO;
+  }
+  const int fd = fileno(c->f);
+  if (sm_commit_replaced(c))
+    return SM_EIO;
+  if (fstat(fd, &sb) != 0 || sm_crc32c_fd(fd, 0, c->len, &crc) != SM_OK ||
+      (uint64_t)sb.st_size != c->len || crc != c->crc) {
+    sm_log_error("%s: the file does not hold what was written (%lld bytes on disk, %llu "
+                 "written): another process changed it while this run wrote it",
+                 c->tmp, (long long)sb.st_size, (unsigned long long)c->len);
+    return SM_EIO;
+  }
+  return SM_OK;
+}
+
 sm_err_t sm_commit_sync(sm_commit_t *c)
 {
   int bad = ferror(c->f);
@@ -180,13 +275,15 @@ sm_err_t sm_commit_rename(sm_commit_t *c)
 {
   struct stat sb;
   if (lstat(c->path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-    unlink(c->tmp);
+    if (!c->keep)
+      unlink(c->tmp);
     errno = ENOTSUP;
     return SM_EIO;
   }
   if (rename(c->tmp, c->path) != 0) {
     int saved = errno;
-    unlink(c->tmp);
+    if (!c->keep)
+      unlink(c->tmp);
     errno = saved;
     return SM_EIO;
   }
@@ -221,9 +318,45 @@ static const char *file_kind(mode_t m)
                        : "not a regular file";
 }
 
+/* The path and its last part within the system's limits: PATH_MAX (the
+ * buffers of starmet's file names hold it, and a longer name would be cut
+ * short) and the directory's file system's NAME_MAX. Logs, SM_EOPTION. */
+static sm_err_t check_length(const char *what, const char *path)
+{
+  const size_t len = strlen(path);
+  if (len >= PATH_MAX - 1) {
+    sm_log_error("%s %.48s...: a file this run writes would have a path of %zu bytes or "
+                 "more, over the system's limit of %d bytes (PATH_MAX): choose a shorter "
+                 "%s (or run from a directory nearer to it)",
+                 what, path, len, PATH_MAX - 1, what);
+    return SM_EOPTION;
+  }
+  const char *slash = strrchr(path, '/');
+  const char *base = slash ? slash + 1 : path;
+  char dir[SM_COMMIT_NAME_MAX];
+  snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path + 1) : 1,
+           slash ? path : ".");
+  long name_max = pathconf(dir, _PC_NAME_MAX);
+  if (name_max <= 0)
+    name_max = NAME_MAX;
+  if (strlen(base) > (size_t)name_max) {
+    sm_log_error("%s %.48s...: the file name %.32s... is %zu bytes, over this file "
+                 "system's limit of %ld bytes for one name: choose a shorter %s",
+                 what, path, base, strlen(base), name_max, what);
+    return SM_EOPTION;
+  }
+  return SM_OK;
+}
+
 sm_err_t sm_commit_check_outputs(const char *const *outs, const char *const *what,
                                  size_t nout, const char *const *ins, size_t nin)
 {
+  for (size_t k = 0; k < nout; k++) {
+    if (!outs[k] || !outs[k][0])
+      continue;
+    if (check_length(what[k], outs[k]) != SM_OK)
+      return SM_EOPTION;
+  }
   for (size_t k = 0; k < nout; k++) {
     if (!outs[k] || !outs[k][0])
       continue;

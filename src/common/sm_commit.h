@@ -5,6 +5,7 @@
 #ifndef SM_COMMIT_H
 #define SM_COMMIT_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "sm_error.h"
@@ -17,6 +18,10 @@ typedef struct sm_commit {
   FILE *f;                       /* the temporary file; NULL once closed */
   char path[SM_COMMIT_NAME_MAX]; /* final name */
   char tmp[SM_COMMIT_NAME_MAX];  /* temporary name: path + suffix [+ .pid] */
+  int keep;                      /* a failed rename leaves the temporary file (results a
+                                    --resume completes); 0 after sm_commit_open: removed */
+  uint64_t len;                  /* bytes written with sm_commit_write ... */
+  uint32_t crc;                  /* ... and their CRC-32C, for sm_commit_verify */
 } sm_commit_t;
 
 /** Open the temporary file of path: path + suffix (".part", ".new"), with
@@ -39,6 +44,11 @@ sm_err_t sm_commit_lock(FILE *f) SM_MUST_CHECK;
  * regular file: sm_commit_rename refuses to replace it). */
 const char *sm_commit_strerror(int err);
 
+/** After a failed write with errno err: the system's reason and what it
+ * means here ("No space left on device (the disk is full)", "File too
+ * large (the file-size limit: ulimit -f)"), for "PATH: write failed: %s". */
+const char *sm_commit_write_error(int err);
+
 /** What to check after a failed sm_commit_open with errno err, to follow
  * sm_commit_strerror in a message: "" for EBUSY, else a hint about the
  * directory. */
@@ -59,6 +69,26 @@ sm_err_t sm_commit_check_dir(const char *what, const char *path) SM_MUST_CHECK;
  * reader's to report). */
 sm_err_t sm_check_not_dir(const char *path, const char *hint) SM_MUST_CHECK;
 
+/** Append n bytes at p to the temporary file, counted for
+ * sm_commit_verify. 0, or -1 with errno set (a short write). */
+int sm_commit_write(sm_commit_t *c, const void *p, size_t n);
+
+/** sm_commit_write of printf's text. 0, or -1. */
+int sm_commit_printf(sm_commit_t *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/** Before the rename: flush and sync, then check that the file holds
+ * exactly what sm_commit_write wrote from its start (its size and CRC-32C),
+ * so that a file another process truncated or wrote to is never renamed as
+ * complete. SM_OK; SM_EIO logged with the file's name. The file stays
+ * open. */
+sm_err_t sm_commit_verify(sm_commit_t *c) SM_MUST_CHECK;
+
+/** Whether the temporary name still names the open file: 0 when it does;
+ * 1, logged with the name, when another file was put in its place (or it
+ * was removed): renaming it then would commit someone else's bytes. */
+int sm_commit_replaced(const sm_commit_t *c);
+
 /** Put what was written on disk (fflush, fsync); the file stays open.
  * SM_EIO (errno set) when this or any earlier write failed. Logs nothing. */
 sm_err_t sm_commit_sync(sm_commit_t *c) SM_MUST_CHECK;
@@ -69,8 +99,10 @@ sm_err_t sm_commit_close(sm_commit_t *c) SM_MUST_CHECK;
 
 /** Rename the temporary file to the final name (the file may still be open:
  * it keeps being the final file), then sync the directory so that the
- * rename survives a crash. On failure the temporary file is removed and the
- * old file is left as it was. SM_OK or SM_EIO (errno set). Logs nothing. */
+ * rename survives a crash. A final path that exists and is not a regular
+ * file is never replaced (errno ENOTSUP). On failure the old file is left
+ * as it was and the temporary file is removed, unless c->keep is set.
+ * SM_OK or SM_EIO (errno set). Logs nothing. */
 sm_err_t sm_commit_rename(sm_commit_t *c) SM_MUST_CHECK;
 
 /** sm_commit_close then sm_commit_rename: the usual end of a writer. */
@@ -82,7 +114,10 @@ void sm_commit_abort(sm_commit_t *c);
 
 /** The output policy, before a run computes anything: for every path
  * outs[0..nout) it will write (NULL or "" entries are skipped; what[k]
- * names the option behind outs[k]): its directory exists and is writable
+ * names the option behind outs[k]): it is shorter than the system's limits
+ * (PATH_MAX for the path, the file system's NAME_MAX for its last part,
+ * said as such: a path cut short by a buffer must never look like another
+ * file); its directory exists and is writable
  * (sm_commit_check_dir); the path is absent or a regular file (a directory,
  * a device, a FIFO, a socket or a symbolic link is never replaced); no two
  * paths are the same file; and none is one of the inputs ins[0..nin) (same

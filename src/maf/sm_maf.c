@@ -4,18 +4,23 @@
  * the SAF written as blocks complete, then the spectrum EM, the allele
  * frequencies and the summaries. */
 #include "config.h"
+
 #include "sm_maf.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "sm_codelets.h"
 #include "sm_commit.h"
+#include "sm_lock.h"
 #include "sm_maf_em.h"
 #include "sm_maf_output.h"
 #include "sm_maf_report.h"
 #include "sm_mpi.h"
+#include "sm_preflight.h"
+#include "sm_stream.h"
 #include "sm_runtime.h"
 #include "sm_timer.h"
 
@@ -30,7 +35,8 @@ typedef struct run {
   sm_saf_tab_t *tab;
   sm_maf_block_t *blk;
   size_t nblk, cap, ndone; /* blocks; blocks whose SAF has been written */
-  sm_maf_writer_t *saf_w, *maf_w;
+  sm_maf_writer_t *saf_w, *maf_w, *sfs_w;
+  sm_lockset_t lock; /* rank 0's, on the output's names */
   uint64_t computed, nodata, with_missing, bins_total, bins_dropped;
   uint64_t tot[5]; /* those five summed over the ranks */
   int progress;
@@ -56,6 +62,16 @@ static void out_path(char *buf, size_t len, const run_t *r, const char *ext, int
 /* Open the input (rank 0 first) and size its blocks. */
 static sm_err_t open_input(run_t *r)
 {
+  /* a stream is read once, by one process */
+  const int stream = r->P > 1 && sm_input_is_stream(r->o->input);
+  if (sm_mpi_agree(stream ? SM_EOPTION : SM_OK)) {
+    if (r->me == 0)
+      sm_log_error(
+          "%s is a stream (a pipe, a FIFO or a device), which one process reads "
+          "once: %d MPI ranks cannot share it; write it to a file for an MPI run",
+          r->o->input, r->P);
+    return SM_EOPTION;
+  }
   /* rank 0 first, so a bad input is reported once */
   sm_err_t err = SM_OK;
   if (r->me == 0)
@@ -169,6 +185,8 @@ static sm_err_t complete(run_t *r)
   }
   starpu_data_release(b->h_info);
   starpu_data_release(b->h_saf);
+  if (r->o->debug_pause_after == r->ndone) /* tests: act beside a run in flight */
+    raise(SIGSTOP);
   starpu_data_unregister(b->h_gl);
   b->h_gl = NULL;
   sm_gl_sites_drop_gl(&b->sites);
@@ -264,10 +282,29 @@ static sm_err_t open_outputs(run_t *r)
   }
   if (o->summary)
     snprintf(r->json_path, sizeof r->json_path, "%s", o->summary);
-  const char *outs[] = {r->saf_path, r->maf_path, r->sfs_path, r->json_path};
-  const char *what[] = {"--output", "--output", "--output",
-                        o->summary ? "--summary" : "--output"};
-  if ((err = sm_mpi_agree(sm_commit_check_outputs(outs, what, 4, &o->input, 1))))
+  /* the lock on the output's names (rank 0), as compute takes it */
+  char stem[2][4200] = {"", ""}, lock[2][4300] = {"", ""};
+  if (o->output)
+    snprintf(stem[0], sizeof stem[0], "%s", o->output);
+  if (o->summary)
+    sm_lock_stem(o->summary, stem[1], sizeof stem[1]);
+  for (int k = 0; k < 2 && r->me == 0; k++)
+    if (stem[k][0] && (k == 0 || strcmp(stem[0], stem[1])))
+      snprintf(lock[k], sizeof lock[k], "%s.lock", stem[k]);
+  const char *outs[] = {r->saf_path,  r->maf_path, r->sfs_path,
+                        r->json_path, lock[0],     lock[1]};
+  const char *what[] = {"--output", "--output",
+                        "--output", o->summary ? "--summary" : "--output",
+                        "--output", "--summary"};
+  if ((err = sm_mpi_agree(sm_commit_check_outputs(outs, what, 6, &o->input, 1))))
+    return err;
+  char label[2][4300];
+  snprintf(label[0], sizeof label[0], "--output %s", o->output ? o->output : "");
+  snprintf(label[1], sizeof label[1], "--summary %s", o->summary ? o->summary : "");
+  const char *stems[] = {stem[0], stem[1]}, *opts[] = {label[0], label[1]};
+  if (r->me == 0)
+    err = sm_lock_take(&r->lock, stems, opts, 2, r->command);
+  if ((err = sm_mpi_agree(err)))
     return err;
   if (r->saf_path[0])
     err = sm_maf_writer_open(&r->saf_w, r->saf_path,
@@ -361,8 +398,11 @@ static sm_err_t write_results(run_t *r)
   sm_err_t err = SM_OK;
   if (r->maf_w)
     err = write_maf(r);
-  if (!err && r->me == 0 && r->sfs_path[0])
-    err = sm_maf_write_sfs(r->sfs_path, r->em.phi, r->nbins, r->em.nsites);
+  if (!err && r->me == 0 && r->sfs_path[0]) {
+    err = sm_maf_writer_open(&r->sfs_w, r->sfs_path, SM_MAF_FILE_SFS, 0, 0);
+    if (!err)
+      err = sm_maf_writer_sfs(r->sfs_w, r->em.phi, r->nbins, r->em.nsites);
+  }
   err = sm_mpi_agree(err);
   r->t_out = sm_now() - t3;
   return err;
@@ -422,6 +462,28 @@ static sm_err_t print_report(run_t *r, sm_err_t err, const sm_maf_rank_t *ranks,
   return err;
 }
 
+/* The files of every rank committed together: each verified (they hold
+ * what was written), one agreement, then sealed, a second agreement, then
+ * renamed. A file that fails its rename is kept complete under its
+ * temporary name; the others are committed all the same. */
+static sm_err_t commit_files(run_t *r, sm_err_t err)
+{
+  sm_maf_writer_t *w[3] = {r->saf_w, r->maf_w, r->sfs_w};
+  for (int k = 0; k < 3 && !err; k++)
+    err = sm_maf_writer_verify(w[k]);
+  if ((err = sm_mpi_agree(err)))
+    return err;
+  for (int k = 0; k < 3 && !err; k++)
+    err = sm_maf_writer_seal(w[k]);
+  if ((err = sm_mpi_agree(err)))
+    return err;
+  for (int k = 0; k < 3; k++) {
+    const sm_err_t e = sm_maf_writer_rename(w[k]);
+    err = err ? err : e;
+  }
+  return sm_mpi_agree(err);
+}
+
 /* Gather every rank's counts, commit the SAF and MAF files, report. */
 static sm_err_t report(run_t *r, sm_err_t err)
 {
@@ -438,11 +500,7 @@ static sm_err_t report(run_t *r, sm_err_t err)
   uint64_t nd = st.not_diploid;
   sm_mpi_sum_u64(&nd, 1);
   double t4 = sm_now();
-  sm_err_t cerr = sm_mpi_agree(sm_maf_writer_close(r->saf_w, err == SM_OK));
-  sm_err_t cerr2 = sm_mpi_agree(sm_maf_writer_close(r->maf_w, err == SM_OK));
-  cerr = cerr ? cerr : cerr2;
-  r->saf_w = r->maf_w = NULL;
-  err = err ? err : cerr;
+  err = commit_files(r, err);
   r->t_out += sm_now() - t4;
   if (r->me == 0)
     err = print_report(r, err, ranks, &st, nd);
@@ -453,10 +511,10 @@ static sm_err_t report(run_t *r, sm_err_t err)
 /* The one cleanup: a failed run leaves no finished-looking file. */
 static void finish(run_t *r, sm_err_t err)
 {
-  sm_maf_writer_close(r->saf_w, 0);
-  sm_maf_writer_close(r->maf_w, 0);
-  if (err && r->me == 0 && r->sfs_path[0])
-    unlink(r->sfs_path);
+  (void)err; /* files not sealed are removed; sealed ones are complete */
+  sm_maf_writer_close(r->saf_w);
+  sm_maf_writer_close(r->maf_w);
+  sm_maf_writer_close(r->sfs_w);
   cleanup(r);
   if (r->runtime_up)
     sm_runtime_shutdown();
@@ -481,10 +539,12 @@ int sm_maf_main(const sm_maf_options_t *o, const char *command)
   return SM_EOPTION;
 #endif
   sm_err_t err = open_input(&r);
+  if (!err) /* StarPU's directories, open files, file size: before any output */
+    err = sm_mpi_agree(sm_preflight_maf(o, r.nind));
   if (!err)
     err = open_outputs(&r);
   if (!err)
-    err = start_runtime(&r);
+    err = sm_mpi_agree(start_runtime(&r)); /* its own steps end on one rank */
   if (!err)
     err = compute_sites(&r);
   if (!err)
@@ -492,5 +552,7 @@ int sm_maf_main(const sm_maf_options_t *o, const char *command)
   if (!err)
     err = report(&r, write_results(&r));
   finish(&r, err);
-  return sm_mpi_agree(err);
+  err = sm_mpi_agree(err);
+  sm_lock_release(&r.lock);
+  return err;
 }

@@ -30,6 +30,7 @@ typedef struct sm_maf_options {
   const char *sched;
   int progress; /* 1 on, 0 off, -1 when stderr is a terminal */
   int quiet;
+  size_t debug_pause_after; /* tests: SIGSTOP after N blocks written */
 } sm_maf_options_t;
 
 /** Parse and check `starmet maf` (argv[0] is "maf") from the table in

@@ -17,9 +17,9 @@ static const char *const out_formats[] = {"tsv", "bin", "none",
 static const char *const kernels[] = {"tree", "ref", NULL}; /* sm_saf_method_t */
 static const char *const devices[] = {"all", "cpu", "accel", NULL};
 
-static sm_err_t set_input_format(const sm_opt_t *d, char *arg, void *dst, int *done)
+static sm_err_t set_input_format(const sm_opt_t *d, char *arg, void *dst)
 {
-  (void)d, (void)done;
+  (void)d;
   return sm_gl_format_parse(arg, &((sm_maf_options_t *)dst)->input_format) ? SM_EOPTION
                                                                            : SM_OK;
 }
@@ -112,6 +112,13 @@ static const sm_opt_t options[] = {
      .help = ""},
     {.name = "no-progress", .kind = SM_OPT_FLAG, .off = O(progress), .per_rank = 1},
     {.name = "quiet", .kind = SM_OPT_FLAG, .off = O(quiet), .ival = 1, .per_rank = 1},
+    /* tests only (not in --help): the process stops itself (SIGSTOP) once
+     * N blocks of sites are written, for a test to act beside it */
+    {.name = "debug-pause-after-blocks",
+     .kind = SM_OPT_SIZE,
+     .off = O(debug_pause_after),
+     .min = 1,
+     .per_rank = 1},
     {.name = "help", .kind = SM_OPT_HELP},
     {.help = "\n"
              "Example:\n"

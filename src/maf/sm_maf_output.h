@@ -38,13 +38,26 @@ sm_err_t sm_maf_writer_maf(sm_maf_writer_t *w, const char *chrom, uint64_t pos,
                            const char *a1, const char *a2, uint32_t ndata,
                            double maf) SM_MUST_CHECK;
 
-/** Close: commit != 0 completes the file and renames it to its final name;
- * 0 removes it. Accepts NULL. */
-sm_err_t sm_maf_writer_close(sm_maf_writer_t *w, int commit);
+/** The spectrum as realSFS writes it: one line of 2N + 1 expected site
+ * counts (phi_j x nsites), into a writer opened as SM_MAF_FILE_SFS. */
+sm_err_t sm_maf_writer_sfs(sm_maf_writer_t *w, const double *phi, size_t nbins,
+                           double nsites) SM_MUST_CHECK;
 
-/** Write the spectrum as realSFS does: one line of 2N + 1 expected site
- * counts (phi_j x nsites). */
-sm_err_t sm_maf_write_sfs(const char *path, const double *phi, size_t nbins,
-                          double nsites) SM_MUST_CHECK;
+/** Before the commit: flush and sync the file, then check it holds what
+ * was written (sm_commit_verify). SM_OK or SM_EIO (logged). Accepts NULL. */
+sm_err_t sm_maf_writer_verify(sm_maf_writer_t *w) SM_MUST_CHECK;
+
+/** Complete the file (the binary header's site count), sync and close it
+ * under its temporary name. SM_OK or SM_EIO (logged; the file removed).
+ * Accepts NULL. */
+sm_err_t sm_maf_writer_seal(sm_maf_writer_t *w) SM_MUST_CHECK;
+
+/** Rename the sealed file to its final name; on failure it is kept under
+ * its temporary name and the message says how to finish. Accepts NULL. */
+sm_err_t sm_maf_writer_rename(sm_maf_writer_t *w) SM_MUST_CHECK;
+
+/** Free the writer; a file still open (not sealed) is removed. Accepts
+ * NULL. */
+void sm_maf_writer_close(sm_maf_writer_t *w);
 
 #endif

@@ -240,7 +240,8 @@ size_t sm_fmt_name(char *buf, const char *s)
   return n;
 }
 
-int sm_fmt_put_name(FILE *f, const char *s)
+int sm_fmt_put_name_to(int (*put)(void *ctx, const void *p, size_t n), void *ctx,
+                       const char *s)
 {
   char small[256];
   const size_t n = sm_fmt_name(NULL, s);
@@ -248,8 +249,18 @@ int sm_fmt_put_name(FILE *f, const char *s)
   if (!buf)
     return -1;
   sm_fmt_name(buf, s);
-  const int bad = fwrite(buf, 1, n, f) != n;
+  const int bad = put(ctx, buf, n) != 0;
   if (buf != small)
     free(buf);
   return bad ? -1 : 0;
+}
+
+static int put_file(void *f, const void *p, size_t n)
+{
+  return fwrite(p, 1, n, f) != n ? -1 : 0;
+}
+
+int sm_fmt_put_name(FILE *f, const char *s)
+{
+  return sm_fmt_put_name_to(put_file, f, s);
 }

@@ -32,4 +32,8 @@ size_t sm_fmt_name(char *buf, const char *s);
  * error. */
 int sm_fmt_put_name(FILE *f, const char *s);
 
+/** The same through put(ctx, bytes, n) (0, or -1 on error); 0 or -1. */
+int sm_fmt_put_name_to(int (*put)(void *ctx, const void *p, size_t n), void *ctx,
+                       const char *s);
+
 #endif

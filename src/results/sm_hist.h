@@ -25,11 +25,16 @@ sm_err_t sm_hist_write_tsv(const char *path, const sm_hist_spec_t *h, int ccc, i
 void sm_hist_json(sm_json_t *j, const sm_hist_spec_t *h, int ccc, int way,
                   const uint64_t *counts);
 
-/** Draw tsv (written by sm_hist_write_tsv) into png with gnuplot, when
- * gnuplot is on the PATH: one curve per table entry, counts on a log
- * scale. Returns 1 when the picture was made, 0 without gnuplot, -1 when
- * gnuplot failed (a warning is logged; the run does not fail for it). */
-int sm_hist_plot(const char *tsv, const char *png, const sm_hist_spec_t *h, int ccc,
-                 int way);
+/** Draw the counts into png with gnuplot, when gnuplot is on the PATH:
+ * one curve per table entry over the bins, counts on a log scale. gnuplot
+ * opens no file: it reads its script and the counts on one pipe and writes
+ * the picture to another, copied into a temporary file of the output
+ * policy (sm_commit_open, unique: nothing planted at png.part is opened or
+ * removed), renamed to png once gnuplot succeeded and the PNG is whole.
+ * Returns 1 when the picture was made, 0 without gnuplot, -1 when it was
+ * not (gnuplot failed, no value is in the bins, a file error: a warning is
+ * logged and no file is left; the run does not fail for it). */
+int sm_hist_plot(const char *png, const sm_hist_spec_t *h, int ccc, int way,
+                 const uint64_t *counts);
 
 #endif

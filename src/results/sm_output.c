@@ -30,11 +30,41 @@ struct sm_writer {
   sm_commit_t c; /* the file (c.f, NULL for SM_OUT_NONE) under its temporary name */
   uint64_t count;
   int failed;
-  npy_run_t *run;    /* npy: run[0] (i,j), run[1] (j,i); NULL otherwise */
-  uint64_t npy_data; /* npy: offset of the matrix (header size) */
-  uint32_t crc;      /* CRC-32C of what was appended since the last flush */
-  char **names;      /* tsv: info.names as written (escape_names), or NULL */
+  npy_run_t *run;              /* npy: run[0] (i,j), run[1] (j,i); NULL otherwise */
+  uint64_t npy_data;           /* npy: offset of the matrix (header size) */
+  uint64_t npy_sum;            /* npy: sum of npy_cell over the values written */
+  unsigned char npy_head[256]; /* npy: the header written (npy_data bytes) */
+  uint32_t crc;                /* CRC-32C of what was appended since the last flush */
+  uint64_t since;              /* and its length */
+  uint32_t file_crc;           /* CRC-32C of the file up to the last flush */
+  uint64_t file_len;           /* its length */
+  char **names;                /* tsv: info.names as written (escape_names), or NULL */
 };
+
+/* Append len bytes, counted for the flush's CRC. 0, or 1 on a short write. */
+static int append(sm_writer_t *w, const void *buf, size_t len)
+{
+  w->crc = sm_crc32c(w->crc, buf, len);
+  w->since += len;
+  return len && fwrite_unlocked(buf, 1, len, w->c.f) != len; /* one thread writes */
+}
+
+/* A value written to the npy matrix at file offset off, for the check at
+ * commit: an order-free sum of a mix of both (NaN, the matrix's "no
+ * value", counts as not written). */
+static uint64_t npy_cell(uint64_t off, uint64_t bits, int single)
+{
+  const int nan =
+      single ? (bits & 0x7f800000u) == 0x7f800000u && (bits & 0x7fffffu)
+             : (bits & UINT64_C(0x7ff0000000000000)) == UINT64_C(0x7ff0000000000000) &&
+                   (bits & UINT64_C(0xfffffffffffff));
+  if (nan)
+    return 0;
+  uint64_t z = off * UINT64_C(0x9e3779b97f4a7c15) ^ bits;
+  z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+  z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+  return (z ^ (z >> 31)) | 1;
+}
 
 /* Layout of the starmet binary header (64 bytes, little endian). */
 #define SM_BIN_MAGIC "STARMET\0"
@@ -90,16 +120,15 @@ static sm_err_t write_bin_header(sm_writer_t *w)
   unsigned char h[SM_BIN_HEADER];
   sm_bin_header(h, SM_BIN_MAGIC, w->info.way, (int)w->info.metric, w->info.single,
                 w->info.nv, w->info.nf, w->count);
-  if (fseeko(w->c.f, 0, SEEK_SET) != 0 || fwrite(h, 1, sizeof h, w->c.f) != sizeof h)
+  if (fseeko(w->c.f, 0, SEEK_SET) != 0 || append(w, h, sizeof h))
     return SM_EIO;
-  w->crc = sm_crc32c(w->crc, h, sizeof h);
   return SM_OK;
 }
 
 /* Reopen the partial output of an interrupted run, dropping what it wrote
  * past its last recorded block. */
 static sm_err_t reopen_partial(sm_writer_t *w, const char *path, uint64_t resume_off,
-                               uint64_t resume_count)
+                               uint64_t resume_count, uint32_t resume_crc)
 {
   if (sm_commit_open(&w->c, path, ".part", 0, "r+b") != SM_OK) {
     if (errno == EBUSY) {
@@ -127,6 +156,8 @@ static sm_err_t reopen_partial(sm_writer_t *w, const char *path, uint64_t resume
     return SM_EIO;
   }
   w->count = resume_count;
+  w->file_len = resume_off;
+  w->file_crc = resume_crc;
   setvbuf(w->c.f, NULL, _IOFBF, 1 << 20);
   return SM_OK;
 }
@@ -218,6 +249,7 @@ static sm_err_t npy_create(sm_writer_t *w)
   memcpy(h + 10, dict, (size_t)n);
   h[10 + hlen - 1] = '\n';
   w->npy_data = 10 + hlen;
+  memcpy(w->npy_head, h, w->npy_data);
   const uint64_t end = w->npy_data + npy_bytes(in->metric, in->single, in->nv);
   if (pwrite_all(fd, h, w->npy_data, 0) != 0 || ftruncate(fd, (off_t)end) != 0)
     return SM_EIO;
@@ -262,10 +294,12 @@ static int npy_put(sm_writer_t *w, npy_run_t *r, uint64_t off, double v)
     uint32_t u;
     memcpy(&u, &f, 4);
     sm_put_le32(r->buf + r->len, u);
+    w->npy_sum += npy_cell(off, u, 1);
   } else {
     uint64_t u;
     memcpy(&u, &v, 8);
     sm_put_le64(r->buf + r->len, u);
+    w->npy_sum += npy_cell(off, u, 0);
   }
   r->len += vb;
   return bad;
@@ -309,8 +343,7 @@ static sm_err_t create_file(sm_writer_t *w, const char *path)
     bad = write_bin_header(w) != SM_OK;
   else if (w->info.fmt == SM_OUT_TSV) {
     const char *h = tsv_header(&w->info);
-    bad = fputs(h, w->c.f) == EOF;
-    w->crc = sm_crc32c(w->crc, h, strlen(h));
+    bad = append(w, h, strlen(h));
   }
   if (bad) {
     sm_log_error("%s: write failed: %s", w->c.tmp, strerror(errno));
@@ -363,7 +396,7 @@ static sm_err_t escape_names(sm_writer_t *w)
 }
 
 sm_err_t sm_writer_open(sm_writer_t **wp, const char *path, const sm_writer_info_t *info,
-                        uint64_t resume_off, uint64_t resume_count)
+                        uint64_t resume_off, uint64_t resume_count, uint32_t resume_crc)
 {
   *wp = NULL;
   sm_writer_t *w = calloc(1, sizeof *w);
@@ -382,7 +415,7 @@ sm_err_t sm_writer_open(sm_writer_t **wp, const char *path, const sm_writer_info
   } else if (info->fmt == SM_OUT_TSV && info->names && escape_names(w) != SM_OK) {
     err = SM_ENOMEM;
   } else if (info->fmt != SM_OUT_NONE)
-    err = resume_off ? reopen_partial(w, path, resume_off, resume_count)
+    err = resume_off ? reopen_partial(w, path, resume_off, resume_count, resume_crc)
                      : create_file(w, path);
   if (err) {
     free_names(w);
@@ -443,8 +476,7 @@ static int tsv_record(sm_writer_t *w, const sm_rec_t *x)
   if (!line)
     return 1;
   const size_t len = tsv_line(w, x, line);
-  const int bad = fwrite_unlocked(line, 1, len, w->c.f) != len; /* one thread writes */
-  w->crc = sm_crc32c(w->crc, line, len);
+  const int bad = append(w, line, len);
   if (line != small)
     free(line);
   return bad;
@@ -477,12 +509,11 @@ sm_err_t sm_writer_put_text(sm_writer_t *w, const char *text, size_t len, uint64
 {
   if (w->failed)
     return SM_EIO;
-  if (len && fwrite_unlocked(text, 1, len, w->c.f) != len) {
-    sm_log_error("%s: write failed: %s (disk full?)", w->c.tmp, strerror(errno));
+  if (append(w, text, len)) {
+    sm_log_error("%s: write failed: %s", w->c.tmp, sm_commit_write_error(errno));
     w->failed = 1;
     return SM_EIO;
   }
-  w->crc = sm_crc32c(w->crc, text, len);
   w->count += n;
   return SM_OK;
 }
@@ -515,12 +546,11 @@ sm_err_t sm_writer_put(sm_writer_t *w, const sm_rec_t *rec, size_t n)
         b[len++] = (unsigned char)x->entry;
       len +=
           sm_put_value(b + len, x->value, w->info.fmt == SM_OUT_COMET || w->info.single);
-      bad |= fwrite(b, 1, len, w->c.f) != len;
-      w->crc = sm_crc32c(w->crc, b, len);
+      bad |= append(w, b, len);
     }
   }
   if (bad) {
-    sm_log_error("%s: write failed: %s (disk full?)", w->c.tmp, strerror(errno));
+    sm_log_error("%s: write failed: %s", w->c.tmp, sm_commit_write_error(errno));
     w->failed = 1;
     return SM_EIO;
   }
@@ -538,11 +568,14 @@ sm_err_t sm_writer_flush(sm_writer_t *w, uint64_t *off, int *fd, uint32_t *crc)
   *off = 0;
   *fd = -1;
   *crc = w->crc;
+  w->file_crc = sm_crc32c_combine(w->file_crc, w->crc, w->since);
+  w->file_len += w->since;
   w->crc = 0;
+  w->since = 0;
   if (!w->c.f)
     return SM_OK;
   if (w->run && (npy_run_flush(w, &w->run[0]) | npy_run_flush(w, &w->run[1]))) {
-    sm_log_error("%s: write failed: %s (disk full?)", w->c.tmp, strerror(errno));
+    sm_log_error("%s: write failed: %s", w->c.tmp, sm_commit_write_error(errno));
     w->failed = 1;
     return SM_EIO;
   }
@@ -552,7 +585,7 @@ sm_err_t sm_writer_flush(sm_writer_t *w, uint64_t *off, int *fd, uint32_t *crc)
     return SM_OK;
   }
   if (fflush(w->c.f) != 0) {
-    sm_log_error("%s: write failed: %s (disk full?)", w->c.tmp, strerror(errno));
+    sm_log_error("%s: write failed: %s", w->c.tmp, sm_commit_write_error(errno));
     w->failed = 1;
     return SM_EIO;
   }
@@ -564,52 +597,178 @@ sm_err_t sm_writer_flush(sm_writer_t *w, uint64_t *off, int *fd, uint32_t *crc)
   return SM_OK;
 }
 
-/* Complete the file: the binary header's final count, the bytes on disk,
- * the final name. On failure the temporary file is removed. */
-static sm_err_t commit_file(sm_writer_t *w)
+/* The bytes of the file as on disk (descriptor fd) against what was
+ * written: the npy header, then every cell's value (npy_cell); 0 when
+ * they agree. */
+static int npy_differs(const sm_writer_t *w, int fd, uint64_t *at)
 {
-  sm_err_t err;
-  if (w->run && (npy_run_flush(w, &w->run[0]) | npy_run_flush(w, &w->run[1]))) {
-    err = SM_EIO;
-    sm_commit_abort(&w->c);
-  } else if (w->info.fmt == SM_OUT_BIN && write_bin_header(w) != SM_OK) {
-    err = SM_EIO;
-    sm_commit_abort(&w->c);
-  } else {
-    err = sm_commit_close(&w->c);
+  unsigned char head[256];
+  *at = 0;
+  if (pread(fd, head, w->npy_data, 0) != (ssize_t)w->npy_data ||
+      memcmp(head, w->npy_head, w->npy_data))
+    return 1;
+  const int single = w->info.single;
+  const size_t vb = single ? 4 : 8, chunk = (size_t)1 << 20;
+  const uint64_t end = w->npy_data + npy_bytes(w->info.metric, single, w->info.nv);
+  unsigned char *buf = malloc(chunk);
+  if (!buf)
+    return -1;
+  uint64_t sum = 0;
+  int bad = 0;
+  for (uint64_t off = w->npy_data; off < end && !bad; off += chunk) {
+    const size_t len = end - off < chunk ? (size_t)(end - off) : chunk;
+    if (pread(fd, buf, len, (off_t)off) != (ssize_t)len) {
+      *at = off;
+      bad = 1;
+    }
+    for (size_t k = 0; k + vb <= len && !bad; k += vb)
+      sum +=
+          npy_cell(off + k, single ? sm_get_le32(buf + k) : sm_get_le64(buf + k), single);
   }
-  if (err) {
-    sm_log_error("%s: write failed: %s (disk full?)", w->c.tmp, strerror(errno));
-    return err;
-  }
-  if (sm_commit_rename(&w->c) != SM_OK) {
-    sm_log_error("%s: cannot rename to %s: %s", w->c.tmp, w->c.path, strerror(errno));
+  free(buf);
+  return bad || sum != w->npy_sum;
+}
+
+sm_err_t sm_writer_sync(sm_writer_t *w)
+{
+  if (!w || !w->c.f)
+    return SM_OK;
+  uint64_t end;
+  uint32_t crc;
+  int fd;
+  if (w->failed || sm_writer_flush(w, &end, &fd, &crc) != SM_OK || fsync(fd) != 0) {
+    if (!w->failed)
+      sm_log_error("%s: write failed: %s", w->c.tmp, sm_commit_write_error(errno));
+    w->failed = 1;
     return SM_EIO;
   }
   return SM_OK;
 }
 
-sm_err_t sm_writer_close(sm_writer_t *w, int commit)
+sm_err_t sm_writer_verify(sm_writer_t *w)
+{
+  if (!w || !w->c.f)
+    return SM_OK;
+  if (sm_writer_sync(w) != SM_OK)
+    return SM_EIO;
+  uint64_t end = w->run
+                     ? w->npy_data + npy_bytes(w->info.metric, w->info.single, w->info.nv)
+                     : w->file_len;
+  uint32_t crc;
+  const int fd = fileno(w->c.f);
+  struct stat sb;
+  if (fstat(fd, &sb) != 0) {
+    sm_log_error("%s: cannot check the output: %s", w->c.tmp, strerror(errno));
+    return SM_EIO;
+  }
+  if (sm_commit_replaced(&w->c)) {
+    w->failed = 1;
+    return SM_EIO;
+  }
+  const char *what = NULL;
+  uint64_t at = 0;
+  if (w->run) {
+    const int d = npy_differs(w, fd, &at);
+    if (d < 0) {
+      sm_log_error("%s: out of memory checking the output", w->c.tmp);
+      return SM_ENOMEM;
+    }
+    if ((uint64_t)sb.st_size != end)
+      what = "is not the size written";
+    else if (d)
+      what = "does not hold the values written";
+  } else if ((uint64_t)sb.st_size != w->file_len) {
+    what = "is not the size written";
+  } else if (sm_crc32c_fd(fd, 0, w->file_len, &crc) != SM_OK) {
+    sm_log_error("%s: cannot read the output back: %s", w->c.tmp,
+                 errno ? strerror(errno) : "it ended early");
+    return SM_EIO;
+  } else if (crc != w->file_crc) {
+    what = "does not hold the bytes written";
+  }
+  if (!what)
+    return SM_OK;
+  sm_log_error("%s: the output %s (%lld bytes on disk, %llu written): another process "
+               "changed it while this run wrote it",
+               w->c.tmp, what, (long long)sb.st_size,
+               (unsigned long long)(w->run ? end : w->file_len));
+  w->failed = 1;
+  return SM_EIO;
+}
+
+int sm_writer_fd(const sm_writer_t *w)
+{
+  return w && w->c.f ? fileno(w->c.f) : -1;
+}
+
+const char *sm_writer_part(const sm_writer_t *w)
+{
+  return w && w->c.f ? w->c.tmp : NULL;
+}
+
+uint32_t sm_writer_final_crc(const sm_writer_t *w, uint64_t header_end)
+{
+  if (w->info.fmt == SM_OUT_BIN) {
+    unsigned char h[SM_BIN_HEADER];
+    sm_bin_header(h, SM_BIN_MAGIC, w->info.way, (int)w->info.metric, w->info.single,
+                  w->info.nv, w->info.nf, w->count);
+    return sm_crc32c(0, h, header_end < sizeof h ? (size_t)header_end : sizeof h);
+  }
+  if (w->info.fmt == SM_OUT_TSV) {
+    const char *h = tsv_header(&w->info);
+    return sm_crc32c(0, h, header_end < strlen(h) ? (size_t)header_end : strlen(h));
+  }
+  return 0;
+}
+
+sm_err_t sm_writer_seal(sm_writer_t *w)
+{
+  if (!w || !w->c.f)
+    return SM_OK;
+  int bad = w->failed;
+  if (!bad && w->run)
+    bad = npy_run_flush(w, &w->run[0]) | npy_run_flush(w, &w->run[1]);
+  if (!bad && w->info.fmt == SM_OUT_BIN)
+    bad = write_bin_header(w) != SM_OK;
+  int saved = errno;
+  bad |= fflush(w->c.f) != 0 || fsync(fileno(w->c.f)) != 0;
+  if (!saved)
+    saved = errno;
+  bad |= fclose(w->c.f) != 0;
+  w->c.f = NULL;
+  if (bad) {
+    errno = saved ? saved : errno;
+    sm_log_error("%s: write failed: %s", w->c.tmp, sm_commit_write_error(errno));
+    w->failed = 1;
+    return SM_EIO;
+  }
+  return SM_OK;
+}
+
+sm_err_t sm_writer_rename(sm_writer_t *w)
+{
+  if (!w || w->info.fmt == SM_OUT_NONE)
+    return SM_OK;
+  w->c.keep = 1; /* a complete output is never removed */
+  return sm_commit_rename(&w->c);
+}
+
+const char *sm_writer_path(const sm_writer_t *w)
+{
+  return w && w->info.fmt != SM_OUT_NONE ? w->c.path : NULL;
+}
+
+void sm_writer_close(sm_writer_t *w, int keep)
 {
   if (!w)
-    return SM_OK;
-  sm_err_t err = SM_OK;
-  if (!w->c.f) {
-    /* SM_OUT_NONE: no file */
-  } else if (commit > 0 && !w->failed) {
-    err = commit_file(w);
-  } else {
-    /* commit < 0 keeps the partial file (--resume); otherwise it goes */
-    int bad = fclose(w->c.f) != 0;
+    return;
+  if (w->c.f && keep) {
+    fclose(w->c.f); /* the partial output, for --resume */
     w->c.f = NULL;
-    if (bad && commit > 0)
-      sm_log_error("%s: write failed: %s (disk full?)", w->c.tmp, strerror(errno));
-    if (commit >= 0)
-      sm_commit_abort(&w->c);
-    err = bad || (commit >= 0 && w->failed) ? SM_EIO : SM_OK;
+  } else if (w->c.f) {
+    sm_commit_abort(&w->c);
   }
   free_names(w);
   free(w->run);
   free(w);
-  return err;
 }

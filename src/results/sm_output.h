@@ -70,11 +70,13 @@ void sm_output_path(char *buf, size_t len, const char *prefix, sm_outfmt_t fmt, 
 /** Open a writer on the temporary name PATH.part (SM_OUT_NONE: no file).
  * resume_off 0 starts a new file; otherwise the existing PATH.part is
  * truncated to resume_off bytes (what an interrupted run completed, holding
- * resume_count records) and appended to. SM_OUT_NPY refuses (SM_EOPTION,
- * logged by rank 0) 3-way, several ranks, a matrix over SM_NPY_MAX_BYTES
- * and resume_off != 0, before creating anything. */
+ * resume_count records, whose CRC-32C is resume_crc) and appended to.
+ * SM_OUT_NPY refuses (SM_EOPTION, logged by rank 0) 3-way, several ranks,
+ * a matrix over SM_NPY_MAX_BYTES and resume_off != 0, before creating
+ * anything. */
 sm_err_t sm_writer_open(sm_writer_t **w, const char *path, const sm_writer_info_t *info,
-                        uint64_t resume_off, uint64_t resume_count) SM_MUST_CHECK;
+                        uint64_t resume_off, uint64_t resume_count,
+                        uint32_t resume_crc) SM_MUST_CHECK;
 
 /** Flush buffered records to the file; *off gets the file size, *fd the
  * descriptor (-1 without a file) and *crc the CRC-32C of the bytes appended
@@ -100,9 +102,40 @@ sm_err_t sm_writer_put_text(sm_writer_t *w, const char *text, size_t len,
 /** Number of records written so far. */
 uint64_t sm_writer_count(const sm_writer_t *w);
 
-/** Close: commit != 0 flushes, syncs and renames to the final name;
- * commit == 0 removes the temporary file, commit < 0 keeps it (an
- * interrupted run's partial output, for --resume). Accepts NULL. */
-sm_err_t sm_writer_close(sm_writer_t *w, int commit);
+/** Flush the output and sync it to disk. SM_OK or SM_EIO (logged). */
+sm_err_t sm_writer_sync(sm_writer_t *w) SM_MUST_CHECK;
+
+/** Before the output is committed: flush and sync it, then read it back
+ * and check that the file holds exactly what was written (its size and
+ * the CRC-32C of every byte; npy: its header and a sum over every value
+ * written at its place), so that a file another process truncated or
+ * wrote to is never renamed as complete. SM_OK, or SM_EIO logged with the
+ * file's name. Accepts NULL. */
+sm_err_t sm_writer_verify(sm_writer_t *w) SM_MUST_CHECK;
+
+/** The open temporary file's descriptor and name (-1 / NULL without one). */
+int sm_writer_fd(const sm_writer_t *w);
+const char *sm_writer_part(const sm_writer_t *w);
+
+/** The final file's name (NULL for SM_OUT_NONE). */
+const char *sm_writer_path(const sm_writer_t *w);
+
+/** CRC-32C of the first header_end bytes of the file as sm_writer_seal
+ * will leave them (the binary header then holds the final record count). */
+uint32_t sm_writer_final_crc(const sm_writer_t *w, uint64_t header_end);
+
+/** Complete the temporary file (the binary header's record count), sync
+ * and close it; it keeps its temporary name. SM_OK or SM_EIO (logged).
+ * Accepts NULL. */
+sm_err_t sm_writer_seal(sm_writer_t *w) SM_MUST_CHECK;
+
+/** Rename the sealed file to its final name (sm_commit_rename). On failure
+ * the complete file stays under its temporary name; errno says why (ENOTSUP:
+ * the final path is taken by what is not a regular file). Logs nothing. */
+sm_err_t sm_writer_rename(sm_writer_t *w) SM_MUST_CHECK;
+
+/** Free the writer; a file still open is kept as the partial output of an
+ * interrupted run (keep != 0, for --resume) or removed. Accepts NULL. */
+void sm_writer_close(sm_writer_t *w, int keep);
 
 #endif

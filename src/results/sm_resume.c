@@ -1,9 +1,10 @@
 /* sm_resume.c: the resume manifest: a header line with the run's
  * fingerprint, one with the tile size and the output header's size and
- * CRC, then one line per completed output block. The lines after the
- * first end with their own CRC-32C; a last line cut short (the run died
- * while writing it) is dropped, any other line that does not check out
- * makes the resume refuse. */
+ * CRC, then one line per completed output block, and last, once the job
+ * commits, the commit line with the final header's CRC. The lines after
+ * the first end with their own CRC-32C; a last line cut short (the run
+ * died while writing it) is dropped, any other line that does not check
+ * out makes the resume refuse. */
 #include "sm_resume.h"
 
 #include <errno.h>
@@ -31,6 +32,13 @@ static int cmp_entry(const void *a, const void *b)
 {
   uint64_t x = ((const sm_resume_entry_t *)a)->block,
            y = ((const sm_resume_entry_t *)b)->block;
+  return x < y ? -1 : x > y;
+}
+
+static int cmp_line(const void *a, const void *b)
+{
+  unsigned x = ((const sm_resume_entry_t *)a)->line,
+           y = ((const sm_resume_entry_t *)b)->line;
   return x < y ? -1 : x > y;
 }
 
@@ -151,6 +159,19 @@ static sm_err_t read_manifest(sm_manifest_t *m, FILE *f, const char *fingerprint
       sizes = 1;
       continue;
     }
+    unsigned fc;
+    if (line[0] == 'C' && sscanf(line, "C %x", &fc) == 1) {
+      m->complete = 1; /* the last line: the job was renaming its files */
+      m->final_crc = (uint32_t)fc;
+      continue;
+    }
+    if (m->complete) {
+      sm_log_error("%s:%d: a block line after the commit line; the manifest is damaged: "
+                   "rerun without --resume",
+                   m->path, lineno);
+      err = SM_EFORMAT;
+      break;
+    }
     sm_resume_entry_t e = {.line = (unsigned)lineno};
     if (sscanf(line,
                "B %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNx64 " %" SCNx64
@@ -195,75 +216,82 @@ static sm_err_t read_manifest(sm_manifest_t *m, FILE *f, const char *fingerprint
   return err;
 }
 
-sm_err_t sm_manifest_open(sm_manifest_t *m, const char *path, const char *fingerprint,
-                          int resume, size_t *block_size, int *resumed)
+sm_err_t sm_manifest_read(sm_manifest_t *m, const char *path, const char *fingerprint,
+                          int resume)
 {
   memset(m, 0, sizeof *m);
-  *resumed = 0;
   m->path = strdup(path);
   m->fingerprint = strdup(fingerprint);
   if (!m->path || !m->fingerprint)
     return SM_ENOMEM;
-  m->block_size = *block_size;
   /* a run holds its manifest locked while it writes it: refuse to take
    * over the manifest of a run that is still going */
   FILE *old = fopen(path, "r");
-  if (old && sm_commit_lock(old) != SM_OK) {
+  if (!old)
+    return SM_OK;
+  if (sm_commit_lock(old) != SM_OK) {
     sm_log_error("%s: %s", path, sm_commit_strerror(errno));
     fclose(old);
     return SM_EIO;
   }
-  if (old && !resume) {
+  if (!resume) {
     fclose(old);
-    old = NULL;
+    return SM_OK;
   }
-  sm_err_t err = SM_OK;
-  if (old) {
-    err = read_manifest(m, old, fingerprint);
-    fclose(old);
-    if (err)
-      return err;
-    if (m->block_size) {
-      *block_size = m->block_size;
-      *resumed = 1;
-    } else {
-      m->block_size = *block_size;
-    }
+  sm_err_t err = read_manifest(m, old, fingerprint);
+  fclose(old);
+  if (!err && !m->block_size) /* stopped before its tile size was known */
+    sm_manifest_forget(m);
+  return err;
+}
+
+void sm_manifest_forget(sm_manifest_t *m)
+{
+  m->ndone = 0;
+  m->complete = 0;
+  m->block_size = 0;
+}
+
+sm_err_t sm_manifest_begin(sm_manifest_t *m, size_t block_size, uint64_t header_end,
+                           uint32_t header_crc)
+{
+  if (!m->ndone) { /* nothing kept: the new file's header */
+    m->header_end = header_end;
+    m->header_crc = header_crc;
   }
-  /* rewrite it from what is trusted (drops a torn tail) */
+  m->block_size = block_size;
+  m->complete = 0;
   sm_commit_t c;
-  if (sm_commit_open(&c, path, ".new", 0, "w") != SM_OK) {
+  if (sm_commit_open(&c, m->path, ".new", 0, "w") != SM_OK) {
     sm_log_error("%s: cannot create the resume manifest: %s", c.tmp,
                  sm_commit_strerror(errno));
     return SM_EIO;
   }
-  int bad = fprintf(c.f, "%s %s\n", SM_MANIFEST_MAGIC, fingerprint) < 0;
-  if (*resumed) {
-    bad |= put_sizes(c.f, m) < 0;
-    for (size_t k = 0; k < m->ndone; k++)
-      bad |= put_entry(c.f, &m->done[k]) < 0;
+  int bad = fprintf(c.f, "%s %s\n", SM_MANIFEST_MAGIC, m->fingerprint) < 0;
+  bad |= put_sizes(c.f, m) < 0;
+  /* the kept blocks in the order they were written */
+  sm_resume_entry_t *e = m->ndone ? malloc(m->ndone * sizeof *e) : NULL;
+  if (m->ndone && !e) {
+    sm_commit_abort(&c);
+    sm_log_error("%s: out of memory rewriting the resume manifest", m->path);
+    return SM_ENOMEM;
   }
+  if (m->ndone) {
+    memcpy(e, m->done, m->ndone * sizeof *e);
+    qsort(e, m->ndone, sizeof *e, cmp_line);
+  }
+  for (size_t k = 0; k < m->ndone; k++)
+    bad |= put_entry(c.f, &e[k]) < 0;
+  free(e);
   /* the file stays open under its final name: blocks are appended to it */
   if (bad || sm_commit_sync(&c) != SM_OK || sm_commit_rename(&c) != SM_OK) {
-    sm_log_error("%s: cannot write the resume manifest: %s", path,
+    sm_log_error("%s: cannot write the resume manifest: %s", m->path,
                  sm_commit_strerror(errno));
     sm_commit_abort(&c);
     return SM_EIO;
   }
   m->f = c.f;
   m->last_sync = sm_now();
-  return SM_OK;
-}
-
-sm_err_t sm_manifest_header(sm_manifest_t *m, uint64_t header_end, uint32_t header_crc)
-{
-  m->header_end = header_end;
-  m->header_crc = header_crc;
-  if (put_sizes(m->f, m) < 0 || fflush(m->f) != 0) {
-    sm_log_error("%s: cannot write the resume manifest: %s", m->path,
-                 sm_commit_strerror(errno));
-    return SM_EIO;
-  }
   return SM_OK;
 }
 
@@ -300,11 +328,11 @@ int sm_manifest_is_done(const sm_manifest_t *m, uint64_t block)
   return m->ndone && bsearch(&key, m->done, m->ndone, sizeof key, cmp_entry) != NULL;
 }
 
-void sm_manifest_close(sm_manifest_t *m, int done)
+void sm_manifest_close(sm_manifest_t *m, int remove)
 {
   if (m->f)
     fclose(m->f);
-  if (done && m->path)
+  if (remove && m->path)
     unlink(m->path);
   free(m->path);
   free(m->fingerprint);
@@ -313,56 +341,151 @@ void sm_manifest_close(sm_manifest_t *m, int done)
   memset(m, 0, sizeof *m);
 }
 
-static int cmp_line(const void *a, const void *b)
+/* The completed blocks in the order they were written (malloc'd; NULL
+ * when there are none or no memory: *n then tells). */
+static sm_resume_entry_t *in_file_order(const sm_manifest_t *m, size_t *n)
 {
-  unsigned x = ((const sm_resume_entry_t *)a)->line,
-           y = ((const sm_resume_entry_t *)b)->line;
-  return x < y ? -1 : x > y;
+  *n = 0;
+  sm_resume_entry_t *e = m->ndone ? malloc(m->ndone * sizeof *e) : NULL;
+  if (!e)
+    return NULL;
+  memcpy(e, m->done, m->ndone * sizeof *e);
+  qsort(e, m->ndone, sizeof *e, cmp_line);
+  *n = m->ndone;
+  return e;
 }
 
-sm_err_t sm_manifest_verify(const sm_manifest_t *m, int fd, const char *part)
+/* Check fd against the manifest: *bad gets the index (in e, file order)
+ * of the first block whose bytes differ or are missing, n when all check
+ * out; -1 when the header itself does not. *cut is 1 when the file ends
+ * first (else 0). SM_EIO with errno set when it cannot be read. */
+static sm_err_t first_bad(const sm_manifest_t *m, const sm_resume_entry_t *e, size_t n,
+                          int fd, long *bad, int *cut, uint32_t *head_crc)
 {
-  uint32_t crc;
+  uint32_t crc = 0;
+  *cut = 0;
   sm_err_t err = sm_crc32c_fd(fd, 0, m->header_end, &crc);
-  if (!err && crc != m->header_crc) {
-    sm_log_error("%s: its header (%" PRIu64 " bytes) is not the one %s recorded: the "
-                 "partial output was edited or replaced; rerun without --resume",
-                 part, m->header_end, m->path);
-    return SM_EINCONSIST;
+  if (err == SM_EIO && errno)
+    return err;
+  if (err || (crc != m->header_crc && !(m->complete && crc == m->final_crc))) {
+    *cut = err != SM_OK;
+    *bad = -1;
+    return SM_OK;
   }
-  /* the blocks in the order they were written */
-  sm_resume_entry_t *e = m->ndone ? malloc(m->ndone * sizeof *e) : NULL;
-  if (m->ndone && !e)
-    return SM_ENOMEM;
-  if (m->ndone)
-    memcpy(e, m->done, m->ndone * sizeof *e);
-  if (m->ndone)
-    qsort(e, m->ndone, sizeof *e, cmp_line);
+  *head_crc = crc;
   uint64_t start = m->header_end;
-  for (size_t k = 0; !err && k < m->ndone; k++) {
+  for (size_t k = 0; k < n; k++) {
     err = sm_crc32c_fd(fd, start, e[k].end_off - start, &crc);
-    if (!err && crc != e[k].bytes_crc) {
-      sm_log_error("%s: block %" PRIu64 " (line %u of %s, bytes %" PRIu64 "..%" PRIu64
-                   ") does not hold what the manifest records for it: the partial output "
-                   "was edited, or a line of the manifest before it is missing; rerun "
-                   "without --resume",
-                   part, e[k].block, e[k].line, m->path, start, e[k].end_off);
-      err = SM_EINCONSIST;
+    if (err == SM_EIO && errno)
+      return err;
+    if (err || crc != e[k].bytes_crc) {
+      *cut = err != SM_OK;
+      *bad = (long)k;
+      return SM_OK;
     }
     start = e[k].end_off;
   }
-  const uint64_t vouched = m->ndone ? e[m->ndone - 1].end_off : m->header_end;
-  free(e);
-  if (err == SM_EIO) {
-    if (errno)
-      sm_log_error("%s: cannot read the partial output: %s", part, strerror(errno));
-    else
-      sm_log_error("%s: shorter than the %" PRIu64 " bytes the resume manifest vouches "
-                   "for: the partial output was truncated or replaced since the run "
-                   "stopped; rerun without --resume",
-                   part, vouched);
-  } else if (err == SM_ENOMEM) {
-    sm_log_error("%s: out of memory checking the partial output", part);
+  *bad = (long)n;
+  return SM_OK;
+}
+
+sm_err_t sm_manifest_trim(sm_manifest_t *m, int fd, const char *part, uint64_t *kept_end,
+                          uint32_t *kept_crc)
+{
+  *kept_end = 0;
+  *kept_crc = 0;
+  if (!m->ndone) {
+    sm_manifest_forget(m);
+    return SM_OK;
   }
-  return err;
+  size_t n;
+  sm_resume_entry_t *e = in_file_order(m, &n);
+  if (!e) {
+    sm_log_error("%s: out of memory checking the partial output", part);
+    return SM_ENOMEM;
+  }
+  long bad;
+  int cut;
+  uint32_t head = 0;
+  if (first_bad(m, e, n, fd, &bad, &cut, &head) != SM_OK) {
+    sm_log_error("%s: cannot read the partial output: %s", part, strerror(errno));
+    free(e);
+    return SM_EIO;
+  }
+  const int final_header = bad >= 0 && m->complete && m->header_crc != m->final_crc;
+  if (bad < 0 || (final_header && (size_t)bad < n)) {
+    sm_log_warn(
+        "%s: %s: the partial output was changed since the run stopped; "
+        "computing its %zu completed blocks again",
+        part, cut ? "shorter than its header" : "its header is not the one recorded", n);
+    sm_manifest_forget(m);
+  } else if ((size_t)bad < n) {
+    const uint64_t from = bad ? e[bad - 1].end_off : m->header_end;
+    sm_log_warn("%s: block %" PRIu64 " (line %u of %s, bytes %" PRIu64 "..%" PRIu64
+                ") %s: the partial output was changed since the run stopped (or a line "
+                "of the manifest before it is missing); computing it and the %zu blocks "
+                "written after it again",
+                part, e[bad].block, e[bad].line, m->path, from, e[bad].end_off,
+                cut ? "is cut short" : "does not hold what the manifest records for it",
+                n - (size_t)bad - 1);
+    /* keep what was written before it, in id order for lookups */
+    memcpy(m->done, e, (size_t)bad * sizeof *e);
+    m->ndone = (size_t)bad;
+    if (m->ndone)
+      qsort(m->done, m->ndone, sizeof *m->done, cmp_entry);
+    else
+      sm_manifest_forget(m);
+  }
+  if (m->ndone) { /* the kept bytes' CRC, from what the manifest vouches for */
+    uint32_t crc = head;
+    uint64_t start = m->header_end;
+    for (size_t k = 0; k < m->ndone; k++) {
+      crc = sm_crc32c_combine(crc, e[k].bytes_crc, e[k].end_off - start);
+      start = e[k].end_off;
+    }
+    *kept_end = start;
+    *kept_crc = crc;
+  }
+  free(e);
+  return SM_OK;
+}
+
+sm_err_t sm_manifest_mark_complete(sm_manifest_t *m, uint32_t final_crc)
+{
+  char t[32];
+  if (put_line(m->f, t, snprintf(t, sizeof t, "C %08" PRIx32, final_crc)) < 0 ||
+      fflush(m->f) != 0 || fsync(fileno(m->f)) != 0) {
+    sm_log_error("%s: cannot write the resume manifest: %s", m->path, strerror(errno));
+    return SM_EIO;
+  }
+  m->complete = 1;
+  m->final_crc = final_crc;
+  return SM_OK;
+}
+
+void sm_manifest_locate(const sm_manifest_t *m, int fd, const char *part)
+{
+  sm_manifest_t disk = {.path = m->path};
+  FILE *f = fopen(m->path, "r");
+  if (!f)
+    return;
+  const sm_err_t err = read_manifest(&disk, f, m->fingerprint);
+  fclose(f);
+  size_t n = 0;
+  sm_resume_entry_t *e = err ? NULL : in_file_order(&disk, &n);
+  long bad;
+  int cut;
+  uint32_t head;
+  if (e && first_bad(&disk, e, n, fd, &bad, &cut, &head) == SM_OK) {
+    if (bad < 0)
+      sm_log_error("%s: its header (%" PRIu64 " bytes) is not the one written", part,
+                   disk.header_end);
+    else if ((size_t)bad < n)
+      sm_log_error(
+          "%s: block %" PRIu64 " (bytes %" PRIu64 "..%" PRIu64 ") %s", part, e[bad].block,
+          bad ? e[bad - 1].end_off : disk.header_end, e[bad].end_off,
+          cut ? "is missing: the file is shorter" : "does not hold what was written");
+  }
+  free(e);
+  free(disk.done);
 }

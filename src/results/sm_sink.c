@@ -122,6 +122,20 @@ static void debug_stop(sm_sink_t *s)
   raise(SIGKILL);
 }
 
+/* --debug-pause-after-blocks: the process stops (SIGSTOP) once what is
+ * written is on disk, so that a test can change its files as another
+ * process would, then lets it go on (SIGCONT). */
+static void debug_pause(sm_sink_t *s)
+{
+  uint64_t end;
+  uint32_t crc;
+  int fd;
+  if (s->writer && !s->err && sm_writer_flush(s->writer, &end, &fd, &crc) == SM_OK &&
+      s->manifest && sm_manifest_add(s->manifest, NULL, fd, 1) != SM_OK)
+    s->err = SM_EIO;
+  raise(SIGSTOP);
+}
+
 /* The block's histogram counts into the run's: the finalize's, or (the
  * reference loops, which pass every value as a record) its records'. */
 static void add_histogram(sm_sink_t *s, const sm_recbuf_t *rb)
@@ -250,8 +264,11 @@ int sm_sink_put(void *ctx, const sm_recbuf_t *rb, const sm_textbuf_t *text,
   s->blocks_done++;
   if (s->progress)
     show_progress(s);
-  if (s->stop_after && ++s->stop_count >= s->stop_after)
+  ++s->stop_count;
+  if (s->stop_after && s->stop_count >= s->stop_after)
     debug_stop(s);
+  if (s->pause_after && s->stop_count == s->pause_after)
+    debug_pause(s);
   if (text)
     free(text->data); /* sm_sink_format's; nothing reads it after this task */
   return s->err ? -1 : 0;

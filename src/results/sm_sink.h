@@ -34,6 +34,7 @@ typedef struct sm_sink {
   int err;                 /* first error code seen */
   sm_manifest_t *manifest; /* record completed blocks for --resume, or NULL */
   uint64_t stop_after;     /* tests: SIGKILL itself after this many blocks (0: never) */
+  uint64_t pause_after;    /* tests: SIGSTOP itself once after this many (0: never) */
   uint64_t stop_count;     /* blocks taken by this process */
   /* optional copy of every record passed on (tests, small problems) */
   sm_rec_t *capture;

@@ -270,6 +270,8 @@ static void json_problem(sm_json_t *j, const sm_summary_t *s)
     sm_json_str(j, "text_header", s->text_header);
     sm_json_str(j, "text_row_names", s->text_row_names);
   }
+  /* what the ids of text outputs are: vector names, or numbers from 0 */
+  sm_json_str(j, "keys", s->names ? "names" : "index");
   sm_json_close(j);
   if (s->mem_estimate) {
     sm_json_object(j, "memory", 0);
@@ -339,6 +341,8 @@ static void json_figures(sm_json_t *j, const sm_summary_t *s)
   sm_json_fixed(j, "runtime_init", 6, s->t_init);
   sm_json_fixed(j, "compute", 6, s->t_compute);
   sm_json_fixed(j, "output_close", 6, s->t_output);
+  sm_json_fixed(j, "output_read_back", 6, s->t_readback);
+  sm_json_fixed(j, "commit_agreements", 6, s->t_agree);
   sm_json_fixed(j, "total", 6, s->t_total);
   if (s->graph)
     sm_json_fixed(j, "task_submission", 6, s->graph->t_submit);
@@ -599,9 +603,9 @@ void sm_summary_print(const sm_summary_t *s, FILE *f)
   fprintf(f, "  results     %.0f, values %llu, written %llu\n", nres,
           (unsigned long long)t->nvalues, (unsigned long long)t->nwritten);
   fprintf(f,
-          "  time        input %.3f s, init %.3f s, compute %.3f s, output %.3f s, "
-          "total %.3f s\n",
-          s->t_input, s->t_init, s->t_compute, s->t_output, s->t_total);
+          "  time        input %.3f s, init %.3f s, compute %.3f s, output %.3f s (read "
+          "back %.3f s), total %.3f s\n",
+          s->t_input, s->t_init, s->t_compute, s->t_output, s->t_readback, s->t_total);
   double frac = 1.0;
   if (s->decomp && s->decomp->num_phase > 1)
     frac = (double)(s->phase_max - s->phase_min + 1) / s->decomp->num_phase;

@@ -48,9 +48,12 @@ typedef struct sm_summary {
   int prio_mode;                 /* sm_prio_mode_t of the task graph */
   const sm_sink_t *sink;
   double t_input, t_init, t_compute, t_output, t_total;
-  const char *output_path;          /* or NULL */
-  const sm_hist_spec_t *hist;       /* --histogram, or NULL ... */
-  const uint64_t *hist_counts;      /* ... its counts over every rank */
+  int names;                   /* text output keyed by vector names (else indices) */
+  double t_readback;           /* the commit's read-back of the outputs (slowest rank) */
+  double t_agree;              /* rank 0's time in the commit's agreements */
+  const char *output_path;     /* or NULL */
+  const sm_hist_spec_t *hist;  /* --histogram, or NULL ... */
+  const uint64_t *hist_counts; /* ... its counts over every rank */
   const char *hist_path, *hist_png; /* the files written, or NULL */
   const char *topk_path;            /* --top-k's file, or NULL ... */
   unsigned long long topk_rows;     /* ... and its rows */

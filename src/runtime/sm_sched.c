@@ -227,13 +227,22 @@ int sm_sched_platform_file(const char *dir, const char *ext, char *buf, size_t l
 
 void sm_sched_model_dir(const char *dir, char *buf, size_t len)
 {
-  const char *home = getenv("STARPU_HOME") ? getenv("STARPU_HOME") : getenv("HOME");
+  /* StarPU's home, in its order (1.3 and 1.4 alike): XDG_CACHE_HOME before
+   * STARPU_HOME, then HOME, then the temporary directory */
+  static const char *const vars[] = {"XDG_CACHE_HOME", "STARPU_HOME", "HOME",
+                                     "TMPDIR",         "TEMP",        "TMP"};
+  const char *home = NULL;
+  for (size_t k = 0; !home && k < sizeof vars / sizeof vars[0]; k++)
+    if (getenv(vars[k]) && *getenv(vars[k]))
+      home = getenv(vars[k]);
+  if (!home)
+    home = "/tmp";
   if (dir)
     snprintf(buf, len, "%s", dir);
   else if (getenv("STARPU_PERF_MODEL_DIR"))
     snprintf(buf, len, "%s", getenv("STARPU_PERF_MODEL_DIR"));
   else
-    snprintf(buf, len, "%s/.starpu/sampling", home ? home : ".");
+    snprintf(buf, len, "%s/.starpu/sampling", home);
 }
 
 /* The CUDA workers starpu_init will start: STARPU_NCUDA when set, else

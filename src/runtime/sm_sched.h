@@ -73,7 +73,8 @@ int sm_sched_prio(int mode, sm_task_kind_t kind);
 const char *sm_sched_perfmodel_dir(void);
 
 /** StarPU's model directory for --perfmodel-dir `dir` (or NULL): dir, else
- * $STARPU_PERF_MODEL_DIR, else $STARPU_HOME or $HOME's .starpu/sampling. */
+ * $STARPU_PERF_MODEL_DIR, else StarPU's home's .starpu/sampling (its home:
+ * $XDG_CACHE_HOME, $STARPU_HOME, $HOME, then the temporary directory). */
 void sm_sched_model_dir(const char *dir, char *buf, size_t len);
 
 /** The path of a simulated machine's platform file (ext: platform.v4.xml,

@@ -81,6 +81,7 @@ static inline void sm_starpu_models_only_in(const char *dir)
 {
 #if SM_STARPU_14
   setenv("STARPU_HOME", dir, 1);
+  unsetenv("XDG_CACHE_HOME"); /* StarPU would take it first */
 #else
   (void)dir;
 #endif

@@ -58,11 +58,13 @@ run_ok "hist default range" c $CCC2 --histogram 9 --output "$T/hd"
   fail "hist default range: $(cat "$T/log.py")"
 
 # the same counts whatever the tiles, method, ranks or phases, with a
-# threshold too (counts cover every value, written or not)
+# threshold too (counts cover every value, written or not: the threshold
+# writes its results file, as a threshold without one is refused)
 # shellcheck disable=SC2086
-for v in "--block-size 200" "--compute-method ref" "--threshold 0.55 --block-size 5"; do
+for v in "--block-size 200 --output-format none" "--compute-method ref --output-format none" \
+  "--threshold 0.55 --block-size 5 --output-format bin"; do
   tag=$(echo "$v" | tr -dc 'a-z0-9')
-  run_ok "hist $tag" c $CCC2 $v --histogram 37,0.3,0.7 --output "$T/hv_$tag" --output-format none
+  run_ok "hist $tag" c $CCC2 $v --histogram 37,0.3,0.7 --output "$T/hv_$tag"
   cmp -s "$T/h_ccc2.hist.tsv" "$T/hv_$tag.hist.tsv" && pass || fail "hist differs with $v"
 done
 for ph in 0 1 2; do

@@ -45,6 +45,11 @@ refused() {
   ln -s victim o8.tsv.part
   refused "planted .part" "--output o8.tsv.part: .*symbolic link" \
     "$STARMET" compute --quiet $G --output o8
+  ln victim o13.tsv.part
+  refused "hard link at .part" "o13\.tsv\.part: cannot create output file: it has other names \(hard links\)" \
+    "$STARMET" compute --quiet $G --output o13
+  [ "$(stat -c %h victim)" = 2 ] && [ ! -e o13.tsv ] && pass || fail "hard link at .part: changed"
+  rm o13.tsv.part
   ln -s victim o9.manifest.new
   refused "planted manifest temporary" "o9.manifest.new: .*symbolic link" \
     "$STARMET" compute --quiet $G --output o9
@@ -70,6 +75,17 @@ refused() {
     "$STARMET" synth --quiet --metric czekanowski --synthetic random --num-vector 5 \
     --num-field 5 --output-format tsv --output link
 }
+
+# paths past the system's limits are named as such (a path cut short by a
+# buffer must not look like another file)
+long=$(awk 'BEGIN { while (n++ < 4096) printf "a" }')
+# shellcheck disable=SC2086
+expect_error "a 4096-byte --output" "a path of 4095 bytes or more, over the system's limit of 4095 bytes \(PATH_MAX\)" \
+  - "$STARMET" compute --quiet $G --output "$long"
+name=$(awk 'BEGIN { while (n++ < 300) printf "b" }')
+# shellcheck disable=SC2086
+expect_error "a 300-byte file name" "is 30[0-9] bytes, over this file system's limit of 255 bytes for one name" \
+  - "$STARMET" compute --quiet $G --output "$name"
 
 # what is allowed: replacing a regular file, resuming from a regular .part
 echo old > ok.tsv

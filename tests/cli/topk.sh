@@ -40,10 +40,16 @@ brute "czek single" 6 value "$T/czs"
 run_ok "K > n - 1" c $CZ --num-vector 12 --top-k 50 --block-size 5 --output "$T/big"
 brute "K > n - 1" 50 value "$T/big"
 [ "$(($(wc -l < "$T/big.topk.tsv") - 1))" -eq $((12 * 11)) ] && pass || fail "K > n - 1: not every pair"
-# a threshold does not change the lists (they see every value)
+# a threshold does not change the lists (they see every value), while it
+# keeps part of the values written (a threshold with nothing written is
+# refused: tests/cli/option_rules.sh)
 # shellcheck disable=SC2086
-run_ok "with threshold" c $CCC --top-k 5 --block-size 33 --threshold 0.6 --output "$T/thr" --output-format none
+run_ok "with threshold" c $CCC --top-k 5 --block-size 33 --threshold 0.6 --output "$T/thr"
 cmp -s "$T/thr.topk.tsv" "$T/cm33.topk.tsv" && pass || fail "a threshold changed the lists"
+kept=$(awk -F'\t' 'NR > 1 { n++; if (!($5 > 0.6)) bad++ } END { print n + 0, bad + 0 }' "$T/thr.tsv")
+all=$(($(wc -l < "$T/cm33.tsv") - 1))
+[ "${kept% *}" -gt 0 ] && [ "${kept% *}" -lt "$all" ] && [ "${kept#* }" -eq 0 ] && pass ||
+  fail "the threshold kept $kept (rows, rows <= 0.6) of $all values"
 
 # the binary file: the same rows
 # shellcheck disable=SC2086
