@@ -2,6 +2,8 @@
  * /proc/meminfo, cgroup v2 and v1, getrlimit). */
 #include "sm_memory.h"
 
+#include "sm_bytes.h"
+
 #include "sm_mpi.h"
 #include "sm_vectors.h"
 
@@ -225,17 +227,6 @@ uint64_t sm_mem_address_need(const sm_mem_need_t *n)
   return add(add(current(0), more), SM_MEM_STARTUP_AS);
 }
 
-const char *sm_mem_human(uint64_t n, char *buf, size_t len)
-{
-  static const char *const unit[] = {"bytes", "KB", "MB", "GB", "TB", "PB"};
-  double x = (double)n;
-  int u = 0;
-  while (x >= 1024 && u < 5)
-    x /= 1024, u++;
-  snprintf(buf, len, u && x < 1000 ? "%.3g %s" : "%.0f %s", x, unit[u]);
-  return buf;
-}
-
 /* Before anything large is allocated: this rank's estimate (times the
  * ranks on this machine) against what the machine, the cgroup and the
  * limits leave. SM_ENOMEM, said with the estimate and what to change. */
@@ -293,12 +284,12 @@ sm_err_t sm_mem_check_compute(const sm_options_t *o, const sm_decomp_t *d, int m
       parts, sizeof parts,
       "its vectors %s, partitions received %s, the reader's copy %s, tasks in flight "
       "%s, top-k lists %s, the program and StarPU %s",
-      sm_mem_human(n.vectors, b[0], 32), sm_mem_human(n.received, b[1], 32),
-      sm_mem_human(n.reading, b[2], 32), sm_mem_human(n.tasks, b[3], 32),
-      sm_mem_human(n.results, b[4], 32), sm_mem_human(n.runtime, b[5], 32));
+      sm_human_bytes(n.vectors, b[0], 32), sm_human_bytes(n.received, b[1], 32),
+      sm_human_bytes(n.reading, b[2], 32), sm_human_bytes(n.tasks, b[3], 32),
+      sm_human_bytes(n.results, b[4], 32), sm_human_bytes(n.runtime, b[5], 32));
   if (here > 1)
     snprintf(each, sizeof each, ", %d ranks on this machine: %s", here,
-             sm_mem_human(node, b[6], 32));
+             sm_human_bytes(node, b[6], 32));
   /* what to change: what dominates */
   char fix[300];
   if (n.tasks > n.vectors + n.received + n.reading)
@@ -312,15 +303,15 @@ sm_err_t sm_mem_check_compute(const sm_options_t *o, const sm_decomp_t *d, int m
   if (node > room)
     sm_log_error("%s%s: this run needs about %s of memory per rank (%s)%s, but %s leaves "
                  "%s: %s; STARMET_MEMORY_LIMIT=none skips this check",
-                 rank, desc, sm_mem_human(n.total, b[0], 32), parts, each, what,
-                 sm_mem_human(room, b[1], 32), fix);
+                 rank, desc, sm_human_bytes(n.total, b[0], 32), parts, each, what,
+                 sm_human_bytes(room, b[1], 32), fix);
   else
     sm_log_error("%s%s: this run needs about %s of address space (what its libraries "
                  "map, %s, and about %s that StarPU reserves at start-up), but %s is %s: "
                  "raise it (ulimit -v unlimited), or %s",
-                 rank, desc, sm_mem_human(space, b[0], 32), parts,
-                 sm_mem_human(SM_MEM_STARTUP_AS, b[6], 32), as_what,
-                 sm_mem_human(as, b[1], 32), fix);
+                 rank, desc, sm_human_bytes(space, b[0], 32), parts,
+                 sm_human_bytes(SM_MEM_STARTUP_AS, b[6], 32), as_what,
+                 sm_human_bytes(as, b[1], 32), fix);
   return SM_ENOMEM;
 }
 
@@ -343,8 +334,8 @@ sm_err_t sm_mem_check_synth(const sm_options_t *o)
     return SM_OK;
   sm_log_error("synth: %zu vectors x %zu fields are built whole before they are written, "
                "about %s, but %s leaves %s: make fewer, or several smaller sets; %s",
-               o->synth.nv, o->synth.nf, sm_mem_human(need, b[0], 32),
-               room < as ? what : as_what, sm_mem_human(limit, b[1], 32),
+               o->synth.nv, o->synth.nf, sm_human_bytes(need, b[0], 32),
+               room < as ? what : as_what, sm_human_bytes(limit, b[1], 32),
                room < as ? "STARMET_MEMORY_LIMIT=none skips this check"
                          : "or raise the limit (ulimit -v unlimited)");
   return SM_ENOMEM;

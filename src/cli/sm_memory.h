@@ -61,9 +61,6 @@ uint64_t sm_mem_address_need(const sm_mem_need_t *need);
  * (measured: ~460 MB of VmSize over VmRSS with CPU and PoCL workers). */
 #define SM_MEM_STARTUP_AS ((uint64_t)512 << 20)
 
-/** n bytes for a message, into buf: "512 MB", "1010 MB", "3 bytes". */
-const char *sm_mem_human(uint64_t n, char *buf, size_t len);
-
 /** Before a compute run allocates anything: rank me's estimate (times the
  * ranks on this machine) for options o on grid d against what the
  * machine, the cgroup and the limits leave (sm_mem_room). desc names the

@@ -4,6 +4,7 @@
  * the file-size limit against the expected output. */
 #include "sm_preflight.h"
 
+#include "sm_bytes.h"
 #include "sm_memory.h"
 
 #include <dirent.h>
@@ -471,15 +472,15 @@ static sm_err_t fsize_ok(const sm_preflight_t *p)
   if (p->out_fixed > lim) {
     sm_log_error("%s%s: the file-size limit (ulimit -f) is %s, but this file holds %s "
                  "before any result: raise it (ulimit -f unlimited)",
-                 w, p->out_path, sm_mem_human(lim, b[0], 32),
-                 sm_mem_human(p->out_fixed, b[1], 32));
+                 w, p->out_path, sm_human_bytes(lim, b[0], 32),
+                 sm_human_bytes(p->out_fixed, b[1], 32));
     return SM_EIO;
   }
   if (p->out_bytes > lim && p->out_exact) {
     sm_log_error("%s%s: the file-size limit (ulimit -f) is %s, but this run writes "
                  "about %s there: raise it (ulimit -f unlimited)%s%s",
-                 w, p->out_path, sm_mem_human(lim, b[0], 32),
-                 sm_mem_human(p->out_bytes, b[1], 32), p->out_fewer ? ", or " : "",
+                 w, p->out_path, sm_human_bytes(lim, b[0], 32),
+                 sm_human_bytes(p->out_bytes, b[1], 32), p->out_fewer ? ", or " : "",
                  p->out_fewer ? p->out_fewer : "");
     return SM_EIO;
   }
@@ -489,8 +490,8 @@ static sm_err_t fsize_ok(const sm_preflight_t *p)
         "pass --threshold make up to %s: should more pass than fit, the run stops "
         "with an error when the file reaches the limit (ulimit -f unlimited "
         "lifts it)",
-        w, p->out_path, sm_mem_human(lim, b[0], 32),
-        sm_mem_human(p->out_bytes, b[1], 32));
+        w, p->out_path, sm_human_bytes(lim, b[0], 32),
+        sm_human_bytes(p->out_bytes, b[1], 32));
   /* the disk: others may free or take room meanwhile, so only said */
   char dir[4200];
   snprintf(dir, sizeof dir, "%s", p->out_path);
@@ -503,8 +504,8 @@ static sm_err_t fsize_ok(const sm_preflight_t *p)
       (uint64_t)vs.f_bavail * vs.f_frsize < here)
     sm_log_warn("%s%s: this run writes about %s on its disk, which has %s free: the run "
                 "will stop with an error when it is full",
-                w, p->out_path, sm_mem_human(here, b[0], 32),
-                sm_mem_human((uint64_t)vs.f_bavail * vs.f_frsize, b[2], 32));
+                w, p->out_path, sm_human_bytes(here, b[0], 32),
+                sm_human_bytes((uint64_t)vs.f_bavail * vs.f_frsize, b[2], 32));
   return SM_OK;
 }
 

@@ -1,9 +1,11 @@
 /* sm_bytes.h: little-endian packing of the binary file formats' integers
- * (starmet's result and SAF files), independent of the host's order. */
+ * (starmet's result and SAF files), independent of the host's order, and
+ * byte counts as messages say them. */
 #ifndef SM_BYTES_H
 #define SM_BYTES_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 /** Store x at p as 4 little-endian bytes. */
@@ -52,6 +54,19 @@ static inline unsigned sm_put_value(unsigned char *p, double v, int single)
   memcpy(&u, &v, 8);
   sm_put_le64(p, u);
   return 8;
+}
+
+/** n bytes for a message, into buf: "512 MB", "1010 MB", "3 bytes" (units
+ * of 1024). Returns buf. */
+static inline const char *sm_human_bytes(uint64_t n, char *buf, size_t len)
+{
+  static const char *const unit[] = {"bytes", "KB", "MB", "GB", "TB", "PB"};
+  double x = (double)n;
+  int u = 0;
+  while (x >= 1024 && u < 5)
+    x /= 1024, u++;
+  snprintf(buf, len, u && x < 1000 ? "%.3g %s" : "%.0f %s", x, unit[u]);
+  return buf;
 }
 
 #endif

@@ -5,6 +5,8 @@
 #define _GNU_SOURCE /* memfd_create */
 #include "sm_stream.h"
 
+#include "sm_bytes.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -97,20 +99,6 @@ static int write_all(int fd, const char *buf, size_t n)
   return 0;
 }
 
-/* n bytes for a message: "4096 bytes", "12.5 MB", "3.2 GB". */
-static const char *human(uint64_t n, char *buf, size_t len)
-{
-  if (n < 10000)
-    snprintf(buf, len, "%llu bytes", (unsigned long long)n);
-  else if (n < 1000000)
-    snprintf(buf, len, "%.1f kB", (double)n / 1e3);
-  else if (n < 1000000000)
-    snprintf(buf, len, "%.1f MB", (double)n / 1e6);
-  else
-    snprintf(buf, len, "%.1f GB", (double)n / 1e9);
-  return buf;
-}
-
 /* Copy the stream in into the anonymous file out, by rule. */
 static sm_err_t copy(const char *path, int in, int out, const sm_stream_rule_t *rule)
 {
@@ -146,7 +134,7 @@ static sm_err_t copy(const char *path, int in, int out, const sm_stream_rule_t *
       sm_log_error("%s: a stream (a pipe, FIFO or device) is read into memory, since "
                    "it cannot be read twice, and this one holds more than the %s that "
                    "%s allows; write it to a file and give the file's path",
-                   path, human(room, b, sizeof b), what);
+                   path, sm_human_bytes(room, b, sizeof b), what);
       err = SM_ENOMEM;
       goto done;
     }

@@ -156,10 +156,10 @@ run_ok "/dev/zero as raw, --num-vector 5" c --input /dev/zero --input-format raw
   --num-vector 5 --metric ccc --output "$T/zr"
 [ "$(tail -n +2 "$T/zr.tsv" | wc -l)" -eq 40 ] && pass || fail "/dev/zero as raw: not 10 pairs x 4 entries"
 expect_error "/dev/zero as raw, no --num-vector, over the limit" \
-  "/dev/zero: a stream .* holds more than the 2.1 MB that STARMET_MEMORY_LIMIT allows; write it to a file" \
+  "/dev/zero: a stream .* holds more than the 2 MB that STARMET_MEMORY_LIMIT allows; write it to a file" \
   "$T/err_lim" env STARMET_MEMORY_LIMIT=2M timeout $W "$S" compute --input /dev/zero --input-format raw --num-field 4 --output "$T/err_lim"
 # a pipe over the memory limit: the limit named
-expect_error "a pipe over the memory limit" "/dev/stdin: a stream .* holds more than the 2.1 MB that STARMET_MEMORY_LIMIT allows" \
+expect_error "a pipe over the memory limit" "/dev/stdin: a stream .* holds more than the 2 MB that STARMET_MEMORY_LIMIT allows" \
   "$T/err_lim" sh -c 'head -c 3000000 /dev/zero | tr "\\0" "1" | STARMET_MEMORY_LIMIT=2M timeout '$W' "$1" compute --input /dev/stdin --input-format tsv --output "$2"' \
   sh "$S" "$T/err_lim"
 # an empty stream: no data, said so
