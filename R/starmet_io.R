@@ -6,15 +6,23 @@
 #   d <- starmet_read_results("out/ccc")       # PREFIX.bin/.tsv or PREFIX_<rank>.*
 #   d <- starmet_read_bin("out/ccc.bin")
 #   d <- starmet_read_tsv("out/ccc.tsv")
+#   m <- starmet_read_npy("out/ps")            # PREFIX.npy, named by PREFIX.ids.txt
+#   m <- starmet_read_lsmat("out/ps")          # PREFIX.lsmat: distances; as.dist(m)
+#   m <- starmet_to_matrix(d)                  # the matrix of 2-way records
+#   dd <- starmet_to_dist("out/ps")            # a dist of distances (1 - PS)
 #
-# Every reader returns a data.frame with the TSV header's columns: i, j[, k]
-# (0-based vector indices, or the vector names when a TSV has them, as the
-# run's summary says: "7", "07" and "007" are three names), for
-# CCC the table entry's bits a, b[, c], then value (double; float32 values
-# of --precision single are exact in it). The same readers take the top-k
-# files PREFIX.topk.bin / .topk.tsv (columns vector, rank, neighbour,
-# [a, b], value); starmet_read_maf reads the .maf.tsv and .saf.tsv files
-# of starmet maf.
+# Every record reader returns a data.frame with the TSV header's columns:
+# id_i, id_j[, id_k] (0-based vector indices, or the vector names when a
+# TSV has them, as the run's summary says: "7", "07" and "007" are three
+# names), for CCC the table entry's bits a, b[, c], then value (double;
+# float32 values of --precision single are exact in it). The same readers
+# take the top-k files PREFIX.topk.bin / .topk.tsv (columns vector, rank,
+# neighbour, [a, b], value); starmet_read_maf reads the .maf.tsv and
+# .saf.tsv files of starmet maf. The matrices (npy, lsmat,
+# starmet_to_matrix) have the ids as dimnames; their diagonal is the
+# metric's value of a vector with itself (1 for Czekanowski, 0 for
+# Bray-Curtis and Jaccard, NaN for CCC; 0 in lsmat's distances, which hold
+# 1 - PS for Czekanowski: Bray-Curtis); starmet_to_dist makes a dist.
 #
 # Names in the TSV files (vector names, chromosomes, alleles) are written
 # escaped (docs/outputs.md): tab, newline, carriage return and backslash
@@ -88,9 +96,9 @@ starmet_read_header <- function(path) {
              count = u64(40))
   if (hd$version != 1)
     stop(sprintf("%s: format version %d, this reader knows version 1", path, hd$version))
-  if (!(hd$num_way %in% 2:3) || !(hd$metric %in% 0:1) || !(hd$value_bytes %in% c(4, 8)))
+  if (!(hd$num_way %in% 2:3) || !(hd$metric %in% 0:3) || !(hd$value_bytes %in% c(4, 8)))
     stop(sprintf("%s: malformed header", path))
-  hd$metric <- c("czekanowski", "ccc")[hd$metric + 1]
+  hd$metric <- c("czekanowski", "ccc", "bray-curtis", "jaccard")[hd$metric + 1]
   if (hd$kind == "topk") {
     hd$k <- u32(48)
     hd$mode <- u32(52)
@@ -99,14 +107,15 @@ starmet_read_header <- function(path) {
 }
 
 #' Read a starmet binary result file (--output-format bin) into a
-#' data.frame (i, j[, k], [a, b[, c]], value). chunk: records read at a
-#' time (memory use, not the result).
+#' data.frame (id_i, id_j[, id_k], [a, b[, c]], value). chunk: records read
+#' at a time (memory use, not the result).
 starmet_read_bin <- function(path, chunk = 1048576L) {
   hd <- starmet_read_header(path)
   way <- hd$num_way
   ccc <- hd$metric == "ccc"
   vb <- hd$value_bytes
-  ids <- if (hd$kind == "topk") c("vector", "rank", "neighbour") else c("i", "j", "k")[1:way]
+  ids <- if (hd$kind == "topk") c("vector", "rank", "neighbour")
+         else c("id_i", "id_j", "id_k")[1:way]
   nid <- length(ids)
   rs <- 4L * nid + ccc + vb # packed record size
   n <- hd$count
@@ -159,7 +168,7 @@ starmet_read_tsv <- function(path, keys = NULL) {
   d <- utils::read.delim(path, header = TRUE, sep = "\t", quote = "", comment.char = "",
                          colClasses = cls, na.strings = character(0),
                          check.names = FALSE, stringsAsFactors = FALSE)
-  names(d) <- sub("^id_", "", header)
+  names(d) <- header
   nv <- NA_real_
   if (is.null(keys)) {
     s <- .starmet_file_summary(path)
@@ -168,7 +177,7 @@ starmet_read_tsv <- function(path, keys = NULL) {
   }
   if (!is.na(keys) && !(keys %in% c("names", "index")))
     stop(sprintf("keys = '%s': use \"names\", \"index\" or NULL", keys))
-  cols <- intersect(names(d), c("i", "j", "k", "vector", "neighbour"))
+  cols <- intersect(names(d), c("id_i", "id_j", "id_k", "vector", "neighbour"))
   ids <- unlist(d[cols], use.names = FALSE)
   canon <- grepl("^(0|[1-9][0-9]*)$", ids, useBytes = TRUE)
   index <- if (is.na(keys)) all(canon) && (is.na(nv) || all(as.double(ids) < nv))
@@ -337,10 +346,173 @@ starmet_read_results <- function(prefix, format = NULL, keys = NULL) {
   parts <- if (f$format == "bin") lapply(f$paths, starmet_read_bin)
            else lapply(f$paths, starmet_read_tsv, keys = keys)
   if (length(parts) == 1) return(parts[[1]])
-  ids <- intersect(names(parts[[1]]), c("i", "j", "k"))
+  ids <- intersect(names(parts[[1]]), c("id_i", "id_j", "id_k"))
   if (length(unique(lapply(parts, function(p) sapply(p[ids], class)))) > 1)
     parts <- lapply(parts, function(p) { p[ids] <- lapply(p[ids], as.character); p })
   d <- do.call(rbind, parts)
   rownames(d) <- NULL
   d
+}
+
+#' The ids of the npy matrix of the run PREFIX (PREFIX.ids.txt, or a path
+#' ending in .ids.txt or .npy): one per row, names unescaped
+#' (starmet_unescape) or the 0-based indices as text; NULL when there is
+#' none (runs before starmet wrote it).
+starmet_read_ids <- function(prefix) {
+  path <- if (grepl("\\.ids\\.txt$", prefix)) prefix else paste0(sub("\\.npy$", "", prefix), ".ids.txt")
+  if (!file.exists(path)) return(NULL)
+  starmet_unescape(readLines(path, warn = FALSE))
+}
+
+#' The matrix of --output-format npy (PREFIX.npy, or a path ending in
+#' .npy): n x n (CCC n x n x 4, the last index the table entry a*2+b + 1),
+#' float32 values read as double; NaN where no value was kept, the
+#' diagonal the metric's self-value (1; CCC NaN); dimnames the ids of
+#' PREFIX.ids.txt when it is there.
+starmet_read_npy <- function(prefix) {
+  path <- if (grepl("\\.npy$", prefix)) prefix else paste0(prefix, ".npy")
+  con <- file(path, "rb")
+  on.exit(close(con))
+  magic <- readBin(con, "raw", 8L)
+  if (length(magic) < 8L || !identical(magic[1:6], c(as.raw(0x93), charToRaw("NUMPY"))))
+    stop(sprintf("%s: not a NumPy file", path))
+  hb <- as.integer(readBin(con, "raw", if (magic[7] == as.raw(1)) 2L else 4L))
+  header <- rawToChar(readBin(con, "raw", sum(hb * 256^(seq_along(hb) - 1L))))
+  descr <- sub(".*'descr': *'([^']*)'.*", "\\1", header)
+  if (!(descr %in% c("<f8", "<f4")) || grepl("'fortran_order': *True", header))
+    stop(sprintf("%s: %s, not the little-endian C-order float matrix starmet writes",
+                 path, header))
+  shape <- strsplit(sub(".*'shape': *\\(([^)]*)\\).*", "\\1", header), ", *")[[1]]
+  shape <- as.integer(shape[nzchar(shape)])
+  n <- prod(shape)
+  v <- readBin(con, "double", n = n, size = if (descr == "<f8") 8L else 4L,
+               endian = "little")
+  if (length(v) != n)
+    stop(sprintf("%s: %d values, its header announces %.0f: the file is truncated",
+                 path, length(v), n))
+  m <- aperm(array(v, dim = rev(shape)), rev(seq_along(shape)))
+  ids <- starmet_read_ids(path)
+  if (!is.null(ids)) {
+    if (length(ids) != shape[1])
+      stop(sprintf("%s: %d ids for %d rows", sub("\\.npy$", ".ids.txt", path),
+                   length(ids), shape[1]))
+    dimnames(m) <- c(list(ids, ids), if (length(shape) == 3) list(c("00", "01", "10", "11")))
+  }
+  m
+}
+
+#' The distance matrix of --output-format lsmat (PREFIX.lsmat, or a path
+#' ending in .lsmat), a numeric matrix with the ids (unescaped) as
+#' dimnames; stats::as.dist(m) makes it a dist object.
+starmet_read_lsmat <- function(prefix) {
+  path <- if (grepl("\\.lsmat$", prefix)) prefix else paste0(prefix, ".lsmat")
+  lines <- readLines(path, warn = FALSE)
+  head <- strsplit(lines[1], "\t", fixed = TRUE, useBytes = TRUE)[[1]]
+  n <- length(head) - 1L
+  if (n < 1L || nzchar(head[1]) || length(lines) != n + 1L)
+    stop(sprintf("%s: not an lsmat file of starmet (a header of an empty cell and the ids, then one row per id)",
+                 path))
+  rows <- strsplit(lines[-1], "\t", fixed = TRUE, useBytes = TRUE)
+  if (any(lengths(rows) != n + 1L) ||
+      !identical(vapply(rows, `[`, "", 1L), head[-1]))
+    stop(sprintf("%s: a row is not its id and %d values: the file is truncated or not starmet's",
+                 path, n))
+  m <- matrix(as.numeric(unlist(lapply(rows, `[`, -1L))), n, n, byrow = TRUE)
+  ids <- starmet_unescape(head[-1])
+  dimnames(m) <- list(ids, ids)
+  m
+}
+
+#' The metric's value of a vector with itself, the diagonal of starmet's
+#' matrices: 1 for a similarity (czekanowski), 0 for a dissimilarity
+#' (bray-curtis, jaccard), NaN where it is no constant (ccc).
+starmet_self_value <- function(metric) {
+  switch(metric, czekanowski = 1, "bray-curtis" = 0, jaccard = 0, ccc = NaN,
+         stop(sprintf("metric '%s': this reader knows czekanowski, bray-curtis, jaccard and ccc",
+                      metric)))
+}
+
+#' The distances of a metric's values, as starmet's lsmat holds them: a
+#' dissimilarity's values as they are, 1 - value for a similarity
+#' (czekanowski: 1 - PS, the Bray-Curtis dissimilarity); an error for ccc.
+starmet_distance <- function(metric, v) {
+  s <- starmet_self_value(metric)
+  if (is.nan(s)) stop(sprintf("%s values are not distances (a vector's value with itself is no constant)", metric))
+  if (s == 0) v else 1 - v
+}
+
+#' A stats::dist of a 2-way run's values: src is a run's prefix (its
+#' lsmat as it is, else its npy with PREFIX.ids.txt, else its records) or
+#' a square matrix. metric: what the values are (default: the run's
+#' summary, else "czekanowski"); ids: the order of named records, or the
+#' labels of a matrix. Every pair needs a value (no --threshold).
+starmet_to_dist <- function(src, metric = NULL, ids = NULL) {
+  if (is.character(src)) {
+    prefix <- sub("\\.(lsmat|npy|tsv|bin)$", "", src)
+    jp <- paste0(prefix, ".json")
+    js <- if (file.exists(jp)) paste(readLines(jp, warn = FALSE), collapse = "\n") else ""
+    if (is.null(metric) && !is.na(.starmet_json_str(js, "metric")))
+      metric <- .starmet_json_str(js, "metric")
+    out <- .starmet_json_str(js, "output")
+    if (is.na(out)) out <- ""
+    has <- function(ext) file.exists(paste0(prefix, ".", ext)) &&
+      (grepl(paste0("\\.", ext, "$"), src) || grepl(paste0("\\.", ext, "$"), out) || !nzchar(out))
+    if (has("lsmat")) {
+      m <- starmet_read_lsmat(prefix)
+      return(stats::as.dist(m))
+    }
+    src <- if (has("npy")) starmet_read_npy(prefix) else
+      starmet_to_matrix(starmet_read_results(prefix), ids = ids,
+                        metric = if (is.null(metric)) NULL else metric)
+  }
+  if (is.data.frame(src)) src <- starmet_to_matrix(src, ids = ids, metric = metric)
+  if (is.null(metric)) metric <- "czekanowski"
+  if (length(dim(src)) != 2L || nrow(src) != ncol(src))
+    stop("starmet_to_dist: not a square matrix (ccc values are no distances)")
+  d <- starmet_distance(metric, src)
+  diag(d) <- 0
+  if (anyNA(d))
+    stop(sprintf("starmet_to_dist: %d of the %d pairs have no value (a --threshold run keeps some): a distance matrix needs every pair",
+                 sum(is.na(d)) %/% 2L, nrow(d) * (nrow(d) - 1L) %/% 2L))
+  if (!is.null(ids) && is.null(rownames(d))) dimnames(d) <- list(ids, ids)
+  stats::as.dist(d)
+}
+
+#' The matrix of 2-way records (a data.frame of starmet_read_results), as
+#' --output-format npy writes it: n x n (CCC n x n x 4, entry a*2+b + 1),
+#' both (i, j) and (j, i), NaN where no record is, the diagonal the
+#' metric's self-value (metric: "czekanowski", 1, or "ccc", NaN; by
+#' default "ccc" when the records have a and b). With names the rows
+#' follow ids (default: the names sorted) and the dimnames are the ids;
+#' with indices there are n rows (default: the largest index + 1).
+starmet_to_matrix <- function(d, n = NULL, ids = NULL, metric = NULL) {
+  if ("id_k" %in% names(d)) stop("starmet_to_matrix: 3-way records")
+  ccc <- all(c("a", "b") %in% names(d))
+  if (is.null(metric)) metric <- if (ccc) "ccc" else "czekanowski"
+  self <- starmet_self_value(metric)
+  if (is.character(d$id_i)) {
+    if (is.null(ids)) ids <- sort(unique(c(d$id_i, d$id_j)))
+    i <- match(d$id_i, ids)
+    j <- match(d$id_j, ids)
+    if (anyNA(i) || anyNA(j)) stop("starmet_to_matrix: the records name ids that ids lacks")
+    n <- length(ids)
+  } else {
+    i <- d$id_i + 1
+    j <- d$id_j + 1
+    if (is.null(n)) n <- if (!is.null(ids)) length(ids) else max(c(i, j, 0))
+  }
+  dn <- if (!is.null(ids)) list(ids, ids) else NULL
+  if (ccc) {
+    e <- d$a * 2L + d$b + 1L
+    m <- array(NaN, c(n, n, 4L), dimnames = if (!is.null(dn)) c(dn, list(c("00", "01", "10", "11"))))
+    for (k in 1:4) m[cbind(seq_len(n), seq_len(n), k)] <- self
+    m[cbind(i, j, e)] <- d$value
+    m[cbind(j, i, d$b * 2L + d$a + 1L)] <- d$value
+  } else {
+    m <- matrix(NaN, n, n, dimnames = dn)
+    diag(m) <- self
+    m[cbind(i, j)] <- d$value
+    m[cbind(j, i)] <- d$value
+  }
+  m
 }

@@ -24,7 +24,10 @@ static int fin2_flags(const sm_fin2_args_t *a)
 {
   return (a->diag ? SM_FIN_DIAG : 0) | (a->swap ? SM_FIN_SWAP : 0) |
          (a->emit ? SM_FIN_EMIT : 0) | (a->keep_all ? SM_FIN_KEEPALL : 0) |
-         (a->thr_f32 ? SM_FIN_THRF32 : 0) | (a->sparse ? SM_FIN_SPARSE : 0);
+         (a->thr_f32 ? SM_FIN_THRF32 : 0) | (a->sparse ? SM_FIN_SPARSE : 0) |
+         (a->form == SM_FORM_BC ? SM_FIN_BC : 0) |
+         (a->form == SM_FORM_JACCARD ? SM_FIN_JACCARD : 0) |
+         (a->zero_nan ? SM_FIN_ZNAN : 0);
 }
 
 static void fin2_header(const void *a, uint64_t count, const uint64_t sums[4],

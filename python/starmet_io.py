@@ -11,7 +11,8 @@ file                              written by                  read with
 ================================  ==========================  ================
 PREFIX.bin, PREFIX_<rank>.bin     ``--output-format bin``     read_bin
 PREFIX.tsv, PREFIX_<rank>.tsv     ``--output-format tsv``     read_tsv
-PREFIX.npy                        ``--output-format npy``     read_npy
+PREFIX.npy, PREFIX.ids.txt        ``--output-format npy``     read_npy, read_ids
+PREFIX.lsmat                      ``--output-format lsmat``   read_lsmat
 PREFIX.json                       every run (rank 0)          read_summary
 PREFIX.topk.tsv, PREFIX.topk.bin  top-k neighbours            read_topk
 PREFIX.hist.tsv                   value histograms            read_hist
@@ -41,8 +42,8 @@ Results come as NumPy structured arrays, one element per value:
     float64, or float32 for ``--precision single``.
 
 With ``as_frame=True`` the result is a pandas DataFrame with the columns of
-the TSV header: ``i, j[, k]``, for CCC ``a, b[, c]`` instead of ``entry``,
-then ``value``.
+the TSV header: ``id_i, id_j[, id_k]``, for CCC ``a, b[, c]`` instead of
+``entry``, then ``value``.
 
 Names in the TSV files (results, top-k, maf) are written escaped
 (docs/outputs.md): tab, newline, carriage return and backslash as ``\\t``
@@ -55,8 +56,17 @@ are not UTF-8 come back as surrogates (Python's "surrogateescape":
 The npy matrix (2-way, one rank) is what ``numpy.load`` returns: n x n
 (x 4 for CCC, the last axis the entry a*2+b, with ``m[i, j, a*2+b] ==
 m[j, i, b*2+a]``), NaN where no value was kept (``--threshold``, phases
-not computed) and on the diagonal. ``to_matrix`` builds the same matrix
-from 2-way records.
+not computed), the diagonal the metric's value of a vector with itself
+(``self_value``: 1 for Czekanowski, NaN for CCC). PREFIX.ids.txt beside it
+names the rows (``read_ids``; ``read_npy(PREFIX, with_ids=True)``).
+``to_matrix`` builds the same matrix from 2-way records, with the ids when
+the records hold names.
+
+Distances: ``to_distance_matrix(PREFIX)`` gives a scikit-bio
+``DistanceMatrix`` from a run's lsmat, npy (with its ids) or records. A
+similarity (Czekanowski's PS) becomes the dissimilarity 1 - value (1 - PS
+is the Bray-Curtis dissimilarity), the diagonal 0, as in the lsmat files
+starmet writes (``distance``); CCC values are no distances.
 
 Run as a program, ``python3 starmet_io.py PREFIX`` prints what a run
 (compute or maf) wrote.
@@ -76,14 +86,20 @@ __all__ = [
     "read_npy", "read_summary", "read_topk", "read_topk_tsv",
     "read_topk_bin", "read_hist", "read_maf", "read_saf_bin", "read_sfs",
     "maf_files", "entry_bits", "to_matrix", "to_frame", "unescape_name",
-    "summary_keys",
+    "summary_keys", "read_ids", "read_lsmat", "to_distance_matrix",
+    "self_value", "distance",
 ]
 
 HEADER_BYTES = 64
 RESULT_MAGIC = b"STARMET\0"
 TOPK_MAGIC = b"STARTOPK"
-METRICS = ("czekanowski", "ccc")
+METRICS = ("czekanowski", "ccc", "bray-curtis", "jaccard")  # header codes 0..3
 TOPK_MODES = ("per entry", "max entry")
+# A vector's value with itself, the matrices' diagonal (starmet's
+# sm_matrix_self_value): 1 for a similarity, 0 for a dissimilarity, NaN
+# where it is no constant (CCC's table depends on the vector).
+SELF_VALUES = {"czekanowski": 1.0, "bray-curtis": 0.0, "jaccard": 0.0,
+               "ccc": float("nan")}
 
 
 # ---------------------------------------------------------------- helpers
@@ -101,6 +117,32 @@ def _value_dtype(value_bytes):
 
 def _id_fields(way):
     return ("i", "j", "k")[:way]
+
+
+def self_value(metric):
+    """The metric's value of a vector with itself (what the diagonal of
+    starmet's matrices holds): 1.0 for Czekanowski (a similarity), 0.0 for
+    a dissimilarity (Bray-Curtis, Jaccard), NaN for CCC (no constant)."""
+    try:
+        return SELF_VALUES[metric]
+    except KeyError:
+        raise ValueError("metric %r: this reader knows %s"
+                         % (metric, ", ".join(SELF_VALUES))) from None
+
+
+def distance(metric, values):
+    """The distances of a metric's values, as starmet's lsmat holds them:
+    the values of a dissimilarity (self-value 0); 1 - value for a
+    similarity (self-value 1: Czekanowski's 1 - PS is the Bray-Curtis
+    dissimilarity). ValueError for a metric without distances (CCC)."""
+    s = self_value(metric)
+    v = np.asarray(values, dtype=np.float64)
+    if s == 0:
+        return v.copy()
+    if s == 1:
+        return 1.0 - v
+    raise ValueError("%s values are not distances (a vector's value with "
+                     "itself is no constant)" % metric)
 
 
 def entry_bits(entry, way=2):
@@ -124,10 +166,11 @@ def _pandas():
 
 
 def to_frame(arr, way=None):
-    """A structured array of this module as a pandas DataFrame.
-
-    The ``entry`` field (CCC) becomes columns a, b[, c]. way: the number of
-    indices of a result record (default: guessed from the fields).
+    """A structured array of this module as a pandas DataFrame, with the
+    columns of the file's header: a result record's ids i, j[, k] become
+    id_i, id_j[, id_k], and the ``entry`` field (CCC) columns a, b[, c].
+    way: the number of indices of a result record (default: guessed from
+    the fields).
     """
     pd = _pandas()
     names = arr.dtype.names
@@ -138,6 +181,8 @@ def to_frame(arr, way=None):
         if name == "entry":
             for letter, bits in zip("abc", entry_bits(arr["entry"], way)):
                 cols[letter] = bits
+        elif name in ("i", "j", "k"):
+            cols["id_" + name] = np.asarray(arr[name])
         else:
             cols[name] = np.asarray(arr[name])
     return pd.DataFrame(cols)
@@ -179,7 +224,7 @@ def read_header(path):
     if hd["version"] != 1:
         raise ValueError("%s: format version %d, this reader knows version 1"
                          % (path, hd["version"]))
-    if (hd["num_way"] not in (2, 3) or hd["metric"] not in (0, 1)
+    if (hd["num_way"] not in (2, 3) or hd["metric"] >= len(METRICS)
             or hd["value_bytes"] not in (4, 8)):
         raise ValueError("%s: malformed header (num_way %d, metric %d, value "
                          "bytes %d)" % (path, hd["num_way"], hd["metric"],
@@ -528,18 +573,28 @@ def _concat(parts):
     return np.concatenate(parts)
 
 
+def _strip_ext(prefix, exts):
+    for ext in exts:
+        if prefix.endswith("." + ext):
+            return prefix[:-len(ext) - 1]
+    return prefix
+
+
 def read_results(prefix, fmt=None, as_frame=False, keys=None):
     """Every result record of the run PREFIX, one rank or several.
 
-    prefix: the run's --output (or the path of one .bin/.tsv/.npy file).
-    fmt: "bin" or "tsv" (default: see result_files); "npy" returns the
-    matrix of read_npy. The ranks' records are concatenated in rank order
-    (within a file they come in block order, not sorted). Values are
-    float32 when the summary says --precision single. keys: what the ids
-    of TSV files are (see read_tsv).
+    prefix: the run's --output (or the path of one .bin/.tsv/.npy/.lsmat
+    file). fmt: "bin" or "tsv" (default: see result_files); "npy" returns
+    the matrix of read_npy, "lsmat" the (matrix, ids) of read_lsmat (with
+    as_frame=True both give a labelled DataFrame). The ranks' records are
+    concatenated in rank order (within a file they come in block order,
+    not sorted). Values are float32 when the summary says --precision
+    single. keys: what the ids of TSV files are (see read_tsv).
     """
     if prefix.endswith(".npy") or fmt == "npy":
-        return read_npy(prefix)
+        return read_npy(prefix, as_frame=as_frame)
+    if prefix.endswith(".lsmat") or fmt == "lsmat":
+        return read_lsmat(prefix, as_frame=as_frame)
     paths = None
     for ext in ("bin", "tsv"):
         if prefix.endswith("." + ext) and os.path.exists(prefix):
@@ -547,8 +602,11 @@ def read_results(prefix, fmt=None, as_frame=False, keys=None):
             prefix = prefix[:-4]
     summ = _summary_or_none(prefix) or {}
     if paths is None:
-        if fmt is None and str(summ.get("output", "")).endswith(".npy"):
-            return read_npy(prefix)
+        out = str(summ.get("output", ""))
+        if fmt is None and out.endswith(".npy"):
+            return read_npy(prefix, as_frame=as_frame)
+        if fmt is None and out.endswith(".lsmat"):
+            return read_lsmat(prefix, as_frame=as_frame)
         fmt, paths = result_files(prefix, fmt)
     single = summ.get("problem", {}).get("variant") == "single"
     if fmt == "bin":
@@ -562,34 +620,221 @@ def read_results(prefix, fmt=None, as_frame=False, keys=None):
     return _finish(_concat(parts), as_frame, way)
 
 
-def read_npy(prefix, mmap=True):
+def read_ids(prefix):
+    """The ids of the npy matrix of the run PREFIX (PREFIX.ids.txt, or a
+    path ending in .ids.txt or .npy): one per row, as a list of str,
+    names unescaped (see unescape_name) or the 0-based indices as text.
+    FileNotFoundError when there is none (runs before starmet wrote it)."""
+    if not prefix.endswith(".ids.txt"):
+        prefix = _strip_ext(prefix, ("npy",)) + ".ids.txt"
+    with open(prefix, "r", encoding="utf-8", errors="surrogateescape",
+              newline="") as f:
+        text = f.read()
+    if text and not text.endswith("\n"):
+        raise ValueError("%s: the last line has no end: the file is truncated"
+                         % prefix)
+    return [unescape_name(s) for s in text.split("\n")[:-1]]
+
+
+def _labelled(m, ids, as_frame, with_ids):
+    """m as asked: a DataFrame (index and columns the ids), (m, ids), or m."""
+    if as_frame:
+        if m.ndim != 2:
+            raise ValueError("as_frame: the CCC matrix has 4 table entries per "
+                             "pair, not one value (use m[:, :, a*2+b])")
+        pd = _pandas()
+        return pd.DataFrame(np.asarray(m), index=ids, columns=ids)
+    return (m, ids) if with_ids else m
+
+
+def read_npy(prefix, mmap=True, with_ids=False, as_frame=False):
     """The matrix of ``--output-format npy`` (PREFIX.npy, or a path ending
-    in .npy): numpy.load, memory-mapped read-only unless mmap=False."""
+    in .npy): numpy.load, memory-mapped read-only unless mmap=False. Its
+    diagonal is the metric's self-value (self_value).
+
+    with_ids=True returns (matrix, ids), ids from PREFIX.ids.txt
+    (read_ids; None when there is none); as_frame=True a pandas DataFrame
+    whose index and columns are the ids (Czekanowski)."""
     path = prefix if prefix.endswith(".npy") else prefix + ".npy"
-    return np.load(path, mmap_mode="r" if mmap else None)
+    m = np.load(path, mmap_mode="r" if mmap else None)
+    if not with_ids and not as_frame:
+        return m
+    try:
+        ids = read_ids(path)
+    except FileNotFoundError:
+        ids = None
+    if ids is not None and len(ids) != m.shape[0]:
+        raise ValueError("%s: %d ids for a matrix of %d rows"
+                         % (path[:-4] + ".ids.txt", len(ids), m.shape[0]))
+    return _labelled(m, ids, as_frame, True)
 
 
-def to_matrix(records, n):
+def read_lsmat(prefix, as_frame=False):
+    """The distance matrix of ``--output-format lsmat`` (PREFIX.lsmat, or
+    a path ending in .lsmat): (matrix, ids), float64 n x n and the ids
+    (names unescaped, or indices as text), or with as_frame=True a
+    DataFrame labelled by them. scikit-bio reads the file itself:
+    ``skbio.DistanceMatrix.read(path)`` (its ids are the names as the file
+    writes them, escaped; to_distance_matrix unescapes them)."""
+    path = prefix if prefix.endswith(".lsmat") else prefix + ".lsmat"
+    with open(path, "r", encoding="utf-8", errors="surrogateescape",
+              newline="") as f:
+        head = f.readline().rstrip("\n").split("\t")
+        if len(head) < 2 or head[0] != "":
+            raise ValueError("%s: not an lsmat file (its first line is an "
+                             "empty cell, then the ids)" % path)
+        raw = head[1:]
+        n = len(raw)
+        m = np.empty((n, n))
+        for r in range(n):
+            row = f.readline().rstrip("\n").split("\t")
+            if len(row) != n + 1 or row[0] != raw[r]:
+                raise ValueError("%s: line %d is not the row of %r with %d "
+                                 "values: the file is truncated or not "
+                                 "starmet's" % (path, r + 2, raw[r], n))
+            m[r] = np.array(row[1:], dtype=np.float64)
+        if f.readline():
+            raise ValueError("%s: lines after the %d rows" % (path, n))
+    return _labelled(m, [unescape_name(s) for s in raw], as_frame, True)
+
+
+def to_matrix(records, n=None, ids=None, with_ids=None, as_frame=False,
+              metric=None):
     """The n x n (CCC: n x n x 4) matrix of 2-way records, as
     ``--output-format npy`` writes it: both (i, j) and (j, i), NaN where no
-    record is. records: a structured array of read_bin / read_tsv /
-    read_results with integer ids."""
+    record is, the diagonal the metric's self-value (self_value; metric:
+    "czekanowski" or "ccc", by default "ccc" for records with an entry).
+
+    records: a structured array of read_bin / read_tsv / read_results.
+    With integer ids the matrix has n rows (default: the largest id + 1).
+    With names (TSV of a named input) the rows follow ids (a list of
+    names, such as read_ids gives; default: the names sorted).
+    Returns the matrix; with_ids=True (the default for named records)
+    (matrix, ids); as_frame=True a pandas DataFrame labelled by the ids
+    (Czekanowski).
+    """
     names = records.dtype.names
     if "k" in names:
         raise ValueError("to_matrix: 3-way records")
-    i = np.asarray(records["i"], dtype=np.int64)
-    j = np.asarray(records["j"], dtype=np.int64)
+    if metric is None:
+        metric = "ccc" if "entry" in names else "czekanowski"
+    a, b = np.asarray(records["i"]), np.asarray(records["j"])
+    named = a.dtype == object
+    if with_ids is None:
+        with_ids = named
+    if named:
+        if ids is None:
+            ids = sorted(set(a.tolist()) | set(b.tolist()))
+        pos = {name: k for k, name in enumerate(ids)}
+        if len(pos) != len(ids):
+            raise ValueError("to_matrix: ids repeat")
+        try:
+            i = np.fromiter((pos[x] for x in a), dtype=np.int64, count=len(a))
+            j = np.fromiter((pos[x] for x in b), dtype=np.int64, count=len(b))
+        except KeyError as exc:
+            raise ValueError("to_matrix: the records name %r, which ids does "
+                             "not hold" % (exc.args[0],)) from None
+        if n is not None and n != len(ids):
+            raise ValueError("to_matrix: n = %d, but %d ids" % (n, len(ids)))
+        n = len(ids)
+    else:
+        i, j = a.astype(np.int64), b.astype(np.int64)
+        if n is None:
+            n = len(ids) if ids is not None else int(max(i.max(initial=-1),
+                                                         j.max(initial=-1))) + 1
+        if ids is None:
+            ids = [str(k) for k in range(n)]
+        elif len(ids) != n:
+            raise ValueError("to_matrix: n = %d, but %d ids" % (n, len(ids)))
     v = np.asarray(records["value"])
+    d = np.arange(n)
     if "entry" in names:
         e = np.asarray(records["entry"], dtype=np.int64)
         m = np.full((n, n, 4), np.nan, dtype=v.dtype)
+        m[d, d, :] = self_value(metric)
         m[i, j, e] = v
         m[j, i, ((e & 1) << 1) | (e >> 1)] = v
     else:
         m = np.full((n, n), np.nan, dtype=v.dtype)
+        m[d, d] = self_value(metric)
         m[i, j] = v
         m[j, i] = v
-    return m
+    return _labelled(m, list(ids), as_frame, with_ids)
+
+
+def _skbio():
+    try:
+        import skbio
+    except ImportError as exc:  # optional dependency
+        raise ImportError("to_distance_matrix needs scikit-bio (Debian: apt-get "
+                          "install python3-skbio; or pip install "
+                          "scikit-bio)") from exc
+    return skbio
+
+
+def _run_metric(prefix):
+    summ = _summary_or_none(prefix) or {}
+    return (summ.get("problem") or {}).get("metric"), summ
+
+
+def to_distance_matrix(source, metric=None, ids=None, keys=None):
+    """A scikit-bio DistanceMatrix of a 2-way run's values.
+
+    source: a run's prefix (or the path of its .lsmat, .npy, .tsv or .bin
+    file), whose lsmat is read as it is, else its npy matrix with
+    PREFIX.ids.txt, else its records (read_results); or records (a
+    structured array); or a square matrix (with ids). metric: what the
+    values are (default: the run's summary, else "czekanowski"); a
+    similarity becomes 1 - value (Czekanowski: 1 - PS, the Bray-Curtis
+    dissimilarity; see distance), the diagonal 0. ids: the ids of a matrix
+    or the order of named records (see to_matrix); indices become "0",
+    "1", ... Every pair must have a value (no --threshold): ValueError
+    otherwise, and for CCC, whose values are no distances. ImportError
+    without scikit-bio.
+    """
+    skbio = _skbio()
+    m = None
+    if isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        prefix = _strip_ext(path, ("lsmat", "npy", "tsv", "bin"))
+        run_metric, summ = _run_metric(prefix)
+        metric = metric or run_metric
+        out = str(summ.get("output", ""))
+        lsmat = path.endswith(".lsmat") or (
+            not path.endswith((".npy", ".tsv", ".bin")) and
+            os.path.exists(prefix + ".lsmat") and
+            (out.endswith(".lsmat") or not out))
+        if lsmat:
+            d, names = read_lsmat(prefix)
+            return skbio.DistanceMatrix(d, names)
+        if path.endswith(".npy") or (not path.endswith((".tsv", ".bin")) and
+                                     os.path.exists(prefix + ".npy") and
+                                     (out.endswith(".npy") or not out)):
+            m, got = read_npy(prefix, mmap=False, with_ids=True)
+            ids = ids or got
+        else:
+            source = read_results(path if path.endswith((".tsv", ".bin"))
+                                  else prefix, keys=keys)
+    if m is None and getattr(source, "dtype", None) is not None and \
+            source.dtype.names:
+        m, ids = to_matrix(source, ids=ids, with_ids=True, metric=metric)
+    elif m is None:
+        m = np.asarray(source)
+    metric = metric or "czekanowski"
+    if m.ndim != 2 or m.shape[0] != m.shape[1]:
+        raise ValueError("to_distance_matrix: a %s array, not a square matrix "
+                         "(CCC values are no distances)" % (m.shape,))
+    d = distance(metric, m)
+    n = d.shape[0]
+    d[np.arange(n), np.arange(n)] = 0.0
+    missing = int(np.isnan(d).sum())
+    if missing:
+        raise ValueError("to_distance_matrix: %d of the %d pairs have no value "
+                         "(a --threshold run keeps some): a distance matrix "
+                         "needs every pair" % (missing // 2, n * (n - 1) // 2))
+    if ids is None:
+        ids = [str(k) for k in range(n)]
+    return skbio.DistanceMatrix(d, [str(x) for x in ids])
 
 
 # ---------------------------------------------------------------- top-k
@@ -859,6 +1104,7 @@ def _describe_maf(prefix, summ, out):
 def _describe(prefix, out):
     summ = _summary_or_none(prefix)
     if _is_maf(summ) or (summ is None and not os.path.exists(prefix + ".npy")
+                         and not os.path.exists(prefix + ".lsmat")
                          and _maf_only(prefix)):
         return _describe_maf(prefix, summ, out)
     if summ is not None:
@@ -874,8 +1120,19 @@ def _describe(prefix, out):
     if os.path.exists(prefix + ".npy"):
         m = read_npy(prefix)
         kept = int(np.count_nonzero(~np.isnan(m)))
-        out.write("npy        %s.npy: %s %s, %d values (each pair twice)\n"
+        out.write("npy        %s.npy: %s %s, %d values (each pair twice, and "
+                  "the diagonal)\n"
                   % (prefix, " x ".join(map(str, m.shape)), m.dtype, kept))
+        if os.path.exists(prefix + ".ids.txt"):
+            ids = read_ids(prefix)
+            out.write("ids        %s.ids.txt: %d, first %r\n"
+                      % (prefix, len(ids), ids[0] if ids else None))
+        found = True
+    if os.path.exists(prefix + ".lsmat"):
+        d, ids = read_lsmat(prefix)
+        out.write("lsmat      %s.lsmat: %d x %d distances, first id %r, max %.17g\n"
+                  % (prefix, len(ids), len(ids), ids[0] if ids else None,
+                     d.max() if len(ids) else float("nan")))
         found = True
     try:
         fmt, paths = result_files(prefix)

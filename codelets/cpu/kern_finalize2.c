@@ -72,11 +72,24 @@ static void ccc_chunk(const sm_fin2_args_t *a, const uint32_t *restrict mom,
     }
 }
 
-/* Czekanowski values of row i, columns j0 .. j0 + nc - 1. */
+/* Czekanowski values of row i, columns j0 .. j0 + nc - 1 (the loop of
+ * each form of its own, so that the first stays as it was). */
 SM_FIN_CLONES
 static void czek_chunk(const sm_fin2_args_t *a, const void *num, const void *si,
                        const void *sj, uint32_t nc, double *v)
 {
+  const int form = a->form, zn = a->zero_nan;
+  if (form != SM_FORM_PS || zn) {
+    if (a->single)
+      for (uint32_t c = 0; c < nc; c++)
+        v[c] = sm_f_minsum2(form, zn, ((const float *)num)[c], *(const float *)si,
+                            ((const float *)sj)[c]);
+    else
+      for (uint32_t c = 0; c < nc; c++)
+        v[c] = sm_f_minsum2(form, zn, ((const double *)num)[c], *(const double *)si,
+                            ((const double *)sj)[c]);
+    return;
+  }
   if (a->single)
     for (uint32_t c = 0; c < nc; c++)
       v[c] =
@@ -165,6 +178,8 @@ static int fin2_chunk(const fin2_blk_t *b, uint32_t i, uint32_t j0, uint32_t nc,
   const uint32_t gi = a->i0 + i, gj0 = a->j0 + j0;
   *ch = (sm_fin2_chunk_t){.swap = a->swap,
                           .pneg = a->ccc_param < 0,
+                          .form = a->form,
+                          .zero_nan = a->zero_nan,
                           .nc = nc,
                           .mult = a->ccc_mult,
                           .param = a->ccc_param,
@@ -339,6 +354,12 @@ static void fin2_topk(fin2_blk_t *b, uint32_t i, uint32_t j0, uint32_t nc,
   const int lists = (int)tk->lists, by_max = !b->ccc || tk->by_max;
   const double *cthr[4];
   int lr[4], lc[4];
+  double neg[SM_FIN_CHUNK];
+  if (!b->ccc && a->form != SM_FORM_PS) { /* the nearest: the largest -value */
+    for (uint32_t c = 0; c < (nc + 7) / 8 * 8; c++)
+      neg[c] = -v[c];
+    v = neg;
+  }
   for (int e = 0; e < 4; e++) {
     lr[e] = by_max ? 0 : e, lc[e] = by_max ? 0 : (int)swap_entry((uint32_t)e);
     cthr[e] = b->cthr[0] ? b->cthr[e < lists ? e : 0] + j0 : NULL;
@@ -427,7 +448,7 @@ static void fin2_setup(fin2_blk_t *b)
     b->isa = NULL;
   b->keep_all = a->keep_all || (!(b->ccc && a->thr_ent.n) && !(a->threshold >= 0));
   b->thr = (sm_fin_thr_t){a->threshold, b->ccc && a->thr_ent.n ? a->thr_ent.t : NULL,
-                          a->thr_f32};
+                          a->thr_f32, !b->ccc && a->form != SM_FORM_PS};
   sm_fin_hc_init(&b->hc, &a->hist, isa);
   if (!b->cand)
     return;

@@ -497,7 +497,7 @@ uint64_t sm_kern_finalize3(const sm_fin3_args_t *a, const void *num3, const void
     b.isa = NULL;
   b.keep_all = a->keep_all || (!(b.ccc && a->thr_ent.n) && !(a->threshold >= 0));
   b.thr = (sm_fin_thr_t){a->threshold, b.ccc && a->thr_ent.n ? a->thr_ent.t : NULL,
-                         a->thr_f32};
+                         a->thr_f32, 0};
   sm_fin_hc_init(&b.hc, &a->hist, isa);
   fin3_rows(&b, out);
   if (a->hist.bins)

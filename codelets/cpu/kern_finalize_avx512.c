@@ -272,7 +272,8 @@ SM_TARGET static inline uint64_t vi_sum(vi a)
  * is trunc(x + copysign(0.5 - 2^-54, x)): below 2^52 the addition rounds
  * up exactly the values whose fraction is at least one half, above it x
  * is an integer and the addition gives x. vcvttpd2qq truncates, and gives
- * sm_cksum_q's INT64_MIN for NaN and out-of-range values. The sums are
+ * INT64_MIN for NaN and out-of-range values (a `big` chunk: sm_cksum_q's
+ * own terms, INT64_MIN + 1 for NaN). The sums are
  * int64 lanes: |q| <= 2^55 (checked on the smallest and largest q: NaN
  * and infinities are INT64_MIN), at most 4 values a result and 32 results
  * a lane (SM_FIN_CHUNK / VL) or 8 and 16 (SM_FIN_RUN3 / VL): below 2^63.

@@ -19,7 +19,7 @@ uint32_t sm_fin_keep_port(const sm_fin_thr_t *t, const double *const *ve, uint32
       memset(g, 0, 8);
     for (uint32_t e = 0; e < (uint32_t)ne; e++) {
       const double x = ve[e][c], y = t->f32 ? (double)(float)x : x;
-      int keep = y > t->thr;
+      int keep = t->le ? y <= t->thr : y > t->thr;
       if (t->lst) {
         const int w = (int)(e & 1u) + (int)((e >> 1) & 1u) + (int)((e >> 2) & 1u);
         keep = y > t->lst[w];

@@ -28,13 +28,15 @@ enum { SM_FIN2_SPARSE, SM_FIN2_DENSE, SM_FIN2_CZEK_D, SM_FIN2_CZEK_S };
  *   sparse: col = {s1, s0 = 2c - s1, c}, row = {s1i, s0i, ci};
  *   dense:  col = {g0, g1, 2 s1, c}, row = {g0i, g1i, 2 s1i, 4 nf - 2 s1i},
  *           g(b) = 1 - param (0.5 / nf) s(b) (the factor of the value);
- *   czek:   col = {s}, row = {si}.
+ *   czek:   col = {s}, row = {si}; form (SM_FORM_*) and zero_nan as
+ *           sm_f_minsum2 has them.
  * A CCC row whose values are all 0 (ci = 0 or nf = 0) is left to the
  * caller. */
 typedef struct sm_fin2_chunk {
   int kind;
-  int swap; /* entries labelled (b, a) */
-  int pneg; /* param < 0 */
+  int swap;           /* entries labelled (b, a) */
+  int pneg;           /* param < 0 */
+  int form, zero_nan; /* czek: sm_f_minsum2's */
   uint32_t nc;
   const void *num; /* the numerators of pair (i, j0) */
   const double *col[4];
@@ -51,12 +53,13 @@ typedef struct sm_fin_thr {
   double thr;        /* values > thr (thr >= 0) */
   const double *lst; /* or the per-entry thresholds (sm_thr_list_t.t), NULL */
   int f32;           /* compare float32-rounded values */
+  int le;            /* one threshold, of a dissimilarity: values <= thr */
 } sm_fin_thr_t;
 
 /* The kept entries of n results (values ve[e][c], e < ne, readable up to n
  * rounded up to 8) by groups of 8: returns how many groups keep
  * some, their numbers in gl[] (ascending); for those, mk[8 g + e] has bit l
- * when entry e of result 8 g + l is kept (sm_threshold_keep,
+ * when entry e of result 8 g + l is kept (sm_threshold_keep_dis,
  * sm_thr_list_keep of a way-way result). */
 typedef uint32_t (*sm_fin_keep_fn)(const sm_fin_thr_t *t, const double *const *ve,
                                    uint32_t n, int ne, int way, uint8_t *mk, uint8_t *gl);

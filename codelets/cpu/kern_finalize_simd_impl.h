@@ -51,6 +51,7 @@ SM_ALWAYS void SM_ID(ck_ccc2)(ck_t *ck, vi key, const vd w[4], int swap)
  * do not make the compiler reload them). */
 typedef struct SM_ID(k2) {
   vd row[4], mult, param, rs, one, half, zero, four, two;
+  vd zfill; /* czek: the value of a pair of two zero sums (sm_f_minsum2_zero) */
   const double *col[4];
   int swap;
 } SM_ID(k2_t);
@@ -64,6 +65,7 @@ SM_ALWAYS void SM_ID(k2_init)(SM_ID(k2_t) * k, const sm_fin2_chunk_t *ch)
   k->mult = vd_set(ch->mult), k->param = vd_set(ch->param), k->rs = vd_set(ch->rs);
   k->one = vd_set(1.0), k->half = vd_set(0.5), k->zero = vd_set(0.0);
   k->four = vd_set(4.0), k->two = vd_set(2.0);
+  k->zfill = vd_set(sm_f_minsum2_zero(ch->form, ch->zero_nan));
   k->swap = ch->swap;
 }
 
@@ -130,6 +132,23 @@ SM_ALWAYS void SM_ID(czek_grp)(const SM_ID(k2_t) * k, vd n2, uint32_t j,
   vd_st(v + j, vd_div_mz(vm_gt(d, k->zero), vd_mul(k->two, n2), d));
 }
 
+/* ---- 2-way, every form of the same numerators (sm_f_minsum2's
+ * operations, d = si + sj): PS 2 n2 / d, Bray-Curtis (d - 2 n2) / d,
+ * Jaccard (d - 2 n2) / (d - n2); sm_f_minsum2_zero's value unless d > 0 */
+SM_ALWAYS void SM_ID(form_grp)(const SM_ID(k2_t) * k, vd n2, uint32_t j,
+                               double *restrict v, const int form)
+{
+  const vd d = vd_add(k->row[0], vd_ld(k->col[0] + j));
+  vd x;
+  if (form == SM_FORM_PS)
+    x = vd_div(vd_mul(k->two, n2), d);
+  else {
+    const vd u = vd_sub(d, vd_mul(k->two, n2));
+    x = vd_div(u, form == SM_FORM_JACCARD ? vd_sub(d, n2) : d);
+  }
+  vd_st(v + j, vd_blend(vm_gt(d, k->zero), k->zfill, x));
+}
+
 /* The chunk's groups of VL pairs; the last one from a zero-padded copy of
  * its numerators (zero numerators give values 0). */
 #define SM_GROUPS(T, per, GRP)                                                           \
@@ -171,19 +190,49 @@ SM_TARGET static void SM_ID(vals2)(const sm_fin2_chunk_t *ch, double *restrict v
     break;
   case SM_FIN2_CZEK_D:
 #define SM_CZD(p, j) SM_ID(czek_grp)(&k, vd_ld(p), j, v)
-    SM_GROUPS(double, 1, SM_CZD);
+#define SM_PSD(p, j) SM_ID(form_grp)(&k, vd_ld(p), j, v, SM_FORM_PS)
+#define SM_BCD(p, j) SM_ID(form_grp)(&k, vd_ld(p), j, v, SM_FORM_BC)
+#define SM_JAD(p, j) SM_ID(form_grp)(&k, vd_ld(p), j, v, SM_FORM_JACCARD)
+    if (ch->form == SM_FORM_BC)
+      SM_GROUPS(double, 1, SM_BCD);
+    else if (ch->form == SM_FORM_JACCARD)
+      SM_GROUPS(double, 1, SM_JAD);
+    else if (ch->zero_nan)
+      SM_GROUPS(double, 1, SM_PSD);
+    else
+      SM_GROUPS(double, 1, SM_CZD);
     break;
   default:
 #define SM_CZS(p, j) SM_ID(czek_grp)(&k, vd_f32(p), j, v)
-    SM_GROUPS(float, 1, SM_CZS);
+#define SM_PSS(p, j) SM_ID(form_grp)(&k, vd_f32(p), j, v, SM_FORM_PS)
+#define SM_BCS(p, j) SM_ID(form_grp)(&k, vd_f32(p), j, v, SM_FORM_BC)
+#define SM_JAS(p, j) SM_ID(form_grp)(&k, vd_f32(p), j, v, SM_FORM_JACCARD)
+    if (ch->form == SM_FORM_BC)
+      SM_GROUPS(float, 1, SM_BCS);
+    else if (ch->form == SM_FORM_JACCARD)
+      SM_GROUPS(float, 1, SM_JAS);
+    else if (ch->zero_nan)
+      SM_GROUPS(float, 1, SM_PSS);
+    else
+      SM_GROUPS(float, 1, SM_CZS);
     break;
   }
+  /* the lanes past nc: 0, as PS's zero numerators give */
+  if ((ch->kind == SM_FIN2_CZEK_D || ch->kind == SM_FIN2_CZEK_S) &&
+      (ch->form != SM_FORM_PS || ch->zero_nan) && ch->nc % VL)
+    memset(v + ch->nc, 0, (VL - ch->nc % VL) * sizeof(double));
 #undef SM_SP0
 #undef SM_SP1
 #undef SM_DN0
 #undef SM_DN1
 #undef SM_CZD
 #undef SM_CZS
+#undef SM_PSD
+#undef SM_BCD
+#undef SM_JAD
+#undef SM_PSS
+#undef SM_BCS
+#undef SM_JAS
 }
 
 /* The checksum keys of the chunk's pairs (a loop of its own: the
@@ -229,9 +278,15 @@ SM_TARGET static int SM_ID(values2)(const sm_fin2_chunk_t *ch, double *restrict 
 }
 
 /* ---- kept values (sm_fin_keep_fn): one threshold, or CoMet's list */
+/* value x kept by one threshold: x > thr, of a dissimilarity x <= thr */
+SM_ALWAYS vm SM_ID(kept1)(vd x, vd thr, const int le)
+{
+  return le ? vm_le(x, thr) : vm_gt(x, thr);
+}
+
 SM_ALWAYS uint32_t SM_ID(keep_thr)(const sm_fin_thr_t *t, const double *const *ve,
                                    uint32_t n, int ne, uint8_t *mk, uint8_t *gl,
-                                   const int f32)
+                                   const int f32, const int le)
 {
   const vd thr = vd_set(t->thr);
   uint32_t ng = 0;
@@ -240,7 +295,7 @@ SM_ALWAYS uint32_t SM_ID(keep_thr)(const sm_fin_thr_t *t, const double *const *v
     for (int h = 0; h < 8; h += VL)
       for (int e = 0; e < ne; e++) {
         const vd x = vd_ld(ve[e] + c + h);
-        any |= vm_bits(vm_gt(f32 ? vd_f32r(x) : x, thr));
+        any |= vm_bits(SM_ID(kept1)(f32 ? vd_f32r(x) : x, thr, le));
       }
     if (!any) /* the common case: nothing kept in the group */
       continue;
@@ -249,7 +304,7 @@ SM_ALWAYS uint32_t SM_ID(keep_thr)(const sm_fin_thr_t *t, const double *const *v
       unsigned bits = 0;
       for (int h = 0; h < 8 && e < ne; h += VL) {
         const vd x = vd_ld(ve[e] + c + h);
-        bits |= vm_bits(vm_gt(f32 ? vd_f32r(x) : x, thr)) << h;
+        bits |= vm_bits(SM_ID(kept1)(f32 ? vd_f32r(x) : x, thr, le)) << h;
       }
       mk[c + e] = (uint8_t)bits;
     }
@@ -295,10 +350,12 @@ SM_TARGET static uint32_t SM_ID(keep)(const sm_fin_thr_t *t, const double *const
                                       uint32_t n, int ne, int way, uint8_t *mk,
                                       uint8_t *gl)
 {
-  const uint32_t ng = t->lst ? (t->f32 ? SM_ID(keep_lst)(t, ve, n, ne, way, mk, gl, 1)
-                                       : SM_ID(keep_lst)(t, ve, n, ne, way, mk, gl, 0))
-                             : (t->f32 ? SM_ID(keep_thr)(t, ve, n, ne, mk, gl, 1)
-                                       : SM_ID(keep_thr)(t, ve, n, ne, mk, gl, 0));
+  const uint32_t ng = t->lst  ? (t->f32 ? SM_ID(keep_lst)(t, ve, n, ne, way, mk, gl, 1)
+                                        : SM_ID(keep_lst)(t, ve, n, ne, way, mk, gl, 0))
+                      : t->le ? (t->f32 ? SM_ID(keep_thr)(t, ve, n, ne, mk, gl, 1, 1)
+                                        : SM_ID(keep_thr)(t, ve, n, ne, mk, gl, 0, 1))
+                              : (t->f32 ? SM_ID(keep_thr)(t, ve, n, ne, mk, gl, 1, 0)
+                                        : SM_ID(keep_thr)(t, ve, n, ne, mk, gl, 0, 0));
   if (ng && gl[ng - 1] * 8u + 8 > n) { /* the last group: only lanes below n */
     uint8_t *g = mk + gl[ng - 1] * 8u;
     unsigned any = 0;

@@ -54,7 +54,9 @@ typedef int64_t sm_s64;
 
 /** The fixed-point rendering of a value in the checksum: llround(v 2^40)
  * exactly (half away from zero; the most negative integer where llround
- * overflows or v is NaN), in operations a compiler can vectorize. */
+ * overflows, that plus 1 for NaN, so that a NaN's hash term depends on
+ * where it is: (2^63 + 1) k is not the same for every odd key k, 2^63 k
+ * is), in operations a compiler can vectorize. */
 SM_FN sm_s64 sm_cksum_q(double v)
 {
   const double x = v * SM_CKSUM_SCALE;
@@ -62,7 +64,8 @@ SM_FN sm_s64 sm_cksum_q(double v)
   const double r = t + (d >= 0.5 ? 1.0 : d <= -0.5 ? -1.0 : 0.0);
   /* -2^63 converts to the most negative integer exactly: one
    * unconditional conversion */
-  return (sm_s64)(SM_FABS(x) < 9223372036854775808.0 ? r : -9223372036854775808.0);
+  return (sm_s64)(SM_FABS(x) < 9223372036854775808.0 ? r : -9223372036854775808.0) +
+         (sm_s64)(x != x);
 }
 
 /** splitmix64's finalizer: a well-mixed 64-bit hash (checksum keys, the
@@ -223,6 +226,49 @@ SM_FN double sm_f_czek2(double n2, double si, double sj)
   double lo = si < sj ? si : sj, hi = si < sj ? sj : si;
   double d = lo + hi;
   return d > 0 ? 2.0 * n2 / d : 0.0;
+}
+
+/* The forms of a 2-way value of the min-sum family (one numerator
+ * n2 = sum_q min(x_iq, x_jq), the sums s_i, s_j; d = s_i + s_j):
+ * Czekanowski's proportional similarity 2 n2 / d; the Bray-Curtis
+ * dissimilarity (d - 2 n2) / d; the quantitative Jaccard (Ruzicka)
+ * dissimilarity (d - 2 n2) / (d - n2) = 1 - sum min / sum max. */
+#define SM_FORM_PS 0
+#define SM_FORM_BC 1
+#define SM_FORM_JACCARD 2
+
+/** A quiet NaN with the sign bit clear (printed "nan", not "-nan"),
+ * whatever the hardware's default NaN. */
+#if defined(__OPENCL_VERSION__)
+#define SM_NAN_D() as_double((sm_u64)0x7ff8000000000000UL)
+#elif defined(__CUDA_ARCH__)
+#define SM_NAN_D() __longlong_as_double(0x7ff8000000000000LL)
+#else
+#define SM_NAN_D() __builtin_nan("")
+#endif
+
+/** The value of a pair whose two sums are 0 (0/0): NaN with zero_nan,
+ * else the value of two vectors with nothing in common (PS 0, a
+ * dissimilarity 1). */
+SM_FN double sm_f_minsum2_zero(int form, int zero_nan)
+{
+  return zero_nan ? SM_NAN_D() : form == SM_FORM_PS ? 0.0 : 1.0;
+}
+
+/** The 2-way value of form `form` (SM_FORM_*). The dissimilarities are
+ * computed as written, not as 1 - PS: for integer counts (exact below
+ * 2^53) each is the correctly rounded quotient of two exact integers.
+ * PS with !zero_nan is sm_f_czek2 exactly. */
+SM_FN double sm_f_minsum2(int form, int zero_nan, double n2, double si, double sj)
+{
+  const double lo = si < sj ? si : sj, hi = si < sj ? sj : si;
+  const double d = lo + hi;
+  if (!(d > 0))
+    return sm_f_minsum2_zero(form, zero_nan);
+  if (form == SM_FORM_PS)
+    return 2.0 * n2 / d;
+  const double u = d - 2.0 * n2;
+  return form == SM_FORM_BC ? u / d : u / (d - n2);
 }
 
 /** Czekanowski 3-way: (3/2)(n2ij + n2ik + n2jk - n3) / (s_i + s_j + s_k). */

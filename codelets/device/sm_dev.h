@@ -46,6 +46,9 @@
 #define SM_FIN_KEEPALL 8       /* every value is a record */
 #define SM_FIN_THRF32 16       /* the threshold compares float32-rounded values */
 #define SM_FIN_SPARSE 32       /* CCC sparse method */
+#define SM_FIN_BC 64           /* Czekanowski numerators: Bray-Curtis values */
+#define SM_FIN_JACCARD 128     /* Czekanowski numerators: Jaccard values */
+#define SM_FIN_ZNAN 256        /* a pair of two zero sums is NaN */
 #define SM_FIN_MAX_GROUPS 1024 /* groups of a finalize launch at most */
 #define SM_FIN_PART_WORDS 5    /* per group: 4 checksum sums, kept values */
 #define SM_DEV_MAX_GROUPS 65535

@@ -529,14 +529,25 @@ SM_DEVFN sm_u32 sm_dev_swap_entry(sm_u32 e)
   return ((e & 1u) << 1) | (e >> 1);
 }
 
-/* sm_threshold_keep under the flags */
+/* sm_threshold_keep_dis under the flags */
 SM_DEVFN int sm_dev_keep(int flags, double thr, double v)
 {
   if (!(flags & SM_FIN_EMIT))
     return 0;
   if (flags & SM_FIN_KEEPALL)
     return 1;
-  return !(thr >= 0) || ((flags & SM_FIN_THRF32) ? (double)(float)v : v) > thr;
+  const double x = (flags & SM_FIN_THRF32) ? (double)(float)v : v;
+  if (flags & (SM_FIN_BC | SM_FIN_JACCARD))
+    return !(thr >= 0) || x <= thr;
+  return !(thr >= 0) || x > thr;
+}
+
+/* The value's form (sm_f_minsum2) under the flags. */
+SM_DEVFN int sm_dev_form(int flags)
+{
+  return (flags & SM_FIN_BC)        ? SM_FORM_BC
+         : (flags & SM_FIN_JACCARD) ? SM_FORM_JACCARD
+                                    : SM_FORM_PS;
 }
 
 /* The checksum terms of value v, entry e of the result of key, into the
@@ -640,7 +651,8 @@ SM_DEVFN int sm_dev_fin2_vals_ccc(SM_G const sm_u32 *num, int ldn, SM_G const sm
                                       SM_G const T *sj, int i, int j, int flags,         \
                                       double nf, double mult, double param, double *v)   \
   {                                                                                      \
-    v[0] = sm_f_czek2((double)num[(sm_i64)i * ldn + j], (double)si[i], (double)sj[j]);   \
+    v[0] = sm_f_minsum2(sm_dev_form(flags), (flags & SM_FIN_ZNAN) != 0,                  \
+                        (double)num[(sm_i64)i * ldn + j], (double)si[i], (double)sj[j]); \
     return 1;                                                                            \
   }
 SM_DEV_FIN2_CZEK(double, czek_d)

@@ -51,6 +51,11 @@ static void features(FILE *f)
       {"cuda", 0},
 #endif
       {"htslib", 1}, /* VCF/BCF input and maf's VCF likelihoods */
+#ifdef SM_HAVE_HDF5
+      {"hdf5", 1}, /* BIOM 2.1 (.biom) input */
+#else
+      {"hdf5", 0},
+#endif
 #ifdef SM_SIMULATION
       {"simulation", 1}, /* StarPU with SimGrid: kernels do not run */
 #else

@@ -41,6 +41,7 @@ static sm_read_opts_t read_opts(const sm_options_t *o)
       .metric = o->metric,
       .elem_size = o->single ? 4 : 8,
       .transpose = o->transpose,
+      .compare = o->compare,
       .header = o->text_header,
       .row_names = o->text_row_names,
       .num_vector = o->num_vector,
@@ -159,7 +160,16 @@ static void input_stamp(const sm_options_t *o, char *buf, size_t len)
 static void fingerprint(const sm_options_t *o, const sm_decomp_t *d, int sparse, int rank,
                         int P, char *buf, size_t len)
 {
-  char input[4200];
+  char input[4200], compare[96] = "";
+  size_t c = 0;
+  if (o->compare) /* BIOM: which axis (said only when asked, as before it was) */
+    c += (size_t)snprintf(compare, sizeof compare, " compare=%d", o->compare);
+  /* the values' form, --binary, the empty pairs' value: said when they are
+   * not czekanowski's as it always was */
+  if (o->metric == SM_METRIC_CZEK &&
+      (o->form != SM_FORM_PS || o->binary || o->zero_pairs))
+    snprintf(compare + c, sizeof compare - c, " form=%d binary=%d zero_pairs=%d", o->form,
+             o->binary, o->zero_pairs);
   if (o->synth.kind != SM_SYNTH_NONE) {
     snprintf(input, sizeof input, "synthetic=%d seed=%llu missing=%.17g",
              (int)o->synth.kind, (unsigned long long)o->synth.seed,
@@ -172,13 +182,14 @@ static void fingerprint(const sm_options_t *o, const sm_decomp_t *d, int sparse,
       "metric=%d way=%d single=%d sparse=%d nv=%zu nf=%zu %s grid=%dx%dx%d rank=%d/%d "
       "phases=%d:%d-%d stages=%d:%d-%d threshold=%.17g format=%d g=%.17g m=%.17g "
       "kernel=%d thresholds=%d:%.17g,%.17g,%.17g,%.17g,%.17g read=%d:%d:%d:%d:%zu "
-      "keys=%d",
+      "keys=%d%s",
       (int)o->metric, o->num_way, o->single, sparse, d->nv, d->nf, input, d->npv, d->npf,
       d->npr, rank, P, d->num_phase, o->phase_min, o->phase_max, o->num_stage,
       o->stage_min, o->stage_max, o->threshold, (int)o->output_format, o->ccc_param,
       o->ccc_mult, (int)o->kernel, o->thr_ent.n, o->thr_ent.t[0], o->thr_ent.t[1],
       o->thr_ent.t[2], o->thr_ent.t[3], o->thr_ent.t[4], (int)o->input_format,
-      o->transpose, o->text_header, o->text_row_names, o->raw_elem_size, o->keys_index);
+      o->transpose, o->text_header, o->text_row_names, o->raw_elem_size, o->keys_index,
+      compare);
 }
 
 static sm_err_t make_decomp(const sm_options_t *o, const sm_dims_t *dims, sm_decomp_t *d)
@@ -212,6 +223,7 @@ typedef struct run {
   double t0;
   char desc[4096];                          /* the input, for messages and the summary */
   const char *text_header, *text_row_names; /* text input's layout, or NULL */
+  const char *compare;                      /* BIOM: "samples", "observations" */
   sm_decomp_t d;                            /* the rank grid and tiles */
   int pv, pf, pr;                           /* this rank's place in it */
   size_t v0, vc, f0, fc;                    /* this rank's vectors and fields */
@@ -298,6 +310,18 @@ static sm_err_t plan(run_t *r)
                    r->desc, dims.nv, dims.nf);
     return SM_EDEGEN;
   }
+  if (o->compare && !dims.compare) {
+    if (r->me == 0)
+      sm_log_error(
+          "%s: --compare applies to BIOM tables (a .biom file, or the text `biom "
+          "convert --to-tsv` writes: observations as rows, under '#OTU ID'); "
+          "this input is not one: its rows are the vectors, its columns with "
+          "--transpose",
+          r->desc);
+    return SM_EOPTION;
+  }
+  if (dims.compare) /* for the summary */
+    r->compare = dims.compare == SM_COMPARE_OBSERVATIONS ? "observations" : "samples";
   if (dims.header) { /* text input: what auto decided (or was asked), for the summary */
     r->text_header = dims.header == SM_TEXT_YES ? "yes" : "no";
     r->text_row_names = dims.row_names == SM_TEXT_YES ? "yes" : "no";
@@ -409,6 +433,141 @@ static sm_err_t unique_names(const run_t *r)
   return SM_EINCONSIST;
 }
 
+/* --binary: presence/absence, every value > 0 read as 1 (once, here, for
+ * every input and both methods). */
+static void make_binary(sm_vectors_t *v)
+{
+  for (size_t i = 0; i < v->nv; i++) {
+    if (v->elem_size == 4) {
+      float *x = sm_vectors_row(v, i);
+      for (size_t q = 0; q < v->nf; q++)
+        x[q] = x[q] > 0 ? 1.0f : 0.0f;
+    } else {
+      double *x = sm_vectors_row(v, i);
+      for (size_t q = 0; q < v->nf; q++)
+        x[q] = x[q] > 0 ? 1.0 : 0.0;
+    }
+  }
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+  const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* The vectors of this rank's slice that are 0 in every field of it, as
+ * global numbers (replica 0 only, so that each slice counts once). */
+static sm_err_t empty_in_slice(const run_t *r, uint64_t **out, size_t *n)
+{
+  const sm_vectors_t *v = &r->v;
+  *n = 0;
+  *out = malloc((v->nv ? v->nv : 1) * sizeof **out);
+  if (!*out)
+    return SM_ENOMEM;
+  for (size_t i = 0; i < v->nv && r->pr == 0; i++) {
+    int any = 0;
+    for (size_t q = 0; q < v->nf && !any; q++)
+      any = v->elem_size == 4 ? ((const float *)sm_vectors_row(v, i))[q] > 0
+                              : ((const double *)sm_vectors_row(v, i))[q] > 0;
+    if (!any)
+      (*out)[(*n)++] = r->v0 + i;
+  }
+  return SM_OK;
+}
+
+/* The warning about the empty vectors (sum 0): who they are (names, else
+ * numbers from 0; ten at most) and what their pairs hold. */
+static void warn_empty(const run_t *r, const uint64_t *e, size_t ne, char **names)
+{
+  const sm_options_t *o = r->o;
+  char list[1200];
+  size_t k = 0;
+  list[0] = 0;
+  for (size_t x = 0; x < ne && x < 10 && k < sizeof list; x++) {
+    if (names && names[e[x]])
+      k += (size_t)snprintf(list + k, sizeof list - k, "%s'%.60s'", x ? ", " : "",
+                            names[e[x]]);
+    else
+      k += (size_t)snprintf(list + k, sizeof list - k, "%s%llu", x ? ", " : "",
+                            (unsigned long long)e[x]);
+  }
+  if (ne > 10 && k < sizeof list)
+    k += (size_t)snprintf(list + k, sizeof list - k, " and %zu more", ne - 10);
+  if (!names && k < sizeof list)
+    snprintf(list + k, sizeof list - k, " (numbers from 0)");
+  const int dis = o->form != SM_FORM_PS;
+  if (o->num_way == 3) {
+    sm_log_warn("%s: %zu empty vector%s (every value 0%s): %s; a triple of three "
+                "empty vectors is 0 (0/0), and in the other triples they add nothing "
+                "to the numerators and sums",
+                r->desc, ne, ne == 1 ? "" : "s", o->binary ? ", --binary" : "", list);
+    return;
+  }
+  sm_log_warn("%s: %zu empty vector%s (every value 0%s): %s; the pairs of one with a "
+              "non-empty vector are %s (nothing in common), and the pairs of two empty "
+              "vectors (0/0) are %s (--zero-pairs %s)",
+              r->desc, ne, ne == 1 ? "" : "s", o->binary ? ", --binary" : "", list,
+              dis ? "1" : "0",
+              o->zero_pairs ? "NaN"
+              : dis         ? "1"
+                            : "0",
+              o->zero_pairs ? "nan" : "zero");
+}
+
+/* Czekanowski's family: say which vectors are empty, once, before
+ * computing (collective: every rank takes part). */
+static sm_err_t check_empty(run_t *r)
+{
+  if (r->o->metric != SM_METRIC_CZEK)
+    return SM_OK;
+  uint64_t *mine, *all = NULL;
+  size_t n, nall = 0;
+  sm_err_t err = empty_in_slice(r, &mine, &n);
+  if (!sm_mpi_agree(err))
+    err = sm_mpi_allgather_u64(mine, n, &all, &nall);
+  free(mine);
+  if ((err = (sm_err_t)sm_mpi_agree(err))) {
+    free(all);
+    return err;
+  }
+  /* empty: 0 in each of the npf field slices */
+  qsort(all, nall, sizeof *all, cmp_u64);
+  size_t ne = 0;
+  for (size_t a = 0, b; a < nall; a = b) {
+    for (b = a; b < nall && all[b] == all[a]; b++)
+      ;
+    if (b - a == (size_t)r->d.npf)
+      all[ne++] = all[a];
+  }
+  char **names = r->names;
+  if (ne && !names && sm_mpi_agree(r->v.names != NULL) &&
+      sm_mpi_agree(sm_mpi_allgather_names(r->v.names, r->v0, r->vc,
+                                          r->pf == 0 && r->pr == 0, r->d.nv, &names)))
+    names = NULL; /* no memory for the names: numbers */
+  if (ne && r->me == 0)
+    warn_empty(r, all, ne, names);
+  sm_err_t refuse = SM_OK; /* lsmat holds every pair: none may be NaN */
+  if (ne >= 2 && r->o->zero_pairs && r->o->output_format == SM_OUT_LSMAT) {
+    if (r->me == 0)
+      sm_log_error(
+          "--output-format lsmat: a distance matrix needs every pair, and the "
+          "%llu pair%s of two empty vectors (above) %s none (0/0 is NaN with "
+          "--zero-pairs nan): give --zero-pairs zero (their distance is then 1), "
+          "or leave the empty vectors out",
+          (unsigned long long)ne * (ne - 1) / 2, ne == 2 ? "" : "s",
+          ne == 2 ? "has" : "have");
+    refuse = SM_EOPTION;
+  }
+  if (names != r->names) {
+    for (size_t i = 0; names && i < r->d.nv; i++)
+      free(names[i]);
+    free(names);
+  }
+  free(all);
+  return refuse;
+}
+
 static sm_err_t load_slice(run_t *r)
 {
   const sm_options_t *o = r->o;
@@ -418,18 +577,21 @@ static sm_err_t load_slice(run_t *r)
   if (err)
     return err;
   r->sum.t_input = sm_now() - r->t0;
+  if (o->binary)
+    make_binary(&r->v);
   if ((err = check_sums(r)))
     return err;
   choose_sparse(r);
-  if (o->output_format == SM_OUT_TSV && !o->keys_index) { /* names, for text output */
-    int have = sm_mpi_agree(r->v.names != NULL);
+  const sm_outfmt_t f = o->output_format;
+  if ((f == SM_OUT_TSV || f == SM_OUT_NPY || f == SM_OUT_LSMAT) && !o->keys_index) {
+    int have = sm_mpi_agree(r->v.names != NULL); /* names, for text output, npy's ids */
     if (have)
       err = sm_mpi_allgather_names(r->v.names, r->v0, r->vc, r->pf == 0 && r->pr == 0,
                                    r->d.nv, &r->names);
-    if (!err && have)
+    if (!err && have && f != SM_OUT_NPY)
       err = unique_names(r);
   }
-  return err;
+  return err ? err : check_empty(r);
 }
 
 /* The paths this run writes: its output, the summary, the histogram and
@@ -445,8 +607,8 @@ static void output_paths(run_t *r)
   else if (o->output)
     snprintf(r->json_path, sizeof r->json_path, "%s.json", o->output);
   /* the manifest records appended blocks' end offsets: npy writes in place */
-  r->use_man =
-      r->out_path[0] && o->method != SM_METHOD_REF && o->output_format != SM_OUT_NPY;
+  r->use_man = r->out_path[0] && o->method != SM_METHOD_REF &&
+               o->output_format != SM_OUT_NPY && o->output_format != SM_OUT_LSMAT;
   if (o->hist_bins && o->output) {
     snprintf(r->hist_path, sizeof r->hist_path, "%s.hist.tsv", o->output);
     snprintf(r->hist_png, sizeof r->hist_png, "%s.hist.png", o->output);
@@ -489,9 +651,11 @@ static sm_err_t claim_outputs(run_t *r)
   const sm_options_t *o = r->o;
   output_paths(r);
   char ins[3][4200] = {"", "", ""}, part[4200], mpath[4200] = "", mnew[4300] = "";
-  char lock[3][4300] = {"", "", ""};
+  char lock[3][4300] = {"", "", ""}, ids[4200] = "", ids_part[4300] = "";
   const int nin = sm_compute_input_files(o, ins);
   snprintf(part, sizeof part, "%s.part", r->out_path);
+  if (o->output && sm_output_ids_path(ids, sizeof ids, o->output, o->output_format))
+    snprintf(ids_part, sizeof ids_part, "%s.part", ids);
   if (r->use_man) {
     sm_manifest_path(mpath, sizeof mpath, o->output, r->me, r->P);
     snprintf(mnew, sizeof mnew, "%s.new", mpath);
@@ -516,11 +680,13 @@ static sm_err_t claim_outputs(run_t *r)
                         r->topk_path,
                         lock[0],
                         lock[1],
-                        lock[2]};
+                        lock[2],
+                        ids,
+                        ids_part};
   const char *sum = o->summary ? "--summary" : "--output";
-  const char *what[] = {"--output", "--output", sum,           "--trace",
-                        "--output", "--output", "--histogram", "--histogram",
-                        "--top-k",  "--output", "--summary",   "--trace"};
+  const char *what[] = {"--output",  "--output",    sum,           "--trace", "--output",
+                        "--output",  "--histogram", "--histogram", "--top-k", "--output",
+                        "--summary", "--trace",     "--output",    "--output"};
   const char *in[] = {ins[0], ins[1], ins[2]};
   sm_err_t err = (sm_err_t)sm_mpi_agree(
       sm_commit_check_outputs(outs, what, sizeof outs / sizeof outs[0], in, (size_t)nin));
@@ -529,15 +695,26 @@ static sm_err_t claim_outputs(run_t *r)
   return err;
 }
 
+/* What the values are: czekanowski's numerators in the form asked. */
+static sm_metric_t values_metric(const sm_options_t *o)
+{
+  if (o->metric != SM_METRIC_CZEK || o->form == SM_FORM_PS)
+    return o->metric;
+  return o->form == SM_FORM_BC ? SM_METRIC_BRAY_CURTIS : SM_METRIC_JACCARD;
+}
+
 /* Open the results: the resume state, the writer and its header, the
  * histogram and top-k tables. */
 static sm_err_t open_results(run_t *r)
 {
   const sm_options_t *o = r->o;
+  const int matrix = o->output_format == SM_OUT_NPY || o->output_format == SM_OUT_LSMAT;
   sm_writer_info_t wi = {
       .fmt = o->output_format,
       .way = o->num_way,
-      .metric = o->metric,
+      /* the matrices' diagonal and distances are the values' (the binary
+       * header keeps the computation's metric, which readers know) */
+      .metric = matrix ? values_metric(o) : o->metric,
       .single = o->single,
       .nv = r->d.nv,
       .nf = r->d.nf,
@@ -608,6 +785,7 @@ static void open_sink(run_t *r)
       .ccc_mult = o->ccc_mult,
       .ccc_param = o->ccc_param,
       .threshold = o->threshold,
+      .dis = o->metric == SM_METRIC_CZEK && o->form != SM_FORM_PS,
       .thr_ent = o->thr_ent,
       .thr_f32 = o->single || o->output_format == SM_OUT_COMET,
       .hist = r->hist,
@@ -632,6 +810,7 @@ static void open_sink(run_t *r)
   sum->input_desc = r->desc;
   sum->text_header = r->text_header;
   sum->text_row_names = r->text_row_names;
+  sum->compare = r->compare;
   sum->mem_estimate = r->mem_estimate;
   sum->nv = r->d.nv;
   sum->nf = r->d.nf;
@@ -653,7 +832,9 @@ static sm_err_t run_ref(run_t *r, double t1)
   sm_ref_opts_t ro = {.way = o->num_way,
                       .sparse = r->sparse,
                       .ccc_mult = o->ccc_mult,
-                      .ccc_param = o->ccc_param};
+                      .ccc_param = o->ccc_param,
+                      .form = o->metric == SM_METRIC_CZEK ? o->form : SM_FORM_PS,
+                      .zero_nan = o->metric == SM_METRIC_CZEK && o->zero_pairs == 1};
   sm_err_t err = sm_ref_run(&r->v, &ro, &r->sink);
   r->sum.t_compute = sm_now() - t1;
   return err;
@@ -777,6 +958,8 @@ static sm_err_t run_graph(run_t *r, int progress)
       .stage_min = o->stage_min,
       .stage_max = o->stage_max,
       .single = o->single,
+      .form = o->metric == SM_METRIC_CZEK ? o->form : SM_FORM_PS,
+      .zero_nan = o->metric == SM_METRIC_CZEK && o->zero_pairs == 1,
       .sparse = r->sparse,
       .ccc_i8 = r->ccc_i8,
       .ngpus = ngpus,
@@ -935,15 +1118,21 @@ static sm_err_t commit(run_t *r, sm_err_t err)
     sm_output_path(r->out_path, sizeof r->out_path, o->output, o->output_format, -1,
                    r->P);
   if (r->me == 0 && !err && r->hist_path[0]) {
-    const int ccc = o->metric == SM_METRIC_CCC;
-    err = sm_hist_write_tsv(r->hist_path, &r->hist, ccc, o->num_way, r->hist_counts);
+    const int vm = (int)values_metric(o);
+    err = sm_hist_write_tsv(r->hist_path, &r->hist, vm, o->num_way, r->hist_counts);
     if (!err) {
       sum->hist_path = r->hist_path;
-      if (sm_hist_plot(r->hist_png, &r->hist, ccc, o->num_way, r->hist_counts) > 0)
+      if (sm_hist_plot(r->hist_png, &r->hist, vm, o->num_way, r->hist_counts) > 0)
         sum->hist_png = r->hist_png;
     }
   }
   if (r->me == 0 && !err && r->topk_acc) {
+    if (values_metric(o) != o->metric) { /* dissimilarities: the lists hold -value */
+      const size_t places = r->d.nv * r->topk.lists * r->topk.k;
+      for (size_t p = 0; p < places; p++)
+        if (r->topk_acc[p].nb != SM_TOPK_EMPTY)
+          r->topk_acc[p].value = -r->topk_acc[p].value;
+    }
     const sm_topk_file_t tf = {.spec = &r->topk,
                                .lists = r->topk_acc,
                                .nv = r->d.nv,
@@ -967,7 +1156,8 @@ static sm_err_t commit(run_t *r, sm_err_t err)
       if (!err)
         err = jerr;
     }
-    sm_summary_print(sum, stdout);
+    if (!o->quiet)
+      sm_summary_print(sum, stdout);
   }
   return err;
 }

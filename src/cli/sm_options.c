@@ -34,7 +34,19 @@ const char *const sm_options_cmd_names[] = {"compute", "synth", NULL}; /* by bit
  * variants (sm_kern_variants.h): parsing, help and errors. */
 static const char *const kernel_names[] = {SM_KERN_VARIANT_NAMES NULL};
 
-static const char *const metrics[] = {"czekanowski", "ccc", NULL};
+/* --metric: the names (help, errors) and what each sets; "braycurtis"
+ * (scipy's spelling) is read as "bray-curtis" */
+static const char *const metrics[] = {"czekanowski", "bray-curtis", "jaccard", "ccc",
+                                      NULL};
+static const struct {
+  sm_metric_t metric;
+  int form;
+} metric_values[] = {{SM_METRIC_CZEK, SM_FORM_PS},
+                     {SM_METRIC_CZEK, SM_FORM_BC},
+                     {SM_METRIC_CZEK, SM_FORM_JACCARD},
+                     {SM_METRIC_CCC, SM_FORM_PS}};
+static const char *const zero_pair_names[] = {"nan", "zero", NULL};
+static const int zero_pair_values[] = {1, 0};
 static const char *const ways[] = {"2", "3", NULL};
 static const int way_values[] = {2, 3};
 static const char *const precisions[] = {"double", "single", NULL};
@@ -47,9 +59,34 @@ static const char *const ccc_gemms[] = {"auto", "popcount", "int8",
                                         NULL}; /* sm_ccc_gemm_t */
 static const char *const retries[] = {"auto", "runtime", "check", NULL}; /* sm_retry_t */
 static const char *const yes_no_auto[] = {"auto", "yes", "no", NULL};    /* SM_TEXT_* */
+static const char *const compare_axes[] = {"samples", "observations", NULL};
+static const int compare_values[] = {SM_COMPARE_SAMPLES, SM_COMPARE_OBSERVATIONS};
 static const char *const synth_formats[] = {"tsv", "npy", "raw", "plink", NULL};
 static const int synth_format_values[] = {SM_INPUT_TSV, SM_INPUT_NPY, SM_INPUT_RAW,
                                           SM_INPUT_PLINK};
+
+static sm_err_t set_metric(const sm_opt_t *d, char *arg, void *dst)
+{
+  sm_options_t *o = &((args_t *)dst)->o;
+  int k;
+  if (sm_opt_choice("--metric", strcmp(arg, "braycurtis") ? arg : "bray-curtis",
+                    d->choices, &k))
+    return SM_EOPTION;
+  o->metric = metric_values[k].metric;
+  o->form = metric_values[k].form;
+  return SM_OK;
+}
+
+static void show_metric(const void *dst, FILE *f)
+{
+  const sm_options_t *o = &((const args_t *)dst)->o;
+  for (size_t k = 0; k < sizeof metric_values / sizeof metric_values[0]; k++)
+    if (metric_values[k].metric == o->metric && metric_values[k].form == o->form) {
+      fputs(metrics[k], f);
+      return;
+    }
+  fputc('-', f); /* not given: from the input */
+}
 
 static sm_err_t set_input(const sm_opt_t *d, char *arg, void *dst)
 {
@@ -336,9 +373,29 @@ static const sm_opt_t options[] = {
      .kind = SM_OPT_CHOICE,
      .off = O(metric),
      .choices = metrics,
+     .set = set_metric,
+     .show = show_metric,
      .cmds = CMD_BOTH,
-     .help = "Proportional Similarity or Custom Correlation\n"
-             "Coefficient (default: ccc with --bfile, else czekanowski)"},
+     .help = "Czekanowski's Proportional Similarity, the\n"
+             "Bray-Curtis or quantitative Jaccard (Ruzicka)\n"
+             "dissimilarity (pairs; braycurtis is read as\n"
+             "bray-curtis), or the Custom Correlation Coefficient\n"
+             "(default: ccc with --bfile, else czekanowski)"},
+    FLAG("binary", binary, 1, CMD_COMPUTE,
+         "czekanowski, bray-curtis, jaccard: presence/absence,\n"
+         "every value > 0 read as 1 (bray-curtis: Sorensen,\n"
+         "jaccard: binary Jaccard)"),
+    {.name = "zero-pairs",
+     .kind = SM_OPT_CHOICE,
+     .off = O(zero_pairs),
+     .choices = zero_pair_names,
+     .values = zero_pair_values,
+     .cmds = CMD_COMPUTE,
+     .help = "the value of a pair of two empty vectors (sums 0,\n"
+             "0/0): nan, or zero: what nothing in common gives\n"
+             "(czekanowski 0, bray-curtis and jaccard 1); default\n"
+             "nan for bray-curtis and jaccard (as scipy and\n"
+             "vegan), zero for czekanowski"},
     {.name = "num-way",
      .kind = SM_OPT_CHOICE,
      .off = O(num_way),
@@ -402,8 +459,9 @@ static const sm_opt_t options[] = {
              "int8 when they run on CUDA workers only)"},
     TEXT("Input (one of):\n"),
     CUSTOM("input", set_input, CMD_COMPUTE, "FILE",
-           ".tsv/.csv/.txt (czekanowski), .npy, raw CoMet file,\n"
-           ".vcf/.vcf.gz/.bcf (ccc: GT, allele 1 = ALT)"),
+           ".tsv/.csv/.txt, .biom (czekanowski), .npy, raw\n"
+           "CoMet file, .vcf/.vcf.gz/.bcf (ccc: GT, allele\n"
+           "1 = ALT)"),
     CUSTOM("bfile", set_input, CMD_COMPUTE, "PREFIX",
            "PLINK 1 PREFIX.bed/.bim/.fam (ccc; allele 1 = A1)"),
     {.name = "synthetic",
@@ -414,8 +472,17 @@ static const sm_opt_t options[] = {
      .cmds = CMD_BOTH,
      .help = "generated problem of --num-vector x --num-field"},
     CUSTOM("input-format", set_input_format, CMD_COMPUTE,
-           "auto|tsv|csv|npy|plink|raw|vcf", "(default: by extension)"),
+           "auto|tsv|csv|npy|plink|raw|vcf|biom", "(default: by extension)"),
     FLAG("transpose", transpose, 1, CMD_COMPUTE, "text input: columns are the vectors"),
+    {.name = "compare",
+     .kind = SM_OPT_CHOICE,
+     .off = O(compare),
+     .choices = compare_axes,
+     .values = compare_values,
+     .cmds = CMD_COMPUTE,
+     .help = "BIOM tables (.biom, or biom convert --to-tsv's\n"
+             "text: observations as rows): the vectors are the\n"
+             "samples (default) or the observations"},
     {.name = "header",
      .kind = SM_OPT_CHOICE,
      .off = O(text_header),
@@ -464,13 +531,19 @@ static const sm_opt_t options[] = {
      .off = O(output),
      .cmds = CMD_BOTH,
      .arg = "PREFIX",
-     .help = "write PREFIX.tsv (or .bin, .npy) and PREFIX.json"},
-    CUSTOM("output-format", set_output_format, CMD_COMPUTE, "tsv|bin|npy|comet|none",
+     .help = "write PREFIX.tsv (or .bin, .npy, .lsmat) and\n"
+             "PREFIX.json"},
+    CUSTOM("output-format", set_output_format, CMD_COMPUTE,
+           "tsv|bin|npy|lsmat|comet|none",
            "(default tsv; none without --output)\n"
            "npy: the 2-way n x n matrix (x 4 table entries\n"
-           "a*2+b for ccc) for numpy.load; NaN where no\n"
-           "value is kept and on the diagonal; one rank,\n"
-           "no --resume, at most 16 GiB"),
+           "a*2+b for ccc) for numpy.load, NaN where no\n"
+           "value is kept, the diagonal 1 (bray-curtis,\n"
+           "jaccard: 0; ccc: NaN), ids in PREFIX.ids.txt;\n"
+           "one rank, no --resume, at most 16 GiB\n"
+           "lsmat: scikit-bio's distance matrix, czekanowski\n"
+           "as 1 - PS, bray-curtis and jaccard as they are;\n"
+           "every pair, one rank"),
     {.name = "output-format",
      .kind = SM_OPT_CHOICE,
      .off = O(input_format),
@@ -486,7 +559,8 @@ static const sm_opt_t options[] = {
              "(names, default; they must be unique) or its\n"
              "number from 0 (index, as CoMet)"},
     SHOWN("threshold", set_threshold, show_threshold, CMD_COMPUTE, "T|T1,..",
-          "write only values > T; CCC also takes CoMet's\n"
+          "write only values > T (bray-curtis, jaccard: values\n"
+          "<= T, the near pairs); CCC also takes CoMet's\n"
           "thresholds per table entry: tLL,tLH,tHH,tLLHH\n"
           "(2-way) or tLLL,tLLH,tLHH,tHHH,tLLLHHH (3-way)"),
     {.name = "top-k",
@@ -497,7 +571,8 @@ static const sm_opt_t options[] = {
      .cmds = CMD_COMPUTE,
      .arg = "K",
      .help = "each vector's K nearest neighbours (largest\n"
-             "values, 2-way): PREFIX.topk.tsv (.bin with\n"
+             "values; bray-curtis, jaccard: smallest), 2-way:\n"
+             "PREFIX.topk.tsv (.bin with\n"
              "--output-format bin)"},
     {.name = "top-k-by",
      .kind = SM_OPT_CHOICE,
@@ -644,7 +719,8 @@ static const sm_opt_t options[] = {
      .ival = 1,
      .cmds = CMD_BOTH,
      .per_rank = 1,
-     .help = "no log lines, only the summary"},
+     .help = "print nothing but errors and warnings (the\n"
+             "JSON summary is still written)"},
     {.name = "devices",
      .kind = SM_OPT_STRING,
      .set = set_devices,
@@ -709,6 +785,7 @@ static void defaults(sm_options_t *o)
 {
   memset(o, 0, sizeof *o);
   o->metric = (sm_metric_t)-1;
+  o->zero_pairs = -1;
   o->num_way = 2;
   o->sparse = -1;
   o->ccc_param = SM_CCC_PARAM_DEFAULT;
@@ -755,6 +832,12 @@ static sm_err_t check_input(args_t *a)
   }
   if (a->bfile)
     o->input_format = SM_INPUT_PLINK;
+  if (o->transpose && o->compare == SM_COMPARE_OBSERVATIONS) {
+    sm_log_error("--transpose makes the columns of a table the vectors, which in a BIOM "
+                 "table are the samples, and --compare observations asks for its rows: "
+                 "give one of the two");
+    return SM_EOPTION;
+  }
   if ((int)o->metric < 0)
     o->metric = o->input_format == SM_INPUT_PLINK ? SM_METRIC_CCC : SM_METRIC_CZEK;
   return SM_OK;
@@ -804,6 +887,44 @@ static sm_err_t check_metric(sm_options_t *o)
   return SM_OK;
 }
 
+/* The forms of the min-sum family: Bray-Curtis and Jaccard are measures
+ * of pairs; --binary and --zero-pairs apply to the family alone; the value
+ * of a pair of two empty vectors (NaN for the dissimilarities, as scipy
+ * and vegan have it; PS 0 as it always was). */
+static sm_err_t check_form(sm_options_t *o)
+{
+  const char *name = o->form == SM_FORM_BC ? "bray-curtis" : "jaccard";
+  if (o->form != SM_FORM_PS && o->num_way != 2) {
+    sm_log_error("--metric %s is a measure of pairs: --num-way 3 is czekanowski's "
+                 "(3-way proportional similarity); leave --num-way 3 out, or use "
+                 "--metric czekanowski",
+                 name);
+    return SM_EOPTION;
+  }
+  if (o->metric == SM_METRIC_CCC && (o->binary || o->zero_pairs >= 0)) {
+    sm_log_error("%s applies to czekanowski, bray-curtis and jaccard (values summed "
+                 "over fields), not to ccc's genotypes",
+                 o->binary ? "--binary" : "--zero-pairs");
+    return SM_EOPTION;
+  }
+  if (o->zero_pairs >= 0 && o->num_way != 2) {
+    sm_log_error("--zero-pairs says what a pair of two empty vectors holds: 2-way runs "
+                 "only (3-way czekanowski gives a triple of empty vectors 0)");
+    return SM_EOPTION;
+  }
+  if (o->synth.kind == SM_SYNTH_ANALYTIC && (o->form != SM_FORM_PS || o->binary)) {
+    sm_log_error("--synthetic analytic checks czekanowski's closed form on its own "
+                 "values: %s; use --synthetic random",
+                 o->binary ? "--binary changes them"
+                           : "--metric bray-curtis and "
+                             "jaccard have no such check");
+    return SM_EOPTION;
+  }
+  if (o->zero_pairs < 0)
+    o->zero_pairs = o->metric == SM_METRIC_CZEK && o->form != SM_FORM_PS;
+  return SM_OK;
+}
+
 /* The CCC parameters, and a threshold below the largest value. */
 static sm_err_t check_values(sm_options_t *o)
 {
@@ -831,7 +952,15 @@ static sm_err_t check_values(sm_options_t *o)
     o->hist_lo = 0;
     o->hist_hi = max;
   }
-  if (o->threshold >= 0) {
+  if (o->threshold >= 0 && o->form != SM_FORM_PS) {
+    if (o->threshold > 1) { /* dissimilarities: values <= T are kept */
+      sm_log_error("--threshold: %g is out of range: %s keeps the values <= T (the "
+                   "near pairs), and every value is at most 1: give 0 <= T <= 1, or "
+                   "leave --threshold out",
+                   o->threshold, o->form == SM_FORM_BC ? "bray-curtis" : "jaccard");
+      return SM_EOPTION;
+    }
+  } else if (o->threshold >= 0) {
     if (o->threshold >= max) {
       sm_log_error("--threshold: %g is out of range: %s %d-way values are at most "
                    "%g, so nothing would be kept",
@@ -921,11 +1050,12 @@ static sm_err_t check_unseen(const sm_options_t *o)
     return SM_EOPTION;
   }
   /* text files: the results in tsv, the top-k lists in any format but bin */
-  const int text =
-      o->output_format == SM_OUT_TSV || (o->topk && o->output_format != SM_OUT_BIN);
+  const int text = o->output_format == SM_OUT_TSV || o->output_format == SM_OUT_NPY ||
+                   o->output_format == SM_OUT_LSMAT ||
+                   (o->topk && o->output_format != SM_OUT_BIN);
   if (o->keys_index && !text) {
     static const char *const numbered[] = {
-        [SM_OUT_BIN] = "bin", [SM_OUT_COMET] = "comet", [SM_OUT_NPY] = "npy"};
+        [SM_OUT_BIN] = "bin", [SM_OUT_COMET] = "comet"};
     if (!o->output)
       sm_log_error("--keys index numbers the vectors in text files, and this run writes "
                    "none (no --output): give --output PREFIX, or leave --keys out");
@@ -981,9 +1111,13 @@ static sm_err_t check_run(sm_options_t *o)
                  "--resume");
     return SM_EOPTION;
   }
-  char why[512]; /* npy's limits, those known before the input is read */
+  char why[512]; /* npy's and lsmat's limits, those known before the input is read */
+  const char *partial = o->threshold >= 0 || o->thr_ent.n ? "--threshold"
+                        : o->phase_min > 0 || o->phase_max < o->num_phase - 1
+                            ? "--phase-min/--phase-max (a part of the phases)"
+                            : NULL;
   if (sm_output_check(why, sizeof why, o->output_format, o->num_way, o->metric, o->single,
-                      o->synth.nv, 0, o->resume)) {
+                      o->synth.nv, 0, o->resume, partial)) {
     sm_log_error("%s", why);
     return SM_EOPTION;
   }
@@ -1037,6 +1171,7 @@ sm_err_t sm_options_parse_compute(int argc, char **argv, sm_options_t *o, int *d
   if (!err && !*done) {
     err = check_input(&a);
     err = err ? err : check_metric(&a.o);
+    err = err ? err : check_form(&a.o);
     err = err ? err : check_values(&a.o);
     err = err ? err : check_phases(&a.o);
     err = err ? err : check_run(&a.o);

@@ -32,9 +32,15 @@ typedef enum sm_retry {
 typedef struct sm_options {
   /* what */
   sm_metric_t metric;
-  int num_way; /* 2 or 3 */
-  int single;  /* czekanowski --precision single */
-  int sparse;  /* ccc: -1 auto (sparse when missing calls), 0, 1 */
+  int form;       /* czekanowski 2-way: SM_FORM_* (sm_formulas.h): --metric
+                     czekanowski (PS), bray-curtis or jaccard */
+  int binary;     /* czekanowski: presence/absence, every value > 0 read as 1 */
+  int zero_pairs; /* czekanowski 2-way, a pair of two zero sums: 1 NaN, 0 the
+                     value of nothing in common (PS 0, a dissimilarity 1); -1
+                     until checked: NaN for the dissimilarities, 0 for PS */
+  int num_way;    /* 2 or 3 */
+  int single;     /* czekanowski --precision single */
+  int sparse;     /* ccc: -1 auto (sparse when missing calls), 0, 1 */
   double ccc_param, ccc_mult;
   sm_method_t method;
   sm_kernel_t kernel;
@@ -43,6 +49,7 @@ typedef struct sm_options {
   const char *input; /* path, or PLINK prefix with --bfile */
   sm_input_format_t input_format;
   int transpose;
+  int compare;                     /* BIOM inputs: SM_COMPARE_* (sm_read.h) */
   int text_header, text_row_names; /* SM_TEXT_AUTO / _YES / _NO (sm_read.h) */
   size_t num_vector, num_field, raw_elem_size;
   sm_synth_t synth; /* kind SM_SYNTH_NONE when reading a file */

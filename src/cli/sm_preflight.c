@@ -556,6 +556,10 @@ uint64_t sm_preflight_out_bytes(const sm_preflight_out_t *o, uint64_t *fixed)
   case SM_OUT_NPY: /* sized whole when opened */
     *fixed = (uint64_t)(128 + n * n * vb * (o->ccc ? 4 : 1));
     return *fixed;
+  case SM_OUT_LSMAT: /* the ids twice, each pair twice ("0.49152541436498437\t") */
+    *fixed = (uint64_t)(2 * n * (index_digits(o->nv) + 1) + 3 * n);
+    rec = 2.0 * (o->single ? 12 : 20);
+    break;
   case SM_OUT_NONE:
     return 0;
   }

@@ -198,6 +198,16 @@ static inline int sm_threshold_keep(double threshold, int thr_f32, double v)
   return !(threshold >= 0) || (thr_f32 ? (double)(float)v : v) > threshold;
 }
 
+/** The same for a value that is a dissimilarity when dis (the min-sum
+ * family's Bray-Curtis and Jaccard forms): values <= threshold, the near
+ * pairs; NaN is never kept by a threshold. */
+static inline int sm_threshold_keep_dis(int dis, double threshold, int thr_f32, double v)
+{
+  if (!dis)
+    return sm_threshold_keep(threshold, thr_f32, v);
+  return !(threshold >= 0) || (thr_f32 ? (double)(float)v : v) <= threshold;
+}
+
 /* What a 2-way finalize needs to know about its block. */
 typedef struct sm_fin2_args {
   int metric;      /* 0 czekanowski, 1 ccc */
@@ -217,6 +227,10 @@ typedef struct sm_fin2_args {
   int emit;              /* 0: checksum only, no records (output none) */
   sm_hist_spec_t hist;   /* count every value (hist.bins > 0) */
   sm_topk_spec_t topk;   /* candidate neighbours of the block (topk.k > 0) */
+  int form;              /* czekanowski: the value's form (SM_FORM_*, sm_formulas.h);
+                            a dissimilarity is thresholded <= threshold and its
+                            top-k candidates hold -value (the smallest first) */
+  int zero_nan;          /* czekanowski: a pair of two zero sums is NaN */
 } sm_fin2_args_t;
 
 /* Candidate lists of a 2-way block: its m rows' lists, then its n

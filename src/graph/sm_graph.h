@@ -20,8 +20,9 @@ typedef struct sm_graph_opts {
   int phase_min, phase_max; /* phases to compute (0-based, inclusive) */
   int num_stage, stage_min, stage_max; /* 3-way stages (0-based, inclusive) */
   int single;                          /* czekanowski in float */
-  int sparse;                          /* ccc sparse method */
-  int ccc_i8; /* ccc 2-way: cached int8 tiles and int8 products */
+  int form, zero_nan; /* czekanowski 2-way: the values' form (sm_fin2_args_t) */
+  int sparse;         /* ccc sparse method */
+  int ccc_i8;         /* ccc 2-way: cached int8 tiles and int8 products */
   double ccc_mult, ccc_param;
   double threshold;        /* < 0: none */
   sm_thr_list_t thr_ent;   /* or CoMet's thresholds per table entry */

@@ -114,6 +114,8 @@ static sm_err_t submit_subblock(sm_gcore_t *g, const sm_subblock_t *s, int r,
   sm_fin2_args_t fa = {
       SM_GCORE_FIN_ARGS(g),
       .topk = o->topk,
+      .form = o->form,
+      .zero_nan = o->zero_nan,
       .diag = s->I == s->J && s->tI == s->tJ,
       .swap = pI0 > pJ0,
       .i0 = (uint32_t)(pI0 + tI0),

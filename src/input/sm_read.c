@@ -1,7 +1,9 @@
 /* sm_read.c: choosing the input reader, by the format option, the path's
- * extension or (a stream's) the first bytes, and parsing the format
- * option's value. The readers live in sm_read_{tsv,npy,plink,raw,vcf}.c. */
+ * extension or the first bytes (a stream's, a BIOM or HDF5 file's), and
+ * parsing the format option's value. The readers live in
+ * sm_read_{tsv,npy,plink,raw,vcf,biom}.c. */
 #include "sm_read.h"
+#include "sm_read_biom.h"
 
 #include "sm_commit.h"
 #include "sm_stream.h"
@@ -42,8 +44,31 @@ static int has_suffix(const char *path, const char *suffix)
   return n >= k && strcasecmp(path + n - k, suffix) == 0;
 }
 
+/* The first n bytes of the regular file path (a stream is not read: its
+ * bytes would be lost), zero-filled; 0 when it cannot be read. */
+static int file_head(const char *path, char *head, size_t n)
+{
+  memset(head, 0, n);
+  if (sm_input_is_stream(path))
+    return 0;
+  const int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return 0;
+  const ssize_t got = read(fd, head, n);
+  close(fd);
+  return got > 0;
+}
+
 static sm_input_format_t guess_format(const char *path)
 {
+  char head[8];
+  /* .biom: HDF5 (BIOM 2.1, or 1.0's JSON, which its reader refuses), or
+   * the text `biom convert --to-tsv` writes */
+  if (has_ext(path, ".biom"))
+    return file_head(path, head, sizeof head) &&
+                   (head[0] == '#' || !memcmp(head, "\xEF\xBB\xBF#", 4))
+               ? SM_INPUT_TSV
+               : SM_INPUT_BIOM;
   if (has_suffix(path, ".vcf") || has_suffix(path, ".vcf.gz") ||
       has_suffix(path, ".vcf.bgz") || has_suffix(path, ".bcf"))
     return SM_INPUT_VCF;
@@ -53,17 +78,20 @@ static sm_input_format_t guess_format(const char *path)
     return SM_INPUT_NPY;
   if (has_ext(path, ".bed") || is_plink_prefix(path))
     return SM_INPUT_PLINK;
+  if (file_head(path, head, sizeof head) && !memcmp(head, SM_HDF5_MAGIC, 8))
+    return SM_INPUT_BIOM; /* .h5, .hdf5, no extension: HDF5 is BIOM here */
   return SM_INPUT_RAW;
 }
 
 /* A stream whose name tells no format (/dev/stdin, a process
  * substitution's /dev/fd/63): the format its first bytes show. It is read
- * into memory now (as text unless it starts as an npy, a gzip or a BCF
- * file), and its readers read that copy. (A regular file is only peeked
- * at.) */
+ * into memory now (as text unless it starts as an npy, a gzip, a BCF or an
+ * HDF5 file), and its readers read that copy. (A regular file is only
+ * peeked at.) */
 static sm_err_t sniff_stream(const char *path, sm_input_format_t *fmt)
 {
-  const sm_stream_rule_t rule = {.magic = {"\x93NUMPY", "\x1f\x8b", "BCF"}, .text = 1};
+  const sm_stream_rule_t rule = {.magic = {"\x93NUMPY", "\x1f\x8b", "BCF", SM_HDF5_MAGIC},
+                                 .text = 1};
   char src[4200], head[16] = {0};
   sm_err_t err = sm_stream_source(path, &rule, src, sizeof src);
   if (err)
@@ -76,7 +104,8 @@ static sm_err_t sniff_stream(const char *path, sm_input_format_t *fmt)
     sm_log_error("%s: cannot read the stream's copy: %s", path, strerror(errno));
     return SM_EIO;
   }
-  *fmt = !memcmp(head, "\x93NUMPY", 6) ? SM_INPUT_NPY
+  *fmt = !memcmp(head, "\x93NUMPY", 6)     ? SM_INPUT_NPY
+         : !memcmp(head, SM_HDF5_MAGIC, 8) ? SM_INPUT_BIOM
          : !memcmp(head, "\x1f\x8b", 2) || !memcmp(head, "BCF", 3) ||
                  !memcmp(head, "##fileformat=VCF", 16)
              ? SM_INPUT_VCF
@@ -132,6 +161,8 @@ sm_err_t sm_read_input(const char *path, sm_input_format_t fmt, const sm_read_op
     return sm_read_raw(path, o, out, dims);
   case SM_INPUT_VCF:
     return sm_read_vcf(path, o, out, dims);
+  case SM_INPUT_BIOM:
+    return sm_read_biom(path, o, out, dims);
   default:
     memset(out, 0, sizeof *out);
     if (dims)
@@ -149,7 +180,7 @@ sm_err_t sm_input_format_parse(const char *s, sm_input_format_t *fmt)
   } names[] = {
       {"auto", SM_INPUT_AUTO}, {"tsv", SM_INPUT_TSV},     {"csv", SM_INPUT_TSV},
       {"npy", SM_INPUT_NPY},   {"plink", SM_INPUT_PLINK}, {"raw", SM_INPUT_RAW},
-      {"vcf", SM_INPUT_VCF},   {"bcf", SM_INPUT_VCF},
+      {"vcf", SM_INPUT_VCF},   {"bcf", SM_INPUT_VCF},     {"biom", SM_INPUT_BIOM},
   };
   for (size_t i = 0; s && i < sizeof names / sizeof names[0]; i++) {
     if (strcasecmp(s, names[i].name) == 0) {
@@ -157,7 +188,8 @@ sm_err_t sm_input_format_parse(const char *s, sm_input_format_t *fmt)
       return SM_OK;
     }
   }
-  sm_log_error("unknown input format '%s'; use auto, tsv, csv, npy, plink, raw or vcf",
-               s ? s : "");
+  sm_log_error(
+      "unknown input format '%s'; use auto, tsv, csv, npy, plink, raw, vcf or biom",
+      s ? s : "");
   return SM_EOPTION;
 }

@@ -9,18 +9,25 @@
 
 typedef enum sm_input_format {
   SM_INPUT_AUTO = 0, /* by extension: .tsv/.txt/.csv, .npy, .bed (or prefix),
-                        .vcf/.vcf.gz/.vcf.bgz/.bcf, else raw */
+                        .vcf/.vcf.gz/.vcf.bgz/.bcf, .biom or HDF5's
+                        signature, else raw */
   SM_INPUT_TSV,      /* delimited text (tab, comma, or spaces; auto-detected) */
   SM_INPUT_NPY,      /* NumPy .npy, 2-D [vector, field] */
   SM_INPUT_PLINK,    /* PLINK 1 .bed/.bim/.fam (SNP-major), path is the prefix */
   SM_INPUT_RAW,      /* CoMet raw layout (float32/float64 or 2-bit packed) */
   SM_INPUT_VCF,      /* VCF/BCF genotypes (GT) through htslib, for CCC */
+  SM_INPUT_BIOM,     /* BIOM 2.1 table (HDF5), observations x samples */
 } sm_input_format_t;
 
 typedef struct sm_read_opts {
   sm_metric_t metric; /* what the data are for: czekanowski or ccc */
   size_t elem_size;   /* czekanowski: 4 (single) or 8 (double) */
   int transpose;      /* text: columns are the vectors */
+  /* BIOM layouts (a .biom table, or one written as text by `biom convert
+   * --to-tsv`: observations as rows): SM_COMPARE_SAMPLES (also
+   * SM_COMPARE_AUTO, 0) makes the samples the vectors, as if transposed;
+   * SM_COMPARE_OBSERVATIONS the observations. Other inputs ignore it. */
+  int compare;
   /* raw input: the sizes (raw files have no header). num_field is required
    * for raw; num_vector 0 means "as many as the file holds" (the file size
    * must then be a whole number of vectors). raw czekanowski files hold
@@ -36,11 +43,15 @@ typedef struct sm_read_opts {
 } sm_read_opts_t;
 
 enum { SM_TEXT_AUTO = 0, SM_TEXT_YES = 1, SM_TEXT_NO = 2 };
+enum { SM_COMPARE_AUTO = 0, SM_COMPARE_SAMPLES = 1, SM_COMPARE_OBSERVATIONS = 2 };
 
 typedef struct sm_dims {
   size_t nv, nf; /* sizes of the whole input, before slicing */
   /* text input: what was found (SM_TEXT_YES / SM_TEXT_NO; 0 otherwise) */
   int header, row_names;
+  /* a BIOM layout: the axis whose items are the vectors (SM_COMPARE_SAMPLES
+   * or SM_COMPARE_OBSERVATIONS); 0 for other inputs */
+  int compare;
 } sm_dims_t;
 
 /* Every reader: fills *out with the slice (names included when the input
@@ -54,7 +65,10 @@ typedef struct sm_dims {
  * transpose). A first row whose cells (after the first) are not all numbers
  * is a header giving names (used with transpose); a first column that is not
  * numeric gives row names. Ragged rows and non-numeric cells are SM_EFORMAT
- * with file:line:column. */
+ * with file:line:column. A BIOM table written as text (a '# Constructed
+ * from biom file' line, or a header headed '#OTU ID' or 'OTU ID') compares
+ * its samples (columns) unless o->compare says observations, and skips a
+ * last column of observation metadata (taxonomy); dims->compare says so. */
 sm_err_t sm_read_tsv(const char *path, const sm_read_opts_t *o, sm_vectors_t *out,
                      sm_dims_t *dims) SM_MUST_CHECK;
 
@@ -97,15 +111,19 @@ sm_err_t sm_read_vcf(const char *path, const sm_read_opts_t *o, sm_vectors_t *ou
                      sm_dims_t *dims) SM_MUST_CHECK;
 
 /** Dispatch on fmt (SM_INPUT_AUTO: by the path's extension; a path whose
- * prefix.bed exists is PLINK; a stream of no telling name, without
- * num_field, by its first bytes: npy, VCF/BCF, else text). Every reader
+ * prefix.bed exists is PLINK; a .biom file is BIOM (text starting with '#':
+ * its text form); a file of another extension starting with HDF5's
+ * signature is BIOM; a stream of no telling name, without num_field, by its
+ * first bytes: npy, VCF/BCF, HDF5, else text). BIOM is read by
+ * sm_read_biom (sm_read_biom.h). Every reader
  * reads a stream (a pipe, a FIFO, /dev/stdin, a device) once, into
  * memory, and later reads in the process read that copy (sm_stream.h);
  * a stream cannot be a PLINK prefix. */
 sm_err_t sm_read_input(const char *path, sm_input_format_t fmt, const sm_read_opts_t *o,
                        sm_vectors_t *out, sm_dims_t *dims) SM_MUST_CHECK;
 
-/** Parse a format name ("auto", "tsv", "csv", "npy", "plink", "raw", "vcf"). */
+/** Parse a format name ("auto", "tsv", "csv", "npy", "plink", "raw", "vcf",
+ * "biom"). */
 sm_err_t sm_input_format_parse(const char *s, sm_input_format_t *fmt) SM_MUST_CHECK;
 
 #endif

@@ -1,6 +1,8 @@
 /* sm_read_tsv.c: delimited text input for czekanowski (tab, comma or spaces;
  * optional header row and row-name column; rows, or columns when transposed,
- * are the vectors). The whole file is checked; only the slice is kept. */
+ * are the vectors; a BIOM table's samples, its columns, unless its
+ * observations are compared). The whole file is checked; only the slice is
+ * kept. */
 #include "sm_read.h"
 #include "sm_read_util.h"
 #include "sm_stream.h"
@@ -52,6 +54,11 @@ typedef struct tsv {
   char first_cell[48];        /* the first data row's first cell, for messages */
   int r_header;               /* auto: the first line, of numbers, is R's header */
   int pend_quoted, pend_bare; /* the pending line's first_quoted, other_bare */
+  int transpose;              /* columns are the vectors (--transpose, BIOM samples) */
+  int biom_mark;              /* a '# Constructed from biom file' line came first */
+  int biom;                   /* a BIOM table: SM_COMPARE_* compared, else 0 */
+  char *meta;                 /* its last column's name when it holds metadata
+                                 (taxonomy), skipped; else NULL */
 } tsv_t;
 
 /* Append s to v: SM_OK or SM_ENOMEM (logged by the caller, who knows the
@@ -281,11 +288,60 @@ static const char *column_name(const tsv_t *t, size_t c)
   return t->header.p[skip + c];
 }
 
+/* Is h (blanks, '_' and '-' aside, in any case) the name biom gives a
+ * column of observation metadata (`biom convert --header-key taxonomy`,
+ * QIIME 1's "Consensus Lineage", PICRUSt's KEGG columns)? */
+static int metadata_name(const char *h)
+{
+  static const char *const words[] = {"taxonomy",     "consensuslineage", "lineage",
+                                      "keggpathways", "keggdescription",  "keggpathway"};
+  char w[32];
+  size_t k = 0;
+  for (; *h && k + 1 < sizeof w; h++)
+    if (!strchr(" _-", *h))
+      w[k++] = (char)tolower((unsigned char)*h);
+  w[k] = '\0';
+  for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+    if (!strcmp(w, words[i]))
+      return 1;
+  return 0;
+}
+
+/* A BIOM table written as text (`biom convert --to-tsv`: a '# Constructed
+ * from biom file' line, a header headed '#OTU ID' or 'OTU ID'): its rows
+ * are observations, and its columns, the samples, are the vectors unless
+ * the observations are compared. A last column named as metadata, or whose
+ * first cell is not a number (`--header-key taxonomy`), is set aside (the
+ * data rows' cells keep it: data_row drops it). */
+static void biom_layout(tsv_t *t)
+{
+  if (!t->header.n)
+    return;
+  const char *h = t->header.p[0];
+  h += *h == '#';
+  if (!t->biom_mark && strcasecmp(h, "OTU ID"))
+    return;
+  t->biom = t->o->compare == SM_COMPARE_OBSERVATIONS ? SM_COMPARE_OBSERVATIONS
+                                                     : SM_COMPARE_SAMPLES;
+  t->transpose = t->biom == SM_COMPARE_SAMPLES;
+  const size_t n = t->cells.n;
+  double x;
+  if (t->header.n == n && n >= 3 &&
+      (metadata_name(t->header.p[n - 1]) || !parse_number(t->cells.p[n - 1], &x))) {
+    t->meta = t->header.p[n - 1]; /* taken from the header */
+    t->header.n--;
+  }
+}
+
 /* First data row: row names or not, the column count and the columns kept. */
 static sm_err_t first_data_row(tsv_t *t, size_t lineno)
 {
   double x;
   const sm_read_opts_t *o = t->o;
+  biom_layout(t);
+  const size_t meta = t->meta != NULL; /* the cells end with it */
+  t->r0 = t->transpose ? o->f0 : o->v0;
+  t->rc = t->transpose ? o->fcount : o->vcount;
   const char *c0 = t->cells.p[0];
   int names = !parse_number(c0, &x);
   t->data_line = lineno;
@@ -296,7 +352,7 @@ static sm_err_t first_data_row(tsv_t *t, size_t lineno)
     t->ids_guess = 3;
   }
   t->rownames = o->row_names == SM_TEXT_YES ? 1 : o->row_names == SM_TEXT_NO ? 0 : names;
-  t->ncells = t->cells.n;
+  t->ncells = t->cells.n - meta;
   if (o->row_names == SM_TEXT_AUTO && !t->rownames && t->cells.n > 1 &&
       t->header.n == t->ncells && is_id_label(t->header.p[0])) {
     t->rownames = 1; /* `id f1 f2` over `101 ...`: ids, not data */
@@ -311,7 +367,7 @@ static sm_err_t first_data_row(tsv_t *t, size_t lineno)
   size_t ncols = t->ncells - (size_t)t->rownames;
   if (ncols == 0) {
     sm_log_error("%s:%zu: no numeric columns (only a row name); no %ss", t->path, lineno,
-                 o->transpose ? "vector" : "field");
+                 t->transpose ? "vector" : "field");
     return SM_EDEGEN;
   }
   if (t->header.n && t->header.n != t->ncells && !(t->rownames && t->header.n == ncols)) {
@@ -320,9 +376,9 @@ static sm_err_t first_data_row(tsv_t *t, size_t lineno)
                  t->path, t->header_line, t->header.n, lineno, t->ncells);
     return SM_EFORMAT;
   }
-  t->c0 = o->transpose ? o->v0 : o->f0;
-  return sm_read_slice_axis(t->path, o->transpose ? "vector" : "field", ncols, t->c0,
-                            o->transpose ? o->vcount : o->fcount, &t->ckeep);
+  t->c0 = t->transpose ? o->v0 : o->f0;
+  return sm_read_slice_axis(t->path, t->transpose ? "vector" : "field", ncols, t->c0,
+                            t->transpose ? o->vcount : o->fcount, &t->ckeep);
 }
 
 /* Auto mode read the first column as data: a later cell of it that is not
@@ -353,16 +409,18 @@ static sm_err_t first_column_data(const tsv_t *t, const char *s, size_t lineno)
 static sm_err_t data_row(tsv_t *t, size_t lineno)
 {
   const sm_read_opts_t *o = t->o;
-  if (t->cells.n != t->ncells) {
+  const size_t meta = t->meta != NULL; /* the last cell is metadata: dropped */
+  if (t->cells.n != t->ncells + meta) {
     const int first = !t->header.n && t->nrows == 1 && t->cells.n > t->ncells;
     sm_log_error("%s:%zu: expected %zu columns, found %zu; every row needs the "
                  "same number of cells%s",
-                 t->path, lineno, t->ncells, t->cells.n,
+                 t->path, lineno, t->ncells + meta, t->cells.n,
                  first ? " (the first line was read as data: if it names the columns, "
                          "say --header yes)"
                        : "");
     return SM_EFORMAT;
   }
+  t->cells.n -= meta;
   sm_err_t err;
   if (o->row_names == SM_TEXT_AUTO && !t->rownames && t->nrows > 0 && t->ncells > 1 &&
       (err = first_column_data(t, t->cells.p[0], lineno)))
@@ -390,8 +448,8 @@ static sm_err_t data_row(tsv_t *t, size_t lineno)
     const char *why = sm_read_czek_why(x, o->elem_size);
     if (why) {
       /* Name the vector as the output would: its name, else its number. */
-      size_t vi = o->transpose ? c : r, fi = o->transpose ? r : c;
-      const char *name = o->transpose  ? column_name(t, c)
+      size_t vi = t->transpose ? c : r, fi = t->transpose ? r : c;
+      const char *name = t->transpose  ? column_name(t, c)
                          : t->rownames ? t->cells.p[0]
                                        : NULL;
       char num[32];
@@ -457,6 +515,13 @@ static sm_err_t qiime_header(tsv_t *t, const char *s, int *taken)
   if (split_line(t, hdr)) {
     free(line), free(hdr);
     return SM_ENOMEM;
+  }
+  /* "#OTU<TAB>ID": BIOM's id label split by a tab, one cell too many */
+  if (t->cells.n == n + 1 && n > 1 && t->sep == '\t' && !strcmp(t->cells.p[0], "OTU") &&
+      !strcmp(t->cells.p[1], "ID") && t->cells.p[1] == t->cells.p[0] + 4) {
+    t->cells.p[0][3] = ' '; /* the tab, made a NUL by split_line */
+    memmove(t->cells.p + 1, t->cells.p + 2, (n - 1) * sizeof *t->cells.p);
+    t->cells.n--;
   }
   double x;
   int names = t->cells.n == n && n > 1;
@@ -557,22 +622,22 @@ static sm_err_t build(tsv_t *t, sm_vectors_t *out)
 {
   const sm_read_opts_t *o = t->o;
   size_t rkeep = t->nvals / t->ckeep;
-  size_t nv = o->transpose ? t->ckeep : rkeep, nf = o->transpose ? rkeep : t->ckeep;
+  size_t nv = t->transpose ? t->ckeep : rkeep, nf = t->transpose ? rkeep : t->ckeep;
   sm_err_t err = sm_vectors_alloc(out, SM_METRIC_CZEK, o->elem_size, nv, nf);
   if (err)
     return err;
   for (size_t r = 0; r < rkeep; r++) {
     for (size_t c = 0; c < t->ckeep; c++) {
       double x = t->vals[r * t->ckeep + c];
-      size_t v = o->transpose ? c : r, f = o->transpose ? r : c;
+      size_t v = t->transpose ? c : r, f = t->transpose ? r : c;
       sm_read_store_czek(sm_vectors_row(out, v), o->elem_size, f, x);
     }
   }
-  if (!o->transpose && t->rownames) {
+  if (!t->transpose && t->rownames) {
     out->names = t->rnames.p; /* exactly the kept rows' names */
     t->rnames.p = NULL;
     t->rnames.n = 0;
-  } else if (o->transpose && t->header.n) {
+  } else if (t->transpose && t->header.n) {
     if (!(out->names = calloc(nv, sizeof *out->names)))
       goto nomem;
     for (size_t v = 0; v < nv; v++)
@@ -588,6 +653,10 @@ nomem:
 /* Say what auto mode decided where a user may have meant otherwise. */
 static void explain_layout(const tsv_t *t)
 {
+  if (t->meta)
+    sm_log_info("%s: the last column, '%s', holds observation metadata (as `biom convert "
+                "--header-key` writes it), not counts: skipped",
+                t->path, t->meta);
   if (t->r_header)
     sm_log_warn(
         "%s:%zu: the first line, of numbers, has one cell fewer than the rows: it "
@@ -647,6 +716,7 @@ sm_err_t sm_read_tsv(const char *path, const sm_read_opts_t *o, sm_vectors_t *ou
   sm_read_begin(out, dims);
   t.path = path;
   t.o = o;
+  t.transpose = o->transpose;
   t.r0 = o->transpose ? o->f0 : o->v0;
   t.rc = o->transpose ? o->fcount : o->vcount;
 
@@ -717,6 +787,7 @@ sm_err_t sm_read_tsv(const char *path, const sm_read_opts_t *o, sm_vectors_t *ou
     if (buf[strspn(buf, " \t")] == '\0')
       continue;
     if (buf[0] == '#' && !t.started) {
+      t.biom_mark |= !strncmp(buf, "# Constructed from biom file", 28);
       free(t.comment);
       if (!(t.comment = strdup(buf))) {
         err = SM_ENOMEM;
@@ -750,7 +821,7 @@ sm_err_t sm_read_tsv(const char *path, const sm_read_opts_t *o, sm_vectors_t *ou
     goto fail;
   }
   size_t rkeep;
-  if ((err = sm_read_slice_axis(path, o->transpose ? "field" : "vector", t.nrows, t.r0,
+  if ((err = sm_read_slice_axis(path, t.transpose ? "field" : "vector", t.nrows, t.r0,
                                 t.rc, &rkeep)) ||
       (err = build(&t, out)))
     goto fail;
@@ -768,12 +839,14 @@ fail:
   free_strings(&t.pending);
   free(t.vals);
   free(t.comment);
+  free(t.meta);
   size_t ncols = t.ncells - (size_t)t.rownames;
-  err = sm_read_end(err, out, dims, o->transpose ? ncols : t.nrows,
-                    o->transpose ? t.nrows : ncols);
+  err = sm_read_end(err, out, dims, t.transpose ? ncols : t.nrows,
+                    t.transpose ? t.nrows : ncols);
   if (!err && dims) {
     dims->header = had_header ? SM_TEXT_YES : SM_TEXT_NO;
     dims->row_names = t.rownames ? SM_TEXT_YES : SM_TEXT_NO;
+    dims->compare = t.biom;
   }
   return err;
 }

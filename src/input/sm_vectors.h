@@ -12,6 +12,12 @@
 typedef enum sm_metric {
   SM_METRIC_CZEK = 0, /* Proportional Similarity (Czekanowski), real entries */
   SM_METRIC_CCC = 1,  /* Custom Correlation Coefficient, 2-bit genotypes */
+  /* What the values of a czekanowski run are when it computes a
+   * dissimilarity of the same numerators (--metric bray-curtis, jaccard):
+   * said only where values are described (matrix outputs, histograms);
+   * the vectors and the computation are SM_METRIC_CZEK's. */
+  SM_METRIC_BRAY_CURTIS = 2,
+  SM_METRIC_JACCARD = 3,
 } sm_metric_t;
 
 /* 2-bit genotype codes (CoMet's): number of copies of allele "1". */

@@ -458,7 +458,8 @@ static sm_err_t print_report(run_t *r, sm_err_t err, const sm_maf_rank_t *ranks,
     sm_err_t jerr = sm_maf_report_json(&rep, r->json_path);
     err = err ? err : jerr;
   }
-  sm_maf_report_print(&rep, stdout);
+  if (!o->quiet)
+    sm_maf_report_print(&rep, stdout);
   return err;
 }
 

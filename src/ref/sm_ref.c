@@ -82,7 +82,8 @@ sm_err_t sm_ref_run(const sm_vectors_t *v, const sm_ref_opts_t *o, sm_sink_t *si
         *rb = (sm_recbuf_t){0};
       if (o->way == 2) {
         if (!ccc) {
-          emit(rb, 2, i, j, 0, 0, sm_f_czek2(czek_n2(v, i, j), sum[i], sum[j]));
+          emit(rb, 2, i, j, 0, 0,
+               sm_f_minsum2(o->form, o->zero_nan, czek_n2(v, i, j), sum[i], sum[j]));
         } else {
           uint64_t t[4] = {0, 0, 0, 0};
           for (size_t q = 0; q < nf; q++) {

@@ -13,6 +13,8 @@ typedef struct sm_ref_opts {
   int way;    /* 2 or 3 */
   int sparse; /* ccc: sparse method */
   double ccc_mult, ccc_param;
+  int form;     /* czekanowski 2-way: the value's form (SM_FORM_*, sm_formulas.h) */
+  int zero_nan; /* czekanowski 2-way: a pair of two zero sums is NaN */
 } sm_ref_opts_t;
 
 /** Compute every pair (way 2) or triple (way 3) of v and hand the records,

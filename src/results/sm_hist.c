@@ -16,12 +16,22 @@
 #include <unistd.h>
 
 #include "sm_commit.h"
+#include "sm_vectors.h"
 
 extern char **environ;
 
-void sm_hist_entry_name(int ccc, int way, uint32_t e, char *buf)
+/* The metric's name in the files (metric: sm_metric_t, the values'). */
+static const char *metric_name(int metric)
 {
-  if (!ccc) {
+  return metric == SM_METRIC_CCC           ? "ccc"
+         : metric == SM_METRIC_BRAY_CURTIS ? "bray-curtis"
+         : metric == SM_METRIC_JACCARD     ? "jaccard"
+                                           : "czekanowski";
+}
+
+void sm_hist_entry_name(int metric, int way, uint32_t e, char *buf)
+{
+  if (metric != SM_METRIC_CCC) {
     strcpy(buf, "-");
     return;
   }
@@ -53,7 +63,7 @@ static long slot_edges(const sm_hist_spec_t *h, uint32_t s, double *lo, double *
   return (long)s - 1;
 }
 
-sm_err_t sm_hist_write_tsv(const char *path, const sm_hist_spec_t *h, int ccc, int way,
+sm_err_t sm_hist_write_tsv(const char *path, const sm_hist_spec_t *h, int metric, int way,
                            const uint64_t *counts)
 {
   sm_commit_t c;
@@ -62,15 +72,15 @@ sm_err_t sm_hist_write_tsv(const char *path, const sm_hist_spec_t *h, int ccc, i
                  sm_commit_strerror(errno), sm_commit_hint(errno));
     return SM_EIO;
   }
-  const char *metric = ccc ? "ccc" : "czekanowski";
+  const char *name_m = metric_name(metric);
   int bad = fputs("metric\tway\tentry\tbin\tlo\thi\tcount\n", c.f) == EOF;
   for (uint32_t e = 0; e < h->nent && !bad; e++) {
     char name[8];
-    sm_hist_entry_name(ccc, way, e, name);
+    sm_hist_entry_name(metric, way, e, name);
     for (uint32_t s = 0; s < sm_hist_row(h) && !bad; s++) {
       double lo, hi;
       const long bin = slot_edges(h, s, &lo, &hi);
-      bad = fprintf(c.f, "%s\t%d\t%s\t%ld\t%.17g\t%.17g\t%llu\n", metric, way, name, bin,
+      bad = fprintf(c.f, "%s\t%d\t%s\t%ld\t%.17g\t%.17g\t%llu\n", name_m, way, name, bin,
                     lo, hi, (unsigned long long)counts[e * sm_hist_row(h) + s]) < 0;
     }
   }
@@ -82,7 +92,7 @@ sm_err_t sm_hist_write_tsv(const char *path, const sm_hist_spec_t *h, int ccc, i
   return SM_OK;
 }
 
-void sm_hist_json(sm_json_t *j, const sm_hist_spec_t *h, int ccc, int way,
+void sm_hist_json(sm_json_t *j, const sm_hist_spec_t *h, int metric, int way,
                   const uint64_t *counts)
 {
   sm_json_object(j, "histogram", 4);
@@ -93,7 +103,7 @@ void sm_hist_json(sm_json_t *j, const sm_hist_spec_t *h, int ccc, int way,
   sm_json_object(j, "counts", 6);
   for (uint32_t e = 0; e < h->nent; e++) {
     char name[8];
-    sm_hist_entry_name(ccc, way, e, name);
+    sm_hist_entry_name(metric, way, e, name);
     sm_json_array(j, name, 0);
     for (uint32_t s = 0; s < sm_hist_row(h); s++)
       sm_json_u64(j, NULL, counts[e * sm_hist_row(h) + s]);
@@ -121,7 +131,7 @@ static int find_on_path(const char *prog, char *full, size_t len)
 /* gnuplot's script: the picture to its standard output ("set output"
  * without a name: gnuplot opens no file), then one curve per table entry
  * with its bins inline ('-'), so that no path appears in it either. */
-static int write_script(FILE *g, const sm_hist_spec_t *h, int ccc, int way,
+static int write_script(FILE *g, const sm_hist_spec_t *h, int metric, int way,
                         const uint64_t *counts)
 {
   int bad = fprintf(g,
@@ -130,15 +140,15 @@ static int write_script(FILE *g, const sm_hist_spec_t *h, int ccc, int way,
                     "set title '%s %d-way: values per bin (%u bins over [%g, %g])'\n"
                     "set xlabel 'value'\nset ylabel 'count'\nset logscale y\n"
                     "set key outside\nset grid\nplot ",
-                    ccc ? "ccc" : "czekanowski", way, h->bins, h->lo, h->hi) < 0;
+                    metric_name(metric), way, h->bins, h->lo, h->hi) < 0;
   for (uint32_t e = 0; e < h->nent && !bad; e++) {
     char name[8];
-    sm_hist_entry_name(ccc, way, e, name);
+    sm_hist_entry_name(metric, way, e, name);
     /* each bin at its middle; empty bins are left out of the log scale */
     bad = fprintf(g,
                   "%s'-' using (($1+$2)/2):($3 > 0 ? $3 : 1/0) with histeps lw 2 "
                   "title '%s'",
-                  e ? ", " : "", ccc ? name : "values") < 0;
+                  e ? ", " : "", metric == SM_METRIC_CCC ? name : "values") < 0;
   }
   bad |= fputs("\n", g) == EOF;
   for (uint32_t e = 0; e < h->nent && !bad; e++) {
@@ -283,7 +293,7 @@ static int run_gnuplot(const char *prog, const char *script, size_t len, picture
   return failed ? -1 : st;
 }
 
-int sm_hist_plot(const char *png, const sm_hist_spec_t *h, int ccc, int way,
+int sm_hist_plot(const char *png, const sm_hist_spec_t *h, int metric, int way,
                  const uint64_t *counts)
 {
   char prog[SM_COMMIT_NAME_MAX];
@@ -302,7 +312,7 @@ int sm_hist_plot(const char *png, const sm_hist_spec_t *h, int ccc, int way,
   char *script = NULL;
   size_t len = 0;
   FILE *m = open_memstream(&script, &len);
-  int bad = !m || write_script(m, h, ccc, way, counts);
+  int bad = !m || write_script(m, h, metric, way, counts);
   bad |= m && fclose(m) != 0;
   if (bad) {
     free(script);

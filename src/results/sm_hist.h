@@ -11,18 +11,21 @@
 #include "sm_json.h"
 #include "sm_types.h"
 
+/* metric: the values' sm_metric_t (sm_vectors.h: czekanowski's
+ * dissimilarities have their own), named in the files. */
+
 /** The table entry e's name: "-" for czekanowski (way ignored), the bits
  * a b [c] for CCC ("01", "101"). buf holds at least 4 bytes. */
-void sm_hist_entry_name(int ccc, int way, uint32_t e, char *buf);
+void sm_hist_entry_name(int metric, int way, uint32_t e, char *buf);
 
 /** Write path (atomically): a header, then per entry and slot
  * `metric way entry bin lo hi count`; bin -1 counts values below the
  * range, bins above it, bins + 1 NaN values. Logs its errors. */
-sm_err_t sm_hist_write_tsv(const char *path, const sm_hist_spec_t *h, int ccc, int way,
+sm_err_t sm_hist_write_tsv(const char *path, const sm_hist_spec_t *h, int metric, int way,
                            const uint64_t *counts) SM_MUST_CHECK;
 
 /** The "histogram" member of a JSON summary. */
-void sm_hist_json(sm_json_t *j, const sm_hist_spec_t *h, int ccc, int way,
+void sm_hist_json(sm_json_t *j, const sm_hist_spec_t *h, int metric, int way,
                   const uint64_t *counts);
 
 /** Draw the counts into png with gnuplot, when gnuplot is on the PATH:
@@ -34,7 +37,7 @@ void sm_hist_json(sm_json_t *j, const sm_hist_spec_t *h, int ccc, int way,
  * Returns 1 when the picture was made, 0 without gnuplot, -1 when it was
  * not (gnuplot failed, no value is in the bins, a file error: a warning is
  * logged and no file is left; the run does not fail for it). */
-int sm_hist_plot(const char *png, const sm_hist_spec_t *h, int ccc, int way,
+int sm_hist_plot(const char *png, const sm_hist_spec_t *h, int metric, int way,
                  const uint64_t *counts);
 
 #endif

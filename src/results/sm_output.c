@@ -1,5 +1,6 @@
 /* sm_output.c: result writers (tsv, starmet binary, CoMet records, the
- * npy matrix) with write-to-temporary-then-rename completion. */
+ * npy and lsmat matrices of sm_matrix.c, npy's ids file) with
+ * write-to-temporary-then-rename completion. */
 #include "sm_output.h"
 
 #include "sm_fmt.h"
@@ -15,31 +16,35 @@
 #include "sm_bytes.h"
 #include "sm_commit.h"
 #include "sm_crc32c.h"
-
-/* npy: values consecutive in the file (a block's row) gathered into one
- * pwrite; one run for the (i,j) side, one for the (j,i) side. */
-#define SM_NPY_RUN 65536
-typedef struct npy_run {
-  uint64_t off; /* file offset of buf[0] */
-  size_t len;
-  unsigned char buf[SM_NPY_RUN];
-} npy_run_t;
+#include "sm_matrix.h"
 
 struct sm_writer {
   sm_writer_info_t info;
   sm_commit_t c; /* the file (c.f, NULL for SM_OUT_NONE) under its temporary name */
   uint64_t count;
   int failed;
-  npy_run_t *run;              /* npy: run[0] (i,j), run[1] (j,i); NULL otherwise */
-  uint64_t npy_data;           /* npy: offset of the matrix (header size) */
-  uint64_t npy_sum;            /* npy: sum of npy_cell over the values written */
-  unsigned char npy_head[256]; /* npy: the header written (npy_data bytes) */
-  uint32_t crc;                /* CRC-32C of what was appended since the last flush */
-  uint64_t since;              /* and its length */
-  uint32_t file_crc;           /* CRC-32C of the file up to the last flush */
-  uint64_t file_len;           /* its length */
-  char **names;                /* tsv: info.names as written (escape_names), or NULL */
+  sm_matrix_t *mat;  /* npy, lsmat: the matrix; NULL otherwise */
+  int text_done;     /* lsmat: its text is written (sm_writer_sync) */
+  sm_commit_t ids;   /* npy: PREFIX.ids.txt under its temporary name */
+  int ids_open;      /* ids.tmp is this run's, removed unless renamed */
+  uint32_t crc;      /* CRC-32C of what was appended since the last flush */
+  uint64_t since;    /* and its length */
+  uint32_t file_crc; /* CRC-32C of the file up to the last flush */
+  uint64_t file_len; /* its length */
+  char **names;      /* tsv, npy, lsmat: info.names as written (escape_names), or NULL */
+  char *vbuf;        /* the stream's buffer (glibc ignores setvbuf's size without one) */
 };
+
+/* A 1 MiB buffer for the file's stream, freed with the writer: appends
+ * reach the kernel in large writes. Without memory, the stream's own. */
+static void stream_buffer(sm_writer_t *w)
+{
+  enum { VBUF = 1 << 20 };
+  if ((w->vbuf = malloc(VBUF)) && setvbuf(w->c.f, w->vbuf, _IOFBF, VBUF) != 0) {
+    free(w->vbuf);
+    w->vbuf = NULL;
+  }
+}
 
 /* Append len bytes, counted for the flush's CRC. 0, or 1 on a short write. */
 static int append(sm_writer_t *w, const void *buf, size_t len)
@@ -49,36 +54,20 @@ static int append(sm_writer_t *w, const void *buf, size_t len)
   return len && fwrite_unlocked(buf, 1, len, w->c.f) != len; /* one thread writes */
 }
 
-/* A value written to the npy matrix at file offset off, for the check at
- * commit: an order-free sum of a mix of both (NaN, the matrix's "no
- * value", counts as not written). */
-static uint64_t npy_cell(uint64_t off, uint64_t bits, int single)
-{
-  const int nan =
-      single ? (bits & 0x7f800000u) == 0x7f800000u && (bits & 0x7fffffu)
-             : (bits & UINT64_C(0x7ff0000000000000)) == UINT64_C(0x7ff0000000000000) &&
-                   (bits & UINT64_C(0xfffffffffffff));
-  if (nan)
-    return 0;
-  uint64_t z = off * UINT64_C(0x9e3779b97f4a7c15) ^ bits;
-  z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-  z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-  return (z ^ (z >> 31)) | 1;
-}
-
 /* Layout of the starmet binary header (64 bytes, little endian). */
 #define SM_BIN_MAGIC "STARMET\0"
 #define SM_BIN_VERSION 1u
 
 sm_err_t sm_outfmt_parse(const char *s, sm_outfmt_t *fmt)
 {
-  static const char *const names[] = {"tsv", "bin", "comet", "none", "npy"};
-  for (int k = 0; k < 5; k++)
+  static const char *const names[] = {"tsv", "bin", "comet", "none", "npy", "lsmat"};
+  for (int k = 0; k < 6; k++)
     if (!strcmp(s, names[k])) {
       *fmt = (sm_outfmt_t)k;
       return SM_OK;
     }
-  sm_log_error("--output-format: unknown format '%s' (use tsv, bin, npy, comet or none)",
+  sm_log_error("--output-format: unknown format '%s' (use tsv, bin, npy, lsmat, comet or "
+               "none)",
                s);
   return SM_EOPTION;
 }
@@ -86,13 +75,23 @@ sm_err_t sm_outfmt_parse(const char *s, sm_outfmt_t *fmt)
 void sm_output_path(char *buf, size_t len, const char *prefix, sm_outfmt_t fmt, int rank,
                     int nranks)
 {
-  const char *ext = fmt == SM_OUT_TSV ? "tsv" : fmt == SM_OUT_NPY ? "npy" : "bin";
+  const char *ext = fmt == SM_OUT_TSV     ? "tsv"
+                    : fmt == SM_OUT_NPY   ? "npy"
+                    : fmt == SM_OUT_LSMAT ? "lsmat"
+                                          : "bin";
   if (nranks <= 1)
     snprintf(buf, len, "%s.%s", prefix, ext);
   else if (rank < 0) /* the pattern of the set */
     snprintf(buf, len, "%s_<rank>.%s", prefix, ext);
   else
     snprintf(buf, len, "%s_%d.%s", prefix, rank, ext);
+}
+
+int sm_output_ids_path(char *buf, size_t len, const char *prefix, sm_outfmt_t fmt)
+{
+  snprintf(buf, len, "%s%s", fmt == SM_OUT_NPY ? prefix : "",
+           fmt == SM_OUT_NPY ? ".ids.txt" : "");
+  return fmt == SM_OUT_NPY;
 }
 
 void sm_bin_header(unsigned char h[SM_BIN_HEADER], const char *magic, int way, int metric,
@@ -158,7 +157,7 @@ static sm_err_t reopen_partial(sm_writer_t *w, const char *path, uint64_t resume
   w->count = resume_count;
   w->file_len = resume_off;
   w->file_crc = resume_crc;
-  setvbuf(w->c.f, NULL, _IOFBF, 1 << 20);
+  stream_buffer(w);
   return SM_OK;
 }
 
@@ -171,36 +170,40 @@ static const char *tsv_header(const sm_writer_info_t *info)
                                        : "id_i\tid_j\tid_k\tvalue\n";
 }
 
-/* Bytes of the npy matrix: n x n values [x 4 CCC entries]; 0 when over
- * SM_NPY_MAX_BYTES (n beyond 2^20 is, and would overflow the product). */
-static uint64_t npy_bytes(sm_metric_t metric, int single, size_t nv)
-{
-  const uint64_t n = nv, cell = (single ? 4u : 8u) * (metric == SM_METRIC_CCC ? 4u : 1u);
-  if (n > (UINT64_C(1) << 20) || n * n * cell > SM_NPY_MAX_BYTES)
-    return 0;
-  return n * n * cell;
-}
-
 int sm_output_check(char *why, size_t len, sm_outfmt_t fmt, int way, sm_metric_t metric,
-                    int single, size_t nv, int nranks, int resume)
+                    int single, size_t nv, int nranks, int resume, const char *partial)
 {
-  if (fmt != SM_OUT_NPY)
+  if (fmt != SM_OUT_NPY && fmt != SM_OUT_LSMAT)
     return 0;
+  const int lsmat = fmt == SM_OUT_LSMAT;
+  const char *f = lsmat ? "lsmat" : "npy";
   if (way != 2)
     snprintf(why, len,
-             "--output-format npy holds the 2-way matrix: use tsv or bin for "
-             "--num-way 3");
+             "--output-format %s holds the 2-way matrix: use tsv or bin for "
+             "--num-way 3",
+             f);
+  else if (lsmat && sm_matrix_distance(metric, 0) != sm_matrix_distance(metric, 0))
+    snprintf(why, len,
+             "--output-format lsmat holds distances, and ccc values are not (a table "
+             "of four per pair, and a vector's own value is no constant): use npy, tsv "
+             "or bin");
   else if (resume)
     snprintf(why, len,
-             "--output-format npy cannot --resume (the matrix is written in "
-             "place, there is no completed part to keep): rerun without "
-             "--resume, or use tsv or bin");
+             "--output-format %s cannot --resume (the matrix is written %s, there is "
+             "no completed part to keep): rerun without --resume, or use tsv or bin",
+             f, lsmat ? "at the end" : "in place");
   else if (nranks > 1)
     snprintf(why, len,
-             "--output-format npy is written by one process, not by %d MPI "
+             "--output-format %s is written by one process, not by %d MPI "
              "ranks: use tsv or bin (one file per rank) under mpirun",
-             nranks);
-  else if (nv && !npy_bytes(metric, single, nv))
+             f, nranks);
+  else if (lsmat && partial)
+    snprintf(why, len,
+             "--output-format lsmat is the whole distance matrix, and %s leaves pairs "
+             "without a value: leave it out, or use npy (NaN where there is no value), "
+             "tsv or bin",
+             partial);
+  else if (nv && !lsmat && !sm_matrix_bytes(0, metric, single, nv))
     snprintf(why, len,
              "--output-format npy: %zu vectors make a %.1f GiB matrix, over the "
              "%llu GiB limit of npy output: use bin or tsv (with --threshold "
@@ -209,117 +212,51 @@ int sm_output_check(char *why, size_t len, sm_outfmt_t fmt, int way, sm_metric_t
              (double)nv * (double)nv * (single ? 4 : 8) *
                  (metric == SM_METRIC_CCC ? 4 : 1) / (1u << 30),
              (unsigned long long)(SM_NPY_MAX_BYTES >> 30));
+  else if (nv && lsmat && !sm_matrix_bytes(1, metric, single, nv))
+    snprintf(why, len,
+             "--output-format lsmat: %zu vectors make %.1f GiB of distances to hold in "
+             "memory, over the %llu GiB limit of lsmat output (a text matrix is for "
+             "what a person or a script reads whole): use npy (the matrix on disk, up "
+             "to %llu GiB) or bin",
+             nv, (double)nv * ((double)nv - 1) / 2 * (single ? 4 : 8) / (1u << 30),
+             (unsigned long long)(SM_LSMAT_MAX_BYTES >> 30),
+             (unsigned long long)(SM_NPY_MAX_BYTES >> 30));
   else
     return 0;
   return 1;
 }
 
-/* pwrite all of buf at off (a short write is retried; EINTR too). */
-static int pwrite_all(int fd, const unsigned char *buf, size_t len, uint64_t off)
+/* npy's ids file, PREFIX.ids.txt beside PATH = PREFIX.npy: one id a line,
+ * the escaped names (w->names) or the 0-based indices. Written whole now
+ * (through sm_commit: verified and renamed with the matrix). */
+static sm_err_t create_ids(sm_writer_t *w, const char *path)
 {
-  while (len) {
-    ssize_t k = pwrite(fd, buf, len, (off_t)off);
-    if (k < 0 && errno == EINTR)
-      continue;
-    if (k <= 0)
-      return -1;
-    buf += k, len -= (size_t)k, off += (uint64_t)k;
-  }
-  return 0;
-}
-
-/* The npy file: its header (format 1.0, padded to 64 bytes), the whole
- * matrix allocated and filled with NaN, so that what no record writes
- * reads as NaN. Written with pwrite: nothing goes through stdio. */
-static sm_err_t npy_create(sm_writer_t *w)
-{
-  const sm_writer_info_t *in = &w->info;
-  const int fd = fileno(w->c.f);
-  const size_t vb = in->single ? 4 : 8;
-  char dict[160];
-  int n = snprintf(dict, sizeof dict,
-                   "{'descr': '<f%zu', 'fortran_order': False, 'shape': (%zu, %zu%s), }",
-                   vb, in->nv, in->nv, in->metric == SM_METRIC_CCC ? ", 4" : "");
-  size_t hlen = ((size_t)n + 1 + 10 + 63) / 64 * 64 - 10; /* dict, spaces, '\n' */
-  unsigned char h[256];
-  memcpy(h, "\x93NUMPY\x01\x00", 8);
-  h[8] = (unsigned char)(hlen & 0xff);
-  h[9] = (unsigned char)(hlen >> 8);
-  memset(h + 10, ' ', hlen);
-  memcpy(h + 10, dict, (size_t)n);
-  h[10 + hlen - 1] = '\n';
-  w->npy_data = 10 + hlen;
-  memcpy(w->npy_head, h, w->npy_data);
-  const uint64_t end = w->npy_data + npy_bytes(in->metric, in->single, in->nv);
-  if (pwrite_all(fd, h, w->npy_data, 0) != 0 || ftruncate(fd, (off_t)end) != 0)
+  char ids[SM_COMMIT_NAME_MAX];
+  const size_t pl = strlen(path);
+  snprintf(ids, sizeof ids, "%.*s.ids.txt", (int)(pl > 4 ? pl - 4 : 0), path);
+  if (sm_commit_open(&w->ids, ids, ".part", 0, "wb") != SM_OK) {
+    sm_log_error("%s: cannot create the ids file: %s%s", w->ids.tmp,
+                 sm_commit_strerror(errno), sm_commit_hint(errno));
     return SM_EIO;
-  enum { CHUNK = 1 << 20 };
-  unsigned char *nan = malloc(CHUNK);
-  if (!nan)
-    return SM_ENOMEM;
-  const uint64_t pat =
-      in->single ? UINT64_C(0x7fc000007fc00000) : UINT64_C(0x7ff8000000000000);
-  for (size_t k = 0; k < CHUNK; k += 8)
-    sm_put_le64(nan + k, pat);
-  sm_err_t err = SM_OK;
-  for (uint64_t off = w->npy_data; off < end && !err; off += CHUNK) {
-    size_t len = end - off < CHUNK ? (size_t)(end - off) : CHUNK;
-    if (pwrite_all(fd, nan, len, off) != 0)
-      err = SM_EIO;
   }
-  free(nan);
-  return err;
-}
-
-/* Write run r's gathered bytes. */
-static int npy_run_flush(sm_writer_t *w, npy_run_t *r)
-{
-  int bad = r->len && pwrite_all(fileno(w->c.f), r->buf, r->len, r->off) != 0;
-  r->len = 0;
-  return bad;
-}
-
-/* One value at file offset off, through run r: appended when it follows
- * the run's bytes, else the run is written and starts again at off. */
-static int npy_put(sm_writer_t *w, npy_run_t *r, uint64_t off, double v)
-{
+  w->ids_open = 1;
   int bad = 0;
-  const size_t vb = w->info.single ? 4 : 8;
-  if (r->len && (off != r->off + r->len || r->len + vb > SM_NPY_RUN))
-    bad = npy_run_flush(w, r);
-  if (!r->len)
-    r->off = off;
-  if (w->info.single) {
-    float f = (float)v;
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    sm_put_le32(r->buf + r->len, u);
-    w->npy_sum += npy_cell(off, u, 1);
-  } else {
-    uint64_t u;
-    memcpy(&u, &v, 8);
-    sm_put_le64(r->buf + r->len, u);
-    w->npy_sum += npy_cell(off, u, 0);
+  for (size_t i = 0; i < w->info.nv && !bad; i++) {
+    char num[SM_FMT_MAX];
+    const char *id = w->names ? w->names[i] : num;
+    if (!w->names)
+      sm_fmt_u32(num, (uint32_t)i);
+    bad = sm_commit_write(&w->ids, id, strlen(id)) || sm_commit_write(&w->ids, "\n", 1);
   }
-  r->len += vb;
-  return bad;
+  if (bad) {
+    sm_log_error("%s: write failed: %s", w->ids.tmp, sm_commit_write_error(errno));
+    return SM_EIO;
+  }
+  return SM_OK;
 }
 
-/* A record at (i,j[,a,b]) and (j,i[,b,a]). */
-static int npy_record(sm_writer_t *w, const sm_rec_t *x)
-{
-  const uint64_t n = w->info.nv, i = x->idx[0], j = x->idx[1];
-  const int ccc = w->info.metric == SM_METRIC_CCC;
-  const uint64_t vb = w->info.single ? 4 : 8, ne = ccc ? 4 : 1;
-  const uint32_t e = ccc ? x->entry & 3u : 0, et = ccc ? ((e & 1u) << 1) | (e >> 1) : 0;
-  if (i >= n || j >= n || i == j)
-    return 0; /* not a cell of the matrix: only a corrupt record could be */
-  int bad = npy_put(w, &w->run[0], w->npy_data + ((i * n + j) * ne + e) * vb, x->value);
-  bad |= npy_put(w, &w->run[1], w->npy_data + ((j * n + i) * ne + et) * vb, x->value);
-  return bad;
-}
-
-/* Create a new output file and write its header. */
+/* Create a new output file and write its header (npy: the whole matrix,
+ * NaN but the diagonal, and the ids file). */
 static sm_err_t create_file(sm_writer_t *w, const char *path)
 {
   if (sm_commit_open(&w->c, path, ".part", 0, "wb") != SM_OK) {
@@ -327,15 +264,22 @@ static sm_err_t create_file(sm_writer_t *w, const char *path)
                  sm_commit_strerror(errno), sm_commit_hint(errno));
     return SM_EIO;
   }
-  setvbuf(w->c.f, NULL, _IOFBF, 1 << 20);
+  stream_buffer(w);
   int bad = 0;
   if (w->info.fmt == SM_OUT_NPY) {
-    sm_err_t err = npy_create(w);
+    const sm_writer_info_t *in = &w->info;
+    sm_err_t err =
+        sm_matrix_npy_open(&w->mat, fileno(w->c.f), in->metric, in->single, in->nv);
+    if (err)
+      sm_log_error("%s: cannot write the npy matrix (%llu bytes): %s", w->c.tmp,
+                   (unsigned long long)sm_matrix_bytes(0, in->metric, in->single, in->nv),
+                   err == SM_ENOMEM ? "out of memory" : sm_commit_write_error(errno));
+    else
+      err = create_ids(w, path);
     if (err) {
-      sm_log_error(
-          "%s: cannot write the npy matrix (%llu bytes): %s", w->c.tmp,
-          (unsigned long long)npy_bytes(w->info.metric, w->info.single, w->info.nv),
-          err == SM_ENOMEM ? "out of memory" : strerror(errno));
+      if (w->ids_open)
+        sm_commit_abort(&w->ids);
+      w->ids_open = 0;
       sm_commit_abort(&w->c);
       return err;
     }
@@ -405,21 +349,34 @@ sm_err_t sm_writer_open(sm_writer_t **wp, const char *path, const sm_writer_info
   w->info = *info;
   sm_err_t err = SM_OK;
   char why[512];
+  const int named =
+      info->fmt == SM_OUT_TSV || info->fmt == SM_OUT_NPY || info->fmt == SM_OUT_LSMAT;
   if (sm_output_check(why, sizeof why, info->fmt, info->way, info->metric, info->single,
-                      info->nv, info->nranks, resume_off != 0)) {
+                      info->nv, info->nranks, resume_off != 0, NULL)) {
     if (info->rank == 0)
       sm_log_error("%s", why);
     err = SM_EOPTION;
-  } else if (info->fmt == SM_OUT_NPY && !(w->run = calloc(2, sizeof *w->run))) {
+  } else if (named && info->names && escape_names(w) != SM_OK) {
     err = SM_ENOMEM;
-  } else if (info->fmt == SM_OUT_TSV && info->names && escape_names(w) != SM_OK) {
+  } else if (info->fmt == SM_OUT_LSMAT &&
+             sm_matrix_lsmat_ids(why, sizeof why, w->names, info->nv)) {
+    sm_log_error("%s", why);
+    err = SM_EOPTION;
+  } else if (info->fmt == SM_OUT_LSMAT &&
+             sm_matrix_lsmat_open(&w->mat, info->metric, info->single, info->nv)) {
+    sm_log_error(
+        "--output-format lsmat: out of memory for the %zu x %zu distance "
+        "matrix (%llu bytes): use npy (the matrix on disk)",
+        info->nv, info->nv,
+        (unsigned long long)sm_matrix_bytes(1, info->metric, info->single, info->nv));
     err = SM_ENOMEM;
   } else if (info->fmt != SM_OUT_NONE)
     err = resume_off ? reopen_partial(w, path, resume_off, resume_count, resume_crc)
                      : create_file(w, path);
   if (err) {
     free_names(w);
-    free(w->run);
+    sm_matrix_free(w->mat);
+    free(w->vbuf); /* the file is closed */
     free(w);
     return err;
   }
@@ -525,12 +482,10 @@ sm_err_t sm_writer_put(sm_writer_t *w, const sm_rec_t *rec, size_t n)
     return w->failed ? SM_EIO : SM_OK;
   }
   const int way = w->info.way, ccc = w->info.metric == SM_METRIC_CCC;
-  int bad = 0;
-  for (size_t r = 0; r < n && !bad; r++) {
+  int bad = w->mat && sm_matrix_put(w->mat, rec, n) != 0; /* npy, lsmat */
+  for (size_t r = 0; r < n && !bad && !w->mat; r++) {
     const sm_rec_t *x = &rec[r];
-    if (w->info.fmt == SM_OUT_NPY) {
-      bad = npy_record(w, x);
-    } else if (w->info.fmt == SM_OUT_TSV) {
+    if (w->info.fmt == SM_OUT_TSV) {
       bad = tsv_record(w, x);
     } else {
       unsigned char b[32];
@@ -574,13 +529,14 @@ sm_err_t sm_writer_flush(sm_writer_t *w, uint64_t *off, int *fd, uint32_t *crc)
   w->since = 0;
   if (!w->c.f)
     return SM_OK;
-  if (w->run && (npy_run_flush(w, &w->run[0]) | npy_run_flush(w, &w->run[1]))) {
+  const int npy = w->info.fmt == SM_OUT_NPY;
+  if (npy && sm_matrix_flush(w->mat) != 0) {
     sm_log_error("%s: write failed: %s", w->c.tmp, sm_commit_write_error(errno));
     w->failed = 1;
     return SM_EIO;
   }
-  if (w->run) { /* written in place: the end is the matrix's */
-    *off = w->npy_data + npy_bytes(w->info.metric, w->info.single, w->info.nv);
+  if (npy) { /* written in place: the end is the matrix's */
+    *off = sm_matrix_end(w->mat);
     *fd = fileno(w->c.f);
     return SM_OK;
   }
@@ -597,36 +553,26 @@ sm_err_t sm_writer_flush(sm_writer_t *w, uint64_t *off, int *fd, uint32_t *crc)
   return SM_OK;
 }
 
-/* The bytes of the file as on disk (descriptor fd) against what was
- * written: the npy header, then every cell's value (npy_cell); 0 when
- * they agree. */
-static int npy_differs(const sm_writer_t *w, int fd, uint64_t *at)
+/* sm_matrix_lsmat_text's output. */
+static int put_text(void *ctx, const void *p, size_t n)
 {
-  unsigned char head[256];
-  *at = 0;
-  if (pread(fd, head, w->npy_data, 0) != (ssize_t)w->npy_data ||
-      memcmp(head, w->npy_head, w->npy_data))
-    return 1;
-  const int single = w->info.single;
-  const size_t vb = single ? 4 : 8, chunk = (size_t)1 << 20;
-  const uint64_t end = w->npy_data + npy_bytes(w->info.metric, single, w->info.nv);
-  unsigned char *buf = malloc(chunk);
-  if (!buf)
-    return -1;
-  uint64_t sum = 0;
-  int bad = 0;
-  for (uint64_t off = w->npy_data; off < end && !bad; off += chunk) {
-    const size_t len = end - off < chunk ? (size_t)(end - off) : chunk;
-    if (pread(fd, buf, len, (off_t)off) != (ssize_t)len) {
-      *at = off;
-      bad = 1;
-    }
-    for (size_t k = 0; k + vb <= len && !bad; k += vb)
-      sum +=
-          npy_cell(off + k, single ? sm_get_le32(buf + k) : sm_get_le64(buf + k), single);
-  }
-  free(buf);
-  return bad || sum != w->npy_sum;
+  return append(ctx, p, n) ? -1 : 0;
+}
+
+/* lsmat: the matrix, complete, as text (once). */
+static sm_err_t lsmat_text(sm_writer_t *w)
+{
+  char why[256];
+  w->text_done = 1;
+  const sm_err_t err =
+      sm_matrix_lsmat_text(w->mat, w->names, put_text, w, why, sizeof why);
+  if (err == SM_EIO)
+    sm_log_error("%s: write failed: %s", w->c.tmp, sm_commit_write_error(errno));
+  else if (err == SM_ENOMEM)
+    sm_log_error("%s: out of memory writing the matrix", w->c.tmp);
+  else if (err)
+    sm_log_error("%s: %s", w->c.path, why);
+  return err;
 }
 
 sm_err_t sm_writer_sync(sm_writer_t *w)
@@ -636,6 +582,10 @@ sm_err_t sm_writer_sync(sm_writer_t *w)
   uint64_t end;
   uint32_t crc;
   int fd;
+  if (!w->failed && w->info.fmt == SM_OUT_LSMAT && !w->text_done && lsmat_text(w)) {
+    w->failed = 1;
+    return SM_EIO;
+  }
   if (w->failed || sm_writer_flush(w, &end, &fd, &crc) != SM_OK || fsync(fd) != 0) {
     if (!w->failed)
       sm_log_error("%s: write failed: %s", w->c.tmp, sm_commit_write_error(errno));
@@ -651,9 +601,8 @@ sm_err_t sm_writer_verify(sm_writer_t *w)
     return SM_OK;
   if (sm_writer_sync(w) != SM_OK)
     return SM_EIO;
-  uint64_t end = w->run
-                     ? w->npy_data + npy_bytes(w->info.metric, w->info.single, w->info.nv)
-                     : w->file_len;
+  const int npy = w->info.fmt == SM_OUT_NPY;
+  const uint64_t end = npy ? sm_matrix_end(w->mat) : w->file_len;
   uint32_t crc;
   const int fd = fileno(w->c.f);
   struct stat sb;
@@ -667,8 +616,8 @@ sm_err_t sm_writer_verify(sm_writer_t *w)
   }
   const char *what = NULL;
   uint64_t at = 0;
-  if (w->run) {
-    const int d = npy_differs(w, fd, &at);
+  if (npy) {
+    const int d = sm_matrix_differs(w->mat, fd, &at);
     if (d < 0) {
       sm_log_error("%s: out of memory checking the output", w->c.tmp);
       return SM_ENOMEM;
@@ -686,12 +635,16 @@ sm_err_t sm_writer_verify(sm_writer_t *w)
   } else if (crc != w->file_crc) {
     what = "does not hold the bytes written";
   }
-  if (!what)
+  if (!what) {
+    if (w->ids_open && sm_commit_verify(&w->ids) != SM_OK) { /* logged */
+      w->failed = 1;
+      return SM_EIO;
+    }
     return SM_OK;
+  }
   sm_log_error("%s: the output %s (%lld bytes on disk, %llu written): another process "
                "changed it while this run wrote it",
-               w->c.tmp, what, (long long)sb.st_size,
-               (unsigned long long)(w->run ? end : w->file_len));
+               w->c.tmp, what, (long long)sb.st_size, (unsigned long long)end);
   w->failed = 1;
   return SM_EIO;
 }
@@ -726,8 +679,8 @@ sm_err_t sm_writer_seal(sm_writer_t *w)
   if (!w || !w->c.f)
     return SM_OK;
   int bad = w->failed;
-  if (!bad && w->run)
-    bad = npy_run_flush(w, &w->run[0]) | npy_run_flush(w, &w->run[1]);
+  if (!bad && w->info.fmt == SM_OUT_NPY)
+    bad = sm_matrix_flush(w->mat) != 0;
   if (!bad && w->info.fmt == SM_OUT_BIN)
     bad = write_bin_header(w) != SM_OK;
   int saved = errno;
@@ -742,6 +695,12 @@ sm_err_t sm_writer_seal(sm_writer_t *w)
     w->failed = 1;
     return SM_EIO;
   }
+  if (w->ids_open && sm_commit_close(&w->ids) != SM_OK) { /* removed */
+    sm_log_error("%s: write failed: %s", w->ids.tmp, sm_commit_write_error(errno));
+    w->ids_open = 0;
+    w->failed = 1;
+    return SM_EIO;
+  }
   return SM_OK;
 }
 
@@ -749,7 +708,23 @@ sm_err_t sm_writer_rename(sm_writer_t *w)
 {
   if (!w || w->info.fmt == SM_OUT_NONE)
     return SM_OK;
-  w->c.keep = 1; /* a complete output is never removed */
+  w->c.keep = 1;     /* a complete output is never removed */
+  if (w->ids_open) { /* the ids first: a matrix in place has its ids */
+    w->ids.keep = 1;
+    w->ids_open = 0;
+    if (sm_commit_rename(&w->ids) != SM_OK) {
+      const int saved = errno;
+      sm_log_error(
+          "%s: cannot rename the complete ids file %s to it: %s; it stays there, "
+          "and the matrix in %s.part",
+          w->ids.path, w->ids.tmp,
+          saved == ENOTSUP ? "the path is now taken by what is not a regular file"
+                           : strerror(saved),
+          w->c.path);
+      errno = saved;
+      return SM_EIO;
+    }
+  }
   return sm_commit_rename(&w->c);
 }
 
@@ -768,7 +743,10 @@ void sm_writer_close(sm_writer_t *w, int keep)
   } else if (w->c.f) {
     sm_commit_abort(&w->c);
   }
+  if (w->ids_open)
+    sm_commit_abort(&w->ids);
   free_names(w);
-  free(w->run);
+  sm_matrix_free(w->mat);
+  free(w->vbuf); /* the file is closed */
   free(w);
 }

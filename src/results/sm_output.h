@@ -1,12 +1,14 @@
 /* sm_output.h: result files. Records go to a temporary file that is
  * renamed to its final name only when the run completes, so a file that
  * looks finished is finished. Formats: tsv, bin (starmet's), comet, none,
- * npy (the 2-way matrix, written in place). */
+ * npy (the 2-way matrix, written in place, and its ids) and lsmat (the
+ * distance matrix as text); the matrices are sm_matrix.c's. */
 #ifndef SM_OUTPUT_H
 #define SM_OUTPUT_H
 
 #include <stdio.h>
 
+#include "sm_matrix.h"
 #include "sm_types.h"
 #include "sm_vectors.h"
 
@@ -16,17 +18,31 @@ typedef enum sm_outfmt {
   SM_OUT_COMET,   /* CoMet's record layout: uint32 coords, float32 value */
   SM_OUT_NONE,    /* nothing written (checksum and summary only) */
   SM_OUT_NPY,     /* 2-way n x n [x 4 for CCC] NumPy matrix, one rank (below) */
+  SM_OUT_LSMAT,   /* 2-way distance matrix, scikit-bio's lsmat text (below) */
 } sm_outfmt_t;
 
 /* --output-format npy: PREFIX.npy, a NumPy 1.0 file of the square
  * symmetric matrix, float64 (float32 with --precision single), C order;
  * CCC adds a last axis of 4, the table entry a*2+b, with (i,j,a,b) equal
- * to (j,i,b,a). Values not computed or not kept by --threshold are NaN, and
- * so is the diagonal. The file is preallocated and filled with NaN when
+ * to (j,i,b,a). Values not computed or not kept by --threshold are NaN; the
+ * diagonal holds the metric's self-value (sm_matrix_self_value: 1 for
+ * Czekanowski, NaN for CCC). The file is preallocated and filled when
  * opened, then every record is written at its offset, at (i,j) and (j,i),
- * so the block order does not matter. 2-way and one rank only, no
- * --resume, and at most SM_NPY_MAX_BYTES of matrix data. */
-#define SM_NPY_MAX_BYTES (UINT64_C(1) << 34) /* 16 GiB */
+ * so the block order does not matter. Beside it PREFIX.ids.txt, one id a
+ * line (names escaped as in the TSV, or 0-based indices), committed with
+ * it. 2-way and one rank only, no --resume, and at most SM_NPY_MAX_BYTES
+ * of matrix data.
+ *
+ * --output-format lsmat: PREFIX.lsmat, what scikit-bio's
+ * DistanceMatrix.read reads: a header line (an empty cell, then the ids),
+ * then per vector its id and its distances to every vector, tab
+ * separated, 17 significant digits (9 with --precision single), the
+ * diagonal 0. The distances are sm_matrix_distance's: a similarity's
+ * 1 - value (Czekanowski: 1 - PS, the Bray-Curtis dissimilarity); CCC has
+ * none and is refused. The matrix is held in memory (at most
+ * SM_LSMAT_MAX_BYTES) and written when the run completes; 2-way, one
+ * rank, every pair (no --threshold, every phase), no --resume, and ids
+ * that scikit-bio reads back as written (sm_matrix_lsmat_ids). */
 
 typedef struct sm_writer sm_writer_t;
 
@@ -56,14 +72,21 @@ int sm_put_vector_id(FILE *f, char *const *names, uint32_t i);
 sm_err_t sm_outfmt_parse(const char *s, sm_outfmt_t *fmt) SM_MUST_CHECK;
 
 /** Whether format fmt cannot hold a run's results: 1 with the reason in
- * why (a message for the user), else 0. Only npy has limits (2-way, one
- * rank, no resume, SM_NPY_MAX_BYTES); nv 0 skips the size check, nranks 0
- * or 1 is one rank. Logs nothing. */
+ * why (a message for the user), else 0. Only npy and lsmat have limits
+ * (2-way, one rank, no resume, their size; lsmat: a metric with distances,
+ * and every pair: partial names the option that leaves pairs without a
+ * value, or is NULL); nv 0 skips the size check, nranks 0 or 1 is one
+ * rank. Logs nothing. */
 int sm_output_check(char *why, size_t len, sm_outfmt_t fmt, int way, sm_metric_t metric,
-                    int single, size_t nv, int nranks, int resume);
+                    int single, size_t nv, int nranks, int resume, const char *partial);
+
+/** The ids file written beside the output of prefix in format fmt:
+ * PREFIX.ids.txt for npy (returns 1), none for the others (buf "", 0). */
+int sm_output_ids_path(char *buf, size_t len, const char *prefix, sm_outfmt_t fmt);
 
 /** Final path of the output of rank `rank` of `nranks` for prefix:
- * PREFIX.<ext> on one rank, PREFIX_<rank>.<ext> on several. */
+ * PREFIX.<ext> on one rank, PREFIX_<rank>.<ext> on several (ext: tsv, bin
+ * for bin and comet, npy, lsmat). */
 void sm_output_path(char *buf, size_t len, const char *prefix, sm_outfmt_t fmt, int rank,
                     int nranks);
 
@@ -71,9 +94,9 @@ void sm_output_path(char *buf, size_t len, const char *prefix, sm_outfmt_t fmt, 
  * resume_off 0 starts a new file; otherwise the existing PATH.part is
  * truncated to resume_off bytes (what an interrupted run completed, holding
  * resume_count records, whose CRC-32C is resume_crc) and appended to.
- * SM_OUT_NPY refuses (SM_EOPTION, logged by rank 0) 3-way, several ranks,
- * a matrix over SM_NPY_MAX_BYTES and resume_off != 0, before creating
- * anything. */
+ * SM_OUT_NPY and SM_OUT_LSMAT refuse (SM_EOPTION, logged by rank 0) what
+ * sm_output_check does (resume_off != 0 is a resume), and lsmat names
+ * scikit-bio would not read back, before creating anything. */
 sm_err_t sm_writer_open(sm_writer_t **w, const char *path, const sm_writer_info_t *info,
                         uint64_t resume_off, uint64_t resume_count,
                         uint32_t resume_crc) SM_MUST_CHECK;
@@ -102,15 +125,16 @@ sm_err_t sm_writer_put_text(sm_writer_t *w, const char *text, size_t len,
 /** Number of records written so far. */
 uint64_t sm_writer_count(const sm_writer_t *w);
 
-/** Flush the output and sync it to disk. SM_OK or SM_EIO (logged). */
+/** Flush the output and sync it to disk; lsmat: first write the matrix,
+ * once (call it when every record is in). SM_OK or SM_EIO (logged). */
 sm_err_t sm_writer_sync(sm_writer_t *w) SM_MUST_CHECK;
 
 /** Before the output is committed: flush and sync it, then read it back
  * and check that the file holds exactly what was written (its size and
  * the CRC-32C of every byte; npy: its header and a sum over every value
- * written at its place), so that a file another process truncated or
- * wrote to is never renamed as complete. SM_OK, or SM_EIO logged with the
- * file's name. Accepts NULL. */
+ * written at its place, and the ids file's size and CRC-32C), so that a
+ * file another process truncated or wrote to is never renamed as
+ * complete. SM_OK, or SM_EIO logged with the file's name. Accepts NULL. */
 sm_err_t sm_writer_verify(sm_writer_t *w) SM_MUST_CHECK;
 
 /** The open temporary file's descriptor and name (-1 / NULL without one). */
@@ -129,9 +153,11 @@ uint32_t sm_writer_final_crc(const sm_writer_t *w, uint64_t header_end);
  * Accepts NULL. */
 sm_err_t sm_writer_seal(sm_writer_t *w) SM_MUST_CHECK;
 
-/** Rename the sealed file to its final name (sm_commit_rename). On failure
- * the complete file stays under its temporary name; errno says why (ENOTSUP:
- * the final path is taken by what is not a regular file). Logs nothing. */
+/** Rename the sealed file to its final name (sm_commit_rename); npy: its
+ * ids file first. On failure the complete file stays under its temporary
+ * name; errno says why (ENOTSUP: the final path is taken by what is not a
+ * regular file). Logs nothing but a failure of the ids file (naming it;
+ * the matrix is then left under its temporary name too). */
 sm_err_t sm_writer_rename(sm_writer_t *w) SM_MUST_CHECK;
 
 /** Free the writer; a file still open is kept as the partial output of an

@@ -158,7 +158,7 @@ static int keep_record(const sm_sink_t *s, const sm_recbuf_t *rb, uint64_t r)
 {
   const sm_rec_t *x = &rb->rec[r];
   if (!s->thr_ent.n || s->metric != SM_METRIC_CCC)
-    return sm_threshold_keep(s->threshold, s->thr_f32, x->value);
+    return sm_threshold_keep_dis(s->dis, s->threshold, s->thr_f32, x->value);
   double v[8];
   for (int e = 0; e < 8; e++)
     v[e] = NAN;

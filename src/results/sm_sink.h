@@ -17,6 +17,7 @@ typedef struct sm_sink {
   double ccc_mult, ccc_param;
   int apply_threshold;        /* records arrive unthresholded */
   double threshold;           /* keep > threshold; < 0: keep all */
+  int dis;                    /* the values are dissimilarities: keep <= threshold */
   sm_thr_list_t thr_ent;      /* or CoMet's thresholds per table entry (CCC) */
   int thr_f32;                /* compare float32-rounded values (float outputs) */
   sm_hist_spec_t hist;        /* value histograms (hist.bins > 0) ... */

@@ -31,7 +31,18 @@ static void json_text(sm_json_t *j, const char *key, const char *s)
 
 static const char *metric_name(const sm_summary_t *s)
 {
-  return s->opt->metric == SM_METRIC_CCC ? "ccc" : "czekanowski";
+  if (s->opt->metric == SM_METRIC_CCC)
+    return "ccc";
+  return s->opt->form == SM_FORM_BC        ? "bray-curtis"
+         : s->opt->form == SM_FORM_JACCARD ? "jaccard"
+                                           : "czekanowski";
+}
+
+/* The values are dissimilarities (thresholds keep <= T, top-k the
+ * smallest). */
+static int dissimilarity(const sm_summary_t *s)
+{
+  return s->opt->metric == SM_METRIC_CZEK && s->opt->form != SM_FORM_PS;
 }
 
 static const char *variant(const sm_summary_t *s)
@@ -260,6 +271,11 @@ static void json_problem(sm_json_t *j, const sm_summary_t *s)
   const sm_decomp_t *d = s->decomp;
   sm_json_object(j, "problem", 0);
   sm_json_str(j, "metric", metric_name(s));
+  if (s->opt->binary) /* presence/absence */
+    sm_json_bool(j, "binary", 1);
+  if (s->opt->metric == SM_METRIC_CZEK && s->opt->num_way == 2 &&
+      (dissimilarity(s) || s->opt->zero_pairs)) /* the value of two empty vectors */
+    sm_json_str(j, "zero_pairs", s->opt->zero_pairs ? "nan" : "zero");
   sm_json_str(j, "variant", variant(s));
   sm_json_int(j, "num_way", s->opt->num_way);
   sm_json_u64(j, "num_vector", s->nv);
@@ -270,6 +286,8 @@ static void json_problem(sm_json_t *j, const sm_summary_t *s)
     sm_json_str(j, "text_header", s->text_header);
     sm_json_str(j, "text_row_names", s->text_row_names);
   }
+  if (s->compare) /* a BIOM table: its vectors are its samples or its observations */
+    sm_json_str(j, "compare", s->compare);
   /* what the ids of text outputs are: vector names, or numbers from 0 */
   sm_json_str(j, "keys", s->names ? "names" : "index");
   sm_json_close(j);
@@ -371,7 +389,9 @@ static void json_figures(sm_json_t *j, const sm_summary_t *s)
   sm_json_close(j);
 #endif
   sm_json_real(j, "threshold", 17, s->opt->threshold);
-  if (s->opt->thr_ent.n) { /* CoMet's, per table entry */
+  if (dissimilarity(s) && s->opt->threshold >= 0)
+    sm_json_str(j, "threshold_keeps", "<="); /* the near pairs */
+  if (s->opt->thr_ent.n) {                   /* CoMet's, per table entry */
     sm_json_array(j, "threshold_entries", 0);
     for (int k = 0; k < s->opt->thr_ent.n; k++)
       sm_json_real(j, NULL, 15, s->opt->thr_ent.t[k]); /* as given */
@@ -381,16 +401,21 @@ static void json_figures(sm_json_t *j, const sm_summary_t *s)
     sm_json_object(j, "top_k", 0);
     sm_json_u64(j, "k", s->opt->topk);
     sm_json_str(j, "by",
-                s->opt->metric != SM_METRIC_CCC ? "value"
-                : s->opt->topk_by_entry         ? "entry"
-                                                : "max");
+                s->opt->metric != SM_METRIC_CCC
+                    ? (dissimilarity(s) ? "smallest value" : "value")
+                : s->opt->topk_by_entry ? "entry"
+                                        : "max");
     sm_json_str(j, "file", s->topk_path);
     sm_json_u64(j, "rows", s->topk_rows);
     sm_json_close(j);
   }
   if (s->hist && s->hist_counts) {
-    sm_hist_json(j, s->hist, s->opt->metric == SM_METRIC_CCC, s->opt->num_way,
-                 s->hist_counts);
+    const int vm =
+        s->opt->metric == SM_METRIC_CCC ? SM_METRIC_CCC
+        : dissimilarity(s)
+            ? (s->opt->form == SM_FORM_BC ? SM_METRIC_BRAY_CURTIS : SM_METRIC_JACCARD)
+            : SM_METRIC_CZEK;
+    sm_hist_json(j, s->hist, vm, s->opt->num_way, s->hist_counts);
     sm_json_str(j, "histogram_file", s->hist_path);
     sm_json_str(j, "histogram_picture", s->hist_png);
   }
@@ -546,8 +571,19 @@ void sm_summary_print(const sm_summary_t *s, FILE *f)
   const double tc = rate_time(s);
   char cks[128];
   summary_checksum(t, cks, sizeof cks);
-  fprintf(f, "starmet %s: %s %d-way (%s), %zu vectors x %zu fields, %s\n", s->status,
-          metric_name(s), s->opt->num_way, variant(s), s->nv, s->nf, s->input_desc);
+  /* a BIOM table's axes by their names, and which is compared */
+  const int obs = s->compare && !strcmp(s->compare, "observations");
+  fprintf(f, "starmet %s: %s %d-way (%s), %zu %s x %zu %s%s%s%s, %s\n", s->status,
+          metric_name(s), s->opt->num_way, variant(s), s->nv,
+          !s->compare ? "vectors"
+          : obs       ? "observations"
+                      : "samples",
+          s->nf,
+          !s->compare ? "fields"
+          : obs       ? "samples"
+                      : "observations",
+          s->compare ? " (BIOM: " : "", s->compare ? s->compare : "",
+          s->compare ? " compared)" : "", s->input_desc);
   fprintf(f, "  method      %s, kernel %s",
           s->opt->method == SM_METHOD_REF ? "ref" : "tasks",
           s->kernel ? s->kernel : "none");
@@ -638,12 +674,20 @@ void sm_summary_print(const sm_summary_t *s, FILE *f)
   if (s->topk_path)
     fprintf(f, "  top-k       %zu neighbours per vector%s: %s (%llu rows)\n",
             s->opt->topk,
-            s->opt->metric != SM_METRIC_CCC ? ""
-            : s->opt->topk_by_entry         ? " per table entry"
-                                            : " by the largest entry",
+            s->opt->metric != SM_METRIC_CCC
+                ? (dissimilarity(s) ? " (the smallest values)" : "")
+            : s->opt->topk_by_entry ? " per table entry"
+                                    : " by the largest entry",
             s->topk_path, s->topk_rows);
-  if (s->hist && s->hist_path)
+  if (s->hist && s->hist_path) {
+    uint64_t nan = 0; /* NaN values are in no bin: their own slot */
+    for (uint32_t e = 0; s->hist_counts && e < s->hist->nent; e++)
+      nan += s->hist_counts[e * sm_hist_row(s->hist) + s->hist->bins + 2];
     fprintf(f, "  histogram   %u bins over [%g, %g]: %s%s%s\n", s->hist->bins,
             s->hist->lo, s->hist->hi, s->hist_path, s->hist_png ? ", " : "",
             s->hist_png ? s->hist_png : "");
+    if (nan)
+      fprintf(f, "              %llu NaN values, in no bin (bin %u of %s)\n",
+              (unsigned long long)nan, s->hist->bins + 1, s->hist_path);
+  }
 }

@@ -32,6 +32,8 @@ typedef struct sm_summary {
   const char *input_desc; /* file name or synthetic description */
   /* text input: "yes"/"no" as read (auto or asked), or NULL */
   const char *text_header, *text_row_names;
+  /* a BIOM input: the axis compared, "samples" or "observations", or NULL */
+  const char *compare;
   uint64_t mem_estimate, mem_peak; /* rank 0: bytes estimated before, peak RSS */
   size_t nv, nf;
   int sparse;

@@ -57,8 +57,8 @@ grep -q '"text_header": "yes"' "$T/v.json" && pass || fail "#OTU ID: the summary
 printf '#OTU ID\t1001\t1002\t1003\n4479944\t1\t2\t3\n1110190\t4\t5\t6\n215193\t0\t1\t7\n7\t2\t0\t1\n' > "$T/q3.tsv"
 vals "numeric OTU ids" "$T/q3.tsv" "$T/plain3x4.txt" --transpose
 warned "numeric OTU ids" "the first column \(headed 'OTU ID'\) is taken as row names"
-# the same table not transposed: OTUs are the vectors, named by their ids
-run_ok "numeric OTU ids, OTUs as vectors" c --input "$T/q3.tsv" --output "$T/v"
+# the same table's OTUs compared: they are the vectors, named by their ids
+run_ok "numeric OTU ids, OTUs as vectors" c --input "$T/q3.tsv" --compare observations --output "$T/v"
 ids "numeric OTU ids, OTUs as vectors" "4479944 1110190 215193 7 "
 # #SampleID, feature-id, sample_name: other id labels
 for label in '#SampleID' 'feature-id' 'sample_name' 'Feature ID' 'subjectID'; do
@@ -236,13 +236,13 @@ a <- commandArgs(TRUE)
 source(a[1])
 d <- a[2]
 r <- starmet_read_results(file.path(d, "r7"))
-stopifnot(is.character(r$i), identical(sort(unique(c(r$i, r$j))), sort(c("007", "07", "7"))))
-stopifnot(is.integer(starmet_read_tsv(file.path(d, "r7i.tsv"))$i))
+stopifnot(is.character(r$id_i), identical(sort(unique(c(r$id_i, r$id_j))), sort(c("007", "07", "7"))))
+stopifnot(is.integer(starmet_read_tsv(file.path(d, "r7i.tsv"))$id_i))
 r0 <- starmet_read_tsv(file.path(d, "r0.tsv"))
-stopifnot(is.character(r0$i), r0$i[1] == "2")
-stopifnot(is.integer(starmet_read_tsv(file.path(d, "alone.tsv"))$i))
-stopifnot(is.character(starmet_read_tsv(file.path(d, "alone.tsv"), keys = "names")$i))
-stopifnot(is.integer(starmet_read_results(file.path(d, "rs"))$i))
+stopifnot(is.character(r0$id_i), r0$id_i[1] == "2")
+stopifnot(is.integer(starmet_read_tsv(file.path(d, "alone.tsv"))$id_i))
+stopifnot(is.character(starmet_read_tsv(file.path(d, "alone.tsv"), keys = "names")$id_i))
+stopifnot(is.integer(starmet_read_results(file.path(d, "rs"))$id_i))
 k <- starmet_read_tsv(file.path(d, "rq.topk.tsv"))
 stopifnot(is.character(k$vector), all(k$vector %in% c("1001", "1002", "1003")))
 m <- tryCatch(starmet_read_results(file.path(d, "maf")), error = conditionMessage)

@@ -54,7 +54,7 @@ awk '{ for (i = 1; i <= NF; i++) s += $i } END { exit !(s > 88.999 && s < 89.001
   pass || fail "the spectrum does not sum to the sites"
 grep -q '"iterations": [0-9]' "$T/p.json" && grep -q '"loglik": -' "$T/p.json" && pass ||
   fail "summary lacks the EM's iterations and log-likelihood"
-M --input "$T/g.beagle" > "$T/sum.out" 2>&1
+"$STARMET" maf --input "$T/g.beagle" > "$T/sum.out" 2>&1
 grep -q "sfs em .* iterations .*log-likelihood" "$T/sum.out" && pass || fail "printed summary lacks the EM"
 
 run_ok "binary saf" M --input "$T/g.beagle" --output "$T/b" --output-format bin --block-size 8
@@ -69,7 +69,7 @@ cmp -s "$T/h.saf.tsv" "$T/p.saf.tsv" && pass || fail "a huge band tolerance is n
 run_ok "band" M --input "$T/g.beagle" --output "$T/bd" --band-tol 3 --block-size 8
 d=$(json_num "$T/bd.json" bins_dropped)
 [ -n "$d" ] && [ "$d" -gt 0 ] && pass || fail "banding dropped no bin ($d)"
-M --input "$T/g.beagle" --band-tol 3 > "$T/band.out" 2>&1
+"$STARMET" maf --input "$T/g.beagle" --band-tol 3 > "$T/band.out" 2>&1
 grep -q "banding .* bins dropped" "$T/band.out" && pass || fail "printed summary lacks the band"
 
 # --- VCF with GL, with PL; bgzipped
@@ -85,7 +85,7 @@ hdr='##fileformat=VCFv4.2
 run_ok "vcf GL" M --input "$T/gl.vcf" --output "$T/v"
 [ "$(json_num "$T/v.json" skipped_multiallelic)" = 1 ] && pass || fail "multi-allelic record not counted"
 [ "$(json_num "$T/v.json" computed)" = 2 ] && pass || fail "vcf GL: computed sites"
-M --input "$T/gl.vcf" > "$T/v.out" 2>&1
+"$STARMET" maf --input "$T/gl.vcf" > "$T/v.out" 2>&1
 grep -q "1 not bi-allelic (skipped)" "$T/v.out" && pass || fail "the log does not count multi-allelic records"
 gzip -c "$T/gl.vcf" > "$T/gl.vcf.gz"
 run_ok "vcf.gz GL" M --input "$T/gl.vcf.gz" --output "$T/vz"

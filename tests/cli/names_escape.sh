@@ -294,7 +294,7 @@ if (a[1] == "maf") {
 } else {
   t <- if (a[1] == "topk") starmet_read_tsv(paste0(a[3], ".topk.tsv")) else starmet_read_results(a[3])
   b <- if (a[1] == "topk") starmet_read_bin(paste0(a[4], ".topk.bin")) else starmet_read_results(a[4])
-  ids <- intersect(names(t), c("i", "j", "k", "vector", "neighbour"))
+  ids <- intersect(names(t), c("id_i", "id_j", "id_k", "vector", "neighbour"))
   for (col in ids) {
     h <- hex(t[[col]])
     if (!all(h %in% want)) stop(sprintf("%s: %s is no input name", col, h[!h %in% want][1]))

@@ -4,8 +4,9 @@
 # --precision single), with and without --threshold, 2-way and 3-way; the
 # per-rank files of a 2-rank run concatenate to the one-rank records; the
 # JSON summary; --output-format npy opens with numpy.load and holds the TSV
-# values at (i,j) and (j,i), NaN elsewhere, byte-identical for any block
-# order; npy refuses 3-way, MPI ranks, a matrix over 16 GiB and --resume.
+# values at (i,j) and (j,i), the self-value on the diagonal (1, CCC NaN),
+# NaN elsewhere, byte-identical for any block order; npy refuses 3-way,
+# MPI ranks, a matrix over 16 GiB and --resume.
 # The R part is skipped without Rscript, the MPI part without a launcher.
 . "$(dirname "$0")/../lib.sh"
 
@@ -94,8 +95,13 @@ def cmd_npy(npy, tsv):
     else:
         assert np.array_equal(m[i, j], v) and np.array_equal(m[j, i], v)
     nan = int(np.isnan(m).sum())
-    assert nan == m.size - 2 * len(t), (nan, m.size, len(t))
-    assert np.isnan(m[np.arange(n), np.arange(n)]).all(), "diagonal is not NaN"
+    d = m[np.arange(n), np.arange(n)]
+    if ccc:  # a vector's table with itself is no constant: NaN
+        assert np.isnan(d).all(), "ccc diagonal is not NaN"
+        assert nan == m.size - 2 * len(t), (nan, m.size, len(t))
+    else:  # PS of a vector with itself: 1
+        assert (d == 1).all(), "czekanowski diagonal is not 1"
+        assert nan == m.size - 2 * len(t) - n, (nan, m.size, len(t))
     assert np.array_equal(m, sio.to_matrix(t, n), equal_nan=True)
     assert np.array_equal(sio.read_npy(npy[:-4]), m, equal_nan=True)
     print("values", len(t), "nan", nan)

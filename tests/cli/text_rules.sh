@@ -58,9 +58,10 @@ printf 'name\tf1\tf2\tf3\na\t0.1\t0.5\t0.3\n#b\t0.2\t0.4\t0.1\nc\t1\t2\t3\n' > "
 refuse "a row named #b" "hashrow\.tsv:3: a line starting with '#' after the data began.*'#b'" "$T/hashrow.tsv"
 printf 'name\tf1\tf2\tf3\n# note\na\t0.1\t0.5\t0.3\n' > "$T/hashmid.tsv"
 refuse "a comment after the header" "hashmid\.tsv:2: a line starting with '#'" "$T/hashmid.tsv"
-# QIIME: the last '#' line is the header
+# QIIME: the last '#' line is the header (a BIOM table: its rows, the
+# observations, are the vectors with --compare observations)
 printf '# Constructed from biom file\n#OTU ID\tf1\tf2\tf3\na\t0.1\t0.5\t0.3\nb\t0.2\t0.4\t0.1\nc\t1\t2\t3\n' > "$T/qiime.tsv"
-values "a QIIME table" "$T/qiime.tsv" "$T/plain.tsv"
+values "a QIIME table" "$T/qiime.tsv" "$T/plain.tsv" --compare observations
 grep -q '"text_header": "yes"' "$T/v.json" && pass || fail "QIIME: the summary does not record a header"
 # ... transposed (samples as vectors): the '#OTU ID' line names them
 printf '#OTU ID\ts1\ts2\ts3\nO1\t1\t2\t3\nO2\t4\t5\t6\n' > "$T/qt.tsv"

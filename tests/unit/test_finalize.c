@@ -50,14 +50,14 @@ static uint32_t swap_e(uint32_t e)
 
 /* SM_FIN_KEEP: lists only for CCC (l NULL otherwise) */
 static int keep_ref(const sm_thr_list_t *l, double thr, int f32, int way, const double *v,
-                    uint32_t e, int keep_all, int emit)
+                    uint32_t e, int keep_all, int emit, int dis)
 {
   if (!emit)
     return 0;
   if (keep_all)
     return 1;
   return l && l->n ? sm_thr_list_keep(l, way, f32, v, e)
-                   : sm_threshold_keep(thr, f32, v[e]);
+                   : sm_threshold_keep_dis(dis, thr, f32, v[e]);
 }
 
 static void offer_ref(const sm_topk_spec_t *t, sm_topk_ent_t *row, sm_topk_ent_t *col,
@@ -91,6 +91,7 @@ static void ref2(const sm_fin2_args_t *a, const void *num, size_t ld, const void
                  const void *sj, sm_recbuf_t *out, sm_topk_ent_t *cand)
 {
   const int ccc = a->metric == 1, ne = ccc ? 4 : 1;
+  const int dis = !ccc && a->form != SM_FORM_PS;
   out->count = out->nvalues = 0;
   out->cksum = (sm_cksum_t){0, 0, 0, 0};
   out->hist_off =
@@ -107,10 +108,11 @@ static void ref2(const sm_fin2_args_t *a, const void *num, size_t ld, const void
       const uint32_t idx[3] = {a->swap ? gj : gi, a->swap ? gi : gj, 0};
       double v[4];
       if (!ccc)
-        v[0] = a->single ? sm_f_czek2(((const float *)num)[i * ld + j],
-                                      ((const float *)si)[i], ((const float *)sj)[j])
-                         : sm_f_czek2(((const double *)num)[i * ld + j],
-                                      ((const double *)si)[i], ((const double *)sj)[j]);
+        v[0] = a->single
+                   ? sm_f_minsum2(a->form, a->zero_nan, ((const float *)num)[i * ld + j],
+                                  ((const float *)si)[i], ((const float *)sj)[j])
+                   : sm_f_minsum2(a->form, a->zero_nan, ((const double *)num)[i * ld + j],
+                                  ((const double *)si)[i], ((const double *)sj)[j]);
       else {
         const uint32_t *m =
             (const uint32_t *)num + (i * ld + j) * SM_CCC2_NMOM(a->sparse);
@@ -131,11 +133,13 @@ static void ref2(const sm_fin2_args_t *a, const void *num, size_t ld, const void
         if (h)
           h[lab * sm_hist_row(&a->hist) + sm_hist_slot(&a->hist, v[e])]++;
         if (keep_ref(ccc ? &a->thr_ent : NULL, a->threshold, a->thr_f32, 2, v,
-                     (uint32_t)e, a->keep_all, a->emit))
+                     (uint32_t)e, a->keep_all, a->emit, dis))
           out->rec[out->count++] = (sm_rec_t){{idx[0], idx[1], 0}, lab, v[e]};
       }
+      const double nv[1] = {-v[0]}; /* a dissimilarity's candidates: -value */
       if (cand)
-        offer_ref(&a->topk, cand + i * per, cand + (a->m + j) * per, gi, gj, v, ne);
+        offer_ref(&a->topk, cand + i * per, cand + (a->m + j) * per, gi, gj, dis ? nv : v,
+                  ne);
     }
 }
 
@@ -357,6 +361,95 @@ START_TEST(fin2_czek)
 }
 END_TEST
 
+/* The dissimilarities of the same numerators (Bray-Curtis, Jaccard),
+ * the pairs of two zero sums NaN or 1, PS with NaN there: every loop
+ * gives the reference's values, records, checksum, histogram and
+ * candidates (the smallest values). Integer sums and numerators too,
+ * where each value is one correctly rounded quotient. */
+START_TEST(fin2_forms)
+{
+  for (int single = 0; single < 2; single++)
+    for (size_t k = 0; k < NS; k += 2)
+      for (int ints = 0; ints < 2; ints++) {
+        const uint32_t m = sizes[(k + 4) % NS] % 30 + 1, n = sizes[k];
+        const size_t ld = n + 2, es = single ? 4 : 8;
+        char *num = malloc(m * ld * es), *si = malloc(m * es), *sj = malloc(n * es);
+        double *s[2] = {malloc(m * 8), malloc(n * 8)};
+        for (int side = 0; side < 2; side++)
+          for (uint32_t v = 0; v < (side ? n : m); v++) {
+            const double r = ints ? (double)(xr() % 5000) : (double)(xr() % 100000) / 7;
+            s[side][v] = v % 4 == 3 ? 0 : r; /* empty vectors */
+            if (single)
+              ((float *)(side ? sj : si))[v] = (float)s[side][v];
+            else
+              ((double *)(side ? sj : si))[v] = s[side][v];
+          }
+        for (uint32_t i = 0; i < m; i++)
+          for (size_t j = 0; j < ld; j++) { /* n2 <= the smaller sum */
+            const double lo = j < n && s[1][j] < s[0][i] ? s[1][j] : s[0][i];
+            const double x = ints ? (double)(xr() % ((uint64_t)lo + 1)) : lo * 0.6;
+            if (single)
+              ((float *)num)[i * ld + j] = (float)x;
+            else
+              ((double *)num)[i * ld + j] = x;
+          }
+        for (int form = SM_FORM_PS; form <= SM_FORM_JACCARD; form++)
+          for (int zn = 0; zn < 2; zn++) {
+            if (form == SM_FORM_PS && !zn)
+              continue; /* fin2_czek's */
+            char what[64];
+            snprintf(what, sizeof what, "czek2 form %d%s%s%s", form, zn ? " nan" : "",
+                     single ? " single" : "", ints ? " integers" : "");
+            sm_fin2_args_t a = {.single = single,
+                                .form = form,
+                                .zero_nan = zn,
+                                .i0 = 5,
+                                .j0 = 300,
+                                .m = m,
+                                .n = n};
+            fin2_modes(&a, num, ld, si, sj, what);
+            a.swap = 1, a.i0 = 300, a.j0 = 5;
+            fin2_modes(&a, num, ld, si, sj, what);
+          }
+        free(num), free(si), free(sj), free(s[0]), free(s[1]);
+      }
+}
+END_TEST
+
+/* sm_f_minsum2 on integer counts: the correctly rounded quotient of the
+ * exact integers (the division of two exact doubles), whatever the
+ * order of the sums; 0/0 NaN or the value of nothing in common. */
+START_TEST(fin2_forms_exact)
+{
+  for (int t = 0; t < 100000; t++) {
+    const uint64_t si = xr() % 1000000, sj = xr() % 1000000;
+    const uint64_t lo = si < sj ? si : sj, n2 = lo ? xr() % (lo + 1) : 0;
+    const double bc = sm_f_minsum2(SM_FORM_BC, 1, (double)n2, (double)si, (double)sj);
+    const double jc =
+        sm_f_minsum2(SM_FORM_JACCARD, 1, (double)n2, (double)sj, (double)si);
+    if (!si && !sj) {
+      ck_assert(isnan(bc) && isnan(jc) && !signbit(bc));
+      ck_assert(sm_f_minsum2(SM_FORM_BC, 0, 0, 0, 0) == 1.0);
+      ck_assert(sm_f_minsum2(SM_FORM_JACCARD, 0, 0, 0, 0) == 1.0);
+      ck_assert(sm_f_minsum2(SM_FORM_PS, 0, 0, 0, 0) == 0.0);
+      continue;
+    }
+    ck_assert(bc == (double)(si + sj - 2 * n2) / (double)(si + sj));
+    ck_assert(jc == (double)(si + sj - 2 * n2) / (double)(si + sj - n2));
+    ck_assert(sm_f_minsum2(SM_FORM_PS, 0, (double)n2, (double)si, (double)sj) ==
+              sm_f_czek2((double)n2, (double)si, (double)sj));
+  }
+  /* a NaN's checksum: defined, and its hash term depends on where it is */
+  ck_assert(sm_cksum_q(NAN) == INT64_MIN + 1 && sm_cksum_q(INFINITY) == INT64_MIN);
+  sm_cksum_t x = {0, 0, 0, 0}, y = {0, 0, 0, 0};
+  const uint32_t a[3] = {1, 2, 0}, b[3] = {1, 3, 0};
+  sm_cksum_add(&x, a, 2, 0, NAN), sm_cksum_add(&x, b, 2, 0, 0.5);
+  sm_cksum_add(&y, a, 2, 0, 0.5), sm_cksum_add(&y, b, 2, 0, NAN);
+  ck_assert(x.count == y.count && x.sum_lo == y.sum_lo && x.sum_hi == y.sum_hi);
+  ck_assert(x.hash != y.hash);
+}
+END_TEST
+
 /* Values on the checksum's rounding ties (k + 1/2) 2^-40 and near them, of
  * both signs, up to and past the vector sums' range: czekanowski with
  * si + sj = 2, v = n2. */
@@ -449,7 +542,7 @@ static void ref3(const sm_fin3_args_t *a, const void *num3, const void *nax, siz
           if (h)
             h[(uint64_t)e * sm_hist_row(&a->hist) + sm_hist_slot(&a->hist, v[e])]++;
           if (keep_ref(ccc ? &a->thr_ent : NULL, a->threshold, a->thr_f32, 3, v,
-                       (uint32_t)e, a->keep_all, a->emit))
+                       (uint32_t)e, a->keep_all, a->emit, 0))
             out->rec[out->count++] =
                 (sm_rec_t){{idx[0], idx[1], idx[2]}, (uint32_t)e, v[e]};
         }
@@ -671,6 +764,8 @@ static Suite *suite(void)
   tcase_add_test(tc, fin_variant_choice);
   tcase_add_test(tc, fin2_cksum_ties);
   tcase_add_test(tc, fin2_czek);
+  tcase_add_test(tc, fin2_forms);
+  tcase_add_test(tc, fin2_forms_exact);
   tcase_add_test(tc, fin2_ccc);
   tcase_add_test(tc, fin3_all);
   suite_add_tcase(s, tc);

@@ -1,8 +1,12 @@
 /* test_read.c: tests of the input readers: raw and npy on the CoMet reference
- * inputs, and PLINK, TSV and npy files written here by hand (good ones with
- * known values, bad ones with the error code each must give); dispatch;
+ * inputs, and PLINK, TSV, npy and BIOM files written here by hand (good ones
+ * with known values, bad ones with the error code each must give); dispatch;
  * inputs that are streams (pipes, FIFOs, /dev/zero), read once. */
+#ifdef HAVE_CONFIG_H
+#include "config.h" /* SM_HAVE_HDF5 */
+#endif
 #include "sm_read.h"
+#include "sm_read_biom.h"
 #include "sm_stream.h"
 #include "sm_test.h"
 
@@ -610,13 +614,19 @@ START_TEST(test_tsv_good)
   sm_vectors_t v;
   sm_dims_t d;
   sm_read_opts_t o = czek_opts(8);
+  /* the QIIME table's rows are its vectors when its observations are
+   * compared (test_biom_text); the others ignore it */
+  o.compare = SM_COMPARE_OBSERVATIONS;
   for (size_t t = 0; t < sizeof good_tables / sizeof good_tables[0]; t++) {
     tsv(good_tables[t].name, good_tables[t].text, &o, SM_OK, &v, &d);
     assert_2x3(&v, good_tables[t].named);
     ck_assert_uint_eq(d.nv, 2);
     ck_assert_uint_eq(d.nf, 3);
+    ck_assert_int_eq(
+        d.compare, strstr(good_tables[t].text, "#OTU ID") ? SM_COMPARE_OBSERVATIONS : 0);
     sm_vectors_free(&v);
   }
+  o.compare = 0;
   o.elem_size = 4;
   tsv("single.tsv", "a 1 2 3\nb 4 5 6\n", &o, SM_OK, &v, NULL);
   ck_assert_uint_eq(v.elem_size, 4);
@@ -1155,6 +1165,235 @@ START_TEST(test_stream)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ BIOM */
+
+/* A BIOM table as `biom convert --to-tsv --header-key taxonomy` writes it:
+ * its samples (columns) are the vectors unless its observations are
+ * compared, its taxonomy column is skipped, slices are kept. */
+START_TEST(test_biom_text)
+{
+  sm_vectors_t v;
+  sm_dims_t d;
+  sm_read_opts_t o = czek_opts(8);
+  const char *text = "# Constructed from biom file\n"
+                     "#OTU ID\t1001\t10317.000001\t007\ttaxonomy\n"
+                     "O1\t1.0\t4.0\t7.0\tk__Bacteria; p__Firmicutes\n"
+                     "O2\t2.0\t5.0\t8.0\tk__Archaea\n";
+  const char *samples[] = {"1001", "10317.000001", "007"}, *obs[] = {"O1", "O2"};
+  tsv("biom.tsv", text, &o, SM_OK, &v, &d);
+  ck_assert_int_eq(d.compare, SM_COMPARE_SAMPLES);
+  ck_assert(d.nv == 3 && d.nf == 2 && v.nv == 3 && v.nf == 2);
+  for (size_t i = 0; i < 3; i++) {
+    ck_assert_str_eq(v.names[i], samples[i]);
+    for (size_t f = 0; f < 2; f++)
+      ck_assert(val(&v, i, f) == (double)(1 + 3 * i + f));
+  }
+  sm_vectors_free(&v);
+  o.compare = SM_COMPARE_OBSERVATIONS;
+  tsv("biom_obs.tsv", text, &o, SM_OK, &v, &d);
+  ck_assert_int_eq(d.compare, SM_COMPARE_OBSERVATIONS);
+  ck_assert(d.nv == 2 && d.nf == 3 && v.nv == 2 && v.nf == 3);
+  for (size_t i = 0; i < 2; i++) {
+    ck_assert_str_eq(v.names[i], obs[i]);
+    for (size_t f = 0; f < 3; f++)
+      ck_assert(val(&v, i, f) == (double)(1 + i + 3 * f));
+  }
+  sm_vectors_free(&v);
+  /* a slice of the samples */
+  o.compare = 0;
+  o.v0 = 1;
+  o.vcount = 2;
+  o.f0 = 1;
+  o.fcount = 1;
+  tsv("biom_slice.tsv", text, &o, SM_OK, &v, &d);
+  ck_assert(d.nv == 3 && d.nf == 2 && v.nv == 2 && v.nf == 1);
+  ck_assert_str_eq(v.names[0], "10317.000001");
+  ck_assert_str_eq(v.names[1], "007");
+  ck_assert(val(&v, 0, 0) == 5 && val(&v, 1, 0) == 8);
+  sm_vectors_free(&v);
+  /* 'OTU ID' without '#', no comment line: the same layout */
+  o = czek_opts(8);
+  tsv("biom_nohash.tsv", "OTU ID\tS1\tS2\nO1\t1\t2\nO2\t3\t4\nO3\t5\t6\n", &o, SM_OK, &v,
+      &d);
+  ck_assert(d.compare == SM_COMPARE_SAMPLES && v.nv == 2 && v.nf == 3);
+  ck_assert(val(&v, 1, 2) == 6);
+  sm_vectors_free(&v);
+  /* a plain table: rows are vectors, whatever compare says */
+  o.compare = SM_COMPARE_SAMPLES;
+  tsv("biom_plain.tsv", "a\t1\t2\nb\t3\t4\nc\t5\t6\n", &o, SM_OK, &v, &d);
+  ck_assert(d.compare == 0 && v.nv == 3 && v.nf == 2);
+  sm_vectors_free(&v);
+  /* a row without its taxonomy cell */
+  tsv("biom_ragged.tsv",
+      "# Constructed from biom file\n#OTU "
+      "ID\tS1\tS2\ttaxonomy\nO1\t1\t2\tk__A\nO2\t3\t4\n",
+      &o, SM_EFORMAT, &v, NULL);
+}
+END_TEST
+
+#ifdef SM_HAVE_HDF5
+#include <hdf5.h>
+
+enum { BIOM_NOBS = 7, BIOM_NSAMP = 11 };
+
+/* Entry (observation i, sample j) of the test table: zeros in a pattern,
+ * values exact in float. */
+static double biom_entry(size_t i, size_t j)
+{
+  return (i * 5 + j * 3) % 4 == 0 ? 0 : (double)(i + 1) * 10 + (double)j + 0.25;
+}
+
+/* A 1-D dataset name of n items of type in group g. */
+static void h5_put(hid_t g, const char *name, hid_t type, size_t n, const void *data)
+{
+  hsize_t dim = n;
+  hid_t sp = H5Screate_simple(1, &dim, NULL);
+  hid_t ds = H5Dcreate2(g, name, type, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  ck_assert(sp >= 0 && ds >= 0);
+  ck_assert(n == 0 || H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) >= 0);
+  H5Dclose(ds);
+  H5Sclose(sp);
+}
+
+/* Root attribute name: n 64-bit integers. */
+static void h5_attr(hid_t f, const char *name, size_t n, const int64_t *v)
+{
+  hsize_t dim = n;
+  hid_t sp = n == 1 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &dim, NULL);
+  hid_t a = H5Acreate2(f, name, H5T_STD_I64LE, sp, H5P_DEFAULT, H5P_DEFAULT);
+  ck_assert(a >= 0 && H5Awrite(a, H5T_NATIVE_INT64, v) >= 0);
+  H5Aclose(a);
+  H5Sclose(sp);
+}
+
+/* One axis of the table: ids (variable length strings, as biom-format
+ * writes them; fixed length with fixed), and the matrix along it
+ * (observation: rows, sample: columns; a column's indices falling). */
+static void biom_axis(hid_t f, int sample, int fixed)
+{
+  const size_t n = sample ? BIOM_NSAMP : BIOM_NOBS, m = sample ? BIOM_NOBS : BIOM_NSAMP;
+  hid_t g = H5Gcreate2(f, sample ? "sample" : "observation", H5P_DEFAULT, H5P_DEFAULT,
+                       H5P_DEFAULT);
+  hid_t mg = H5Gcreate2(g, "matrix", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  char names[BIOM_NSAMP][8], fixed_ids[BIOM_NSAMP * 8] = {0};
+  const char *ids[BIOM_NSAMP];
+  for (size_t k = 0; k < n; k++) {
+    snprintf(names[k], sizeof names[k], "%s%zu", sample ? "S" : "O", k);
+    ids[k] = names[k];
+    memcpy(fixed_ids + 8 * k, names[k], strlen(names[k]));
+  }
+  hid_t st = H5Tcopy(H5T_C_S1);
+  H5Tset_size(st, fixed ? 8 : H5T_VARIABLE);
+  h5_put(g, "ids", st, n, fixed ? (const void *)fixed_ids : (const void *)ids);
+  H5Tclose(st);
+  int32_t ptr[BIOM_NSAMP + 1], idx[BIOM_NOBS * BIOM_NSAMP];
+  double data[BIOM_NOBS * BIOM_NSAMP];
+  size_t nnz = 0;
+  for (size_t k = 0; k < n; k++) {
+    ptr[k] = (int32_t)nnz;
+    for (size_t q = 0; q < m; q++) {
+      const size_t r = sample ? m - 1 - q : q; /* unsorted indices */
+      const double x = sample ? biom_entry(r, k) : biom_entry(k, r);
+      if (x != 0) {
+        idx[nnz] = (int32_t)r;
+        data[nnz++] = x;
+      }
+    }
+  }
+  ptr[n] = (int32_t)nnz;
+  h5_put(mg, "indptr", H5T_STD_I32LE, n + 1, ptr);
+  h5_put(mg, "indices", H5T_STD_I32LE, nnz, idx);
+  h5_put(mg, "data", H5T_IEEE_F64LE, nnz, data);
+  H5Gclose(mg);
+  H5Gclose(g);
+  if (sample) {
+    const int64_t shape[2] = {BIOM_NOBS, BIOM_NSAMP}, ver[2] = {2, 1}, nz = (int64_t)nnz;
+    h5_attr(f, "shape", 2, shape);
+    h5_attr(f, "format-version", 2, ver);
+    h5_attr(f, "nnz", 1, &nz);
+  }
+}
+
+/* The test table as BIOM 2.1 at path (the test directory's name). */
+static void write_biom(char *path, const char *name, int fixed)
+{
+  snprintf(path, 4096, "%s", sm_test_write(name, "", 0));
+  hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  ck_assert(f >= 0);
+  biom_axis(f, 0, fixed);
+  biom_axis(f, 1, fixed);
+  H5Fclose(f);
+}
+
+/* Every slice (odd starts and counts, to the end, single vectors and
+ * fields) of both axes, in both precisions, read from the file by the
+ * dispatcher: the values, the ids, the sizes. */
+START_TEST(test_biom_hdf5)
+{
+  char path[4096];
+  for (int fixed = 0; fixed < 2; fixed++) {
+    write_biom(path, fixed ? "fixed.biom" : "table.biom", fixed);
+    for (int by_obs = 0; by_obs < 2; by_obs++) {
+      const size_t nv = by_obs ? BIOM_NOBS : BIOM_NSAMP,
+                   nf = by_obs ? BIOM_NSAMP : BIOM_NOBS;
+      const size_t f0s[] = {0, 1, 4, nf - 1}, counts[] = {0, 1, 3};
+      for (size_t es = 4; es <= 8; es += 4)
+        for (size_t v0 = 0; v0 < nv; v0++)
+          for (size_t a = 0; a < 3; a++)
+            for (size_t b = 0; b < 4; b++)
+              for (size_t c = 0; c < 3; c++) {
+                sm_read_opts_t o = czek_opts(es);
+                o.compare = by_obs ? SM_COMPARE_OBSERVATIONS : 0;
+                o.v0 = v0;
+                o.vcount = counts[a];
+                o.f0 = f0s[b];
+                o.fcount = counts[c];
+                const int fits = v0 + o.vcount <= nv && o.f0 + o.fcount <= nf;
+                sm_vectors_t v;
+                sm_dims_t d;
+                sm_err_t err = sm_read_input(path, SM_INPUT_AUTO, &o, &v, &d);
+                ck_assert_msg(err == (fits ? SM_OK : SM_EOPTION),
+                              "%s v0 %zu+%zu f0 %zu+%zu: %s", path, v0, o.vcount, o.f0,
+                              o.fcount, sm_strerror(err));
+                if (err)
+                  continue;
+                ck_assert(d.nv == nv && d.nf == nf);
+                ck_assert_int_eq(d.compare,
+                                 by_obs ? SM_COMPARE_OBSERVATIONS : SM_COMPARE_SAMPLES);
+                ck_assert_uint_eq(v.nv, o.vcount ? o.vcount : nv - v0);
+                ck_assert_uint_eq(v.nf, o.fcount ? o.fcount : nf - o.f0);
+                for (size_t i = 0; i < v.nv; i++) {
+                  char want[16];
+                  snprintf(want, sizeof want, "%s%zu", by_obs ? "O" : "S", v0 + i);
+                  ck_assert_str_eq(v.names[i], want);
+                  for (size_t f = 0; f < v.nf; f++) {
+                    const size_t vi = v0 + i, fi = o.f0 + f;
+                    const double x = by_obs ? biom_entry(vi, fi) : biom_entry(fi, vi);
+                    ck_assert_msg(val(&v, i, f) == x, "%s (%zu, %zu): %g, want %g", path,
+                                  vi, fi, val(&v, i, f), x);
+                  }
+                }
+                sm_vectors_free(&v);
+              }
+    }
+  }
+}
+END_TEST
+#else
+/* Without HDF5 a BIOM 2.1 table is refused (saying how to read it). */
+START_TEST(test_biom_hdf5)
+{
+  char path[4096];
+  snprintf(path, sizeof path, "%s",
+           sm_test_write("table.biom", SM_HDF5_MAGIC "\0\0", 10));
+  sm_read_opts_t o = czek_opts(8);
+  sm_vectors_t v;
+  ck_assert_int_eq(sm_read_input(path, SM_INPUT_AUTO, &o, &v, NULL), SM_EFORMAT);
+  ck_assert(v.data == NULL);
+}
+END_TEST
+#endif
+
 static Suite *read_suite(void)
 {
   Suite *s = suite_create("read");
@@ -1180,6 +1419,8 @@ static Suite *read_suite(void)
   tcase_add_test(tc, test_dispatch);
   tcase_add_test(tc, test_tsv_names);
   tcase_add_test(tc, test_stream);
+  tcase_add_test(tc, test_biom_text);
+  tcase_add_test(tc, test_biom_hdf5);
   suite_add_tcase(s, tc);
   return s;
 }
