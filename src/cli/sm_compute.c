@@ -583,8 +583,11 @@ static sm_err_t load_slice(run_t *r)
     return err;
   choose_sparse(r);
   const sm_outfmt_t f = o->output_format;
-  if ((f == SM_OUT_TSV || f == SM_OUT_NPY || f == SM_OUT_LSMAT) && !o->keys_index) {
-    int have = sm_mpi_agree(r->v.names != NULL); /* names, for text output, npy's ids */
+  /* names, for text output, npy's ids and the top-k lists' TSV */
+  if ((f == SM_OUT_TSV || f == SM_OUT_NPY || f == SM_OUT_LSMAT ||
+       (o->topk && f != SM_OUT_BIN)) &&
+      !o->keys_index) {
+    int have = sm_mpi_agree(r->v.names != NULL);
     if (have)
       err = sm_mpi_allgather_names(r->v.names, r->v0, r->vc, r->pf == 0 && r->pr == 0,
                                    r->d.nv, &r->names);

@@ -234,18 +234,43 @@ static pid_t spawn(const char *prog, int *in, int *out)
   return pid;
 }
 
+/* How long gnuplot may take, in seconds: STARMET_GNUPLOT_WAIT (1 .. 86400)
+ * when set, else 60 (a histogram draws in well under a second). */
+static int gnuplot_wait_s(void)
+{
+  const char *e = getenv("STARMET_GNUPLOT_WAIT");
+  char *end;
+  const long s = e ? strtol(e, &end, 10) : 0;
+  return e && *e && !*end && s >= 1 && s <= 86400 ? (int)s : 60;
+}
+
+/* Milliseconds left until deadline (CLOCK_MONOTONIC seconds), at least 0. */
+static int ms_left(double deadline)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  const double left = deadline - ((double)t.tv_sec + 1e-9 * (double)t.tv_nsec);
+  return left > 0 ? (int)(left * 1000.0) + 1 : 0;
+}
+
 /* Run gnuplot (prog) on script[0..len) and copy what it writes into pic.
  * Both pipes are served as they are ready, so that neither side waits for
  * the other. A gnuplot that stops reading (it failed) must not end starmet
  * with SIGPIPE: the signal is blocked in this thread meanwhile, and one it
- * raised is consumed. Returns gnuplot's wait status, or -1 when it could
- * not be started or read. */
-static int run_gnuplot(const char *prog, const char *script, size_t len, picture_t *pic)
+ * raised is consumed. A gnuplot that has not ended after wait_s seconds
+ * (it hangs) is killed, and *late set. Returns gnuplot's wait status, or
+ * -1 when it could not be started or read. */
+static int run_gnuplot(const char *prog, const char *script, size_t len, picture_t *pic,
+                       int wait_s, int *late)
 {
   int in, out;
+  *late = 0;
   const pid_t pid = spawn(prog, &in, &out);
   if (pid < 0)
     return -1;
+  struct timespec t0;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  const double deadline = (double)t0.tv_sec + 1e-9 * (double)t0.tv_nsec + wait_s;
   sigset_t pipe_sig, old;
   sigemptyset(&pipe_sig);
   sigaddset(&pipe_sig, SIGPIPE);
@@ -256,10 +281,12 @@ static int run_gnuplot(const char *prog, const char *script, size_t len, picture
     close(in), in = -1;
   while (out >= 0) {
     struct pollfd pf[2] = {{.fd = out, .events = POLLIN}, {.fd = in, .events = POLLOUT}};
-    if (poll(pf, in >= 0 ? 2 : 1, -1) < 0) {
-      if (errno == EINTR)
-        continue;
-      failed = 1;
+    const int ready = poll(pf, in >= 0 ? 2 : 1, ms_left(deadline));
+    if (ready < 0 && errno == EINTR)
+      continue;
+    if (ready <= 0) {
+      failed = ready < 0;
+      *late = ready == 0;
       break;
     }
     if (in >= 0 && pf[1].revents) {
@@ -287,7 +314,20 @@ static int run_gnuplot(const char *prog, const char *script, size_t len, picture
     ;
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   int st;
-  while (waitpid(pid, &st, 0) < 0)
+  pid_t w;
+  while (!*late && (w = waitpid(pid, &st, WNOHANG)) == 0) { /* its end, in time */
+    if (!ms_left(deadline))
+      *late = 1;
+    else {
+      const struct timespec tick = {0, 10000000};
+      nanosleep(&tick, NULL);
+    }
+  }
+  if (*late) {
+    kill(pid, SIGKILL);
+    w = 0;
+  }
+  while (w <= 0 && (w = waitpid(pid, &st, 0)) < 0)
     if (errno != EINTR)
       return -1;
   return failed ? -1 : st;
@@ -329,10 +369,17 @@ int sm_hist_plot(const char *png, const sm_hist_spec_t *h, int metric, int way,
     return -1;
   }
   picture_t pic = {.f = c.f};
-  const int st = run_gnuplot(prog, script, len, &pic);
+  const int wait_s = gnuplot_wait_s();
+  int late;
+  const int st = run_gnuplot(prog, script, len, &pic, wait_s, &late);
   free(script);
-  char why[SM_COMMIT_NAME_MAX + 64] = "";
-  if (st == -1)
+  char why[SM_COMMIT_NAME_MAX + 128] = "";
+  if (late)
+    snprintf(why, sizeof why,
+             "%s did not end within %d s (STARMET_GNUPLOT_WAIT) and was "
+             "stopped",
+             prog, wait_s);
+  else if (st == -1)
     snprintf(why, sizeof why, "%s could not be run", prog);
   else if (WIFSIGNALED(st))
     snprintf(why, sizeof why, "%s was killed by signal %d", prog, WTERMSIG(st));

@@ -193,6 +193,9 @@ case ${FAKE_GP:-ok} in
   half0) cat > /dev/null; sig ;;                # half a picture, "succeeds"
   killed) cat > /dev/null; sig; kill -9 $$ ;;   # dies half-way
   empty) cat > /dev/null ;;                     # writes nothing, "succeeds"
+  hang) cat > /dev/null; sig; exec sleep 600 ;; # half a picture, then hangs
+  hangopen) exec sleep 600 ;;                   # reads nothing, never ends
+  lingers) cat > /dev/null; sig; end; exec 1>&-; exec sleep 600 ;; # a picture, no end
 esac
 SH
 chmod +x "$T/bin/gnuplot"
@@ -265,6 +268,16 @@ for mode in exit1 half1 half0 killed empty; do
   pic "gnuplot $mode" "f_$mode" FAKE_GP=$mode
   no_picture "gnuplot $mode" "f_$mode"
   grep -q "^starmet: warning: f_$mode.hist.png: not drawn: $T/bin/gnuplot .*; the counts are in the histogram's TSV file and the JSON summary$" "f_$mode.err" &&
+    pass || fail "gnuplot $mode: $(cat "f_$mode.err")"
+done
+# one that hangs, in every place: stopped after STARMET_GNUPLOT_WAIT
+# seconds, with the same warning and nothing left
+for mode in hang hangopen lingers; do
+  t0=$(date +%s)
+  pic "gnuplot $mode" "f_$mode" FAKE_GP=$mode STARMET_GNUPLOT_WAIT=2
+  [ $(($(date +%s) - t0)) -lt 60 ] && pass || fail "gnuplot $mode: the run waited for it"
+  no_picture "gnuplot $mode" "f_$mode"
+  grep -q "^starmet: warning: f_$mode.hist.png: not drawn: $T/bin/gnuplot did not end within 2 s (STARMET_GNUPLOT_WAIT) and was stopped; the counts are in" "f_$mode.err" &&
     pass || fail "gnuplot $mode: $(cat "f_$mode.err")"
 done
 grep -q "failed (exit status 1)" f_half1.err && grep -q "killed by signal 9" f_killed.err &&

@@ -90,6 +90,17 @@ if "$PY" "$B" --merge 5 max "$T/cm33.topk.tsv" "$T/ph0.topk.tsv" "$T/ph1.topk.ts
   > "$T/log.py" 2>&1; then pass; else fail "phases: $(cat "$T/log.py")"; fi
 grep -q '"top_k": {"k": 5, "by": "max"' "$T/cm33.json" && pass || fail "the summary has no top_k"
 
+# --- names: the lists name the vectors whatever the results' format (bin
+# numbers them: its lists are binary too)
+A="$top_srcdir/data/example_abundance.tsv"
+run_ok "names, tsv results" c --input "$A" --top-k 3 --output "$T/nt"
+for f in none comet npy; do
+  run_ok "names, $f results" c --input "$A" --top-k 3 --output "$T/n$f" --output-format $f
+  cmp -s "$T/nt.topk.tsv" "$T/n$f.topk.tsv" && pass || fail "names, $f: other top-k lists than with tsv"
+done
+[ "$(sed -n 2p "$T/nt.topk.tsv" | cut -f 1,3)" = "$(printf 'site01_rep1\tsite01_rep3')" ] && pass ||
+  fail "names: $(sed -n 2p "$T/nt.topk.tsv")"
+
 # --- refused
 # shellcheck disable=SC2086
 expect_error "3-way" "is for 2-way results" "$T/bad" c $CCC --num-way 3 --top-k 3 --output "$T/bad"
