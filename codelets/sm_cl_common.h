@@ -85,8 +85,10 @@ enum {
   SM_VF_CZEK3_S,
   SM_VF_CCC3,
   SM_VF_CCC3_SPARSE,
-  SM_VF_CCC2_I8, /* a product of int8 tiles (variant: sparse) */
-  SM_VF_CCC_I8   /* an int8 expansion of a tile (checked, never corrupted) */
+  SM_VF_CCC2_I8,        /* a product of int8 tiles (variant: sparse) */
+  SM_VF_CCC_I8,         /* an int8 expansion of a tile (checked, never corrupted) */
+  SM_VF_CZEK2_SPARSE_D, /* packed sparse tiles (variable handles) */
+  SM_VF_CZEK2_SPARSE_S
 };
 typedef struct sm_cl_num {
   size_t nf, a_off, g; /* fields; 3-way: planes [a_off, a_off + g) of tile A */
