@@ -371,11 +371,12 @@ static void choose_sparse(run_t *r)
 }
 
 /* Czekanowski 2-way, auto: the sparse method below this fraction of
- * non-zero entries. Measured on 2 cores (AVX-512 dense kernel), 2,000
- * vectors of 20,000 fields, tiles of 1,000: the sparse numerators are
- * faster up to about 10% non-zero (bench/czek-sparse); below 5% they
- * are at least twice as fast. */
-#define SM_CZEK_SPARSE_DENSITY 0.05
+ * non-zero entries: where it was still the faster on 2 cores (AVX-512
+ * dense kernels), 2,000 vectors of 20,000 fields, tiles of 334
+ * (bench/czek-sparse): numerators in 2.0 s against 3.8 s dense at 15%
+ * (single: 0.67 against 1.43 s), 3.0-3.3 s against 2.5 s at 20%; 0.027
+ * against 3.6 s at 0.5%. */
+#define SM_CZEK_SPARSE_DENSITY 0.15
 
 /* The Czekanowski 2-way method: the fraction of non-zero entries over
  * every slice, and sparse when asked or (auto) when below

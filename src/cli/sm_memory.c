@@ -60,7 +60,10 @@ void sm_mem_estimate(const sm_mem_run_t *r, sm_mem_need_t *n)
   /* a rank row computes its blocks with up to npv/2 other partitions
    * (2-way, block-circulant), every other one for 3-way; StarPU-MPI keeps
    * what it received until the end */
-  if (r->npv > 1) {
+  /* the sparse method receives packed tiles, whose size follows the
+   * non-zero entries, unknown before reading (at most 15% of entries
+   * under auto, but then the estimate stays the dense one): not counted */
+  if (r->npv > 1 && !r->czek_sparse) {
     const uint64_t part =
         mul((r->nv + (size_t)r->npv - 1) / (size_t)r->npv, r->row_bytes);
     n->received = mul(part, (uint64_t)(r->way == 3 ? r->npv - 1 : r->npv / 2));
@@ -263,6 +266,7 @@ sm_err_t sm_mem_check_compute(const sm_options_t *o, const sm_decomp_t *d, int m
                         ? (uint64_t)d->nv * o->topk * (ccc && o->topk_by_entry ? 4 : 1) *
                               sizeof(sm_topk_ent_t)
                         : 0,
+      .czek_sparse = !ccc && o->num_way == 2 && o->czek_method == SM_CZEK_METHOD_SPARSE,
   };
   sm_mem_need_t n;
   sm_mem_estimate(&mr, &n);

@@ -38,6 +38,7 @@ typedef struct sm_mem_run {
   int text;            /* ... and formatted as text (TSV output) */
   int workers;         /* CPU workers (tasks in flight follow them) */
   uint64_t topk_bytes; /* top-k lists (rank 0) */
+  int czek_sparse;     /* --czek-method sparse: other ranks' tiles arrive packed */
 } sm_mem_run_t;
 
 /** The estimate of a run (upper bounds where a count depends on the

@@ -468,7 +468,8 @@ static const sm_opt_t options[] = {
      .help = "Czekanowski 2-way numerators: dense (every field),\n"
              "sparse (tiles of compressed rows, minima over the\n"
              "fields both vectors have: abundance tables), auto\n"
-             "(default: sparse below 5% non-zero entries, on CPUs)"},
+             "(default: sparse below 15% non-zero entries, on\n"
+             "CPUs)"},
     TEXT("Input (one of):\n"),
     CUSTOM("input", set_input, CMD_COMPUTE, "FILE",
            ".tsv/.csv/.txt, .biom (czekanowski), .npy, raw\n"
