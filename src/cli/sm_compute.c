@@ -36,6 +36,14 @@
 
 #include <starpu.h>
 
+/* Czekanowski 2-way, auto: the sparse method below this fraction of
+ * non-zero entries: where it was still the faster on 2 cores (AVX-512
+ * dense kernels), 2,000 vectors of 20,000 fields, tiles of 334
+ * (bench/czek-sparse): numerators in 2.0 s against 3.8 s dense at 15%
+ * (single: 0.67 against 1.43 s), 3.0-3.3 s against 2.5 s at 20%; 0.027
+ * against 3.6 s at 0.5%. */
+#define SM_CZEK_SPARSE_DENSITY 0.15
+
 static sm_read_opts_t read_opts(const sm_options_t *o)
 {
   sm_read_opts_t ro = {
@@ -54,7 +62,7 @@ static sm_read_opts_t read_opts(const sm_options_t *o)
 
 /* Load vectors [v0, v0+vc) x fields [f0, f0+fc) of the input. */
 static sm_err_t load(const sm_options_t *o, size_t v0, size_t vc, size_t f0, size_t fc,
-                     sm_vectors_t *v, sm_dims_t *dims)
+                     int czek_sparse, sm_vectors_t *v, sm_dims_t *dims)
 {
   if (o->synth.kind != SM_SYNTH_NONE) {
     if (dims) {
@@ -68,6 +76,7 @@ static sm_err_t load(const sm_options_t *o, size_t v0, size_t vc, size_t f0, siz
   ro.vcount = vc;
   ro.f0 = f0;
   ro.fcount = fc;
+  ro.czek_sparse = czek_sparse;
   return sm_read_input(o->input, o->input_format, &ro, v, dims);
 }
 
@@ -92,7 +101,7 @@ static sm_err_t problem_dims(const sm_options_t *o, sm_dims_t *dims)
   } msg = {0};
   if (sm_mpi_rank() == 0) {
     sm_vectors_t probe = {0};
-    msg.err = load(o, 0, 1, 0, 1, &probe, &msg.dims);
+    msg.err = load(o, 0, 1, 0, 1, 0, &probe, &msg.dims);
     sm_vectors_free(&probe);
   }
   sm_mpi_bcast(&msg, sizeof msg);
@@ -238,6 +247,7 @@ typedef struct run {
   int ccc_i8;      /* CCC 2-way on cached int8 tiles (--ccc-gemm) */
   int czek_sparse; /* Czekanowski 2-way on packed sparse tiles (--czek-method) */
   double density;  /* Czekanowski: the fraction of non-zero entries */
+  int read_sparse; /* ... read into sparse rows where the reader can (BIOM) */
   char **names;    /* every vector's name (text output), or NULL */
   char out_path[4096], json_path[4096];
   sm_job_t job;          /* the lock, the output, its manifest, the commit */
@@ -333,11 +343,22 @@ static sm_err_t plan(run_t *r)
     r->text_header = dims.header == SM_TEXT_YES ? "yes" : "no";
     r->text_row_names = dims.row_names == SM_TEXT_YES ? "yes" : "no";
   }
+  /* a table that says how many non-zero values it has (BIOM) is read into
+   * sparse rows when the sparse method will run: asked, or (auto) below
+   * its density, so that memory follows the non-zero entries from the
+   * start */
+  const double cells = (double)dims.nv * (double)dims.nf;
+  r->read_sparse = dims.nnz && o->metric != SM_METRIC_CCC && o->num_way == 2 &&
+                   o->method == SM_METHOD_TASKS && (o->devices & STARPU_CPU) &&
+                   (o->czek_method == SM_CZEK_METHOD_SPARSE ||
+                    (o->czek_method == SM_CZEK_METHOD_AUTO &&
+                     (double)dims.nnz < SM_CZEK_SPARSE_DENSITY * cells));
   if ((err = make_decomp(o, &dims, &r->d)))
     return err;
   sm_decomp_coords(&r->d, r->me, &r->pv, &r->pf, &r->pr);
-  if ((err = (sm_err_t)sm_mpi_agree(sm_mem_check_compute(
-           o, &r->d, r->me, r->desc, dims.header != 0, &r->mem_estimate))))
+  if ((err = (sm_err_t)sm_mpi_agree(
+           sm_mem_check_compute(o, &r->d, r->me, r->desc, dims.header != 0,
+                                r->read_sparse ? dims.nnz : 0, &r->mem_estimate))))
     return err;
   /* StarPU's directories, open files, file size: before anything is written */
   if ((err = (sm_err_t)sm_mpi_agree(sm_preflight_compute(o, &r->d))))
@@ -370,22 +391,14 @@ static void choose_sparse(run_t *r)
                 r->desc, (unsigned long long)r->nmissing);
 }
 
-/* Czekanowski 2-way, auto: the sparse method below this fraction of
- * non-zero entries: where it was still the faster on 2 cores (AVX-512
- * dense kernels), 2,000 vectors of 20,000 fields, tiles of 334
- * (bench/czek-sparse): numerators in 2.0 s against 3.8 s dense at 15%
- * (single: 0.67 against 1.43 s), 3.0-3.3 s against 2.5 s at 20%; 0.027
- * against 3.6 s at 0.5%. */
-#define SM_CZEK_SPARSE_DENSITY 0.15
-
 /* The Czekanowski 2-way method: the fraction of non-zero entries over
  * every slice, and sparse when asked or (auto) when below
  * SM_CZEK_SPARSE_DENSITY and the products may run on CPUs. */
-static void choose_czek_method(run_t *r)
+static sm_err_t choose_czek_method(run_t *r)
 {
   const sm_options_t *o = r->o;
   if (o->metric == SM_METRIC_CCC || o->num_way != 2 || o->method != SM_METHOD_TASKS)
-    return;
+    return SM_OK;
   uint64_t n[2] = {0, 0}; /* non-zero entries, entries: each slice once */
   if (r->pr == 0) {
     n[0] = sm_csr_pack_count(&r->v, 0, r->v.nv);
@@ -396,10 +409,14 @@ static void choose_czek_method(run_t *r)
   r->czek_sparse = o->czek_method == SM_CZEK_METHOD_SPARSE ||
                    (o->czek_method == SM_CZEK_METHOD_AUTO && (o->devices & STARPU_CPU) &&
                     r->density < SM_CZEK_SPARSE_DENSITY);
+  if (!r->czek_sparse && sm_vectors_is_sparse(&r->v) &&
+      sm_mpi_agree(sm_vectors_densify(&r->v))) /* read sparse, computed dense */
+    return SM_ENOMEM;
   if (o->czek_method == SM_CZEK_METHOD_AUTO && r->czek_sparse && r->me == 0)
     sm_log_info("%s has %.3g%% non-zero entries: using the sparse Czekanowski method "
                 "(--czek-method dense for the other)",
                 r->desc, 100 * r->density);
+  return SM_OK;
 }
 
 /* Load this rank's vectors, choose the CCC method, gather the names. */
@@ -476,6 +493,15 @@ static sm_err_t unique_names(const run_t *r)
  * every input and both methods). */
 static void make_binary(sm_vectors_t *v)
 {
+  if (sm_vectors_is_sparse(v)) { /* every stored entry is > 0 */
+    const uint64_t n = v->csr_off[v->nv];
+    for (uint64_t p = 0; p < n; p++)
+      if (v->elem_size == 4)
+        ((float *)v->csr_val)[p] = 1.0f;
+      else
+        ((double *)v->csr_val)[p] = 1.0;
+    return;
+  }
   for (size_t i = 0; i < v->nv; i++) {
     if (v->elem_size == 4) {
       float *x = sm_vectors_row(v, i);
@@ -505,8 +531,8 @@ static sm_err_t empty_in_slice(const run_t *r, uint64_t **out, size_t *n)
   if (!*out)
     return SM_ENOMEM;
   for (size_t i = 0; i < v->nv && r->pr == 0; i++) {
-    int any = 0;
-    for (size_t q = 0; q < v->nf && !any; q++)
+    int any = sm_vectors_is_sparse(v) && v->csr_off[i + 1] > v->csr_off[i];
+    for (size_t q = 0; q < v->nf && !any && !sm_vectors_is_sparse(v); q++)
       any = v->elem_size == 4 ? ((const float *)sm_vectors_row(v, i))[q] > 0
                               : ((const double *)sm_vectors_row(v, i))[q] > 0;
     if (!any)
@@ -612,7 +638,8 @@ static sm_err_t load_slice(run_t *r)
   const sm_options_t *o = r->o;
   sm_decomp_part(&r->d, r->pv, &r->v0, &r->vc);
   sm_decomp_slice(&r->d, r->pf, &r->f0, &r->fc);
-  sm_err_t err = (sm_err_t)sm_mpi_agree(load(o, r->v0, r->vc, r->f0, r->fc, &r->v, NULL));
+  sm_err_t err = (sm_err_t)sm_mpi_agree(
+      load(o, r->v0, r->vc, r->f0, r->fc, r->read_sparse, &r->v, NULL));
   if (err)
     return err;
   r->sum.t_input = sm_now() - r->t0;
@@ -621,7 +648,8 @@ static sm_err_t load_slice(run_t *r)
   if ((err = check_sums(r)))
     return err;
   choose_sparse(r);
-  choose_czek_method(r);
+  if ((err = choose_czek_method(r)))
+    return err;
   const sm_outfmt_t f = o->output_format;
   if ((f == SM_OUT_TSV || f == SM_OUT_NPY || f == SM_OUT_LSMAT) && !o->keys_index) {
     int have = sm_mpi_agree(r->v.names != NULL); /* names, for text output, npy's ids */
@@ -969,8 +997,7 @@ static sm_err_t pack_tiles(run_t *r, void ***local, uint64_t **nnz)
   if ((err = (sm_err_t)sm_mpi_agree(err)))
     return err;
   sm_mpi_sum_u64(*nnz, (int)(ntiles * (size_t)d->npf));
-  free(r->v.data); /* the packed tiles hold every entry */
-  r->v.data = NULL;
+  sm_vectors_free_values(&r->v); /* the packed tiles hold every entry */
   return SM_OK;
 }
 

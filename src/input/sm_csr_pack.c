@@ -1,4 +1,5 @@
-/* sm_csr_pack.c: dense Czekanowski vectors to packed sparse tiles: the
+/* sm_csr_pack.c: Czekanowski vectors (dense, or compressed sparse rows
+ * as the BIOM reader keeps them) to packed sparse tiles: the
  * rows' non-zero entries in field order (CSR), then the same entries
  * field by field (CSC), in one 64-byte aligned buffer (sm_csr.h). */
 #include "sm_csr_pack.h"
@@ -15,6 +16,8 @@ static inline double entry(const sm_vectors_t *v, size_t i, size_t q)
 
 uint64_t sm_csr_pack_count(const sm_vectors_t *v, size_t r0, size_t rows)
 {
+  if (sm_vectors_is_sparse(v))
+    return v->csr_off[r0 + rows] - v->csr_off[r0];
   uint64_t n = 0;
   for (size_t i = r0; i < r0 + rows; i++)
     for (size_t q = 0; q < v->nf; q++)
@@ -52,7 +55,17 @@ sm_err_t sm_csr_pack_tile(const sm_vectors_t *v, size_t r0, size_t rows, void **
            *ridx = (uint32_t *)w.ridx;
   char *val = (char *)w.val, *cval = (char *)w.cval;
   uint64_t p = 0;
-  for (size_t i = 0; i < rows; i++) {
+  if (sm_vectors_is_sparse(v)) { /* the rows as they are */
+    const uint64_t b0 = v->csr_off[r0];
+    for (size_t i = 0; i <= rows; i++)
+      roff[i] = v->csr_off[r0 + i] - b0;
+    p = roff[rows];
+    memcpy(idx, v->csr_idx + b0, (size_t)p * sizeof *idx);
+    memcpy(val, (const char *)v->csr_val + (size_t)b0 * es, (size_t)p * es);
+    for (uint64_t e = 0; e < p; e++)
+      coff[idx[e] + 1]++;
+  }
+  for (size_t i = 0; i < rows && !sm_vectors_is_sparse(v); i++) {
     roff[i] = p;
     const char *row = sm_vectors_row(v, r0 + i);
     for (size_t q = 0; q < nf; q++)

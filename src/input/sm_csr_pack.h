@@ -1,4 +1,4 @@
-/* sm_csr_pack.h: dense Czekanowski vectors to packed sparse tiles
+/* sm_csr_pack.h: Czekanowski vectors (dense or sparse rows) to packed sparse tiles
  * (sm_csr.h), for the sparse method (--czek-method sparse). */
 #ifndef SM_CSR_PACK_H
 #define SM_CSR_PACK_H

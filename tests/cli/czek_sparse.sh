@@ -130,11 +130,33 @@ t = biom.Table(m, ["o%d" % i for i in range(700)], ["S%d" % j for j in range(90)
 with biom_open(sys.argv[1] + "/t.biom", "w") as f:
     t.to_hdf5(f, "czek_sparse.sh")
 PYEOF
-  for k in dense sparse; do
+  # read into sparse rows under the sparse method (auto: 0.4% non-zero)
+  for k in dense sparse auto; do
     run_ok "biom $k" c --input "$T/t.biom" --metric bray-curtis --czek-method $k \
       --output "$T/biom_$k"
+    run_ok "biom $k binary" c --input "$T/t.biom" --metric jaccard --binary \
+      --czek-method $k --block-size 7 --output "$T/biomb_$k"
   done
-  same_text "biom: sparse = dense" "$T/biom_dense.tsv" "$T/biom_sparse.tsv"
+  for k in sparse auto; do
+    same_text "biom: $k = dense" "$T/biom_dense.tsv" "$T/biom_$k.tsv"
+    same_text "biom --binary: $k = dense" "$T/biomb_dense.tsv" "$T/biomb_$k.tsv"
+  done
+  grep -q '"czek_method": "sparse"' "$T/biom_auto.json" && pass || fail "biom: auto not sparse"
+  # fields split over ranks: each rank reads its slice of the observations
+  if [ -n "${MPIEXEC:-}" ]; then
+    mpi_setup
+    for g in "2 1 2" "3 3 1"; do
+      # shellcheck disable=SC2086
+      set -- $g
+      o=$T/bmpi$1$2$3
+      run_ok "biom mpi $g" mpi_starmet "$1" compute --input "$T/t.biom" \
+        --metric bray-curtis --czek-method sparse --block-size 11 --num-proc-vector "$2" \
+        --num-proc-field "$3" --output "$o"
+      merge_ranks "$o" "$1" tsv "$o.all.tsv"
+      same_text "biom mpi $g = dense one rank" "$T/biom_dense.tsv" "$o.all.tsv"
+    done
+    unset STARPU_NCPU
+  fi
 else
   skip_part "python3 with biom-format not found"
 fi
