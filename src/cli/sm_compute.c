@@ -912,6 +912,14 @@ static sm_err_t run_ref(run_t *r, double t1)
   return err;
 }
 
+/* Worker types the products may run on: --devices, or the CPUs alone
+ * for the sparse method (its numerators have no device implementation; a
+ * scheduler told otherwise, heteroprio, would give them to devices). */
+static unsigned long long product_devices(const run_t *r)
+{
+  return r->czek_sparse ? STARPU_CPU : r->o->devices;
+}
+
 /* Start StarPU (and StarPU-MPI) with the scheduling options. */
 static sm_err_t start_runtime(run_t *r, double t1)
 {
@@ -919,7 +927,7 @@ static sm_err_t start_runtime(run_t *r, double t1)
   sm_sched_configure(&(sm_sched_opts_t){.priorities = !o->no_priorities,
                                         .calibrate = o->calibrate,
                                         .perfmodel_dir = o->perfmodel_dir});
-  sm_codelets_set_devices(o->devices); /* before heteroprio's set-up */
+  sm_codelets_set_devices(product_devices(r)); /* before heteroprio's set-up */
   sm_runtime_set_watchdog(o->task_timeout);
   sm_err_t err = (sm_err_t)sm_mpi_agree(sm_runtime_init(o->sched, r->P > 1));
   r->sum.t_init = sm_now() - t1;
@@ -941,7 +949,7 @@ static sm_err_t setup_codelets(run_t *r)
    * types: reductions and finalize, which share buckets with CPU-only
    * tasks, stay on CPUs there */
   sm_codelets_set_follow(!sm_sched_heteroprio());
-  sm_codelets_set_devices(o->devices);
+  sm_codelets_set_devices(product_devices(r));
   if (!(o->devices & STARPU_CPU) &&
       starpu_opencl_worker_get_count() + starpu_cuda_worker_get_count() == 0) {
     sm_log_error("--devices accel: StarPU has no CUDA or OpenCL worker here (for a CPU "
@@ -1016,7 +1024,7 @@ static sm_err_t run_graph(run_t *r, int progress)
   int emit = o->output_format != SM_OUT_NONE || r->sink.analytic != NULL;
   /* GPUs that may run the products: rank 0's, so that every rank builds
    * the same graph */
-  int ngpus = o->devices & STARPU_CUDA ? (int)starpu_cuda_worker_get_count() : 0;
+  int ngpus = product_devices(r) & STARPU_CUDA ? (int)starpu_cuda_worker_get_count() : 0;
   sm_mpi_bcast(&ngpus, sizeof ngpus);
   /* auto: int8 when the products can only run on CUDA workers (cuBLAS);
    * on CPUs the popcount kernels are faster than int8 loops. Rank 0

@@ -5,6 +5,7 @@
 # 50% non-zero): byte-identical TSV outputs and checksums on integer
 # counts, within 1e-12 on real values, for czekanowski, bray-curtis,
 # jaccard and --binary; on 2 and 3 MPI ranks with the fields split;
+# beside an OpenCL device under every kind of scheduler;
 # under --verify with injected faults; resumed after a kill; from a BIOM
 # table. auto picks it on sparse tables and says so in the summary; 3-way
 # and CCC runs refuse it.
@@ -161,7 +162,20 @@ else
   skip_part "python3 with biom-format not found"
 fi
 
-# ---- 7. where the sparse method does not apply
+# ---- 7. beside an OpenCL device (PoCL): the sparse products stay on the
+# CPUs, under heteroprio too (whose buckets would otherwise hand them to
+# the device)
+if ocl_probe; then
+  for sch in lws heteroprio dmda; do
+    run_ok "opencl $sch" ocl "$S" compute --quiet --input "$T/d01.tsv" --metric bray-curtis \
+      --czek-method sparse --sched $sch --block-size 23 --output "$T/ocl_$sch"
+    same_text "opencl $sch = dense" "$T/d01braycurtis_dense.tsv" "$T/ocl_$sch.tsv"
+  done
+else
+  skip_part "no OpenCL device (PoCL)"
+fi
+
+# ---- 8. where the sparse method does not apply
 expect_error "3-way" "czek-method sparse applies to czekanowski 2-way" - \
   c --input "$T/d01.tsv" --num-way 3 --czek-method sparse --output-format none
 expect_error "ccc" "czek-method sparse applies to czekanowski 2-way" - \
