@@ -23,6 +23,23 @@ SM_CZEK2_SPARSE_CPU(s, float)
 SM_CODELET(czek2_sparse_d, cpu_czek2_sparse_d, , 3, STARPU_R, STARPU_R, STARPU_W);
 SM_CODELET(czek2_sparse_s, cpu_czek2_sparse_s, , 3, STARPU_R, STARPU_R, STARPU_W);
 
+/* History models are keyed on a footprint of the data: the packed
+ * tiles' sizes follow their non-zero entries, so that every tile pair
+ * would be a size of its own, never calibrated; the numerators' shape
+ * (the tile pair's vectors, m x n) keys them instead. */
+static uint32_t czek2_sparse_footprint(struct starpu_task *t)
+{
+  starpu_data_handle_t C = STARPU_TASK_GET_HANDLE(t, 2);
+  return starpu_hash_crc32c_be((uint32_t)starpu_matrix_get_nx(C),
+                               (uint32_t)starpu_matrix_get_ny(C));
+}
+
+void sm_cl_czek2_sparse_setup(void)
+{
+  model_czek2_sparse_d.footprint = czek2_sparse_footprint;
+  model_czek2_sparse_s.footprint = czek2_sparse_footprint;
+}
+
 int sm_task_czek2_sparse(starpu_data_handle_t A, starpu_data_handle_t B,
                          starpu_data_handle_t C, int single, size_t nf, uint64_t block,
                          int prio)

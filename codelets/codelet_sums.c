@@ -59,6 +59,20 @@ int sm_task_sums_ccc(starpu_data_handle_t X, starpu_data_handle_t S, int sparse,
                    STARPU_PRIORITY, prio, STARPU_NAME, "sums", 0);
 }
 
+/* The sums of a packed tile by its vectors (the sums' handle), not by its
+ * packed size (codelet_czek2_sparse.c says why). */
+static uint32_t sums_sparse_footprint(struct starpu_task *t)
+{
+  return starpu_hash_crc32c_be(
+      (uint32_t)starpu_matrix_get_nx(STARPU_TASK_GET_HANDLE(t, 1)), 0);
+}
+
+void sm_cl_sums_sparse_setup(void)
+{
+  model_sums_czek_sparse_d.footprint = sums_sparse_footprint;
+  model_sums_czek_sparse_s.footprint = sums_sparse_footprint;
+}
+
 int sm_task_sums_czek_sparse(starpu_data_handle_t X, starpu_data_handle_t S, int single,
                              int prio)
 {

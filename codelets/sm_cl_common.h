@@ -212,6 +212,10 @@ void sm_cl_sim_gpu_finalize3(starpu_cpu_func_t f);
  * class of the share of its tile triple a 3-way task keeps (k; mx rows in X). */
 void sm_cl_finalize3_setup(void);
 void sm_cl_czek3_setup(void);
+/* The sparse Czekanowski models' footprints (codelet_czek2_sparse.c,
+ * codelet_sums.c): the vectors of the tiles, not their packed bytes. */
+void sm_cl_czek2_sparse_setup(void);
+void sm_cl_sums_sparse_setup(void);
 void sm_cl_ccc3_setup(void);
 uint32_t sm_cl_keep3_footprint(struct starpu_task *t, const sm_keep3_t *k, uint32_t mx);
 
