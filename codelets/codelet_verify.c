@@ -106,12 +106,19 @@ sm_cl_num_t sm_cl_num(int family, size_t nf, uint64_t block)
 #define MNY(k) STARPU_MATRIX_GET_NY(b[k])
 #define MNX(k) STARPU_MATRIX_GET_NX(b[k])
 #define MLD(k) STARPU_MATRIX_GET_LD(b[k])
+#define VPTR(k) ((const void *)STARPU_VARIABLE_GET_PTR(b[k]))
 
 /* The numerator kernel again (the check mechanism's re-execution). */
 static void compute(const sm_cl_num_t *a, void *b[])
 {
   const int ref = sm_cl_kernel == SM_KERNEL_REF;
   switch (a->family) {
+  case SM_VF_CZEK2_SPARSE_D:
+    sm_kern_czek2_sparse_d(VPTR(1), VPTR(2), MPTR(0), MLD(0));
+    break;
+  case SM_VF_CZEK2_SPARSE_S:
+    sm_kern_czek2_sparse_s(VPTR(1), VPTR(2), MPTR(0), MLD(0));
+    break;
   case SM_VF_CZEK2_D:
     sm_cl_czek2_d()(MNY(1), MNY(2), a->nf, MPTR(1), MLD(1), MPTR(2), MLD(2), MPTR(0),
                     MLD(0));
@@ -150,6 +157,10 @@ static void compute(const sm_cl_num_t *a, void *b[])
 static int check(const sm_cl_num_t *a, void *b[])
 {
   switch (a->family) {
+  case SM_VF_CZEK2_SPARSE_D:
+    return sm_kern_verify_czek2_sparse_d(VPTR(1), VPTR(2), MPTR(0), MLD(0));
+  case SM_VF_CZEK2_SPARSE_S:
+    return sm_kern_verify_czek2_sparse_s(VPTR(1), VPTR(2), MPTR(0), MLD(0));
   case SM_VF_CZEK2_D:
     return sm_kern_verify_czek2_d(MNY(1), MNY(2), a->nf, MPTR(1), MLD(1), MPTR(2), MLD(2),
                                   MPTR(0), MLD(0), sm_cl_czek2_d());
@@ -182,10 +193,12 @@ static void corrupt(const sm_cl_num_t *a, void *b[], uint64_t pick)
   const size_t words = STARPU_MATRIX_GET_ELEMSIZE(b[0]) / 4;
   switch (a->family) {
   case SM_VF_CZEK2_D:
+  case SM_VF_CZEK2_SPARSE_D:
   case SM_VF_CZEK3_D:
     sm_kern_inject_f64(MPTR(0), MNY(0), MNX(0), MLD(0), pick);
     break;
   case SM_VF_CZEK2_S:
+  case SM_VF_CZEK2_SPARSE_S:
   case SM_VF_CZEK3_S:
     sm_kern_inject_f32(MPTR(0), MNY(0), MNX(0), MLD(0), pick);
     break;
@@ -228,8 +241,11 @@ int sm_task_verify2(starpu_data_handle_t C, starpu_data_handle_t A,
                     starpu_data_handle_t B, int metric_ccc, int variant, size_t nf,
                     uint64_t block, int prio)
 {
-  sm_cl_num_t args = {.family = metric_ccc ? (variant ? SM_VF_CCC2_SPARSE : SM_VF_CCC2)
-                                           : (variant ? SM_VF_CZEK2_S : SM_VF_CZEK2_D),
+  sm_cl_num_t args = {.family = metric_ccc    ? (variant ? SM_VF_CCC2_SPARSE : SM_VF_CCC2)
+                                : variant & 2 ? (variant & 1 ? SM_VF_CZEK2_SPARSE_S
+                                                             : SM_VF_CZEK2_SPARSE_D)
+                                : variant     ? SM_VF_CZEK2_S
+                                              : SM_VF_CZEK2_D,
                       .nf = nf,
                       .task = res.next_task++,
                       .block = block};
@@ -442,6 +458,7 @@ void sm_cl_check(void *buffers[], void *cl_arg)
 #undef MNY
 #undef MNX
 #undef MLD
+#undef VPTR
 
 #if SM_STARPU_HAS_FT
 static int arch_slot(enum starpu_worker_archtype t)

@@ -359,6 +359,8 @@ sm_err_t sm_codelets_init(int use_mpi, sm_kernel_t kernel)
   sm_cl_kernel = kernel;
   sm_cl_finalize3_setup();
   sm_cl_czek3_setup();
+  sm_cl_czek2_sparse_setup();
+  sm_cl_sums_sparse_setup();
   sm_cl_ccc3_setup();
 #ifdef SM_SIMULATION
   sm_cl_sim_setup();

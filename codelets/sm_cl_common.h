@@ -85,8 +85,10 @@ enum {
   SM_VF_CZEK3_S,
   SM_VF_CCC3,
   SM_VF_CCC3_SPARSE,
-  SM_VF_CCC2_I8, /* a product of int8 tiles (variant: sparse) */
-  SM_VF_CCC_I8   /* an int8 expansion of a tile (checked, never corrupted) */
+  SM_VF_CCC2_I8,        /* a product of int8 tiles (variant: sparse) */
+  SM_VF_CCC_I8,         /* an int8 expansion of a tile (checked, never corrupted) */
+  SM_VF_CZEK2_SPARSE_D, /* packed sparse tiles (variable handles) */
+  SM_VF_CZEK2_SPARSE_S
 };
 typedef struct sm_cl_num {
   size_t nf, a_off, g; /* fields; 3-way: planes [a_off, a_off + g) of tile A */
@@ -210,6 +212,10 @@ void sm_cl_sim_gpu_finalize3(starpu_cpu_func_t f);
  * class of the share of its tile triple a 3-way task keeps (k; mx rows in X). */
 void sm_cl_finalize3_setup(void);
 void sm_cl_czek3_setup(void);
+/* The sparse Czekanowski models' footprints (codelet_czek2_sparse.c,
+ * codelet_sums.c): the vectors of the tiles, not their packed bytes. */
+void sm_cl_czek2_sparse_setup(void);
+void sm_cl_sums_sparse_setup(void);
 void sm_cl_ccc3_setup(void);
 uint32_t sm_cl_keep3_footprint(struct starpu_task *t, const sm_keep3_t *k, uint32_t mx);
 

@@ -60,6 +60,12 @@ int sm_task_czek2(starpu_data_handle_t A, starpu_data_handle_t B, starpu_data_ha
                   int single, size_t nf, uint64_t block, int prio);
 int sm_task_ccc2(starpu_data_handle_t A, starpu_data_handle_t B, starpu_data_handle_t C,
                  int sparse, size_t nf, uint64_t block, int prio);
+/* The same for Czekanowski from packed sparse tiles (--czek-method
+ * sparse): A, B variable handles of sm_csr.h buffers; on a diagonal tile
+ * pair (A = B) only the pairs j > i (CPU only). */
+int sm_task_czek2_sparse(starpu_data_handle_t A, starpu_data_handle_t B,
+                         starpu_data_handle_t C, int single, size_t nf, uint64_t block,
+                         int prio);
 
 /* CCC 2-way numerators from cached int8 tiles (--ccc-gemm int8, the
  * papers' tensor-core method: cuBLAS on GPUs). sm_ccc_i8_register
@@ -98,6 +104,9 @@ int sm_task_sums_czek(starpu_data_handle_t X, starpu_data_handle_t S, int single
                       size_t nf, int prio);
 int sm_task_sums_ccc(starpu_data_handle_t X, starpu_data_handle_t S, int sparse,
                      size_t nf, int prio);
+/* The Czekanowski sums of a packed sparse tile X (variable handle). */
+int sm_task_sums_czek_sparse(starpu_data_handle_t X, starpu_data_handle_t S, int single,
+                             int prio);
 
 /* Field-axis reduction: C += B, elementwise over two matrix handles of the
  * same shape (contiguous rows). type: SM_ADD_F64, SM_ADD_F32, SM_ADD_U32.
@@ -197,7 +206,8 @@ void sm_codelets_observe(sm_task_hook_fn inserted, void (*started)(void),
  * way on StarPU 1.3: sm_task_verify2/3 when sm_codelets_resilience_tasks),
  * or (--retry runtime, StarPU 1.4) by the numerator task itself, which
  * StarPU then tries again, elsewhere after a failure on an accelerator.
- * variant: czek 1 = single; ccc 1 = sparse. */
+ * variant: czek 1 = single, 2 = packed sparse tiles (verify2: A and B
+ * variable handles); ccc 1 = sparse. */
 #define SM_RETRY_CODELETS 16
 typedef struct sm_retry_stats {
   char codelet[32];

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sm_csr.h"
 #include "sm_types.h"
 
 /* ---- Czekanowski 2-way mGEMM: C[i,j] = sum_{q<k} min(A[i,q], B[j,q]) */
@@ -24,6 +25,26 @@ void sm_kern_czek2_blocked_d(size_t m, size_t n, size_t k, const double *A, size
                              const double *B, size_t ldb, double *C, size_t ldc);
 void sm_kern_czek2_blocked_s(size_t m, size_t n, size_t k, const float *A, size_t lda,
                              const float *B, size_t ldb, float *C, size_t ldc);
+
+/* ---- Czekanowski 2-way over packed sparse tiles (sm_csr.h, A and B
+ * 64-byte aligned): C[i,j] = sum over the fields both have of min(a, b),
+ * in ascending field order, for the rows i of A and j of B. When A and B
+ * are the same buffer (a diagonal tile pair) only the pairs j > i are
+ * computed (what the finalize reads), the others are 0. The _ref twin
+ * merges the two rows' field lists. */
+void sm_kern_czek2_sparse_d(const void *A, const void *B, double *C, size_t ldc);
+void sm_kern_czek2_sparse_s(const void *A, const void *B, float *C, size_t ldc);
+void sm_kern_czek2_sparse_ref_d(const void *A, const void *B, double *C, size_t ldc);
+void sm_kern_czek2_sparse_ref_s(const void *A, const void *B, float *C, size_t ldc);
+/* Vector sums of a packed tile (the dense sums' values, bit for bit). */
+void sm_kern_sums_czek_sparse_d(const void *X, double *s);
+void sm_kern_sums_czek_sparse_s(const void *X, float *s);
+/* --verify: 1 when C equals the reference's numerators bit for bit (the
+ * same sums in the same order); 0 otherwise or when memory is short. */
+int sm_kern_verify_czek2_sparse_d(const void *A, const void *B, const double *C,
+                                  size_t ldc);
+int sm_kern_verify_czek2_sparse_s(const void *A, const void *B, const float *C,
+                                  size_t ldc);
 
 /* ---- vector sums: s[v] = sum_q X[v,q] (czekanowski) */
 void sm_kern_sums_czek_d(size_t nv, size_t k, const double *X, size_t ldx, double *s);

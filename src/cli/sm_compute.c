@@ -17,6 +17,7 @@
 
 #include "sm_commit.h"
 #include "sm_crc32c.h"
+#include "sm_csr_pack.h"
 #include "sm_graph.h"
 #include "sm_hist.h"
 #include "sm_job.h"
@@ -34,6 +35,14 @@
 #include "sm_trace.h"
 
 #include <starpu.h>
+
+/* Czekanowski 2-way, auto: the sparse method below this fraction of
+ * non-zero entries: where it was still the faster on 2 cores (AVX-512
+ * dense kernels), 2,000 vectors of 20,000 fields, tiles of 334
+ * (bench/czek-sparse): numerators in 2.0 s against 3.8 s dense at 15%
+ * (single: 0.67 against 1.43 s), 3.0-3.3 s against 2.5 s at 20%; 0.027
+ * against 3.6 s at 0.5%. */
+#define SM_CZEK_SPARSE_DENSITY 0.15
 
 static sm_read_opts_t read_opts(const sm_options_t *o)
 {
@@ -53,7 +62,7 @@ static sm_read_opts_t read_opts(const sm_options_t *o)
 
 /* Load vectors [v0, v0+vc) x fields [f0, f0+fc) of the input. */
 static sm_err_t load(const sm_options_t *o, size_t v0, size_t vc, size_t f0, size_t fc,
-                     sm_vectors_t *v, sm_dims_t *dims)
+                     int czek_sparse, sm_vectors_t *v, sm_dims_t *dims)
 {
   if (o->synth.kind != SM_SYNTH_NONE) {
     if (dims) {
@@ -67,6 +76,7 @@ static sm_err_t load(const sm_options_t *o, size_t v0, size_t vc, size_t f0, siz
   ro.vcount = vc;
   ro.f0 = f0;
   ro.fcount = fc;
+  ro.czek_sparse = czek_sparse;
   return sm_read_input(o->input, o->input_format, &ro, v, dims);
 }
 
@@ -91,7 +101,7 @@ static sm_err_t problem_dims(const sm_options_t *o, sm_dims_t *dims)
   } msg = {0};
   if (sm_mpi_rank() == 0) {
     sm_vectors_t probe = {0};
-    msg.err = load(o, 0, 1, 0, 1, &probe, &msg.dims);
+    msg.err = load(o, 0, 1, 0, 1, 0, &probe, &msg.dims);
     sm_vectors_free(&probe);
   }
   sm_mpi_bcast(&msg, sizeof msg);
@@ -157,8 +167,8 @@ static void input_stamp(const sm_options_t *o, char *buf, size_t len)
 
 /* What must not change between a run and its --resume (the tile size is
  * recorded apart: an automatic one is taken over from the manifest). */
-static void fingerprint(const sm_options_t *o, const sm_decomp_t *d, int sparse, int rank,
-                        int P, char *buf, size_t len)
+static void fingerprint(const sm_options_t *o, const sm_decomp_t *d, int sparse,
+                        int czek_sparse, int rank, int P, char *buf, size_t len)
 {
   char input[4200], compare[96] = "";
   size_t c = 0;
@@ -168,8 +178,12 @@ static void fingerprint(const sm_options_t *o, const sm_decomp_t *d, int sparse,
    * not czekanowski's as it always was */
   if (o->metric == SM_METRIC_CZEK &&
       (o->form != SM_FORM_PS || o->binary || o->zero_pairs))
-    snprintf(compare + c, sizeof compare - c, " form=%d binary=%d zero_pairs=%d", o->form,
-             o->binary, o->zero_pairs);
+    c += (size_t)snprintf(compare + c, sizeof compare - c,
+                          " form=%d binary=%d zero_pairs=%d", o->form, o->binary,
+                          o->zero_pairs);
+  /* the sparse method sums in another order: said when it runs */
+  if (czek_sparse && c < sizeof compare)
+    snprintf(compare + c, sizeof compare - c, " czek_method=sparse");
   if (o->synth.kind != SM_SYNTH_NONE) {
     snprintf(input, sizeof input, "synthetic=%d seed=%llu missing=%.17g",
              (int)o->synth.kind, (unsigned long long)o->synth.seed,
@@ -230,8 +244,11 @@ typedef struct run {
   sm_vectors_t v;
   uint64_t nmissing; /* missing calls over every slice */
   int sparse;
-  int ccc_i8;   /* CCC 2-way on cached int8 tiles (--ccc-gemm) */
-  char **names; /* every vector's name (text output), or NULL */
+  int ccc_i8;      /* CCC 2-way on cached int8 tiles (--ccc-gemm) */
+  int czek_sparse; /* Czekanowski 2-way on packed sparse tiles (--czek-method) */
+  double density;  /* Czekanowski: the fraction of non-zero entries */
+  int read_sparse; /* ... read into sparse rows where the reader can (BIOM) */
+  char **names;    /* every vector's name (text output), or NULL */
   char out_path[4096], json_path[4096];
   sm_job_t job;          /* the lock, the output, its manifest, the commit */
   int use_man;           /* the output keeps a --resume record */
@@ -326,11 +343,22 @@ static sm_err_t plan(run_t *r)
     r->text_header = dims.header == SM_TEXT_YES ? "yes" : "no";
     r->text_row_names = dims.row_names == SM_TEXT_YES ? "yes" : "no";
   }
+  /* a table that says how many non-zero values it has (BIOM) is read into
+   * sparse rows when the sparse method will run: asked, or (auto) below
+   * its density, so that memory follows the non-zero entries from the
+   * start */
+  const double cells = (double)dims.nv * (double)dims.nf;
+  r->read_sparse = dims.nnz && o->metric != SM_METRIC_CCC && o->num_way == 2 &&
+                   o->method == SM_METHOD_TASKS && (o->devices & STARPU_CPU) &&
+                   (o->czek_method == SM_CZEK_METHOD_SPARSE ||
+                    (o->czek_method == SM_CZEK_METHOD_AUTO &&
+                     (double)dims.nnz < SM_CZEK_SPARSE_DENSITY * cells));
   if ((err = make_decomp(o, &dims, &r->d)))
     return err;
   sm_decomp_coords(&r->d, r->me, &r->pv, &r->pf, &r->pr);
-  if ((err = (sm_err_t)sm_mpi_agree(sm_mem_check_compute(
-           o, &r->d, r->me, r->desc, dims.header != 0, &r->mem_estimate))))
+  if ((err = (sm_err_t)sm_mpi_agree(
+           sm_mem_check_compute(o, &r->d, r->me, r->desc, dims.header != 0,
+                                r->read_sparse ? dims.nnz : 0, &r->mem_estimate))))
     return err;
   /* StarPU's directories, open files, file size: before anything is written */
   if ((err = (sm_err_t)sm_mpi_agree(sm_preflight_compute(o, &r->d))))
@@ -361,6 +389,34 @@ static void choose_sparse(run_t *r)
     sm_log_warn("%s has %llu missing calls but --no-sparse was given: dense CCC "
                 "counts them as one copy of allele 1",
                 r->desc, (unsigned long long)r->nmissing);
+}
+
+/* The Czekanowski 2-way method: the fraction of non-zero entries over
+ * every slice, and sparse when asked or (auto) when below
+ * SM_CZEK_SPARSE_DENSITY and the products may run on CPUs. */
+static sm_err_t choose_czek_method(run_t *r)
+{
+  const sm_options_t *o = r->o;
+  if (o->metric == SM_METRIC_CCC || o->num_way != 2 || o->method != SM_METHOD_TASKS)
+    return SM_OK;
+  uint64_t n[2] = {0, 0}; /* non-zero entries, entries: each slice once */
+  if (r->pr == 0) {
+    n[0] = sm_csr_pack_count(&r->v, 0, r->v.nv);
+    n[1] = (uint64_t)r->v.nv * r->v.nf;
+  }
+  sm_mpi_sum_u64(n, 2);
+  r->density = n[1] ? (double)n[0] / (double)n[1] : 0;
+  r->czek_sparse = o->czek_method == SM_CZEK_METHOD_SPARSE ||
+                   (o->czek_method == SM_CZEK_METHOD_AUTO && (o->devices & STARPU_CPU) &&
+                    r->density < SM_CZEK_SPARSE_DENSITY);
+  if (!r->czek_sparse && sm_vectors_is_sparse(&r->v) &&
+      sm_mpi_agree(sm_vectors_densify(&r->v))) /* read sparse, computed dense */
+    return SM_ENOMEM;
+  if (o->czek_method == SM_CZEK_METHOD_AUTO && r->czek_sparse && r->me == 0)
+    sm_log_info("%s has %.3g%% non-zero entries: using the sparse Czekanowski method "
+                "(--czek-method dense for the other)",
+                r->desc, 100 * r->density);
+  return SM_OK;
 }
 
 /* Load this rank's vectors, choose the CCC method, gather the names. */
@@ -437,6 +493,15 @@ static sm_err_t unique_names(const run_t *r)
  * every input and both methods). */
 static void make_binary(sm_vectors_t *v)
 {
+  if (sm_vectors_is_sparse(v)) { /* every stored entry is > 0 */
+    const uint64_t n = v->csr_off[v->nv];
+    for (uint64_t p = 0; p < n; p++)
+      if (v->elem_size == 4)
+        ((float *)v->csr_val)[p] = 1.0f;
+      else
+        ((double *)v->csr_val)[p] = 1.0;
+    return;
+  }
   for (size_t i = 0; i < v->nv; i++) {
     if (v->elem_size == 4) {
       float *x = sm_vectors_row(v, i);
@@ -466,8 +531,8 @@ static sm_err_t empty_in_slice(const run_t *r, uint64_t **out, size_t *n)
   if (!*out)
     return SM_ENOMEM;
   for (size_t i = 0; i < v->nv && r->pr == 0; i++) {
-    int any = 0;
-    for (size_t q = 0; q < v->nf && !any; q++)
+    int any = sm_vectors_is_sparse(v) && v->csr_off[i + 1] > v->csr_off[i];
+    for (size_t q = 0; q < v->nf && !any && !sm_vectors_is_sparse(v); q++)
       any = v->elem_size == 4 ? ((const float *)sm_vectors_row(v, i))[q] > 0
                               : ((const double *)sm_vectors_row(v, i))[q] > 0;
     if (!any)
@@ -573,7 +638,8 @@ static sm_err_t load_slice(run_t *r)
   const sm_options_t *o = r->o;
   sm_decomp_part(&r->d, r->pv, &r->v0, &r->vc);
   sm_decomp_slice(&r->d, r->pf, &r->f0, &r->fc);
-  sm_err_t err = (sm_err_t)sm_mpi_agree(load(o, r->v0, r->vc, r->f0, r->fc, &r->v, NULL));
+  sm_err_t err = (sm_err_t)sm_mpi_agree(
+      load(o, r->v0, r->vc, r->f0, r->fc, r->read_sparse, &r->v, NULL));
   if (err)
     return err;
   r->sum.t_input = sm_now() - r->t0;
@@ -582,6 +648,8 @@ static sm_err_t load_slice(run_t *r)
   if ((err = check_sums(r)))
     return err;
   choose_sparse(r);
+  if ((err = choose_czek_method(r)))
+    return err;
   const sm_outfmt_t f = o->output_format;
   /* names, for text output, npy's ids and the top-k lists' TSV */
   if ((f == SM_OUT_TSV || f == SM_OUT_NPY || f == SM_OUT_LSMAT ||
@@ -754,7 +822,7 @@ static sm_err_t open_results(run_t *r)
   if (r->use_man) {
     sm_manifest_path(mpath, sizeof mpath, o->output, r->me, r->P);
     const double t0 = sm_now();
-    fingerprint(o, &r->d, r->sparse, r->me, r->P, fp, sizeof fp);
+    fingerprint(o, &r->d, r->sparse, r->czek_sparse, r->me, r->P, fp, sizeof fp);
     if (sm_now() - t0 >= 0.2) /* the inputs' CRC: worth saying on large inputs */
       sm_log_info("the input's checksums for --resume took %.2f s", sm_now() - t0);
   }
@@ -818,6 +886,10 @@ static void open_sink(run_t *r)
   sum->nv = r->d.nv;
   sum->nf = r->d.nf;
   sum->sparse = r->sparse;
+  if (o->metric != SM_METRIC_CCC && o->num_way == 2 && o->method == SM_METHOD_TASKS) {
+    sum->czek_method = r->czek_sparse ? "sparse" : "dense";
+    sum->density = r->density;
+  }
   sum->nmissing = (size_t)r->nmissing;
   sum->names = r->names != NULL;
   sum->nranks = r->P;
@@ -843,6 +915,14 @@ static sm_err_t run_ref(run_t *r, double t1)
   return err;
 }
 
+/* Worker types the products may run on: --devices, or the CPUs alone
+ * for the sparse method (its numerators have no device implementation; a
+ * scheduler told otherwise, heteroprio, would give them to devices). */
+static unsigned long long product_devices(const run_t *r)
+{
+  return r->czek_sparse ? STARPU_CPU : r->o->devices;
+}
+
 /* Start StarPU (and StarPU-MPI) with the scheduling options. */
 static sm_err_t start_runtime(run_t *r, double t1)
 {
@@ -850,7 +930,7 @@ static sm_err_t start_runtime(run_t *r, double t1)
   sm_sched_configure(&(sm_sched_opts_t){.priorities = !o->no_priorities,
                                         .calibrate = o->calibrate,
                                         .perfmodel_dir = o->perfmodel_dir});
-  sm_codelets_set_devices(o->devices); /* before heteroprio's set-up */
+  sm_codelets_set_devices(product_devices(r)); /* before heteroprio's set-up */
   sm_runtime_set_watchdog(o->task_timeout);
   sm_err_t err = (sm_err_t)sm_mpi_agree(sm_runtime_init(o->sched, r->P > 1));
   r->sum.t_init = sm_now() - t1;
@@ -872,7 +952,7 @@ static sm_err_t setup_codelets(run_t *r)
    * types: reductions and finalize, which share buckets with CPU-only
    * tasks, stay on CPUs there */
   sm_codelets_set_follow(!sm_sched_heteroprio());
-  sm_codelets_set_devices(o->devices);
+  sm_codelets_set_devices(product_devices(r));
   if (!(o->devices & STARPU_CPU) &&
       starpu_opencl_worker_get_count() + starpu_cuda_worker_get_count() == 0) {
     sm_log_error("--devices accel: StarPU has no CUDA or OpenCL worker here (for a CPU "
@@ -896,6 +976,50 @@ static sm_err_t setup_codelets(run_t *r)
   return err;
 }
 
+/* The sparse method's tiles: this rank's tiles packed (sm_csr.h), then
+ * the dense slice freed, so that what stays is proportional to the
+ * non-zero entries; every tile's entry count on every field slice
+ * gathered (the sizes of the other ranks' handles). */
+static sm_err_t pack_tiles(run_t *r, void ***local, uint64_t **nnz)
+{
+  const sm_decomp_t *d = &r->d;
+  const int nt = sm_decomp_ntiles(d, r->pv);
+  size_t ntiles = 0, base = 0;
+  for (int I = 0; I < d->npv; I++) {
+    if (I == r->pv)
+      base = ntiles;
+    ntiles += (size_t)sm_decomp_ntiles(d, I);
+  }
+  *local = calloc((size_t)nt + 1, sizeof **local);
+  *nnz = calloc(ntiles * (size_t)d->npf, sizeof **nnz);
+  sm_err_t err = *local && *nnz ? SM_OK : SM_ENOMEM;
+  for (int t = 0; t < nt && !err; t++) {
+    size_t t0, tn, bytes;
+    sm_decomp_tile(d, r->pv, t, &t0, &tn);
+    err = sm_csr_pack_tile(&r->v, t0, tn, &(*local)[t], &bytes);
+    if (!err && r->pr == 0)
+      (*nnz)[(base + (size_t)t) * d->npf + (size_t)r->pf] =
+          ((const sm_csr_hdr_t *)(*local)[t])->nnz;
+  }
+  if (err == SM_ENOMEM)
+    sm_log_error("--czek-method sparse: out of memory packing the tiles (%s); "
+                 "--czek-method dense needs no copy",
+                 r->desc);
+  if ((err = (sm_err_t)sm_mpi_agree(err)))
+    return err;
+  sm_mpi_sum_u64(*nnz, (int)(ntiles * (size_t)d->npf));
+  sm_vectors_free_values(&r->v); /* the packed tiles hold every entry */
+  return SM_OK;
+}
+
+static void free_tiles(void **local, uint64_t *nnz)
+{
+  for (size_t t = 0; local && local[t]; t++)
+    free(local[t]);
+  free(local);
+  free(nnz);
+}
+
 /* Submit the task graph and wait for it. */
 static sm_err_t run_graph(run_t *r, int progress)
 {
@@ -903,7 +1027,7 @@ static sm_err_t run_graph(run_t *r, int progress)
   int emit = o->output_format != SM_OUT_NONE || r->sink.analytic != NULL;
   /* GPUs that may run the products: rank 0's, so that every rank builds
    * the same graph */
-  int ngpus = o->devices & STARPU_CUDA ? (int)starpu_cuda_worker_get_count() : 0;
+  int ngpus = product_devices(r) & STARPU_CUDA ? (int)starpu_cuda_worker_get_count() : 0;
   sm_mpi_bcast(&ngpus, sizeof ngpus);
   /* auto: int8 when the products can only run on CUDA workers (cuBLAS);
    * on CPUs the popcount kernels are faster than int8 loops. Rank 0
@@ -951,6 +1075,17 @@ static sm_err_t run_graph(run_t *r, int progress)
     if (err)
       return err;
   }
+  void **csr_local = NULL;
+  uint64_t *csr_nnz = NULL;
+  if (r->czek_sparse) {
+    sm_err_t err = pack_tiles(r, &csr_local, &csr_nnz);
+    if (err) {
+      free_tiles(csr_local, csr_nnz);
+      return err;
+    }
+    r->sum.kernel = "sparse: packed CSR/CSC tiles, minima over the fields both vectors "
+                    "have";
+  }
   sm_graph_opts_t go = {
       .d = &r->d,
       .rank = r->me,
@@ -965,6 +1100,9 @@ static sm_err_t run_graph(run_t *r, int progress)
       .zero_nan = o->metric == SM_METRIC_CZEK && o->zero_pairs == 1,
       .sparse = r->sparse,
       .ccc_i8 = r->ccc_i8,
+      .czek_sparse = r->czek_sparse,
+      .csr_local = csr_local,
+      .csr_nnz = csr_nnz,
       .ngpus = ngpus,
       .ccc_mult = o->ccc_mult,
       .ccc_param = o->ccc_param,
@@ -986,6 +1124,7 @@ static sm_err_t run_graph(run_t *r, int progress)
   if (!err)
     err = o->num_way == 3 ? sm_graph3_run(&r->v, &go, &r->sink, &r->gs)
                           : sm_graph2_run(&r->v, &go, &r->sink, &r->gs);
+  free_tiles(csr_local, csr_nnz);
   r->gs.grain = grain;
   r->sum.t_compute = r->gs.t_run;
   return err;

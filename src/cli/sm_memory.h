@@ -38,6 +38,8 @@ typedef struct sm_mem_run {
   int text;            /* ... and formatted as text (TSV output) */
   int workers;         /* CPU workers (tasks in flight follow them) */
   uint64_t topk_bytes; /* top-k lists (rank 0) */
+  int czek_sparse;     /* the sparse method: other ranks' tiles arrive packed */
+  uint64_t nnz_rank;   /* > 0: the rank's non-zero entries, read as sparse rows */
 } sm_mem_run_t;
 
 /** The estimate of a run (upper bounds where a count depends on the
@@ -64,11 +66,13 @@ uint64_t sm_mem_address_need(const sm_mem_need_t *need);
 /** Before a compute run allocates anything: rank me's estimate (times the
  * ranks on this machine) for options o on grid d against what the
  * machine, the cgroup and the limits leave (sm_mem_room). desc names the
- * input in messages; text_input: parsed from text. *estimate gets the
- * estimate. SM_ENOMEM, logged with the estimate and what to change; a
- * collective over the machine's ranks. */
+ * input in messages; text_input: parsed from text; nnz: the input's
+ * non-zero values when it is read into sparse rows (a BIOM table under
+ * the sparse method), else 0. *estimate gets the estimate. SM_ENOMEM,
+ * logged with the estimate and what to change; a collective over the
+ * machine's ranks. */
 sm_err_t sm_mem_check_compute(const sm_options_t *o, const sm_decomp_t *d, int me,
-                              const char *desc, int text_input,
+                              const char *desc, int text_input, uint64_t nnz,
                               uint64_t *estimate) SM_MUST_CHECK;
 
 /** synth builds its vectors whole before writing them: they must fit in

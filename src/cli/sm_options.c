@@ -55,6 +55,8 @@ static const char *const synth_kinds[] = {"random", "analytic", NULL};
 static const int synth_values[] = {SM_SYNTH_RANDOM, SM_SYNTH_ANALYTIC};
 static const char *const rawtypes[] = {"float64", "float32", NULL};
 static const char *const devices[] = {"all", "cpu", "accel", NULL};
+static const char *const czek_methods[] = {"auto", "dense", "sparse",
+                                           NULL}; /* sm_czek_method_t */
 static const char *const ccc_gemms[] = {"auto", "popcount", "int8",
                                         NULL}; /* sm_ccc_gemm_t */
 static const char *const retries[] = {"auto", "runtime", "check", NULL}; /* sm_retry_t */
@@ -457,6 +459,17 @@ static const sm_opt_t options[] = {
              "(each tile expanded to int8 once, int8 GEMMs:\n"
              "cuBLAS on GPUs, CoMet's --tc 4), auto (default:\n"
              "int8 when they run on CUDA workers only)"},
+    {.name = "czek-method",
+     .kind = SM_OPT_CHOICE,
+     .off = O(czek_method),
+     .choices = czek_methods,
+     .cmds = CMD_COMPUTE,
+     .arg = "M",
+     .help = "Czekanowski 2-way numerators: dense (every field),\n"
+             "sparse (tiles of compressed rows, minima over the\n"
+             "fields both vectors have: abundance tables), auto\n"
+             "(default: sparse below 15% non-zero entries, on\n"
+             "CPUs)"},
     TEXT("Input (one of):\n"),
     CUSTOM("input", set_input, CMD_COMPUTE, "FILE",
            ".tsv/.csv/.txt, .biom (czekanowski), .npy, raw\n"
@@ -865,6 +878,17 @@ static sm_err_t check_metric(sm_options_t *o)
   if (o->ccc_gemm == SM_CCC_GEMM_INT8 &&
       (o->metric != SM_METRIC_CCC || o->num_way != 2 || o->method != SM_METHOD_TASKS)) {
     sm_log_error("--ccc-gemm int8 applies to ccc 2-way runs of the task graph only");
+    return SM_EOPTION;
+  }
+  if (o->czek_method == SM_CZEK_METHOD_SPARSE &&
+      (o->metric == SM_METRIC_CCC || o->num_way != 2 || o->method != SM_METHOD_TASKS)) {
+    sm_log_error("--czek-method sparse applies to czekanowski 2-way runs of the task "
+                 "graph only (3-way runs are dense)");
+    return SM_EOPTION;
+  }
+  if (o->czek_method == SM_CZEK_METHOD_SPARSE && !(o->devices & STARPU_CPU)) {
+    sm_log_error("--czek-method sparse runs on CPUs only: give --devices all or cpu, or "
+                 "--czek-method dense for the accelerators");
     return SM_EOPTION;
   }
   if (o->ccc_gemm == SM_CCC_GEMM_INT8 && o->kernel != SM_KERNEL_AUTO) {

@@ -23,6 +23,12 @@ typedef enum sm_ccc_gemm {
   SM_CCC_GEMM_INT8,     /* cached int8 tiles, int8 GEMMs (cuBLAS on GPUs) */
 } sm_ccc_gemm_t;
 
+typedef enum sm_czek_method {
+  SM_CZEK_METHOD_AUTO = 0, /* sparse below SM_CZEK_SPARSE_DENSITY non-zeros */
+  SM_CZEK_METHOD_DENSE,    /* the min-plus products over every field */
+  SM_CZEK_METHOD_SPARSE,   /* packed sparse tiles, minima over shared fields */
+} sm_czek_method_t;
+
 typedef enum sm_retry {
   SM_RETRY_AUTO = 0, /* runtime where StarPU has it (1.4), else check */
   SM_RETRY_RUNTIME,  /* StarPU's task retry: the failed task is tried again */
@@ -44,7 +50,8 @@ typedef struct sm_options {
   double ccc_param, ccc_mult;
   sm_method_t method;
   sm_kernel_t kernel;
-  sm_ccc_gemm_t ccc_gemm; /* CCC 2-way products */
+  sm_ccc_gemm_t ccc_gemm;       /* CCC 2-way products */
+  sm_czek_method_t czek_method; /* Czekanowski 2-way numerators */
   /* input */
   const char *input; /* path, or PLINK prefix with --bfile */
   sm_input_format_t input_format;

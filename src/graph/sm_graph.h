@@ -23,6 +23,14 @@ typedef struct sm_graph_opts {
   int form, zero_nan; /* czekanowski 2-way: the values' form (sm_fin2_args_t) */
   int sparse;         /* ccc sparse method */
   int ccc_i8;         /* ccc 2-way: cached int8 tiles and int8 products */
+  /* czekanowski 2-way on packed sparse tiles (sm_csr.h) instead of the
+   * dense slice: this rank's tiles of its partition and field slice
+   * (csr_local[t], tile t of the partition) and the non-zero entries of
+   * every tile on every field slice, [global tile * npf + f], the same on
+   * every rank (the size of the handles of other ranks' tiles) */
+  int czek_sparse;
+  void *const *csr_local;
+  const uint64_t *csr_nnz;
   double ccc_mult, ccc_param;
   double threshold;        /* < 0: none */
   sm_thr_list_t thr_ent;   /* or CoMet's thresholds per table entry */

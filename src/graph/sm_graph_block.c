@@ -85,14 +85,24 @@ static starpu_data_handle_t tile_i8(sm_gcore_t *g, int tile, int f, int r, int I
   return sm_task_ccc_i8(x, *h, g->o->sparse, nf, g->st->nblocks, prio) ? NULL : *h;
 }
 
+/* Vectors of global tile `tile`. */
+static size_t tile_rows(const sm_gcore_t *g, int tile)
+{
+  int I = 0;
+  while (g->tile_base[I + 1] <= tile)
+    I++;
+  size_t t0, tn;
+  sm_decomp_tile(g->d, I, tile - g->tile_base[I], &t0, &tn);
+  return tn;
+}
+
 sm_err_t sm_gcore_pair(sm_gcore_t *g, int tileA, int tileB, int I, int r, int ffin,
                        sm_task_kind_t kind, starpu_data_handle_t *h)
 {
   const sm_graph_opts_t *o = g->o;
   const int prio = sm_sched_prio(o->prio, kind);
-  const int variant = g->ccc ? o->sparse : o->single;
-  size_t m = starpu_matrix_get_ny(g->x[sm_gcore_hidx(g, tileA, 0, r)]);
-  size_t n = starpu_matrix_get_ny(g->x[sm_gcore_hidx(g, tileB, 0, r)]);
+  const int variant = g->ccc ? o->sparse : o->single | (o->czek_sparse ? 2 : 0);
+  const size_t m = tile_rows(g, tileA), n = tile_rows(g, tileB);
   size_t elem = g->ccc ? SM_CCC2_NMOM(o->sparse) * sizeof(uint32_t) : g->v->elem_size;
   const uint64_t blk = g->st->nblocks;
   sm_gcore_register_parts(g, h, I, r, n, m, elem);
@@ -107,8 +117,9 @@ sm_err_t sm_gcore_pair(sm_gcore_t *g, int tileA, int tileB, int I, int r, int ff
                            B8 = A8 ? tile_i8(g, tileB, f, r, I, nf, prio) : NULL;
       ret = B8 ? sm_task_ccc2_i8(A8, B8, h[f], o->sparse, nf, blk, prio) : -1;
     } else
-      ret = g->ccc ? sm_task_ccc2(A, B, h[f], o->sparse, nf, blk, prio)
-                   : sm_task_czek2(A, B, h[f], o->single, nf, blk, prio);
+      ret = g->ccc           ? sm_task_ccc2(A, B, h[f], o->sparse, nf, blk, prio)
+            : o->czek_sparse ? sm_task_czek2_sparse(A, B, h[f], o->single, nf, blk, prio)
+                             : sm_task_czek2(A, B, h[f], o->single, nf, blk, prio);
     g->st->ntasks++;
     if (!ret && sm_codelets_resilience_tasks()) {
       ret = sm_task_verify2(h[f], A, B, g->ccc, variant, nf, g->st->nblocks, prio);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "sm_codelets.h"
+#include "sm_csr.h"
 #include "sm_observe.h"
 #include "sm_sched.h"
 #include "sm_timer.h"
@@ -64,7 +65,17 @@ static void register_tiles(sm_gcore_t *g)
         for (int r = 0; r < d->npr; r++) {
           int owner = sm_decomp_rank(d, I, f, r);
           size_t ld = slice_ld(g, f), k = sm_gcore_hidx(g, tile, f, r);
-          if (owner == g->me)
+          if (g->o->czek_sparse) { /* a packed sparse tile (sm_csr.h) */
+            size_t f0, nf;
+            sm_decomp_slice(d, f, &f0, &nf);
+            const size_t bytes = sm_csr_bytes(
+                tn, nf, (size_t)g->o->csr_nnz[(size_t)tile * d->npf + f], es);
+            if (owner == g->me)
+              starpu_variable_data_register(&g->x[k], STARPU_MAIN_RAM,
+                                            (uintptr_t)g->o->csr_local[t], bytes);
+            else
+              starpu_variable_data_register(&g->x[k], -1, 0, bytes);
+          } else if (owner == g->me)
             starpu_matrix_data_register(&g->x[k], STARPU_MAIN_RAM,
                                         (uintptr_t)sm_vectors_row(g->v, tv0), ld, ld, tn,
                                         es);
@@ -95,7 +106,9 @@ static int submit_sums(sm_gcore_t *g, uint64_t *ntasks)
           size_t f0, nf, k = sm_gcore_hidx(g, tile, f, r);
           sm_decomp_slice(d, f, &f0, &nf);
           ret = g->ccc ? sm_task_sums_ccc(g->x[k], g->sums[k], g->o->sparse, nf, prio)
-                       : sm_task_sums_czek(g->x[k], g->sums[k], g->o->single, nf, prio);
+                : g->o->czek_sparse
+                    ? sm_task_sums_czek_sparse(g->x[k], g->sums[k], g->o->single, prio)
+                    : sm_task_sums_czek(g->x[k], g->sums[k], g->o->single, nf, prio);
           ++*ntasks;
         }
         for (int f = 1; f < d->npf && !ret; f++) {
@@ -214,7 +227,7 @@ static sm_err_t init(sm_gcore_t *g, const sm_vectors_t *local, const sm_graph_op
   }
   /* tiles move to GPUs by DMA from pinned memory (asynchronous copies) */
   const size_t bytes = g->v->ld * g->v->elem_size * g->v->nv;
-  if (starpu_cuda_worker_get_count() > 0 && bytes &&
+  if (starpu_cuda_worker_get_count() > 0 && bytes && !o->czek_sparse &&
       starpu_memory_pin(g->v->data, bytes) == 0)
     g->pinned = bytes;
   register_tiles(g);

@@ -40,6 +40,10 @@ typedef struct sm_read_opts {
    * row names: SM_TEXT_YES, SM_TEXT_NO or SM_TEXT_AUTO (the default, 0:
    * decided from the file, with a warning when ids look like data) */
   int header, row_names;
+  /* czekanowski: readers that can (BIOM HDF5) keep the slice in compressed
+   * sparse rows (sm_vectors_t.csr_off), memory after the non-zero entries;
+   * the others read dense as always */
+  int czek_sparse;
 } sm_read_opts_t;
 
 enum { SM_TEXT_AUTO = 0, SM_TEXT_YES = 1, SM_TEXT_NO = 2 };
@@ -52,6 +56,8 @@ typedef struct sm_dims {
   /* a BIOM layout: the axis whose items are the vectors (SM_COMPARE_SAMPLES
    * or SM_COMPARE_OBSERVATIONS); 0 for other inputs */
   int compare;
+  /* a BIOM table: its non-zero values (0 for other inputs: not known) */
+  uint64_t nnz;
 } sm_dims_t;
 
 /* Every reader: fills *out with the slice (names included when the input

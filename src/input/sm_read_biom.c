@@ -541,6 +541,47 @@ static sm_err_t bad_entry(const biom_t *b, const sm_vectors_t *out, size_t k, si
   return SM_EVALUE;
 }
 
+/* Sparse rows: each row's entries in ascending field order (a table's
+ * indices usually are already; they need not be). */
+typedef struct ent {
+  uint32_t f;
+  double x;
+} ent_t;
+static int cmp_ent(const void *a, const void *b)
+{
+  const uint32_t x = ((const ent_t *)a)->f, y = ((const ent_t *)b)->f;
+  return (x > y) - (x < y);
+}
+static sm_err_t sort_rows(const biom_t *b, sm_vectors_t *out)
+{
+  const size_t es = out->elem_size;
+  for (size_t i = 0; i < out->nv; i++) {
+    const uint64_t p0 = out->csr_off[i], p1 = out->csr_off[i + 1];
+    uint64_t p = p0 + 1;
+    while (p < p1 && out->csr_idx[p - 1] < out->csr_idx[p])
+      p++;
+    if (p >= p1)
+      continue;
+    ent_t *e = malloc((size_t)(p1 - p0) * sizeof *e);
+    if (!e) {
+      sm_log_error("%s: out of memory sorting the values of a vector", b->path);
+      return SM_ENOMEM;
+    }
+    for (uint64_t q = p0; q < p1; q++) {
+      e[q - p0].f = out->csr_idx[q];
+      e[q - p0].x =
+          es == 4 ? ((const float *)out->csr_val)[q] : ((const double *)out->csr_val)[q];
+    }
+    qsort(e, (size_t)(p1 - p0), sizeof *e, cmp_ent);
+    for (uint64_t q = p0; q < p1; q++) {
+      out->csr_idx[q] = e[q - p0].f;
+      sm_read_store_czek(out->csr_val, es, (size_t)q, e[q - p0].x);
+    }
+    free(e);
+  }
+  return SM_OK;
+}
+
 /* The nonzeros of vectors [v0, v0 + nvk): every one checked (index in
  * range, value allowed), those of fields [f0, f0 + nfk) stored. */
 static sm_err_t read_nonzeros(const biom_t *b, size_t v0, size_t f0, size_t nfk,
@@ -566,8 +607,11 @@ static sm_err_t read_nonzeros(const biom_t *b, size_t v0, size_t f0, size_t nfk,
         (err = read_range(b, b->data, dname, H5T_NATIVE_DOUBLE, p0, m, val)))
       break;
     for (size_t q = 0; q < m && !err; q++) {
-      while ((size_t)b->ptr[v0 + k + 1] <= p0 + q)
+      while ((size_t)b->ptr[v0 + k + 1] <= p0 + q) {
         k++;
+        if (out->csr_off) /* row k starts where row k - 1 ended */
+          out->csr_off[k + 1] = out->csr_off[k];
+      }
       const int64_t j = idx[q];
       if (j < 0 || (uint64_t)j >= b->nf) {
         sm_log_error("%s: %s[%zu] = %lld, outside 0..%zu (the table has %zu %ss): the "
@@ -597,13 +641,21 @@ static sm_err_t read_nonzeros(const biom_t *b, size_t v0, size_t f0, size_t nfk,
         break;
       }
       seen[f] = k + 1;
-      if (out->data) /* else only checked (check_table) */
+      if (out->csr_off && val[q] != 0) { /* in the row's order; sorted below */
+        const uint64_t e = out->csr_off[k + 1]++;
+        out->csr_idx[e] = (uint32_t)f;
+        sm_read_store_czek((char *)out->csr_val, out->elem_size, (size_t)e, val[q]);
+      } else if (out->data) /* else only checked (check_table) */
         sm_read_store_czek(sm_vectors_row(out, k), out->elem_size, f, val[q]);
     }
   }
   free(idx);
   free(val);
   free(seen);
+  for (size_t r = k + 1; out->csr_off && r < out->nv; r++) /* the empty rows at the end */
+    out->csr_off[r + 1] = out->csr_off[r];
+  if (!err && out->csr_off)
+    err = sort_rows(b, out);
   return err;
 }
 
@@ -621,7 +673,8 @@ static void close_table(biom_t *b)
 /* Read the slice of the table at src into out; *nv, *nf the whole table's
  * sizes along the vectors and the fields. */
 static sm_err_t read_hdf5(const char *path, const char *src, const sm_read_opts_t *o,
-                          int check_only, sm_vectors_t *out, size_t *nv, size_t *nf)
+                          int check_only, sm_vectors_t *out, size_t *nv, size_t *nf,
+                          size_t *nnz)
 {
   biom_t b = {.path = path, .o = o, .by_obs = o->compare == SM_COMPARE_OBSERVATIONS};
   size_t nvk, nfk;
@@ -640,7 +693,10 @@ static sm_err_t read_hdf5(const char *path, const char *src, const sm_read_opts_
     err = sm_read_slice_axis(path, "vector", b.nv, o->v0, o->vcount, &nvk);
   if (!err)
     err = sm_read_slice_axis(path, "field", b.nf, o->f0, o->fcount, &nfk);
-  if (!err && !check_only)
+  if (!err && !check_only && o->czek_sparse) /* room for the slice's vectors' values */
+    err = sm_vectors_alloc_sparse(out, o->elem_size, nvk, nfk,
+                                  (uint64_t)(b.ptr[o->v0 + nvk] - b.ptr[o->v0]));
+  else if (!err && !check_only)
     err = sm_vectors_alloc(out, SM_METRIC_CZEK, o->elem_size, nvk, nfk);
   if (!err && check_only) {
     out->nv = nvk;
@@ -658,6 +714,7 @@ static sm_err_t read_hdf5(const char *path, const char *src, const sm_read_opts_
     err = read_nonzeros(&b, o->v0, o->f0, nfk, out);
   *nv = b.nv;
   *nf = b.nf;
+  *nnz = b.nnz;
   close_table(&b);
   return err;
 }
@@ -686,8 +743,8 @@ static sm_err_t check_table(const char *path, const char *src, const sm_read_opt
     beat_fd = fds[1];
     signal(SIGPIPE, SIG_IGN);
     sm_vectors_t v = {0};
-    size_t nv, nf;
-    const sm_err_t err = read_hdf5(path, src, o, 1, &v, &nv, &nf);
+    size_t nv, nf, nnz;
+    const sm_err_t err = read_hdf5(path, src, o, 1, &v, &nv, &nf, &nnz);
     fflush(stderr);
     _exit((int)err); /* no atexit handler of the parent's (MPI, StarPU) */
   }
@@ -746,7 +803,7 @@ sm_err_t sm_read_biom(const char *path, const sm_read_opts_t *o, sm_vectors_t *o
                       sm_dims_t *dims)
 {
   sm_read_begin(out, dims);
-  size_t nv = 0, nf = 0;
+  size_t nv = 0, nf = 0, nnz = 0;
   sm_err_t err = SM_OK;
   if (o->metric != SM_METRIC_CZEK) {
     sm_log_error(
@@ -773,7 +830,7 @@ sm_err_t sm_read_biom(const char *path, const sm_read_opts_t *o, sm_vectors_t *o
   if (!err)
     err = check_table(path, src, o);
   if (!err)
-    err = read_hdf5(path, src, o, 0, out, &nv, &nf);
+    err = read_hdf5(path, src, o, 0, out, &nv, &nf, &nnz);
 #else
   if (!err) {
     char cmd[4200];
@@ -785,8 +842,10 @@ sm_err_t sm_read_biom(const char *path, const sm_read_opts_t *o, sm_vectors_t *o
   }
 #endif
   err = sm_read_end(err, out, dims, nv, nf);
-  if (!err && dims)
+  if (!err && dims) {
     dims->compare = o->compare == SM_COMPARE_OBSERVATIONS ? SM_COMPARE_OBSERVATIONS
                                                           : SM_COMPARE_SAMPLES;
+    dims->nnz = nnz;
+  }
   return err;
 }

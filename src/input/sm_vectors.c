@@ -61,11 +61,63 @@ sm_err_t sm_vectors_alloc(sm_vectors_t *v, sm_metric_t metric, size_t elem_size,
   return SM_OK;
 }
 
+sm_err_t sm_vectors_alloc_sparse(sm_vectors_t *v, size_t elem_size, size_t nv, size_t nf,
+                                 uint64_t nnz)
+{
+  memset(v, 0, sizeof(*v));
+  v->metric = SM_METRIC_CZEK;
+  v->elem_size = elem_size;
+  v->nv = nv;
+  v->nf = nf;
+  v->ld = sm_vectors_ld(SM_METRIC_CZEK, elem_size, nf);
+  const size_t n = nnz ? (size_t)nnz : 1;
+  v->csr_off = calloc(nv + 1, sizeof *v->csr_off);
+  v->csr_idx = malloc(n * sizeof *v->csr_idx);
+  v->csr_val = malloc(n * elem_size);
+  if (!v->csr_off || !v->csr_idx || !v->csr_val) {
+    sm_log_error("cannot allocate %llu non-zero entries of %zu vectors",
+                 (unsigned long long)nnz, nv);
+    sm_vectors_free_values(v);
+    return SM_ENOMEM;
+  }
+  return SM_OK;
+}
+
+sm_err_t sm_vectors_densify(sm_vectors_t *v)
+{
+  if (!sm_vectors_is_sparse(v))
+    return SM_OK;
+  sm_vectors_t d;
+  sm_err_t err = sm_vectors_alloc(&d, SM_METRIC_CZEK, v->elem_size, v->nv, v->nf);
+  if (err)
+    return err;
+  for (size_t i = 0; i < v->nv; i++)
+    for (uint64_t p = v->csr_off[i]; p < v->csr_off[i + 1]; p++)
+      memcpy((char *)sm_vectors_row(&d, i) + (size_t)v->csr_idx[p] * v->elem_size,
+             (const char *)v->csr_val + p * v->elem_size, v->elem_size);
+  sm_vectors_free_values(v);
+  v->data = d.data;
+  v->ld = d.ld;
+  return SM_OK;
+}
+
+void sm_vectors_free_values(sm_vectors_t *v)
+{
+  free(v->data);
+  free(v->csr_off);
+  free(v->csr_idx);
+  free(v->csr_val);
+  v->data = NULL;
+  v->csr_off = NULL;
+  v->csr_idx = NULL;
+  v->csr_val = NULL;
+}
+
 void sm_vectors_free(sm_vectors_t *v)
 {
   if (!v)
     return;
-  free(v->data);
+  sm_vectors_free_values(v);
   if (v->names) {
     for (size_t i = 0; i < v->nv; i++)
       free(v->names[i]);
@@ -137,6 +189,14 @@ double sm_vectors_max_sum(const sm_vectors_t *v)
   long double best = 0; /* long double: no overflow for any float or double row */
   for (size_t i = 0; v->metric == SM_METRIC_CZEK && i < v->nv; i++) {
     long double s = 0;
+    if (sm_vectors_is_sparse(v)) {
+      for (uint64_t p = v->csr_off[i]; p < v->csr_off[i + 1]; p++)
+        s += v->elem_size == 4 ? (long double)((const float *)v->csr_val)[p]
+                               : (long double)((const double *)v->csr_val)[p];
+      if (s > best)
+        best = s;
+      continue;
+    }
     const void *row = sm_vectors_row(v, i);
     for (size_t q = 0; q < v->nf; q++)
       s += v->elem_size == 4 ? (long double)((const float *)row)[q]

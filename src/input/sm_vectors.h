@@ -42,6 +42,13 @@ typedef struct sm_vectors {
    * f/32 (least significant first, CoMet's byte layout read as little-endian
    * words); codes SM_GT_*; the bits past nf are 0. */
   void *data;
+  /* czekanowski read in compressed sparse rows (a reader asked for
+   * sm_read_opts_t.czek_sparse, where it can): data is NULL, vector i's
+   * non-zero entries are [csr_off[i], csr_off[i+1]) of csr_idx (fields,
+   * ascending) and csr_val (elem_size each, all > 0). */
+  uint64_t *csr_off;
+  uint32_t *csr_idx;
+  void *csr_val;
   char **names;    /* nv vector names, or NULL when the input has none */
   size_t nmissing; /* ccc: number of missing calls in the data */
 } sm_vectors_t;
@@ -53,6 +60,25 @@ size_t sm_vectors_ld(sm_metric_t metric, size_t elem_size, size_t nf);
  * Returns SM_ENOMEM or SM_OK. */
 sm_err_t sm_vectors_alloc(sm_vectors_t *v, sm_metric_t metric, size_t elem_size,
                           size_t nv, size_t nf) SM_MUST_CHECK;
+
+/** 1 when v holds compressed sparse rows (csr_off) rather than data. */
+static inline int sm_vectors_is_sparse(const sm_vectors_t *v)
+{
+  return v->csr_off != NULL;
+}
+
+/** Allocate compressed sparse rows for nv x nf czekanowski vectors with
+ * room for nnz entries (csr_off zeroed; names left NULL). SM_ENOMEM (said)
+ * or SM_OK. */
+sm_err_t sm_vectors_alloc_sparse(sm_vectors_t *v, size_t elem_size, size_t nv, size_t nf,
+                                 uint64_t nnz) SM_MUST_CHECK;
+
+/** Sparse rows to the dense layout, in place (names kept). SM_ENOMEM
+ * (said) or SM_OK; nothing to do on dense vectors. */
+sm_err_t sm_vectors_densify(sm_vectors_t *v) SM_MUST_CHECK;
+
+/** Free the storage of the values only (dense or sparse), names kept. */
+void sm_vectors_free_values(sm_vectors_t *v);
 
 /** Free the storage and names; accepts a zeroed or already freed struct. */
 void sm_vectors_free(sm_vectors_t *v);

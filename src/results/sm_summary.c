@@ -299,6 +299,10 @@ static void json_problem(sm_json_t *j, const sm_summary_t *s)
   }
   sm_json_str(j, "method", s->opt->method == SM_METHOD_REF ? "ref" : "tasks");
   json_text(j, "kernel", s->kernel);
+  if (s->czek_method) {
+    sm_json_str(j, "czek_method", s->czek_method);
+    sm_json_real(j, "nonzero_fraction", 6, s->density);
+  }
   sm_json_object(j, "decomposition", 0);
   sm_json_int(j, "num_proc", s->nranks);
   sm_json_int(j, "num_proc_vector", d ? d->npv : 1);
@@ -584,8 +588,9 @@ void sm_summary_print(const sm_summary_t *s, FILE *f)
                       : "observations",
           s->compare ? " (BIOM: " : "", s->compare ? s->compare : "",
           s->compare ? " compared)" : "", s->input_desc);
-  fprintf(f, "  method      %s, kernel %s",
+  fprintf(f, "  method      %s%s%s, kernel %s",
           s->opt->method == SM_METHOD_REF ? "ref" : "tasks",
+          s->czek_method ? " czekanowski " : "", s->czek_method ? s->czek_method : "",
           s->kernel ? s->kernel : "none");
   if (s->graph)
     fprintf(f, ", block %zu, %zu tiles, %llu tile pairs, %llu tasks",

@@ -39,6 +39,10 @@ typedef struct sm_summary {
   int sparse;
   size_t nmissing;
   const char *kernel; /* kernel that ran */
+  /* Czekanowski 2-way: "dense" or "sparse" (--czek-method), NULL for the
+   * others; the fraction of non-zero entries of the input */
+  const char *czek_method;
+  double density;
   int nranks;
   const sm_decomp_t *decomp; /* the rank grid and phases */
   int phase_min, phase_max;
