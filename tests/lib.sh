@@ -79,6 +79,18 @@ expect_error() {
 # skip_part WHY: a part of the test that cannot run here; the script then
 # ends as a SKIP (exit 77) unless something failed
 NSKIP=0
+# sorted NAME.tsv: its data lines sorted (pairs in any order of the blocks)
+sorted() { tail -n +2 "$1" | LC_ALL=C sort; }
+# same_text NAME A B: two result TSVs hold the same lines (values exactly,
+# nan too, which smcmp takes as unequal)
+same_text() {
+  sorted "$2" > "$T/a.s"; sorted "$3" > "$T/b.s"
+  if [ -s "$T/a.s" ] && cmp -s "$T/a.s" "$T/b.s"; then pass; else
+    fail "$1: $(diff "$T/a.s" "$T/b.s" | head -3)"; fi
+}
+# same_cks NAME A.json B.json: the two runs' checksums are equal
+same_cks() { [ "$(cks "$2")" = "$(cks "$3")" ] && pass || fail "$1: checksum $(cks "$2") vs $(cks "$3")"; }
+
 skip_part() { echo "SKIPPED: $*"; NSKIP=$((NSKIP + 1)); }
 
 finish() {

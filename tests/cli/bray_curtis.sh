@@ -22,16 +22,6 @@ have_scipy=0
 have_vegan=0
 command -v Rscript > /dev/null 2>&1 &&
   Rscript -e 'suppressMessages(library(vegan))' > /dev/null 2>&1 && have_vegan=1
-# sorted NAME.tsv: its data lines sorted (pairs in any order of the blocks)
-sorted() { tail -n +2 "$1" | LC_ALL=C sort; }
-# same_text NAME A B: two result TSVs hold the same lines (values exactly,
-# nan too)
-same_text() {
-  sorted "$2" > "$T/a.s"; sorted "$3" > "$T/b.s"
-  if [ -s "$T/a.s" ] && cmp -s "$T/a.s" "$T/b.s"; then pass; else
-    fail "$1: $(diff "$T/a.s" "$T/b.s" | head -3)"; fi
-}
-same_cks() { [ "$(cks "$2")" = "$(cks "$3")" ] && pass || fail "$1: checksum $(cks "$2") vs $(cks "$3")"; }
 
 # Integer counts, most of them zero, 120 samples of 90 taxa; samples 3, 17,
 # 50 and 119 are empty

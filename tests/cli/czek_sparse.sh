@@ -13,13 +13,6 @@
 S=$STARMET
 PY=${PYTHON3:-/usr/bin/python3}
 c() { "$S" compute --quiet "$@"; }
-sorted() { tail -n +2 "$1" | LC_ALL=C sort; }
-same_text() {
-  sorted "$2" > "$T/a.s"; sorted "$3" > "$T/b.s"
-  if [ -s "$T/a.s" ] && cmp -s "$T/a.s" "$T/b.s"; then pass; else
-    fail "$1: $(diff "$T/a.s" "$T/b.s" | head -3)"; fi
-}
-same_cks() { [ "$(cks "$2")" = "$(cks "$3")" ] && pass || fail "$1: checksum $(cks "$2") vs $(cks "$3")"; }
 
 # table NAME NV NF DENSITY INT SEED: NV samples of NF fields, about
 # DENSITY of the entries non-zero (integer counts, or reals when INT is 0);
