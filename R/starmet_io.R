@@ -96,9 +96,9 @@ starmet_read_header <- function(path) {
              count = u64(40))
   if (hd$version != 1)
     stop(sprintf("%s: format version %d, this reader knows version 1", path, hd$version))
-  if (!(hd$num_way %in% 2:3) || !(hd$metric %in% 0:3) || !(hd$value_bytes %in% c(4, 8)))
+  if (!(hd$num_way %in% 2:3) || !(hd$metric %in% 0:5) || !(hd$value_bytes %in% c(4, 8)))
     stop(sprintf("%s: malformed header", path))
-  hd$metric <- c("czekanowski", "ccc", "bray-curtis", "jaccard")[hd$metric + 1]
+  hd$metric <- c("czekanowski", "ccc", "bray-curtis", "jaccard", "r2", "r")[hd$metric + 1]
   if (hd$kind == "topk") {
     hd$k <- u32(48)
     hd$mode <- u32(52)
@@ -427,7 +427,7 @@ starmet_read_lsmat <- function(prefix) {
 #' matrices: 1 for a similarity (czekanowski), 0 for a dissimilarity
 #' (bray-curtis, jaccard), NaN where it is no constant (ccc).
 starmet_self_value <- function(metric) {
-  switch(metric, czekanowski = 1, "bray-curtis" = 0, jaccard = 0, ccc = NaN,
+  switch(metric, czekanowski = 1, "bray-curtis" = 0, jaccard = 0, ccc = NaN, r2 = 1, r = 1,
          stop(sprintf("metric '%s': this reader knows czekanowski, bray-curtis, jaccard and ccc",
                       metric)))
 }
@@ -437,6 +437,7 @@ starmet_self_value <- function(metric) {
 #' (czekanowski: 1 - PS, the Bray-Curtis dissimilarity); an error for ccc.
 starmet_distance <- function(metric, v) {
   s <- starmet_self_value(metric)
+  if (metric %in% c("r2", "r")) stop(sprintf("%s values are correlations, not distances", metric))
   if (is.nan(s)) stop(sprintf("%s values are not distances (a vector's value with itself is no constant)", metric))
   if (s == 0) v else 1 - v
 }

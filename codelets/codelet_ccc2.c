@@ -253,3 +253,27 @@ int sm_task_ccc2(starpu_data_handle_t A, starpu_data_handle_t B, starpu_data_han
   return sm_cl_insert_pair(sparse ? &cl_ccc2_sparse : &cl_ccc2, &args, A, B, C, prio,
                            "ccc2");
 }
+
+/* ---- PLINK's r and r^2: beside the sparse moments, the homozygous-called
+ * tally of each pair (sm_kern_ld_hom); CPU only. */
+static void cpu_ld_hom(void *buffers[], void *cl_arg)
+{
+  const sm_cl_num_t *a = cl_arg;
+  const sm_cl_mat_t A = sm_cl_mat(buffers, 0), B = sm_cl_mat(buffers, 1),
+                    C = sm_cl_mat(buffers, 2);
+  if (sm_kern_ld_hom(A.ny, B.ny, a->nf, A.ptr, A.ld, B.ptr, B.ld, C.ptr, C.ld))
+    STARPU_ABORT_MSG("codelet ld_hom: out of memory for the planes of %zu x %zu "
+                     "variants of %zu samples",
+                     A.ny, B.ny, a->nf);
+}
+
+SM_CODELET(ld_hom, cpu_ld_hom, , 3, STARPU_R, STARPU_R, STARPU_W);
+SM_CL_WORK(ld_hom, work_ccc2);
+
+int sm_task_ld_hom(starpu_data_handle_t A, starpu_data_handle_t B, starpu_data_handle_t C,
+                   size_t nf, int prio)
+{
+  sm_cl_num_t args = sm_cl_num(SM_VF_NONE, nf, 0);
+  return SM_INSERT(&cl_ld_hom, STARPU_R, A, STARPU_R, B, STARPU_W, C, SM_CL_ARGS(C, args),
+                   STARPU_PRIORITY, prio, STARPU_NAME, "ld_hom", 0);
+}

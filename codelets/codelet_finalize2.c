@@ -112,10 +112,41 @@ void sm_cl_sim_gpu_finalize2(starpu_cpu_func_t f)
 }
 #endif
 
-int sm_task_finalize2(starpu_data_handle_t num, starpu_data_handle_t si,
-                      starpu_data_handle_t sj, starpu_data_handle_t R,
-                      starpu_data_handle_t cand, const sm_fin2_args_t *args, int prio)
+/* PLINK's r and r^2: the moments, the homozygous-called tallies, the
+ * sums; on CPUs. */
+static void cpu_finalize2_ld(void *buffers[], void *cl_arg)
 {
+  const sm_fin2_args_t *a = cl_arg;
+  sm_kern_finalize2_ld(
+      a, (const uint32_t *)STARPU_MATRIX_GET_PTR(buffers[0]),
+      STARPU_MATRIX_GET_LD(buffers[0]),
+      (const uint32_t *)STARPU_MATRIX_GET_PTR(buffers[1]),
+      STARPU_MATRIX_GET_LD(buffers[1]), (const void *)STARPU_MATRIX_GET_PTR(buffers[2]),
+      (const void *)STARPU_MATRIX_GET_PTR(buffers[3]),
+      (sm_recbuf_t *)STARPU_VARIABLE_GET_PTR(buffers[4]),
+      a->topk.k ? (sm_topk_ent_t *)STARPU_VARIABLE_GET_PTR(buffers[5]) : NULL);
+}
+
+SM_CODELET(finalize2_ld, cpu_finalize2_ld, , 5, STARPU_R, STARPU_R, STARPU_R, STARPU_R,
+           STARPU_W);
+SM_CODELET(finalize2_ld_topk, cpu_finalize2_ld, , 6, STARPU_R, STARPU_R, STARPU_R,
+           STARPU_R, STARPU_W, STARPU_W);
+
+int sm_task_finalize2(starpu_data_handle_t num, starpu_data_handle_t hom,
+                      starpu_data_handle_t si, starpu_data_handle_t sj,
+                      starpu_data_handle_t R, starpu_data_handle_t cand,
+                      const sm_fin2_args_t *args, int prio)
+{
+  if (hom && args->topk.k)
+    return SM_INSERT(&cl_finalize2_ld_topk, STARPU_R, num, STARPU_R, hom, STARPU_R, si,
+                     STARPU_R, sj, STARPU_W, R, STARPU_W, cand, STARPU_CL_ARGS,
+                     sm_cl_args_dup(R, args, sizeof *args), sizeof *args, STARPU_PRIORITY,
+                     prio, STARPU_NAME, "finalize2", 0);
+  if (hom)
+    return SM_INSERT(&cl_finalize2_ld, STARPU_R, num, STARPU_R, hom, STARPU_R, si,
+                     STARPU_R, sj, STARPU_W, R, STARPU_CL_ARGS,
+                     sm_cl_args_dup(R, args, sizeof *args), sizeof *args, STARPU_PRIORITY,
+                     prio, STARPU_NAME, "finalize2", 0);
   if (args->topk.k)
     return SM_INSERT(&cl_finalize2_topk, STARPU_R, num, STARPU_R, si, STARPU_R, sj,
                      STARPU_W, R, STARPU_W, cand, STARPU_CL_ARGS,

@@ -60,6 +60,10 @@ int sm_task_czek2(starpu_data_handle_t A, starpu_data_handle_t B, starpu_data_ha
                   int single, size_t nf, uint64_t block, int prio);
 int sm_task_ccc2(starpu_data_handle_t A, starpu_data_handle_t B, starpu_data_handle_t C,
                  int sparse, size_t nf, uint64_t block, int prio);
+/* PLINK's r and r^2: the homozygous-called tally of each pair of rows of
+ * A and B (sm_kern_ld_hom) into C, 2 x uint32 per pair; CPU only. */
+int sm_task_ld_hom(starpu_data_handle_t A, starpu_data_handle_t B, starpu_data_handle_t C,
+                   size_t nf, int prio);
 /* The same for Czekanowski from packed sparse tiles (--czek-method
  * sparse): A, B variable handles of sm_csr.h buffers; on a diagonal tile
  * pair (A = B) only the pairs j > i (CPU only). */
@@ -119,10 +123,12 @@ int sm_task_add(starpu_data_handle_t C, starpu_data_handle_t B, int type, int nu
 /* Finalize a 2-way block: metrics from numerators and sums into the record
  * buffer R (variable handle holding an sm_recbuf_t) and, with args->topk.k,
  * the block's candidate neighbours into cand (sm_fin2_topk_places
- * sm_topk_ent_t; not used without). */
-int sm_task_finalize2(starpu_data_handle_t num, starpu_data_handle_t si,
-                      starpu_data_handle_t sj, starpu_data_handle_t R,
-                      starpu_data_handle_t cand, const sm_fin2_args_t *args, int prio);
+ * sm_topk_ent_t; not used without). hom: PLINK's r and r^2, the block's
+ * homozygous-called tallies (sm_task_ld_hom; on CPUs), else NULL. */
+int sm_task_finalize2(starpu_data_handle_t num, starpu_data_handle_t hom,
+                      starpu_data_handle_t si, starpu_data_handle_t sj,
+                      starpu_data_handle_t R, starpu_data_handle_t cand,
+                      const sm_fin2_args_t *args, int prio);
 
 /* Bytes the device implementations of the finalize copied between devices
  * and the host (row counts and sums, row offsets, the kept records): their

@@ -93,13 +93,13 @@ __all__ = [
 HEADER_BYTES = 64
 RESULT_MAGIC = b"STARMET\0"
 TOPK_MAGIC = b"STARTOPK"
-METRICS = ("czekanowski", "ccc", "bray-curtis", "jaccard")  # header codes 0..3
+METRICS = ("czekanowski", "ccc", "bray-curtis", "jaccard", "r2", "r")  # header codes 0..5
 TOPK_MODES = ("per entry", "max entry")
 # A vector's value with itself, the matrices' diagonal (starmet's
 # sm_matrix_self_value): 1 for a similarity, 0 for a dissimilarity, NaN
 # where it is no constant (CCC's table depends on the vector).
 SELF_VALUES = {"czekanowski": 1.0, "bray-curtis": 0.0, "jaccard": 0.0,
-               "ccc": float("nan")}
+               "ccc": float("nan"), "r2": 1.0, "r": 1.0}
 
 
 # ---------------------------------------------------------------- helpers
@@ -136,6 +136,8 @@ def distance(metric, values):
     similarity (self-value 1: Czekanowski's 1 - PS is the Bray-Curtis
     dissimilarity). ValueError for a metric without distances (CCC)."""
     s = self_value(metric)
+    if metric in ("r2", "r"):
+        raise ValueError("%s values are correlations, not distances" % metric)
     v = np.asarray(values, dtype=np.float64)
     if s == 0:
         return v.copy()

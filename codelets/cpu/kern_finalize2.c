@@ -100,6 +100,32 @@ static void czek_chunk(const sm_fin2_args_t *a, const void *num, const void *si,
                         ((const double *)sj)[c]);
 }
 
+/* PLINK 1.9 counts each variant's major allele (it makes the minor one A1
+ * unless --keep-allele-order: calc_marker_reverse_bin reverses a variant
+ * whose A2 frequency, over the called samples, is below 0.5); starmet
+ * counts allele 1, the file's A1: r changes sign once for each variant
+ * whose A1 is its major allele (s1 > c, sums (s1, c) of sm_kern_sums_ccc). */
+static double ld_sign(const uint32_t *s)
+{
+  return s[0] > s[1] ? -1.0 : 1.0;
+}
+
+/* PLINK's r or r^2 of row i, columns j0 .. j0 + nc - 1, from the sparse
+ * moments, the homozygous-called tallies and (r) the vectors' sums. */
+static void ld_chunk(const sm_fin2_args_t *a, const uint32_t *restrict mom,
+                     const uint32_t *restrict hom, const uint32_t *si, const uint32_t *sj,
+                     uint32_t nc, double *restrict v)
+{
+  const int r2 = a->form == SM_FORM_R2;
+  for (uint32_t c = 0; c < nc; c++) {
+    const uint32_t *m = mom + (size_t)c * 4, *h = hom + (size_t)c * 2;
+    /* the row's vector first: swap only changes which index is written first */
+    const double x = sm_f_ld(sm_u32d(m[0]), sm_u32d(m[1]), sm_u32d(m[2]), sm_u32d(m[3]),
+                             sm_u32d(h[0]), sm_u32d(h[1]), r2);
+    v[c] = r2 ? x : x * (ld_sign(si) * ld_sign(sj + 2 * (size_t)c)) + 0.0; /* no -0 */
+  }
+}
+
 /* Checksum terms of v[e * SM_FIN_CHUNK + c] (entries e < ne labelled
  * ent[e], columns c < nc) with keys of the pairs (gi, gj0 + c) as written
  * (swapped below the diagonal). */
@@ -122,7 +148,9 @@ typedef struct fin2_blk {
   const sm_fin2_args_t *a;
   const void *num, *sums_i, *sums_j;
   size_t ldnum;
-  int ccc, ne;
+  const uint32_t *hom; /* PLINK's r, r^2: the homozygous-called tallies */
+  size_t ldhom;
+  int ccc, ne, ld;
   uint32_t ent[4];         /* entries as written */
   const sm_fin_isa_t *isa; /* value loops (NULL: portable) */
   double *col[4];          /* their column arrays */
@@ -235,7 +263,12 @@ static void fin2_values(fin2_blk_t *b, uint32_t i, uint32_t j0, uint32_t nc, dou
       return;
   } else {
     const size_t pair = (size_t)i * b->ldnum + j0;
-    if (b->ccc) {
+    if (b->ld)
+      ld_chunk(a, (const uint32_t *)b->num + pair * 4,
+               b->hom + ((size_t)i * b->ldhom + j0) * 2,
+               (const uint32_t *)b->sums_i + 2 * (size_t)i,
+               (const uint32_t *)b->sums_j + 2 * (size_t)j0, nc, v);
+    else if (b->ccc) {
       const uint32_t *si = (const uint32_t *)b->sums_i + 2 * (size_t)i;
       const uint32_t *sj = (const uint32_t *)b->sums_j + 2 * (size_t)j0;
       ccc_chunk(a, (const uint32_t *)b->num + pair * SM_CCC2_NMOM(a->sparse), si, sj, nc,
@@ -258,7 +291,18 @@ static void fin2_emit(fin2_blk_t *b, sm_recbuf_t *out, uint32_t i, uint32_t j0,
 {
   const sm_fin2_args_t *a = b->a;
   const uint32_t gi = a->i0 + i, gj0 = a->j0 + j0;
-  if (a->emit) {
+  if (a->emit && b->ld) {
+    /* PLINK's --ld-window-r2: r^2 >= R, |r| >= sqrt(R); NaN never */
+    const double lim = a->form == SM_FORM_R ? sqrt(a->ld_min) : a->ld_min;
+    for (uint32_t c = 0; c < nc; c++)
+      if (!(a->ld_min >= 0) || fabs(v[c]) >= lim) {
+        const uint32_t gj = gj0 + c;
+        sm_rec_t *r = &out->rec[out->count++];
+        r->idx[0] = a->swap ? gj : gi, r->idx[1] = a->swap ? gi : gj, r->idx[2] = 0;
+        r->entry = 0;
+        r->value = v[c];
+      }
+  } else if (a->emit) {
     uint8_t mk[SM_FIN_CHUNK], gl[SM_FIN_CHUNK / 8];
     uint32_t ng;
     if (b->keep_all) {
@@ -355,7 +399,7 @@ static void fin2_topk(fin2_blk_t *b, uint32_t i, uint32_t j0, uint32_t nc,
   const double *cthr[4];
   int lr[4], lc[4];
   double neg[SM_FIN_CHUNK];
-  if (!b->ccc && a->form != SM_FORM_PS) { /* the nearest: the largest -value */
+  if (!b->ccc && !b->ld && a->form != SM_FORM_PS) { /* the nearest: the largest -value */
     for (uint32_t c = 0; c < (nc + 7) / 8 * 8; c++)
       neg[c] = -v[c];
     v = neg;
@@ -412,6 +456,27 @@ static void fin2_topk(fin2_blk_t *b, uint32_t i, uint32_t j0, uint32_t nc,
   }
 }
 
+/* Pair (x, y) of global indices is in its window. */
+static int ld_in_window(const uint32_t *win, uint32_t x, uint32_t y)
+{
+  return x < y ? y <= win[x] : x <= win[y];
+}
+
+/* The columns [*jb, *je) of row i in the window (the windows' ends never
+ * decrease along the vectors, so they are one run of columns). */
+static void ld_window_cols(const sm_fin2_args_t *a, uint32_t i, uint32_t *jb,
+                           uint32_t *je)
+{
+  const uint32_t gi = a->i0 + i;
+  uint32_t c = *jb;
+  while (c < *je && !ld_in_window(a->ld_win, gi, a->j0 + c))
+    c++;
+  uint32_t e = c;
+  while (e < *je && ld_in_window(a->ld_win, gi, a->j0 + e))
+    e++;
+  *jb = c, *je = e;
+}
+
 /* ---- the block, a row's pairs at a time in chunks: values and checksum
  * terms, then only what is wanted of records, histogram counts and
  * candidates, in the same (row, column, entry) order as the values. */
@@ -422,8 +487,11 @@ static void fin2_rows(fin2_blk_t *b, sm_recbuf_t *out)
   for (uint32_t i = 0; i < a->m; i++) {
     for (int l = 0; l < 4; l++)
       b->rthr[l] = -INFINITY;
-    for (uint32_t j0 = a->diag ? i + 1 : 0; j0 < a->n; j0 += SM_FIN_CHUNK) {
-      const uint32_t nc = a->n - j0 < SM_FIN_CHUNK ? a->n - j0 : SM_FIN_CHUNK;
+    uint32_t jb = a->diag ? i + 1 : 0, je = a->n;
+    if (b->ld && a->ld_win) /* the row's pairs in the window: one run */
+      ld_window_cols(a, i, &jb, &je);
+    for (uint32_t j0 = jb; j0 < je; j0 += SM_FIN_CHUNK) {
+      const uint32_t nc = je - j0 < SM_FIN_CHUNK ? je - j0 : SM_FIN_CHUNK;
       fin2_values(b, i, j0, nc, v);
       if (a->emit || a->hist.bins)
         fin2_emit(b, out, i, j0, nc, v);
@@ -442,13 +510,13 @@ static void fin2_setup(fin2_blk_t *b)
   b->keep = isa ? isa->keep : sm_fin_keep_port;
   b->topk = isa ? isa->topk : sm_fin_topk_port;
   b->isa = isa;
-  if (b->ccc && !(isfinite(a->ccc_mult) && isfinite(a->ccc_param)))
+  if ((b->ccc && !(isfinite(a->ccc_mult) && isfinite(a->ccc_param))) || b->ld)
     b->isa = NULL; /* the factors' order is then the comparisons' alone */
   if (b->isa && !fin2_columns(b))
     b->isa = NULL;
   b->keep_all = a->keep_all || (!(b->ccc && a->thr_ent.n) && !(a->threshold >= 0));
   b->thr = (sm_fin_thr_t){a->threshold, b->ccc && a->thr_ent.n ? a->thr_ent.t : NULL,
-                          a->thr_f32, !b->ccc && a->form != SM_FORM_PS};
+                          a->thr_f32, !b->ccc && !b->ld && a->form != SM_FORM_PS};
   sm_fin_hc_init(&b->hc, &a->hist, isa);
   if (!b->cand)
     return;
@@ -474,21 +542,25 @@ void sm_kern_fin2_header(const sm_fin2_args_t *a, uint64_t count, const uint64_t
   sm_fin_header(h, count, pairs * (a->metric == 1 ? 4u : 1u), sums);
 }
 
-uint64_t sm_kern_finalize2(const sm_fin2_args_t *a, const void *num, size_t ldnum,
-                           const void *sums_i, const void *sums_j, sm_recbuf_t *out,
-                           sm_topk_ent_t *cand)
+static uint64_t finalize2(const sm_fin2_args_t *a, const void *num, size_t ldnum,
+                          const uint32_t *hom, size_t ldhom, const void *sums_i,
+                          const void *sums_j, sm_recbuf_t *out, sm_topk_ent_t *cand)
 {
   sm_fin_begin(out, &a->hist, a->emit ? sm_fin2_max_records(a) : 0);
   if (cand)
     for (uint64_t p = 0; p < sm_fin2_topk_places(a); p++)
       cand[p] = (sm_topk_ent_t){0, SM_TOPK_EMPTY, 0};
+  const int ld = hom != NULL;
   fin2_blk_t b = {.a = a,
                   .num = num,
                   .sums_i = sums_i,
                   .sums_j = sums_j,
                   .ldnum = ldnum,
-                  .ccc = a->metric == 1,
-                  .ne = a->metric == 1 ? 4 : 1,
+                  .hom = hom,
+                  .ldhom = ldhom,
+                  .ccc = a->metric == 1 && !ld,
+                  .ld = ld,
+                  .ne = a->metric == 1 && !ld ? 4 : 1,
                   .cand = cand};
   for (uint32_t e = 0; e < 4; e++)
     b.ent[e] = a->swap ? swap_entry(e) : e;
@@ -502,6 +574,20 @@ uint64_t sm_kern_finalize2(const sm_fin2_args_t *a, const void *num, size_t ldnu
   sm_fin_ck_flush(&out->cksum, &b.ck);
   out->nvalues += b.ck.n;
   return out->count;
+}
+
+uint64_t sm_kern_finalize2(const sm_fin2_args_t *a, const void *num, size_t ldnum,
+                           const void *sums_i, const void *sums_j, sm_recbuf_t *out,
+                           sm_topk_ent_t *cand)
+{
+  return finalize2(a, num, ldnum, NULL, 0, sums_i, sums_j, out, cand);
+}
+
+uint64_t sm_kern_finalize2_ld(const sm_fin2_args_t *a, const uint32_t *num, size_t ldnum,
+                              const uint32_t *hom, size_t ldhom, const void *sums_i,
+                              const void *sums_j, sm_recbuf_t *out, sm_topk_ent_t *cand)
+{
+  return finalize2(a, num, ldnum, hom, ldhom, sums_i, sums_j, out, cand);
 }
 
 void sm_kern_topk_merge(sm_topk_ent_t *acc, const sm_topk_ent_t *cand, size_t n,

@@ -21,6 +21,7 @@ typedef uint sm_u32;
 typedef long sm_s64;
 #define SM_TRUNC(x) trunc(x)
 #define SM_FABS(x) fabs(x)
+#define SM_SQRT(x) sqrt(x)
 #pragma OPENCL FP_CONTRACT OFF /* the CPU's roundings, operation by operation */
 #else
 #include <stddef.h>
@@ -37,10 +38,12 @@ typedef int64_t sm_s64;
 #define SM_POPC64(x) ((sm_u32)__popcll(x))
 #define SM_TRUNC(x) trunc(x)
 #define SM_FABS(x) fabs(x)
+#define SM_SQRT(x) sqrt(x)
 #else
 #define SM_POPC64(x) ((sm_u32)__builtin_popcountll(x))
 #define SM_TRUNC(x) __builtin_trunc(x)
 #define SM_FABS(x) __builtin_fabs(x)
+#define SM_SQRT(x) __builtin_sqrt(x)
 #endif
 #endif
 
@@ -236,6 +239,10 @@ SM_FN double sm_f_czek2(double n2, double si, double sj)
 #define SM_FORM_PS 0
 #define SM_FORM_BC 1
 #define SM_FORM_JACCARD 2
+/* CCC's numerators read as PLINK's LD: the squared correlation r^2 of the
+ * allele counts (--metric r2) and r itself (--metric r). */
+#define SM_FORM_R2 3
+#define SM_FORM_R 4
 
 /** A quiet NaN with the sign bit clear (printed "nan", not "-nan"),
  * whatever the hardware's default NaN. */
@@ -361,6 +368,26 @@ SM_FN double sm_f_ccc3(sm_u64 t, sm_u64 si, sm_u64 sj, sm_u64 sk, double recip_c
   }
   const double fijk = recip_sum * (double)t;
   return mult * fijk * (1.0 - param * a) * (1.0 - param * b) * (1.0 - param * c);
+}
+
+/** PLINK 1.9's r (r2 = 0) or r^2 (r2 = 1) of the allele counts x, y of two
+ * variants over the samples where both are called, from the sparse
+ * moments rr = sum x y, rm = sum x, mr = sum y, mm = n (jointly called) and
+ * hx, hy = the jointly called samples homozygous for allele 1 in x, in y
+ * (so sum x^2 = rm + 2 hx). As plink_ld.c's ld_block_thread: the integer
+ * covariance and variances exactly (below 2^53 for n < 4.7e7: shifting
+ * PLINK's centred counts changes no integer), their product rounded once,
+ * r^2 = cov^2 / (var_x var_y), r = cov / sqrt(var_x var_y); a variant with
+ * no variance over the shared samples gives 0/0, NaN (PLINK prints no line
+ * for it). */
+SM_FN double sm_f_ld(double rr, double rm, double mr, double mm, double hx, double hy,
+                     int r2)
+{
+  const double cov = mm * rr - rm * mr;
+  const double vx = mm * (rm + 2.0 * hx) - rm * rm;
+  const double vy = mm * (mr + 2.0 * hy) - mr * mr;
+  const double den = vx * vy;
+  return r2 ? (cov * cov) / den : cov / SM_SQRT(den);
 }
 
 /** The 2x2 CCC tally table of a pair from its moments.

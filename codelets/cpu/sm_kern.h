@@ -93,6 +93,12 @@ void sm_kern_ccc2_i8rows(size_t m, size_t n, size_t kpad, const int8_t *A8, size
 
 /* Per-vector CCC sums: s[2v] = allele-1 count (sum of r over counted
  * entries), s[2v+1] = counted entries (dense: nf; sparse: present calls). */
+/* The tally of PLINK's r and r^2 beside CCC's sparse moments (kern_ld.c):
+ * C[(i ldc + j) 2 + 0] = samples called in both that A's row i has
+ * homozygous for allele 1, [+ 1] the same for B's row j. -1 without
+ * memory for its planes. */
+int sm_kern_ld_hom(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
+                   const uint64_t *B, size_t ldb, uint32_t *C, size_t ldc);
 void sm_kern_sums_ccc(size_t nv, size_t nf, const uint64_t *X, size_t ldx, int sparse,
                       uint32_t *s);
 
@@ -194,6 +200,14 @@ void sm_kern_add_u32(size_t n, const uint32_t *a, uint32_t *y);
 uint64_t sm_kern_finalize2(const sm_fin2_args_t *a, const void *num, size_t ldnum,
                            const void *sums_i, const void *sums_j, sm_recbuf_t *out,
                            sm_topk_ent_t *cand);
+
+/* The same for PLINK's r and r^2 (a->form SM_FORM_R2, SM_FORM_R): the
+ * sparse CCC moments num, the homozygous-called tallies hom
+ * (sm_kern_ld_hom, ld ldhom pairs), one value per pair (sm_f_ld), only the
+ * pairs in a->ld_win's windows, a->ld_min's filter. */
+uint64_t sm_kern_finalize2_ld(const sm_fin2_args_t *a, const uint32_t *num, size_t ldnum,
+                              const uint32_t *hom, size_t ldhom, const void *sums_i,
+                              const void *sums_j, sm_recbuf_t *out, sm_topk_ent_t *cand);
 
 /* The header of a 2-way block's record buffer from a device finalize:
  * count records, and the sums of the block's checksum terms as

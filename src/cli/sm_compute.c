@@ -766,9 +766,19 @@ static sm_err_t claim_outputs(run_t *r)
   return err;
 }
 
+/* CCC's numerators read as PLINK's r or r^2: one value per pair. */
+static int sm_compute_ld(const sm_options_t *o)
+{
+  return o->metric == SM_METRIC_CCC && (o->form == SM_FORM_R2 || o->form == SM_FORM_R);
+}
+
 /* What the values are: czekanowski's numerators in the form asked. */
 static sm_metric_t values_metric(const sm_options_t *o)
 {
+  if (o->metric == SM_METRIC_CCC && o->form == SM_FORM_R2)
+    return SM_METRIC_R2;
+  if (o->metric == SM_METRIC_CCC && o->form == SM_FORM_R)
+    return SM_METRIC_R;
   if (o->metric != SM_METRIC_CZEK || o->form == SM_FORM_PS)
     return o->metric;
   return o->form == SM_FORM_BC ? SM_METRIC_BRAY_CURTIS : SM_METRIC_JACCARD;
@@ -785,7 +795,7 @@ static sm_err_t open_results(run_t *r)
       .way = o->num_way,
       /* the matrices' diagonal and distances are the values' (the binary
        * header keeps the computation's metric, which readers know) */
-      .metric = matrix ? values_metric(o) : o->metric,
+      .metric = matrix || sm_compute_ld(o) ? values_metric(o) : o->metric,
       .single = o->single,
       .nv = r->d.nv,
       .nf = r->d.nf,
@@ -793,10 +803,11 @@ static sm_err_t open_results(run_t *r)
       .rank = r->me,
       .nranks = r->P,
   };
-  r->hist = (sm_hist_spec_t){.bins = o->hist_bins,
-                             .nent = o->metric == SM_METRIC_CCC ? 1u << o->num_way : 1u,
-                             .lo = o->hist_lo,
-                             .hi = o->hist_hi};
+  r->hist = (sm_hist_spec_t){
+      .bins = o->hist_bins,
+      .nent = o->metric == SM_METRIC_CCC && !sm_compute_ld(o) ? 1u << o->num_way : 1u,
+      .lo = o->hist_lo,
+      .hi = o->hist_hi};
   r->topk = (sm_topk_spec_t){
       .k = (uint32_t)o->topk,
       .lists = o->metric == SM_METRIC_CCC && o->topk_by_entry ? 4u : 1u,
@@ -1096,8 +1107,9 @@ static sm_err_t run_graph(run_t *r, int progress)
       .stage_min = o->stage_min,
       .stage_max = o->stage_max,
       .single = o->single,
-      .form = o->metric == SM_METRIC_CZEK ? o->form : SM_FORM_PS,
+      .form = o->metric == SM_METRIC_CZEK || sm_compute_ld(o) ? o->form : SM_FORM_PS,
       .zero_nan = o->metric == SM_METRIC_CZEK && o->zero_pairs == 1,
+      .ld_min = -1, /* every pair, every value */
       .sparse = r->sparse,
       .ccc_i8 = r->ccc_i8,
       .czek_sparse = r->czek_sparse,
@@ -1269,7 +1281,8 @@ static sm_err_t commit(run_t *r, sm_err_t err)
     }
   }
   if (r->me == 0 && !err && r->topk_acc) {
-    if (values_metric(o) != o->metric) { /* dissimilarities: the lists hold -value */
+    if (o->metric == SM_METRIC_CZEK && values_metric(o) != o->metric) {
+      /* dissimilarities: the lists hold -value */
       const size_t places = r->d.nv * r->topk.lists * r->topk.k;
       for (size_t p = 0; p < places; p++)
         if (r->topk_acc[p].nb != SM_TOPK_EMPTY)
@@ -1279,7 +1292,7 @@ static sm_err_t commit(run_t *r, sm_err_t err)
                                .lists = r->topk_acc,
                                .nv = r->d.nv,
                                .nf = r->d.nf,
-                               .ccc = o->metric == SM_METRIC_CCC,
+                               .ccc = o->metric == SM_METRIC_CCC && !sm_compute_ld(o),
                                .single = o->single,
                                .names = r->names,
                                .binary = o->output_format == SM_OUT_BIN};
@@ -1325,6 +1338,10 @@ int sm_compute_main(const sm_options_t *o, const char *command)
   r.me = sm_mpi_rank();
   r.P = sm_mpi_size();
   sm_log_set_quiet(o->quiet || r.me != 0);
+  if (o->metric_from_input)
+    sm_log_info("metric ccc: %s holds genotypes, which ccc reads (--metric r2 or r "
+                "gives PLINK's LD r^2 or r)",
+                o->input);
   sm_err_t err = claim_outputs(&r);
   if (!err)
     err = plan(&r);

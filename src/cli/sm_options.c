@@ -37,14 +37,13 @@ static const char *const kernel_names[] = {SM_KERN_VARIANT_NAMES NULL};
 /* --metric: the names (help, errors) and what each sets; "braycurtis"
  * (scipy's spelling) is read as "bray-curtis" */
 static const char *const metrics[] = {"czekanowski", "bray-curtis", "jaccard", "ccc",
-                                      NULL};
+                                      "r2",          "r",           NULL};
 static const struct {
   sm_metric_t metric;
   int form;
-} metric_values[] = {{SM_METRIC_CZEK, SM_FORM_PS},
-                     {SM_METRIC_CZEK, SM_FORM_BC},
-                     {SM_METRIC_CZEK, SM_FORM_JACCARD},
-                     {SM_METRIC_CCC, SM_FORM_PS}};
+} metric_values[] = {{SM_METRIC_CZEK, SM_FORM_PS},      {SM_METRIC_CZEK, SM_FORM_BC},
+                     {SM_METRIC_CZEK, SM_FORM_JACCARD}, {SM_METRIC_CCC, SM_FORM_PS},
+                     {SM_METRIC_CCC, SM_FORM_R2},       {SM_METRIC_CCC, SM_FORM_R}};
 static const char *const zero_pair_names[] = {"nan", "zero", NULL};
 static const int zero_pair_values[] = {1, 0};
 static const char *const ways[] = {"2", "3", NULL};
@@ -381,8 +380,10 @@ static const sm_opt_t options[] = {
      .help = "Czekanowski's Proportional Similarity, the\n"
              "Bray-Curtis or quantitative Jaccard (Ruzicka)\n"
              "dissimilarity (pairs; braycurtis is read as\n"
-             "bray-curtis), or the Custom Correlation Coefficient\n"
-             "(default: ccc with --bfile, else czekanowski)"},
+             "bray-curtis), the Custom Correlation Coefficient, or\n"
+             "PLINK 1.9's LD r2 or r of allele counts (pairs of\n"
+             "variants; default: ccc for genotypes (PLINK, VCF,\n"
+             "BCF), else czekanowski)"},
     FLAG("binary", binary, 1, CMD_COMPUTE,
          "czekanowski, bray-curtis, jaccard: presence/absence,\n"
          "every value > 0 read as 1 (bray-curtis: Sorensen,\n"
@@ -851,8 +852,13 @@ static sm_err_t check_input(args_t *a)
                  "give one of the two");
     return SM_EOPTION;
   }
-  if ((int)o->metric < 0)
-    o->metric = o->input_format == SM_INPUT_PLINK ? SM_METRIC_CCC : SM_METRIC_CZEK;
+  if ((int)o->metric < 0) { /* genotypes are ccc's, the one metric that reads them */
+    const sm_input_format_t f = o->input_format == SM_INPUT_AUTO && o->input
+                                    ? sm_read_guess_format(o->input)
+                                    : o->input_format;
+    o->metric_from_input = f == SM_INPUT_PLINK || f == SM_INPUT_VCF;
+    o->metric = o->metric_from_input ? SM_METRIC_CCC : SM_METRIC_CZEK;
+  }
   return SM_OK;
 }
 
@@ -915,8 +921,43 @@ static sm_err_t check_metric(sm_options_t *o)
  * of pairs; --binary and --zero-pairs apply to the family alone; the value
  * of a pair of two empty vectors (NaN for the dissimilarities, as scipy
  * and vegan have it; PS 0 as it always was). */
+/* PLINK's r and r^2 (CCC's numerators read as LD): pairs, missing calls
+ * left out as PLINK leaves them out (the sparse method), one value per
+ * pair in [0, 1] (r: [-1, 1]), the last steps on CPUs. */
+static sm_err_t check_ld(sm_options_t *o)
+{
+  const char *name = o->form == SM_FORM_R2 ? "r2" : "r";
+  const char *why =
+      o->num_way != 2  ? "is a measure of pairs: leave --num-way 3 out"
+      : o->sparse == 0 ? "leaves missing calls out, as PLINK does (the sparse "
+                         "method): leave --no-sparse out"
+      : o->method == SM_METHOD_REF ? "runs in the task graph: leave --compute-method "
+                                     "ref out"
+      : o->thr_ent.n || o->threshold >= 0 ? "filters its values as PLINK does: give "
+                                            "--ld-window-r2 R (keep r^2 >= R) instead of "
+                                            "--threshold"
+      : o->topk_by_entry                  ? "has one value per pair: leave --top-k-by out"
+      : !(o->devices & STARPU_CPU) ? "finalizes its values on CPUs: give --devices "
+                                     "all or cpu"
+      : o->synth.kind == SM_SYNTH_ANALYTIC
+          ? "has no analytic check: use --synthetic random"
+          : NULL;
+  if (why) {
+    sm_log_error("--metric %s %s", name, why);
+    return SM_EOPTION;
+  }
+  o->sparse = 1;
+  if (o->hist_bins && isnan(o->hist_lo)) {
+    o->hist_lo = o->form == SM_FORM_R ? -1.0 : 0.0;
+    o->hist_hi = 1.0;
+  }
+  return SM_OK;
+}
+
 static sm_err_t check_form(sm_options_t *o)
 {
+  if (o->metric == SM_METRIC_CCC && (o->form == SM_FORM_R2 || o->form == SM_FORM_R))
+    return check_ld(o);
   const char *name = o->form == SM_FORM_BC ? "bray-curtis" : "jaccard";
   if (o->form != SM_FORM_PS && o->num_way != 2) {
     sm_log_error("--metric %s is a measure of pairs: --num-way 3 is czekanowski's "

@@ -38,15 +38,16 @@ typedef enum sm_retry {
 typedef struct sm_options {
   /* what */
   sm_metric_t metric;
-  int form;       /* czekanowski 2-way: SM_FORM_* (sm_formulas.h): --metric
-                     czekanowski (PS), bray-curtis or jaccard */
-  int binary;     /* czekanowski: presence/absence, every value > 0 read as 1 */
-  int zero_pairs; /* czekanowski 2-way, a pair of two zero sums: 1 NaN, 0 the
-                     value of nothing in common (PS 0, a dissimilarity 1); -1
-                     until checked: NaN for the dissimilarities, 0 for PS */
-  int num_way;    /* 2 or 3 */
-  int single;     /* czekanowski --precision single */
-  int sparse;     /* ccc: -1 auto (sparse when missing calls), 0, 1 */
+  int metric_from_input; /* no --metric: ccc, as the input holds genotypes */
+  int form;              /* czekanowski 2-way: SM_FORM_* (sm_formulas.h): --metric
+                            czekanowski (PS), bray-curtis or jaccard */
+  int binary;            /* czekanowski: presence/absence, every value > 0 read as 1 */
+  int zero_pairs;        /* czekanowski 2-way, a pair of two zero sums: 1 NaN, 0 the
+                            value of nothing in common (PS 0, a dissimilarity 1); -1
+                            until checked: NaN for the dissimilarities, 0 for PS */
+  int num_way;           /* 2 or 3 */
+  int single;            /* czekanowski --precision single */
+  int sparse;            /* ccc: -1 auto (sparse when missing calls), 0, 1 */
   double ccc_param, ccc_mult;
   sm_method_t method;
   sm_kernel_t kernel;

@@ -231,6 +231,13 @@ typedef struct sm_fin2_args {
                             a dissimilarity is thresholded <= threshold and its
                             top-k candidates hold -value (the smallest first) */
   int zero_nan;          /* czekanowski: a pair of two zero sums is NaN */
+  /* ccc read as PLINK's LD (form SM_FORM_R2, SM_FORM_R): one value per
+   * pair; ld_min >= 0 keeps values with r^2 >= ld_min (r: |r| >=
+   * sqrt(ld_min)), never NaN, else every value is kept; ld_win (or NULL:
+   * every pair) holds per vector the last one in its window: pair (i < j)
+   * is computed when j <= ld_win[i]. */
+  double ld_min;
+  const uint32_t *ld_win;
 } sm_fin2_args_t;
 
 /* Candidate lists of a 2-way block: its m rows' lists, then its n
@@ -243,7 +250,8 @@ static inline uint64_t sm_fin2_topk_places(const sm_fin2_args_t *a)
 /* Largest number of records a 2-way block can produce. */
 static inline uint64_t sm_fin2_max_records(const sm_fin2_args_t *a)
 {
-  return (uint64_t)a->m * a->n * (a->metric == 1 ? 4u : 1u);
+  const int ld = a->form == 3 || a->form == 4; /* SM_FORM_R2, SM_FORM_R */
+  return (uint64_t)a->m * a->n * (a->metric == 1 && !ld ? 4u : 1u);
 }
 
 /* What a 3-way finalize needs to know about its piece: planes [a, a+g) of

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "sm_codelets.h"
+#include "sm_formulas.h"
 #include "sm_observe.h"
 #include "sm_sched.h"
 
@@ -96,7 +97,14 @@ size_t sm_graph_auto_block(size_t nv, int nworkers, int ngpus, int emit, int met
                                   0);
 }
 
-/* All tasks of one tile pair; num: room for a handle per field slice. */
+/* PLINK's r or r^2 (CCC's numerators read as LD): each tile pair has the
+ * homozygous-called tallies beside its moments. */
+static int sm_graph_ld(const sm_gcore_t *g)
+{
+  return g->ccc && (g->o->form == SM_FORM_R2 || g->o->form == SM_FORM_R);
+}
+
+/* All tasks of one tile pair; num: room for two handles per field slice. */
 static sm_err_t submit_subblock(sm_gcore_t *g, const sm_subblock_t *s, int r,
                                 starpu_data_handle_t *num)
 {
@@ -116,6 +124,8 @@ static sm_err_t submit_subblock(sm_gcore_t *g, const sm_subblock_t *s, int r,
       .topk = o->topk,
       .form = o->form,
       .zero_nan = o->zero_nan,
+      .ld_min = o->ld_min,
+      .ld_win = o->ld_win,
       .diag = s->I == s->J && s->tI == s->tJ,
       .swap = pI0 > pJ0,
       .i0 = (uint32_t)(pI0 + tI0),
@@ -124,7 +134,11 @@ static sm_err_t submit_subblock(sm_gcore_t *g, const sm_subblock_t *s, int r,
       .n = (uint32_t)n,
   };
   sm_observe_block(tileI, tileJ, -1);
+  const int ld = sm_graph_ld(g);
+  starpu_data_handle_t *hom = num + d->npf; /* ld: the homozygous-called tallies */
   sm_err_t err = sm_gcore_pair(g, tileI, tileJ, s->I, r, ffin, SM_TK_BLOCK2, num);
+  if (!err && ld)
+    err = sm_gcore_ld_hom(g, tileI, tileJ, s->I, r, ffin, hom);
   sm_gcore_count_mine(g, s->I, r, fa.diag ? (uint64_t)m * (m - 1) / 2 : (uint64_t)m * n);
   starpu_data_handle_t rec =
       sm_gcore_register_records(g, sm_fin2_max_records(&fa), fin_rank);
@@ -134,10 +148,14 @@ static sm_err_t submit_subblock(sm_gcore_t *g, const sm_subblock_t *s, int r,
                                   sm_fin2_topk_places(&fa) * sizeof(sm_topk_ent_t));
     sm_gcore_register(g, cand, fin_rank);
   }
-  if (!err && sm_task_finalize2(num[ffin], g->sums[sm_gcore_hidx(g, tileI, 0, r)],
+  if (!err && sm_task_finalize2(num[ffin], ld ? hom[ffin] : NULL,
+                                g->sums[sm_gcore_hidx(g, tileI, 0, r)],
                                 g->sums[sm_gcore_hidx(g, tileJ, 0, r)], rec, cand, &fa,
                                 sm_sched_prio(o->prio, SM_TK_FINALIZE)))
     err = SM_ERUNTIME;
+  for (int f = 0; ld && f < d->npf; f++)
+    if (hom[f])
+      starpu_data_unregister_submit(hom[f]), hom[f] = NULL;
   if (cand) {
     /* merged into the row tile's lists, then the column tile's: a fixed
      * order (the lists do not depend on it anyway: a total order) */
@@ -172,6 +190,8 @@ static void count_subblock(sm_gcore_t *g, void *ctx, int row, const void *item)
   if (sm_decomp_rank(g->d, s->I, ffin, r) == g->me)
     g->sink->blocks_total++;
   g->local_tasks += sm_gcore_local_tasks(g, s->I, r, ffin, 1);
+  if (sm_graph_ld(g)) /* the homozygous-called tallies and their reductions */
+    g->local_tasks += sm_gcore_local_tasks(g, s->I, r, ffin, 0);
   sm_gcore_count_i8(g, g->tile_base[s->I] + s->tI, g->tile_base[s->J] + s->tJ, s->I, r);
   if (g->o->topk.k && g->me == 0) /* the two merges of its candidates */
     g->local_tasks += 2;
@@ -189,7 +209,7 @@ static sm_err_t submit_item(sm_gcore_t *g, void *ctx, int row, const void *item)
 sm_err_t sm_graph2_run(const sm_vectors_t *local, const sm_graph_opts_t *o,
                        sm_sink_t *sink, sm_graph_stats_t *st)
 {
-  starpu_data_handle_t *num = calloc((size_t)o->d->npf, sizeof *num);
+  starpu_data_handle_t *num = calloc(2 * (size_t)o->d->npf, sizeof *num);
   if (!num)
     return SM_ENOMEM;
   const sm_gcore_rows_t rows = {

@@ -131,6 +131,23 @@ sm_err_t sm_gcore_pair(sm_gcore_t *g, int tileA, int tileB, int I, int r, int ff
   return ret ? SM_ERUNTIME : sm_gcore_reduce(g, h, ffin);
 }
 
+sm_err_t sm_gcore_ld_hom(sm_gcore_t *g, int tileA, int tileB, int I, int r, int ffin,
+                         starpu_data_handle_t *h)
+{
+  const int prio = sm_sched_prio(g->o->prio, SM_TK_BLOCK2);
+  sm_gcore_register_parts(g, h, I, r, tile_rows(g, tileB), tile_rows(g, tileA),
+                          2 * sizeof(uint32_t));
+  for (int f = 0; f < g->d->npf; f++) {
+    size_t f0, nf;
+    sm_decomp_slice(g->d, f, &f0, &nf);
+    g->st->ntasks++;
+    if (sm_task_ld_hom(g->x[sm_gcore_hidx(g, tileA, f, r)],
+                       g->x[sm_gcore_hidx(g, tileB, f, r)], h[f], nf, prio))
+      return SM_ERUNTIME;
+  }
+  return sm_gcore_reduce(g, h, ffin);
+}
+
 sm_err_t sm_gcore_reduce(sm_gcore_t *g, starpu_data_handle_t *h, int ffin)
 {
   const int prio = sm_sched_prio(g->o->prio, SM_TK_REDUCE);

@@ -131,6 +131,11 @@ sm_err_t sm_gcore_reduce(sm_gcore_t *g, starpu_data_handle_t *h, int ffin) SM_MU
 /** After a block's finalize task (err: the insertions so far): its output
  * task on rank fin_rank in token order, counted with the finalize; then
  * h[f] of every field slice and rec are released. */
+/* PLINK's r and r^2 (--metric r2, r): the homozygous-called tallies of
+ * the tile pair (sm_task_ld_hom) into h[0 .. npf), reduced into h[ffin] as
+ * the numerators are. */
+sm_err_t sm_gcore_ld_hom(sm_gcore_t *g, int tileA, int tileB, int I, int r, int ffin,
+                         starpu_data_handle_t *h);
 sm_err_t sm_gcore_output(sm_gcore_t *g, sm_err_t err, starpu_data_handle_t *h,
                          starpu_data_handle_t rec, int fin_rank) SM_MUST_CHECK;
 

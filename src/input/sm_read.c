@@ -83,6 +83,11 @@ static sm_input_format_t guess_format(const char *path)
   return SM_INPUT_RAW;
 }
 
+sm_input_format_t sm_read_guess_format(const char *path)
+{
+  return path && !sm_input_is_stream(path) ? guess_format(path) : SM_INPUT_AUTO;
+}
+
 /* A stream whose name tells no format (/dev/stdin, a process
  * substitution's /dev/fd/63): the format its first bytes show. It is read
  * into memory now (as text unless it starts as an npy, a gzip, a BCF or an

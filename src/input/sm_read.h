@@ -116,6 +116,10 @@ sm_err_t sm_read_raw(const char *path, const sm_read_opts_t *o, sm_vectors_t *ou
 sm_err_t sm_read_vcf(const char *path, const sm_read_opts_t *o, sm_vectors_t *out,
                      sm_dims_t *dims) SM_MUST_CHECK;
 
+/** The format SM_INPUT_AUTO reads path as, by its name (and the first
+ * bytes of a file without an extension); SM_INPUT_AUTO for a stream. */
+sm_input_format_t sm_read_guess_format(const char *path);
+
 /** Dispatch on fmt (SM_INPUT_AUTO: by the path's extension; a path whose
  * prefix.bed exists is PLINK; a .biom file is BIOM (text starting with '#':
  * its text form); a file of another extension starting with HDF5's

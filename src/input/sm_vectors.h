@@ -18,6 +18,11 @@ typedef enum sm_metric {
    * the vectors and the computation are SM_METRIC_CZEK's. */
   SM_METRIC_BRAY_CURTIS = 2,
   SM_METRIC_JACCARD = 3,
+  /* What the values of a ccc run are when it reads its numerators as
+   * PLINK's LD (--metric r2, r): one value per pair, the vectors and the
+   * numerators SM_METRIC_CCC's. */
+  SM_METRIC_R2 = 4,
+  SM_METRIC_R = 5,
 } sm_metric_t;
 
 /* 2-bit genotype codes (CoMet's): number of copies of allele "1". */

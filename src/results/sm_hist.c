@@ -24,6 +24,8 @@ extern char **environ;
 static const char *metric_name(int metric)
 {
   return metric == SM_METRIC_CCC           ? "ccc"
+         : metric == SM_METRIC_R2          ? "r2"
+         : metric == SM_METRIC_R           ? "r"
          : metric == SM_METRIC_BRAY_CURTIS ? "bray-curtis"
          : metric == SM_METRIC_JACCARD     ? "jaccard"
                                            : "czekanowski";

@@ -68,6 +68,8 @@ double sm_matrix_self_value(sm_metric_t metric)
 {
   switch (metric) {
   case SM_METRIC_CZEK:
+  case SM_METRIC_R2: /* a variant's r with itself (PLINK's square matrix) */
+  case SM_METRIC_R:
     return 1; /* PS, a similarity */
   case SM_METRIC_BRAY_CURTIS:
   case SM_METRIC_JACCARD:
@@ -81,6 +83,8 @@ double sm_matrix_self_value(sm_metric_t metric)
 double sm_matrix_distance(sm_metric_t metric, double v)
 {
   const double self = sm_matrix_self_value(metric);
+  if (metric == SM_METRIC_R2 || metric == SM_METRIC_R)
+    return NAN; /* a correlation, no distance */
   return self == 0 ? v : self == 1 ? 1 - v : NAN;
 }
 

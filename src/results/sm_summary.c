@@ -32,7 +32,7 @@ static void json_text(sm_json_t *j, const char *key, const char *s)
 static const char *metric_name(const sm_summary_t *s)
 {
   if (s->opt->metric == SM_METRIC_CCC)
-    return "ccc";
+    return s->opt->form == SM_FORM_R2 ? "r2" : s->opt->form == SM_FORM_R ? "r" : "ccc";
   return s->opt->form == SM_FORM_BC        ? "bray-curtis"
          : s->opt->form == SM_FORM_JACCARD ? "jaccard"
                                            : "czekanowski";
@@ -415,7 +415,9 @@ static void json_figures(sm_json_t *j, const sm_summary_t *s)
   }
   if (s->hist && s->hist_counts) {
     const int vm =
-        s->opt->metric == SM_METRIC_CCC ? SM_METRIC_CCC
+        s->opt->metric == SM_METRIC_CCC ? (s->opt->form == SM_FORM_R2  ? SM_METRIC_R2
+                                           : s->opt->form == SM_FORM_R ? SM_METRIC_R
+                                                                       : SM_METRIC_CCC)
         : dissimilarity(s)
             ? (s->opt->form == SM_FORM_BC ? SM_METRIC_BRAY_CURTIS : SM_METRIC_JACCARD)
             : SM_METRIC_CZEK;

@@ -145,6 +145,23 @@ run_ok "int8 resume" $MPIEXEC ${MPIEXEC_FLAGS:-} -np 2 "$STARMET" compute $P_CCC
 grep -q "output blocks were complete" "$T/log.err" && pass || fail "the int8 job did not resume"
 cmp -s "$T/ki_0.tsv" "$T/kf_0.tsv" && cmp -s "$T/ki_1.tsv" "$T/kf_1.tsv" && pass ||
   fail "resumed int8 2-rank output differs"
+# PLINK's r and r^2 (moments and homozygous-called tallies reduced along
+# the fields): every grid of 2 and 3 ranks gives the one-rank file's pairs
+for m in r2 r; do
+  P_LD="--metric $m --synthetic random --num-vector 47 --num-field 233 --seed 4 --missing-rate 0.1"
+  # shellcheck disable=SC2086
+  run_ok "one rank $m" "$STARMET" compute --quiet $P_LD --block-size 7 --output "$T/ld1_$m"
+  for run in "2 1 1 2" "1 2 1 2" "3 1 1 3" "1 3 1 3" "2 1 2 4"; do
+    set -- $run
+    o=$T/ld_$1$2$3_$m
+    # shellcheck disable=SC2086
+    run_ok "$m grid $1 x $2 x $3" mpi $4 $P_LD --block-size 7 --num-proc-vector $1 \
+      --num-proc-field $2 --num-proc-repl $3 --output "$o"
+    merge_ranks "$o" $4 tsv "$o.all.tsv"
+    same_text "$m grid $1 x $2 x $3 vs one rank" "$T/ld1_$m.tsv" "$o.all.tsv"
+    same_cks "$m grid $1 x $2 x $3 checksum" "$T/ld1_$m.json" "$o.json"
+  done
+done
 # a refused --devices stops every rank before any task is inserted (it
 # used to fail at the first insertion on each rank, and could hang)
 # shellcheck disable=SC2086
