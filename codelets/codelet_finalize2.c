@@ -155,7 +155,7 @@ int sm_task_finalize2(starpu_data_handle_t num, starpu_data_handle_t hom,
   /* where the numerators are made (on a device only the records come
    * back), unless the block needs what only the CPU finalize does */
   const unsigned long long where =
-      sm_devfin_where(&cl_finalize2, args->hist.bins || args->thr_ent.n);
+      sm_devfin_where(&cl_finalize2, args->hist.bins || args->thr_ent.n || args->ld_win);
   sm_devfin_records_on_host(&cl_finalize2, 3);
   return SM_INSERT(&cl_finalize2, STARPU_R, num, STARPU_R, si, STARPU_R, sj, STARPU_W, R,
                    STARPU_CL_ARGS, sm_cl_args_dup(R, args, sizeof *args), sizeof *args,

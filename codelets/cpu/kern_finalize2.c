@@ -488,7 +488,7 @@ static void fin2_rows(fin2_blk_t *b, sm_recbuf_t *out)
     for (int l = 0; l < 4; l++)
       b->rthr[l] = -INFINITY;
     uint32_t jb = a->diag ? i + 1 : 0, je = a->n;
-    if (b->ld && a->ld_win) /* the row's pairs in the window: one run */
+    if (a->ld_win) /* the row's pairs in the window: one run */
       ld_window_cols(a, i, &jb, &je);
     for (uint32_t j0 = jb; j0 < je; j0 += SM_FIN_CHUNK) {
       const uint32_t nc = je - j0 < SM_FIN_CHUNK ? je - j0 : SM_FIN_CHUNK;

@@ -56,6 +56,8 @@ static sm_read_opts_t read_opts(const sm_options_t *o)
       .num_vector = o->num_vector,
       .num_field = o->num_field,
       .raw_elem_size = o->raw_elem_size,
+      .founders_only = o->metric == SM_METRIC_CCC &&
+                       (o->form == SM_FORM_R2 || o->form == SM_FORM_R) && !o->nonfounders,
   };
   return ro;
 }
@@ -170,7 +172,7 @@ static void input_stamp(const sm_options_t *o, char *buf, size_t len)
 static void fingerprint(const sm_options_t *o, const sm_decomp_t *d, int sparse,
                         int czek_sparse, int rank, int P, char *buf, size_t len)
 {
-  char input[4200], compare[96] = "";
+  char input[4200], compare[256] = "";
   size_t c = 0;
   if (o->compare) /* BIOM: which axis (said only when asked, as before it was) */
     c += (size_t)snprintf(compare, sizeof compare, " compare=%d", o->compare);
@@ -181,6 +183,13 @@ static void fingerprint(const sm_options_t *o, const sm_decomp_t *d, int sparse,
     c += (size_t)snprintf(compare + c, sizeof compare - c,
                           " form=%d binary=%d zero_pairs=%d", o->form, o->binary,
                           o->zero_pairs);
+  /* PLINK's LD (r2, r) and its windows: said when asked */
+  if (o->metric == SM_METRIC_CCC && (o->form != SM_FORM_PS || o->ld_windowed))
+    c +=
+        (size_t)snprintf(compare + c, sizeof compare - c,
+                         " form=%d ld_window=%zu ld_window_bp=%u ld_min=%.17g all=%d",
+                         o->form, o->ld_windowed ? o->ld_window : 0,
+                         o->ld_windowed ? o->ld_window_bp : 0, o->ld_min, o->nonfounders);
   /* the sparse method sums in another order: said when it runs */
   if (czek_sparse && c < sizeof compare)
     snprintf(compare + c, sizeof compare - c, " czek_method=sparse");
@@ -264,7 +273,61 @@ typedef struct run {
   sm_topk_spec_t topk;     /* --top-k */
   sm_topk_ent_t *topk_acc; /* its lists (rank 0) */
   char topk_path[4200];
+  sm_loci_t loci;   /* genotype inputs' chromosomes and positions (windows, .ld) */
+  uint32_t *ld_win; /* PLINK's LD windows: per vector the last one in its window */
 } run_t;
+
+/* PLINK's LD windows (plink_common.c's window_forward): the pairs (i, j),
+ * i < j on one chromosome, with j - i < ld_window and pos_j - pos_i <=
+ * ld_window_bp. Needs every variant's chromosome and position (every rank
+ * reads them) in PLINK's order: a chromosome's variants together, their
+ * positions not decreasing. */
+static sm_err_t ld_windows(run_t *r)
+{
+  const sm_options_t *o = r->o;
+  if (!o->ld_windowed && o->output_format != SM_OUT_LD)
+    return SM_OK;
+  sm_err_t err = SM_OK;
+  if (!o->input) {
+    if (r->me == 0)
+      sm_log_error("%s needs the variants' chromosomes and positions: give a PLINK set "
+                   "or a VCF (not --synthetic)",
+                   o->ld_windowed ? "--ld-window" : "--output-format ld");
+    err = SM_EOPTION;
+  }
+  if (!err)
+    err = sm_read_loci(o->input, o->input_format, &r->loci);
+  const sm_loci_t *l = &r->loci;
+  const size_t n = r->d.nv;
+  if (!err && l->n != n) {
+    sm_log_error("%s: %zu variants have positions, and %zu were read", o->input, l->n, n);
+    err = SM_EFORMAT;
+  }
+  for (size_t i = 1; !err && o->ld_windowed && i < n; i++) {
+    const int same = l->chrom[i] == l->chrom[i - 1];
+    if ((same && l->pos[i] < l->pos[i - 1]) || (!same && l->chrom[i] < l->chrom[i - 1])) {
+      sm_log_error("%s: variant %zu (chromosome %s, position %u) comes after chromosome "
+                   "%s, position %u: LD windows need a chromosome's variants together "
+                   "and sorted by position, as PLINK writes them (plink1.9 --bfile IN "
+                   "--keep-allele-order --make-bed --out SORTED sorts them)",
+                   o->input, i + 1, l->chrom_names[l->chrom[i]], l->pos[i],
+                   l->chrom_names[l->chrom[i - 1]], l->pos[i - 1]);
+      err = SM_EFORMAT;
+    }
+  }
+  if (!err && o->ld_windowed && !(r->ld_win = malloc((n ? n : 1) * sizeof *r->ld_win)))
+    err = SM_ENOMEM;
+  /* the last variant of the window of i never decreases with i */
+  for (size_t i = 0, e = 0; !err && o->ld_windowed && i < n; i++) {
+    if (e < i)
+      e = i;
+    while (e + 1 < n && l->chrom[e + 1] == l->chrom[i] && e + 1 - i < o->ld_window &&
+           (uint64_t)l->pos[e + 1] <= (uint64_t)l->pos[i] + o->ld_window_bp)
+      e++;
+    r->ld_win[i] = (uint32_t)e;
+  }
+  return (sm_err_t)sm_mpi_agree(err);
+}
 
 /* Plan the problem: its sizes, the checks on them, the decomposition. */
 /* An input that is a stream (a pipe, a FIFO, /dev/stdin) is read once,
@@ -652,7 +715,7 @@ static sm_err_t load_slice(run_t *r)
     return err;
   const sm_outfmt_t f = o->output_format;
   /* names, for text output, npy's ids and the top-k lists' TSV */
-  if ((f == SM_OUT_TSV || f == SM_OUT_NPY || f == SM_OUT_LSMAT ||
+  if ((f == SM_OUT_TSV || f == SM_OUT_NPY || f == SM_OUT_LSMAT || f == SM_OUT_LD ||
        (o->topk && f != SM_OUT_BIN)) &&
       !o->keys_index) {
     int have = sm_mpi_agree(r->v.names != NULL);
@@ -802,6 +865,7 @@ static sm_err_t open_results(run_t *r)
       .names = r->names,
       .rank = r->me,
       .nranks = r->P,
+      .loci = &r->loci,
   };
   r->hist = (sm_hist_spec_t){
       .bins = o->hist_bins,
@@ -902,6 +966,8 @@ static void open_sink(run_t *r)
     sum->density = r->density;
   }
   sum->nmissing = (size_t)r->nmissing;
+  for (size_t i = 0; r->ld_win && i < r->d.nv; i++) /* the pairs in the windows */
+    sum->npairs += (double)(r->ld_win[i] - i);
   sum->names = r->names != NULL;
   sum->nranks = r->P;
   sum->decomp = &r->d;
@@ -1109,7 +1175,8 @@ static sm_err_t run_graph(run_t *r, int progress)
       .single = o->single,
       .form = o->metric == SM_METRIC_CZEK || sm_compute_ld(o) ? o->form : SM_FORM_PS,
       .zero_nan = o->metric == SM_METRIC_CZEK && o->zero_pairs == 1,
-      .ld_min = -1, /* every pair, every value */
+      .ld_min = o->ld_min,
+      .ld_win = r->ld_win,
       .sparse = r->sparse,
       .ccc_i8 = r->ccc_i8,
       .czek_sparse = r->czek_sparse,
@@ -1330,6 +1397,8 @@ static void cleanup(run_t *r, sm_err_t err)
   for (size_t i = 0; r->names && i < r->d.nv; i++)
     free(r->names[i]);
   free(r->names);
+  free(r->ld_win);
+  sm_loci_free(&r->loci);
 }
 
 int sm_compute_main(const sm_options_t *o, const char *command)
@@ -1347,6 +1416,8 @@ int sm_compute_main(const sm_options_t *o, const char *command)
     err = plan(&r);
   if (!err)
     err = load_slice(&r);
+  if (!err)
+    err = ld_windows(&r);
   if (!err)
     err = open_results(&r);
   if (!err) {

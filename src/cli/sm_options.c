@@ -548,7 +548,7 @@ static const sm_opt_t options[] = {
      .help = "write PREFIX.tsv (or .bin, .npy, .lsmat) and\n"
              "PREFIX.json"},
     CUSTOM("output-format", set_output_format, CMD_COMPUTE,
-           "tsv|bin|npy|lsmat|comet|none",
+           "tsv|bin|npy|lsmat|ld|comet|none",
            "(default tsv; none without --output)\n"
            "npy: the 2-way n x n matrix (x 4 table entries\n"
            "a*2+b for ccc) for numpy.load, NaN where no\n"
@@ -557,7 +557,9 @@ static const sm_opt_t options[] = {
            "one rank, no --resume, at most 16 GiB\n"
            "lsmat: scikit-bio's distance matrix, czekanowski\n"
            "as 1 - PS, bray-curtis and jaccard as they are;\n"
-           "every pair, one rank"),
+           "every pair, one rank\n"
+           "ld: PLINK 1.9's .ld table of r2 or r (PREFIX.ld),\n"
+           "one rank"),
     {.name = "output-format",
      .kind = SM_OPT_CHOICE,
      .off = O(input_format),
@@ -588,6 +590,34 @@ static const sm_opt_t options[] = {
              "values; bray-curtis, jaccard: smallest), 2-way:\n"
              "PREFIX.topk.tsv (.bin with\n"
              "--output-format bin)"},
+    {.name = "ld-window",
+     .kind = SM_OPT_SIZE,
+     .off = O(ld_window),
+     .min = 2,
+     .cmds = CMD_COMPUTE,
+     .arg = "N",
+     .help = "PLINK's LD window (r2, r, ccc on genotypes): pairs\n"
+             "at most N - 1 variants apart on one chromosome\n"
+             "(default 10 when a window option is given)"},
+    {.name = "ld-window-kb",
+     .kind = SM_OPT_DOUBLE,
+     .off = O(ld_window_kb),
+     .cmds = CMD_COMPUTE,
+     .arg = "KB",
+     .help = "and at most KB kilobases apart (default 1000)"},
+    {.name = "ld-window-r2",
+     .kind = SM_OPT_DOUBLE,
+     .off = O(ld_window_r2),
+     .cmds = CMD_COMPUTE,
+     .arg = "R",
+     .help = "r2, r: write only pairs with r2 >= R (default 0.2\n"
+             "with a window or --inter-chr, as PLINK)"},
+    FLAG("all-samples", nonfounders, 1, CMD_COMPUTE,
+         "r2, r: every sample of a PLINK set; without it, as\n"
+         "PLINK, only founders (both parent ids 0 in the .fam)"),
+    FLAG("inter-chr", inter_chr, 1, CMD_COMPUTE,
+         "r2, r: every pair, across chromosomes too, filtered\n"
+         "by --ld-window-r2 (PLINK's --r2 inter-chr)"),
     {.name = "top-k-by",
      .kind = SM_OPT_CHOICE,
      .off = O(topk_by_entry),
@@ -806,6 +836,9 @@ static void defaults(sm_options_t *o)
   o->ccc_mult = SM_CCC_MULT_DEFAULT;
   o->output_format = (sm_outfmt_t)-1;
   o->threshold = -1;
+  o->ld_window_kb = -1;
+  o->ld_window_r2 = -1;
+  o->ld_min = -1;
   o->progress = -1;
   o->synth.seed = 1;
   o->num_phase = 1;
@@ -947,6 +980,9 @@ static sm_err_t check_ld(sm_options_t *o)
     return SM_EOPTION;
   }
   o->sparse = 1;
+  o->ld_min = o->ld_window_r2 >= 0             ? o->ld_window_r2
+              : o->ld_windowed || o->inter_chr ? 0.2 /* PLINK's default */
+                                               : -1;
   if (o->hist_bins && isnan(o->hist_lo)) {
     o->hist_lo = o->form == SM_FORM_R ? -1.0 : 0.0;
     o->hist_hi = 1.0;
@@ -954,8 +990,69 @@ static sm_err_t check_ld(sm_options_t *o)
   return SM_OK;
 }
 
+/* PLINK's window options: r2 and r, ccc's windows; PLINK's defaults for
+ * those not given (10 variants, 1000 kb, r2 >= 0.2). */
+static sm_err_t check_ld_window(sm_options_t *o)
+{
+  const int ld =
+      o->metric == SM_METRIC_CCC && (o->form == SM_FORM_R2 || o->form == SM_FORM_R);
+  const int win = o->ld_window || o->ld_window_kb >= 0 || o->ld_window_r2 >= 0;
+  const char *name = o->ld_window           ? "--ld-window"
+                     : o->ld_window_kb >= 0 ? "--ld-window-kb"
+                     : o->ld_window_r2 >= 0 ? "--ld-window-r2"
+                                            : "--inter-chr";
+  if ((win || o->inter_chr) && o->metric != SM_METRIC_CCC) {
+    sm_log_error("%s applies to genotypes (--metric r2, r or ccc), not to %s", name,
+                 o->form == SM_FORM_BC        ? "bray-curtis"
+                 : o->form == SM_FORM_JACCARD ? "jaccard"
+                                              : "czekanowski");
+    return SM_EOPTION;
+  }
+  if ((win || o->inter_chr) && o->num_way != 2) {
+    sm_log_error("%s selects pairs of variants: 2-way runs only", name);
+    return SM_EOPTION;
+  }
+  if (o->nonfounders && !ld) {
+    sm_log_error("--all-samples applies to --metric r2 and r (PLINK's LD counts founders "
+                 "only; ccc counts every sample)");
+    return SM_EOPTION;
+  }
+  if ((o->ld_window_r2 >= 0 || o->inter_chr) && !ld) {
+    sm_log_error("%s filters r2: give --metric r2 or r (ccc keeps its own --threshold)",
+                 o->inter_chr ? "--inter-chr" : "--ld-window-r2");
+    return SM_EOPTION;
+  }
+  if (o->ld_window_r2 > 1) {
+    sm_log_error("--ld-window-r2: %g is out of range (0 <= R <= 1)", o->ld_window_r2);
+    return SM_EOPTION;
+  }
+  if (o->ld_window_kb != -1 && o->ld_window_kb < 0) {
+    sm_log_error("--ld-window-kb: %g is out of range (KB >= 0)", o->ld_window_kb);
+    return SM_EOPTION;
+  }
+  if (o->inter_chr && (o->ld_window || o->ld_window_kb >= 0)) {
+    sm_log_error("--inter-chr computes every pair: leave %s out, or --inter-chr for a "
+                 "window",
+                 o->ld_window ? "--ld-window" : "--ld-window-kb");
+    return SM_EOPTION;
+  }
+  o->ld_windowed = win && !o->inter_chr;
+  if (!o->ld_windowed)
+    return SM_OK;
+  if (!o->ld_window)
+    o->ld_window = 10;
+  const double kb = o->ld_window_kb >= 0 ? o->ld_window_kb : 1000;
+  /* as PLINK 1.9 reads it (its SMALL_EPSILON, 2^-44) */
+  o->ld_window_bp =
+      kb > 2147483.646 ? 2147483646u : (uint32_t)(int32_t)(kb * 1000 * (1 + 0x1p-44));
+  return SM_OK;
+}
+
 static sm_err_t check_form(sm_options_t *o)
 {
+  sm_err_t err = check_ld_window(o);
+  if (err)
+    return err;
   if (o->metric == SM_METRIC_CCC && (o->form == SM_FORM_R2 || o->form == SM_FORM_R))
     return check_ld(o);
   const char *name = o->form == SM_FORM_BC ? "bray-curtis" : "jaccard";
@@ -1181,7 +1278,11 @@ static sm_err_t check_run(sm_options_t *o)
                         : o->phase_min > 0 || o->phase_max < o->num_phase - 1
                             ? "--phase-min/--phase-max (a part of the phases)"
                             : NULL;
-  if (sm_output_check(why, sizeof why, o->output_format, o->num_way, o->metric, o->single,
+  const sm_metric_t vm = o->metric != SM_METRIC_CCC ? o->metric
+                         : o->form == SM_FORM_R2    ? SM_METRIC_R2
+                         : o->form == SM_FORM_R     ? SM_METRIC_R
+                                                    : SM_METRIC_CCC;
+  if (sm_output_check(why, sizeof why, o->output_format, o->num_way, vm, o->single,
                       o->synth.nv, 0, o->resume, partial)) {
     sm_log_error("%s", why);
     return SM_EOPTION;

@@ -64,10 +64,21 @@ typedef struct sm_options {
   /* output */
   const char *output; /* prefix, or NULL */
   sm_outfmt_t output_format;
-  double threshold;        /* < 0: none */
-  sm_thr_list_t thr_ent;   /* CCC: CoMet's thresholds per table entry (n 4 or 5) */
-  uint32_t hist_bins;      /* --histogram: bins, 0: none */
-  size_t topk;             /* --top-k: neighbours per vector, 0: none */
+  double threshold;      /* < 0: none */
+  sm_thr_list_t thr_ent; /* CCC: CoMet's thresholds per table entry (n 4 or 5) */
+  uint32_t hist_bins;    /* --histogram: bins, 0: none */
+  size_t topk;           /* --top-k: neighbours per vector, 0: none */
+  /* PLINK's LD windows (r2, r, ccc on genotypes): --ld-window N (0: not
+   * given), --ld-window-kb KB and --ld-window-r2 R (< 0: not given),
+   * --inter-chr; once checked: ld_windowed (pairs within windows of
+   * ld_window variants and ld_window_bp bp on one chromosome) and ld_min
+   * (r, r2: the filter, < 0 none) */
+  size_t ld_window;
+  int nonfounders; /* r2, r: every sample (--all-samples), not founders only */
+  double ld_window_kb, ld_window_r2;
+  int inter_chr, ld_windowed;
+  uint32_t ld_window_bp;
+  double ld_min;
   int topk_by_entry;       /* CCC: a list per table entry (else the largest) */
   double hist_lo, hist_hi; /* its range (NaN: the metric's) */
   const char *summary;     /* JSON summary path (default PREFIX.json) */

@@ -560,6 +560,10 @@ uint64_t sm_preflight_out_bytes(const sm_preflight_out_t *o, uint64_t *fixed)
     *fixed = (uint64_t)(2 * n * (index_digits(o->nv) + 1) + 3 * n);
     rec = 2.0 * (o->single ? 12 : 20);
     break;
+  case SM_OUT_LD: /* PLINK's columns: two loci and ids, a 12-wide value */
+    *fixed = 80;
+    rec = 2 * (6 + 3 + 11 + index_digits(o->nv) + 4) + 14;
+    break;
   case SM_OUT_NONE:
     return 0;
   }

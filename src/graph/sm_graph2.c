@@ -181,11 +181,42 @@ static int subblock_phase(const void *item)
   return ((const sm_subblock_t *)item)->phase;
 }
 
+/* With LD windows (o->ld_win: per vector the last one in its window, never
+ * decreasing), whether a tile pair holds a pair in a window: only those
+ * are built, so a windowed run's tasks grow with the pairs in its windows,
+ * not with the square of the variants. */
+static int in_window(const sm_gcore_t *g, const sm_subblock_t *s)
+{
+  const uint32_t *win = g->o->ld_win;
+  if (!win)
+    return 1;
+  size_t pI0, pIn, pJ0, pJn, tI0, m, tJ0, n;
+  sm_decomp_part(g->d, s->I, &pI0, &pIn);
+  sm_decomp_part(g->d, s->J, &pJ0, &pJn);
+  sm_decomp_tile(g->d, s->I, s->tI, &tI0, &m);
+  sm_decomp_tile(g->d, s->J, s->tJ, &tJ0, &n);
+  size_t a0 = pI0 + tI0, a1 = a0 + m, b0 = pJ0 + tJ0, b1 = b0 + n;
+  if (a0 == b0) { /* a diagonal tile: a vector with a partner after it */
+    for (size_t x = a0; x + 1 < a1; x++)
+      if (win[x] > x)
+        return 1;
+    return 0;
+  }
+  if (a0 > b0) { /* the earlier vectors first */
+    size_t t = a0;
+    a0 = b0, b0 = t, t = a1, a1 = b1, b1 = t;
+  }
+  (void)b1;
+  return m && n && win[a1 - 1] >= b0;
+}
+
 /* Output block and tasks of a tile pair on this rank (progress line). */
 static void count_subblock(sm_gcore_t *g, void *ctx, int row, const void *item)
 {
   (void)ctx;
   const sm_subblock_t *s = item;
+  if (!in_window(g, s))
+    return;
   const int r = row / g->d->npv, ffin = (int)(s->seq % (uint64_t)g->d->npf);
   if (sm_decomp_rank(g->d, s->I, ffin, r) == g->me)
     g->sink->blocks_total++;
@@ -200,6 +231,8 @@ static void count_subblock(sm_gcore_t *g, void *ctx, int row, const void *item)
 static sm_err_t submit_item(sm_gcore_t *g, void *ctx, int row, const void *item)
 {
   sm_err_t err = SM_OK;
+  if (!in_window(g, item)) /* not an output block */
+    return SM_OK;
   if (!sm_graph_skipped(g->o, g->st->nblocks)) /* else done by an interrupted run */
     err = submit_subblock(g, item, row / g->d->npv, ctx);
   g->st->nblocks++;

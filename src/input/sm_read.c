@@ -83,6 +83,68 @@ static sm_input_format_t guess_format(const char *path)
   return SM_INPUT_RAW;
 }
 
+long sm_loci_chrom(sm_loci_t *out, const char *name)
+{
+  /* inputs keep a chromosome's variants together: the last one first */
+  for (size_t k = out->nchrom; k-- > 0;)
+    if (!strcmp(out->chrom_names[k], name))
+      return (long)k;
+  char **grown = realloc(out->chrom_names, (out->nchrom + 1) * sizeof *grown);
+  if (!grown)
+    return -1;
+  out->chrom_names = grown;
+  if (!(grown[out->nchrom] = strdup(name)))
+    return -1;
+  return (long)out->nchrom++;
+}
+
+int sm_loci_add(sm_loci_t *out, size_t *cap, const char *chrom, uint32_t pos)
+{
+  if (out->n == *cap) {
+    const size_t c = *cap ? 2 * *cap : 4096;
+    uint32_t *ch = realloc(out->chrom, c * sizeof *ch);
+    if (ch)
+      out->chrom = ch;
+    uint32_t *p = realloc(out->pos, c * sizeof *p);
+    if (p)
+      out->pos = p;
+    if (!ch || !p)
+      return -1;
+    *cap = c;
+  }
+  const long k = sm_loci_chrom(out, chrom);
+  if (k < 0)
+    return -1;
+  out->chrom[out->n] = (uint32_t)k;
+  out->pos[out->n++] = pos;
+  return 0;
+}
+
+void sm_loci_free(sm_loci_t *l)
+{
+  for (size_t k = 0; k < l->nchrom; k++)
+    free(l->chrom_names[k]);
+  free(l->chrom_names);
+  free(l->chrom);
+  free(l->pos);
+  memset(l, 0, sizeof *l);
+}
+
+sm_err_t sm_read_loci(const char *path, sm_input_format_t fmt, sm_loci_t *out)
+{
+  memset(out, 0, sizeof *out);
+  if (fmt == SM_INPUT_AUTO)
+    fmt = guess_format(path);
+  if (fmt == SM_INPUT_PLINK)
+    return sm_read_plink_loci(path, out);
+  if (fmt == SM_INPUT_VCF)
+    return sm_read_vcf_loci(path, out);
+  sm_log_error("%s: no chromosomes and positions (PLINK's LD windows and its .ld table "
+               "need a PLINK set, a VCF or a BCF)",
+               path);
+  return SM_EOPTION;
+}
+
 sm_input_format_t sm_read_guess_format(const char *path)
 {
   return path && !sm_input_is_stream(path) ? guess_format(path) : SM_INPUT_AUTO;

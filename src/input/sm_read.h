@@ -44,6 +44,10 @@ typedef struct sm_read_opts {
    * sparse rows (sm_vectors_t.csr_off), memory after the non-zero entries;
    * the others read dense as always */
   int czek_sparse;
+  /* PLINK sets: the calls of samples with a parent in the .fam (either
+   * parent id not "0") read as missing, PLINK 1.9's founders-only rule
+   * for its LD (r2, r) */
+  int founders_only;
 } sm_read_opts_t;
 
 enum { SM_TEXT_AUTO = 0, SM_TEXT_YES = 1, SM_TEXT_NO = 2 };
@@ -115,6 +119,29 @@ sm_err_t sm_read_raw(const char *path, const sm_read_opts_t *o, sm_vectors_t *ou
  * read in order; the slice is kept. */
 sm_err_t sm_read_vcf(const char *path, const sm_read_opts_t *o, sm_vectors_t *out,
                      sm_dims_t *dims) SM_MUST_CHECK;
+
+/** Where the variants of a genotype input are (PLINK's LD windows and its
+ * .ld table): for each of the n vectors in the input's order (every
+ * vector, not a slice) its chromosome, an index into the nchrom names as
+ * the input writes them, and its bp position. */
+typedef struct sm_loci {
+  size_t n, nchrom;
+  uint32_t *chrom, *pos;
+  char **chrom_names;
+} sm_loci_t;
+
+/** The loci of a PLINK set (its .bim) or of a VCF/BCF (CHROM, POS of the
+ * records read as vectors); fmt as sm_read_input's. SM_EOPTION for an
+ * input without loci. */
+sm_err_t sm_read_loci(const char *path, sm_input_format_t fmt, sm_loci_t *out);
+sm_err_t sm_read_plink_loci(const char *prefix, sm_loci_t *out);
+sm_err_t sm_read_vcf_loci(const char *path, sm_loci_t *out);
+/** The index of chromosome name `name` in out (added when new), or -1
+ * without memory (sm_read_loci's readers). */
+long sm_loci_chrom(sm_loci_t *out, const char *name);
+/** Add a locus; -1 without memory. */
+int sm_loci_add(sm_loci_t *out, size_t *cap, const char *chrom, uint32_t pos);
+void sm_loci_free(sm_loci_t *l);
 
 /** The format SM_INPUT_AUTO reads path as, by its name (and the first
  * bytes of a file without an extension); SM_INPUT_AUTO for a stream. */

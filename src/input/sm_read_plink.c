@@ -201,17 +201,45 @@ done:
 }
 
 /* The .fam file: the number of samples is its number of lines (each
- * checked). */
-static sm_err_t count_fam(const char *path, size_t *nsample)
+ * checked); with nonf, the samples of fields [f0, f0 + fcount) (fcount 0:
+ * to the end) that are not founders (a parent id other than "0", PLINK
+ * 1.9's rule) as a malloc'd flag array of *ncap entries (the samples past
+ * it are founders; NULL when there is none) and their count. */
+static sm_err_t count_fam(const char *path, size_t *nsample, size_t f0, size_t fcount,
+                          unsigned char **nonf, size_t *ncap, size_t *nnonf)
 {
   plink_text_t t;
   int got;
   char *w[6];
+  size_t cap = 0;
   *nsample = 0;
+  if (nonf)
+    *nonf = NULL, *nnonf = 0, *ncap = 0;
   sm_err_t err = text_open(&t, path, "fam", "sample", FAM_FIELDS);
-  while (!err && !(err = text_next(&t, w, &got)) && got)
-    (*nsample)++;
+  while (!err && !(err = text_next(&t, w, &got)) && got) {
+    const size_t k = (*nsample)++;
+    if (!nonf || k < f0 || (fcount && k >= f0 + fcount) ||
+        (!strcmp(w[2], "0") && !strcmp(w[3], "0")))
+      continue;
+    if (k - f0 >= cap) {
+      const size_t c = (k - f0 + 1) * 2;
+      unsigned char *g = realloc(*nonf, c);
+      if (!g) {
+        sm_log_error("%s: out of memory", path);
+        err = SM_ENOMEM;
+        break;
+      }
+      memset(g + cap, 0, c - cap);
+      *nonf = g, cap = *ncap = c;
+    }
+    (*nonf)[k - f0] = 1;
+    (*nnonf)++;
+  }
   text_close(&t);
+  if (nonf && err) {
+    free(*nonf);
+    *nonf = NULL;
+  }
   return err;
 }
 
@@ -244,6 +272,9 @@ typedef struct bed_slice {
   size_t npad;   /* SNPs read whose padding bits are not 0 ... */
   size_t pad_v;  /* ... the first one (0-based) */
   off_t pad_off; /* ... and its last byte's offset */
+  /* founders only: per code word of a row, the fields of non-founders
+   * (both bits set), read as missing */
+  const uint64_t *nonf;
 } bed_slice_t;
 
 /* One SNP's bytes into row i of the slice. An sm_read_row_fn. When the
@@ -256,7 +287,11 @@ static sm_err_t snp_row(void *ctx, const unsigned char *buf, size_t v, off_t off
 {
   bed_slice_t *s = ctx;
   const size_t nf = s->out->nf;
-  decode_snp(buf, s->f0, nf, sm_vectors_row(s->out, i));
+  uint64_t *row = sm_vectors_row(s->out, i);
+  decode_snp(buf, s->f0, nf, row);
+  for (size_t w = 0; s->nonf && w < (nf + SM_GT_PER_WORD - 1) / SM_GT_PER_WORD; w++)
+    row[w] =
+        (row[w] & ~s->nonf[w]) | (s->nonf[w] & UINT64_C(0xAAAAAAAAAAAAAAAA)); /* 10 */
   if (s->f0 + nf == s->nsample && s->nsample % 4) {
     const size_t last = (s->f0 + nf - 1) / 4 - s->f0 / 4;
     if (buf[last] >> (2 * (s->nsample % 4)) && !s->npad++) {
@@ -355,6 +390,9 @@ sm_err_t sm_read_plink(const char *prefix, const sm_read_opts_t *o, sm_vectors_t
   int fd = -1;
   char *bed = NULL, *bim = NULL, *fam = NULL;
   char **ids = NULL;
+  unsigned char *nonf = NULL; /* founders only: the non-founders of the slice */
+  size_t nnonf = 0, nonf_cap = 0;
+  uint64_t *nonf_words = NULL;
   size_t nids = 0, nsnp = 0, nsample = 0;
   sm_read_begin(out, dims);
 
@@ -367,7 +405,8 @@ sm_err_t sm_read_plink(const char *prefix, const sm_read_opts_t *o, sm_vectors_t
   }
   if ((err = fileset_names(prefix, &bed, &bim, &fam)) ||
       (err = read_bim(bim, o->v0, o->vcount, &nsnp, &ids, &nids)) ||
-      (err = count_fam(fam, &nsample)))
+      (err = count_fam(fam, &nsample, o->f0, o->fcount, o->founders_only ? &nonf : NULL,
+                       &nonf_cap, &nnonf)))
     goto fail;
   if (nsnp == 0 || nsample == 0) {
     sm_log_error("%s: no %s", nsnp == 0 ? bim : fam,
@@ -395,6 +434,22 @@ sm_err_t sm_read_plink(const char *prefix, const sm_read_opts_t *o, sm_vectors_t
                                .stride = (nsample + 3) / 4,
                                .nbytes = (o->f0 + nfk + 3) / 4 - o->f0 / 4};
   bed_slice_t slice = {.f0 = o->f0, .nsample = nsample, .out = out};
+  if (nnonf) { /* their calls read as missing: PLINK's LD counts founders only */
+    const size_t nw = (nfk + SM_GT_PER_WORD - 1) / SM_GT_PER_WORD;
+    if (!(nonf_words = calloc(nw, sizeof *nonf_words))) {
+      sm_log_error("%s: out of memory", fam);
+      err = SM_ENOMEM;
+      goto fail;
+    }
+    for (size_t q = 0; q < nfk; q++)
+      if (q < nonf_cap && nonf[q])
+        nonf_words[q / SM_GT_PER_WORD] |= UINT64_C(3) << (2 * (q % SM_GT_PER_WORD));
+    slice.nonf = nonf_words;
+    if (o->f0 == 0)
+      sm_log_info("%s: %zu sample%s with a parent in the file left out (PLINK's LD uses "
+                  "founders only; --all-samples keeps every sample)",
+                  fam, nnonf, nnonf == 1 ? "" : "s");
+  }
   err = sm_read_rows(&rows, o->v0, nvk, snp_row, &slice);
   if (!err && slice.npad)
     sm_log_warn("%s: padding bits that are not 0 in %zu of the %zu SNPs read (the "
@@ -405,6 +460,8 @@ sm_err_t sm_read_plink(const char *prefix, const sm_read_opts_t *o, sm_vectors_t
                 bed, slice.npad, nvk, nsample, slice.pad_v + 1, (long long)slice.pad_off,
                 fam, (int)strlen(bed) - 4, bed);
 fail:
+  free(nonf);
+  free(nonf_words);
   for (size_t i = 0; ids && i < nids; i++)
     free(ids[i]);
   free(ids);
@@ -414,4 +471,34 @@ fail:
   free(bim);
   free(fam);
   return sm_read_end(err, out, dims, nsnp, nsample);
+}
+
+sm_err_t sm_read_plink_loci(const char *prefix, sm_loci_t *out)
+{
+  char *bed = NULL, *bim = NULL, *fam = NULL;
+  plink_text_t t = {0};
+  size_t cap = 0;
+  int got;
+  char *w[6];
+  sm_err_t err = fileset_names(prefix, &bed, &bim, &fam);
+  if (!err)
+    err = text_open(&t, bim, "bim", "SNP", BIM_FIELDS);
+  while (!err && !(err = text_next(&t, w, &got)) && got &&
+         !(err = check_bim_positions(&t, w))) {
+    const unsigned long long bp = strtoull(w[3], NULL, 10);
+    if (bp > UINT32_MAX) {
+      sm_log_error("%s:%zu: bp position %s is beyond 2^32 - 1", bim, t.lineno, w[3]);
+      err = SM_EFORMAT;
+    } else if (sm_loci_add(out, &cap, w[0], (uint32_t)bp)) {
+      sm_log_error("%s:%zu: out of memory for the SNPs' positions", bim, t.lineno);
+      err = SM_ENOMEM;
+    }
+  }
+  text_close(&t);
+  free(bed);
+  free(bim);
+  free(fam);
+  if (err)
+    sm_loci_free(out);
+  return err;
 }

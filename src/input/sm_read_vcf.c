@@ -258,3 +258,36 @@ sm_err_t sm_read_vcf(const char *path, const sm_read_opts_t *o, sm_vectors_t *ou
   in_close(&v);
   return sm_read_end(err, out, dims, v.nvar, v.ns);
 }
+
+sm_err_t sm_read_vcf_loci(const char *path, sm_loci_t *out)
+{
+  const sm_read_opts_t o = {0};
+  vcf_in_t v = {.path = path, .o = &o};
+  size_t cap = 0;
+  sm_err_t err = in_open(&v);
+  if (!err && !(v.rec = bcf_init()))
+    err = out_of_memory(&v);
+  int ret = 0;
+  while (!err && (ret = bcf_read(v.fp, v.hdr, v.rec)) == 0) {
+    v.nrec++;
+    if (sm_vcf_record_error(v.rec)) {
+      ret = -2;
+      break;
+    }
+    if (sm_vcf_the_alt(v.rec) <= 0) /* skipped as sm_read_vcf skips it */
+      continue;
+    v.nvar++;
+    if (sm_loci_add(out, &cap, bcf_seqname(v.hdr, v.rec), (uint32_t)(v.rec->pos + 1)))
+      err = out_of_memory(&v);
+  }
+  if (!err && ret < -1) {
+    sm_log_error("%s: record %zu cannot be read (htslib error); the file is malformed or "
+                 "truncated",
+                 path, v.nrec + (ret == -2 ? 0 : 1));
+    err = SM_EFORMAT;
+  }
+  in_close(&v);
+  if (err)
+    sm_loci_free(out);
+  return err;
+}

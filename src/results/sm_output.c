@@ -24,6 +24,7 @@ struct sm_writer {
   uint64_t count;
   int failed;
   sm_matrix_t *mat;  /* npy, lsmat: the matrix; NULL otherwise */
+  sm_ldtab_t *ld;    /* ld: PLINK's table; NULL otherwise */
   int text_done;     /* lsmat: its text is written (sm_writer_sync) */
   sm_commit_t ids;   /* npy: PREFIX.ids.txt under its temporary name */
   int ids_open;      /* ids.tmp is this run's, removed unless renamed */
@@ -60,15 +61,17 @@ static int append(sm_writer_t *w, const void *buf, size_t len)
 
 sm_err_t sm_outfmt_parse(const char *s, sm_outfmt_t *fmt)
 {
-  static const char *const names[] = {"tsv", "bin", "comet", "none", "npy", "lsmat"};
-  for (int k = 0; k < 6; k++)
+  static const char *const names[] = {"tsv", "bin",   "comet", "none",
+                                      "npy", "lsmat", "ld"};
+  for (int k = 0; k < 7; k++)
     if (!strcmp(s, names[k])) {
       *fmt = (sm_outfmt_t)k;
       return SM_OK;
     }
-  sm_log_error("--output-format: unknown format '%s' (use tsv, bin, npy, lsmat, comet or "
-               "none)",
-               s);
+  sm_log_error(
+      "--output-format: unknown format '%s' (use tsv, bin, npy, lsmat, ld, comet "
+      "or none)",
+      s);
   return SM_EOPTION;
 }
 
@@ -78,6 +81,7 @@ void sm_output_path(char *buf, size_t len, const char *prefix, sm_outfmt_t fmt, 
   const char *ext = fmt == SM_OUT_TSV     ? "tsv"
                     : fmt == SM_OUT_NPY   ? "npy"
                     : fmt == SM_OUT_LSMAT ? "lsmat"
+                    : fmt == SM_OUT_LD    ? "ld"
                                           : "bin";
   if (nranks <= 1)
     snprintf(buf, len, "%s.%s", prefix, ext);
@@ -173,6 +177,24 @@ static const char *tsv_header(const sm_writer_info_t *info)
 int sm_output_check(char *why, size_t len, sm_outfmt_t fmt, int way, sm_metric_t metric,
                     int single, size_t nv, int nranks, int resume, const char *partial)
 {
+  if (fmt == SM_OUT_LD) {
+    if (way != 2 || (metric != SM_METRIC_R2 && metric != SM_METRIC_R))
+      snprintf(why, len,
+               "--output-format ld is PLINK's table of r2 or r: give --metric r2 or r "
+               "(ccc and the other metrics: tsv or bin)");
+    else if (resume)
+      snprintf(why, len,
+               "--output-format ld cannot --resume (the table is written at the end, "
+               "sorted): rerun without --resume, or use tsv or bin");
+    else if (nranks > 1)
+      snprintf(why, len,
+               "--output-format ld is written by one process, not by %d MPI ranks: use "
+               "tsv or bin (one file per rank) under mpirun",
+               nranks);
+    else
+      return 0;
+    return 1;
+  }
   if (fmt != SM_OUT_NPY && fmt != SM_OUT_LSMAT)
     return 0;
   const int lsmat = fmt == SM_OUT_LSMAT;
@@ -370,11 +392,16 @@ sm_err_t sm_writer_open(sm_writer_t **wp, const char *path, const sm_writer_info
         info->nv, info->nv,
         (unsigned long long)sm_matrix_bytes(1, info->metric, info->single, info->nv));
     err = SM_ENOMEM;
+  } else if (info->fmt == SM_OUT_LD && sm_ldtab_open(&w->ld, info->metric == SM_METRIC_R2,
+                                                     info->loci, info->names, info->nv)) {
+    sm_log_error("--output-format ld: out of memory");
+    err = SM_ENOMEM;
   } else if (info->fmt != SM_OUT_NONE)
     err = resume_off ? reopen_partial(w, path, resume_off, resume_count, resume_crc)
                      : create_file(w, path);
   if (err) {
     free_names(w);
+    sm_ldtab_free(w->ld);
     sm_matrix_free(w->mat);
     free(w->vbuf); /* the file is closed */
     free(w);
@@ -483,7 +510,13 @@ sm_err_t sm_writer_put(sm_writer_t *w, const sm_rec_t *rec, size_t n)
   }
   const int way = w->info.way, ccc = w->info.metric == SM_METRIC_CCC;
   int bad = w->mat && sm_matrix_put(w->mat, rec, n) != 0; /* npy, lsmat */
-  for (size_t r = 0; r < n && !bad && !w->mat; r++) {
+  if (w->ld && sm_ldtab_put(w->ld, rec, n)) {
+    sm_log_error("%s: out of memory for the .ld table's %llu lines (16 bytes each): "
+                 "give --ld-window-r2 R to keep fewer pairs, or use tsv or bin",
+                 w->c.tmp, (unsigned long long)(w->count + n));
+    bad = 1;
+  }
+  for (size_t r = 0; r < n && !bad && !w->mat && !w->ld; r++) {
     const sm_rec_t *x = &rec[r];
     if (w->info.fmt == SM_OUT_TSV) {
       bad = tsv_record(w, x);
@@ -582,6 +615,17 @@ sm_err_t sm_writer_sync(sm_writer_t *w)
   uint64_t end;
   uint32_t crc;
   int fd;
+  if (!w->failed && w->info.fmt == SM_OUT_LD && !w->text_done) {
+    w->text_done = 1;
+    const sm_err_t e = sm_ldtab_text(w->ld, put_text, w);
+    if (e) {
+      sm_log_error("%s: %s", w->c.tmp,
+                   e == SM_ENOMEM ? "out of memory writing the table"
+                                  : sm_commit_write_error(errno));
+      w->failed = 1;
+      return SM_EIO;
+    }
+  }
   if (!w->failed && w->info.fmt == SM_OUT_LSMAT && !w->text_done && lsmat_text(w)) {
     w->failed = 1;
     return SM_EIO;
@@ -747,6 +791,7 @@ void sm_writer_close(sm_writer_t *w, int keep)
     sm_commit_abort(&w->ids);
   free_names(w);
   sm_matrix_free(w->mat);
+  sm_ldtab_free(w->ld);
   free(w->vbuf); /* the file is closed */
   free(w);
 }

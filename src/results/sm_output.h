@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 
+#include "sm_ldtab.h"
 #include "sm_matrix.h"
 #include "sm_types.h"
 #include "sm_vectors.h"
@@ -19,6 +20,7 @@ typedef enum sm_outfmt {
   SM_OUT_NONE,    /* nothing written (checksum and summary only) */
   SM_OUT_NPY,     /* 2-way n x n [x 4 for CCC] NumPy matrix, one rank (below) */
   SM_OUT_LSMAT,   /* 2-way distance matrix, scikit-bio's lsmat text (below) */
+  SM_OUT_LD,      /* PLINK 1.9's .ld table of r2 or r (sm_ldtab.h), one rank */
 } sm_outfmt_t;
 
 /* --output-format npy: PREFIX.npy, a NumPy 1.0 file of the square
@@ -50,10 +52,11 @@ typedef struct sm_writer_info {
   sm_outfmt_t fmt;
   int way; /* 2 or 3 */
   sm_metric_t metric;
-  int single;       /* float32 values (bin, npy; tsv prints them to 9 digits) */
-  size_t nv, nf;    /* whole problem */
-  char **names;     /* global vector names or NULL (indices used) */
-  int rank, nranks; /* this rank and the rank count (0 or 1: one rank) */
+  int single;            /* float32 values (bin, npy; tsv prints them to 9 digits) */
+  size_t nv, nf;         /* whole problem */
+  char **names;          /* global vector names or NULL (indices used) */
+  int rank, nranks;      /* this rank and the rank count (0 or 1: one rank) */
+  const sm_loci_t *loci; /* ld: the variants' chromosomes and positions */
 } sm_writer_info_t;
 
 /** The 64-byte header of starmet's binary files (results, --top-k): the

@@ -356,7 +356,7 @@ static void json_figures(sm_json_t *j, const sm_summary_t *s)
 {
   const sm_rank_stats_t *t = &s->total;
   const sm_decomp_t *d = s->decomp;
-  double nres = sm_summary_nresults(s->nv, s->opt->num_way);
+  double nres = s->npairs > 0 ? s->npairs : sm_summary_nresults(s->nv, s->opt->num_way);
   double cmp = nres * (double)s->nf;
   sm_json_object(j, "timings_s", 0);
   sm_json_fixed(j, "input", 6, s->t_input);
@@ -572,7 +572,7 @@ sm_err_t sm_summary_write_json(const sm_summary_t *s, const char *path)
 void sm_summary_print(const sm_summary_t *s, FILE *f)
 {
   const sm_rank_stats_t *t = &s->total;
-  double nres = sm_summary_nresults(s->nv, s->opt->num_way);
+  double nres = s->npairs > 0 ? s->npairs : sm_summary_nresults(s->nv, s->opt->num_way);
   double cmp = nres * (double)s->nf;
   const double tc = rate_time(s);
   char cks[128];

@@ -36,6 +36,7 @@ typedef struct sm_summary {
   const char *compare;
   uint64_t mem_estimate, mem_peak; /* rank 0: bytes estimated before, peak RSS */
   size_t nv, nf;
+  double npairs; /* the pairs of PLINK's LD windows (0: every tuple) */
   int sparse;
   size_t nmissing;
   const char *kernel; /* kernel that ran */

@@ -64,6 +64,113 @@ if command -v plink1.9 > /dev/null 2>&1; then
   head -n 1 "$T/log.err" | grep -q "ccc" && pass || fail "vcf first line: $(head -n 1 "$T/log.err")"
 fi
 
+# PLINK's windows and its .ld table: the same file as plink1.9's, byte for
+# byte (columns, order, number formatting), for its window options
+"$PY" "$GEN" "$T/w" --samples 120 --snps 900 --missing 0.03 --mono 3 --chroms 3 --span 600000 --seed 9
+n=0
+for args in "--ld-window 10" "--ld-window-r2 0" "--ld-window 999999 --ld-window-kb 1000 --ld-window-r2 0" \
+  "--ld-window 50 --ld-window-kb 20 --ld-window-r2 0.1" "--ld-window-kb 5" "--inter-chr" \
+  "--inter-chr --ld-window-r2 0.3"; do
+  n=$((n + 1))
+  for m in r2 r; do
+    # shellcheck disable=SC2086
+    run_ok "$m $args" "$STARMET" compute --quiet --bfile "$T/w" --metric $m $args \
+      --output-format ld --output "$T/w${n}_$m"
+    if command -v plink1.9 > /dev/null 2>&1; then
+      # shellcheck disable=SC2046,SC2086
+      plink1.9 --bfile "$T/w" --$m $(echo $args | sed 's/--inter-chr/inter-chr/') \
+        --out "$T/pw${n}_$m" > /dev/null 2>&1 || fail "plink1.9 --$m $args"
+      cmp -s "$T/w${n}_$m.ld" "$T/pw${n}_$m.ld" && pass ||
+        fail "$m $args: .ld differs from plink1.9's: $(diff "$T/w${n}_$m.ld" "$T/pw${n}_$m.ld" | head -4)"
+    fi
+  done
+done
+# a VCF of the same genotypes (plink1.9 --recode vcf: ALT is A1) gives the
+# same table
+if command -v plink1.9 > /dev/null 2>&1; then
+  plink1.9 --bfile "$T/w" --keep-allele-order --recode vcf --out "$T/wv" > /dev/null 2>&1
+  run_ok "vcf window" "$STARMET" compute --quiet --input "$T/wv.vcf" --metric r \
+    --ld-window 50 --ld-window-kb 20 --ld-window-r2 0.1 --output-format ld --output "$T/wv"
+  cmp -s "$T/wv.ld" "$T/w4_r.ld" && pass || fail "vcf window: $(diff "$T/wv.ld" "$T/w4_r.ld" | head -3)"
+fi
+
+# founders only, as PLINK: samples with a parent in the .fam are left out;
+# --all-samples keeps them (PLINK: the same .fam with the parents cleared)
+cp "$T/w.bed" "$T/f.bed"; cp "$T/w.bim" "$T/f.bim"; cp "$T/w.bed" "$T/z.bed"; cp "$T/w.bim" "$T/z.bim"
+awk 'NR % 7 == 3 { $3 = "fam1"; $4 = "fam2" } { print }' "$T/w.fam" > "$T/f.fam"
+cp "$T/w.fam" "$T/z.fam"
+run_ok "founders" "$STARMET" compute --bfile "$T/f" --metric r2 --inter-chr --ld-window-r2 0 \
+  --output-format ld --output "$T/f"
+grep -q "17 samples with a parent in the file left out" "$T/log.err" && pass ||
+  fail "founders: not said: $(cat "$T/log.err")"
+run_ok "all samples" "$STARMET" compute --quiet --bfile "$T/f" --metric r2 --all-samples \
+  --inter-chr --ld-window-r2 0 --output-format ld --output "$T/fa"
+run_ok "no parents" "$STARMET" compute --quiet --bfile "$T/z" --metric r2 --inter-chr \
+  --ld-window-r2 0 --output-format ld --output "$T/z"
+cmp -s "$T/fa.ld" "$T/z.ld" && pass || fail "--all-samples is not the table of every sample"
+cmp -s "$T/f.ld" "$T/z.ld" && fail "founders only changed nothing" || pass
+if command -v plink1.9 > /dev/null 2>&1; then
+  plink1.9 --bfile "$T/f" --r2 inter-chr --ld-window-r2 0 --out "$T/pf" > /dev/null 2>&1
+  cmp -s "$T/f.ld" "$T/pf.ld" && pass || fail "founders: $(diff "$T/f.ld" "$T/pf.ld" | head -3)"
+fi
+expect_error "all-samples with ccc" "all-samples" "$T/e12" \
+  "$STARMET" compute --bfile "$T/w" --metric ccc --all-samples --output "$T/e12"
+
+# windows against a brute-force filter of every pair (r2 and ccc): the
+# windowed TSV holds exactly the pairs of the all-pairs TSV in the windows
+for m in r2 ccc; do
+  run_ok "$m all pairs" "$STARMET" compute --quiet --bfile "$T/w" --metric $m --block-size 40 \
+    --output "$T/all_$m" --summary "$T/all_$m.json"
+  run_ok "$m window" "$STARMET" compute --quiet --bfile "$T/w" --metric $m --block-size 40 \
+    --ld-window 7 --ld-window-kb 30 --output "$T/win_$m" --summary "$T/win_$m.json"
+  "$PY" - "$T/w.bim" "$T/all_$m.tsv" "$T/win_$m.tsv" 7 30000 "$m" > "$T/bf.out" << 'PYEOF' && pass || fail "$m window vs brute force: $(cat "$T/bf.out")"
+import sys
+bim, alls, win, W, BP, m = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), sys.argv[6]
+loc = {}
+for k, l in enumerate(open(bim)):
+    f = l.split()
+    loc[f[1]] = (k, f[0], int(f[3]))
+def inwin(a, b):
+    (i, ci, pi), (j, cj, pj) = sorted((loc[a], loc[b]))
+    return ci == cj and j - i < W and pj - pi <= BP
+def lines(p):
+    return [l for l in open(p).read().splitlines()[1:]]
+want = sorted(l for l in lines(alls) if inwin(*l.split("\t")[:2]))
+# r2 keeps r2 >= 0.2 by default with a window (PLINK's --ld-window-r2)
+if m == "r2":
+    want = [l for l in want if float(l.split("\t")[2]) >= 0.2]
+got = sorted(lines(win))
+assert len(got) > 0 and got == want, (len(got), len(want))
+print(len(got), "lines")
+PYEOF
+done
+# only the tile pairs with pairs in a window are built
+t_all=$(sed -n 's/.*"tasks": \([0-9]*\).*/\1/p' "$T/all_r2.json" | head -n 1)
+t_win=$(sed -n 's/.*"tasks": \([0-9]*\).*/\1/p' "$T/win_r2.json" | head -n 1)
+[ -n "$t_win" ] && [ -n "$t_all" ] && [ "$t_win" -lt "$t_all" ] && pass ||
+  fail "a windowed run should build fewer tasks: $t_win vs $t_all"
+
+# what the windows refuse
+expect_error "window 1" "ld-window" "$T/e5" \
+  "$STARMET" compute --bfile "$T/w" --metric r2 --ld-window 1 --output "$T/e5"
+expect_error "window r2 above 1" "out of range" "$T/e6" \
+  "$STARMET" compute --bfile "$T/w" --metric r2 --ld-window-r2 1.5 --output "$T/e6"
+expect_error "inter-chr with a window" "every pair" "$T/e7" \
+  "$STARMET" compute --bfile "$T/w" --metric r2 --inter-chr --ld-window 5 --output "$T/e7"
+expect_error "ld table of ccc" "r2 or r" "$T/e8" \
+  "$STARMET" compute --bfile "$T/w" --metric ccc --output-format ld --output "$T/e8"
+expect_error "window without positions" "chromosomes and positions" "$T/e9" \
+  "$STARMET" compute --metric r2 --synthetic random --num-vector 20 --num-field 30 \
+  --ld-window 5 --output "$T/e9"
+expect_error "window on czekanowski" "genotypes" "$T/e10" \
+  "$STARMET" compute --metric czekanowski --synthetic random --num-vector 20 --num-field 30 \
+  --ld-window 5 --output "$T/e10"
+# a .bim whose positions go back: windows need PLINK's order
+cp "$T/w.bed" "$T/u.bed"; cp "$T/w.fam" "$T/u.fam"
+awk 'NR == 5 { $4 = 1 } { print }' OFS='\t' "$T/w.bim" > "$T/u.bim"
+expect_error "unsorted positions" "sorted by position" "$T/e11" \
+  "$STARMET" compute --bfile "$T/u" --metric r2 --ld-window 5 --output "$T/e11"
+
 # what r and r2 refuse
 expect_error "r2 3-way" "measure of pairs" "$T/e1" \
   "$STARMET" compute --bfile "$T/h" --metric r2 --num-way 3 --output "$T/e1"

@@ -1,0 +1,42 @@
+/* sm_ldtab.h: PLINK 1.9's .ld table (--output-format ld): one line per pair
+ * of variants, `CHR_A BP_A SNP_A CHR_B BP_B SNP_B R2` (or R), in PLINK's
+ * columns, order (by the first variant, then the second) and number
+ * formatting, so that tools reading PLINK's .ld read it, and a diff against
+ * plink1.9's own table is empty. The pairs are held in memory (16 bytes
+ * each) and written when the run completes. */
+#ifndef SM_LDTAB_H
+#define SM_LDTAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sm_error.h"
+#include "sm_read.h"
+#include "sm_types.h"
+
+typedef struct sm_ldtab sm_ldtab_t;
+
+/** A table of r^2 (r2 = 1) or r values of the variants named names[] (nv of
+ * them) at loci. SM_ENOMEM without memory. */
+sm_err_t sm_ldtab_open(sm_ldtab_t **t, int r2, const sm_loci_t *loci, char *const *names,
+                       size_t nv);
+/** Add n records (NaN values are not written: PLINK writes no line for
+ * them). -1 without memory. */
+int sm_ldtab_put(sm_ldtab_t *t, const sm_rec_t *rec, size_t n);
+/** The table as text through put (0 on success); SM_EIO when put fails,
+ * SM_ENOMEM. */
+sm_err_t sm_ldtab_text(sm_ldtab_t *t, int (*put)(void *ctx, const void *p, size_t n),
+                       void *ctx);
+void sm_ldtab_free(sm_ldtab_t *t);
+
+/** A value as PLINK 1.9 prints it (its "%g": 6 significant digits, a tie
+ * within 5e-9 of the last digit's half rounded to the even digit, no
+ * trailing zeros, exponent below 1e-4): into buf (at least 16 bytes);
+ * returns the length. */
+size_t sm_ldtab_fmt_g(double v, char *buf);
+/** A chromosome name as PLINK 1.9 prints it by default: a "chr" prefix
+ * dropped, autosomes as numbers, X 23, Y 24, XY 25, MT (M) 26, other names
+ * as given; into buf (at least 64 bytes). */
+void sm_ldtab_chrom(const char *name, char *buf);
+
+#endif
