@@ -150,6 +150,23 @@ t_win=$(sed -n 's/.*"tasks": \([0-9]*\).*/\1/p' "$T/win_r2.json" | head -n 1)
 [ -n "$t_win" ] && [ -n "$t_all" ] && [ "$t_win" -lt "$t_all" ] && pass ||
   fail "a windowed run should build fewer tasks: $t_win vs $t_all"
 
+# a windowed run killed part way resumes to the same file; another window
+# is another run
+WARGS="--bfile $T/w --metric r2 --ld-window 40 --ld-window-kb 100 --ld-window-r2 0 --block-size 16"
+# shellcheck disable=SC2086
+run_ok "window clean" "$STARMET" compute --quiet $WARGS --output "$T/rc"
+# shellcheck disable=SC2086
+while_stopped "$T/rk" 'kill -9 $WS_PID' "$STARMET" compute --quiet $WARGS --output "$T/rk" \
+  --debug-pause-after-blocks 20
+[ -f "$T/rk.tsv.part" ] && [ ! -f "$T/rk.tsv" ] && pass || fail "killed run: no partial output"
+# shellcheck disable=SC2086
+expect_error "resume another window" "different run" - \
+  "$STARMET" compute $WARGS --ld-window 41 --output "$T/rk" --resume
+# shellcheck disable=SC2086
+run_ok "window resume" "$STARMET" compute $WARGS --output "$T/rk" --resume
+grep -q "output blocks were complete" "$T/log.err" && pass || fail "window run did not resume"
+cmp -s "$T/rk.tsv" "$T/rc.tsv" && pass || fail "resumed window run differs"
+
 # what the windows refuse
 expect_error "window 1" "ld-window" "$T/e5" \
   "$STARMET" compute --bfile "$T/w" --metric r2 --ld-window 1 --output "$T/e5"
