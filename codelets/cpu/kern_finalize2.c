@@ -111,18 +111,28 @@ static double ld_sign(const uint32_t *s)
 }
 
 /* PLINK's r or r^2 of row i, columns j0 .. j0 + nc - 1, from the sparse
- * moments, the homozygous-called tallies and (r) the vectors' sums. */
+ * moments, the homozygous-called tallies and (r) the vectors' sums (one
+ * loop per form, no branch inside, so that it vectorizes). */
+SM_FIN_CLONES
 static void ld_chunk(const sm_fin2_args_t *a, const uint32_t *restrict mom,
                      const uint32_t *restrict hom, const uint32_t *si, const uint32_t *sj,
                      uint32_t nc, double *restrict v)
 {
-  const int r2 = a->form == SM_FORM_R2;
+  /* the row's vector first: swap only changes which index is written first */
+  if (a->form == SM_FORM_R2) {
+    for (uint32_t c = 0; c < nc; c++) {
+      const uint32_t *m = mom + (size_t)c * 4, *h = hom + (size_t)c * 2;
+      v[c] = sm_f_ld(sm_u32d(m[0]), sm_u32d(m[1]), sm_u32d(m[2]), sm_u32d(m[3]),
+                     sm_u32d(h[0]), sm_u32d(h[1]), 1);
+    }
+    return;
+  }
+  const double sgi = ld_sign(si);
   for (uint32_t c = 0; c < nc; c++) {
     const uint32_t *m = mom + (size_t)c * 4, *h = hom + (size_t)c * 2;
-    /* the row's vector first: swap only changes which index is written first */
     const double x = sm_f_ld(sm_u32d(m[0]), sm_u32d(m[1]), sm_u32d(m[2]), sm_u32d(m[3]),
-                             sm_u32d(h[0]), sm_u32d(h[1]), r2);
-    v[c] = r2 ? x : x * (ld_sign(si) * ld_sign(sj + 2 * (size_t)c)) + 0.0; /* no -0 */
+                             sm_u32d(h[0]), sm_u32d(h[1]), 0);
+    v[c] = x * (sgi * ld_sign(sj + 2 * (size_t)c)) + 0.0; /* no -0 */
   }
 }
 

@@ -1132,6 +1132,13 @@ static sm_err_t run_graph(run_t *r, int progress)
                                        : o->single ? sizeof(float)
                                                    : sizeof(double),
                                        grain.min_work);
+    /* LD windows: tiles of a quarter of the widest window (at least 64), so
+     * that the tile pairs along the diagonal hold few pairs outside it */
+    size_t wmax = 0;
+    for (size_t i = 0; r->ld_win && i < r->d.nv; i++)
+      wmax = r->ld_win[i] - i > wmax ? r->ld_win[i] - i : wmax;
+    if (r->ld_win && bs > (wmax / 4 > 64 ? wmax / 4 : 64))
+      bs = wmax / 4 > 64 ? wmax / 4 : 64;
     sm_mpi_bcast(&bs, sizeof bs);
     r->d.block_size = bs;
   }

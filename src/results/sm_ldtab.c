@@ -201,49 +201,138 @@ static size_t put_right(char *buf, size_t width, const char *s)
   return pad + n;
 }
 
+/* The rows in PLINK's order, by the first variant then the second: a
+ * counting sort on the first (records come block by block), then each
+ * variant's run by the second (usually in order already). NULL without
+ * memory. */
+static ld_row_t *sorted_rows(const sm_ldtab_t *t)
+{
+  size_t *start = calloc(t->nv + 1, sizeof *start);
+  ld_row_t *out = malloc((t->n ? t->n : 1) * sizeof *out);
+  if (!start || !out) {
+    free(start);
+    free(out);
+    return NULL;
+  }
+  for (size_t k = 0; k < t->n; k++)
+    start[t->rows[k].i + 1]++;
+  for (size_t v = 0; v < t->nv; v++)
+    start[v + 1] += start[v];
+  for (size_t k = 0; k < t->n; k++)
+    out[start[t->rows[k].i]++] = t->rows[k];
+  /* start[v] is now the end of v's run */
+  for (size_t v = 0, b = 0; v < t->nv; b = start[v++]) {
+    int in_order = 1;
+    for (size_t k = b + 1; k < start[v] && in_order; k++)
+      in_order = out[k - 1].j < out[k].j;
+    if (!in_order)
+      qsort(out + b, start[v] - b, sizeof *out, row_cmp);
+  }
+  free(start);
+  return out;
+}
+
+/* Each variant's columns, the same on both sides of a line: chromosome (6
+ * wide), 3 spaces, position (10 wide), a space, id (the table's width), a
+ * space. One string per variant at prefix + off[v]. */
+static char *variant_columns(const sm_ldtab_t *t, size_t **offp)
+{
+  size_t *off = malloc((t->nv + 1) * sizeof *off);
+  char *buf = NULL;
+  if (!off)
+    return NULL;
+  char ch[64], num[32];
+  for (int pass = 0; pass < 2; pass++) {
+    size_t len = 0;
+    for (size_t v = 0; v < t->nv; v++) {
+      char tmp[256], *d = pass ? buf + len : tmp;
+      size_t n = 0;
+      sm_ldtab_chrom(t->loci->chrom_names[t->loci->chrom[v]], ch);
+      const char *id =
+          t->names ? t->names[v] : (snprintf(num, sizeof num, "%zu", v), num);
+      if (!pass) {
+        off[v] = len;
+        const size_t c = strlen(ch), w = strlen(id);
+        len += (c > 6 ? c : 6) + 3 + 10 + 1 + (w > t->width ? w : t->width) + 1;
+        continue;
+      }
+      n += put_right(d + n, 6, ch);
+      memcpy(d + n, "   ", 3);
+      n += 3;
+      snprintf(num, sizeof num, "%u", t->loci->pos[v]);
+      n += put_right(d + n, 10, num);
+      d[n++] = ' ';
+      n += put_right(d + n, t->width, id);
+      d[n++] = ' ';
+      len += n;
+    }
+    if (!pass) {
+      off[t->nv] = len;
+      if (!(buf = malloc(len ? len : 1))) {
+        free(off);
+        return NULL;
+      }
+    }
+  }
+  *offp = off;
+  return buf;
+}
+
 sm_err_t sm_ldtab_text(sm_ldtab_t *t, int (*put)(void *ctx, const void *p, size_t n),
                        void *ctx)
 {
-  qsort(t->rows, t->n, sizeof *t->rows, row_cmp);
-  const size_t w = t->width;
-  char *line = malloc(2 * w + 200 + 128);
-  if (!line)
+  enum { CHUNK = 1 << 20 };
+  size_t *off = NULL;
+  ld_row_t *rows = sorted_rows(t);
+  char *cols = rows ? variant_columns(t, &off) : NULL;
+  size_t most = 0; /* the longest pair of columns */
+  for (size_t v = 0; cols && v < t->nv; v++)
+    if (off[v + 1] - off[v] > most)
+      most = off[v + 1] - off[v];
+  const size_t line_max = 2 * most + 2 * t->width + 128;
+  char *buf = cols ? malloc(CHUNK + line_max) : NULL;
+  if (!buf) {
+    free(rows);
+    free(cols);
+    free(off);
     return SM_ENOMEM;
+  }
+  free(t->rows); /* sorted: the copy is the table */
+  t->rows = rows;
   size_t len = 0;
-  len += (size_t)sprintf(line, " CHR_A         BP_A ");
-  len += put_right(line + len, w, "SNP_A");
-  len += (size_t)sprintf(line + len, "  CHR_B         BP_B ");
-  len += put_right(line + len, w, "SNP_B");
+  len += (size_t)sprintf(buf, " CHR_A         BP_A ");
+  len += put_right(buf + len, t->width, "SNP_A");
+  len += (size_t)sprintf(buf + len, "  CHR_B         BP_B ");
+  len += put_right(buf + len, t->width, "SNP_B");
   /* 11 spaces, then "R2 " or " R " (PLINK's header, one column wider for R) */
-  len += (size_t)sprintf(line + len, "           %s\n", t->r2 ? "R2 " : " R ");
-  int bad = put(ctx, line, len);
-  char ca[64], cb[64], num[32], pos[16], val[32];
+  len += (size_t)sprintf(buf + len, "           %s\n", t->r2 ? "R2 " : " R ");
+  int bad = 0;
+  char val[32];
   for (size_t k = 0; k < t->n && !bad; k++) {
     const ld_row_t *x = &t->rows[k];
-    len = 0;
-    for (int side = 0; side < 2; side++) {
-      const uint32_t v = side ? x->j : x->i;
-      sm_ldtab_chrom(t->loci->chrom_names[t->loci->chrom[v]], side ? cb : ca);
-      len += put_right(line + len, 6, side ? cb : ca);
-      snprintf(pos, sizeof pos, "%u", t->loci->pos[v]);
-      len += (size_t)sprintf(line + len, "   ");
-      len += put_right(line + len, 10, pos);
-      line[len++] = ' ';
-      if (t->names)
-        len += put_right(line + len, w, t->names[v]);
-      else {
-        snprintf(num, sizeof num, "%u", v);
-        len += put_right(line + len, w, num);
-      }
-      line[len++] = ' ';
+    memcpy(buf + len, cols + off[x->i], off[x->i + 1] - off[x->i]);
+    len += off[x->i + 1] - off[x->i];
+    memcpy(buf + len, cols + off[x->j], off[x->j + 1] - off[x->j]);
+    len += off[x->j + 1] - off[x->j];
+    const size_t n = sm_ldtab_fmt_g(x->v, val);
+    if (n < 12) {
+      memset(buf + len, ' ', 12 - n);
+      len += 12 - n;
     }
-    sm_ldtab_fmt_g(x->v, val);
-    len += put_right(line + len, 12, val);
-    line[len++] = ' ';
-    line[len++] = '\n';
-    bad = put(ctx, line, len);
+    memcpy(buf + len, val, n);
+    len += n;
+    buf[len++] = ' ';
+    buf[len++] = '\n';
+    if (len >= CHUNK) {
+      bad = put(ctx, buf, len);
+      len = 0;
+    }
   }
-  free(line);
+  if (!bad && len)
+    bad = put(ctx, buf, len);
+  free(buf);
+  free(cols);
+  free(off);
   return bad ? SM_EIO : SM_OK;
 }
 

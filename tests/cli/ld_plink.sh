@@ -29,6 +29,10 @@ for m in r2 r; do
   run_ok "$m int8" "$STARMET" compute --quiet --bfile "$T/g" --metric $m --ccc-gemm int8 \
     --output "$T/i8_$m"
   same_text "$m int8 products" "$T/g_$m.tsv" "$T/i8_$m.tsv"
+  # without AVX-512: the portable popcount loops
+  run_ok "$m portable" env STARMET_CPU_DISABLE=avx512,vpopcntdq "$STARMET" compute --quiet \
+    --bfile "$T/g" --metric $m --output "$T/p_$m"
+  same_text "$m portable loops" "$T/g_$m.tsv" "$T/p_$m.tsv"
   # small tiles: many blocks, off-diagonal ones swapped
   run_ok "$m tiles" "$STARMET" compute --quiet --bfile "$T/g" --metric $m --block-size 17 \
     --output "$T/b_$m"
