@@ -163,7 +163,7 @@ starmet_read_tsv <- function(path, keys = NULL) {
   header <- strsplit(readLines(path, n = 1L), "\t", fixed = TRUE)[[1]]
   if (length(header) < 3 || header[length(header)] != "value")
     stop(sprintf("%s: not a starmet TSV (header %s)", path, paste(header, collapse = " ")))
-  cls <- ifelse(header == "value", "numeric",
+  cls <- ifelse(header %in% c("value", "pos_i", "pos_j", "pos_k"), "numeric",
                 ifelse(header %in% c("a", "b", "c", "rank"), "integer", "character"))
   d <- utils::read.delim(path, header = TRUE, sep = "\t", quote = "", comment.char = "",
                          colClasses = cls, na.strings = character(0),

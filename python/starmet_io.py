@@ -474,16 +474,20 @@ def read_tsv(path, as_frame=False, single=False, keys=None):
                          % (path, "\t".join(cols)))
     vt = "<f4" if single else "<f8"
     fields = [(n, "<u4") for n in _id_fields(way)]
+    # --output-loci: each vector's chromosome and position after the ids
+    loci = [c for c in cols if c.startswith("chr_") or c.startswith("pos_")]
+    fields += [(n, "O" if n.startswith("chr_") else "<u4") for n in loci]
     if ccc:
         fields += [(n, "u1") for n in "abc"[:way]]
     fields.append(("value", vt))
     raw = _load_columns(path, fields, _id_fields(way), keys)
     out_fields = [(n, raw.dtype[n]) for n in _id_fields(way)]
+    out_fields += [(n, raw.dtype[n]) for n in loci]
     if ccc:
         out_fields.append(("entry", "u1"))
     out_fields.append(("value", vt))
     arr = np.empty(raw.shape, dtype=out_fields)
-    for n in _id_fields(way):
+    for n in _id_fields(way) + tuple(loci):
         arr[n] = raw[n]
     if ccc:
         e = np.zeros(raw.shape, dtype=np.uint8)

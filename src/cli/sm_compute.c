@@ -183,6 +183,8 @@ static void fingerprint(const sm_options_t *o, const sm_decomp_t *d, int sparse,
     c += (size_t)snprintf(compare + c, sizeof compare - c,
                           " form=%d binary=%d zero_pairs=%d", o->form, o->binary,
                           o->zero_pairs);
+  if (o->output_loci && c < sizeof compare) /* the TSV's columns */
+    c += (size_t)snprintf(compare + c, sizeof compare - c, " loci=1");
   /* PLINK's LD (r2, r) and its windows: said when asked */
   if (o->metric == SM_METRIC_CCC && (o->form != SM_FORM_PS || o->ld_windowed))
     c +=
@@ -285,14 +287,16 @@ typedef struct run {
 static sm_err_t ld_windows(run_t *r)
 {
   const sm_options_t *o = r->o;
-  if (!o->ld_windowed && o->output_format != SM_OUT_LD)
+  if (!o->ld_windowed && o->output_format != SM_OUT_LD && !o->output_loci)
     return SM_OK;
   sm_err_t err = SM_OK;
   if (!o->input) {
     if (r->me == 0)
       sm_log_error("%s needs the variants' chromosomes and positions: give a PLINK set "
                    "or a VCF (not --synthetic)",
-                   o->ld_windowed ? "--ld-window" : "--output-format ld");
+                   o->ld_windowed                  ? "--ld-window"
+                   : o->output_format == SM_OUT_LD ? "--output-format ld"
+                                                   : "--output-loci");
     err = SM_EOPTION;
   }
   if (!err)
@@ -866,6 +870,7 @@ static sm_err_t open_results(run_t *r)
       .rank = r->me,
       .nranks = r->P,
       .loci = &r->loci,
+      .loci_cols = o->output_loci,
   };
   r->hist = (sm_hist_spec_t){
       .bins = o->hist_bins,

@@ -615,6 +615,9 @@ static const sm_opt_t options[] = {
     FLAG("all-samples", nonfounders, 1, CMD_COMPUTE,
          "r2, r: every sample of a PLINK set; without it, as\n"
          "PLINK, only founders (both parent ids 0 in the .fam)"),
+    FLAG("output-loci", output_loci, 1, CMD_COMPUTE,
+         "tsv of genotypes (PLINK, VCF): chr and pos columns\n"
+         "of each vector after the ids"),
     FLAG("inter-chr", inter_chr, 1, CMD_COMPUTE,
          "r2, r: every pair, across chromosomes too, filtered\n"
          "by --ld-window-r2 (PLINK's --r2 inter-chr)"),
@@ -1278,6 +1281,13 @@ static sm_err_t check_run(sm_options_t *o)
                         : o->phase_min > 0 || o->phase_max < o->num_phase - 1
                             ? "--phase-min/--phase-max (a part of the phases)"
                             : NULL;
+  if (o->output_loci && (o->metric != SM_METRIC_CCC || o->output_format != SM_OUT_TSV)) {
+    sm_log_error("--output-loci adds chromosome and position columns to the TSV results "
+                 "of genotypes (--metric ccc, r2 or r, --output-format tsv)%s",
+                 o->output_format == SM_OUT_LD ? ": PLINK's .ld table has them already"
+                                               : "");
+    return SM_EOPTION;
+  }
   const sm_metric_t vm = o->metric != SM_METRIC_CCC ? o->metric
                          : o->form == SM_FORM_R2    ? SM_METRIC_R2
                          : o->form == SM_FORM_R     ? SM_METRIC_R

@@ -77,6 +77,7 @@ typedef struct sm_options {
   int nonfounders; /* r2, r: every sample (--all-samples), not founders only */
   double ld_window_kb, ld_window_r2;
   int inter_chr, ld_windowed;
+  int output_loci; /* tsv of genotypes: chromosome and position columns */
   uint32_t ld_window_bp;
   double ld_min;
   int topk_by_entry;       /* CCC: a list per table entry (else the largest) */

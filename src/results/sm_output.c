@@ -165,13 +165,20 @@ static sm_err_t reopen_partial(sm_writer_t *w, const char *path, uint64_t resume
   return SM_OK;
 }
 
+/* The TSV header: the ids, with --output-loci each one's chromosome and
+ * position, CCC's entry bits, the value. */
 static const char *tsv_header(const sm_writer_info_t *info)
 {
-  if (info->way == 2)
-    return info->metric == SM_METRIC_CCC ? "id_i\tid_j\ta\tb\tvalue\n"
-                                         : "id_i\tid_j\tvalue\n";
-  return info->metric == SM_METRIC_CCC ? "id_i\tid_j\tid_k\ta\tb\tc\tvalue\n"
-                                       : "id_i\tid_j\tid_k\tvalue\n";
+  static const char *const plain[2][2] = {
+      {"id_i\tid_j\tvalue\n", "id_i\tid_j\ta\tb\tvalue\n"},
+      {"id_i\tid_j\tid_k\tvalue\n", "id_i\tid_j\tid_k\ta\tb\tc\tvalue\n"}};
+  static const char *const loci[2][2] = {
+      {"id_i\tid_j\tchr_i\tpos_i\tchr_j\tpos_j\tvalue\n",
+       "id_i\tid_j\tchr_i\tpos_i\tchr_j\tpos_j\ta\tb\tvalue\n"},
+      {"id_i\tid_j\tid_k\tchr_i\tpos_i\tchr_j\tpos_j\tchr_k\tpos_k\tvalue\n",
+       "id_i\tid_j\tid_k\tchr_i\tpos_i\tchr_j\tpos_j\tchr_k\tpos_k\ta\tb\tc\tvalue\n"}};
+  const int w3 = info->way == 3, ccc = info->metric == SM_METRIC_CCC;
+  return info->loci_cols && info->loci ? loci[w3][ccc] : plain[w3][ccc];
 }
 
 int sm_output_check(char *why, size_t len, sm_outfmt_t fmt, int way, sm_metric_t metric,
@@ -431,6 +438,16 @@ static size_t tsv_line(const sm_writer_t *w, const sm_rec_t *x, char *line)
     }
     line[len++] = '\t';
   }
+  const sm_loci_t *lc = w->info.loci_cols ? w->info.loci : NULL;
+  for (int k = 0; lc && k < way; k++) {
+    const char *ch = lc->chrom_names[lc->chrom[x->idx[k]]];
+    const size_t cl = strlen(ch);
+    memcpy(line + len, ch, cl);
+    len += cl;
+    line[len++] = '\t';
+    len += sm_fmt_u32(line + len, lc->pos[x->idx[k]]);
+    line[len++] = '\t';
+  }
   if (ccc)
     for (int k = 0; k < way; k++) {
       line[len++] = (char)('0' + ((x->entry >> (way - 1 - k)) & 1u));
@@ -447,8 +464,10 @@ static size_t tsv_line(const sm_writer_t *w, const sm_rec_t *x, char *line)
 static size_t tsv_max(const sm_writer_t *w, const sm_rec_t *x)
 {
   size_t n = 3 * 2 + SM_FMT_MAX + 2;
+  const sm_loci_t *lc = w->info.loci_cols ? w->info.loci : NULL;
   for (int k = 0; k < w->info.way; k++)
-    n += (w->names ? strlen(w->names[x->idx[k]]) : 10) + 1;
+    n += (w->names ? strlen(w->names[x->idx[k]]) : 10) + 1 +
+         (lc ? strlen(lc->chrom_names[lc->chrom[x->idx[k]]]) + 12 : 0);
   return n;
 }
 

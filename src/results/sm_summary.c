@@ -683,8 +683,9 @@ void sm_summary_print(const sm_summary_t *s, FILE *f)
             s->opt->topk,
             s->opt->metric != SM_METRIC_CCC
                 ? (dissimilarity(s) ? " (the smallest values)" : "")
-            : s->opt->topk_by_entry ? " per table entry"
-                                    : " by the largest entry",
+            : s->opt->form != SM_FORM_PS ? "" /* r2, r: one value per pair */
+            : s->opt->topk_by_entry      ? " per table entry"
+                                         : " by the largest entry",
             s->topk_path, s->topk_rows);
   if (s->hist && s->hist_path) {
     uint64_t nan = 0; /* NaN values are in no bin: their own slot */

@@ -171,6 +171,67 @@ run_ok "window resume" "$STARMET" compute $WARGS --output "$T/rk" --resume
 grep -q "output blocks were complete" "$T/log.err" && pass || fail "window run did not resume"
 cmp -s "$T/rk.tsv" "$T/rc.tsv" && pass || fail "resumed window run differs"
 
+# top-k and histograms of r over windows: the lists equal a brute-force
+# selection from the windowed values, the counts a count of them
+run_ok "r top-k in windows" "$STARMET" compute --quiet --bfile "$T/w" --metric r --ld-window 50 \
+  --ld-window-r2 0 --keys index --top-k 4 --histogram 20 --output "$T/tk"
+"$PY" "$top_srcdir/tests/tools/topk_brute.py" 4 value "$T/tk.topk.tsv" "$T/tk.tsv" > "$T/tk.out" 2>&1 &&
+  pass || fail "r top-k: $(tail -3 "$T/tk.out")"
+"$PY" - "$T/tk.tsv" "$T/tk.hist.tsv" > "$T/h.out" << 'PYEOF' && pass || fail "r histogram: $(cat "$T/h.out")"
+import math, sys
+vals = [float(l.split("\t")[2]) for l in open(sys.argv[1]).read().splitlines()[1:]]
+rows = [l.split("\t") for l in open(sys.argv[2]).read().splitlines()[1:]]
+assert rows[0][0] == "r" and float(rows[1][4]) == -1.0, rows[:2]
+counts = {int(r[3]): int(r[6]) for r in rows}
+# the table holds every value but NaN (--ld-window-r2 0), the histogram NaN too
+assert sum(c for b, c in counts.items() if b != 21) == len(vals), (counts, len(vals))
+for r in rows:
+    b, lo, hi = int(r[3]), float(r[4]), float(r[5])
+    if 0 <= b < 20:
+        want = sum(1 for v in vals if lo <= v < hi or (b == 19 and v == hi))
+        near = sum(1 for v in vals if min(abs(v - lo), abs(v - hi)) < 1e-12)
+        assert abs(want - int(r[6])) <= near, (r, want)
+PYEOF
+
+# --output-loci: each vector's chromosome and position from the .bim, for
+# ccc (2-way and 3-way) and r2; the Python reader reads the columns
+run_ok "ccc loci" "$STARMET" compute --quiet --bfile "$T/w" --metric ccc --ld-window 5 \
+  --output-loci --output "$T/lc"
+run_ok "ccc 3-way loci" "$STARMET" compute --quiet --bfile "$T/h" --metric ccc --num-way 3 \
+  --output-loci --output "$T/lc3"
+run_ok "r2 loci" "$STARMET" compute --quiet --bfile "$T/w" --metric r2 --output-loci \
+  --output "$T/lr"
+"$PY" - "$T/w.bim" "$T/h.bim" "$T/lc.tsv" "$T/lc3.tsv" "$T/lr.tsv" "$T/all_r2.tsv" \
+  "$top_srcdir/python" > "$T/lo.out" 2>&1 << 'PYEOF' && pass || fail "loci columns: $(tail -3 "$T/lo.out")"
+import sys
+sys.path.insert(0, sys.argv[7])
+import starmet_io as sm
+def loci(bim):
+    return {f[1]: (f[0], f[3]) for f in (l.split() for l in open(bim))}
+w, h = loci(sys.argv[1]), loci(sys.argv[2])
+for path, lc, way in ((sys.argv[3], w, 2), (sys.argv[4], h, 3), (sys.argv[5], w, 2)):
+    lines = open(path).read().splitlines()
+    head = lines[0].split("\t")
+    assert head[way:3 * way] == [p + "_" + x for x in "ijk"[:way] for p in ("chr", "pos")], head
+    assert len(lines) > 1
+    for l in lines[1:]:
+        c = l.split("\t")
+        for k in range(way):
+            assert (c[way + 2 * k], c[way + 2 * k + 1]) == lc[c[k]], l
+# the values are those of the run without the columns
+a = [l.split("\t") for l in open(sys.argv[5]).read().splitlines()[1:]]
+b = [l.split("\t") for l in open(sys.argv[6]).read().splitlines()[1:]]
+assert sorted((x[0], x[1], x[-1]) for x in a) == sorted((x[0], x[1], x[-1]) for x in b)
+r = sm.read_tsv(sys.argv[5])
+assert r.dtype.names == ("i", "j", "chr_i", "pos_i", "chr_j", "pos_j", "value"), r.dtype
+assert int(r["pos_j"][0]) == int(w[r["j"][0]][1])
+PYEOF
+expect_error "loci on czekanowski" "output-loci" "$T/e13" \
+  "$STARMET" compute --metric czekanowski --synthetic random --num-vector 20 --num-field 30 \
+  --output-loci --output "$T/e13"
+expect_error "loci in the ld table" "has them already" "$T/e14" \
+  "$STARMET" compute --bfile "$T/w" --metric r2 --output-loci --output-format ld --output "$T/e14"
+
 # what the windows refuse
 expect_error "window 1" "ld-window" "$T/e5" \
   "$STARMET" compute --bfile "$T/w" --metric r2 --ld-window 1 --output "$T/e5"
