@@ -558,8 +558,8 @@ static const sm_opt_t options[] = {
            "lsmat: scikit-bio's distance matrix, czekanowski\n"
            "as 1 - PS, bray-curtis and jaccard as they are;\n"
            "every pair, one rank\n"
-           "ld: PLINK 1.9's .ld table of r2 or r (PREFIX.ld),\n"
-           "one rank"),
+           "ld: PLINK 1.9's .ld table of r2 or r (PREFIX.ld;\n"
+           "ccc: its 4 entries as columns), one rank"),
     {.name = "output-format",
      .kind = SM_OPT_CHOICE,
      .off = O(input_format),

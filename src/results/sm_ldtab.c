@@ -8,12 +8,12 @@
 #include <strings.h>
 
 typedef struct ld_row {
-  uint32_t i, j;
+  uint32_t i, j; /* ccc: j * 4 + the table entry */
   double v;
 } ld_row_t;
 
 struct sm_ldtab {
-  int r2;
+  int r2, ccc; /* r2, r, or ccc: its four table entries as columns */
   const sm_loci_t *loci;
   char *const *names;
   size_t nv, width; /* PLINK's SNP column width */
@@ -27,7 +27,7 @@ sm_err_t sm_ldtab_open(sm_ldtab_t **tp, int r2, const sm_loci_t *loci, char *con
   sm_ldtab_t *t = calloc(1, sizeof *t);
   if (!(*tp = t))
     return SM_ENOMEM;
-  t->r2 = r2, t->loci = loci, t->names = names, t->nv = nv;
+  t->r2 = r2 == 1, t->ccc = r2 == 2, t->loci = loci, t->names = names, t->nv = nv;
   /* PLINK's width: 4, or the longest id + 2 once an id is longer */
   t->width = 4;
   for (size_t k = 0; names && k < nv; k++) {
@@ -51,7 +51,12 @@ int sm_ldtab_put(sm_ldtab_t *t, const sm_rec_t *rec, size_t n)
       t->rows = g, t->cap = c;
     }
     const uint32_t a = rec[k].idx[0], b = rec[k].idx[1];
-    t->rows[t->n++] = (ld_row_t){a < b ? a : b, a < b ? b : a, rec[k].value};
+    uint32_t e = rec[k].entry & 3u; /* ccc: (a's bit, b's bit), seen from the first */
+    if (a > b)
+      e = ((e & 1u) << 1) | (e >> 1);
+    const uint32_t second = a < b ? b : a;
+    t->rows[t->n++] =
+        (ld_row_t){a < b ? a : b, t->ccc ? second * 4 + e : second, rec[k].value};
   }
   return 0;
 }
@@ -208,6 +213,7 @@ static size_t put_right(char *buf, size_t width, const char *s)
 static ld_row_t *sorted_rows(const sm_ldtab_t *t)
 {
   size_t *start = calloc(t->nv + 1, sizeof *start);
+  /* (rows' j: the second variant, times 4 plus the entry for ccc) */
   ld_row_t *out = malloc((t->n ? t->n : 1) * sizeof *out);
   if (!start || !out) {
     free(start);
@@ -304,25 +310,43 @@ sm_err_t sm_ldtab_text(sm_ldtab_t *t, int (*put)(void *ctx, const void *p, size_
   len += put_right(buf + len, t->width, "SNP_A");
   len += (size_t)sprintf(buf + len, "  CHR_B         BP_B ");
   len += put_right(buf + len, t->width, "SNP_B");
-  /* 11 spaces, then "R2 " or " R " (PLINK's header, one column wider for R) */
-  len += (size_t)sprintf(buf + len, "           %s\n", t->r2 ? "R2 " : " R ");
+  if (t->ccc) /* the four entries a b (first variant's allele, second's) */
+    for (int e = 0; e < 4; e++) {
+      char h[8];
+      snprintf(h, sizeof h, "CCC_%d%d", e >> 1, e & 1);
+      len += put_right(buf + len, 12, h);
+      buf[len++] = e == 3 ? '\n' : ' ';
+    }
+  else /* 11 spaces, then "R2 " or " R " (PLINK's header, one column wider for R) */
+    len += (size_t)sprintf(buf + len, "           %s\n", t->r2 ? "R2 " : " R ");
   int bad = 0;
   char val[32];
-  for (size_t k = 0; k < t->n && !bad; k++) {
+  for (size_t k = 0; k < t->n && !bad;) {
     const ld_row_t *x = &t->rows[k];
+    const uint32_t j = t->ccc ? x->j / 4 : x->j;
+    double v[4] = {x->v, 0, 0, 0};
+    if (t->ccc) { /* the pair's entries (a threshold may have left some out) */
+      v[0] = v[1] = v[2] = v[3] = NAN;
+      for (; k < t->n && t->rows[k].i == x->i && t->rows[k].j / 4 == j; k++)
+        v[t->rows[k].j % 4] = t->rows[k].v;
+    } else
+      k++;
     memcpy(buf + len, cols + off[x->i], off[x->i + 1] - off[x->i]);
     len += off[x->i + 1] - off[x->i];
-    memcpy(buf + len, cols + off[x->j], off[x->j + 1] - off[x->j]);
-    len += off[x->j + 1] - off[x->j];
-    const size_t n = sm_ldtab_fmt_g(x->v, val);
-    if (n < 12) {
-      memset(buf + len, ' ', 12 - n);
-      len += 12 - n;
+    memcpy(buf + len, cols + off[j], off[j + 1] - off[j]);
+    len += off[j + 1] - off[j];
+    for (int e = 0; e < (t->ccc ? 4 : 1); e++) {
+      const size_t n = sm_ldtab_fmt_g(v[e], val);
+      if (n < 12) {
+        memset(buf + len, ' ', 12 - n);
+        len += 12 - n;
+      }
+      memcpy(buf + len, val, n);
+      len += n;
+      buf[len++] = e == (t->ccc ? 3 : 0) && t->ccc ? '\n' : ' ';
     }
-    memcpy(buf + len, val, n);
-    len += n;
-    buf[len++] = ' ';
-    buf[len++] = '\n';
+    if (!t->ccc)
+      buf[len++] = '\n';
     if (len >= CHUNK) {
       bad = put(ctx, buf, len);
       len = 0;

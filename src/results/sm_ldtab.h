@@ -1,5 +1,6 @@
 /* sm_ldtab.h: PLINK 1.9's .ld table (--output-format ld): one line per pair
- * of variants, `CHR_A BP_A SNP_A CHR_B BP_B SNP_B R2` (or R), in PLINK's
+ * of variants, `CHR_A BP_A SNP_A CHR_B BP_B SNP_B R2` (or R; CCC: its four
+ * entries as columns), in PLINK's
  * columns, order (by the first variant, then the second) and number
  * formatting, so that tools reading PLINK's .ld read it, and a diff against
  * plink1.9's own table is empty. The pairs are held in memory (16 bytes
@@ -16,8 +17,11 @@
 
 typedef struct sm_ldtab sm_ldtab_t;
 
-/** A table of r^2 (r2 = 1) or r values of the variants named names[] (nv of
- * them) at loci. SM_ENOMEM without memory. */
+/** A table of r^2 (r2 = 1), r (0) or CCC (2: the four table entries of a
+ * pair as columns CCC_00 CCC_01 CCC_10 CCC_11, a the first variant's
+ * allele, b the second's; an entry a threshold left out is nan) values of
+ * the variants named names[] (nv of them) at loci. SM_ENOMEM without
+ * memory. */
 sm_err_t sm_ldtab_open(sm_ldtab_t **t, int r2, const sm_loci_t *loci, char *const *names,
                        size_t nv);
 /** Add n records (NaN values are not written: PLINK writes no line for

@@ -185,10 +185,11 @@ int sm_output_check(char *why, size_t len, sm_outfmt_t fmt, int way, sm_metric_t
                     int single, size_t nv, int nranks, int resume, const char *partial)
 {
   if (fmt == SM_OUT_LD) {
-    if (way != 2 || (metric != SM_METRIC_R2 && metric != SM_METRIC_R))
+    if (way != 2 ||
+        (metric != SM_METRIC_R2 && metric != SM_METRIC_R && metric != SM_METRIC_CCC))
       snprintf(why, len,
-               "--output-format ld is PLINK's table of r2 or r: give --metric r2 or r "
-               "(ccc and the other metrics: tsv or bin)");
+               "--output-format ld is PLINK's table of pairs of variants: give --metric "
+               "r2, r or ccc, 2-way (the other metrics: tsv or bin)");
     else if (resume)
       snprintf(why, len,
                "--output-format ld cannot --resume (the table is written at the end, "
@@ -399,7 +400,10 @@ sm_err_t sm_writer_open(sm_writer_t **wp, const char *path, const sm_writer_info
         info->nv, info->nv,
         (unsigned long long)sm_matrix_bytes(1, info->metric, info->single, info->nv));
     err = SM_ENOMEM;
-  } else if (info->fmt == SM_OUT_LD && sm_ldtab_open(&w->ld, info->metric == SM_METRIC_R2,
+  } else if (info->fmt == SM_OUT_LD && sm_ldtab_open(&w->ld,
+                                                     info->metric == SM_METRIC_R2    ? 1
+                                                     : info->metric == SM_METRIC_CCC ? 2
+                                                                                     : 0,
                                                      info->loci, info->names, info->nv)) {
     sm_log_error("--output-format ld: out of memory");
     err = SM_ENOMEM;

@@ -226,6 +226,28 @@ r = sm.read_tsv(sys.argv[5])
 assert r.dtype.names == ("i", "j", "chr_i", "pos_i", "chr_j", "pos_j", "value"), r.dtype
 assert int(r["pos_j"][0]) == int(w[r["j"][0]][1])
 PYEOF
+# ccc in PLINK's table: a line per pair, its four entries as columns,
+# the TSV's values to the 6 printed digits
+run_ok "ccc ld table" "$STARMET" compute --quiet --bfile "$T/w" --metric ccc --ld-window 5 \
+  --output-format ld --output "$T/cl"
+"$PY" - "$T/cl.ld" "$T/lc.tsv" > "$T/cl.out" 2>&1 << 'PYEOF' && pass || fail "ccc ld table: $(tail -3 "$T/cl.out")"
+import math, sys
+ld = open(sys.argv[1]).read().splitlines()
+assert ld[0].split()[-4:] == ["CCC_00", "CCC_01", "CCC_10", "CCC_11"], ld[0]
+tsv = {}
+for l in open(sys.argv[2]).read().splitlines()[1:]:
+    c = l.split("\t")
+    tsv.setdefault((c[0], c[1]), {})[c[6] + c[7]] = float(c[8])
+got = {}
+for l in ld[1:]:
+    f = l.split()
+    got[(f[2], f[5])] = f[6:10]
+assert set(got) == set(tsv), (len(got), len(tsv))
+for k, v in got.items():
+    for e, s in zip(("00", "01", "10", "11"), v):
+        w = tsv[k][e]
+        assert abs(float(s) - w) <= 5e-6 * max(abs(w), 1e-300) + 1e-300, (k, e, s, w)
+PYEOF
 expect_error "loci on czekanowski" "output-loci" "$T/e13" \
   "$STARMET" compute --metric czekanowski --synthetic random --num-vector 20 --num-field 30 \
   --output-loci --output "$T/e13"
@@ -239,8 +261,8 @@ expect_error "window r2 above 1" "out of range" "$T/e6" \
   "$STARMET" compute --bfile "$T/w" --metric r2 --ld-window-r2 1.5 --output "$T/e6"
 expect_error "inter-chr with a window" "every pair" "$T/e7" \
   "$STARMET" compute --bfile "$T/w" --metric r2 --inter-chr --ld-window 5 --output "$T/e7"
-expect_error "ld table of ccc" "r2 or r" "$T/e8" \
-  "$STARMET" compute --bfile "$T/w" --metric ccc --output-format ld --output "$T/e8"
+expect_error "ld table of 3-way ccc" "r2, r or ccc, 2-way" "$T/e8" \
+  "$STARMET" compute --bfile "$T/w" --metric ccc --num-way 3 --output-format ld --output "$T/e8"
 expect_error "window without positions" "chromosomes and positions" "$T/e9" \
   "$STARMET" compute --metric r2 --synthetic random --num-vector 20 --num-field 30 \
   --ld-window 5 --output "$T/e9"
