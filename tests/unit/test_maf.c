@@ -286,8 +286,10 @@ START_TEST(em_recovers_spectrum)
       c += g[s * N + i];
     for (int k = 0; k < 5; k++)
       q = strchr(q, '\t') + 1;
-    double f = strtod(q, &q);
+    double f = strtod(q, &q), m = strtod(q + 1, &q); /* alt_freq, minor_freq */
     ck_assert_msg(fabs(f - c / 6.0) < 1e-6, "site %d: %g, %g expected", s, f, c / 6.0);
+    ck_assert(m == (f <= 0.5 ? f : 1 - f));
+    ck_assert(*q == '\n');
     q++;
   }
   char *js = slurp(path_of(out, "json"), NULL);
@@ -319,9 +321,11 @@ START_TEST(em_recovers_spectrum)
       c += g[s * N + i];
     for (int k = 0; k < 5; k++)
       q = strchr(q, '\t') + 1;
-    double f = strtod(q, &q);
+    double f = strtod(q, &q), m = strtod(q + 1, &q);
     ck_assert_msg(fabs(f - c / 6.0) < 1e-6, "folded, site %d: %g, %g expected", s, f,
                   c / 6.0);
+    ck_assert(m == (f <= 0.5 ? f : 1 - f)); /* minor_freq */
+    ck_assert(*q == '\n');
     q++;
   }
   js = slurp(path_of(fout, "json"), NULL);
