@@ -22,13 +22,17 @@ struct sm_maf_fit {
   int fold;
   sm_maf_accel_t accel;
   double tole;
-  double *x;       /* the accepted spectrum */
-  double *mx;      /* its EM update */
-  double *c;       /* the point being evaluated */
-  double *hx, *hf; /* the last DEPTH + 1 accepted points and their EM steps, a ring */
-  size_t nh, h0;   /* entries in the ring, the oldest */
-  int have;        /* a point was accepted */
-  int plain;       /* c is the EM update of x (no extrapolation) */
+  double *x;                  /* the accepted spectrum */
+  double *mx;                 /* its EM update */
+  double *c;                  /* the point being evaluated */
+  double *px, *pf;            /* the accepted point before x, and its EM step */
+  double *dx, *df;            /* the last DEPTH differences of successive accepted points
+                                 and of their EM steps: slots of nb, a ring */
+  double gram[DEPTH * DEPTH]; /* df_a . df_b, by slot */
+  size_t nd, d0;              /* differences in the ring, the slot of the oldest */
+  int have;                   /* a point was accepted (and px, pf hold the one before x
+                                 once have > 1) */
+  int plain;                  /* c is the EM update of x (no extrapolation) */
   sm_maf_fit_state_t st;
 };
 
@@ -44,12 +48,14 @@ sm_maf_fit_t *sm_maf_fit_create(size_t nbins, int fold, sm_maf_accel_t accel, do
   f->x = malloc(nbins * sizeof *f->x);
   f->mx = malloc(nbins * sizeof *f->mx);
   f->c = malloc(nbins * sizeof *f->c);
-  if (accel == SM_MAF_ACCEL_ANDERSON) {
-    f->hx = malloc((DEPTH + 1) * nbins * sizeof *f->hx);
-    f->hf = malloc((DEPTH + 1) * nbins * sizeof *f->hf);
+  const int aa = accel == SM_MAF_ACCEL_ANDERSON;
+  if (aa) {
+    f->px = malloc(nbins * sizeof *f->px);
+    f->pf = malloc(nbins * sizeof *f->pf);
+    f->dx = malloc(DEPTH * nbins * sizeof *f->dx);
+    f->df = malloc(DEPTH * nbins * sizeof *f->df);
   }
-  if (!f->x || !f->mx || !f->c ||
-      (accel == SM_MAF_ACCEL_ANDERSON && (!f->hx || !f->hf))) {
+  if (!f->x || !f->mx || !f->c || (aa && (!f->px || !f->pf || !f->dx || !f->df))) {
     sm_maf_fit_destroy(f);
     return NULL;
   }
@@ -67,8 +73,10 @@ void sm_maf_fit_destroy(sm_maf_fit_t *f)
   free(f->x);
   free(f->mx);
   free(f->c);
-  free(f->hx);
-  free(f->hf);
+  free(f->px);
+  free(f->pf);
+  free(f->dx);
+  free(f->df);
   free(f);
 }
 
@@ -82,10 +90,10 @@ sm_maf_fit_state_t sm_maf_fit_state(const sm_maf_fit_t *f)
   return f->st;
 }
 
-/* Ring entry k (0 the oldest) of the history h. */
-static double *entry(const sm_maf_fit_t *f, double *h, size_t k)
+/* The ring slot of difference k (0 the oldest). */
+static size_t slot(const sm_maf_fit_t *f, size_t k)
 {
-  return h + ((f->h0 + k) % (DEPTH + 1)) * f->nb;
+  return (f->d0 + k) % DEPTH;
 }
 
 /* Solve the k x k system a y = b (symmetric positive definite) by Cholesky,
@@ -120,28 +128,23 @@ static int solve_spd(double *a, double *b, size_t k)
   return 0;
 }
 
-/* The Anderson point from the history into c: with F the EM steps M(x) - x
- * and dX, dF the differences of successive entries, gamma minimizes
- * |f - dF gamma| (a small ridge) and c = M(x) - (dX + dF) gamma. Bins that
- * come out non-positive keep FLOOR of their EM value; the result sums to 1.
- * 0, or -1 when no extrapolation is possible (then c is left alone). */
+/* The Anderson point into c: with f = M(x) - x the EM step at x and dX, dF
+ * the differences of successive accepted points and of their EM steps,
+ * gamma minimizes |f - dF gamma| (a small ridge) and c = M(x) - (dX + dF)
+ * gamma. Bins that come out non-positive keep FLOOR of their EM value; the
+ * result sums to 1. 0, or -1 when no extrapolation is possible (then c is
+ * left alone). */
 static int anderson(sm_maf_fit_t *f)
 {
-  const size_t k = f->nh - 1, nb = f->nb;
+  const size_t k = f->nd, nb = f->nb;
   double a[DEPTH * DEPTH], g[DEPTH], tr = 0;
-  const double *fl = entry(f, f->hf, k);
   for (size_t p = 0; p < k; p++) {
-    const double *fp0 = entry(f, f->hf, p), *fp1 = entry(f, f->hf, p + 1);
-    for (size_t q = 0; q <= p; q++) {
-      const double *fq0 = entry(f, f->hf, q), *fq1 = entry(f, f->hf, q + 1);
-      double s = 0;
-      for (size_t j = 0; j < nb; j++)
-        s += (fp1[j] - fp0[j]) * (fq1[j] - fq0[j]);
-      a[p * k + q] = a[q * k + p] = s;
-    }
+    const double *dfp = f->df + slot(f, p) * nb;
+    for (size_t q = 0; q < k; q++)
+      a[p * k + q] = f->gram[slot(f, p) * DEPTH + slot(f, q)];
     double s = 0;
     for (size_t j = 0; j < nb; j++)
-      s += (fp1[j] - fp0[j]) * fl[j];
+      s += dfp[j] * (f->mx[j] - f->x[j]);
     g[p] = s;
     tr += a[p * k + p];
   }
@@ -151,13 +154,11 @@ static int anderson(sm_maf_fit_t *f)
     a[p * k + p] += RIDGE * tr;
   if (solve_spd(a, g, k))
     return -1;
-  for (size_t j = 0; j < nb; j++)
-    f->c[j] = f->mx[j];
+  memcpy(f->c, f->mx, nb * sizeof *f->c);
   for (size_t p = 0; p < k; p++) {
-    const double *x0 = entry(f, f->hx, p), *x1 = entry(f, f->hx, p + 1);
-    const double *f0 = entry(f, f->hf, p), *f1 = entry(f, f->hf, p + 1);
+    const double *dxp = f->dx + slot(f, p) * nb, *dfp = f->df + slot(f, p) * nb;
     for (size_t j = 0; j < nb; j++)
-      f->c[j] -= g[p] * ((x1[j] - x0[j]) + (f1[j] - f0[j]));
+      f->c[j] -= g[p] * (dxp[j] + dfp[j]);
   }
   double sum = 0;
   for (size_t j = 0; j < nb; j++) {
@@ -172,6 +173,38 @@ static int anderson(sm_maf_fit_t *f)
   return 0;
 }
 
+/* x was accepted (mx its EM update): the differences from the accepted
+ * point before it join the ring (the oldest leaves a full one), with their
+ * products with the others. */
+static void remember(sm_maf_fit_t *f)
+{
+  const size_t nb = f->nb;
+  if (f->have > 1) {
+    if (f->nd == DEPTH) { /* the ring is full: drop the oldest */
+      f->d0 = (f->d0 + 1) % DEPTH;
+      f->nd--;
+    }
+    const size_t sn = slot(f, f->nd);
+    double *dx = f->dx + sn * nb, *df = f->df + sn * nb;
+    for (size_t j = 0; j < nb; j++) {
+      dx[j] = f->x[j] - f->px[j];
+      df[j] = (f->mx[j] - f->x[j]) - f->pf[j];
+    }
+    f->nd++;
+    for (size_t q = 0; q < f->nd; q++) {
+      const size_t sq = slot(f, q);
+      const double *dfq = f->df + sq * nb;
+      double s = 0;
+      for (size_t j = 0; j < nb; j++)
+        s += df[j] * dfq[j];
+      f->gram[sn * DEPTH + sq] = f->gram[sq * DEPTH + sn] = s;
+    }
+  }
+  memcpy(f->px, f->x, nb * sizeof *f->px);
+  for (size_t j = 0; j < nb; j++)
+    f->pf[j] = f->mx[j] - f->x[j];
+}
+
 /* The next point after x was accepted: Anderson's, or the EM update (also
  * when check: an extrapolation gained less than tole, and the EM step says
  * whether the EM has converged). */
@@ -179,17 +212,8 @@ static void next_point(sm_maf_fit_t *f, int check)
 {
   f->plain = 1;
   if (f->accel == SM_MAF_ACCEL_ANDERSON) {
-    if (f->nh == DEPTH + 1) { /* the ring is full: drop the oldest */
-      f->h0 = (f->h0 + 1) % (DEPTH + 1);
-      f->nh--;
-    }
-    double *hx = entry(f, f->hx, f->nh), *hf = entry(f, f->hf, f->nh);
-    for (size_t j = 0; j < f->nb; j++) {
-      hx[j] = f->x[j];
-      hf[j] = f->mx[j] - f->x[j];
-    }
-    f->nh++;
-    if (!check && f->nh >= 2 && anderson(f) == 0) {
+    remember(f);
+    if (!check && f->nd >= 1 && anderson(f) == 0) {
       f->plain = 0;
       return;
     }
@@ -235,7 +259,7 @@ sm_maf_fit_status_t sm_maf_fit_update(sm_maf_fit_t *f, const double *grad, doubl
     f->st.change = loglik - f->st.loglik;
     small = f->st.change < f->tole;
   }
-  f->have = 1;
+  f->have = f->have < 2 ? f->have + 1 : 2;
   f->st.loglik = loglik;
   f->st.nsites = nsites;
   f->st.accepted++;
