@@ -7,6 +7,7 @@
 
 #include "sm_maf.h"
 
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -390,12 +391,17 @@ static sm_err_t run_em(run_t *r)
   r->t_em = sm_now() - t2;
   r->em_ran = !err;
   const sm_maf_em_t *em = &r->em;
-  if (!err && !em->converged && r->me == 0)
-    sm_log_warn("maf: the SFS EM stopped at --em-maxiter %d before --em-tole %g: its "
-                "last iteration changed the log-likelihood by %.3g, which is at most "
-                "%.3g below its maximum; the spectrum and the allele frequencies may "
-                "still move: raise --em-maxiter (or --em-tole)",
-                em->maxiter, em->tole, em->change, em->gap_bound);
+  if (!err && !em->converged && r->me == 0 && isnan(em->change))
+    sm_log_warn("maf: the SFS EM stopped at --em-maxiter %d before --em-tole %g: one "
+                "E-step evaluates the flat spectrum only; raise --em-maxiter",
+                em->maxiter, em->tole);
+  else if (!err && !em->converged && r->me == 0)
+    sm_log_warn(
+        "maf: the SFS EM stopped at --em-maxiter %d before --em-tole %g: its "
+        "last iteration raised the log-likelihood by %.3g, which is now at most "
+        "%.3g below its maximum; the spectrum and the allele frequencies may still "
+        "move: raise --em-maxiter (or --em-tole)",
+        em->maxiter, em->tole, em->change, em->gap_bound);
   return err;
 }
 

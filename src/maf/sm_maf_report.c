@@ -3,6 +3,7 @@
 #include "sm_maf_report.h"
 
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 
 #include "sm_commit.h"
@@ -179,10 +180,14 @@ void sm_maf_report_print(const sm_maf_report_t *r, FILE *f)
             em->fold ? "folded" : "unfolded", accel_name(em), em->iterations,
             em->converged ? "converged" : "stopped at --em-maxiter", em->loglik,
             em->nsites);
-    fprintf(
-        f,
-        "              last change %.3g (--em-tole %g), at most %.3g below the maximum\n",
-        em->change, em->tole, em->gap_bound);
+    if (isfinite(em->change))
+      fprintf(f,
+              "              last change %.3g (--em-tole %g), at most %.3g below the "
+              "maximum\n",
+              em->change, em->tole, em->gap_bound);
+    else
+      fprintf(f, "              one E-step, at most %.3g below the maximum\n",
+              em->gap_bound);
   }
   if (r->rt) {
     fprintf(f, "  workers     %d per rank, %d rank%s, sched %s\n", r->rt->nworkers,

@@ -116,6 +116,10 @@ grep -q '"iterations": 3, "converged": false' "$T/em3.json" && pass || fail "sum
 awk -v c="$(json_num "$T/em3.json" loglik_change)" 'BEGIN { exit !(c > 1e-10) }' && pass ||
   fail "the last change is not reported"
 [ "$(wc -w < "$T/em3.sfs")" -eq 25 ] && [ "$(wc -l < "$T/em3.maf.tsv")" -eq 90 ] && pass || fail "em3 files"
+"$STARMET" maf --input "$T/g.beagle" --output "$T/em1" --em-maxiter 1 > "$T/em1.out" 2> "$T/em1.err" &&
+  grep -q "stopped at --em-maxiter 1 before --em-tole 1e-10: one E-step evaluates the flat" "$T/em1.err" &&
+  grep -q '"iterations": 1, "converged": false' "$T/em1.json" && grep -q '"loglik_change": null' "$T/em1.json" &&
+  grep -q "one E-step, at most .* below the maximum" "$T/em1.out" && pass || fail "--em-maxiter 1: $(cat "$T/em1.err")"
 "$STARMET" maf --quiet --input "$T/g.beagle" --em-maxiter 100000 > /dev/null 2> "$T/conv.err"
 [ ! -s "$T/conv.err" ] && pass || fail "a converged EM warns: $(cat "$T/conv.err")"
 "$STARMET" maf --quiet --input "$T/g.beagle" --em-maxiter 3 > /dev/null 2> "$T/q.err"
