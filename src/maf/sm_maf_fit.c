@@ -30,8 +30,8 @@ struct sm_maf_fit {
                                  and of their EM steps: slots of nb, a ring */
   double gram[DEPTH * DEPTH]; /* df_a . df_b, by slot */
   size_t nd, d0;              /* differences in the ring, the slot of the oldest */
-  int have;                   /* a point was accepted (and px, pf hold the one before x
-                                 once have > 1) */
+  int have;                   /* points accepted, counted up to 2 (2: px and pf hold
+                                 the one before x) */
   int plain;                  /* c is the EM update of x (no extrapolation) */
   sm_maf_fit_state_t st;
 };
@@ -60,7 +60,7 @@ sm_maf_fit_t *sm_maf_fit_create(size_t nbins, int fold, sm_maf_accel_t accel, do
     return NULL;
   }
   for (size_t j = 0; j < nbins; j++) /* the flat spectrum, as realSFS starts */
-    f->c[j] = 1.0 / (double)nbins;
+    f->c[j] = f->x[j] = 1.0 / (double)nbins;
   f->plain = 1;
   f->st.change = NAN;
   return f;

@@ -28,7 +28,8 @@ typedef enum sm_maf_fit_status {
 /* Where the fit stands; fields valid once a point was accepted. */
 typedef struct sm_maf_fit_state {
   double loglik;    /* the accepted spectrum's log-likelihood (ln, over sites) */
-  double change;    /* what the last accepted iteration added to it (NaN: none) */
+  double change;    /* what the last accepted iteration added to it (NaN: none
+                       yet; 0 when an EM step could not raise it) */
   double gap_bound; /* the maximum is at most this above loglik: nsites ln max_j
                        g_j / nsites, g the gradient sums (0 at the optimum) */
   double nsites;    /* sites in the likelihood */
