@@ -18,7 +18,8 @@
 # float32 values of --precision single are exact in it). The same readers
 # take the top-k files PREFIX.topk.bin / .topk.tsv (columns vector, rank,
 # neighbour, [a, b], value); starmet_read_maf reads the .maf.tsv and
-# .saf.tsv files of starmet maf. The matrices (npy, lsmat,
+# .saf.tsv files of starmet maf, starmet_read_sfs its .sfs (with
+# attr(x, "folded")). The matrices (npy, lsmat,
 # starmet_to_matrix) have the ids as dimnames; their diagonal is the
 # metric's value of a vector with itself (1 for Czekanowski, 0 for
 # Bray-Curtis and Jaccard, NaN for CCC; 0 in lsmat's distances, which hold
@@ -267,11 +268,18 @@ starmet_summary_keys <- function(js) {
 
 #' Read a TSV of starmet maf (PREFIX.maf.tsv or PREFIX.saf.tsv, or one
 #' rank's PREFIX_<rank>.*) into a data.frame: chrom, pos, allele1,
-#' allele2, n_data, maf; or chrom, pos, saf_0 .. saf_2N (-Inf for
-#' impossible bins). Names (chrom, alleles) are unescaped (starmet_unescape).
+#' allele2, n_data (individuals with data, ANGSD's nInd), alt_freq
+#' (allele2's frequency: the VCF's ALT, the BEAGLE file's allele2; the
+#' posterior mean under the run's spectrum), minor_freq (min(alt_freq,
+#' 1 - alt_freq)); a file of an earlier starmet has maf (allele2's
+#' frequency) instead of the last two. Or chrom, pos, saf_0 .. saf_2N
+#' (-Inf for impossible bins). Names (chrom, alleles) are unescaped
+#' (starmet_unescape).
 starmet_read_maf <- function(path) {
   header <- strsplit(readLines(path, n = 1L), "\t", fixed = TRUE)[[1]]
-  maf <- identical(header, c("chrom", "pos", "allele1", "allele2", "n_data", "maf"))
+  maf <- identical(header, c("chrom", "pos", "allele1", "allele2", "n_data", "alt_freq",
+                             "minor_freq")) ||
+    identical(header, c("chrom", "pos", "allele1", "allele2", "n_data", "maf"))
   if (!maf && !(length(header) > 2 && identical(header[1:2], c("chrom", "pos")) &&
                 all(grepl("^saf_[0-9]+$", header[-(1:2)]))))
     stop(sprintf("%s: neither a .maf.tsv nor a .saf.tsv header (%s)", path,
@@ -284,6 +292,26 @@ starmet_read_maf <- function(path) {
   for (col in intersect(names(d), c("chrom", "allele1", "allele2")))
     d[[col]] <- starmet_unescape(d[[col]])
   d
+}
+
+#' Read PREFIX.sfs of starmet maf (a path ending in .sfs, or the prefix):
+#' its one line of 2N + 1 expected site counts (realSFS's layout) as a
+#' numeric vector, with attr(x, "folded"): TRUE for the folded spectrum of
+#' --fold (classes 0..N, then N zeros), FALSE when unfolded, NA when no
+#' summary PREFIX.json says (Python: read_sfs(path).folded).
+starmet_read_sfs <- function(path) {
+  if (!grepl("\\.sfs$", path)) path <- paste0(path, ".sfs")
+  x <- scan(path, what = numeric(), quiet = TRUE)
+  folded <- NA
+  js <- paste0(sub("\\.sfs$", "", path), ".json")
+  if (file.exists(js)) {
+    js <- paste(readLines(js, warn = FALSE), collapse = "\n")
+    f <- regmatches(js, regexpr('"folded": *(true|false)', js))
+    if (length(f)) folded <- grepl("true", f, fixed = TRUE)
+    else if (grepl('"analysis": *"maf"', js)) folded <- FALSE # an earlier starmet's
+  }
+  attr(x, "folded") <- folded
+  x
 }
 
 #' The rank count and the format of a run, from PREFIX.json when it is

@@ -24,7 +24,7 @@ int sm_task_saf(starpu_data_handle_t GL, starpu_data_handle_t OUT,
 
 /* One EM E-step on a block (sm_kern_safem): L (RW) the block's OUT matrix
  * (converted from log to linear when convert), INFO (R), PHI (R) vector of
- * 2 N + 1 doubles, PART (W) vector of 2 N + 3 doubles (posterior sums, sum
+ * 2 N + 1 doubles, PART (W) vector of 2 N + 3 doubles (gradient sums, sum
  * of ln Z, sites used), MAF (W) vector of nsites doubles. */
 int sm_task_safem(starpu_data_handle_t L, starpu_data_handle_t INFO,
                   starpu_data_handle_t PHI, starpu_data_handle_t PART,

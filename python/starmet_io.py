@@ -84,7 +84,7 @@ import numpy as np
 __all__ = [
     "read_header", "read_bin", "read_tsv", "read_results", "result_files",
     "read_npy", "read_summary", "read_topk", "read_topk_tsv",
-    "read_topk_bin", "read_hist", "read_maf", "read_saf_bin", "read_sfs",
+    "read_topk_bin", "read_hist", "read_maf", "read_saf_bin", "read_sfs", "SFS",
     "maf_files", "entry_bits", "to_matrix", "to_frame", "unescape_name",
     "summary_keys", "read_ids", "read_lsmat", "to_distance_matrix",
     "self_value", "distance",
@@ -941,17 +941,28 @@ def read_hist(prefix, as_frame=False):
 
 # ---------------------------------------------------------------- maf
 MAF_DTYPE = np.dtype([("chrom", "O"), ("pos", "<u8"), ("allele1", "O"),
-                      ("allele2", "O"), ("n_data", "<u4"), ("maf", "<f8")])
+                      ("allele2", "O"), ("n_data", "<u4"), ("alt_freq", "<f8"),
+                      ("minor_freq", "<f8")])
+# the .maf.tsv of earlier starmets: one frequency, allele2's, named maf
+MAF_DTYPE_V1 = np.dtype([("chrom", "O"), ("pos", "<u8"), ("allele1", "O"),
+                         ("allele2", "O"), ("n_data", "<u4"), ("maf", "<f8")])
 
 
-def read_maf(path):
+def read_maf(path, as_frame=False):
     """Read a TSV of ``starmet maf``: PREFIX.maf.tsv or PREFIX.saf.tsv
     (PREFIX_<rank>.* of several ranks: one file each).
 
-    .maf.tsv: fields chrom (str), pos, allele1, allele2 (str), n_data, maf.
-    .saf.tsv: fields chrom (str), pos and saf, the 2N + 1 values of the
-    site's frequency likelihood (float64, -inf for impossible bins).
+    .maf.tsv: fields chrom (str), pos, allele1, allele2 (str), n_data (the
+    individuals with data, ANGSD's nInd), alt_freq (allele2's frequency:
+    the VCF's ALT, the BEAGLE file's allele2; the posterior mean under the
+    run's spectrum) and minor_freq (min(alt_freq, 1 - alt_freq)). A file of
+    an earlier starmet has maf (allele2's frequency) instead of the last
+    two. .saf.tsv: fields chrom (str), pos and saf, the 2N + 1 values of
+    the site's frequency likelihood (float64, -inf for impossible bins).
     Names (chrom, alleles) are unescaped (unescape_name).
+
+    With as_frame=True a pandas DataFrame with the file's columns (those of
+    starmet_read_maf in R/starmet_io.R: saf_0 .. saf_2N for a .saf.tsv).
     """
     rows = []
     with open(path, "r", encoding="utf-8", errors="surrogateescape",
@@ -959,7 +970,9 @@ def read_maf(path):
         cols = f.readline().rstrip("\n").split("\t")
         saf = cols[:2] == ["chrom", "pos"] and len(cols) > 2 and all(
             c.startswith("saf_") for c in cols[2:])
-        if not saf and cols != list(MAF_DTYPE.names):
+        dtype = MAF_DTYPE if cols == list(MAF_DTYPE.names) else \
+            MAF_DTYPE_V1 if cols == list(MAF_DTYPE_V1.names) else None
+        if not saf and dtype is None:
             raise ValueError("%s: header %r is neither a .maf.tsv nor a "
                              ".saf.tsv header" % (path, "\t".join(cols)))
         for lineno, line in enumerate(f, 2):
@@ -967,18 +980,32 @@ def read_maf(path):
             if len(p) != len(cols):
                 raise ValueError("%s:%d: %d columns, the header has %d"
                                  % (path, lineno, len(p), len(cols)))
-            if saf:
-                rows.append((unescape_name(p[0]), int(p[1]),
-                             [float(x) for x in p[2:]]))
-            else:
-                rows.append((unescape_name(p[0]), int(p[1]),
-                             unescape_name(p[2]), unescape_name(p[3]),
-                             int(p[4]), float(p[5])))
+            try:
+                if saf:
+                    rows.append((unescape_name(p[0]), int(p[1]),
+                                 [float(x) for x in p[2:]]))
+                else:
+                    rows.append((unescape_name(p[0]), int(p[1]),
+                                 unescape_name(p[2]), unescape_name(p[3]),
+                                 int(p[4])) + tuple(float(x) for x in p[5:]))
+            except ValueError as exc:
+                raise ValueError("%s:%d: %s" % (path, lineno, exc)) from exc
     if saf:
         dt = np.dtype([("chrom", "O"), ("pos", "<u8"),
                        ("saf", "<f8", (len(cols) - 2,))])
-        return np.array(rows, dtype=dt)
-    return np.array(rows, dtype=MAF_DTYPE)
+        arr = np.array(rows, dtype=dt)
+        if as_frame:
+            pd = _pandas()
+            frame = pd.DataFrame({"chrom": arr["chrom"], "pos": arr["pos"]})
+            vals = pd.DataFrame(arr["saf"].reshape(len(arr), len(cols) - 2),
+                                columns=cols[2:])
+            return pd.concat([frame, vals], axis=1)
+        return arr
+    arr = np.array(rows, dtype=dtype)
+    if as_frame:
+        pd = _pandas()
+        return pd.DataFrame({n: arr[n] for n in dtype.names})
+    return arr
 
 
 SAF_MAGIC = b"STARSAF\0"
@@ -1036,12 +1063,34 @@ def read_saf_bin(path):
     return arr
 
 
+class SFS(np.ndarray):
+    """A site frequency spectrum read by read_sfs: a float64 array of
+    2N + 1 expected site counts (realSFS's layout), and ``folded``: True
+    when it is the folded spectrum of ``starmet maf --fold`` (classes
+    0..N, then N zeros), False when unfolded, None when no summary of the
+    run says (R: attr(x, "folded"))."""
+
+    folded = None
+
+    def __array_finalize__(self, obj):
+        self.folded = getattr(obj, "folded", None)
+
+
 def read_sfs(path):
     """Read PREFIX.sfs of ``starmet maf`` (or a prefix): its one line of
-    2N + 1 values (realSFS's format), as a float64 array."""
+    2N + 1 values (realSFS's format), as an SFS (a float64 array) whose
+    ``folded`` comes from the run's summary PREFIX.json."""
     path = path if path.endswith(".sfs") else path + ".sfs"
     with open(path, "r", encoding="utf-8") as f:
-        return np.array([float(x) for x in f.read().split()])
+        vals = np.array([float(x) for x in f.read().split()])
+    out = vals.view(SFS)
+    summ = _summary_or_none(path[:-len(".sfs")])
+    em = summ.get("sfs_em") if isinstance(summ, dict) else None
+    if isinstance(em, dict) and isinstance(em.get("folded"), bool):
+        out.folded = em["folded"]
+    elif _is_maf(summ):  # a summary of an earlier starmet: never folded
+        out.folded = False
+    return out
 
 
 def _is_maf(summ):
@@ -1083,16 +1132,18 @@ def _describe_maf(prefix, summ, out):
         out.write("sites      %s read, %s computed, %s without data\n"
                   % (sites.get("read"), sites.get("computed"),
                      sites.get("skipped_no_data")))
-        out.write("sfs em     %s iterations, converged %s, log-likelihood "
-                  "%.10g\n" % (em.get("iterations"), em.get("converged"),
+        out.write("sfs em     %s, %s iterations, converged %s, log-likelihood "
+                  "%.10g\n" % ("folded" if em.get("folded") else "unfolded",
+                               em.get("iterations"), em.get("converged"),
                                em.get("loglik", float("nan"))))
     files = maf_files(prefix)
     if files["maf"]:
         m = np.concatenate([read_maf(p) for p in files["maf"]])
         out.write("maf        %d sites from %d file(s)" % (len(m), len(files["maf"])))
+        f = m["alt_freq" if "alt_freq" in m.dtype.names else "maf"]
         if len(m):
-            out.write(", maf min %.6g, max %.6g, mean %.6g"
-                      % (m["maf"].min(), m["maf"].max(), m["maf"].mean()))
+            out.write(", allele2 frequency min %.6g, max %.6g, mean %.6g"
+                      % (f.min(), f.max(), f.mean()))
         out.write("\n")
     if files["saf"]:
         bin_ = files["saf"][0].endswith(".bin")
@@ -1103,7 +1154,9 @@ def _describe_maf(prefix, summ, out):
                   % (n, bins, len(parts), "bin" if bin_ else "tsv"))
     if files["sfs"]:
         sfs = read_sfs(files["sfs"])
-        out.write("sfs        %d values, sum %.10g\n" % (len(sfs), sfs.sum()))
+        out.write("sfs        %d values, sum %.10g%s\n"
+                  % (len(sfs), float(sfs.sum()),
+                     {True: ", folded", False: ", unfolded"}.get(sfs.folded, "")))
     return 0
 
 

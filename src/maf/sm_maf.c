@@ -7,6 +7,7 @@
 
 #include "sm_maf.h"
 
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -381,13 +382,26 @@ static sm_err_t compute_sites(run_t *r)
   return SM_OK;
 }
 
-/* The spectrum EM over every rank's sites. */
+/* The spectrum EM over every rank's sites; a warning when --em-maxiter
+ * stopped it before --em-tole. */
 static sm_err_t run_em(run_t *r)
 {
   double t2 = sm_now();
   sm_err_t err = sm_maf_em_run(r->blk, r->nblk, r->nbins, &r->em);
   r->t_em = sm_now() - t2;
   r->em_ran = !err;
+  const sm_maf_em_t *em = &r->em;
+  if (!err && !em->converged && r->me == 0 && isnan(em->change))
+    sm_log_warn("maf: the SFS EM stopped at --em-maxiter %d before --em-tole %g: one "
+                "E-step evaluates the flat spectrum only; raise --em-maxiter",
+                em->maxiter, em->tole);
+  else if (!err && !em->converged && r->me == 0)
+    sm_log_warn(
+        "maf: the SFS EM stopped at --em-maxiter %d before --em-tole %g: its "
+        "last iteration raised the log-likelihood by %.3g, which is now at most "
+        "%.3g below its maximum; the spectrum and the allele frequencies may still "
+        "move: raise --em-maxiter (or --em-tole)",
+        em->maxiter, em->tole, em->change, em->gap_bound);
   return err;
 }
 
@@ -531,7 +545,10 @@ int sm_maf_main(const sm_maf_options_t *o, const char *command)
              .t0 = sm_now(),
              .me = sm_mpi_rank(),
              .P = sm_mpi_size(),
-             .em = {.maxiter = o->em_maxiter, .tol = o->em_tol}};
+             .em = {.maxiter = o->em_maxiter,
+                    .tole = o->em_tole,
+                    .fold = o->fold,
+                    .accel = o->em_accel}};
   sm_log_set_quiet(o->quiet || r.me != 0);
 #ifdef SM_SIMULATION
   sm_log_error(

@@ -8,6 +8,7 @@
 
 #include "sm_codelets_saf.h"
 #include "sm_gl.h"
+#include "sm_maf_fit.h"
 
 typedef enum sm_saf_outfmt {
   SM_SAF_OUT_TSV = 0, /* chrom pos then 2N + 1 values */
@@ -20,13 +21,15 @@ typedef struct sm_maf_options {
   sm_gl_format_t input_format;
   const char *output; /* prefix, or NULL */
   sm_saf_outfmt_t output_format;
-  const char *summary;    /* JSON summary path (default PREFIX.json) */
-  sm_saf_method_t method; /* --kernel tree|ref */
-  double band_tol;        /* nats; 0 = exact */
-  int devices;            /* --devices all|cpu|accel (exact SAF tasks) */
-  size_t block_size;      /* sites per task; 0 = automatic */
-  int em_maxiter;         /* EM iterations at most */
-  double em_tol;          /* stop when the log-likelihood gains less */
+  const char *summary;     /* JSON summary path (default PREFIX.json) */
+  sm_saf_method_t method;  /* --kernel tree|ref */
+  double band_tol;         /* nats; 0 = exact */
+  int devices;             /* --devices all|cpu|accel (exact SAF tasks) */
+  size_t block_size;       /* sites per task; 0 = automatic */
+  int fold;                /* --fold: the folded spectrum (realSFS -fold 1) */
+  int em_maxiter;          /* EM E-steps at most */
+  double em_tole;          /* stop when the log-likelihood changes less (realSFS -tole) */
+  sm_maf_accel_t em_accel; /* --em-accel anderson|none */
   const char *sched;
   int progress; /* 1 on, 0 off, -1 when stderr is a terminal */
   int quiet;

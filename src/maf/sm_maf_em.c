@@ -1,7 +1,8 @@
-/* sm_maf_em.c: the site frequency spectrum by EM (realSFS), accelerated by
- * SQUAREM: E-step tasks per block, ordered reduction of the partial sums per
- * chunk and over the ranks (MPI collectives on these small vectors only; SAF
- * data never move), M-step and extrapolation on every rank alike. */
+/* sm_maf_em.c: the site frequency spectrum by EM (realSFS), its updates
+ * from sm_maf_fit (plain or Anderson-accelerated, unfolded or folded):
+ * E-step tasks per block, ordered reduction of the partial sums per chunk
+ * and over the ranks (MPI collectives on these small vectors only; SAF data
+ * never move), the same updates on every rank. */
 #include "sm_maf_em.h"
 
 #include <math.h>
@@ -89,16 +90,18 @@ static sm_err_t chunk_sums(sm_maf_block_t *b, size_t nb, size_t len, uint64_t **
   return SM_OK;
 }
 
-/* One E-step at the spectrum in h_phi: tasks on every block, then the
- * ordered sums over chunks and ranks into tot (nbins posterior sums, sum of
- * ln Z, sites). */
+/* One E-step at the spectrum in h_phi: tasks on every block (per-site
+ * frequencies into maf, or maf_try when try_buf), then the ordered sums
+ * over chunks and ranks into tot (nbins gradient sums, sum of ln Z,
+ * sites). */
 static sm_err_t estep(sm_maf_block_t *blocks, size_t nblocks, size_t len,
-                      starpu_data_handle_t h_phi, int convert, double *tot)
+                      starpu_data_handle_t h_phi, int convert, int try_buf, double *tot)
 {
   sm_err_t err = SM_OK;
   for (size_t k = 0; k < nblocks && !err; k++) {
     sm_maf_block_t *b = &blocks[k];
-    if (sm_task_safem(b->h_saf, b->h_info, h_phi, b->h_part, b->h_maf, convert, 1)) {
+    if (sm_task_safem(b->h_saf, b->h_info, h_phi, b->h_part,
+                      try_buf ? b->h_maf_try : b->h_maf, convert, 1)) {
       sm_log_error("maf: StarPU refused an EM task (no worker can run it)");
       err = SM_ERUNTIME;
     }
@@ -130,25 +133,41 @@ static void set_phi(starpu_data_handle_t h_phi, double *phi, const double *v, si
   starpu_data_release(h_phi);
 }
 
+/* The per-site frequencies of the accepted point into maf; free maf_try. */
+static void keep_maf(sm_maf_block_t *blocks, size_t nblocks, int in_try)
+{
+  for (size_t k = 0; k < nblocks; k++) {
+    sm_maf_block_t *b = &blocks[k];
+    if (in_try && b->maf_try)
+      memcpy(b->maf, b->maf_try, b->sites.n * sizeof *b->maf);
+    free(b->maf_try);
+    b->maf_try = NULL;
+  }
+}
+
 sm_err_t sm_maf_em_run(sm_maf_block_t *blocks, size_t nblocks, size_t nbins,
                        sm_maf_em_t *em)
 {
   const size_t len = nbins + 2;
   sm_err_t err = SM_OK;
-  double *tot = malloc(len * sizeof *tot), *work = malloc(4 * nbins * sizeof *work);
+  double *tot = malloc(len * sizeof *tot), *q = malloc(nbins * sizeof *q);
+  sm_maf_fit_t *fit = sm_maf_fit_create(nbins, em->fold, em->accel, em->tole);
   em->phi = malloc(nbins * sizeof *em->phi);
-  if (!tot || !work || !em->phi) {
+  int nomem = !tot || !q || !fit || !em->phi;
+  for (size_t k = 0; k < nblocks && !nomem; k++)
+    nomem = !(blocks[k].maf_try = malloc((blocks[k].sites.n ? blocks[k].sites.n : 1) *
+                                         sizeof *blocks[k].maf_try));
+  if (nomem) {
     free(tot);
-    free(work);
-    sm_log_error("maf: out of memory for the spectrum (%zu bins)", nbins);
+    free(q);
+    sm_maf_fit_destroy(fit);
+    keep_maf(blocks, nblocks, 0);
+    sm_log_error("maf: out of memory for the spectrum's EM (%zu bins)", nbins);
     return sm_mpi_agree(SM_ENOMEM);
   }
-  double *p0 = work, *p1 = work + nbins, *p2 = work + 2 * nbins, *pa = work + 3 * nbins;
-  for (size_t j = 0; j < nbins; j++) /* start from the flat spectrum */
-    p0[j] = 1.0 / (double)nbins;
-  memcpy(em->phi, p0, nbins * sizeof *p0);
+  memcpy(q, sm_maf_fit_point(fit), nbins * sizeof *q);
   starpu_data_handle_t h_phi;
-  starpu_vector_data_register(&h_phi, STARPU_MAIN_RAM, (uintptr_t)em->phi, nbins,
+  starpu_vector_data_register(&h_phi, STARPU_MAIN_RAM, (uintptr_t)q, nbins,
                               sizeof(double));
   for (size_t k = 0; k < nblocks; k++) {
     sm_maf_block_t *b = &blocks[k];
@@ -156,90 +175,52 @@ sm_err_t sm_maf_em_run(sm_maf_block_t *blocks, size_t nblocks, size_t nbins,
                                 sizeof(double));
     starpu_vector_data_register(&b->h_maf, STARPU_MAIN_RAM, (uintptr_t)b->maf, b->sites.n,
                                 sizeof(double));
+    starpu_vector_data_register(&b->h_maf_try, STARPU_MAIN_RAM, (uintptr_t)b->maf_try,
+                                b->sites.n, sizeof(double));
   }
-  /* SQUAREM (Varadhan and Roland 2008) around the EM map M: from p0, two EM
-   * steps p1 = M(p0), p2 = M(p1); r = p1 - p0, v = p2 - p1 - r; the
-   * extrapolation p0 - 2 a r + a^2 v with a = -|r| / |v| (at most -1, moved
-   * toward -1 until every bin is positive; a = -1 gives p2), then one EM
-   * step from it, kept when its log-likelihood is at least p1's (else p2).
-   * The log-likelihood never decreases; em->iterations counts E-steps, at
-   * most em->maxiter (the last one evaluates the spectrum reported). */
-  double prev = -INFINITY;
-  int esteps = 0;
+  /* Every E-step evaluates the fit's next point; its per-site frequencies
+   * go to the buffer not holding the accepted point's, which it becomes if
+   * the fit accepts the point. The spectrum reported is the last accepted
+   * one, with its frequencies and log-likelihood. */
+  int esteps = 0, in_try = 1; /* the first E-step writes maf */
   em->converged = 0;
   for (;;) {
-    /* E-step at p0: the log-likelihood and allele frequencies reported */
-    if ((err = estep(blocks, nblocks, len, h_phi, esteps == 0, tot)))
+    set_phi(h_phi, q, sm_maf_fit_point(fit), nbins);
+    if ((err = estep(blocks, nblocks, len, h_phi, esteps == 0, !in_try, tot)))
       break;
     esteps++;
-    em->loglik = tot[nbins];
-    em->nsites = tot[nbins + 1];
-    if (em->nsites <= 0)
+    if (tot[nbins + 1] <= 0) /* no site in the likelihood (the caller has one) */
       break;
-    if (esteps > 1 && em->loglik - prev < em->tol) {
+    int accepted = 0;
+    const sm_maf_fit_status_t st =
+        sm_maf_fit_update(fit, tot, tot[nbins], tot[nbins + 1], &accepted);
+    if (accepted)
+      in_try = !in_try;
+    if (st == SM_MAF_FIT_CONVERGED) {
       em->converged = 1;
       break;
     }
     if (esteps >= em->maxiter)
       break;
-    prev = em->loglik;
-    for (size_t j = 0; j < nbins; j++)
-      p1[j] = tot[j] / em->nsites;
-    set_phi(h_phi, em->phi, p1, nbins);
-    if (esteps + 2 > em->maxiter) { /* room for a plain EM step only */
-      memcpy(p0, p1, nbins * sizeof *p0);
-      continue;
-    }
-    if ((err = estep(blocks, nblocks, len, h_phi, 0, tot)))
-      break;
-    esteps++;
-    const double ll1 = tot[nbins];
-    double sr = 0, sv = 0;
-    for (size_t j = 0; j < nbins; j++) {
-      p2[j] = tot[j] / em->nsites;
-      double r = p1[j] - p0[j], v = p2[j] - 2 * p1[j] + p0[j];
-      sr += r * r;
-      sv += v * v;
-    }
-    double a = sv > 0 ? -sqrt(sr / sv) : -1.0;
-    a = a > -1.0 ? -1.0 : a;
-    int ok = 0;
-    for (int tries = 0; tries < 8 && !ok && a < -1.0; tries++, a = (a - 1.0) / 2) {
-      ok = 1;
-      for (size_t j = 0; j < nbins && ok; j++) {
-        double r = p1[j] - p0[j], v = p2[j] - 2 * p1[j] + p0[j];
-        pa[j] = p0[j] - 2 * a * r + a * a * v;
-        ok = pa[j] > 0;
-      }
-    }
-    double *next = p2;
-    if (ok && esteps + 2 <= em->maxiter) { /* and the next evaluation */
-      double sum = 0;
-      for (size_t j = 0; j < nbins; j++)
-        sum += pa[j];
-      for (size_t j = 0; j < nbins; j++)
-        pa[j] /= sum;
-      set_phi(h_phi, em->phi, pa, nbins);
-      if ((err = estep(blocks, nblocks, len, h_phi, 0, tot)))
-        break;
-      esteps++;
-      if (tot[nbins] >= ll1) { /* the extrapolation helped: one EM step from it */
-        for (size_t j = 0; j < nbins; j++)
-          pa[j] = tot[j] / em->nsites;
-        next = pa;
-      }
-    }
-    memcpy(p0, next, nbins * sizeof *p0);
-    set_phi(h_phi, em->phi, p0, nbins);
   }
+  const sm_maf_fit_state_t fs = sm_maf_fit_state(fit);
   em->iterations = esteps;
+  em->loglik = fs.loglik;
+  em->nsites = fs.nsites;
+  em->change = fs.change;
+  em->gap_bound = fs.gap_bound;
+  em->rejected = (int)fs.rejected;
+  sm_maf_fit_spectrum(fit, em->phi);
   for (size_t k = 0; k < nblocks; k++) {
     starpu_data_unregister(blocks[k].h_part);
     starpu_data_unregister(blocks[k].h_maf);
+    starpu_data_unregister(blocks[k].h_maf_try);
   }
   starpu_data_unregister(h_phi);
+  keep_maf(blocks, nblocks, in_try);
+  sm_maf_fit_destroy(fit);
   free(tot);
-  free(work);
+  free(q);
   if (err == SM_ENOMEM)
     sm_log_error("maf: out of memory for the EM sums");
   return err;

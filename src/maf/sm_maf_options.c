@@ -3,6 +3,7 @@
  * before any input is read or any task inserted. */
 #include "sm_maf.h"
 
+#include <float.h>
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
@@ -16,6 +17,7 @@ static const char *const out_formats[] = {"tsv", "bin", "none",
                                           NULL};            /* sm_saf_outfmt_t */
 static const char *const kernels[] = {"tree", "ref", NULL}; /* sm_saf_method_t */
 static const char *const devices[] = {"all", "cpu", "accel", NULL};
+static const char *const accels[] = {"anderson", "none", NULL}; /* sm_maf_accel_t */
 
 static sm_err_t set_input_format(const sm_opt_t *d, char *arg, void *dst)
 {
@@ -85,19 +87,39 @@ static const sm_opt_t options[] = {
      .max = 1 << 20,
      .arg = "N",
      .help = "sites per task (default: automatic)"},
+    {.name = "fold",
+     .kind = SM_OPT_FLAG,
+     .off = O(fold),
+     .ival = 1,
+     .help = "the folded spectrum, as realSFS -fold 1: classes 0..N of the\n"
+             "minor allele's count; PREFIX.sfs keeps 2N + 1 values, N + 1.. zero"},
     {.name = "em-maxiter",
      .kind = SM_OPT_INT,
      .off = O(em_maxiter),
+     .min = 1,
      .arg = "N",
-     .help = "SFS EM E-steps at most (default 1000; SQUAREM-accelerated)"},
+     .help = "SFS EM E-steps (passes over the sites) at most (default 1000)"},
+    {.name = "em-tole",
+     .kind = SM_OPT_DOUBLE,
+     .off = O(em_tole),
+     .dmin = DBL_MIN,
+     .dmax = INFINITY,
+     .range = "T > 0",
+     .arg = "T",
+     .help = "stop when an EM step changes the log-likelihood by less\n"
+             "(realSFS -tole; default 1e-10)"},
+    /* the former name of --em-tole */
     {.name = "em-tol",
      .kind = SM_OPT_DOUBLE,
-     .off = O(em_tol),
-     .dmin = 0,
+     .off = O(em_tole),
+     .dmin = DBL_MIN,
      .dmax = INFINITY,
-     .range = "T >= 0",
-     .arg = "T",
-     .help = "stop when the log-likelihood gains less (default 1e-10)"},
+     .range = "T > 0"},
+    {.name = "em-accel",
+     .kind = SM_OPT_CHOICE,
+     .off = O(em_accel),
+     .choices = accels,
+     .help = "EM acceleration (default anderson; none: plain EM, realSFS -m 0)"},
     {.name = "sched",
      .kind = SM_OPT_STRING,
      .off = O(sched),
@@ -185,7 +207,7 @@ sm_err_t sm_maf_options_parse(int argc, char **argv, sm_maf_options_t *o, int *d
 {
   memset(o, 0, sizeof *o);
   o->em_maxiter = 1000;
-  o->em_tol = 1e-10;
+  o->em_tole = 1e-10; /* realSFS's -tole */
   o->progress = -1;
   o->output_format = (sm_saf_outfmt_t)-1;
   sm_err_t err = sm_opt_parse(&maf_cmd, argc, argv, o, done);

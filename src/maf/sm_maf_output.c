@@ -90,7 +90,8 @@ sm_err_t sm_maf_writer_open(sm_maf_writer_t **wp, const char *path, sm_maf_file_
       ok = sm_commit_printf(&w->c, "\tsaf_%zu", j) == 0;
     ok = ok && sm_commit_write(&w->c, "\n", 1) == 0;
   } else if (kind == SM_MAF_FILE_MAF_TSV)
-    ok = sm_commit_printf(&w->c, "chrom\tpos\tallele1\tallele2\tn_data\tmaf\n") == 0;
+    ok = sm_commit_printf(&w->c, "chrom\tpos\tallele1\tallele2\tn_data\talt_freq\t"
+                                 "minor_freq\n") == 0;
   *wp = w;
   return ok ? SM_OK : write_failed(w);
 }
@@ -131,15 +132,16 @@ sm_err_t sm_maf_writer_saf(sm_maf_writer_t *w, const char *chrom, uint64_t pos,
 }
 
 sm_err_t sm_maf_writer_maf(sm_maf_writer_t *w, const char *chrom, uint64_t pos,
-                           const char *a1, const char *a2, uint32_t ndata, double maf)
+                           const char *a1, const char *a2, uint32_t ndata, double freq)
 {
   if (w->failed)
     return SM_EIO;
+  const double minor = freq <= 0.5 ? freq : 1.0 - freq;
   /* names escaped as in every TSV (sm_fmt_name) */
   if (put_name(w, chrom) < 0 ||
       sm_commit_printf(&w->c, "\t%llu\t", (unsigned long long)pos) < 0 ||
       put_name(w, a1) < 0 || sm_commit_write(&w->c, "\t", 1) < 0 || put_name(w, a2) < 0 ||
-      sm_commit_printf(&w->c, "\t%u\t%.17g\n", ndata, maf) < 0)
+      sm_commit_printf(&w->c, "\t%u\t%.17g\t%.17g\n", ndata, freq, minor) < 0)
     return write_failed(w);
   w->count++;
   return SM_OK;

@@ -13,7 +13,7 @@
 typedef enum sm_maf_file {
   SM_MAF_FILE_SAF_TSV = 0, /* chrom pos then 2N + 1 natural-log values */
   SM_MAF_FILE_SAF_BIN,     /* header, then per site chrom, pos and the finite bins */
-  SM_MAF_FILE_MAF_TSV,     /* chrom pos allele1 allele2 n_data maf */
+  SM_MAF_FILE_MAF_TSV,     /* chrom pos allele1 allele2 n_data alt_freq minor_freq */
   SM_MAF_FILE_SFS,         /* one line of 2N + 1 values (sm_maf_write_sfs) */
 } sm_maf_file_t;
 
@@ -33,10 +33,11 @@ sm_err_t sm_maf_writer_open(sm_maf_writer_t **w, const char *path, sm_maf_file_t
 sm_err_t sm_maf_writer_saf(sm_maf_writer_t *w, const char *chrom, uint64_t pos,
                            const double *saf, uint32_t lo, uint32_t hi) SM_MUST_CHECK;
 
-/** One site's allele frequency line. */
+/** One site's allele frequency line: freq, allele2's (ALT's) frequency,
+ * then the minor allele's, min(freq, 1 - freq). */
 sm_err_t sm_maf_writer_maf(sm_maf_writer_t *w, const char *chrom, uint64_t pos,
                            const char *a1, const char *a2, uint32_t ndata,
-                           double maf) SM_MUST_CHECK;
+                           double freq) SM_MUST_CHECK;
 
 /** The spectrum as realSFS writes it: one line of 2N + 1 expected site
  * counts (phi_j x nsites), into a writer opened as SM_MAF_FILE_SFS. */

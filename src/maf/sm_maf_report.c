@@ -3,6 +3,7 @@
 #include "sm_maf_report.h"
 
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 
 #include "sm_commit.h"
@@ -38,16 +39,26 @@ static void json_sites(sm_json_t *j, const sm_maf_report_t *r)
   sm_json_close(j);
 }
 
+static const char *accel_name(const sm_maf_em_t *em)
+{
+  return em->accel == SM_MAF_ACCEL_NONE ? "none" : "anderson";
+}
+
 /* "sfs_em": the spectrum's EM and the spectrum (expected site counts). */
 static void json_em(sm_json_t *j, const sm_maf_report_t *r)
 {
   const sm_maf_em_t *em = r->em;
   sm_json_object(j, "sfs_em", 0);
+  sm_json_bool(j, "folded", em->fold);
+  sm_json_str(j, "accel", accel_name(em));
   sm_json_int(j, "iterations", em->iterations);
   sm_json_bool(j, "converged", em->converged);
   sm_json_real(j, "loglik", 17, em->loglik);
+  sm_json_real(j, "loglik_change", 17, em->change);
+  sm_json_real(j, "loglik_gap_bound", 17, em->gap_bound);
+  sm_json_int(j, "rejected", em->rejected);
   sm_json_fixed(j, "sites", 0, em->nsites);
-  sm_json_real(j, "tol", 17, em->tol);
+  sm_json_real(j, "tole", 17, em->tole);
   sm_json_int(j, "maxiter", em->maxiter);
   sm_json_array(j, "sfs", 0);
   for (size_t k = 0; k < 2 * r->nind + 1; k++)
@@ -161,10 +172,23 @@ void sm_maf_report_print(const sm_maf_report_t *r, FILE *f)
             (unsigned long long)r->bins_dropped, (unsigned long long)r->bins_total,
             r->bins_total ? 100.0 * (double)r->bins_dropped / (double)r->bins_total
                           : 0.0);
-  if (r->em)
-    fprintf(f, "  sfs em      %d iterations (%s), log-likelihood %.10g over %.0f sites\n",
-            r->em->iterations, r->em->converged ? "converged" : "stopped at --em-maxiter",
-            r->em->loglik, r->em->nsites);
+  if (r->em) {
+    const sm_maf_em_t *em = r->em;
+    fprintf(f,
+            "  sfs em      %s, %s: %d iterations (%s), log-likelihood %.10g over %.0f "
+            "sites\n",
+            em->fold ? "folded" : "unfolded", accel_name(em), em->iterations,
+            em->converged ? "converged" : "stopped at --em-maxiter", em->loglik,
+            em->nsites);
+    if (isfinite(em->change))
+      fprintf(f,
+              "              last change %.3g (--em-tole %g), at most %.3g below the "
+              "maximum\n",
+              em->change, em->tole, em->gap_bound);
+    else
+      fprintf(f, "              one E-step, at most %.3g below the maximum\n",
+              em->gap_bound);
+  }
   if (r->rt) {
     fprintf(f, "  workers     %d per rank, %d rank%s, sched %s\n", r->rt->nworkers,
             r->nranks, r->nranks == 1 ? "" : "s", r->rt->sched);

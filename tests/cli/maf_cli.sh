@@ -1,13 +1,18 @@
 #!/bin/sh
 # maf_cli.sh: `starmet maf` end to end: BEAGLE plain and gzip give the same
 # files; the binary SAF; the iterative reference agrees with the tree; a
-# huge band tolerance is exact and a small one drops bins and says so; VCF
-# with GL and with PL (multi-allelic records skipped and counted); VCF
-# genotypes for `starmet compute --metric ccc` equal the same calls as .npy;
-# bad inputs give one clear error line, a non-zero exit and no output.
+# huge band tolerance is exact and a small one drops bins and says so; the
+# spectrum's EM: accelerated and plain reach the same spectrum, the
+# accelerated one in fewer E-steps, --em-maxiter reached before --em-tole
+# is a warning, --fold is realSFS's folded spectrum and equals the unfolded
+# one folded where the two agree; VCF with GL and with PL (multi-allelic
+# records skipped and counted); VCF genotypes for `starmet compute --metric
+# ccc` equal the same calls as .npy; bad inputs and option values give one
+# clear error line, a non-zero exit and no output.
 . "$(dirname "$0")/../lib.sh"
 
 M() { "$STARMET" maf --quiet "$@"; }
+O=$T/bad
 # json_num FILE KEY: a number from the JSON summary
 json_num() { sed -n "s/.*\"$2\": \([-0-9.e+]*\).*/\1/p" "$1" | head -n 1; }
 # close A B: two SAF TSV files agree within 1e-12 on values >= -50
@@ -72,6 +77,87 @@ d=$(json_num "$T/bd.json" bins_dropped)
 "$STARMET" maf --input "$T/g.beagle" --band-tol 3 > "$T/band.out" 2>&1
 grep -q "banding .* bins dropped" "$T/band.out" && pass || fail "printed summary lacks the band"
 
+# --- the spectrum's EM: realSFS's -tole, Anderson acceleration, --fold
+# sfs_close A B TOL: two .sfs files hold the same number of values, within TOL sites
+sfs_close() {
+  tr ' ' '\n' < "$1" > "$T/a.col"; tr ' ' '\n' < "$2" > "$T/b.col"
+  [ "$(wc -l < "$T/a.col")" -eq "$(wc -l < "$T/b.col")" ] &&
+    paste "$T/a.col" "$T/b.col" | awk -v t="$3" '{ d = $1 - $2; if (d < 0) d = -d; if (d > t) exit 1 }'
+}
+# fold_sfs FILE [DIV]: an unfolded .sfs folded by hand (bins k and 2N - k
+# added, the middle alone, N + 1.. zero), every value divided by DIV
+fold_sfs() {
+  tr ' ' '\n' < "$1" | awk -v d="${2:-1}" '{ v[NR - 1] = $1; n = NR - 1 }
+    END { h = n / 2; for (k = 0; k <= n; k++) {
+      x = k < h ? v[k] + v[n - k] : k == h ? v[h] : 0
+      printf "%s%.17g", k ? " " : "", x / d }; printf "\n" }'
+}
+run_ok "em anderson" M --input "$T/g.beagle" --output "$T/ea" --em-maxiter 100000
+run_ok "em plain" M --input "$T/g.beagle" --output "$T/ep" --em-maxiter 100000 --em-accel none
+for o in ea ep; do
+  grep -q '"converged": true' "$T/$o.json" && pass || fail "$o: the EM did not converge"
+  c=$(json_num "$T/$o.json" loglik_change)
+  awk -v c="$c" 'BEGIN { exit !(c >= 0 && c < 1e-10) }' && pass || fail "$o: last change $c"
+done
+grep -q '"accel": "anderson"' "$T/ea.json" && grep -q '"accel": "none"' "$T/ep.json" && pass ||
+  fail "the summary does not name the acceleration"
+sfs_close "$T/ea.sfs" "$T/ep.sfs" 0.005 && pass || fail "accelerated and plain EM reach different spectra"
+ia=$(json_num "$T/ea.json" iterations) ip=$(json_num "$T/ep.json" iterations)
+[ "$ia" -lt "$ip" ] && pass || fail "the accelerated EM took $ia E-steps, plain EM $ip"
+awk -v a="$(json_num "$T/ea.json" loglik)" -v b="$(json_num "$T/ep.json" loglik)" \
+  'BEGIN { d = a - b; exit !(d > -1e-8 && d < 1e-6) }' && pass || fail "log-likelihoods differ"
+# --em-maxiter reached before --em-tole: said on stderr and in the summaries, files complete
+"$STARMET" maf --input "$T/g.beagle" --output "$T/em3" --em-maxiter 3 > "$T/em3.out" 2> "$T/em3.err" &&
+  pass || fail "--em-maxiter 3 failed"
+grep -q "warning: maf: the SFS EM stopped at --em-maxiter 3 before --em-tole 1e-10" "$T/em3.err" &&
+  pass || fail "no warning when --em-maxiter stops the EM: $(cat "$T/em3.err")"
+grep -q "3 iterations (stopped at --em-maxiter)" "$T/em3.out" && pass || fail "printed summary: $(cat "$T/em3.out")"
+grep -q '"iterations": 3, "converged": false' "$T/em3.json" && pass || fail "summary: EM not stopped at 3"
+awk -v c="$(json_num "$T/em3.json" loglik_change)" 'BEGIN { exit !(c > 1e-10) }' && pass ||
+  fail "the last change is not reported"
+[ "$(wc -w < "$T/em3.sfs")" -eq 25 ] && [ "$(wc -l < "$T/em3.maf.tsv")" -eq 90 ] && pass || fail "em3 files"
+"$STARMET" maf --input "$T/g.beagle" --output "$T/em1" --em-maxiter 1 > "$T/em1.out" 2> "$T/em1.err" &&
+  grep -q "stopped at --em-maxiter 1 before --em-tole 1e-10: one E-step evaluates the flat" "$T/em1.err" &&
+  grep -q '"iterations": 1, "converged": false' "$T/em1.json" && grep -q '"loglik_change": null' "$T/em1.json" &&
+  grep -q "one E-step, at most .* below the maximum" "$T/em1.out" && pass || fail "--em-maxiter 1: $(cat "$T/em1.err")"
+"$STARMET" maf --quiet --input "$T/g.beagle" --em-maxiter 100000 > /dev/null 2> "$T/conv.err"
+[ ! -s "$T/conv.err" ] && pass || fail "a converged EM warns: $(cat "$T/conv.err")"
+"$STARMET" maf --quiet --input "$T/g.beagle" --em-maxiter 3 > /dev/null 2> "$T/q.err"
+grep -q "warning: maf: the SFS EM stopped" "$T/q.err" && pass || fail "--quiet hides the EM's warning"
+# --fold: realSFS -fold 1's spectrum, 2N + 1 values, N + 1.. zero
+run_ok "fold" M --input "$T/g.beagle" --output "$T/f" --fold --em-maxiter 100000
+[ "$(wc -w < "$T/f.sfs")" -eq 25 ] && pass || fail "folded sfs: 2N + 1 values"
+awk '{ for (i = 14; i <= NF; i++) if ($i != 0) exit 1; for (i = 1; i <= NF; i++) s += $i }
+  END { exit !(s > 88.999 && s < 89.001) }' "$T/f.sfs" && pass || fail "folded sfs: bins N + 1.. not zero or sum"
+grep -q '"folded": true' "$T/f.json" && grep -q '"folded": false' "$T/ea.json" && pass ||
+  fail "the summary does not say whether the spectrum is folded"
+"$STARMET" maf --input "$T/g.beagle" --fold > "$T/f.out" 2>&1
+grep -q "sfs em      folded, anderson" "$T/f.out" && pass || fail "printed summary: not folded"
+# where realSFS's folded EM and folding the unfolded estimate agree: sites
+# with their mirror images (alleles swapped, likelihoods reversed), and
+# the folded estimate of the bundled data is the unfolded one of the data
+# and its mirror, folded, halved
+gzip -dc "$top_srcdir/data/example_gl.beagle.gz" | awk -F'\t' -v OFS='\t' 'NR == 1 { print; next }
+  { print; l[NR] = $0 } END { for (k = 2; k <= NR; k++) { n = split(l[k], f, "\t"); sub(/_/, "m_", f[1])
+      s = f[1] "\t" f[3] "\t" f[2]; for (i = 4; i <= n; i += 3) s = s "\t" f[i + 2] "\t" f[i + 1] "\t" f[i]
+      print s } }' > "$T/mirror.beagle"
+run_ok "mirror unfolded" M --input "$T/mirror.beagle" --output "$T/mu" --em-maxiter 100000 --output-format none
+run_ok "mirror folded" M --input "$T/mirror.beagle" --output "$T/mf" --em-maxiter 100000 --fold --output-format none
+run_ok "bundled folded" M --input "$top_srcdir/data/example_gl.beagle.gz" --output "$T/bf" --em-maxiter 100000 \
+  --fold --output-format none
+fold_sfs "$T/mu.sfs" > "$T/mu.fold"
+sfs_close "$T/mf.sfs" "$T/mu.fold" 1e-3 && pass || fail "mirrored sites: folded EM != unfolded EM folded"
+fold_sfs "$T/mu.sfs" 2 > "$T/mu.half"
+sfs_close "$T/bf.sfs" "$T/mu.half" 1e-3 && pass || fail "bundled data: folded EM != unfolded EM of data and mirror, folded"
+# bad values
+expect_error "em-tole 0" "--em-tole: 0 is out of range \(T > 0\)" "$O" M --input "$T/g.beagle" --em-tole 0 --output "$O"
+expect_error "em-tole negative" "--em-tole: -1e-05 is out of range \(T > 0\)" "$O" M --input "$T/g.beagle" --em-tole -1e-5 --output "$O"
+expect_error "em-tole text" "--em-tole: 'tiny' is not a finite number" "$O" M --input "$T/g.beagle" --em-tole tiny --output "$O"
+expect_error "em-maxiter 0" "--em-maxiter: 0 is out of range \(1\.\." "$O" M --input "$T/g.beagle" --em-maxiter 0 --output "$O"
+expect_error "em-accel" "--em-accel: unknown value 'squarem' \(use one of: anderson, none\)" "$O" \
+  M --input "$T/g.beagle" --em-accel squarem --output "$O"
+expect_error "fold value" "unexpected argument '1'" "$O" M --input "$T/g.beagle" --fold 1 --output "$O"
+
 # --- VCF with GL, with PL; bgzipped
 hdr='##fileformat=VCFv4.2
 ##contig=<ID=2,length=100000>
@@ -131,7 +217,6 @@ else
 fi
 
 # --- bad inputs: one clear error, non-zero exit, nothing left behind
-O=$T/bad
 h='marker\tallele1\tallele2\tI\tI\tI\tJ\tJ\tJ\n'
 printf "${h}c_1\t0\t1\t0.1\t0.2\t0.7\t0.3\t0.3\t0.3\nc_2\t0\t1\t0.1\t0.2\t0.7\t0.3\n" > "$T/ragged.beagle"
 expect_error "ragged beagle line" "ragged\.beagle:3: 7 columns.*header has 9" "$O" \

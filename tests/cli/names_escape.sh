@@ -144,7 +144,7 @@ hexes < "$T/allele.spec" > "$T/allele.hex"
   done < "$T/chrom.spec" 3< "$T/allele.spec"
 } > "$T/m.beagle"
 run_ok "maf" "$STARMET" maf --quiet --input "$T/m.beagle" --output "$T/m"
-cols "$T/m.maf.tsv" 6
+cols "$T/m.maf.tsv" 7
 cols "$T/m.saf.tsv" 11
 cut -f1 "$T/m.maf.tsv" | sed 1d > "$T/m.chrom"
 [ "$(sed -n 2p "$T/m.chrom")" = 'bs\\x' ] && [ "$(sed -n 4p "$T/m.chrom")" = '\x1b\r' ] && pass ||

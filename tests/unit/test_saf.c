@@ -335,12 +335,14 @@ START_TEST(em_step)
     L[k] = lsaf[k / 3][k % 3];
   sm_saf_site_t info[3] = {{0, 2, 1, 0}, {0, 1, 1, 0}, {0, 0, 0, 0}};
   const double phi[3] = {0.5, 0.3, 0.2};
-  double post[3], st[2], maf[2];
-  sm_kern_safem(2, 3, L, 3, info, 1, phi, post, st, maf);
+  double grad[3], st[2], maf[2];
+  sm_kern_safem(2, 3, L, 3, info, 1, phi, grad, st, maf);
   const double z0 = 0.5 + 0.3 * 0.5 + 0.2 * 0.25, z1 = 0.5 * 0.1 + 0.3;
-  ck_assert(fabs(post[0] - (0.5 / z0 + 0.05 / z1)) < 1e-15);
-  ck_assert(fabs(post[1] - (0.15 / z0 + 0.3 / z1)) < 1e-15);
-  ck_assert(fabs(post[2] - 0.05 / z0) < 1e-15);
+  /* the gradient sums; times phi_j, the posterior sums */
+  ck_assert(fabs(grad[0] - (1.0 / z0 + 0.1 / z1)) < 1e-15);
+  ck_assert(fabs(grad[1] - (0.5 / z0 + 1.0 / z1)) < 1e-15);
+  ck_assert(fabs(grad[2] - 0.25 / z0) < 1e-15);
+  ck_assert(fabs(phi[0] * grad[0] - (0.5 / z0 + 0.05 / z1)) < 1e-15);
   ck_assert(fabs(st[0] - (log(z0) + log(z1))) < 1e-15);
   ck_assert(st[1] == 2.0);
   ck_assert(fabs(maf[0] - (0.5 * 0.15 + 1.0 * 0.05) / z0) < 1e-15);

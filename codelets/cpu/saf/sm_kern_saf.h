@@ -72,13 +72,14 @@ void sm_kern_saf_ref(const sm_saf_tab_t *tab, sm_saf_ws_t *ws, size_t nsites,
 /** One E-step of the SFS EM over a block of sites. L: nsites rows of nbins
  * (leading dimension ld) holding exp(saf) in [lo, hi] of each site; with
  * convert != 0 they still hold saf (natural log) and are converted in place
- * first. phi: the spectrum (nbins, sums to 1). Writes post[j] = sum over the
- * block's sites of phi_j L_j / Z (Z = sum_k phi_k L_k), stats[0] = sum of
- * ln Z, stats[1] = sites used, and maf[s] = the posterior mean frequency of
- * the counted allele, sum_j (j / (nbins - 1)) phi_j L_j / Z (NaN for a
- * skipped site). */
+ * first. phi: the spectrum (nbins, sums to 1). Writes grad[j] = sum over the
+ * block's sites of L_j / Z (Z = sum_k phi_k L_k: the log-likelihood's
+ * gradient; phi_j grad[j] is bin j's posterior sum), stats[0] = sum of ln Z,
+ * stats[1] = sites used, and maf[s] = the posterior mean frequency of the
+ * counted allele, sum_j (j / (nbins - 1)) phi_j L_j / Z (NaN for a skipped
+ * site). */
 void sm_kern_safem(size_t nsites, size_t nbins, double *L, size_t ld,
                    const sm_saf_site_t *info, int convert, const double *phi,
-                   double *post, double *stats, double *maf);
+                   double *grad, double *stats, double *maf);
 
 #endif
