@@ -208,3 +208,14 @@ every_grid() {
     done; done; done
   done
 }
+
+# py_setup: PY, a python3 with numpy (skip, exit 77, without one), and
+# starmet_io from the source tree (which may be read-only: distcheck)
+py_setup() {
+  PY=${PYTHON3:-/usr/bin/python3}
+  if ! "$PY" -c 'import numpy' 2> /dev/null; then
+    echo "$PY has no numpy (Debian: python3-numpy): skipped"; exit 77
+  fi
+  PYTHONPATH="$top_srcdir/python${PYTHONPATH:+:$PYTHONPATH}" PYTHONDONTWRITEBYTECODE=1
+  export PYTHONPATH PYTHONDONTWRITEBYTECODE
+}

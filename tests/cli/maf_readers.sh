@@ -11,12 +11,7 @@
 # The R part is skipped without Rscript, the data-frame part without pandas.
 . "$(dirname "$0")/../lib.sh"
 
-PY=${PYTHON3:-/usr/bin/python3}
-if ! "$PY" -c 'import numpy' 2> /dev/null; then
-  echo "$PY has no numpy (Debian: python3-numpy): skipped"; exit 77
-fi
-PYTHONPATH="$top_srcdir/python${PYTHONPATH:+:$PYTHONPATH}" PYTHONDONTWRITEBYTECODE=1
-export PYTHONPATH PYTHONDONTWRITEBYTECODE
+py_setup
 
 M() { "$STARMET" maf --quiet --input "$top_srcdir/data/example_gl.vcf" --em-maxiter 20000 "$@"; }
 run_ok "maf unfolded" M --output "$T/u"

@@ -10,13 +10,7 @@
 # The R part is skipped without Rscript, the MPI part without a launcher.
 . "$(dirname "$0")/../lib.sh"
 
-PY=${PYTHON3:-/usr/bin/python3}
-if ! "$PY" -c 'import numpy' 2> /dev/null; then
-  echo "$PY has no numpy (Debian: python3-numpy): skipped"; exit 77
-fi
-# the module from the source tree, which may be read-only (distcheck)
-PYTHONPATH="$top_srcdir/python${PYTHONPATH:+:$PYTHONPATH}" PYTHONDONTWRITEBYTECODE=1
-export PYTHONPATH PYTHONDONTWRITEBYTECODE
+py_setup
 
 c() { "$STARMET" compute --quiet "$@"; }
 
