@@ -98,12 +98,14 @@ SM_LD_TARGET static __m512i hsum8(const __m512i v[8])
 SM_LD_TARGET static void tile_2x4(size_t nw, const uint64_t *a0, const uint64_t *a1,
                                   const uint64_t *const b[4], uint32_t out[2][4][2])
 {
-  __m512i acc[16]; /* [r * 8 + c * 2 + k] */
+  __m512i acc[16]; /* [r * 8 + c * 2 + k], in registers: loops unrolled */
+#pragma GCC unroll 16
   for (int k = 0; k < 16; k++)
     acc[k] = _mm512_setzero_si512();
   for (size_t w = 0; w < nw; w += 8) {
     const __m512i s0 = _mm512_load_si512(a0 + w), x0 = _mm512_load_si512(a0 + nw + w);
     const __m512i s1 = _mm512_load_si512(a1 + w), x1 = _mm512_load_si512(a1 + nw + w);
+#pragma GCC unroll 4
     for (int c = 0; c < 4; c++) {
       const __m512i sb = _mm512_load_si512(b[c] + w),
                     xb = _mm512_load_si512(b[c] + nw + w);
