@@ -138,8 +138,11 @@ int sm_cl_sim_check(int gpus, char *why, size_t len)
   const int gpufin = gpu_finalize();
   for (const sm_cl_entry_t *e = __start_sm_codelets; e < __stop_sm_codelets; e++) {
     const char *name = e->cl->name;
+    /* with the GPU finalize, the finalize codelets but r's and r2's (CPU
+     * only: sm_cl_sim_gpu_finalize2) */
     const int cuda = gpus > 0 && (e->cl->cuda_funcs[0] ||
-                                  (gpufin && !strncmp(name, "sm_finalize", 11)));
+                                  (gpufin && !strncmp(name, "sm_finalize", 11) &&
+                                   !strstr(name, "_ld")));
     const char *dev = !rate_of("cpu", name)            ? "cpu"
                       : cuda && !rate_of("cuda", name) ? "cuda"
                                                        : NULL;

@@ -147,7 +147,7 @@ sh_refuse "3-way bray-curtis" "--metric bray-curtis is a measure of pairs: --num
 sh_refuse "3-way jaccard" "--metric jaccard is a measure of pairs" --metric jaccard --num-way 3
 sh_refuse "bad --zero-pairs" "--zero-pairs: unknown value 'null' \(use one of: nan, zero\)" \
   --metric bray-curtis --zero-pairs null
-sh_refuse "bad --metric" "--metric: unknown value 'bray' \(use one of: czekanowski, bray-curtis, jaccard, ccc\)" \
+sh_refuse "bad --metric" "--metric: unknown value 'bray' \(use one of: czekanowski, bray-curtis, jaccard, ccc, r2, r\)" \
   --metric bray
 sh_refuse "--zero-pairs 3-way" "--zero-pairs says what a pair of two empty vectors holds: 2-way runs only" \
   --zero-pairs nan --num-way 3

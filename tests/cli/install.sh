@@ -119,7 +119,7 @@ else
   got=$(complete_words starmet compute --num-)
   [ -n "$got" ] && [ "$got" = "$want" ] && pass ||
     fail "completion of 'starmet compute --num-': '$got', want '$want'"
-  [ "$(complete_words starmet compute --metric '' | tr '\n' ' ')" = "bray-curtis ccc czekanowski jaccard " ] && pass ||
+  [ "$(complete_words starmet compute --metric '' | tr '\n' ' ')" = "bray-curtis ccc czekanowski jaccard r r2 " ] && pass ||
     fail "completion of 'starmet compute --metric ': $(complete_words starmet compute --metric '')"
   [ "$(complete_words starmet maf --output-f)" = "--output-format" ] && pass ||
     fail "completion of 'starmet maf --output-f'"
