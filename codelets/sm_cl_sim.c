@@ -140,9 +140,10 @@ int sm_cl_sim_check(int gpus, char *why, size_t len)
     const char *name = e->cl->name;
     /* with the GPU finalize, the finalize codelets but r's and r2's (CPU
      * only: sm_cl_sim_gpu_finalize2) */
-    const int cuda = gpus > 0 && (e->cl->cuda_funcs[0] ||
-                                  (gpufin && !strncmp(name, "sm_finalize", 11) &&
-                                   !strstr(name, "_ld")));
+    const int cuda =
+        gpus > 0 &&
+        (e->cl->cuda_funcs[0] ||
+         (gpufin && !strncmp(name, "sm_finalize", 11) && !strstr(name, "_ld")));
     const char *dev = !rate_of("cpu", name)            ? "cpu"
                       : cuda && !rate_of("cuda", name) ? "cuda"
                                                        : NULL;
