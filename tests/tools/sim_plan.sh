@@ -1,9 +1,10 @@
 #!/bin/sh
 # sim_plan.sh: scripts/starmet-plan on the SMPI build (scripts/setup-sim
-# --mpi). On two simulated ranks of this machine its one-axis-at-a-time
-# search picks what an exhaustive simulation of every grid, tile and policy
-# picks, or one within its tolerance, with the same simulated time for the
-# same candidate; the command it prints runs under mpirun with the regular
+# --mpi). On two simulated ranks of this machine the few candidates its
+# model keeps include what an exhaustive simulation of every grid, tile and
+# policy picks, or one within its tolerance, with the same simulated time
+# for the same candidate; a candidate too large for --budget is
+# extrapolated from two smaller problems close to its direct simulation; the command it prints runs under mpirun with the regular
 # build, whose graph (tasks, bytes every rank sends) is the simulated one;
 # a node of one's own file is simulated; bad requests are refused.
 . "$(dirname "$0")/../lib.sh"
@@ -13,10 +14,10 @@ PLAN="$top_srcdir/scripts/starmet-plan"
 
 # the planner against the exhaustive simulation of its candidates, 2-way
 # and 3-way (small problems: tiles from 8 vectors, several grids)
-for p in "2 1200 3000" "3 120 1000"; do
+for p in "2 1200 3000 dm,lws" "3 120 1000 dm"; do
   set -- $p
   shape="--platform here --nodes 1 --ranks-per-node 2 --metric ccc --num-way $1
-         --num-vector $2 --num-field $3 --policies dm,lws --starmet $SIMMPI --quiet"
+         --num-vector $2 --num-field $3 --policies $4 --starmet $SIMMPI --quiet"
   # shellcheck disable=SC2086
   run_ok "plan $1-way" "$PY" "$PLAN" $shape --json "$T/plan$1.json" --out "$T/po$1"
   # shellcheck disable=SC2086
@@ -44,6 +45,25 @@ assert full["choice"]["makespan_s"] <= best * 1.02 + 1e-12
 print(c)
 PYEOF
 done
+
+# a candidate the budget cannot simulate: two smaller problems of its tile
+# and partition, and a straight line through them, against its direct
+# simulation
+run_ok "plan from proxies" "$PY" "$PLAN" --platform summit --nodes 8 --num-vector 32000 \
+  --num-field 20480 --max-field-split 1 --policies dm --budget 0.001 --survivors 1 \
+  --starmet "$SIMMPI" --quiet --json "$T/px.json" --out "$T/px"
+set -- $("$PY" -c 'import json, sys
+c = json.load(open(sys.argv[1]))["choice"]
+assert len(c["extrapolated_from"]) == 2, c
+print(c["num_proc_vector"], c["num_proc_repl"], c["block_size"], c["makespan_s"])' "$T/px.json")
+[ $# -eq 4 ] && pass || fail "no extrapolated choice"
+run_ok "its direct simulation" "$PY" "$top_srcdir/scripts/sim-cluster" run --platform summit \
+  --nodes 8 --starmet "$SIMMPI" --out "$T/pxd" -- --metric ccc --num-way 2 --synthetic random \
+  --num-vector 32000 --num-field 20480 --num-proc-vector "$1" --num-proc-repl "$2" \
+  --block-size "$3" --sched dm --output-format none --quiet
+direct=$(sed -n 's/.*simulated \([0-9.e+-]*\) s,.*/\1/p' "$T/log.out" | head -1)
+"$PY" -c 'import sys; x, d = map(float, sys.argv[1:]); assert abs(x - d) <= 0.15 * d, (x, d)' \
+  "$4" "$direct" && pass || fail "extrapolated $4 s against simulated ${direct:-?} s"
 
 # the printed command runs for real, with the graph the simulation had
 "$PY" "$PLAN" --platform here --nodes 1 --ranks-per-node 2 --num-vector 1200 --num-field 3000 \
