@@ -32,10 +32,22 @@ static void read_holder(int fd, char *buf, size_t len)
     snprintf(buf, len, "a process that has not said which");
 }
 
-/* Lock path: SM_OK with *fd; SM_EIO with errno EBUSY (holder in holder)
- * or the reason it cannot be opened. */
-static sm_err_t lock_one(const char *path, const char *command, int *fd_out, char *holder,
-                         size_t hlen)
+/* Whether the set already holds the file of st (the same stem spelled
+ * another way: "out" and "/dir/out" from /dir). */
+static int held(const sm_lockset_t *l, const struct stat *st)
+{
+  for (int k = 0; k < l->n; k++) {
+    struct stat h;
+    if (fstat(l->fd[k], &h) == 0 && h.st_ino == st->st_ino && h.st_dev == st->st_dev)
+      return 1;
+  }
+  return 0;
+}
+
+/* Lock path: SM_OK with *fd (-1: the set holds it already); SM_EIO with
+ * errno EBUSY (holder in holder) or the reason it cannot be opened. */
+static sm_err_t lock_one(const sm_lockset_t *l, const char *path, const char *command,
+                         int *fd_out, char *holder, size_t hlen)
 {
   for (int attempt = 0; attempt < 16; attempt++) {
     const int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
@@ -46,6 +58,11 @@ static sm_err_t lock_one(const char *path, const char *command, int *fd_out, cha
       close(fd);
       errno = ENOTSUP;
       return SM_EIO;
+    }
+    if (held(l, &a)) {
+      close(fd);
+      *fd_out = -1;
+      return SM_OK;
     }
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
       const int e = errno;
@@ -103,7 +120,7 @@ sm_err_t sm_lock_take(sm_lockset_t *l, const char *const *stems, const char *con
     snprintf(path, len, "%s.lock", stems[k]);
     char holder[700];
     int fd;
-    if (lock_one(path, command, &fd, holder, sizeof holder) != SM_OK) {
+    if (lock_one(l, path, command, &fd, holder, sizeof holder) != SM_OK) {
       if (errno == EBUSY)
         sm_log_error("%s: another starmet run is writing files named %s.* (%s; lock file "
                      "%s): wait until it ends, or choose another name",
@@ -120,6 +137,10 @@ sm_err_t sm_lock_take(sm_lockset_t *l, const char *const *stems, const char *con
       free(path);
       sm_lock_release(l);
       return SM_EIO;
+    }
+    if (fd < 0) { /* the same file as a stem before, spelled otherwise */
+      free(path);
+      continue;
     }
     l->fd[l->n] = fd;
     l->path[l->n++] = path;

@@ -6,7 +6,8 @@
 # maf, a --summary or --trace file of that name -- is refused naming the
 # first run's pid, and changes none of its files. The lock goes with the
 # run: after a kill the next run takes it over; a lock path that is a link
-# or a directory is refused.
+# or a directory is refused; a run whose files share a stem spelled two ways
+# holds it once.
 . "$(dirname "$0")/../lib.sh"
 
 awk 'BEGIN { srand(4); for (i = 0; i < 90; i++) { printf "r%d", i
@@ -96,4 +97,13 @@ mkdir "$T/d.lock"
 # shellcheck disable=SC2086
 expect_error "a directory at the lock path" "d\.lock: the path exists and is a directory" \
   "$T/d.tsv" "$STARMET" $A --output "$T/d"
+# one run whose output and summary share a stem spelled two ways (an
+# absolute path and the same file from its directory) holds its own lock
+# once: it runs, and leaves no lock behind
+mkdir -p "$T/d"
+# shellcheck disable=SC2086
+run_ok "one stem, two spellings" sh -c 'cd "$1" && shift && exec "$@"' sh "$T/d" "$STARMET" \
+  $A --output "$T/d/same" --summary same.json
+[ -s "$T/d/same.tsv" ] && [ -s "$T/d/same.json" ] && [ ! -e "$T/d/same.lock" ] && pass ||
+  fail "one stem, two spellings: $(ls "$T/d")"
 finish
