@@ -50,6 +50,11 @@ static void features(FILE *f)
 #else
       {"cuda", 0},
 #endif
+#ifdef STARPU_USE_FXT
+      {"fxt", 1}, /* StarPU's FxT traces: --trace-paje */
+#else
+      {"fxt", 0},
+#endif
       {"htslib", 1}, /* VCF/BCF input and maf's VCF likelihoods */
 #ifdef SM_HAVE_HDF5
       {"hdf5", 1}, /* BIOM 2.1 (.biom) input */

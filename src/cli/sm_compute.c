@@ -32,6 +32,7 @@
 #include "sm_sched.h"
 #include "sm_summary.h"
 #include "sm_timer.h"
+#include "sm_paje.h"
 #include "sm_trace.h"
 
 #include <starpu.h>
@@ -820,11 +821,13 @@ static sm_err_t claim_outputs(run_t *r)
                         lock[1],
                         lock[2],
                         ids,
-                        ids_part};
+                        ids_part,
+                        r->me == 0 ? o->trace_paje : NULL};
   const char *sum = o->summary ? "--summary" : "--output";
-  const char *what[] = {"--output",  "--output",    sum,           "--trace", "--output",
-                        "--output",  "--histogram", "--histogram", "--top-k", "--output",
-                        "--summary", "--trace",     "--output",    "--output"};
+  const char *what[] = {"--output", "--output", sum,           "--trace",
+                        "--output", "--output", "--histogram", "--histogram",
+                        "--top-k",  "--output", "--summary",   "--trace",
+                        "--output", "--output", "--trace-paje"};
   const char *in[] = {ins[0], ins[1], ins[2]};
   sm_err_t err = (sm_err_t)sm_mpi_agree(
       sm_commit_check_outputs(outs, what, sizeof outs / sizeof outs[0], in, (size_t)nin));
@@ -1014,7 +1017,13 @@ static sm_err_t start_runtime(run_t *r, double t1)
                                         .perfmodel_dir = o->perfmodel_dir});
   sm_codelets_set_devices(product_devices(r)); /* before heteroprio's set-up */
   sm_runtime_set_watchdog(o->task_timeout);
-  sm_err_t err = (sm_err_t)sm_mpi_agree(sm_runtime_init(o->sched, r->P > 1));
+  sm_err_t err = o->trace_paje ? sm_paje_prepare(o->trace_paje) : SM_OK;
+  if (!err)
+    err = (sm_err_t)sm_mpi_agree(sm_runtime_init(o->sched, r->P > 1));
+  if (err && o->trace_paje) {
+    sm_err_t perr = sm_paje_finish(o->trace_paje, 0, 0); /* removes what prepare made */
+    (void)perr;                                          /* the error is err's */
+  }
   r->sum.t_init = sm_now() - t1;
   return err;
 }
@@ -1231,6 +1240,14 @@ static sm_err_t stop_runtime(run_t *r, sm_err_t err)
   sm_err_t oerr = (sm_err_t)sm_mpi_agree(sm_observe_gather(&r->rs, &r->rts));
   if (!oerr && r->o->trace && sm_mpi_agree(err) == SM_OK)
     oerr = sm_trace_write(r->o->trace, r->rts);
+  if (r->o->trace_paje) {
+    unsigned long long done = 0; /* the summary's tasks_executed */
+    for (int k = 0; r->rts && k < r->P; k++)
+      done += r->rts[k].tasks_done;
+    sm_err_t perr =
+        sm_paje_finish(r->o->trace_paje, !oerr && sm_mpi_agree(err) == SM_OK, done);
+    oerr = oerr ? oerr : err ? SM_OK : perr;
+  }
   sm_observe_free();
   if (r->rts)
     sm_observe_report_calibration(r->rts, r->P);
