@@ -1,5 +1,5 @@
 #!/bin/sh
-# sched_noise.sh: scripts/sched-experiment's honesty about timings. Two busy
+# sched_noise.sh: scripts/sched-experiment's honesty about timings. Busy
 # loops keep the cores busy during a sweep: every run is marked disturbed
 # in runs.csv with the load other processes put on the machine before and
 # during it, results.csv counts them, and the sweep warns; with a
@@ -14,10 +14,12 @@ fi
 [ -r /proc/stat ] || { echo "no /proc/stat: skipped"; exit 77; }
 X="$top_srcdir/scripts/sched-experiment"
 
-# busy loops: one per core
+# busy loops, one per core, at the lowest priority: the sweep's 0.3 s look
+# before each run sees every core busy, while the runs (and the other tests
+# make -j runs beside this one) take the cores back from them
 pids=""
 for k in $(seq "$(nproc)"); do
-  sh -c 'while :; do :; done' &
+  nice -n 19 sh -c 'while :; do :; done' &
   pids="$pids $!"
 done
 tiny="--num-vector 120 --num-field 256 --block-size 16 --calibrate-runs 0 --mixes cpu"
@@ -34,7 +36,7 @@ runs = list(csv.DictReader(open(os.path.join(sys.argv[1], "runs.csv"))))
 assert len(runs) == 2, runs
 for r in runs:
     assert r["disturbed"] == "yes", r
-    assert max(float(r["load_before"]), float(r["load_during"])) > 0.3, r
+    assert float(r["load_before"]) > 0.3 and float(r["load_during"]) >= 0, r
 res = list(csv.DictReader(open(os.path.join(sys.argv[1], "results.csv"))))
 assert [r["disturbed_runs"] for r in res] == ["1", "1"], res
 assert {r["noise"] for r in res} == {"best", "unknown (1 run)"}, res
