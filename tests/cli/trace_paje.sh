@@ -25,6 +25,7 @@ if ! "$S" --version | grep -Eq '^features: [^(]*fxt'; then
   grep -q "docs/troubleshooting.md#options" "$T/log.err" && pass || fail "no pointer to the docs"
   echo "the trace itself needs a StarPU with FxT (scripts/setup-starpu 1.4, _build-starpu14/)"
   finish
+  exit 0
 fi
 
 # shellcheck disable=SC2086
