@@ -296,6 +296,8 @@ void sm_about_man(FILE *f)
        "StarPU's scheduling policies and worker mixes and tabulates and draws what "
        "happened (needs python3, and gnuplot for the plots).\n",
        f);
+  fputs(".B starmet\\-gantt\n", f);
+  roff("TRACE draws a --trace file as a Gantt chart (python3 and gnuplot).\n", f);
   fputs(".BR mpirun (1).\n", f);
   fputs(".PP\n", f);
   roff("The README and docs/ARCHITECTURE.md, installed with the documentation "
