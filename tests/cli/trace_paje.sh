@@ -5,7 +5,8 @@
 # (the header ViTE reads, one task event per task: as many as the
 # summary's tasks_executed, per codelet as the summary counts them) and
 # FILE.fxt/ with the FxT file and starpu_fxt_tool's files (StarVZ), on one
-# rank and on two; a second run replaces them; what is not its own is not.
+# rank and on two; a second run replaces them; what is not its own is not;
+# a run writing FILE while another does is refused.
 . "$(dirname "$0")/../lib.sh"
 S=$STARMET
 PY=${PYTHON3:-/usr/bin/python3}
@@ -96,6 +97,20 @@ expect_error "not its own FILE.fxt" "q\.paje\.fxt exists and was not written by 
   "$T/q.paje.json" "$S" compute $prob --trace-paje "$T/q.paje" --summary "$T/q.paje.json"
 [ "$(cat "$T/q.paje.fxt/notes")" = mine ] && [ ! -e "$T/q.paje" ] && pass ||
   fail "a directory not its own was touched"
+
+# one run per name: a second run writing the same FILE while the first
+# (stopped after its first output blocks) holds it is refused; the first
+# then ends with its trace
+second() {
+  # shellcheck disable=SC2086
+  expect_error "locked" "--trace-paje $T/k.paje: another starmet run is writing files named" \
+    - "$S" compute $prob --trace-paje "$T/k.paje" --summary "$T/k2.json"
+}
+# shellcheck disable=SC2086
+STARPU_NCPU=2 while_stopped "$T/ko" second "$S" compute --quiet $prob --output-format tsv \
+  --output "$T/ko" --debug-pause-after-blocks 1 --trace-paje "$T/k.paje" --summary "$T/k.json" &&
+  pass || { fail "the first run:"; cat "$T/bg.err" >&2; }
+check_paje "the run that held the lock" "$T/k.paje" "$T/k.json" 1
 
 if [ -n "${MPIEXEC:-}" ]; then
   # shellcheck disable=SC2086
