@@ -2,7 +2,8 @@
 # else the newest that pkg-config finds (StarPU 1.4 also installs a
 # starpu-1.3.pc, so 1.4 is asked for first). Sets STARPU_CFLAGS / STARPU_LIBS,
 # sm_starpu_series (1.3 or 1.4, the pkg-config module suffix, also for
-# starpumpi-SERIES) and sm_starpu_version; defines SM_STARPU_BUILT_VERSION.
+# starpumpi-SERIES) and sm_starpu_version; defines SM_STARPU_BUILT_VERSION
+# and SM_STARPU_BINDIR (StarPU's tools: starpu_fxt_tool for --trace-paje).
 # Stops, naming the ways to get one, when there is none. With a PREFIX its
 # libraries get an rpath, so that starmet runs without LD_LIBRARY_PATH.
 AC_DEFUN([SM_STARPU], [
@@ -45,5 +46,8 @@ AC_DEFUN([SM_STARPU], [
     [AC_MSG_ERROR([StarPU $sm_starpu_version (starpu-$sm_starpu_series): starmet runs on StarPU 1.3 and 1.4; $sm_starpu_hint])])
   AC_DEFINE_UNQUOTED([SM_STARPU_BUILT_VERSION], ["$sm_starpu_version"],
     [the StarPU version starmet was configured against])
+  sm_starpu_bindir=`$PKG_CONFIG --variable=exec_prefix "starpu-$sm_starpu_series"`/bin
+  AC_DEFINE_UNQUOTED([SM_STARPU_BINDIR], ["$sm_starpu_bindir"],
+    [where the StarPU starmet was configured against has its tools])
   AC_SUBST([STARPU_SERIES], [$sm_starpu_series])
 ])

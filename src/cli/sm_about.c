@@ -50,6 +50,11 @@ static void features(FILE *f)
 #else
       {"cuda", 0},
 #endif
+#ifdef STARPU_USE_FXT
+      {"fxt", 1}, /* StarPU's FxT traces: --trace-paje */
+#else
+      {"fxt", 0},
+#endif
       {"htslib", 1}, /* VCF/BCF input and maf's VCF likelihoods */
 #ifdef SM_HAVE_HDF5
       {"hdf5", 1}, /* BIOM 2.1 (.biom) input */
@@ -291,6 +296,8 @@ void sm_about_man(FILE *f)
        "StarPU's scheduling policies and worker mixes and tabulates and draws what "
        "happened (needs python3, and gnuplot for the plots).\n",
        f);
+  fputs(".B starmet\\-gantt\n", f);
+  roff("TRACE draws a --trace file as a Gantt chart (python3 and gnuplot).\n", f);
   fputs(".BR mpirun (1).\n", f);
   fputs(".PP\n", f);
   roff("The README and docs/ARCHITECTURE.md, installed with the documentation "

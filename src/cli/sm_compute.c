@@ -32,6 +32,7 @@
 #include "sm_sched.h"
 #include "sm_summary.h"
 #include "sm_timer.h"
+#include "sm_paje.h"
 #include "sm_trace.h"
 
 #include <starpu.h>
@@ -757,17 +758,19 @@ static void output_paths(run_t *r)
 }
 
 /* The stems of the files this run writes, each locked by rank 0: the
- * output prefix, and a --summary or --trace file of its own. */
+ * output prefix, and a --summary, --trace or --trace-paje file of its own. */
+enum { NSTEMS = 4 };
 typedef struct stems {
-  char buf[3][4200], label[3][4300];
-  const char *stem[3], *what[3];
+  char buf[NSTEMS][4200], label[NSTEMS][4300];
+  const char *stem[NSTEMS], *what[NSTEMS];
 } stems_t;
 
 static void output_stems(const sm_options_t *o, stems_t *st)
 {
-  const char *from[3] = {o->output, o->summary, o->trace};
-  static const char *const opt[3] = {"--output", "--summary", "--trace"};
-  for (int k = 0; k < 3; k++) {
+  const char *from[NSTEMS] = {o->output, o->summary, o->trace, o->trace_paje};
+  static const char *const opt[NSTEMS] = {"--output", "--summary", "--trace",
+                                          "--trace-paje"};
+  for (int k = 0; k < NSTEMS; k++) {
     st->stem[k] = NULL;
     st->what[k] = st->label[k];
     if (!from[k])
@@ -789,7 +792,7 @@ static sm_err_t claim_outputs(run_t *r)
   const sm_options_t *o = r->o;
   output_paths(r);
   char ins[3][4200] = {"", "", ""}, part[4200], mpath[4200] = "", mnew[4300] = "";
-  char lock[3][4300] = {"", "", ""}, ids[4200] = "", ids_part[4300] = "";
+  char lock[NSTEMS][4300] = {"", "", "", ""}, ids[4200] = "", ids_part[4300] = "";
   const int nin = sm_compute_input_files(o, ins);
   snprintf(part, sizeof part, "%s.part", r->out_path);
   if (o->output && sm_output_ids_path(ids, sizeof ids, o->output, o->output_format))
@@ -800,7 +803,7 @@ static sm_err_t claim_outputs(run_t *r)
   }
   stems_t st;
   output_stems(o, &st);
-  for (int k = 0; k < 3 && r->me == 0; k++) {
+  for (int k = 0; k < NSTEMS && r->me == 0; k++) {
     int again = 0; /* one lock for stems named twice (--output x --summary x.json) */
     for (int j = 0; j < k; j++)
       again |= st.stem[j] && st.stem[k] && !strcmp(st.stem[j], st.stem[k]);
@@ -820,16 +823,20 @@ static sm_err_t claim_outputs(run_t *r)
                         lock[1],
                         lock[2],
                         ids,
-                        ids_part};
+                        ids_part,
+                        r->me == 0 ? o->trace_paje : NULL,
+                        lock[3]};
   const char *sum = o->summary ? "--summary" : "--output";
-  const char *what[] = {"--output",  "--output",    sum,           "--trace", "--output",
-                        "--output",  "--histogram", "--histogram", "--top-k", "--output",
-                        "--summary", "--trace",     "--output",    "--output"};
+  const char *what[] = {
+      "--output",    "--output",    sum,           "--trace",  "--output",
+      "--output",    "--histogram", "--histogram", "--top-k",  "--output",
+      "--summary",   "--trace",     "--output",    "--output", "--trace-paje",
+      "--trace-paje"};
   const char *in[] = {ins[0], ins[1], ins[2]};
   sm_err_t err = (sm_err_t)sm_mpi_agree(
       sm_commit_check_outputs(outs, what, sizeof outs / sizeof outs[0], in, (size_t)nin));
   if (!err)
-    err = sm_job_lock(&r->job, st.stem, st.what, 3, r->command);
+    err = sm_job_lock(&r->job, st.stem, st.what, NSTEMS, r->command);
   return err;
 }
 
@@ -1014,7 +1021,13 @@ static sm_err_t start_runtime(run_t *r, double t1)
                                         .perfmodel_dir = o->perfmodel_dir});
   sm_codelets_set_devices(product_devices(r)); /* before heteroprio's set-up */
   sm_runtime_set_watchdog(o->task_timeout);
-  sm_err_t err = (sm_err_t)sm_mpi_agree(sm_runtime_init(o->sched, r->P > 1));
+  sm_err_t err = o->trace_paje ? sm_paje_prepare(o->trace_paje) : SM_OK;
+  if (!err)
+    err = (sm_err_t)sm_mpi_agree(sm_runtime_init(o->sched, r->P > 1));
+  if (err && o->trace_paje) {
+    sm_err_t perr = sm_paje_finish(o->trace_paje, 0, 0); /* removes what prepare made */
+    (void)perr;                                          /* the error is err's */
+  }
   r->sum.t_init = sm_now() - t1;
   return err;
 }
@@ -1231,6 +1244,14 @@ static sm_err_t stop_runtime(run_t *r, sm_err_t err)
   sm_err_t oerr = (sm_err_t)sm_mpi_agree(sm_observe_gather(&r->rs, &r->rts));
   if (!oerr && r->o->trace && sm_mpi_agree(err) == SM_OK)
     oerr = sm_trace_write(r->o->trace, r->rts);
+  if (r->o->trace_paje) {
+    unsigned long long done = 0; /* the summary's tasks_executed */
+    for (int k = 0; r->rts && k < r->P; k++)
+      done += r->rts[k].tasks_done;
+    sm_err_t perr =
+        sm_paje_finish(r->o->trace_paje, !oerr && sm_mpi_agree(err) == SM_OK, done);
+    oerr = oerr ? oerr : err ? SM_OK : perr;
+  }
   sm_observe_free();
   if (r->rts)
     sm_observe_report_calibration(r->rts, r->P);

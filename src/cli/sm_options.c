@@ -14,6 +14,7 @@
 #include "sm_commit.h"
 #include "sm_formulas.h"
 #include "sm_optable.h"
+#include "sm_paje.h"
 #include "sm_sched.h"
 
 /* What the table writes into: the options, how many inputs were given,
@@ -747,6 +748,9 @@ static const sm_opt_t options[] = {
              "they cover the task time, before measuring dm*)"},
     STRING("trace", trace, "FILE",
            "one CSV line per task: kind, block, rank, worker, times"),
+    STRING("trace-paje", trace_paje, "FILE",
+           "StarPU's FxT trace as a Paje file (ViTE), the files\n"
+           "StarVZ reads in FILE.fxt/ (a StarPU with FxT)"),
     {.name = "progress",
      .kind = SM_OPT_FLAG,
      .off = O(progress),
@@ -1325,6 +1329,20 @@ static sm_err_t check_run(sm_options_t *o)
     sm_log_error("--trace, --calibrate, --perfmodel-dir and --no-priorities apply to the "
                  "task graph, not --compute-method ref");
     return SM_EOPTION;
+  }
+  if (o->trace_paje) {
+    char no_fxt[600];
+    if (o->method == SM_METHOD_REF) {
+      sm_log_error("--trace-paje applies to the task graph, not --compute-method ref");
+      return SM_EOPTION;
+    }
+    if (!sm_paje_available(no_fxt, sizeof no_fxt)) {
+      sm_log_error("--trace-paje %s: %s", o->trace_paje, no_fxt);
+      return SM_EOPTION;
+    }
+    if (sm_commit_check_dir("--trace-paje", o->trace_paje) ||
+        sm_paje_check(o->trace_paje))
+      return SM_EOPTION;
   }
   /* the directories the run writes in, before it computes anything */
   if ((o->output && sm_commit_check_dir("--output", o->output)) ||

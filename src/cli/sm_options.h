@@ -97,6 +97,7 @@ typedef struct sm_options {
   int calibrate;             /* record every task in the performance models */
   const char *perfmodel_dir; /* StarPU's model directory, or NULL */
   const char *trace;         /* per-task CSV, or NULL */
+  const char *trace_paje;    /* StarPU's FxT trace as Paje (sm_paje.h), or NULL */
   int progress;              /* 1 on, 0 off, -1 when stderr is a terminal */
   int quiet;
   int resume;                 /* continue an interrupted run */

@@ -642,6 +642,11 @@ void sm_summary_print(const sm_summary_t *s, FILE *f)
                 (unsigned long long)cl[k].uncalibrated);
       fputc('\n', f);
     }
+    /* where StarPU read and wrote its performance models: $HOME unless told */
+    fprintf(f, "  models      %s%s\n", sm_sched_perfmodel_dir(),
+            s->opt->perfmodel_dir
+                ? " (--perfmodel-dir)"
+                : " (StarPU's default; --perfmodel-dir DIR for another)");
   }
   fprintf(f, "  results     %.0f, values %llu, written %llu\n", nres,
           (unsigned long long)t->nvalues, (unsigned long long)t->nwritten);

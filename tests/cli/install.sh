@@ -34,7 +34,7 @@ for f in python/starmet_io.py R/starmet_io.R; do
   got=$(installed "$(basename "$f")" "*/share/starmet/$(basename "$f")")
   [ -n "$got" ] && cmp -s "$top_srcdir/$f" "$got" && pass || fail "$f not installed in share/starmet"
 done
-for s in sched-experiment gpu-selftest; do
+for s in sched-experiment gantt gpu-selftest; do
   [ -f "$top_srcdir/scripts/$s" ] || continue
   [ -x "$(dirname "${bin:-$D/none/x}")/starmet-$s" ] && pass || fail "starmet-$s not installed"
 done

@@ -91,7 +91,7 @@ for r in rows:
     assert float(r["makespan_s"]) > 0 and 0 < float(r["gpu_busy"]) <= 1, r
     assert int(r["bytes_moved"]) > 0, r  # the tiles went to the simulated GPUs
 # the GPU finalize moves the finalize tasks to the GPUs
-for run in sorted(os.listdir(os.path.join(d, "runs"))):
+for run in sorted(f for f in os.listdir(os.path.join(d, "runs")) if f.endswith(".json")):
     js = json.load(open(os.path.join(d, "runs", run)))
     assert js["status"] == "simulated" and js["simulation"]["platform"] == "summit", run
     assert js["checksum"].startswith("none"), run
