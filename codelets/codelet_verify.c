@@ -169,8 +169,9 @@ static int check(const sm_cl_num_t *a, void *b[])
                                   MPTR(0), MLD(0), sm_cl_czek2_s());
   case SM_VF_CCC2:
   case SM_VF_CCC2_SPARSE:
-    return sm_kern_verify_ccc2(MNY(1), MNY(2), a->nf, MPTR(1), MLD(1), MPTR(2), MLD(2),
-                               a->family == SM_VF_CCC2_SPARSE, MPTR(0), MLD(0));
+    return (res.verify == SM_VERIFY_FULL ? sm_kern_verify_ccc2 : sm_kern_abft_ccc2)(
+        MNY(1), MNY(2), a->nf, MPTR(1), MLD(1), MPTR(2), MLD(2),
+        a->family == SM_VF_CCC2_SPARSE, MPTR(0), MLD(0));
   case SM_VF_CZEK3_D:
     return sm_kern_verify_czek3_d(a->g, MNY(2), MNY(3), a->nf,
                                   (const double *)MPTR(1) + a->a_off * MLD(1), MLD(1),
@@ -302,8 +303,9 @@ static int check_task(const sm_cl_num_t *a, void *buffers[])
   switch (a->family) {
   case SM_VF_CCC2_I8: { /* C's m x n pairs (the int8 tiles' rows are padded) */
     void **b = buffers;
-    return sm_kern_verify_ccc2_i8(MNY(2), MNX(2), a->nf, MPTR(0), MLD(0), MPTR(1), MLD(1),
-                                  a->sparse, MPTR(2), MLD(2));
+    return (res.verify == SM_VERIFY_FULL ? sm_kern_verify_ccc2_i8 : sm_kern_abft_ccc2_i8)(
+        MNY(2), MNX(2), a->nf, MPTR(0), MLD(0), MPTR(1), MLD(1), a->sparse, MPTR(2),
+        MLD(2));
   }
   case SM_VF_CCC_I8: {
     void **b = buffers;

@@ -340,6 +340,8 @@ static void show_histogram(const void *dst, FILE *f)
   }
 
 static const char *const topk_by_names[] = {"max", "entry", NULL};
+static const char *const verify_modes[] = {"full", NULL};
+static const int verify_values[] = {SM_VERIFY_FULL};
 static const char *const key_names[] = {"names", "index", NULL};
 
 #ifndef SM_DOCDIR /* where make install puts README.md and docs/ (Makefile.am) */
@@ -633,9 +635,17 @@ static const sm_opt_t options[] = {
           "(default: the metric's range) per table entry:\n"
           "PREFIX.hist.tsv, the JSON summary, PREFIX.hist.png"),
     STRING("summary", summary, "FILE", "JSON summary path (default PREFIX.json)"),
-    FLAG("verify", verify, 1, CMD_COMPUTE,
-         "check every numerator task's result (invariants)\n"
-         "and re-execute the task's kernel when they fail"),
+    {.name = "verify",
+     .kind = SM_OPT_FLAG,
+     .off = O(verify),
+     .ival = SM_VERIFY_CHECKSUM,
+     .choices = verify_modes,
+     .values = verify_values,
+     .cmds = CMD_COMPUTE,
+     .arg = "[full]",
+     .help = "check every numerator task's result and re-execute\n"
+             "the task's kernel when the check fails: CCC by\n"
+             "checksums; full: CCC by row sums field by field"},
     {.name = "inject-faults",
      .kind = SM_OPT_STRING,
      .set = set_inject,
