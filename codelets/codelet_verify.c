@@ -181,10 +181,10 @@ static int check(const sm_cl_num_t *a, void *b[])
                                   (const float *)MPTR(1) + a->a_off * MLD(1), MLD(1),
                                   MPTR(2), MLD(2), MPTR(3), MLD(3), &a->keep, MPTR(0));
   default:
-    return sm_kern_verify_ccc3(a->g, MNY(2), MNY(3), a->nf,
-                               (const uint64_t *)MPTR(1) + a->a_off * MLD(1), MLD(1),
-                               MPTR(2), MLD(2), MPTR(3), MLD(3),
-                               a->family == SM_VF_CCC3_SPARSE, &a->keep, MPTR(0));
+    return (res.verify == SM_VERIFY_FULL ? sm_kern_verify_ccc3 : sm_kern_abft_ccc3)(
+        a->g, MNY(2), MNY(3), a->nf, (const uint64_t *)MPTR(1) + a->a_off * MLD(1),
+        MLD(1), MPTR(2), MLD(2), MPTR(3), MLD(3), a->family == SM_VF_CCC3_SPARSE,
+        &a->keep, MPTR(0));
   }
 }
 

@@ -646,6 +646,8 @@ static const sm_opt_t options[] = {
      .help = "check every numerator task's result and re-execute\n"
              "the task's kernel when the check fails: CCC by\n"
              "checksums; full: CCC by row sums field by field"},
+    FLAG("no-verify", verify, SM_VERIFY_OFF, CMD_COMPUTE,
+         "no check of the numerator tasks' results"),
     {.name = "inject-faults",
      .kind = SM_OPT_STRING,
      .set = set_inject,

@@ -1,5 +1,5 @@
 /* test_abft.c: the checksum check of 2-way CCC tallies (--verify,
- * ccc/kern_abft_ccc2.c). Its identities against brute force on random
+ * ccc/kern_abft_ccc.c). Its identities against brute force on random
  * tiles of every shape (odd sizes, one row, one field, no field, all
  * missing), dense, sparse and int8; every injected change it promises to
  * catch is caught (one flipped bit anywhere, a whole row, a whole column,
@@ -229,6 +229,78 @@ START_TEST(other_operands_refused)
 }
 END_TEST
 
+/* 3-way planes: clean results of every shape pass, with the triples a
+ * diagonal slice skips 0 or computed; one flipped bit anywhere and a whole
+ * corrupted row (p, x) are caught. */
+static int check3(size_t g, size_t mx, size_t my, size_t nf, const uint64_t *P,
+                  const uint64_t *X, const uint64_t *Y, size_t ld, int sparse,
+                  const sm_keep3_t *keep, const uint32_t *out)
+{
+  return sm_kern_abft_ccc3(g, mx, my, nf, P, ld, X, ld, Y, ld, sparse, keep, out);
+}
+
+START_TEST(ccc3_planes)
+{
+  static const size_t g3[] = {1, 2, 3}, d3[] = {1, 2, 5, 9},
+                      f3[] = {0, 1, 33, 64, 65, 130};
+  const sm_keep3_t all = {0, 0, 0, 0}; /* kind 0: the diagonal slice a < x < y */
+  for (int sparse = 0; sparse < 2; sparse++)
+    for (size_t a = 0; a < 3; a++)
+      for (size_t b = 0; b < 4; b++)
+        for (size_t c = 0; c < 6; c++) {
+          const size_t g = g3[a], mx = d3[b], my = d3[(b + a) % 4], nf = f3[c];
+          const size_t ld = (nf + 31) / 32 + 1, nmom = SM_CCC3_NMOM(sparse);
+          const size_t nout = g * mx * my * nmom;
+          const double miss = c % 3 == 2 ? 1.0 : 0.1;
+          uint64_t *P = malloc(g * ld * 8), *X = malloc(mx * ld * 8),
+                   *Y = malloc(my * ld * 8);
+          const size_t mm = mx > my ? mx : my;
+          uint32_t *o = malloc(g * mm * mm * nmom * 4 + 4);
+          fill(P, g, nf, ld, miss), fill(X, mx, nf, ld, miss), fill(Y, my, nf, ld, miss);
+          sm_kern_ccc3_ref(g, mx, my, nf, P, ld, X, ld, Y, ld, sparse, o);
+          ck_assert_msg(check3(g, mx, my, nf, P, X, Y, ld, sparse, NULL, o),
+                        "sparse %d %zu %zu %zu nf %zu: clean refused", sparse, g, mx, my,
+                        nf);
+          for (size_t t = 0; t < nout; t += 1 + nout / 17) {
+            o[t] ^= 1u << (t % 32);
+            ck_assert_msg(!check3(g, mx, my, nf, P, X, Y, ld, sparse, NULL, o),
+                          "sparse %d nf %zu: flip at %zu missed", sparse, nf, t);
+            o[t] ^= 1u << (t % 32);
+          }
+          for (size_t r = 0; r < g * mx; r += 1 + g * mx / 3) { /* whole rows */
+            uint32_t *keep = malloc(my * nmom * 4 + 4);
+            memcpy(keep, o + r * my * nmom, my * nmom * 4);
+            for (size_t t = 0; t < my * nmom; t++)
+              o[r * my * nmom + t] = (uint32_t)xr() | 1;
+            ck_assert(!check3(g, mx, my, nf, P, X, Y, ld, sparse, NULL, o));
+            memcpy(o + r * my * nmom, keep, my * nmom * 4);
+            free(keep);
+          }
+          /* a diagonal slice (X = Y): computed whole or with 0s skipped */
+          {
+            sm_kern_ccc3_ref(g, my, my, nf, P, ld, Y, ld, Y, ld, sparse, o);
+            ck_assert(check3(g, my, my, nf, P, Y, Y, ld, sparse, &all, o));
+            sm_kern_ccc3_on(sm_kern_ccc2_ref, &all, g, my, my, nf, P, ld, Y, ld, Y, ld,
+                            sparse, o);
+            ck_assert_msg(check3(g, my, my, nf, P, Y, Y, ld, sparse, &all, o),
+                          "sparse %d nf %zu: skipped triples refused", sparse, nf);
+            for (size_t t = 0; t < g * my * my * nmom; t += 1 + t / 3) {
+              /* the kept triples (a flip in a skipped one, which no output
+               * reads, may pass as a computed triple) */
+              const size_t i = t / (my * nmom), y = t / nmom % my;
+              if (y < sm_keep3_lo(&all, i / my, i % my, my))
+                continue;
+              o[t] ^= 1u << (t % 29);
+              ck_assert_msg(!check3(g, my, my, nf, P, Y, Y, ld, sparse, &all, o),
+                            "slice sparse %d nf %zu: flip at %zu missed", sparse, nf, t);
+              o[t] ^= 1u << (t % 29);
+            }
+          }
+          free(P), free(X), free(Y), free(o);
+        }
+}
+END_TEST
+
 static Suite *abft_suite(void)
 {
   Suite *s = suite_create("abft");
@@ -238,6 +310,7 @@ static Suite *abft_suite(void)
   tcase_add_test(tc, every_flip_caught);
   tcase_add_test(tc, rows_columns_and_pairs);
   tcase_add_test(tc, other_operands_refused);
+  tcase_add_test(tc, ccc3_planes);
   suite_add_tcase(s, tc);
   return s;
 }

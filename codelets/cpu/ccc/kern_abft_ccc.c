@@ -1,11 +1,12 @@
-/* kern_abft_ccc2.c: the checksum check of a 2-way CCC tally tile
- * (algorithm-based fault tolerance, Huang and Abraham 1984), --verify's
- * default. A tally is a sum over fields of products of bit planes, so the
- * sum of a tile row over its partners is that row's planes dotted with the
+/* kern_abft_ccc.c: the checksum checks of CCC tally tiles, 2-way and
+ * 3-way (algorithm-based fault tolerance, Huang and Abraham 1984),
+ * --verify's default. A tally is a sum over fields of products of bit
+ * planes, so the sum of a tile row over its partners is that row's planes
+ * (3-way: masked by the plane vector's genotype class) dotted with the
  * partners' column sums, exactly, in integers; the same for a column. The
  * column sums are kept bit-sliced (one plane per bit of the count), so a
  * dot is a few popcounts per 64 fields: O((m + n) nf log n) work for a
- * tile of O(m n nf). */
+ * tile of O(m n nf) (3-way: O(g mx nf log my) for O(g mx my nf)). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,6 +95,20 @@ cnt_dot(const uint64_t *c, size_t nw, int k, const uint64_t *p)
     uint64_t t = 0;
     for (size_t w = 0; w < nw; w++)
       t += (uint64_t)SM_POPC64(p[w] & c[b * nw + w]);
+    s += t << b;
+  }
+  return s;
+}
+
+/* The same for plane p masked by e. */
+static inline __attribute__((always_inline)) uint64_t
+cnt_dotm(const uint64_t *c, size_t nw, int k, const uint64_t *p, const uint64_t *e)
+{
+  uint64_t s = 0;
+  for (int b = 0; b < k; b++) {
+    uint64_t t = 0;
+    for (size_t w = 0; w < nw; w++)
+      t += (uint64_t)SM_POPC64(p[w] & e[w] & c[b * nw + w]);
     s += t << b;
   }
   return s;
@@ -188,6 +203,14 @@ abft_ccc2(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda, const ui
   return ok; /* 0 also when memory is short: the task is not vouched for */
 }
 
+#if SM_ABFT_X86
+static int vpopc_ok(void)
+{
+  return __builtin_cpu_supports("avx512vpopcntdq") &&
+         __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+}
+#endif
+
 typedef int (*abft_ccc2_fn)(size_t, size_t, size_t, const uint64_t *, size_t,
                             const uint64_t *, size_t, int, const uint32_t *, size_t);
 
@@ -214,8 +237,7 @@ int sm_kern_abft_ccc2(size_t m, size_t n, size_t nf, const uint64_t *A, size_t l
 {
   abft_ccc2_fn f = abft_ccc2_portable;
 #if SM_ABFT_X86
-  if (__builtin_cpu_supports("avx512vpopcntdq") && __builtin_cpu_supports("avx512bw") &&
-      __builtin_cpu_supports("avx512vl"))
+  if (vpopc_ok())
     f = abft_ccc2_vpopc;
 #endif
   return f(m, n, nf, A, lda, B, ldb, sparse, C, ldc);
@@ -289,4 +311,151 @@ SM_ABFT_OPT int sm_kern_abft_ccc2_i8(size_t m, size_t n, size_t nf, const int8_t
   }
   free(s), free(cs);
   return ok;
+}
+
+/* ---- 3-way: the plane results of (p, x) against the y of a tile. For a
+ * genotype class e of p's fields (sparse E0, E1, E2; dense E1, E2), the
+ * moments of (p, x) summed over the y are x's planes masked by e dotted
+ * with the column sums of those y. Rows of a slice keep only the y from
+ * sm_keep3_lo on: rows go by that bound, highest first, so the column sums
+ * of the y kept only grow (bit-sliced counters only add). */
+
+/* The classes of p's fields, nw words each (parts of sm_formulas.h). */
+static inline __attribute__((always_inline)) void
+row_classes(const uint64_t *pl, int sparse, size_t nw, uint64_t *e)
+{
+  const uint64_t *p1 = pl, *p2 = pl + nw, *pm = pl + 2 * nw;
+  for (size_t w = 0; w < nw; w++) {
+    if (sparse) { /* present with r = 0, 1, 2 */
+      e[w] = pm[w] & ~p1[w];
+      e[nw + w] = p1[w] & ~p2[w];
+      e[2 * nw + w] = p2[w];
+    } else { /* r = 1 (a missing code too), r = 2 */
+      e[w] = p1[w] & ~p2[w];
+      e[nw + w] = p2[w];
+    }
+  }
+}
+
+/* want[12] of x's planes against the column sums c, class by class. */
+static inline __attribute__((always_inline)) void want3(const uint64_t *xp,
+                                                        const uint64_t *e,
+                                                        const abft_cols_t *c, int sparse,
+                                                        uint64_t want[12])
+{
+  const size_t nw = c->nw;
+  const uint64_t *p1 = xp, *p2 = xp + nw, *pm = xp + 2 * nw;
+  for (int k = 0; k < (sparse ? 3 : 2); k++) {
+    const uint64_t *ek = e + (size_t)k * nw;
+    const uint64_t rr =
+        cnt_dotm(c->cr, nw, c->kr, p1, ek) + cnt_dotm(c->cr, nw, c->kr, p2, ek);
+    if (!sparse) {
+      want[k] = rr;
+      continue;
+    }
+    want[4 * k] = rr;
+    want[4 * k + 1] =
+        cnt_dotm(c->cm, nw, c->km, p1, ek) + cnt_dotm(c->cm, nw, c->km, p2, ek);
+    want[4 * k + 2] = cnt_dotm(c->cr, nw, c->kr, pm, ek);
+    want[4 * k + 3] = cnt_dotm(c->cm, nw, c->km, pm, ek);
+  }
+}
+
+static inline __attribute__((always_inline)) int
+abft_ccc3(size_t g, size_t mx, size_t my, size_t nf, const uint64_t *P, size_t ldp,
+          const uint64_t *X, size_t ldx, const uint64_t *Y, size_t ldy, int sparse,
+          const sm_keep3_t *keep, const uint32_t *out)
+{
+  const size_t nmom = SM_CCC3_NMOM(sparse), rows = g * mx, nw = (nf + 63) / 64;
+  abft_cols_t full = {0}, suf = {0};
+  uint64_t *pp = malloc((g * 3 * nw + 1) * 8), *xp = malloc((mx * 3 * nw + 1) * 8),
+           *yp = malloc((4 * nw + 1) * 8), *ec = malloc((3 * nw + 1) * 8);
+  size_t *order = malloc((rows + 1) * sizeof *order),
+         *start = calloc(my + 2, sizeof *start);
+  int ok = pp && xp && yp && ec && order && start && cols_alloc(&full, my, nw) &&
+           cols_alloc(&suf, my, nw);
+  for (size_t a = 0; ok && a < g; a++)
+    row_planes(P + a * ldp, nf, sparse, nw, pp + a * 3 * nw, pp + a * 3 * nw + nw,
+               pp + a * 3 * nw + 2 * nw);
+  for (size_t x = 0; ok && x < mx; x++)
+    row_planes(X + x * ldx, nf, sparse, nw, xp + x * 3 * nw, xp + x * 3 * nw + nw,
+               xp + x * 3 * nw + 2 * nw);
+  uint64_t want[12];
+  for (size_t y = 0; ok && y < my; y++)
+    row_pass(Y + y * ldy, nf, sparse, yp, &full, NULL, want);
+  if (ok) { /* rows by their first kept y, highest first (counting sort) */
+    for (size_t i = 0; i < rows; i++)
+      start[my - (keep ? sm_keep3_lo(keep, i / mx, i % mx, my) : 0) + 1]++;
+    for (size_t l = 1; l <= my + 1; l++)
+      start[l] += start[l - 1];
+    for (size_t i = 0; i < rows; i++)
+      order[start[my - (keep ? sm_keep3_lo(keep, i / mx, i % mx, my) : 0)]++] = i;
+  }
+  size_t cur = my; /* suf: the column sums of the y >= cur */
+  size_t last_a = (size_t)-1;
+  for (size_t k = 0; ok && k < rows; k++) {
+    const size_t i = order[k], a = i / mx, x = i % mx;
+    const size_t lo = keep ? sm_keep3_lo(keep, a, x, my) : 0;
+    for (; cur > lo; cur--)
+      row_pass(Y + (cur - 1) * ldy, nf, sparse, yp, &suf, NULL, want);
+    if (a != last_a)
+      row_classes(pp + a * 3 * nw, sparse, nw, ec), last_a = a;
+    uint64_t got[12] = {0}, pre[12] = {0};
+    int pre_zero = 1;
+    const uint32_t *c = out + i * my * nmom;
+    for (size_t t = 0; t < lo * nmom; t++) {
+      pre[t % nmom] += c[t];
+      pre_zero &= c[t] == 0;
+    }
+    for (size_t y = lo; y < my; y++)
+      for (size_t t = 0; t < nmom; t++)
+        got[t] += c[y * nmom + t];
+    want3(xp + x * 3 * nw, ec, &suf, sparse, want);
+    for (size_t t = 0; t < nmom; t++)
+      ok &= got[t] == want[t];
+    if (ok && !pre_zero) { /* the skipped y computed: the rest of the row */
+      uint64_t all[12];
+      want3(xp + x * 3 * nw, ec, &full, sparse, all);
+      for (size_t t = 0; t < nmom; t++)
+        ok &= pre[t] == all[t] - want[t];
+    }
+  }
+  free(pp), free(xp), free(yp), free(ec), free(order), free(start);
+  free(full.cr), free(full.cm), free(suf.cr), free(suf.cm);
+  return ok; /* 0 also when memory is short: the task is not vouched for */
+}
+
+typedef int (*abft_ccc3_fn)(size_t, size_t, size_t, size_t, const uint64_t *, size_t,
+                            const uint64_t *, size_t, const uint64_t *, size_t, int,
+                            const sm_keep3_t *, const uint32_t *);
+
+SM_ABFT_OPT static int abft_ccc3_portable(size_t g, size_t mx, size_t my, size_t nf,
+                                          const uint64_t *P, size_t ldp,
+                                          const uint64_t *X, size_t ldx,
+                                          const uint64_t *Y, size_t ldy, int sparse,
+                                          const sm_keep3_t *keep, const uint32_t *out)
+{
+  return abft_ccc3(g, mx, my, nf, P, ldp, X, ldx, Y, ldy, sparse, keep, out);
+}
+
+#if SM_ABFT_X86
+SM_ABFT_OPT SM_ABFT_VPOPC static int
+abft_ccc3_vpopc(size_t g, size_t mx, size_t my, size_t nf, const uint64_t *P, size_t ldp,
+                const uint64_t *X, size_t ldx, const uint64_t *Y, size_t ldy, int sparse,
+                const sm_keep3_t *keep, const uint32_t *out)
+{
+  return abft_ccc3(g, mx, my, nf, P, ldp, X, ldx, Y, ldy, sparse, keep, out);
+}
+#endif
+
+int sm_kern_abft_ccc3(size_t g, size_t mx, size_t my, size_t nf, const uint64_t *P,
+                      size_t ldp, const uint64_t *X, size_t ldx, const uint64_t *Y,
+                      size_t ldy, int sparse, const sm_keep3_t *keep, const uint32_t *out)
+{
+  abft_ccc3_fn f = abft_ccc3_portable;
+#if SM_ABFT_X86
+  if (vpopc_ok())
+    f = abft_ccc3_vpopc;
+#endif
+  return f(g, mx, my, nf, P, ldp, X, ldx, Y, ldy, sparse, keep, out);
 }
