@@ -29,7 +29,7 @@
 #define SM_VERIFY_RETRIES 5
 
 static struct {
-  int verify, runtime;
+  int verify, runtime, inject_kind;
   double rate;
   uint64_t seed;
   atomic_ullong checks, failures, reexec, injected, fatal;
@@ -66,6 +66,11 @@ void sm_codelets_set_resilience(int verify, double inject_rate, uint64_t seed,
   atomic_store(&res.fatal, 0);
   res.ncl = 0;
   memset(res.st, 0, sizeof res.st);
+}
+
+void sm_codelets_set_inject_kind(int kind)
+{
+  res.inject_kind = kind;
 }
 
 void sm_codelets_resilience_stats(sm_resilience_stats_t *st)
@@ -188,10 +193,14 @@ static int check(const sm_cl_num_t *a, void *b[])
   }
 }
 
-/* One random bit of the numerators in buffer 0. */
+/* One random bit of the numerators in buffer 0, or one of their rows. */
 static void corrupt(const sm_cl_num_t *a, void *b[], uint64_t pick)
 {
   const size_t words = STARPU_MATRIX_GET_ELEMSIZE(b[0]) / 4;
+  if (res.inject_kind == SM_INJECT_ROW) {
+    sm_kern_inject_row(MPTR(0), MNY(0), MNX(0) * words * 4, MLD(0) * words * 4, pick);
+    return;
+  }
   switch (a->family) {
   case SM_VF_CZEK2_D:
   case SM_VF_CZEK2_SPARSE_D:

@@ -240,6 +240,12 @@ int sm_codelets_runtime_retry_available(void);
 void sm_codelets_set_resilience(int verify, double inject_rate, uint64_t seed,
                                 int runtime_retry);
 void sm_codelets_resilience_stats(sm_resilience_stats_t *st);
+/* What --inject-faults corrupts in a result: */
+enum {
+  SM_INJECT_BIT = 0, /* one random bit of one random element */
+  SM_INJECT_ROW,     /* a whole random row, random values (a GPU's bad row) */
+};
+void sm_codelets_set_inject_kind(int kind);
 int sm_codelets_resilience_on(void);
 /** Tests (--debug-hang-block N, N from 1; 0 off): the numerator tasks of
  * output block N - 1 never end. */

@@ -294,5 +294,8 @@ int sm_kern_inject_decide(double rate, uint64_t seed, uint64_t task, unsigned at
 void sm_kern_inject_u32(uint32_t *v, size_t ny, size_t nx, size_t ld, uint64_t pick);
 void sm_kern_inject_f64(double *v, size_t ny, size_t nx, size_t ld, uint64_t pick);
 void sm_kern_inject_f32(float *v, size_t ny, size_t nx, size_t ld, uint64_t pick);
+/* A whole row of an ny-row result (row and ld in bytes), chosen by pick,
+ * overwritten with random bytes (a GPU's bad row). */
+void sm_kern_inject_row(void *v, size_t ny, size_t row, size_t ld, uint64_t pick);
 
 #endif
