@@ -263,7 +263,8 @@ int sm_kern_abft_ccc2_i8(size_t m, size_t n, size_t nf, const int8_t *A8, size_t
  * the rest. Any change confined to one row (p, x) is caught. */
 int sm_kern_abft_ccc3(size_t g, size_t mx, size_t my, size_t nf, const uint64_t *P,
                       size_t ldp, const uint64_t *X, size_t ldx, const uint64_t *Y,
-                      size_t ldy, int sparse, const sm_keep3_t *keep, const uint32_t *out);
+                      size_t ldy, int sparse, const sm_keep3_t *keep,
+                      const uint32_t *out);
 /* An int8 expansion R of a tile X of codes: 1 when it is X's, exactly. */
 int sm_kern_verify_ccc_i8(size_t rows, size_t nf, size_t kpad, const uint64_t *X,
                           size_t ldx, int sparse, const int8_t *R, size_t ldr);
