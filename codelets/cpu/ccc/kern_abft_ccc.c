@@ -403,10 +403,11 @@ abft_ccc3(size_t g, size_t mx, size_t my, size_t nf, const uint64_t *P, size_t l
     uint64_t got[12] = {0}, pre[12] = {0};
     int pre_zero = 1;
     const uint32_t *c = out + i * my * nmom;
-    for (size_t t = 0; t < lo * nmom; t++) {
-      pre[t % nmom] += c[t];
-      pre_zero &= c[t] == 0;
-    }
+    for (size_t y = 0; y < lo; y++)
+      for (size_t t = 0; t < nmom; t++) {
+        pre[t] += c[y * nmom + t];
+        pre_zero &= c[y * nmom + t] == 0;
+      }
     for (size_t y = lo; y < my; y++)
       for (size_t t = 0; t < nmom; t++)
         got[t] += c[y * nmom + t];
