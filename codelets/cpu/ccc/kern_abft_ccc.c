@@ -85,33 +85,27 @@ static inline __attribute__((always_inline)) void cnt_add(uint64_t *c, size_t nw
     }
 }
 
-/* sum over the fields of plane p times the count c: popcounts weighted by
- * the count's bits. */
-static inline __attribute__((always_inline)) uint64_t
-cnt_dot(const uint64_t *c, size_t nw, int k, const uint64_t *p)
+/* The planes of a row (p1, p2, pm; masked by e when not NULL) dotted with
+ * a bit-sliced count c of k bits: *r = sum of r c, *m = sum of m c
+ * (sparse). One pass over the words per bit of the count, both sums at
+ * once: popcounts weighted by the count's bits. */
+static inline __attribute__((always_inline)) void
+cnt_dot(const uint64_t *c, size_t nw, int k, const uint64_t *p1, const uint64_t *p2,
+        const uint64_t *pm, const uint64_t *e, int sparse, uint64_t *r, uint64_t *m)
 {
-  uint64_t s = 0;
+  uint64_t sr = 0, sm = 0;
   for (int b = 0; b < k; b++) {
-    uint64_t t = 0;
-    for (size_t w = 0; w < nw; w++)
-      t += (uint64_t)SM_POPC64(p[w] & c[b * nw + w]);
-    s += t << b;
+    const uint64_t *cb = c + (size_t)b * nw;
+    uint64_t tr = 0, tm = 0;
+    for (size_t w = 0; w < nw; w++) {
+      const uint64_t x = e ? cb[w] & e[w] : cb[w];
+      tr += (uint64_t)SM_POPC64(p1[w] & x) + (uint64_t)SM_POPC64(p2[w] & x);
+      if (sparse)
+        tm += (uint64_t)SM_POPC64(pm[w] & x);
+    }
+    sr += tr << b, sm += tm << b;
   }
-  return s;
-}
-
-/* The same for plane p masked by e. */
-static inline __attribute__((always_inline)) uint64_t
-cnt_dotm(const uint64_t *c, size_t nw, int k, const uint64_t *p, const uint64_t *e)
-{
-  uint64_t s = 0;
-  for (int b = 0; b < k; b++) {
-    uint64_t t = 0;
-    for (size_t w = 0; w < nw; w++)
-      t += (uint64_t)SM_POPC64(p[w] & e[w] & c[b * nw + w]);
-    s += t << b;
-  }
-  return s;
+  *r = sr, *m = sm;
 }
 
 /* The planes of a row in pl (3 nw words, the last nw scratch); adds them
@@ -124,13 +118,10 @@ row_pass(const uint64_t *row, size_t nf, int sparse, uint64_t *pl, abft_cols_t *
   const size_t nw = mine ? mine->nw : oth->nw;
   uint64_t *p1 = pl, *p2 = pl + nw, *pm = pl + 2 * nw, *x = pl + 3 * nw;
   row_planes(row, nf, sparse, nw, p1, p2, pm);
-  if (oth) {
-    want[0] = cnt_dot(oth->cr, nw, oth->kr, p1) + cnt_dot(oth->cr, nw, oth->kr, p2);
-    if (sparse) {
-      want[1] = cnt_dot(oth->cm, nw, oth->km, p1) + cnt_dot(oth->cm, nw, oth->km, p2);
-      want[2] = cnt_dot(oth->cr, nw, oth->kr, pm);
-      want[3] = cnt_dot(oth->cm, nw, oth->km, pm);
-    }
+  if (oth) { /* {r.colr, r.colm, m.colr, m.colm} */
+    cnt_dot(oth->cr, nw, oth->kr, p1, p2, pm, NULL, sparse, &want[0], &want[2]);
+    if (sparse)
+      cnt_dot(oth->cm, nw, oth->km, p1, p2, pm, NULL, sparse, &want[1], &want[3]);
   }
   if (mine) { /* only the bits the sums so far can reach */
     mine->rows++;
@@ -347,17 +338,10 @@ static inline __attribute__((always_inline)) void want3(const uint64_t *xp,
   const uint64_t *p1 = xp, *p2 = xp + nw, *pm = xp + 2 * nw;
   for (int k = 0; k < (sparse ? 3 : 2); k++) {
     const uint64_t *ek = e + (size_t)k * nw;
-    const uint64_t rr =
-        cnt_dotm(c->cr, nw, c->kr, p1, ek) + cnt_dotm(c->cr, nw, c->kr, p2, ek);
-    if (!sparse) {
-      want[k] = rr;
-      continue;
-    }
-    want[4 * k] = rr;
-    want[4 * k + 1] =
-        cnt_dotm(c->cm, nw, c->km, p1, ek) + cnt_dotm(c->cm, nw, c->km, p2, ek);
-    want[4 * k + 2] = cnt_dotm(c->cr, nw, c->kr, pm, ek);
-    want[4 * k + 3] = cnt_dotm(c->cm, nw, c->km, pm, ek);
+    uint64_t *wk = sparse ? want + 4 * k : want + k, unused;
+    cnt_dot(c->cr, nw, c->kr, p1, p2, pm, ek, sparse, &wk[0], sparse ? &wk[2] : &unused);
+    if (sparse)
+      cnt_dot(c->cm, nw, c->km, p1, p2, pm, ek, sparse, &wk[1], &wk[3]);
   }
 }
 
