@@ -29,7 +29,7 @@
 #define SM_VERIFY_RETRIES 5
 
 static struct {
-  int verify, runtime;
+  int verify, runtime, inject_kind;
   double rate;
   uint64_t seed;
   atomic_ullong checks, failures, reexec, injected, fatal;
@@ -66,6 +66,11 @@ void sm_codelets_set_resilience(int verify, double inject_rate, uint64_t seed,
   atomic_store(&res.fatal, 0);
   res.ncl = 0;
   memset(res.st, 0, sizeof res.st);
+}
+
+void sm_codelets_set_inject_kind(int kind)
+{
+  res.inject_kind = kind;
 }
 
 void sm_codelets_resilience_stats(sm_resilience_stats_t *st)
@@ -169,8 +174,9 @@ static int check(const sm_cl_num_t *a, void *b[])
                                   MPTR(0), MLD(0), sm_cl_czek2_s());
   case SM_VF_CCC2:
   case SM_VF_CCC2_SPARSE:
-    return sm_kern_verify_ccc2(MNY(1), MNY(2), a->nf, MPTR(1), MLD(1), MPTR(2), MLD(2),
-                               a->family == SM_VF_CCC2_SPARSE, MPTR(0), MLD(0));
+    return (res.verify == SM_VERIFY_FULL ? sm_kern_verify_ccc2 : sm_kern_abft_ccc2)(
+        MNY(1), MNY(2), a->nf, MPTR(1), MLD(1), MPTR(2), MLD(2),
+        a->family == SM_VF_CCC2_SPARSE, MPTR(0), MLD(0));
   case SM_VF_CZEK3_D:
     return sm_kern_verify_czek3_d(a->g, MNY(2), MNY(3), a->nf,
                                   (const double *)MPTR(1) + a->a_off * MLD(1), MLD(1),
@@ -180,17 +186,21 @@ static int check(const sm_cl_num_t *a, void *b[])
                                   (const float *)MPTR(1) + a->a_off * MLD(1), MLD(1),
                                   MPTR(2), MLD(2), MPTR(3), MLD(3), &a->keep, MPTR(0));
   default:
-    return sm_kern_verify_ccc3(a->g, MNY(2), MNY(3), a->nf,
-                               (const uint64_t *)MPTR(1) + a->a_off * MLD(1), MLD(1),
-                               MPTR(2), MLD(2), MPTR(3), MLD(3),
-                               a->family == SM_VF_CCC3_SPARSE, &a->keep, MPTR(0));
+    return (res.verify == SM_VERIFY_FULL ? sm_kern_verify_ccc3 : sm_kern_abft_ccc3)(
+        a->g, MNY(2), MNY(3), a->nf, (const uint64_t *)MPTR(1) + a->a_off * MLD(1),
+        MLD(1), MPTR(2), MLD(2), MPTR(3), MLD(3), a->family == SM_VF_CCC3_SPARSE,
+        &a->keep, MPTR(0));
   }
 }
 
-/* One random bit of the numerators in buffer 0. */
+/* One random bit of the numerators in buffer 0, or one of their rows. */
 static void corrupt(const sm_cl_num_t *a, void *b[], uint64_t pick)
 {
   const size_t words = STARPU_MATRIX_GET_ELEMSIZE(b[0]) / 4;
+  if (res.inject_kind == SM_INJECT_ROW) {
+    sm_kern_inject_row(MPTR(0), MNY(0), MNX(0) * words * 4, MLD(0) * words * 4, pick);
+    return;
+  }
   switch (a->family) {
   case SM_VF_CZEK2_D:
   case SM_VF_CZEK2_SPARSE_D:
@@ -302,8 +312,9 @@ static int check_task(const sm_cl_num_t *a, void *buffers[])
   switch (a->family) {
   case SM_VF_CCC2_I8: { /* C's m x n pairs (the int8 tiles' rows are padded) */
     void **b = buffers;
-    return sm_kern_verify_ccc2_i8(MNY(2), MNX(2), a->nf, MPTR(0), MLD(0), MPTR(1), MLD(1),
-                                  a->sparse, MPTR(2), MLD(2));
+    return (res.verify == SM_VERIFY_FULL ? sm_kern_verify_ccc2_i8 : sm_kern_abft_ccc2_i8)(
+        MNY(2), MNX(2), a->nf, MPTR(0), MLD(0), MPTR(1), MLD(1), a->sparse, MPTR(2),
+        MLD(2));
   }
   case SM_VF_CCC_I8: {
     void **b = buffers;

@@ -214,6 +214,15 @@ void sm_codelets_observe(sm_task_hook_fn inserted, void (*started)(void),
  * StarPU then tries again, elsewhere after a failure on an accelerator.
  * variant: czek 1 = single, 2 = packed sparse tiles (verify2: A and B
  * variable handles); ccc 1 = sparse. */
+/* What --verify checks (sm_codelets_set_resilience's verify): */
+typedef enum sm_verify {
+  SM_VERIFY_OFF = 0,  /* nothing */
+  SM_VERIFY_CHECKSUM, /* CCC tallies by their checksums (row and column
+                         sums against the operands' planes), the others
+                         as SM_VERIFY_FULL */
+  SM_VERIFY_FULL,     /* CCC by row sums field by field, Czekanowski by a
+                         recomputation (--verify full) */
+} sm_verify_t;
 #define SM_RETRY_CODELETS 16
 typedef struct sm_retry_stats {
   char codelet[32];
@@ -231,6 +240,12 @@ int sm_codelets_runtime_retry_available(void);
 void sm_codelets_set_resilience(int verify, double inject_rate, uint64_t seed,
                                 int runtime_retry);
 void sm_codelets_resilience_stats(sm_resilience_stats_t *st);
+/* What --inject-faults corrupts in a result: */
+enum {
+  SM_INJECT_BIT = 0, /* one random bit of one random element */
+  SM_INJECT_ROW,     /* a whole random row, random values (a GPU's bad row) */
+};
+void sm_codelets_set_inject_kind(int kind);
 int sm_codelets_resilience_on(void);
 /** Tests (--debug-hang-block N, N from 1; 0 off): the numerator tasks of
  * output block N - 1 never end. */

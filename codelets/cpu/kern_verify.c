@@ -372,3 +372,16 @@ void sm_kern_inject_f32(float *v, size_t ny, size_t nx, size_t ld, uint64_t pick
     memcpy(x, &w, sizeof w);
   }
 }
+
+void sm_kern_inject_row(void *v, size_t ny, size_t row, size_t ld, uint64_t pick)
+{
+  if (!ny || !row)
+    return;
+  unsigned char *r = (unsigned char *)v + (size_t)((pick & 0xffffffffu) % ny) * ld;
+  uint64_t h = pick;
+  for (size_t k = 0; k < row; k++) {
+    if (k % 8 == 0)
+      h = sm_mix64(h + k);
+    r[k] = (unsigned char)(h >> (8 * (k % 8)));
+  }
+}

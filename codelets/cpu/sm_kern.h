@@ -246,6 +246,25 @@ int sm_kern_verify_ccc2(size_t m, size_t n, size_t nf, const uint64_t *A, size_t
 int sm_kern_verify_ccc2_i8(size_t m, size_t n, size_t nf, const int8_t *A8, size_t lda8,
                            const int8_t *B8, size_t ldb8, int sparse, const uint32_t *C,
                            size_t ldc);
+/* The checksum check of a 2-way tally tile (--verify's default,
+ * ccc/kern_abft_ccc.c): every row sum and column sum of C against its
+ * operands' bit planes dotted with the other side's column sums, exact.
+ * Any change confined to one row or one column of C, and any change of at
+ * most 3 tallies, is caught. _i8: on the int8 forms of the tiles. */
+int sm_kern_abft_ccc2(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
+                      const uint64_t *B, size_t ldb, int sparse, const uint32_t *C,
+                      size_t ldc);
+int sm_kern_abft_ccc2_i8(size_t m, size_t n, size_t nf, const int8_t *A8, size_t lda8,
+                         const int8_t *B8, size_t ldb8, int sparse, const uint32_t *C,
+                         size_t ldc);
+/* The same for 3-way planes (sm_kern_verify_ccc3's arguments): each row
+ * (p, x) summed over the y it keeps, class by class, against x's planes
+ * dotted with those y's column sums; a row's other y all 0 or summing to
+ * the rest. Any change confined to one row (p, x) is caught. */
+int sm_kern_abft_ccc3(size_t g, size_t mx, size_t my, size_t nf, const uint64_t *P,
+                      size_t ldp, const uint64_t *X, size_t ldx, const uint64_t *Y,
+                      size_t ldy, int sparse, const sm_keep3_t *keep,
+                      const uint32_t *out);
 /* An int8 expansion R of a tile X of codes: 1 when it is X's, exactly. */
 int sm_kern_verify_ccc_i8(size_t rows, size_t nf, size_t kpad, const uint64_t *X,
                           size_t ldx, int sparse, const int8_t *R, size_t ldr);
@@ -276,5 +295,8 @@ int sm_kern_inject_decide(double rate, uint64_t seed, uint64_t task, unsigned at
 void sm_kern_inject_u32(uint32_t *v, size_t ny, size_t nx, size_t ld, uint64_t pick);
 void sm_kern_inject_f64(double *v, size_t ny, size_t nx, size_t ld, uint64_t pick);
 void sm_kern_inject_f32(float *v, size_t ny, size_t nx, size_t ld, uint64_t pick);
+/* A whole row of an ny-row result (row and ld in bytes), chosen by pick,
+ * overwritten with random bytes (a GPU's bad row). */
+void sm_kern_inject_row(void *v, size_t ny, size_t row, size_t ld, uint64_t pick);
 
 #endif

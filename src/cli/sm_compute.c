@@ -1039,6 +1039,7 @@ static sm_err_t setup_codelets(run_t *r)
   sm_err_t err = sm_codelets_init(r->P > 1, o->kernel);
   if (err)
     return err;
+  sm_codelets_set_inject_kind(o->inject_kind);
   sm_codelets_set_resilience(o->verify, o->inject_rate, o->inject_seed,
                              o->retry != SM_RETRY_CHECK);
   sm_codelets_set_debug_hang(o->debug_hang_block);

@@ -163,6 +163,15 @@ static sm_err_t apply(const sm_opt_t *d, char *arg, void *dst)
   return SM_EOPTION;
 }
 
+/* The index of s in a NULL-terminated list, or -1. */
+static int choice_index(const char *const *choices, const char *s)
+{
+  for (int k = 0; choices[k]; k++)
+    if (!strcmp(choices[k], s))
+      return k;
+  return -1;
+}
+
 /* getopt_long's array: every name once (a name may have one row per
  * command), val SM_OPT_VAL0 + the index of its first row. */
 static struct option *long_options(const sm_optcmd_t *cmd)
@@ -230,6 +239,14 @@ sm_err_t sm_opt_parse(const sm_optcmd_t *cmd, int argc, char **argv, void *dst, 
       help = 1;
     } else if (d) {
       err = apply(d, optarg, dst);
+      /* a flag with choices takes one of them as an optional next word
+       * (--verify full) */
+      int k;
+      if (!err && d->kind == SM_OPT_FLAG && d->choices && optind < argc &&
+          (k = choice_index(d->choices, argv[optind])) >= 0) {
+        *(int *)((char *)dst + d->off) = d->values ? d->values[k] : k;
+        optind++;
+      }
     } else {
       sm_log_error("%sunknown or incomplete option '%s%s' (see %s)", cmd->who,
                    i < cmd->nopts ? "--" : "",

@@ -40,8 +40,10 @@ struct sm_opt {
   long long min, max;         /* SM_OPT_INT, SM_OPT_SIZE: the allowed range */
   double dmin, dmax;          /* SM_OPT_DOUBLE: the allowed range, with .range */
   const char *range;          /* SM_OPT_DOUBLE: that range in words, for the error */
-  const char *const *choices; /* SM_OPT_CHOICE: the names, NULL-terminated */
-  const int *values;          /* SM_OPT_CHOICE: each name's value, or NULL */
+  const char *const *choices; /* SM_OPT_CHOICE: the names, NULL-terminated;
+                                 SM_OPT_FLAG: words that may follow it */
+  const int *values;          /* SM_OPT_CHOICE, SM_OPT_FLAG: each name's value,
+                                 or NULL */
   sm_opt_set_t set;           /* custom parsing, or NULL */
   const char *arg;            /* help: what follows --name (default: choices, a|b) */
   const char *help;           /* help: the description ('\n' between lines), or the

@@ -280,7 +280,7 @@ static sm_err_t set_inject(const sm_opt_t *d, char *arg, void *dst)
   const char *comma = strchr(arg, ','); /* arg stays whole: the summary quotes it */
   const size_t n = comma ? (size_t)(comma - arg) : strlen(arg);
   if (n >= sizeof rate) {
-    sm_log_error("--inject-faults: '%s' is not RATE[,SEED]", arg);
+    sm_log_error("--inject-faults: '%s' is not RATE[,SEED[,bit|row]]", arg);
     return SM_EOPTION;
   }
   memcpy(rate, arg, n);
@@ -292,8 +292,27 @@ static sm_err_t set_inject(const sm_opt_t *d, char *arg, void *dst)
     return SM_EOPTION;
   }
   size_t seed = 1;
-  if (comma && sm_opt_size("--inject-faults seed", comma + 1, &seed))
-    return SM_EOPTION;
+  char sbuf[64];
+  const char *kind = comma ? strchr(comma + 1, ',') : NULL;
+  o->inject_kind = SM_INJECT_BIT;
+  if (kind) {
+    static const char *const kinds[] = {"bit", "row", NULL};
+    int k;
+    if (sm_opt_choice("--inject-faults kind", kind + 1, kinds, &k))
+      return SM_EOPTION;
+    o->inject_kind = k ? SM_INJECT_ROW : SM_INJECT_BIT;
+  }
+  if (comma) {
+    const size_t ns = kind ? (size_t)(kind - comma - 1) : strlen(comma + 1);
+    if (ns >= sizeof sbuf) {
+      sm_log_error("--inject-faults: '%s' is not RATE[,SEED[,bit|row]]", arg);
+      return SM_EOPTION;
+    }
+    memcpy(sbuf, comma + 1, ns);
+    sbuf[ns] = 0;
+    if (sm_opt_size("--inject-faults seed", sbuf, &seed))
+      return SM_EOPTION;
+  }
   o->inject_seed = seed;
   return SM_OK;
 }
@@ -341,6 +360,8 @@ static void show_histogram(const void *dst, FILE *f)
   }
 
 static const char *const topk_by_names[] = {"max", "entry", NULL};
+static const char *const verify_modes[] = {"full", NULL};
+static const int verify_values[] = {SM_VERIFY_FULL};
 static const char *const key_names[] = {"names", "index", NULL};
 
 #ifndef SM_DOCDIR /* where make install puts README.md and docs/ (Makefile.am) */
@@ -634,16 +655,28 @@ static const sm_opt_t options[] = {
           "(default: the metric's range) per table entry:\n"
           "PREFIX.hist.tsv, the JSON summary, PREFIX.hist.png"),
     STRING("summary", summary, "FILE", "JSON summary path (default PREFIX.json)"),
-    FLAG("verify", verify, 1, CMD_COMPUTE,
-         "check every numerator task's result (invariants)\n"
-         "and re-execute the task's kernel when they fail"),
+    {.name = "verify",
+     .kind = SM_OPT_FLAG,
+     .off = O(verify),
+     .ival = SM_VERIFY_CHECKSUM,
+     .choices = verify_modes,
+     .values = verify_values,
+     .cmds = CMD_COMPUTE,
+     .arg = "[full]",
+     .help = "check every numerator task's result and re-execute\n"
+             "the task's kernel when the check fails: CCC by\n"
+             "checksums; full: CCC by row sums field by field"},
+    FLAG("no-verify", verify, SM_VERIFY_OFF, CMD_COMPUTE,
+         "no check of the numerator tasks' results"),
     {.name = "inject-faults",
      .kind = SM_OPT_STRING,
      .set = set_inject,
      .cmds = CMD_COMPUTE,
      .per_rank = 1,
-     .arg = "RATE[,SEED]",
-     .help = "corrupt numerator results at RATE (for testing\n--verify)"},
+     .arg = "RATE[,SEED[,KIND]]",
+     .help = "corrupt numerator results at RATE (for testing\n"
+             "--verify): bit flips one random bit (default), row\n"
+             "a whole result row (random values)"},
     {.name = "retry",
      .kind = SM_OPT_CHOICE,
      .off = O(retry),

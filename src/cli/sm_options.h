@@ -109,6 +109,7 @@ typedef struct sm_options {
   unsigned long long devices; /* worker types for the numerator tasks */
   double inject_rate;         /* corrupt numerator results at this rate (testing) */
   uint64_t inject_seed;
+  int inject_kind;     /* SM_INJECT_BIT or SM_INJECT_ROW */
   sm_retry_t retry;    /* how a numerator that fails --verify is re-run */
   double task_timeout; /* s a run may finish no task before it fails; 0: off */
 } sm_options_t;

@@ -450,6 +450,7 @@ static void json_checks(sm_json_t *j, const sm_summary_t *s)
   sm_json_u64(j, "faults_injected", t->injected);
   if (s->opt->verify) {
     static const char *const arch[3] = {"cpu", "cuda", "opencl"};
+    sm_json_str(j, "verify_mode", s->opt->verify == SM_VERIFY_FULL ? "full" : "checksum");
     sm_json_str(j, "retry", s->retry);
     sm_json_array(j, "retries", 0);
     for (int c = 0; c < SM_RETRY_CODELETS && t->retry[c].codelet[0]; c++) {

@@ -176,6 +176,10 @@ static void ccc_case(const kern_t *kv, int nk, size_t m, size_t n, size_t nf, in
       ck_assert_msg(C1[x] == C2[x],
                     "%s m=%zu n=%zu nf=%zu sparse=%d miss=%d [%zu]: %u vs %u", kv[k].name,
                     m, n, nf, sparse, miss, x, C1[x], C2[x]);
+    /* --verify's checksums vouch for every kernel's tile */
+    ck_assert_msg(sm_kern_abft_ccc2(m, n, nf, A, lda, B, ldb, sparse, C2, ldc),
+                  "%s m=%zu n=%zu nf=%zu sparse=%d: checksums refused", kv[k].name, m, n,
+                  nf, sparse);
   }
   free(A), free(B), free(C1), free(C2);
 }
@@ -196,6 +200,7 @@ static void syrk_case(const kern_t *kv, int nk, size_t n, size_t nf, int sparse)
     for (size_t x = 0; x < n * ldc * nmom; x++)
       ck_assert_msg(C1[x] == C2[x], "%s syrk n=%zu nf=%zu sparse=%d [%zu]: %u vs %u",
                     kv[k].name, n, nf, sparse, x, C1[x], C2[x]);
+    ck_assert(sm_kern_abft_ccc2(n, n, nf, A, lda, A, lda, sparse, C2, ldc));
   }
   free(A), free(C1), free(C2);
 }

@@ -1,0 +1,318 @@
+/* test_abft.c: the checksum check of 2-way CCC tallies (--verify,
+ * ccc/kern_abft_ccc.c). Its identities against brute force on random
+ * tiles of every shape (odd sizes, one row, one field, no field, all
+ * missing), dense, sparse and int8; every injected change it promises to
+ * catch is caught (one flipped bit anywhere, a whole row, a whole column,
+ * two or three tallies), each of its sums is needed (a change only the
+ * column sums see, one only the row sums see), and its limit is real (a
+ * 2 x 2 rectangle of changes that cancel passes). */
+#include <check.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sm_formulas.h"
+#include "sm_kern.h"
+#include "sm_test.h"
+
+static uint64_t seed = 0x9e3779b97f4a7c15ull;
+static uint64_t xr(void)
+{
+  seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+  return seed;
+}
+
+/* Random codes; miss: share of missing codes (2), 1 = all missing. The
+ * words past nf hold junk: the check must not read it. */
+static void fill(uint64_t *x, size_t rows, size_t nf, size_t ld, double miss)
+{
+  for (size_t i = 0; i < rows; i++) {
+    for (size_t w = 0; w < ld; w++)
+      x[i * ld + w] = xr();
+    for (size_t q = 0; q < nf; q++) {
+      static const unsigned codes[3] = {0, 1, 3};
+      const unsigned c = (double)(xr() % 1000) < miss * 1000 ? 2u : codes[xr() % 3];
+      uint64_t *w = &x[i * ld + q / 32];
+      *w = (*w & ~((uint64_t)3 << (2 * (q % 32)))) | (uint64_t)c << (2 * (q % 32));
+    }
+  }
+}
+
+/* A tile pair, its tallies (ref kernel) and the check on them. */
+typedef struct tile {
+  size_t m, n, nf, lda, ldb, ldc, nmom;
+  int sparse, i8;
+  uint64_t *A, *B;
+  int8_t *A8, *B8;
+  size_t kpad;
+  uint32_t *C;
+} tile_t;
+
+static void tile_make(tile_t *t, size_t m, size_t n, size_t nf, int sparse, double miss,
+                      int i8)
+{
+  *t = (tile_t){.m = m, .n = n, .nf = nf, .sparse = sparse, .i8 = i8};
+  t->lda = (nf + 31) / 32 + 1, t->ldb = (nf + 31) / 32 + 2, t->ldc = n + 3;
+  t->nmom = SM_CCC2_NMOM(sparse);
+  t->A = malloc((m * t->lda + 1) * 8), t->B = malloc((n * t->ldb + 1) * 8);
+  t->C = malloc((m * t->ldc * t->nmom + 1) * 4);
+  fill(t->A, m, nf, t->lda, miss);
+  fill(t->B, n, nf, t->ldb, miss);
+  memset(t->C, 0xa5, (m * t->ldc * t->nmom + 1) * 4); /* the pads: junk */
+  sm_kern_ccc2_ref(m, n, nf, t->A, t->lda, t->B, t->ldb, sparse, t->C, t->ldc);
+  if (i8) {
+    t->kpad = sm_ccc_i8_kpad(nf);
+    t->A8 = malloc(2 * (m + 1) * t->kpad + 1), t->B8 = malloc(2 * (n + 1) * t->kpad + 1);
+    sm_kern_ccc_i8_expand(m, nf, t->kpad, t->A, t->lda, sparse, t->A8, t->kpad);
+    sm_kern_ccc_i8_expand(n, nf, t->kpad, t->B, t->ldb, sparse, t->B8, t->kpad);
+  }
+}
+
+static void tile_free(tile_t *t)
+{
+  free(t->A), free(t->B), free(t->C), free(t->A8), free(t->B8);
+}
+
+static int check(const tile_t *t)
+{
+  return t->i8 ? sm_kern_abft_ccc2_i8(t->m, t->n, t->nf, t->A8, t->kpad, t->B8, t->kpad,
+                                      t->sparse, t->C, t->ldc)
+               : sm_kern_abft_ccc2(t->m, t->n, t->nf, t->A, t->lda, t->B, t->ldb,
+                                   t->sparse, t->C, t->ldc);
+}
+
+static uint32_t *at(const tile_t *t, size_t i, size_t j, size_t k)
+{
+  return t->C + (i * t->ldc + j) * t->nmom + k;
+}
+
+/* The identities by brute force: a row's tallies sum to its (r, m) dotted
+ * with the column sums of B, a column's to the column sums of A dotted
+ * with its (r, m), field by field from the codes. */
+static void identities(const tile_t *t)
+{
+  for (int side = 0; side < 2; side++) {
+    const size_t rows = side ? t->n : t->m, oth = side ? t->m : t->n;
+    const uint64_t *X = side ? t->B : t->A, *Y = side ? t->A : t->B;
+    const size_t ldx = side ? t->ldb : t->lda, ldy = side ? t->lda : t->ldb;
+    for (size_t i = 0; i < rows; i++) {
+      uint64_t want[4] = {0, 0, 0, 0}, got[4] = {0, 0, 0, 0};
+      for (size_t q = 0; q < t->nf; q++) {
+        const unsigned c = sm_gt_code(X + i * ldx, q);
+        const uint64_t r = sm_gt_r(c, t->sparse), mm = sm_gt_m(c, t->sparse);
+        uint64_t sr = 0, sm = 0;
+        for (size_t j = 0; j < oth; j++) {
+          const unsigned d = sm_gt_code(Y + j * ldy, q);
+          sr += sm_gt_r(d, t->sparse), sm += sm_gt_m(d, t->sparse);
+        }
+        want[0] += r * sr;
+        /* rows: {r sr, r sm, m sr, m sm}; columns: rm is m_j r_i */
+        want[side ? 2 : 1] += r * sm, want[side ? 1 : 2] += mm * sr, want[3] += mm * sm;
+      }
+      for (size_t j = 0; j < oth; j++)
+        for (size_t k = 0; k < t->nmom; k++)
+          got[k] += *(side ? at(t, j, i, k) : at(t, i, j, k));
+      for (size_t k = 0; k < t->nmom; k++)
+        ck_assert_msg(got[k] == want[k], "side %d row %zu moment %zu: %llu vs %llu", side,
+                      i, k, (unsigned long long)got[k], (unsigned long long)want[k]);
+    }
+  }
+}
+
+static const size_t dims[] = {1, 2, 3, 7, 33, 65};
+static const size_t nfs[] = {0, 1, 2, 31, 32, 33, 63, 64, 65, 127, 129, 700};
+
+START_TEST(clean_tiles_pass)
+{
+  for (int i8 = 0; i8 < 2; i8++)
+    for (int sparse = 0; sparse < 2; sparse++)
+      for (size_t a = 0; a < sizeof dims / sizeof *dims; a++)
+        for (size_t c = 0; c < sizeof nfs / sizeof *nfs; c++) {
+          const double miss = c % 3 == 0 ? 1.0 : c % 3 == 1 ? 0.1 : 0; /* 1: all */
+          tile_t t;
+          tile_make(&t, dims[a], dims[(a + 2) % 6], nfs[c], sparse, miss, i8);
+          if (a < 4 && c < 9)
+            identities(&t);
+          ck_assert_msg(check(&t), "i8 %d sparse %d %zu x %zu nf %zu: clean refused", i8,
+                        sparse, t.m, t.n, t.nf);
+          tile_free(&t);
+        }
+}
+END_TEST
+
+START_TEST(every_flip_caught)
+{
+  for (int i8 = 0; i8 < 2; i8++)
+    for (int sparse = 0; sparse < 2; sparse++) {
+      tile_t t;
+      tile_make(&t, 13, 9, 301, sparse, 0.05, i8);
+      for (size_t i = 0; i < t.m; i++)
+        for (size_t j = 0; j < t.n; j++)
+          for (size_t k = 0; k < t.nmom; k++)
+            for (int b = 0; b < 32; b += 1 + (int)((i + j) % 3)) {
+              *at(&t, i, j, k) ^= 1u << b;
+              ck_assert_msg(!check(&t), "i8 %d sparse %d (%zu,%zu,%zu) bit %d missed", i8,
+                            sparse, i, j, k, b);
+              *at(&t, i, j, k) ^= 1u << b;
+            }
+      ck_assert(check(&t));
+      tile_free(&t);
+    }
+}
+END_TEST
+
+/* Whole rows and columns of random values (a GPU's bad row), and the
+ * changes each sum alone sees. */
+START_TEST(rows_columns_and_pairs)
+{
+  for (int i8 = 0; i8 < 2; i8++)
+    for (int sparse = 0; sparse < 2; sparse++) {
+      tile_t t;
+      tile_make(&t, 11, 14, 200, sparse, 0.02, i8);
+      const size_t row = t.ldc * t.nmom;
+      uint32_t *save = malloc(t.m * row * 4);
+      memcpy(save, t.C, t.m * row * 4);
+      for (size_t i = 0; i < t.m; i++) { /* a whole row */
+        for (size_t x = 0; x < t.n * t.nmom; x++)
+          t.C[i * row + x] = (uint32_t)xr();
+        ck_assert_msg(!check(&t), "row %zu missed", i);
+        memcpy(t.C, save, t.m * row * 4);
+      }
+      for (size_t j = 0; j < t.n; j++) { /* a whole column, zeroed */
+        for (size_t i = 0; i < t.m; i++)
+          for (size_t k = 0; k < t.nmom; k++)
+            *at(&t, i, j, k) = 0;
+        ck_assert_msg(!check(&t), "column %zu missed", j);
+        memcpy(t.C, save, t.m * row * 4);
+      }
+      for (size_t k = 0; k < t.nmom; k++) {
+        /* +d and -d in one row: its sum holds, two columns' do not */
+        *at(&t, 3, 2, k) += 5, *at(&t, 3, 7, k) -= 5;
+        ck_assert_msg(!check(&t), "row-preserving pair missed (moment %zu)", k);
+        memcpy(t.C, save, t.m * row * 4);
+        /* +d and -d in one column: only the row sums see it */
+        *at(&t, 1, 4, k) += 3, *at(&t, 8, 4, k) -= 3;
+        ck_assert_msg(!check(&t), "column-preserving pair missed (moment %zu)", k);
+        memcpy(t.C, save, t.m * row * 4);
+        /* three tallies, summing to 0 in total */
+        *at(&t, 0, 0, k) += 4, *at(&t, 0, 1, k) -= 2, *at(&t, 1, 0, k) -= 2;
+        ck_assert(!check(&t));
+        memcpy(t.C, save, t.m * row * 4);
+        /* the limit: a 2 x 2 rectangle that cancels in every sum passes */
+        *at(&t, 2, 3, k) += 1, *at(&t, 2, 5, k) -= 1;
+        *at(&t, 6, 3, k) -= 1, *at(&t, 6, 5, k) += 1;
+        ck_assert(check(&t));
+        memcpy(t.C, save, t.m * row * 4);
+      }
+      ck_assert(check(&t));
+      free(save);
+      tile_free(&t);
+    }
+}
+END_TEST
+
+/* Tallies of other operands (a row of B swapped, one field changed) are
+ * refused: the check reads the operands, not only C. */
+START_TEST(other_operands_refused)
+{
+  for (int sparse = 0; sparse < 2; sparse++) {
+    tile_t t;
+    tile_make(&t, 5, 6, 97, sparse, 0.1, 0);
+    uint64_t *w = &t.B[2 * t.ldb + 1];
+    const uint64_t keep = *w;
+    *w ^= (uint64_t)1 << 6; /* field 35 of row 2: code changes */
+    ck_assert(!check(&t));
+    *w = keep;
+    ck_assert(check(&t));
+    tile_free(&t);
+  }
+}
+END_TEST
+
+/* 3-way planes: clean results of every shape pass, with the triples a
+ * diagonal slice skips 0 or computed; one flipped bit anywhere and a whole
+ * corrupted row (p, x) are caught. */
+static int check3(size_t g, size_t mx, size_t my, size_t nf, const uint64_t *P,
+                  const uint64_t *X, const uint64_t *Y, size_t ld, int sparse,
+                  const sm_keep3_t *keep, const uint32_t *out)
+{
+  return sm_kern_abft_ccc3(g, mx, my, nf, P, ld, X, ld, Y, ld, sparse, keep, out);
+}
+
+START_TEST(ccc3_planes)
+{
+  static const size_t g3[] = {1, 2, 3}, d3[] = {1, 2, 5, 9},
+                      f3[] = {0, 1, 33, 64, 65, 130};
+  const sm_keep3_t all = {0, 0, 0, 0}; /* kind 0: the diagonal slice a < x < y */
+  for (int sparse = 0; sparse < 2; sparse++)
+    for (size_t a = 0; a < 3; a++)
+      for (size_t b = 0; b < 4; b++)
+        for (size_t c = 0; c < 6; c++) {
+          const size_t g = g3[a], mx = d3[b], my = d3[(b + a) % 4], nf = f3[c];
+          const size_t ld = (nf + 31) / 32 + 1, nmom = SM_CCC3_NMOM(sparse);
+          const size_t nout = g * mx * my * nmom;
+          const double miss = c % 3 == 2 ? 1.0 : 0.1;
+          uint64_t *P = malloc(g * ld * 8), *X = malloc(mx * ld * 8),
+                   *Y = malloc(my * ld * 8);
+          const size_t mm = mx > my ? mx : my;
+          uint32_t *o = malloc(g * mm * mm * nmom * 4 + 4);
+          fill(P, g, nf, ld, miss), fill(X, mx, nf, ld, miss), fill(Y, my, nf, ld, miss);
+          sm_kern_ccc3_ref(g, mx, my, nf, P, ld, X, ld, Y, ld, sparse, o);
+          ck_assert_msg(check3(g, mx, my, nf, P, X, Y, ld, sparse, NULL, o),
+                        "sparse %d %zu %zu %zu nf %zu: clean refused", sparse, g, mx, my,
+                        nf);
+          for (size_t t = 0; t < nout; t += 1 + nout / 17) {
+            o[t] ^= 1u << (t % 32);
+            ck_assert_msg(!check3(g, mx, my, nf, P, X, Y, ld, sparse, NULL, o),
+                          "sparse %d nf %zu: flip at %zu missed", sparse, nf, t);
+            o[t] ^= 1u << (t % 32);
+          }
+          for (size_t r = 0; r < g * mx; r += 1 + g * mx / 3) { /* whole rows */
+            uint32_t *keep = malloc(my * nmom * 4 + 4);
+            memcpy(keep, o + r * my * nmom, my * nmom * 4);
+            for (size_t t = 0; t < my * nmom; t++)
+              o[r * my * nmom + t] = (uint32_t)xr() | 1;
+            ck_assert(!check3(g, mx, my, nf, P, X, Y, ld, sparse, NULL, o));
+            memcpy(o + r * my * nmom, keep, my * nmom * 4);
+            free(keep);
+          }
+          /* a diagonal slice (X = Y): computed whole or with 0s skipped */
+          {
+            sm_kern_ccc3_ref(g, my, my, nf, P, ld, Y, ld, Y, ld, sparse, o);
+            ck_assert(check3(g, my, my, nf, P, Y, Y, ld, sparse, &all, o));
+            sm_kern_ccc3_on(sm_kern_ccc2_ref, &all, g, my, my, nf, P, ld, Y, ld, Y, ld,
+                            sparse, o);
+            ck_assert_msg(check3(g, my, my, nf, P, Y, Y, ld, sparse, &all, o),
+                          "sparse %d nf %zu: skipped triples refused", sparse, nf);
+            for (size_t t = 0; t < g * my * my * nmom; t += 1 + t / 3) {
+              /* the kept triples (a flip in a skipped one, which no output
+               * reads, may pass as a computed triple) */
+              const size_t i = t / (my * nmom), y = t / nmom % my;
+              if (y < sm_keep3_lo(&all, i / my, i % my, my))
+                continue;
+              o[t] ^= 1u << (t % 29);
+              ck_assert_msg(!check3(g, my, my, nf, P, Y, Y, ld, sparse, &all, o),
+                            "slice sparse %d nf %zu: flip at %zu missed", sparse, nf, t);
+              o[t] ^= 1u << (t % 29);
+            }
+          }
+          free(P), free(X), free(Y), free(o);
+        }
+}
+END_TEST
+
+static Suite *abft_suite(void)
+{
+  Suite *s = suite_create("abft");
+  TCase *tc = tcase_create("ccc2");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, clean_tiles_pass);
+  tcase_add_test(tc, every_flip_caught);
+  tcase_add_test(tc, rows_columns_and_pairs);
+  tcase_add_test(tc, other_operands_refused);
+  tcase_add_test(tc, ccc3_planes);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+SM_TEST_MAIN(abft_suite)
