@@ -257,7 +257,10 @@ void sm_about_man(FILE *f)
       {"STARPU_HOME",
        "where StarPU keeps its performance models and bus samples (default: $HOME); "
        "STARPU_PERF_MODEL_DIR or --perfmodel-dir for the models alone"},
-      {"STARPU_SILENT", "1: no messages from StarPU itself"},
+      {"STARPU_SILENT",
+       "0: StarPU's own notes too (bus sampling, models calibrating), which starmet "
+       "otherwise silences as it reports the same (StarPU's errors are printed "
+       "either way)"},
       {"STARMET_MPI",
        "yes or no: run under MPI or not, whatever the launcher variables say (starmet "
        "otherwise knows mpirun, mpiexec/Hydra, MVAPICH, PMI/PMIx, srun, jsrun and Flux "

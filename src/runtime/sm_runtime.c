@@ -138,6 +138,12 @@ sm_err_t sm_runtime_init(const char *sched, int use_mpi)
 #ifdef SM_SMPI
   use_mpi = 1; /* SimGrid's MPI: StarPU-MPI runs from before main, on one rank too */
 #endif
+  /* StarPU's own notes (its bus being sampled, each model "not calibrated
+   * enough", "too big deviation") would stand beside starmet's account of
+   * the same (the warning on uncalibrated models, the summary's codelets and
+   * models lines): silent unless the user sets STARPU_SILENT (0 shows
+   * them); StarPU's errors are printed either way */
+  setenv("STARPU_SILENT", "1", 0);
   struct starpu_conf conf;
   starpu_conf_init(&conf);
   /* first: every rank on the machine takes part */

@@ -134,8 +134,18 @@ ls "$T/pm2/new/codelets/"*/sm_ccc2* > /dev/null 2>&1 && pass || fail "no model i
 grep -q '"calibrate": true' "$T/cal.json" && grep -q "\"perfmodel_dir\": \"$T/pm2/new\"" "$T/cal.json" &&
   pass || fail "summary lacks calibration"
 # shellcheck disable=SC2086
-run_ok "uncalibrated dmda" "$STARMET" compute --quiet $P_CCC --sched dmda --perfmodel-dir "$T/pm3" \
-  --output-format none
+run_ok "uncalibrated dmda" env -u STARPU_SILENT "$STARMET" compute --quiet $P_CCC --sched dmda \
+  --perfmodel-dir "$T/pm3" --output-format none
+# starmet's warning alone: StarPU's own notes on the same are silenced
+# unless STARPU_SILENT=0 asks for them
+grep -q "^\[starpu\]" "$T/log.err" && fail "StarPU's notes beside starmet's: $(grep -m1 '^\[starpu' "$T/log.err")" || pass
+# shellcheck disable=SC2086
+run_ok "STARPU_SILENT=0" env STARPU_SILENT=0 "$STARMET" compute --quiet $P_CCC --sched dmda \
+  --perfmodel-dir "$T/pm5" --output-format none
+grep -q "^\[starpu\].*not calibrated enough" "$T/log.err" && pass || fail "STARPU_SILENT=0 shows no note of StarPU's"
+# shellcheck disable=SC2086
+run_ok "uncalibrated dmda, again" env -u STARPU_SILENT "$STARMET" compute --quiet $P_CCC \
+  --sched dmda --perfmodel-dir "$T/pm3b" --output-format none
 grep -q "warning: policy dmda ran .* without a calibrated performance model" "$T/log.err" && pass ||
   fail "no warning about uncalibrated models"
 # shellcheck disable=SC2086
