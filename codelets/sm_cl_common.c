@@ -415,6 +415,14 @@ sm_czek2_lo_s_fn sm_cl_czek2_lo_s(void)
   return sm_kern_lo_czek2_s((sm_kvar_t)sm_cl_kernel);
 }
 
+const char *sm_cl_czek3_planes_s(sm_czek2_s_fn *fn, sm_czek2_lo_s_fn *lo)
+{
+  *fn = sm_kern_czek2_blocked_s;
+  *lo = NULL;
+  const char *name = sm_kern_pick_czek3_planes_s((sm_kvar_t)sm_cl_kernel, fn, lo);
+  return name ? name : "sm_kern_czek2_blocked_s";
+}
+
 /* Pieces of one buffer size keep very different shares of their tile
  * triple: all of it, half when X and Y are one tile, down to a sixth on
  * the diagonal, depending on where the planes lie in tile X. Without that
@@ -477,8 +485,9 @@ const char *sm_codelets_kernel_name(const char *family)
   /* 3-way planes run on the 2-way kernel of the run's precision or method */
   static char on[128];
   if (!strncmp(family, "czek3", 5)) {
-    const char *k2 =
-        sm_codelets_kernel_name(!strcmp(family, "czek3_s") ? "czek2_s" : "czek2_d");
+    sm_czek2_lo_s_fn los;
+    const char *k2 = !strcmp(family, "czek3_s") ? sm_cl_czek3_planes_s(&fs, &los)
+                                                : sm_codelets_kernel_name("czek2_d");
     snprintf(on, sizeof on, "sm_kern_czek3 on %s", k2);
     return on;
   }

@@ -364,6 +364,22 @@ sm_czek2_lo_s_fn sm_kern_lo_czek2_s(sm_kvar_t v)
   return czek2_variant(v, &c) ? c.lo_s : NULL;
 }
 
+const char *sm_kern_pick_czek3_planes_s(sm_kvar_t v, sm_czek2_s_fn *fn,
+                                        sm_czek2_lo_s_fn *lo)
+{
+  czek2_choice_t c;
+  if (!czek2_variant(v, &c))
+    return NULL;
+  if (c.s == sm_kern_czek2_avx512_s) { /* planes of 16 to 64 columns */
+    *fn = sm_kern_czek2_avx512_16x16_s;
+    *lo = sm_kern_czek2_lo_avx512_16x16_s;
+    return "sm_kern_czek2_avx512_16x16_s";
+  }
+  *fn = c.s;
+  *lo = c.lo_s;
+  return c.sname;
+}
+
 sm_ccc2_syrk_fn sm_kern_syrk_ccc2(sm_kvar_t v, int sparse)
 {
   sm_ccc2_fn f;

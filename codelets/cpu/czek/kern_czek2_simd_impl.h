@@ -8,7 +8,8 @@
  *   SM_MR, SM_NV                     micro-tile: MR rows x (NV x VL) columns
  *   SM_KC, SM_MC, SM_NC              cache blocks (fields, rows, columns)
  *   SM_REF                           the _ref twin (used when out of memory)
- *   SM_SYRK                          name of the symmetric variant (B = A)
+ *   SM_SYRK                          name of the symmetric variant (B = A;
+ *                                    undefined: none)
  *   SM_LOFN                          name of the variant computing only the
  *                                    columns j >= lo[i] of each row i
  *
@@ -197,10 +198,12 @@ void SM_FNAME(size_t m, size_t n, size_t k, const SM_T *A, size_t lda, const SM_
   SM_ID(gemm)(m, n, k, A, lda, B, ldb, C, ldc, 0, NULL);
 }
 
+#ifdef SM_SYRK
 void SM_SYRK(size_t n, size_t k, const SM_T *A, size_t lda, SM_T *C, size_t ldc)
 {
   SM_ID(gemm)(n, n, k, A, lda, A, lda, C, ldc, 1, NULL);
 }
+#endif
 
 void SM_LOFN(size_t m, size_t n, size_t k, const SM_T *A, size_t lda, const SM_T *B,
              size_t ldb, SM_T *C, size_t ldc, const uint32_t *lo)
