@@ -4,18 +4,6 @@
 #include "sm_cl_common.h"
 #include "sm_opencl.h"
 
-/* The kernels of the planes: double on the 2-way ones, single on those
- * with tiles that fit the planes (sm_kern_pick_czek3_planes_s). */
-static void planes_d(sm_czek2_d_fn *kern2, sm_czek2_lo_d_fn *kern2lo)
-{
-  *kern2 = sm_cl_czek2_d();
-  *kern2lo = sm_cl_czek2_lo_d();
-}
-static void planes_s(sm_czek2_s_fn *kern2, sm_czek2_lo_s_fn *kern2lo)
-{
-  (void)sm_cl_czek3_planes_s(kern2, kern2lo);
-}
-
 /* The CPU and CUDA adapters of one precision (SFX d or s): planes
  * [a_off, a_off + g) of tile A against tiles X and Y. */
 #define SM_CZEK3_CPU(SFX)                                                                \
@@ -27,14 +15,14 @@ static void planes_s(sm_czek2_s_fn *kern2, sm_czek2_lo_s_fn *kern2lo)
     if (sm_cl_kernel == SM_KERNEL_REF)                                                   \
       sm_kern_czek3_ref_##SFX(a->g, X.ny, Y.ny, a->nf, sm_cl_mat_row(A, a->a_off), A.ld, \
                               X.ptr, X.ld, Y.ptr, Y.ld, N.ptr);                          \
-    else { /* on the 2-way kernels --kernel picks (SIMD), tiles for planes */            \
-      sm_czek2_##SFX##_fn kern2;                                                         \
-      sm_czek2_lo_##SFX##_fn kern2lo;                                                    \
-      planes_##SFX(&kern2, &kern2lo);                                                    \
-      sm_kern_czek3_on_##SFX(kern2, kern2lo, &a->keep, a->g, X.ny, Y.ny, a->nf,          \
-                             sm_cl_mat_row(A, a->a_off), A.ld, X.ptr, X.ld, Y.ptr, Y.ld, \
-                             N.ptr);                                                     \
-    }                                                                                    \
+    else if (sm_cl_czek3_##SFX()) /* the planes kernel of --kernel (SIMD) */             \
+      sm_kern_czek3_keep_##SFX(sm_cl_czek3_##SFX(), &a->keep, a->g, X.ny, Y.ny, a->nf,   \
+                               sm_cl_mat_row(A, a->a_off), A.ld, X.ptr, X.ld, Y.ptr,     \
+                               Y.ld, N.ptr);                                             \
+    else /* on the 2-way kernel --kernel picks (blocked) */                              \
+      sm_kern_czek3_on_##SFX(sm_cl_czek2_##SFX(), sm_cl_czek2_lo_##SFX(), &a->keep,      \
+                             a->g, X.ny, Y.ny, a->nf, sm_cl_mat_row(A, a->a_off), A.ld,  \
+                             X.ptr, X.ld, Y.ptr, Y.ld, N.ptr);                           \
     sm_cl_check(buffers, cl_arg);                                                        \
   }
 #define SM_CZEK3_CUDA(SFX)                                                               \

@@ -415,12 +415,16 @@ sm_czek2_lo_s_fn sm_cl_czek2_lo_s(void)
   return sm_kern_lo_czek2_s((sm_kvar_t)sm_cl_kernel);
 }
 
-const char *sm_cl_czek3_planes_s(sm_czek2_s_fn *fn, sm_czek2_lo_s_fn *lo)
+sm_czek3_d_kern_fn sm_cl_czek3_d(void)
 {
-  *fn = sm_kern_czek2_blocked_s;
-  *lo = NULL;
-  const char *name = sm_kern_pick_czek3_planes_s((sm_kvar_t)sm_cl_kernel, fn, lo);
-  return name ? name : "sm_kern_czek2_blocked_s";
+  sm_czek3_d_kern_fn f = NULL;
+  return sm_kern_pick_czek3_d((sm_kvar_t)sm_cl_kernel, &f) ? f : NULL;
+}
+
+sm_czek3_s_kern_fn sm_cl_czek3_s(void)
+{
+  sm_czek3_s_kern_fn f = NULL;
+  return sm_kern_pick_czek3_s((sm_kvar_t)sm_cl_kernel, &f) ? f : NULL;
 }
 
 /* Pieces of one buffer size keep very different shares of their tile
@@ -485,9 +489,14 @@ const char *sm_codelets_kernel_name(const char *family)
   /* 3-way planes run on the 2-way kernel of the run's precision or method */
   static char on[128];
   if (!strncmp(family, "czek3", 5)) {
-    sm_czek2_lo_s_fn los;
-    const char *k2 = !strcmp(family, "czek3_s") ? sm_cl_czek3_planes_s(&fs, &los)
-                                                : sm_codelets_kernel_name("czek2_d");
+    const int single = !strcmp(family, "czek3_s");
+    sm_czek3_d_kern_fn f3d;
+    sm_czek3_s_kern_fn f3s;
+    const char *k3 = single ? sm_kern_pick_czek3_s((sm_kvar_t)sm_cl_kernel, &f3s)
+                            : sm_kern_pick_czek3_d((sm_kvar_t)sm_cl_kernel, &f3d);
+    if (k3)
+      return k3;
+    const char *k2 = sm_codelets_kernel_name(single ? "czek2_s" : "czek2_d");
     snprintf(on, sizeof on, "sm_kern_czek3 on %s", k2);
     return on;
   }

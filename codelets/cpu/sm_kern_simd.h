@@ -54,14 +54,23 @@ void sm_kern_czek2_lo_avx2_d(size_t m, size_t n, size_t k, const double *A, size
 void sm_kern_czek2_lo_avx2_s(size_t m, size_t n, size_t k, const float *A, size_t lda,
                              const float *B, size_t ldb, float *C, size_t ldc,
                              const uint32_t *lo);
-/* The 3-way planes' single precision kernels on AVX-512: 16 x 16 tiles
- * (the 2-way 8 x 32 tile pads the planes' narrow tiles). */
-void sm_kern_czek2_avx512_16x16_s(size_t m, size_t n, size_t k, const float *A,
-                                  size_t lda, const float *B, size_t ldb, float *C,
-                                  size_t ldc);
-void sm_kern_czek2_lo_avx512_16x16_s(size_t m, size_t n, size_t k, const float *A,
-                                     size_t lda, const float *B, size_t ldb, float *C,
-                                     size_t ldc, const uint32_t *lo);
+
+/* ---- Czekanowski 3-way planes (sm_czek3_*_kern_fn, sm_kern.h): the 2-way
+ * micro-kernels on the rows min(p, x), formed per block of rows x fields as
+ * the loops reach it (in L2, never whole in memory); each element adds its
+ * fields in order, as sm_kern_czek3_ref does. */
+void sm_kern_czek3_avx512_d(size_t g, size_t mx, size_t my, size_t k, const double *P,
+                            size_t ldp, const double *X, size_t ldx, const double *Y,
+                            size_t ldy, double *out, const uint32_t *lo);
+void sm_kern_czek3_avx512_s(size_t g, size_t mx, size_t my, size_t k, const float *P,
+                            size_t ldp, const float *X, size_t ldx, const float *Y,
+                            size_t ldy, float *out, const uint32_t *lo);
+void sm_kern_czek3_avx2_d(size_t g, size_t mx, size_t my, size_t k, const double *P,
+                          size_t ldp, const double *X, size_t ldx, const double *Y,
+                          size_t ldy, double *out, const uint32_t *lo);
+void sm_kern_czek3_avx2_s(size_t g, size_t mx, size_t my, size_t k, const float *P,
+                          size_t ldp, const float *X, size_t ldx, const float *Y,
+                          size_t ldy, float *out, const uint32_t *lo);
 
 /* ---- CCC 2-way moments (sm_kern.h contract) with AVX-512 VPOPCNTDQ on bit
  * planes, 64 fields per word and the fewest popcounts the algebra allows:
@@ -192,13 +201,11 @@ const char *sm_kern_unusable(sm_kvar_t v, int ccc);
 /** The row-bounded kernels of variant v (NULL: it has none). */
 sm_czek2_lo_d_fn sm_kern_lo_czek2_d(sm_kvar_t v);
 sm_czek2_lo_s_fn sm_kern_lo_czek2_s(sm_kvar_t v);
-/** The single precision kernels of variant v for the 3-way planes (rows
- * of min(p, X) against tiles Y of 16 to 64 columns): the 2-way ones, but
- * on AVX-512 the 16 x 16 tile, which pads those tiles the least. *lo is
- * NULL when v has no row-bounded kernel. Returns the kernel's name; NULL
- * when v is unusable. */
-const char *sm_kern_pick_czek3_planes_s(sm_kvar_t v, sm_czek2_s_fn *fn,
-                                        sm_czek2_lo_s_fn *lo);
+/** The 3-way planes kernel of variant v (AVX512, AVX2; AUTO: the widest
+ * usable) and its name; NULL when v has none (ref, blocked: the planes run
+ * on the 2-way kernel, sm_kern_czek3_on) or is unusable. */
+const char *sm_kern_pick_czek3_d(sm_kvar_t v, sm_czek3_d_kern_fn *fn);
+const char *sm_kern_pick_czek3_s(sm_kvar_t v, sm_czek3_s_kern_fn *fn);
 
 /** The kernel of variant v (AUTO: the fastest usable) and its name; NULL
  * when unusable. */
