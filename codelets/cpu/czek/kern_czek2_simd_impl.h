@@ -99,16 +99,20 @@ static size_t SM_ID(round_up)(size_t x, size_t to)
 }
 
 /* Rows r0..r0+nr-1 of the planes' A (row i: min(P[i / mx], X[i % mx]),
- * the expression of sm_kern_czek3_ref) over kc fields into dst (row
- * stride kc), then zero rows up to a multiple of MR. */
+ * p < x ? p : x as sm_kern_czek3_ref, which is what SM_VMIN(p, x) gives:
+ * the second operand unless the first is less) over kc fields into dst
+ * (row stride kc), then zero rows up to a multiple of MR. */
 SM_TARGET
 static void SM_ID(form)(size_t r0, size_t nr, size_t kc, const SM_T *X, size_t ldx,
                         const SM_T *P, size_t ldp, size_t mx, SM_T *restrict dst)
 {
+  const size_t kv = kc / SM_VL * SM_VL;
   for (size_t i = 0; i < nr; i++) {
     const SM_T *p = P + (r0 + i) / mx * ldp, *x = X + (r0 + i) % mx * ldx;
     SM_T *restrict z = dst + i * kc;
-    for (size_t q = 0; q < kc; q++)
+    for (size_t q = 0; q < kv; q += SM_VL)
+      SM_VSTOREU(z + q, SM_VMIN(SM_VLOADU(p + q), SM_VLOADU(x + q)));
+    for (size_t q = kv; q < kc; q++)
       z[q] = p[q] < x[q] ? p[q] : x[q];
   }
   for (size_t i = nr; i % SM_MR; i++)
