@@ -101,13 +101,25 @@ static size_t SM_ID(round_up)(size_t x, size_t to)
 /* Rows r0..r0+nr-1 of the planes' A (row i: min(P[i / mx], X[i % mx]),
  * p < x ? p : x as sm_kern_czek3_ref, which is what SM_VMIN(p, x) gives:
  * the second operand unless the first is less) over kc fields into dst
- * (row stride kc), then zero rows up to a multiple of MR. */
+ * (row stride kc), then zero rows up to a multiple of MR. With lo, the
+ * micro-tiles of MR rows that keep no column (lo >= n for each row: the
+ * gemm loop never reads them) are left as they are. */
 SM_TARGET
 static void SM_ID(form)(size_t r0, size_t nr, size_t kc, const SM_T *X, size_t ldx,
-                        const SM_T *P, size_t ldp, size_t mx, SM_T *restrict dst)
+                        const SM_T *P, size_t ldp, size_t mx, SM_T *restrict dst,
+                        const uint32_t *lo, size_t n)
 {
   const size_t kv = kc / SM_VL * SM_VL;
   for (size_t i = 0; i < nr; i++) {
+    if (lo && i % SM_MR == 0) { /* a micro-tile of rows that keeps nothing */
+      size_t need = n;
+      for (size_t r = i; r < nr && r < i + SM_MR; r++)
+        need = lo[r0 + r] < need ? lo[r0 + r] : need;
+      if (need >= n) {
+        i += SM_MR - 1;
+        continue;
+      }
+    }
     const SM_T *p = P + (r0 + i) / mx * ldp, *x = X + (r0 + i) % mx * ldx;
     SM_T *restrict z = dst + i * kc;
     for (size_t q = 0; q < kv; q += SM_VL)
@@ -185,7 +197,7 @@ static void SM_ID(gemm)(size_t m, size_t n, size_t k, const SM_T *A, size_t lda,
       for (size_t ic = 0; ic < m; ic += SM_MC) {
         size_t mc = m - ic < SM_MC ? m - ic : SM_MC;
         if (P) /* rows ic.. of min(p, X), fields pc.. (zero rows up to MR) */
-          SM_ID(form)(ic, mc, kc, A + pc, lda, P + pc, ldp, mx, Ap);
+          SM_ID(form)(ic, mc, kc, A + pc, lda, P + pc, ldp, mx, Ap, lo, n);
         for (size_t jr = 0; jr < nc; jr += SM_NR) {
           size_t nr = nc - jr < SM_NR ? nc - jr : SM_NR;
           for (size_t ir = 0; ir < mc; ir += SM_MR) {
