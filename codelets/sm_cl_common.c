@@ -486,7 +486,8 @@ const char *sm_codelets_kernel_name(const char *family)
     return !strncmp(family, "czek3", 5)  ? "sm_kern_czek3_ref"
            : !strncmp(family, "ccc3", 4) ? "sm_kern_ccc3_ref"
                                          : "unknown";
-  /* 3-way planes run on the 2-way kernel of the run's precision or method */
+  /* 3-way planes run on their own kernel (czekanowski, SIMD) or on the 2-way
+   * kernel of the run's precision or method */
   static char on[128];
   if (!strncmp(family, "czek3", 5)) {
     const int single = !strcmp(family, "czek3_s");
