@@ -15,7 +15,11 @@
     if (sm_cl_kernel == SM_KERNEL_REF)                                                   \
       sm_kern_czek3_ref_##SFX(a->g, X.ny, Y.ny, a->nf, sm_cl_mat_row(A, a->a_off), A.ld, \
                               X.ptr, X.ld, Y.ptr, Y.ld, N.ptr);                          \
-    else /* on the 2-way kernel --kernel picks (SIMD) */                                 \
+    else if (sm_cl_czek3_##SFX()) /* the planes kernel of --kernel (SIMD) */             \
+      sm_kern_czek3_keep_##SFX(sm_cl_czek3_##SFX(), &a->keep, a->g, X.ny, Y.ny, a->nf,   \
+                               sm_cl_mat_row(A, a->a_off), A.ld, X.ptr, X.ld, Y.ptr,     \
+                               Y.ld, N.ptr);                                             \
+    else /* on the 2-way kernel --kernel picks (blocked) */                              \
       sm_kern_czek3_on_##SFX(sm_cl_czek2_##SFX(), sm_cl_czek2_lo_##SFX(), &a->keep,      \
                              a->g, X.ny, Y.ny, a->nf, sm_cl_mat_row(A, a->a_off), A.ld,  \
                              X.ptr, X.ld, Y.ptr, Y.ld, N.ptr);                           \

@@ -415,6 +415,18 @@ sm_czek2_lo_s_fn sm_cl_czek2_lo_s(void)
   return sm_kern_lo_czek2_s((sm_kvar_t)sm_cl_kernel);
 }
 
+sm_czek3_d_kern_fn sm_cl_czek3_d(void)
+{
+  sm_czek3_d_kern_fn f = NULL;
+  return sm_kern_pick_czek3_d((sm_kvar_t)sm_cl_kernel, &f) ? f : NULL;
+}
+
+sm_czek3_s_kern_fn sm_cl_czek3_s(void)
+{
+  sm_czek3_s_kern_fn f = NULL;
+  return sm_kern_pick_czek3_s((sm_kvar_t)sm_cl_kernel, &f) ? f : NULL;
+}
+
 /* Pieces of one buffer size keep very different shares of their tile
  * triple: all of it, half when X and Y are one tile, down to a sixth on
  * the diagonal, depending on where the planes lie in tile X. Without that
@@ -474,11 +486,18 @@ const char *sm_codelets_kernel_name(const char *family)
     return !strncmp(family, "czek3", 5)  ? "sm_kern_czek3_ref"
            : !strncmp(family, "ccc3", 4) ? "sm_kern_ccc3_ref"
                                          : "unknown";
-  /* 3-way planes run on the 2-way kernel of the run's precision or method */
+  /* 3-way planes run on their own kernel (czekanowski, SIMD) or on the 2-way
+   * kernel of the run's precision or method */
   static char on[128];
   if (!strncmp(family, "czek3", 5)) {
-    const char *k2 =
-        sm_codelets_kernel_name(!strcmp(family, "czek3_s") ? "czek2_s" : "czek2_d");
+    const int single = !strcmp(family, "czek3_s");
+    sm_czek3_d_kern_fn f3d;
+    sm_czek3_s_kern_fn f3s;
+    const char *k3 = single ? sm_kern_pick_czek3_s((sm_kvar_t)sm_cl_kernel, &f3s)
+                            : sm_kern_pick_czek3_d((sm_kvar_t)sm_cl_kernel, &f3d);
+    if (k3)
+      return k3;
+    const char *k2 = sm_codelets_kernel_name(single ? "czek2_s" : "czek2_d");
     snprintf(on, sizeof on, "sm_kern_czek3 on %s", k2);
     return on;
   }

@@ -33,6 +33,10 @@ sm_ccc2_syrk_fn sm_cl_ccc2_syrk(int sparse);
 /* Their row-bounded variants for 3-way planes, or NULL. */
 sm_czek2_lo_d_fn sm_cl_czek2_lo_d(void);
 sm_czek2_lo_s_fn sm_cl_czek2_lo_s(void);
+/* The 3-way planes kernels sm_cl_kernel selects (SIMD), or NULL: the
+ * planes then run on the 2-way kernel (sm_kern_czek3_on_*). */
+sm_czek3_d_kern_fn sm_cl_czek3_d(void);
+sm_czek3_s_kern_fn sm_cl_czek3_s(void);
 
 /* Every task gets a number and reports when it ran (sm_cl_observe.c);
  * sm_cl_task_popped also counts the implementations that run the

@@ -180,6 +180,24 @@ void sm_kern_czek3_on_s(sm_czek2_s_kern_fn kern2, sm_czek2_lo_s_kern_fn kern2lo,
                         const sm_keep3_t *keep, size_t g, size_t mx, size_t my, size_t k,
                         const float *P, size_t ldp, const float *X, size_t ldx,
                         const float *Y, size_t ldy, float *out);
+/* A 3-way planes kernel (sm_kern_czek3_avx512_d, ...): the czek numerators
+ * above, for the rows (plane a, x) i = a * mx + x with lo (NULL: all) only
+ * the columns y >= lo[i] (the others 0 or exact). */
+typedef void (*sm_czek3_d_kern_fn)(size_t, size_t, size_t, size_t, const double *, size_t,
+                                   const double *, size_t, const double *, size_t,
+                                   double *, const uint32_t *);
+typedef void (*sm_czek3_s_kern_fn)(size_t, size_t, size_t, size_t, const float *, size_t,
+                                   const float *, size_t, const float *, size_t, float *,
+                                   const uint32_t *);
+/* A planes kernel on the triples keep keeps (NULL: all). */
+void sm_kern_czek3_keep_d(sm_czek3_d_kern_fn planes, const sm_keep3_t *keep, size_t g,
+                          size_t mx, size_t my, size_t k, const double *P, size_t ldp,
+                          const double *X, size_t ldx, const double *Y, size_t ldy,
+                          double *out);
+void sm_kern_czek3_keep_s(sm_czek3_s_kern_fn planes, const sm_keep3_t *keep, size_t g,
+                          size_t mx, size_t my, size_t k, const float *P, size_t ldp,
+                          const float *X, size_t ldx, const float *Y, size_t ldy,
+                          float *out);
 void sm_kern_ccc3_on(sm_ccc2_kern_fn kern2, const sm_keep3_t *keep, size_t g, size_t mx,
                      size_t my, size_t nf, const uint64_t *P, size_t ldp,
                      const uint64_t *X, size_t ldx, const uint64_t *Y, size_t ldy,

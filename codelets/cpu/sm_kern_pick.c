@@ -364,6 +364,38 @@ sm_czek2_lo_s_fn sm_kern_lo_czek2_s(sm_kvar_t v)
   return czek2_variant(v, &c) ? c.lo_s : NULL;
 }
 
+const char *sm_kern_pick_czek3_d(sm_kvar_t v, sm_czek3_d_kern_fn *fn)
+{
+  czek2_choice_t c;
+  if (!czek2_variant(v, &c))
+    return NULL;
+  if (c.d == sm_kern_czek2_avx512_d) {
+    *fn = sm_kern_czek3_avx512_d;
+    return "sm_kern_czek3_avx512_d";
+  }
+  if (c.d == sm_kern_czek2_avx2_d) {
+    *fn = sm_kern_czek3_avx2_d;
+    return "sm_kern_czek3_avx2_d";
+  }
+  return NULL;
+}
+
+const char *sm_kern_pick_czek3_s(sm_kvar_t v, sm_czek3_s_kern_fn *fn)
+{
+  czek2_choice_t c;
+  if (!czek2_variant(v, &c))
+    return NULL;
+  if (c.s == sm_kern_czek2_avx512_s) {
+    *fn = sm_kern_czek3_avx512_s;
+    return "sm_kern_czek3_avx512_s";
+  }
+  if (c.s == sm_kern_czek2_avx2_s) {
+    *fn = sm_kern_czek3_avx2_s;
+    return "sm_kern_czek3_avx2_s";
+  }
+  return NULL;
+}
+
 sm_ccc2_syrk_fn sm_kern_syrk_ccc2(sm_kvar_t v, int sparse)
 {
   sm_ccc2_fn f;

@@ -55,6 +55,23 @@ void sm_kern_czek2_lo_avx2_s(size_t m, size_t n, size_t k, const float *A, size_
                              const float *B, size_t ldb, float *C, size_t ldc,
                              const uint32_t *lo);
 
+/* ---- Czekanowski 3-way planes (sm_czek3_*_kern_fn, sm_kern.h): the 2-way
+ * micro-kernels on the rows min(p, x), formed per block of rows x fields as
+ * the loops reach it (in L2, never whole in memory); each element adds its
+ * fields in order, as sm_kern_czek3_ref does. */
+void sm_kern_czek3_avx512_d(size_t g, size_t mx, size_t my, size_t k, const double *P,
+                            size_t ldp, const double *X, size_t ldx, const double *Y,
+                            size_t ldy, double *out, const uint32_t *lo);
+void sm_kern_czek3_avx512_s(size_t g, size_t mx, size_t my, size_t k, const float *P,
+                            size_t ldp, const float *X, size_t ldx, const float *Y,
+                            size_t ldy, float *out, const uint32_t *lo);
+void sm_kern_czek3_avx2_d(size_t g, size_t mx, size_t my, size_t k, const double *P,
+                          size_t ldp, const double *X, size_t ldx, const double *Y,
+                          size_t ldy, double *out, const uint32_t *lo);
+void sm_kern_czek3_avx2_s(size_t g, size_t mx, size_t my, size_t k, const float *P,
+                          size_t ldp, const float *X, size_t ldx, const float *Y,
+                          size_t ldy, float *out, const uint32_t *lo);
+
 /* ---- CCC 2-way moments (sm_kern.h contract) with AVX-512 VPOPCNTDQ on bit
  * planes, 64 fields per word and the fewest popcounts the algebra allows:
  * with u = r - 1 in {-1, 0, 1} (present entries), D = (u != 0), S = (u > 0),
@@ -184,6 +201,11 @@ const char *sm_kern_unusable(sm_kvar_t v, int ccc);
 /** The row-bounded kernels of variant v (NULL: it has none). */
 sm_czek2_lo_d_fn sm_kern_lo_czek2_d(sm_kvar_t v);
 sm_czek2_lo_s_fn sm_kern_lo_czek2_s(sm_kvar_t v);
+/** The 3-way planes kernel of variant v (AVX512, AVX2; AUTO: the widest
+ * usable) and its name; NULL when v has none (ref, blocked: the planes run
+ * on the 2-way kernel, sm_kern_czek3_on) or is unusable. */
+const char *sm_kern_pick_czek3_d(sm_kvar_t v, sm_czek3_d_kern_fn *fn);
+const char *sm_kern_pick_czek3_s(sm_kvar_t v, sm_czek3_s_kern_fn *fn);
 
 /** The kernel of variant v (AUTO: the fastest usable) and its name; NULL
  * when unusable. */

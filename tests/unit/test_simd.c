@@ -517,6 +517,74 @@ START_TEST(planes3_on_2way_kernels)
 }
 END_TEST
 
+/* Czekanowski 3-way planes kernels on real values (sums that depend on
+ * their order): every planes kernel this CPU runs, on all of the triples
+ * and on each slice's kept part, bit-identical to the reference where kept
+ * and +0 or exact elsewhere, on sizes that are not multiples of the tiles,
+ * the lanes or the cache blocks (rows g * mx across MC, fields across KC,
+ * k = 0, padded leading dimensions, zero vectors). */
+#define PLANES3_REALS(T, SFX)                                                            \
+  do {                                                                                   \
+    static const size_t sh[][4] = {{1, 1, 1, 0},     {2, 3, 5, 1},     {3, 7, 9, 17},    \
+                                   {2, 17, 33, 600}, {5, 40, 47, 257}, {1, 48, 16, 300}, \
+                                   {3, 33, 8, 64},   {7, 21, 64, 513}};                  \
+    for (size_t c = 0; c < sizeof sh / sizeof sh[0]; c++) {                              \
+      const size_t g = sh[c][0], mx = sh[c][1], my = sh[c][2], k = sh[c][3];             \
+      const size_t ldp = k + 5, ldx = k + 3, ldy = k + 1, n = g * mx * my;               \
+      T *P = malloc((g * ldp + 1) * sizeof(T)), *X = malloc((mx * ldx + 1) * sizeof(T)); \
+      T *Y = malloc((my * ldy + 1) * sizeof(T));                                         \
+      T *o1 = malloc(n * sizeof(T)), *o2 = malloc(n * sizeof(T));                        \
+      for (size_t q = 0; q < g * ldp; q++)                                               \
+        P[q] = (T)(xr() >> 11) * (T)0x1.0p-40;                                           \
+      for (size_t q = 0; q < mx * ldx; q++) /* every 4th vector zero */                  \
+        X[q] = (q / ldx) % 4 == 3 ? 0 : (T)(xr() >> 11) * (T)0x1.0p-41;                  \
+      for (size_t q = 0; q < my * ldy; q++)                                              \
+        Y[q] = (T)(xr() % 1000) / 7;                                                     \
+      sm_kern_czek3_ref_##SFX(g, mx, my, k, P, ldp, X, ldx, Y, ldy, o1);                 \
+      for (int kc = -1; kc < 4; kc++) { /* -1: every triple */                           \
+        const sm_keep3_t keep = {kc < 2 ? 0 : 1, kc == 1 ? (uint32_t)(mx / 3) : 0, 0,    \
+                                 kc == 3 ? 2 : 0};                                       \
+        for (size_t i = 0; i < n; i++)                                                   \
+          o2[i] = -1;                                                                    \
+        sm_kern_czek3_keep_##SFX(f3, kc < 0 ? NULL : &keep, g, mx, my, k, P, ldp, X,     \
+                                 ldx, Y, ldy, o2);                                       \
+        for (size_t i = 0; i < n; i++) {                                                 \
+          const size_t a = i / (mx * my), x = i / my % mx, y = i % my;                   \
+          const int kept = kc < 0 || y >= sm_keep3_lo(&keep, a, x, my);                  \
+          ck_assert_msg(!memcmp(&o1[i], &o2[i], sizeof(T)) ||                            \
+                            (!kept && o2[i] == 0 && !signbit(o2[i])),                    \
+                        "%s on reals, shape %zu, kind %d [%zu %zu %zu]", name, c, kc, a, \
+                        x, y);                                                           \
+        }                                                                                \
+      }                                                                                  \
+      free(P), free(X), free(Y), free(o1), free(o2);                                     \
+    }                                                                                    \
+  } while (0)
+
+START_TEST(planes3_czek_kernels_vs_ref)
+{
+  int tested = 0;
+  for (int v = SM_KVAR_AUTO; sm_kern_variant_name((sm_kvar_t)v); v++) {
+    sm_czek3_d_kern_fn f3d;
+    sm_czek3_s_kern_fn f3s;
+    const char *name = sm_kern_pick_czek3_d((sm_kvar_t)v, &f3d);
+    if (name) {
+      sm_czek3_d_kern_fn f3 = f3d;
+      PLANES3_REALS(double, d);
+      tested++;
+    }
+    name = sm_kern_pick_czek3_s((sm_kvar_t)v, &f3s);
+    if (name) {
+      sm_czek3_s_kern_fn f3 = f3s;
+      PLANES3_REALS(float, s);
+      tested++;
+    }
+  }
+  if (!tested)
+    skip("czek3 planes kernels (AVX2, AVX-512)");
+}
+END_TEST
+
 /* The 3-way plane kernel on each instruction set's short-vector tiles:
  * identical to the reference on odd sizes (every length of 1 to 70 plane
  * words among them; X and Y counts not multiples of the tiles or lanes;
@@ -640,6 +708,7 @@ static Suite *simd_suite(void)
   tcase_add_test(tc, sums_ccc_vs_loops);
   tcase_add_test(tc, pick_follows_cpu);
   tcase_add_test(tc, planes3_on_2way_kernels);
+  tcase_add_test(tc, planes3_czek_kernels_vs_ref);
   tcase_add_test(tc, planes3_kernel_vs_ref);
   suite_add_tcase(s, tc);
   return s;

@@ -1,6 +1,7 @@
 /* kern_czek3.c: Czekanowski 3-way planes: n3(p, x, y) = sum_q min(p, x, y),
  * as a modified GEMM of X' = min(p, X) against Y per plane (the papers'
- * X_j construction), float and double. */
+ * X_j construction), float and double: the reference, the planes on any
+ * 2-way kernel, and the slices' kept part for the SIMD planes kernels. */
 /* At -O3 with no-trapping-math GCC vectorizes the min(p, X) of each plane
  * (no value changes); clones for the widest ISA the CPU reports. */
 #if defined(__GNUC__) && !defined(__clang__)
@@ -80,6 +81,22 @@
     }                                                                                    \
     free(lo);                                                                            \
     free(Z);                                                                             \
+  }                                                                                      \
+  void sm_kern_czek3_keep_##SFX(sm_czek3_##SFX##_kern_fn planes, const sm_keep3_t *keep, \
+                                size_t g, size_t mx, size_t my, size_t k, const T *P,    \
+                                size_t ldp, const T *X, size_t ldx, const T *Y,          \
+                                size_t ldy, T *out)                                      \
+  {                                                                                      \
+    /* the first y each row (a, x) keeps, when the slice keeps part of the triple */     \
+    const size_t rows = g * mx;                                                          \
+    uint32_t *lo = NULL;                                                                 \
+    if (keep && keep->kind != 2) {                                                       \
+      lo = malloc((rows ? rows : 1) * sizeof *lo);                                       \
+      for (size_t i = 0; lo && i < rows; i++)                                            \
+        lo[i] = (uint32_t)sm_keep3_lo(keep, i / mx, i % mx, my);                         \
+    }                                                                                    \
+    planes(g, mx, my, k, P, ldp, X, ldx, Y, ldy, out, lo); /* no memory: all */          \
+    free(lo);                                                                            \
   }                                                                                      \
   void sm_kern_czek3_blocked_##SFX(size_t g, size_t mx, size_t my, size_t k, const T *P, \
                                    size_t ldp, const T *X, size_t ldx, const T *Y,       \
