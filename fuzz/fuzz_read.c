@@ -21,6 +21,7 @@
 #elif defined(SM_FUZZ_OPTIONS)
 #include "sm_maf.h"
 #include "sm_options.h"
+#include "sm_paje.h"
 #endif
 
 static char dir[64];
@@ -46,6 +47,16 @@ int sm_codelets_cuda_devices(void)
 int sm_codelets_runtime_retry_available(void)
 {
   return 1;
+}
+/* a StarPU without FxT, as Debian's: --trace-paje is refused */
+int sm_paje_available(char *why, size_t len)
+{
+  snprintf(why, len, "this StarPU has no FxT");
+  return 0;
+}
+sm_err_t sm_paje_check(const char *path)
+{
+  return (void)path, SM_OK;
 }
 #endif
 
