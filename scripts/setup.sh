@@ -5,7 +5,7 @@
 SM_PACKAGES="gcc make autoconf automake pkg-config libstarpu-dev libopenmpi-dev openmpi-bin
 libhwloc-dev ocl-icd-opencl-dev pocl-opencl-icd oclgrind check zlib1g-dev clang libclang-rt-14-dev libhts-dev libhdf5-dev python3 python3-numpy python3-scipy
 python3-h5py python3-biom-format python3-skbio
-gnuplot-nox clang-format man-db groff-base r-base-core r-cran-vegan plink1.9 bcftools"
+gnuplot-nox clang-format man-db groff-base r-base-core r-cran-vegan plink1.9 bcftools vite"
 
 sm_root=$(cd "$(dirname "$0")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$sm_root/_build}

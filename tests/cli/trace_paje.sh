@@ -2,7 +2,8 @@
 # trace_paje.sh: --trace-paje FILE. On a StarPU without FxT (Debian's 1.3)
 # the option is refused before anything runs, saying how to get one; on a
 # StarPU with FxT (scripts/setup-starpu 1.4) the run writes a Paje trace
-# (the header ViTE reads, one task event per task: as many as the
+# (that ViTE reads without an error or a warning and draws, when vite is
+# installed; the header ViTE reads, one task event per task: as many as the
 # summary's tasks_executed, per codelet as the summary counts them) and
 # FILE.fxt/ with the FxT file and starpu_fxt_tool's files (StarVZ), on one
 # rank and on two; a second run replaces them; what is not its own is not;
@@ -84,6 +85,17 @@ PYEOF
 STARPU_NCPU=2 run_ok "one rank" "$S" compute --quiet $prob --trace-paje "$T/p.paje" \
   --summary "$T/p.json"
 check_paje "one rank" "$T/p.paje" "$T/p.json" 1
+# ViTE itself reads it without an error or a warning and draws it (its SVG
+# export, headless)
+if command -v vite > /dev/null 2>&1; then
+  (cd "$T" && QT_QPA_PLATFORM=offscreen XDG_RUNTIME_DIR="$T" timeout 120 vite "$T/p.paje" \
+    -e "$T/p.svg") > "$T/vite.out" 2>&1
+  tr '\r' '\n' < "$T/vite.out" | grep -q "^0 errors and 0 warnings were found during parsing" &&
+    [ "$(grep -c '<rect' "$T/p.svg" 2> /dev/null)" -gt 10 ] && pass ||
+    fail "ViTE: $(tr '\r' '\n' < "$T/vite.out" | grep -i "error\|warning" | head -3)"
+else
+  echo "no vite (Debian: apt-get install vite): ViTE's own reading not checked"
+fi
 ls "$T" | grep -q "part" && fail "temporary files left: $(ls "$T")" || pass
 # again: the earlier trace replaced, with a different policy
 # shellcheck disable=SC2086
