@@ -998,7 +998,8 @@ static sm_err_t run_ref(run_t *r, double t1)
                       .ccc_mult = o->ccc_mult,
                       .ccc_param = o->ccc_param,
                       .form = o->metric == SM_METRIC_CZEK ? o->form : SM_FORM_PS,
-                      .zero_nan = o->metric == SM_METRIC_CZEK && o->zero_pairs == 1};
+                      .zero_nan = o->metric == SM_METRIC_CZEK && o->zero_pairs == 1,
+                      .ld_win = r->ld_win};
   sm_err_t err = sm_ref_run(&r->v, &ro, &r->sink);
   r->sum.t_compute = sm_now() - t1;
   return err;
@@ -1423,6 +1424,7 @@ static sm_err_t commit(run_t *r, sm_err_t err)
 static void cleanup(run_t *r, sm_err_t err)
 {
   sm_job_end(&r->job, err, r->sink.blocks_done);
+  sm_sink_release(&r->sink);
   free(r->hist_counts);
   free(r->topk_acc);
   free(r->all);

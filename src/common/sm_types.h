@@ -51,12 +51,14 @@ typedef struct sm_recbuf {
 
 /* A block's records as the output's text, formatted before their turn to
  * be written: data (malloc'ed by the format function, freed by the sink),
- * len bytes, count records; done: formatted (else the sink writes the
- * records itself). */
+ * len bytes, count records; or, for outputs whose lines are put in order
+ * across blocks, piece (the writer's, taken by it); done: formatted (else
+ * the sink writes the records itself). */
 typedef struct sm_textbuf {
   char *data;
   size_t len;
   uint64_t count;
+  void *piece;
   int done;
 } sm_textbuf_t;
 

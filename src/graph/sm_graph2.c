@@ -185,29 +185,36 @@ static int subblock_phase(const void *item)
  * decreasing), whether a tile pair holds a pair in a window: only those
  * are built, so a windowed run's tasks grow with the pairs in its windows,
  * not with the square of the variants. */
+/* The first vectors of a tile pair's two tiles (a0 <= b0) and its sizes. */
+static void tile_pair(const sm_gcore_t *g, const sm_subblock_t *s, size_t *a0, size_t *m,
+                      size_t *b0, size_t *n)
+{
+  size_t pI0, pIn, pJ0, pJn, tI0, tJ0;
+  sm_decomp_part(g->d, s->I, &pI0, &pIn);
+  sm_decomp_part(g->d, s->J, &pJ0, &pJn);
+  sm_decomp_tile(g->d, s->I, s->tI, &tI0, m);
+  sm_decomp_tile(g->d, s->J, s->tJ, &tJ0, n);
+  *a0 = pI0 + tI0, *b0 = pJ0 + tJ0;
+  if (*a0 > *b0) { /* the earlier vectors first */
+    size_t t = *a0;
+    *a0 = *b0, *b0 = t, t = *m, *m = *n, *n = t;
+  }
+}
+
 static int in_window(const sm_gcore_t *g, const sm_subblock_t *s)
 {
   const uint32_t *win = g->o->ld_win;
   if (!win)
     return 1;
-  size_t pI0, pIn, pJ0, pJn, tI0, m, tJ0, n;
-  sm_decomp_part(g->d, s->I, &pI0, &pIn);
-  sm_decomp_part(g->d, s->J, &pJ0, &pJn);
-  sm_decomp_tile(g->d, s->I, s->tI, &tI0, &m);
-  sm_decomp_tile(g->d, s->J, s->tJ, &tJ0, &n);
-  size_t a0 = pI0 + tI0, a1 = a0 + m, b0 = pJ0 + tJ0, b1 = b0 + n;
+  size_t a0, m, b0, n;
+  tile_pair(g, s, &a0, &m, &b0, &n);
   if (a0 == b0) { /* a diagonal tile: a vector with a partner after it */
-    for (size_t x = a0; x + 1 < a1; x++)
+    for (size_t x = a0; x + 1 < a0 + m; x++)
       if (win[x] > x)
         return 1;
     return 0;
   }
-  if (a0 > b0) { /* the earlier vectors first */
-    size_t t = a0;
-    a0 = b0, b0 = t, t = a1, a1 = b1, b1 = t;
-  }
-  (void)b1;
-  return m && n && win[a1 - 1] >= b0;
+  return m && n && win[a0 + m - 1] >= b0;
 }
 
 /* Output block and tasks of a tile pair on this rank (progress line). */
@@ -220,6 +227,9 @@ static void count_subblock(sm_gcore_t *g, void *ctx, int row, const void *item)
   const int r = row / g->d->npv, ffin = (int)(s->seq % (uint64_t)g->d->npf);
   if (sm_decomp_rank(g->d, s->I, ffin, r) == g->me)
     g->sink->blocks_total++;
+  size_t a0, m, b0, n; /* outputs written in order across blocks: its first rows */
+  tile_pair(g, s, &a0, &m, &b0, &n);
+  sm_sink_expect_block(g->sink, (uint32_t)a0);
   g->local_tasks += sm_gcore_local_tasks(g, s->I, r, ffin, 1);
   if (sm_graph_ld(g)) /* the homozygous-called tallies and their reductions */
     g->local_tasks += sm_gcore_local_tasks(g, s->I, r, ffin, 0);

@@ -76,7 +76,7 @@ sm_err_t sm_ref_run(const sm_vectors_t *v, const sm_ref_opts_t *o, sm_sink_t *si
   for (size_t i = 0; i < nv; i++) {
     *rb = (sm_recbuf_t){0};
     for (size_t j = i + 1; j < nv; j++) {
-      if (o->way == 3 && j + 1 >= nv)
+      if ((o->way == 3 && j + 1 >= nv) || (o->way == 2 && o->ld_win && j > o->ld_win[i]))
         continue;
       if (o->way == 3)
         *rb = (sm_recbuf_t){0};

@@ -15,10 +15,12 @@ typedef struct sm_ref_opts {
   double ccc_mult, ccc_param;
   int form;     /* czekanowski 2-way: the value's form (SM_FORM_*, sm_formulas.h) */
   int zero_nan; /* czekanowski 2-way: a pair of two zero sums is NaN */
+  const uint32_t *ld_win; /* 2-way LD windows: the pairs (i, j <= ld_win[i]) only */
 } sm_ref_opts_t;
 
-/** Compute every pair (way 2) or triple (way 3) of v and hand the records,
- * in canonical order (i < j [< k], entries ascending), to sm_sink_put. */
+/** Compute every pair (way 2; in the windows when o->ld_win) or triple (way 3) of v and
+ * hand the records, in canonical order (i < j [< k], entries ascending), to sm_sink_put.
+ */
 sm_err_t sm_ref_run(const sm_vectors_t *v, const sm_ref_opts_t *o,
                     sm_sink_t *sink) SM_MUST_CHECK;
 

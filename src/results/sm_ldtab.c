@@ -1,6 +1,7 @@
 /* sm_ldtab.c: PLINK 1.9's .ld table (sm_ldtab.h). */
 #include "sm_ldtab.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,9 +18,36 @@ struct sm_ldtab {
   const sm_loci_t *loci;
   char *const *names;
   size_t nv, width; /* PLINK's SNP column width */
+  /* each variant's columns, the same on both sides of a line, at cols +
+   * off[v] (variant_columns), and the longest line */
+  char *cols;
+  size_t *off, line_max;
+  /* the whole table (sm_ldtab_put): every pair, written at the end */
   ld_row_t *rows;
   size_t n, cap;
+  /* or the blocks' lines (sm_ldtab_stream): those not yet written, by
+   * their second variants, and whether the header is written */
+  sm_ldpiece_t **pend;
+  size_t npend, cap_pend;
+  int streamed, header;
 };
+
+/* A block's lines, by first variant then second: nrow segments of text,
+ * segment k holding the lines of first variant row[k] and ending at
+ * end[k]; those before next are written. key: a second variant of its
+ * lines (a block's second variants are one tile: blocks never interleave
+ * within a row). */
+struct sm_ldpiece {
+  char *text;
+  size_t len;
+  uint64_t lines;
+  uint32_t key;
+  size_t nrow, next;
+  uint32_t *row;
+  size_t *end;
+};
+
+static char *variant_columns(const sm_ldtab_t *t, size_t **offp);
 
 sm_err_t sm_ldtab_open(sm_ldtab_t **tp, int r2, const sm_loci_t *loci, char *const *names,
                        size_t nv)
@@ -35,7 +63,29 @@ sm_err_t sm_ldtab_open(sm_ldtab_t **tp, int r2, const sm_loci_t *loci, char *con
     if (len > t->width)
       t->width = len + 2;
   }
+  if (!(t->cols = variant_columns(t, &t->off))) {
+    free(t);
+    *tp = NULL;
+    return SM_ENOMEM;
+  }
+  size_t most = 0; /* the longest pair of columns */
+  for (size_t v = 0; v < nv; v++)
+    if (t->off[v + 1] - t->off[v] > most)
+      most = t->off[v + 1] - t->off[v];
+  t->line_max = 2 * most + 2 * t->width + 128;
   return SM_OK;
+}
+
+/* A record as a table row (the lower variant first; for ccc the entry
+ * seen from it). */
+static ld_row_t table_row(const sm_ldtab_t *t, const sm_rec_t *rec)
+{
+  const uint32_t a = rec->idx[0], b = rec->idx[1];
+  uint32_t e = rec->entry & 3u; /* ccc: (a's bit, b's bit), seen from the first */
+  if (a > b)
+    e = ((e & 1u) << 1) | (e >> 1);
+  const uint32_t second = a < b ? b : a;
+  return (ld_row_t){a < b ? a : b, t->ccc ? second * 4 + e : second, rec->value};
 }
 
 int sm_ldtab_put(sm_ldtab_t *t, const sm_rec_t *rec, size_t n)
@@ -50,13 +100,7 @@ int sm_ldtab_put(sm_ldtab_t *t, const sm_rec_t *rec, size_t n)
         return -1;
       t->rows = g, t->cap = c;
     }
-    const uint32_t a = rec[k].idx[0], b = rec[k].idx[1];
-    uint32_t e = rec[k].entry & 3u; /* ccc: (a's bit, b's bit), seen from the first */
-    if (a > b)
-      e = ((e & 1u) << 1) | (e >> 1);
-    const uint32_t second = a < b ? b : a;
-    t->rows[t->n++] =
-        (ld_row_t){a < b ? a : b, t->ccc ? second * 4 + e : second, rec[k].value};
+    t->rows[t->n++] = table_row(t, &rec[k]);
   }
   return 0;
 }
@@ -88,6 +132,19 @@ static size_t put_digits(uint32_t q, int k, int keep1, char *buf)
     n--;
   memcpy(buf, d, (size_t)n);
   return (size_t)n;
+}
+
+/* q in decimal; its length. */
+static size_t put_uint(uint32_t q, char *buf)
+{
+  char d[10];
+  size_t n = 0;
+  do
+    d[n++] = (char)('0' + q % 10);
+  while (q /= 10);
+  for (size_t k = 0; k < n; k++)
+    buf[k] = d[n - 1 - k];
+  return n;
 }
 
 size_t sm_ldtab_fmt_g(double v, char *buf)
@@ -140,7 +197,12 @@ size_t sm_ldtab_fmt_g(double v, char *buf)
       buf[len++] = '.';
       len += put_digits(q % 100000, 5, 0, buf + len);
     }
-    len += (size_t)snprintf(buf + len, 16, "e%c%02d", small ? '-' : '+', e);
+    buf[len++] = 'e';
+    buf[len++] = small ? '-' : '+';
+    if (e < 10)
+      buf[len++] = '0';
+    len += put_uint((uint32_t)e, buf + len);
+    buf[len] = 0;
     return len;
   }
   if (v < 0.99999949999999) { /* 0.dddddd, down to 0.0001 */
@@ -171,7 +233,7 @@ size_t sm_ldtab_fmt_g(double v, char *buf)
   uint32_t p10 = 1;
   for (int k = 0; k < 6 - ipart; k++)
     p10 *= 10;
-  len += (size_t)snprintf(buf + len, 16, "%u", q / p10);
+  len += put_uint(q / p10, buf + len);
   if (q % p10) {
     buf[len++] = '.';
     len += put_digits(q % p10, 6 - ipart, 0, buf + len);
@@ -206,28 +268,28 @@ static size_t put_right(char *buf, size_t width, const char *s)
   return pad + n;
 }
 
-/* The rows in PLINK's order, by the first variant then the second: a
- * counting sort on the first (records come block by block), then each
+/* rows[0..n) in PLINK's order, by the first variant then the second: a
+ * counting sort on the first (all in [lo, lo + span)), then each
  * variant's run by the second (usually in order already). NULL without
  * memory. */
-static ld_row_t *sorted_rows(const sm_ldtab_t *t)
+static ld_row_t *sorted_rows(const ld_row_t *rows, size_t n, uint32_t lo, size_t span)
 {
-  size_t *start = calloc(t->nv + 1, sizeof *start);
+  size_t *start = calloc(span + 1, sizeof *start);
   /* (rows' j: the second variant, times 4 plus the entry for ccc) */
-  ld_row_t *out = malloc((t->n ? t->n : 1) * sizeof *out);
+  ld_row_t *out = malloc((n ? n : 1) * sizeof *out);
   if (!start || !out) {
     free(start);
     free(out);
     return NULL;
   }
-  for (size_t k = 0; k < t->n; k++)
-    start[t->rows[k].i + 1]++;
-  for (size_t v = 0; v < t->nv; v++)
+  for (size_t k = 0; k < n; k++)
+    start[rows[k].i - lo + 1]++;
+  for (size_t v = 0; v < span; v++)
     start[v + 1] += start[v];
-  for (size_t k = 0; k < t->n; k++)
-    out[start[t->rows[k].i]++] = t->rows[k];
+  for (size_t k = 0; k < n; k++)
+    out[start[rows[k].i - lo]++] = rows[k];
   /* start[v] is now the end of v's run */
-  for (size_t v = 0, b = 0; v < t->nv; b = start[v++]) {
+  for (size_t v = 0, b = 0; v < span; b = start[v++]) {
     int in_order = 1;
     for (size_t k = b + 1; k < start[v] && in_order; k++)
       in_order = out[k - 1].j < out[k].j;
@@ -284,27 +346,9 @@ static char *variant_columns(const sm_ldtab_t *t, size_t **offp)
   return buf;
 }
 
-sm_err_t sm_ldtab_text(sm_ldtab_t *t, int (*put)(void *ctx, const void *p, size_t n),
-                       void *ctx)
+/* The header line into buf; its length. */
+static size_t header(const sm_ldtab_t *t, char *buf)
 {
-  enum { CHUNK = 1 << 20 };
-  size_t *off = NULL;
-  ld_row_t *rows = sorted_rows(t);
-  char *cols = rows ? variant_columns(t, &off) : NULL;
-  size_t most = 0; /* the longest pair of columns */
-  for (size_t v = 0; cols && v < t->nv; v++)
-    if (off[v + 1] - off[v] > most)
-      most = off[v + 1] - off[v];
-  const size_t line_max = 2 * most + 2 * t->width + 128;
-  char *buf = cols ? malloc(CHUNK + line_max) : NULL;
-  if (!buf) {
-    free(rows);
-    free(cols);
-    free(off);
-    return SM_ENOMEM;
-  }
-  free(t->rows); /* sorted: the copy is the table */
-  t->rows = rows;
   size_t len = 0;
   len += (size_t)sprintf(buf, " CHR_A         BP_A ");
   len += put_right(buf + len, t->width, "SNP_A");
@@ -319,34 +363,206 @@ sm_err_t sm_ldtab_text(sm_ldtab_t *t, int (*put)(void *ctx, const void *p, size_
     }
   else /* 11 spaces, then "R2 " or " R " (PLINK's header, one column wider for R) */
     len += (size_t)sprintf(buf + len, "           %s\n", t->r2 ? "R2 " : " R ");
-  int bad = 0;
+  return len;
+}
+
+/* The line of the pair at sorted rows[k] (for ccc: the pair's rows, its
+ * entries) into buf (line_max bytes); returns the first row after them
+ * and adds the line's length to *len. */
+static size_t put_line(const sm_ldtab_t *t, const ld_row_t *rows, size_t n, size_t k,
+                       char *buf, size_t *len)
+{
+  const ld_row_t *x = &rows[k];
+  const uint32_t j = t->ccc ? x->j / 4 : x->j;
+  double v[4] = {x->v, 0, 0, 0};
+  if (t->ccc) { /* the pair's entries (a threshold may have left some out) */
+    v[0] = v[1] = v[2] = v[3] = NAN;
+    for (; k < n && rows[k].i == x->i && rows[k].j / 4 == j; k++)
+      v[rows[k].j % 4] = rows[k].v;
+  } else
+    k++;
+  size_t l = 0;
+  memcpy(buf + l, t->cols + t->off[x->i], t->off[x->i + 1] - t->off[x->i]);
+  l += t->off[x->i + 1] - t->off[x->i];
+  memcpy(buf + l, t->cols + t->off[j], t->off[j + 1] - t->off[j]);
+  l += t->off[j + 1] - t->off[j];
   char val[32];
-  for (size_t k = 0; k < t->n && !bad;) {
-    const ld_row_t *x = &t->rows[k];
-    const uint32_t j = t->ccc ? x->j / 4 : x->j;
-    double v[4] = {x->v, 0, 0, 0};
-    if (t->ccc) { /* the pair's entries (a threshold may have left some out) */
-      v[0] = v[1] = v[2] = v[3] = NAN;
-      for (; k < t->n && t->rows[k].i == x->i && t->rows[k].j / 4 == j; k++)
-        v[t->rows[k].j % 4] = t->rows[k].v;
-    } else
-      k++;
-    memcpy(buf + len, cols + off[x->i], off[x->i + 1] - off[x->i]);
-    len += off[x->i + 1] - off[x->i];
-    memcpy(buf + len, cols + off[j], off[j + 1] - off[j]);
-    len += off[j + 1] - off[j];
-    for (int e = 0; e < (t->ccc ? 4 : 1); e++) {
-      const size_t n = sm_ldtab_fmt_g(v[e], val);
-      if (n < 12) {
-        memset(buf + len, ' ', 12 - n);
-        len += 12 - n;
-      }
-      memcpy(buf + len, val, n);
-      len += n;
-      buf[len++] = e == (t->ccc ? 3 : 0) && t->ccc ? '\n' : ' ';
+  for (int e = 0; e < (t->ccc ? 4 : 1); e++) {
+    const size_t m = sm_ldtab_fmt_g(v[e], val);
+    if (m < 12) {
+      memset(buf + l, ' ', 12 - m);
+      l += 12 - m;
     }
-    if (!t->ccc)
-      buf[len++] = '\n';
+    memcpy(buf + l, val, m);
+    l += m;
+    buf[l++] = e == (t->ccc ? 3 : 0) && t->ccc ? '\n' : ' ';
+  }
+  if (!t->ccc)
+    buf[l++] = '\n';
+  *len += l;
+  return k;
+}
+
+int sm_ldtab_block(const sm_ldtab_t *t, const sm_rec_t *rec, size_t n, sm_ldpiece_t **out)
+{
+  *out = NULL;
+  sm_ldpiece_t *p = calloc(1, sizeof *p);
+  ld_row_t *rows = malloc((n ? n : 1) * sizeof *rows), *sorted = NULL;
+  if (!p || !rows)
+    goto nomem;
+  size_t m = 0;
+  uint32_t lo = UINT32_MAX, hi = 0;
+  for (size_t k = 0; k < n; k++)
+    if (rec[k].value == rec[k].value) { /* PLINK writes no line for NaN */
+      rows[m] = table_row(t, &rec[k]);
+      lo = rows[m].i < lo ? rows[m].i : lo;
+      hi = rows[m].i > hi ? rows[m].i : hi;
+      m++;
+    }
+  if (m) {
+    if (!(sorted = sorted_rows(rows, m, lo, (size_t)(hi - lo) + 1)))
+      goto nomem;
+    p->key = t->ccc ? sorted[0].j / 4 : sorted[0].j;
+  }
+  free(rows);
+  rows = NULL;
+  /* the text's size at most: both variants' columns and the values (12
+   * wide, or longer, plus a separator) of each line */
+  size_t cap = 1, rcap = 0;
+  for (size_t k = 0; k < m; k++) {
+    const uint32_t j = t->ccc ? sorted[k].j / 4 : sorted[k].j;
+    cap += t->off[sorted[k].i + 1] - t->off[sorted[k].i] + t->off[j + 1] - t->off[j] +
+           (t->ccc ? 4 : 1) * 32;
+  }
+  if (m && !(p->text = malloc(cap)))
+    goto nomem;
+  for (size_t k = 0; k < m;) {
+    if (!p->nrow || p->row[p->nrow - 1] != sorted[k].i) {
+      if (p->nrow == rcap) {
+        const size_t c = rcap ? 2 * rcap : 64;
+        uint32_t *gr = realloc(p->row, c * sizeof *gr);
+        if (gr)
+          p->row = gr;
+        size_t *ge = gr ? realloc(p->end, c * sizeof *ge) : NULL;
+        if (!ge)
+          goto nomem;
+        p->end = ge, rcap = c;
+      }
+      p->row[p->nrow++] = sorted[k].i;
+    }
+    k = put_line(t, sorted, m, k, p->text + p->len, &p->len);
+    p->end[p->nrow - 1] = p->len;
+    p->lines++;
+  }
+  free(sorted);
+  *out = p;
+  return 0;
+nomem:
+  free(rows);
+  free(sorted);
+  sm_ldtab_piece_free(p);
+  return -1;
+}
+
+uint64_t sm_ldtab_piece_lines(const sm_ldpiece_t *p)
+{
+  return p ? p->lines : 0;
+}
+
+void sm_ldtab_piece_free(sm_ldpiece_t *p)
+{
+  if (!p)
+    return;
+  free(p->text), free(p->row), free(p->end);
+  free(p);
+}
+
+/* The first variant of a pending piece's next segment (UINT32_MAX: none). */
+static uint32_t next_row(const sm_ldpiece_t *p)
+{
+  return p->next < p->nrow ? p->row[p->next] : UINT32_MAX;
+}
+
+int sm_ldtab_stream(sm_ldtab_t *t, sm_ldpiece_t *piece, uint32_t upto,
+                    int (*put)(void *ctx, const void *p, size_t n), void *ctx)
+{
+  t->streamed = 1;
+  if (piece && !piece->nrow)
+    sm_ldtab_piece_free(piece);
+  else if (piece) { /* among the pending ones by key */
+    if (t->npend == t->cap_pend) {
+      const size_t c = t->cap_pend ? 2 * t->cap_pend : 16;
+      sm_ldpiece_t **g = realloc(t->pend, c * sizeof *g);
+      if (!g) {
+        sm_ldtab_piece_free(piece);
+        errno = ENOMEM;
+        return -1;
+      }
+      t->pend = g, t->cap_pend = c;
+    }
+    size_t at = t->npend;
+    for (; at > 0 && t->pend[at - 1]->key > piece->key; at--)
+      t->pend[at] = t->pend[at - 1];
+    t->pend[at] = piece;
+    t->npend++;
+  }
+  if (!t->header) {
+    char *h = malloc(2 * t->width + 128);
+    const int bad = !h || put(ctx, h, header(t, h));
+    free(h);
+    if (bad)
+      return -1;
+    t->header = 1;
+  }
+  /* the rows below upto, each row's segments in their pieces' order */
+  for (;;) {
+    uint32_t r = UINT32_MAX;
+    for (size_t k = 0; k < t->npend; k++) {
+      const uint32_t x = next_row(t->pend[k]);
+      r = x < r ? x : r;
+    }
+    if (r == UINT32_MAX || r >= upto)
+      break;
+    for (size_t k = 0; k < t->npend; k++) {
+      sm_ldpiece_t *p = t->pend[k];
+      if (next_row(p) != r)
+        continue;
+      const size_t b = p->next ? p->end[p->next - 1] : 0;
+      if (put(ctx, p->text + b, p->end[p->next] - b))
+        return -1;
+      p->next++;
+    }
+  }
+  size_t kept = 0; /* the pieces written out go */
+  for (size_t k = 0; k < t->npend; k++)
+    if (t->pend[k]->next == t->pend[k]->nrow)
+      sm_ldtab_piece_free(t->pend[k]);
+    else
+      t->pend[kept++] = t->pend[k];
+  t->npend = kept;
+  return 0;
+}
+
+sm_err_t sm_ldtab_text(sm_ldtab_t *t, int (*put)(void *ctx, const void *p, size_t n),
+                       void *ctx)
+{
+  if (t->streamed) /* the blocks' lines: the rest of them */
+    return !sm_ldtab_stream(t, NULL, UINT32_MAX, put, ctx) ? SM_OK
+           : errno == ENOMEM                               ? SM_ENOMEM
+                                                           : SM_EIO;
+  enum { CHUNK = 1 << 20 };
+  ld_row_t *rows = sorted_rows(t->rows, t->n, 0, t->nv);
+  char *buf = rows ? malloc(CHUNK + t->line_max + 2 * t->width + 128) : NULL;
+  if (!buf) {
+    free(rows);
+    return SM_ENOMEM;
+  }
+  free(t->rows); /* sorted: the copy is the table */
+  t->rows = rows;
+  size_t len = header(t, buf);
+  int bad = 0;
+  for (size_t k = 0; k < t->n && !bad;) {
+    k = put_line(t, t->rows, t->n, k, buf + len, &len);
     if (len >= CHUNK) {
       bad = put(ctx, buf, len);
       len = 0;
@@ -355,8 +571,6 @@ sm_err_t sm_ldtab_text(sm_ldtab_t *t, int (*put)(void *ctx, const void *p, size_
   if (!bad && len)
     bad = put(ctx, buf, len);
   free(buf);
-  free(cols);
-  free(off);
   return bad ? SM_EIO : SM_OK;
 }
 
@@ -365,5 +579,10 @@ void sm_ldtab_free(sm_ldtab_t *t)
   if (!t)
     return;
   free(t->rows);
+  for (size_t k = 0; k < t->npend; k++)
+    sm_ldtab_piece_free(t->pend[k]);
+  free(t->pend);
+  free(t->cols);
+  free(t->off);
   free(t);
 }

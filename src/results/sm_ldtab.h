@@ -3,8 +3,11 @@
  * entries as columns), in PLINK's
  * columns, order (by the first variant, then the second) and number
  * formatting, so that tools reading PLINK's .ld read it, and a diff against
- * plink1.9's own table is empty. The pairs are held in memory (16 bytes
- * each) and written when the run completes. */
+ * plink1.9's own table is empty. Two ways to build it: the blocks' lines
+ * formatted as they come (sm_ldtab_block, on any thread) and written in
+ * order as soon as no later block can hold a line before them
+ * (sm_ldtab_stream); or every pair held (16 bytes each, sm_ldtab_put) and
+ * the whole table written at the end (sm_ldtab_text). */
 #ifndef SM_LDTAB_H
 #define SM_LDTAB_H
 
@@ -16,6 +19,7 @@
 #include "sm_types.h"
 
 typedef struct sm_ldtab sm_ldtab_t;
+typedef struct sm_ldpiece sm_ldpiece_t;
 
 /** A table of r^2 (r2 = 1), r (0) or CCC (2: the four table entries of a
  * pair as columns CCC_00 CCC_01 CCC_10 CCC_11, a the first variant's
@@ -27,7 +31,21 @@ sm_err_t sm_ldtab_open(sm_ldtab_t **t, int r2, const sm_loci_t *loci, char *cons
 /** Add n records (NaN values are not written: PLINK writes no line for
  * them). -1 without memory. */
 int sm_ldtab_put(sm_ldtab_t *t, const sm_rec_t *rec, size_t n);
-/** The table as text through put (0 on success); SM_EIO when put fails,
+/** A block's lines (its pairs' NaN values left out), sorted, as text with
+ * the index of its rows, into *piece; t is only read (blocks are formatted
+ * in parallel). -1 without memory. */
+int sm_ldtab_block(const sm_ldtab_t *t, const sm_rec_t *rec, size_t n,
+                   sm_ldpiece_t **piece);
+uint64_t sm_ldtab_piece_lines(const sm_ldpiece_t *piece);
+void sm_ldtab_piece_free(sm_ldpiece_t *piece);
+/** Take piece (owned from now on; NULL: none), and write through put the
+ * header, once, and every line whose first variant is below upto, in
+ * PLINK's order: the caller promises that no later piece holds such a
+ * line. 0, or -1 (errno: ENOMEM, or put's). */
+int sm_ldtab_stream(sm_ldtab_t *t, sm_ldpiece_t *piece, uint32_t upto,
+                    int (*put)(void *ctx, const void *p, size_t n), void *ctx);
+/** The table as text through put (0 on success): the whole table, or
+ * after sm_ldtab_stream the lines not yet written; SM_EIO when put fails,
  * SM_ENOMEM. */
 sm_err_t sm_ldtab_text(sm_ldtab_t *t, int (*put)(void *ctx, const void *p, size_t n),
                        void *ctx);

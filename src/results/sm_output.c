@@ -491,7 +491,25 @@ static int tsv_record(sm_writer_t *w, const sm_rec_t *x)
 
 int sm_writer_formats_text(const sm_writer_t *w)
 {
-  return w && w->info.fmt == SM_OUT_TSV;
+  return w && (w->info.fmt == SM_OUT_TSV || w->info.fmt == SM_OUT_LD);
+}
+
+int sm_writer_pieces(const sm_writer_t *w)
+{
+  return w && w->info.fmt == SM_OUT_LD;
+}
+
+int sm_writer_piece(const sm_writer_t *w, const sm_rec_t *rec, size_t n, void **piece)
+{
+  sm_ldpiece_t *p = NULL;
+  const int bad = sm_ldtab_block(w->ld, rec, n, &p);
+  *piece = p;
+  return bad;
+}
+
+void sm_writer_piece_free(void *piece)
+{
+  sm_ldtab_piece_free(piece);
 }
 
 int sm_writer_text_append(const sm_writer_t *w, const sm_rec_t *x, char **buf,
@@ -609,10 +627,27 @@ sm_err_t sm_writer_flush(sm_writer_t *w, uint64_t *off, int *fd, uint32_t *crc)
   return SM_OK;
 }
 
-/* sm_matrix_lsmat_text's output. */
+/* sm_matrix_lsmat_text's and sm_ldtab's output. */
 static int put_text(void *ctx, const void *p, size_t n)
 {
   return append(ctx, p, n) ? -1 : 0;
+}
+
+sm_err_t sm_writer_put_piece(sm_writer_t *w, void *piece, uint64_t n, uint32_t upto)
+{
+  if (w->failed) {
+    sm_ldtab_piece_free(piece);
+    return SM_EIO;
+  }
+  if (sm_ldtab_stream(w->ld, piece, upto, put_text, w)) {
+    sm_log_error("%s: %s", w->c.tmp,
+                 errno == ENOMEM ? "out of memory writing the table"
+                                 : sm_commit_write_error(errno));
+    w->failed = 1;
+    return SM_EIO;
+  }
+  w->count += n;
+  return SM_OK;
 }
 
 /* lsmat: the matrix, complete, as text (once). */

@@ -115,9 +115,20 @@ sm_err_t sm_writer_flush(sm_writer_t *w, uint64_t *off, int *fd,
 /** Append records. */
 sm_err_t sm_writer_put(sm_writer_t *w, const sm_rec_t *rec, size_t n) SM_MUST_CHECK;
 
-/** Text outputs (TSV): the records can be formatted ahead of their turn,
- * on any thread (the writer is only read), and written as text. */
+/** Text outputs (TSV, ld): the records can be formatted ahead of their
+ * turn, on any thread (the writer is only read), and written as text. */
 int sm_writer_formats_text(const sm_writer_t *w);
+/** Whether the writer takes blocks as pieces whose lines it puts in order
+ * across blocks (ld): sm_writer_piece on any thread, then
+ * sm_writer_put_piece in the blocks' order. */
+int sm_writer_pieces(const sm_writer_t *w);
+/** A block's (thresholded) records as a piece (-1 without memory). */
+int sm_writer_piece(const sm_writer_t *w, const sm_rec_t *rec, size_t n, void **piece);
+void sm_writer_piece_free(void *piece);
+/** Take piece (made of n records) and write every line of it and of the
+ * pieces before it whose first variant is below upto (no later piece
+ * holds one). */
+sm_err_t sm_writer_put_piece(sm_writer_t *w, void *piece, uint64_t n, uint32_t upto);
 /** Append record x's line to *buf (*len bytes used of *cap, grown with
  * realloc). Returns 0, or -1 out of memory. */
 int sm_writer_text_append(const sm_writer_t *w, const sm_rec_t *x, char **buf,

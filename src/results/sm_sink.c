@@ -189,9 +189,81 @@ int sm_sink_text(const sm_sink_t *s)
   return sm_writer_formats_text(s->writer);
 }
 
+void sm_sink_release(sm_sink_t *s)
+{
+  sm_sink_capture_free(s);
+  free(s->upto);
+  s->upto = NULL;
+  s->nupto = s->cap_upto = 0;
+}
+
+void sm_sink_expect_block(sm_sink_t *s, uint32_t lowest)
+{
+  if (!s->writer || !sm_writer_pieces(s->writer) || s->upto_lost)
+    return;
+  if (s->nupto == s->cap_upto) {
+    const uint64_t c = s->cap_upto ? 2 * s->cap_upto : 1024;
+    uint32_t *g = realloc(s->upto, c * sizeof *g);
+    if (!g) {
+      s->upto_lost = 1;
+      return;
+    }
+    s->upto = g, s->cap_upto = c;
+  }
+  s->upto[s->nupto++] = lowest;
+}
+
+/* Below which first variant the lines are complete once block is written:
+ * the lowest of the blocks after it (0 for a block not announced). */
+static uint32_t block_upto(sm_sink_t *s, uint64_t block)
+{
+  if (!s->upto_ready) { /* suffix minima, in place */
+    uint32_t low = UINT32_MAX;
+    for (uint64_t k = s->nupto; k-- > 0;) {
+      const uint32_t here = s->upto[k];
+      s->upto[k] = low;
+      low = here < low ? here : low;
+    }
+    s->upto_ready = 1;
+  }
+  return block < s->nupto && !s->upto_lost ? s->upto[block] : 0;
+}
+
+/* A block's records that the sink writes (*n of them), as the writer's
+ * piece: NULL without memory. */
+static void *make_piece(const sm_sink_t *s, const sm_recbuf_t *rb, uint64_t *n)
+{
+  void *piece = NULL;
+  *n = rb->count;
+  if (!sink_thresholds(s)) {
+    if (sm_writer_piece(s->writer, rb->rec, rb->count, &piece))
+      return NULL;
+    return piece;
+  }
+  sm_rec_t *kept = malloc((rb->count ? rb->count : 1) * sizeof *kept);
+  if (!kept)
+    return NULL;
+  *n = 0;
+  for (uint64_t r = 0; r < rb->count; r++)
+    if (keep_record(s, rb, r))
+      kept[(*n)++] = rb->rec[r];
+  if (sm_writer_piece(s->writer, kept, *n, &piece))
+    piece = NULL;
+  free(kept);
+  return piece;
+}
+
 void sm_sink_format(void *ctx, const sm_recbuf_t *rb, sm_textbuf_t *text)
 {
   const sm_sink_t *s = ctx; /* only read: blocks are formatted in parallel */
+  if (sm_writer_pieces(s->writer)) {
+    uint64_t n;
+    void *piece = make_piece(s, rb, &n);
+    *text = (sm_textbuf_t){0}; /* without memory: the output task tries again */
+    if (piece)
+      *text = (sm_textbuf_t){.piece = piece, .count = n, .done = 1};
+    return;
+  }
   char *buf = NULL;
   size_t len = 0, cap = 0;
   uint64_t n = 0;
@@ -214,6 +286,7 @@ int sm_sink_put(void *ctx, const sm_recbuf_t *rb, const sm_textbuf_t *text,
 {
   sm_sink_t *s = ctx;
   const int formatted = text && text->done; /* else the records are written */
+  int taken = 0;                            /* text's piece given to the writer */
   sm_cksum_merge(&s->cksum, &rb->cksum);
   s->nvalues += rb->nvalues;
   if (s->hist.bins && s->hist_counts)
@@ -224,7 +297,23 @@ int sm_sink_put(void *ctx, const sm_recbuf_t *rb, const sm_textbuf_t *text,
   uint64_t written_before = s->nwritten;
   if (!s->err) {
     sm_err_t err = SM_OK;
-    if (formatted) {
+    if (s->writer && sm_writer_pieces(s->writer)) { /* in order across blocks */
+      uint64_t n = formatted ? text->count : 0;
+      void *piece = formatted ? text->piece : make_piece(s, rb, &n);
+      taken = 1; /* the writer's now */
+      if (!piece) {
+        sm_log_error("out of memory formatting a block of %llu records",
+                     (unsigned long long)rb->count);
+        err = SM_ENOMEM;
+      } else {
+        err = sm_writer_put_piece(s->writer, piece, n, block_upto(s, block));
+        if (s->capture_cap)
+          for (uint64_t r = 0; r < rb->count; r++)
+            if (sink_writes(s, rb, r))
+              capture(s, &rb->rec[r]);
+        s->nwritten += n;
+      }
+    } else if (formatted) {
       err = s->writer ? sm_writer_put_text(s->writer, text->data, text->len, text->count)
                       : SM_OK;
       if (s->capture_cap || !s->writer)
@@ -269,7 +358,10 @@ int sm_sink_put(void *ctx, const sm_recbuf_t *rb, const sm_textbuf_t *text,
     debug_stop(s);
   if (s->pause_after && s->stop_count == s->pause_after)
     debug_pause(s);
-  if (text)
-    free(text->data); /* sm_sink_format's; nothing reads it after this task */
+  if (text) { /* sm_sink_format's; nothing reads them after this task */
+    free(text->data);
+    if (!taken)
+      sm_writer_piece_free(text->piece);
+  }
   return s->err ? -1 : 0;
 }

@@ -37,6 +37,12 @@ typedef struct sm_sink {
   uint64_t stop_after;     /* tests: SIGKILL itself after this many blocks (0: never) */
   uint64_t pause_after;    /* tests: SIGSTOP itself once after this many (0: never) */
   uint64_t stop_count;     /* blocks taken by this process */
+  /* pieces' order (sm_writer_pieces): per output block, the lowest first
+   * variant it may hold; then, from the first block put, the lowest of the
+   * blocks after it (rows below are complete once it is written) */
+  uint32_t *upto;
+  uint64_t nupto, cap_upto;
+  int upto_ready, upto_lost; /* lost: no memory, every piece waits for the end */
   /* optional copy of every record passed on (tests, small problems) */
   sm_rec_t *capture;
   size_t capture_n, capture_cap;
@@ -52,6 +58,14 @@ double sm_sink_rel_bound(sm_metric_t metric, int single, uint64_t nf);
 
 /** Release the captured records. */
 void sm_sink_capture_free(sm_sink_t *s);
+/** Release what the sink holds (captured records, the blocks' order). */
+void sm_sink_release(sm_sink_t *s);
+
+/** The graph, before it inserts its output blocks, announces each of them
+ * in its order with the lowest first variant its lines may have, for the
+ * outputs written in order across blocks (ld). Without memory for that,
+ * or without the announcements, every block's lines wait for the end. */
+void sm_sink_expect_block(sm_sink_t *s, uint32_t lowest);
 
 /** sm_sink_fn: take one block's records (text: their lines from
  * sm_sink_format, or NULL). Returns 0, or -1 on error (the error is logged

@@ -160,6 +160,48 @@ t_win=$(sed -n 's/.*"tasks": \([0-9]*\).*/\1/p' "$T/win_r2.json" | head -n 1)
 [ -n "$t_win" ] && [ -n "$t_all" ] && [ "$t_win" -lt "$t_all" ] && pass ||
   fail "a windowed run should build fewer tasks: $t_win vs $t_all"
 
+# the .ld is written block by block as soon as no later block can hold a
+# line before it: small tiles (many blocks to merge per variant), two
+# workers finishing blocks in any order, a window, inter-chr, a threshold
+# and ccc's four columns give the same table as one tile, as plink1.9 (r2,
+# r) and as the reference loops (ccc, which hold every pair to the end)
+k=0
+for args in "--metric r2 --ld-window 999999 --ld-window-kb 1000 --ld-window-r2 0" \
+  "--metric r --inter-chr --ld-window-r2 0.05" "--metric ccc --ld-window 30" \
+  "--metric ccc --ld-window 999999 --ld-window-kb 1000"; do
+  k=$((k + 1))
+  # shellcheck disable=SC2086
+  run_ok "ld by blocks $k" env STARPU_NCPU=2 "$STARMET" compute --quiet --bfile "$T/w" \
+    $args --block-size 7 --output-format ld --output "$T/lb$k"
+  # shellcheck disable=SC2086
+  run_ok "ld one tile $k" "$STARMET" compute --quiet --bfile "$T/w" $args --block-size 900 \
+    --output-format ld --output "$T/l1$k"
+  [ "$(wc -l < "$T/lb$k.ld")" -gt 1000 ] && cmp -s "$T/lb$k.ld" "$T/l1$k.ld" && pass ||
+    fail "ld by blocks $k: $(diff "$T/lb$k.ld" "$T/l1$k.ld" | head -4)"
+  case $args in
+    *ccc*)
+      # shellcheck disable=SC2086
+      run_ok "ld ref $k" "$STARMET" compute --quiet --bfile "$T/w" $args \
+        --compute-method ref --output-format ld --output "$T/lr$k"
+      cmp -s "$T/lb$k.ld" "$T/lr$k.ld" && pass ||
+        fail "ld by blocks $k against ref: $(diff "$T/lb$k.ld" "$T/lr$k.ld" | head -4)" ;;
+    *)
+      if command -v plink1.9 > /dev/null 2>&1; then
+        # shellcheck disable=SC2046,SC2086
+        plink1.9 --bfile "$T/w" $(echo $args | sed 's/--metric /--/; s/--inter-chr/inter-chr/') \
+          --out "$T/pb$k" > /dev/null 2>&1 || fail "plink1.9 $args"
+        cmp -s "$T/lb$k.ld" "$T/pb$k.ld" && pass ||
+          fail "ld by blocks $k against plink1.9: $(diff "$T/lb$k.ld" "$T/pb$k.ld" | head -4)"
+      fi ;;
+  esac
+done
+# the reference loops keep to the window (they used to give every pair)
+run_ok "ref window tsv" "$STARMET" compute --quiet --bfile "$T/w" --metric ccc \
+  --ld-window 5 --compute-method ref --output "$T/rw"
+run_ok "window tsv" "$STARMET" compute --quiet --bfile "$T/w" --metric ccc --ld-window 5 \
+  --output "$T/tw"
+same_text "ref window" "$T/rw.tsv" "$T/tw.tsv"
+
 # a windowed run killed part way resumes to the same file; another window
 # is another run
 WARGS="--bfile $T/w --metric r2 --ld-window 40 --ld-window-kb 100 --ld-window-r2 0 --block-size 16"
