@@ -118,6 +118,48 @@ static void fill_codes(uint64_t *x, size_t m, size_t nf, size_t ld, double miss)
   }
 }
 
+/* PLINK's homozygous tally (sm_kern_ld_hom): every method (popcounts,
+ * over the missing fields; SIMD and portable) and the automatic choice
+ * equal counting by hand, field by field: odd sizes, one vector, one
+ * field, no missing call, few (the sparse method's case), many, all. */
+START_TEST(ld_hom_methods_vs_hand)
+{
+  static const size_t shapes[][3] = {{1, 1, 1},     {3, 5, 63},     {7, 2, 65},
+                                     {17, 19, 200}, {40, 33, 2001}, {300, 9, 129},
+                                     {5, 270, 700}};
+  static const double rates[] = {0, 0.01, 0.3, 1.0};
+  for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; sh++)
+    for (size_t ra = 0; ra < 4; ra++)
+      for (int same = 0; same < 2; same++) {
+        const size_t m = shapes[sh][0], n = same ? m : shapes[sh][1], nf = shapes[sh][2],
+                     ld = (nf + 31) / 32 + 1;
+        uint64_t *A = calloc(m * ld, 8), *B = same ? A : calloc(n * ld, 8);
+        uint32_t *want = calloc(m * n * 2, 4), *got = calloc(m * n * 2, 4);
+        fill_codes(A, m, nf, ld, rates[ra]);
+        if (!same)
+          fill_codes(B, n, nf, ld, rates[ra]);
+        for (size_t i = 0; i < m; i++)
+          for (size_t j = 0; j < n; j++)
+            for (size_t q = 0; q < nf; q++) {
+              const unsigned a = (A[i * ld + q / 32] >> (2 * (q % 32))) & 3,
+                             b = (B[j * ld + q / 32] >> (2 * (q % 32))) & 3;
+              want[(i * n + j) * 2] += a == 3 && b != 2;
+              want[(i * n + j) * 2 + 1] += b == 3 && a != 2;
+            }
+        for (int how = -1; how <= 3; how++) {
+          memset(got, 0xff, m * n * 8);
+          ck_assert_int_eq(sm_kern_ld_hom_by(how, m, n, nf, A, ld, B, ld, got, n), 0);
+          ck_assert_msg(!memcmp(got, want, m * n * 8),
+                        "ld_hom method %d differs: %zu x %zu x %zu, missing %g%s", how, m,
+                        n, nf, rates[ra], same ? ", same set" : "");
+        }
+        free(A), free(want), free(got);
+        if (!same)
+          free(B);
+      }
+}
+END_TEST
+
 /* The finalize kernels' vectorizable checksum terms (the fixed point read
  * from 1.5 2^52 + r) equal sm_fin_ck_add's value by value: halves away
  * from zero, negatives, every magnitude up to 2^51 and past it (the
@@ -528,6 +570,7 @@ static Suite *kern_suite(void)
   tcase_add_test(tc, czek_sums);
   tcase_add_test(tc, fin_ck_terms_exact);
   tcase_add_test(tc, ccc2_popc_vs_ref);
+  tcase_add_test(tc, ld_hom_methods_vs_hand);
   tcase_add_test(tc, ccc2_i8_tiles_vs_ref);
   tcase_add_test(tc, ccc2_moments_by_hand);
   tcase_add_test(tc, finalize_czek_and_ccc);
