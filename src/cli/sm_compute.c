@@ -745,9 +745,11 @@ static void output_paths(run_t *r)
     snprintf(r->json_path, sizeof r->json_path, "%s", o->summary);
   else if (o->output)
     snprintf(r->json_path, sizeof r->json_path, "%s.json", o->output);
-  /* the manifest records appended blocks' end offsets: npy writes in place */
+  /* the manifest records appended blocks' end offsets: npy writes in
+   * place, ld in PLINK's order across blocks (it cannot --resume) */
   r->use_man = r->out_path[0] && o->method != SM_METHOD_REF &&
-               o->output_format != SM_OUT_NPY && o->output_format != SM_OUT_LSMAT;
+               o->output_format != SM_OUT_NPY && o->output_format != SM_OUT_LSMAT &&
+               o->output_format != SM_OUT_LD;
   if (o->hist_bins && o->output) {
     snprintf(r->hist_path, sizeof r->hist_path, "%s.hist.tsv", o->output);
     snprintf(r->hist_png, sizeof r->hist_png, "%s.hist.png", o->output);
