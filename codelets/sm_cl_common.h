@@ -13,6 +13,9 @@
 #include "sm_codelets.h"
 #include "sm_kern_simd.h"
 
+/* The settings of the run (sm_cl_common.c; sm_cl_settings: set by
+ * sm_codelets_init, sm_cl_registry.c). */
+void sm_cl_settings(int use_mpi, sm_kernel_t kernel);
 extern int sm_cl_use_mpi;
 extern sm_kernel_t sm_cl_kernel;
 /* Worker types the numerator tasks may run on (--devices). */
@@ -56,6 +59,10 @@ void sm_cl_task_popped(void *unused);
  * worker type that has it. For checking each implementation (scripts/
  * gpu-selftest); sm_codelets_fini reports what ran. */
 int sm_cl_can_execute(unsigned workerid, struct starpu_task *task, unsigned nimpl);
+/* Read $STARMET_FORCE_IMPL (0, or -1 logged) and report what the forced
+ * codelets ran (sm_cl_force.c, called by sm_codelets_init and _fini). */
+int sm_cl_force_setup(void);
+void sm_cl_force_report(void);
 
 /* Insert a task on one rank or, under MPI, on the rank that owns the
  * written data (every rank submits the same graph). */
@@ -180,6 +187,10 @@ void *sm_cl_cuda_scratch(size_t bytes, const char *codelet);
  * so that a kernel that faults (an illegal address, a trap) is named
  * instead of surfacing later in another task or in StarPU's polling. */
 void sm_cl_cuda_ran(const char *codelet, const char *call, int err);
+/* cuBLAS's handles and STARMET_CUDA_SYNC; the scratch released and the
+ * handles closed (sm_cl_cuda.c, called by sm_codelets_init and _fini). */
+void sm_cl_cuda_init(void);
+void sm_cl_cuda_fini(void);
 #define SM_CUDA_RUN(CODELET, CALL) sm_cl_cuda_ran((CODELET), #CALL, (int)(CALL))
 #endif
 #ifdef STARPU_USE_OPENCL
@@ -200,9 +211,10 @@ double sm_cl_sim_cost(struct starpu_task *t, struct starpu_perfmodel_arch *arch,
   .type = STARPU_PER_ARCH, .symbol = SYM, .arch_cost_function = sm_cl_sim_cost
 /* What a simulation build can model beyond the codelets as they are: the
  * finalize codelets on CUDA workers (STARMET_SIM_GPU_FINALIZE=1), which
- * starmet does not have yet: sm_cl_sim_setup gives them an implementation
- * that only a simulation may "run". */
-void sm_cl_sim_setup(void);
+ * starmet does not have yet: sm_codelets_init then gives them an
+ * implementation that only a simulation may "run" (sm_cl_sim_gpu_finalize2
+ * and 3, in their families). */
+int sm_cl_sim_gpu_finalize(void);
 /* A CUDA implementation only a simulation may "run" (it aborts). */
 void sm_cl_sim_modeled_only(void *buffers[], void *cl_arg);
 void sm_cl_sim_gpu_finalize2(starpu_cpu_func_t f);
@@ -211,7 +223,8 @@ void sm_cl_sim_gpu_finalize3(starpu_cpu_func_t f);
 #define SM_CL_MODEL(SYM) .type = STARPU_HISTORY_BASED, .symbol = SYM
 #endif
 
-/* The finalize3, czek3 and ccc3 models' footprints (codelet_finalize3.c,
+/* What sm_codelets_init (sm_cl_registry.c) sets up in the families before
+ * any task. The finalize3, czek3 and ccc3 models' footprints (codelet_finalize3.c,
  * codelet_czek3.c, codelet_ccc3.c), set before any task: the data footprint with the
  * class of the share of its tile triple a 3-way task keeps (k; mx rows in X). */
 void sm_cl_finalize3_setup(void);
@@ -246,6 +259,8 @@ typedef struct sm_cl_entry {
   const struct starpu_codelet *cl;
   const char *impls;
 } sm_cl_entry_t;
+/* The table, from the linker (sm_cl_registry.c and sm_cl_force.c read it). */
+extern const sm_cl_entry_t __start_sm_codelets[], __stop_sm_codelets[];
 #define SM_CL_REGISTER(VAR, ...)                                                         \
   static const sm_cl_entry_t reg_##VAR                                                   \
       __attribute__((used, section("sm_codelets"), aligned(sizeof(void *)))) = {         \
