@@ -1,38 +1,10 @@
-/* sm_cl_common.c: codelet-wide settings. */
+/* sm_cl_kernels.c: which CPU kernel each family runs, as --kernel (the
+ * run's sm_cl_kernel) and this CPU allow it (codelets/cpu/sm_kern_pick.c),
+ * and its name for the summary. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "sm_cl_common.h"
-#include "sm_error.h"
-#include "sm_opencl.h"
-
-int sm_cl_use_mpi;
-static int cl_rank; /* this rank, under MPI */
-sm_kernel_t sm_cl_kernel = SM_KERNEL_AUTO;
-unsigned long long sm_cl_num_where = STARPU_CPU | STARPU_CUDA | STARPU_OPENCL;
-unsigned long long sm_cl_end_where = STARPU_CPU | STARPU_CUDA | STARPU_OPENCL;
-static int end_follows = 1;
-
-void sm_cl_settings(int use_mpi, sm_kernel_t kernel)
-{
-  sm_cl_use_mpi = use_mpi;
-  if (use_mpi)
-    starpu_mpi_comm_rank(MPI_COMM_WORLD, &cl_rank);
-  sm_cl_kernel = kernel;
-}
-
-void sm_codelets_set_devices(unsigned long long where)
-{
-  sm_cl_num_where = where;
-  sm_cl_end_where = end_follows ? where : STARPU_CPU;
-}
-
-void sm_codelets_set_follow(int follow)
-{
-  end_follows = follow;
-  sm_cl_end_where = follow ? sm_cl_num_where : STARPU_CPU;
-}
 
 const char *sm_codelets_kernel_check(sm_kernel_t kernel, int ccc)
 {
@@ -82,19 +54,6 @@ sm_czek3_s_kern_fn sm_cl_czek3_s(void)
 {
   sm_czek3_s_kern_fn f = NULL;
   return sm_kern_pick_czek3_s((sm_kvar_t)sm_cl_kernel, &f) ? f : NULL;
-}
-
-/* Pieces of one buffer size keep very different shares of their tile
- * triple: all of it, half when X and Y are one tile, down to a sixth on
- * the diagonal, depending on where the planes lie in tile X. Without that
- * class in the footprint StarPU's history mixes their times (and, on runs
- * without STARPU_SILENT, flushes it with a warning per task). */
-uint32_t sm_cl_keep3_footprint(struct starpu_task *t, const sm_keep3_t *k, uint32_t mx)
-{
-  const uint32_t h = starpu_task_data_footprint(t);
-  const uint32_t xy = k->x0 == k->y0, ax = k->a0 >= k->x0 && k->a0 < k->x0 + mx;
-  const uint32_t where = ax ? 4 * (k->a0 - k->x0) / mx : 0;
-  return starpu_hash_crc32c_be(k->kind | xy << 2 | ax << 3 | where << 4, h);
 }
 
 sm_czek2_syrk_d_fn sm_cl_czek2_syrk_d(void)
@@ -171,47 +130,4 @@ const char *sm_codelets_kernel_name(const char *family)
     return on;
   }
   return "unknown";
-}
-
-void *sm_cl_args_dup(starpu_data_handle_t W, const void *args, size_t size)
-{
-  if (sm_cl_use_mpi) {
-    const int owner = starpu_mpi_data_get_rank(W);
-    if (owner >= 0 && owner != cl_rank)
-      return NULL;
-  }
-  void *p = malloc(size);
-  if (p)
-    memcpy(p, args, size);
-  return p;
-}
-
-/* weak: a program without the numerator codelets has no such section */
-extern const sm_cl_work_entry_t __start_sm_cl_work[] __attribute__((weak));
-extern const sm_cl_work_entry_t __stop_sm_cl_work[] __attribute__((weak));
-
-double sm_cl_work_2way(const struct starpu_task *t, size_t nf)
-{
-  return (double)starpu_matrix_get_ny(STARPU_TASK_GET_HANDLE(t, 0)) *
-         (double)starpu_matrix_get_ny(STARPU_TASK_GET_HANDLE(t, 1)) * (double)nf;
-}
-
-double sm_cl_work_3way(const struct starpu_task *t, size_t g, size_t nf)
-{
-  return (double)g * (double)starpu_matrix_get_ny(STARPU_TASK_GET_HANDLE(t, 1)) *
-         (double)starpu_matrix_get_ny(STARPU_TASK_GET_HANDLE(t, 2)) * (double)nf;
-}
-
-double sm_cl_work(const struct starpu_task *t)
-{
-  if (!t || !t->cl)
-    return 0;
-  for (const sm_cl_work_entry_t *e = __start_sm_cl_work; e < __stop_sm_cl_work; e++)
-    if (e->cl == t->cl)
-      return t->cl_arg ? e->work(t) : 0;
-  double bytes = 0;
-  const unsigned n = STARPU_TASK_GET_NBUFFERS(t);
-  for (unsigned k = 0; k < n; k++)
-    bytes += (double)starpu_data_get_size(STARPU_TASK_GET_HANDLE(t, k));
-  return bytes;
 }
