@@ -5,7 +5,7 @@
  * group (sm_cl_settings.c, sm_cl_kernels.c, sm_cl_observe.c,
  * sm_cl_force.c, codelet_verify.c, sm_cl_cuda.c, sm_cl_sim.c,
  * sm_cl_model.c); they know no family. What the registry
- * (sm_cl_registry.c) calls in the families is declared here too. */
+ * (sm_cl_registry.c) calls in the families is sm_cl_families.h. */
 #ifndef SM_CL_COMMON_H
 #define SM_CL_COMMON_H
 
@@ -224,24 +224,13 @@ double sm_cl_sim_cost(struct starpu_task *t, struct starpu_perfmodel_arch *arch,
 int sm_cl_sim_gpu_finalize(void);
 /* A CUDA implementation only a simulation may "run" (it aborts). */
 void sm_cl_sim_modeled_only(void *buffers[], void *cl_arg);
-void sm_cl_sim_gpu_finalize2(starpu_cpu_func_t f);
-void sm_cl_sim_gpu_finalize3(starpu_cpu_func_t f);
 #else
 #define SM_CL_MODEL(SYM) .type = STARPU_HISTORY_BASED, .symbol = SYM
 #endif
 
-/* What sm_codelets_init (sm_cl_registry.c) sets up in the families before
- * any task. The finalize3, czek3 and ccc3 models' footprints (codelet_finalize3.c,
- * codelet_czek3.c, codelet_ccc3.c), set before any task: the data footprint with the
- * class of the share of its tile triple a 3-way task keeps (k; mx rows in X). */
-void sm_cl_finalize3_setup(void);
-void sm_cl_czek3_setup(void);
-/* The sparse Czekanowski models' footprints (codelet_czek2_sparse.c,
- * codelet_sums.c): the vectors of the tiles, not their packed bytes. */
-void sm_cl_czek2_sparse_setup(void);
-void sm_cl_sums_sparse_setup(void);
-void sm_cl_ccc3_setup(void);
-/* Their footprint, with the class of the triples kept (sm_cl_model.c). */
+/* The 3-way models' footprint (codelet_finalize3.c, codelet_czek3.c,
+ * codelet_ccc3.c): the data footprint with the class of the share of its
+ * tile triple a 3-way task keeps (k; mx rows in X) (sm_cl_model.c). */
 uint32_t sm_cl_keep3_footprint(struct starpu_task *t, const sm_keep3_t *k, uint32_t mx);
 
 /* Define codelet cl_<VAR> named "sm_<VAR>" with its performance model: CPU

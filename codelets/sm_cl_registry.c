@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "sm_cl_common.h"
+#include "sm_cl_families.h"
 #include "sm_opencl.h"
 
 void sm_codelets_fini(void)
