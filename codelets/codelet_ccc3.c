@@ -2,6 +2,7 @@
  * group of planes of tile A against tiles X and Y); CPU adapter, models
  * and insert function. */
 #include "sm_cl_common.h"
+#include "sm_cl_families.h"
 #include "sm_opencl.h"
 
 static void cpu_ccc3(void *buffers[], void *cl_arg)

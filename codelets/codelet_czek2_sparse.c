@@ -7,6 +7,7 @@
  * machine has no GPU to measure one on; a device runs the dense codelet
  * (--czek-method dense). */
 #include "sm_cl_common.h"
+#include "sm_cl_families.h"
 
 #define SM_CZEK2_SPARSE_CPU(SFX, T)                                                      \
   static void cpu_czek2_sparse_##SFX(void *buffers[], void *cl_arg)                      \

@@ -2,6 +2,7 @@
  * group of planes of tile A against tiles X and Y; CPU adapters, models and
  * insert function. */
 #include "sm_cl_common.h"
+#include "sm_cl_families.h"
 #include "sm_opencl.h"
 
 /* The CPU and CUDA adapters of one precision (SFX d or s): planes

@@ -3,6 +3,7 @@
  * (with --top-k also the block's candidate neighbours), and the merge of
  * candidates into a tile's neighbour lists. */
 #include "sm_cl_devfin.h"
+#include "sm_cl_families.h"
 
 static void cpu_finalize2(void *buffers[], void *cl_arg)
 {

@@ -2,6 +2,7 @@
  * threshold and checksum from plane numerators, 2-way numerators and sums,
  * on CPUs or, in two passes (sm_cl_devfin.h), on a device. */
 #include "sm_cl_devfin.h"
+#include "sm_cl_families.h"
 
 static void cpu_finalize3(void *buffers[], void *cl_arg)
 {

@@ -1,6 +1,7 @@
 /* codelet_sums.c: denominator codelets: per-vector sums of a tile
  * (czekanowski s_i; ccc allele-1 count and counted entries). */
 #include "sm_cl_common.h"
+#include "sm_cl_families.h"
 
 typedef struct sums_args {
   size_t nf;

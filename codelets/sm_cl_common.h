@@ -1,6 +1,11 @@
 /* sm_cl_common.h: what the codelet files share: the insertion switch
  * (plain StarPU or StarPU-MPI), the selected CPU kernel, the unpacking of
- * matrix buffers for the kernels and the pieces of a codelet definition. */
+ * matrix buffers for the kernels and the pieces of a codelet definition.
+ * The helpers it declares each live in a file of their own, named at each
+ * group (sm_cl_settings.c, sm_cl_kernels.c, sm_cl_observe.c,
+ * sm_cl_force.c, codelet_verify.c, sm_cl_cuda.c, sm_cl_sim.c,
+ * sm_cl_model.c); they know no family. What the registry
+ * (sm_cl_registry.c) calls in the families is sm_cl_families.h. */
 #ifndef SM_CL_COMMON_H
 #define SM_CL_COMMON_H
 
@@ -13,6 +18,9 @@
 #include "sm_codelets.h"
 #include "sm_kern_simd.h"
 
+/* The settings of the run (sm_cl_settings.c; sm_cl_settings: set by
+ * sm_codelets_init, sm_cl_registry.c). */
+void sm_cl_settings(int use_mpi, sm_kernel_t kernel);
 extern int sm_cl_use_mpi;
 extern sm_kernel_t sm_cl_kernel;
 /* Worker types the numerator tasks may run on (--devices). */
@@ -22,7 +30,8 @@ extern unsigned long long sm_cl_num_where;
  * (sm_codelets_set_follow). */
 extern unsigned long long sm_cl_end_where;
 
-/* The 2-way CPU kernels sm_cl_kernel selects on this CPU (sm_kern_simd.h). */
+/* The 2-way CPU kernels sm_cl_kernel selects on this CPU (sm_kern_simd.h;
+ * sm_cl_kernels.c). */
 sm_czek2_d_fn sm_cl_czek2_d(void);
 sm_czek2_s_fn sm_cl_czek2_s(void);
 sm_ccc2_fn sm_cl_ccc2(int sparse);
@@ -39,7 +48,7 @@ sm_czek3_d_kern_fn sm_cl_czek3_d(void);
 sm_czek3_s_kern_fn sm_cl_czek3_s(void);
 
 /* Every task gets a number and reports when it ran (sm_cl_observe.c);
- * sm_cl_task_popped also counts the implementations that run the
+ * sm_cl_task_popped (sm_cl_force.c) also counts the implementations that run the
  * codelets STARMET_FORCE_IMPL keeps to one, then calls sm_cl_task_started. */
 void *sm_cl_task_id(void);
 void sm_cl_task_done(void *id);
@@ -54,8 +63,12 @@ void sm_cl_task_popped(void *unused);
  * "sm_ccc2=cuda_ccc2_gemm,sm_finalize2=cpu_finalize2" by the names
  * --version lists, or "sm_ccc2:1", StarPU's implementation number on any
  * worker type that has it. For checking each implementation (scripts/
- * gpu-selftest); sm_codelets_fini reports what ran. */
+ * gpu-selftest); sm_codelets_fini reports what ran (sm_cl_force.c). */
 int sm_cl_can_execute(unsigned workerid, struct starpu_task *task, unsigned nimpl);
+/* Read $STARMET_FORCE_IMPL (0, or -1 logged) and report what the forced
+ * codelets ran (sm_cl_force.c, called by sm_codelets_init and _fini). */
+int sm_cl_force_setup(void);
+void sm_cl_force_report(void);
 
 /* Insert a task on one rank or, under MPI, on the rank that owns the
  * written data (every rank submits the same graph). */
@@ -108,7 +121,8 @@ typedef struct sm_cl_num {
   uint32_t workers[(STARPU_NMAXWORKERS + 31) / 32];
 } sm_cl_num_t;
 
-/* Fill a numerator task's arguments; with resilience on it takes the next
+/* Fill a numerator task's arguments (this and what follows down to
+ * sm_cl_insert_planes: codelet_verify.c); with resilience on it takes the next
  * resilience number (numerators are numbered in insertion order, the same
  * for both retry mechanisms). */
 sm_cl_num_t sm_cl_num(int family, size_t nf, uint64_t block);
@@ -180,6 +194,10 @@ void *sm_cl_cuda_scratch(size_t bytes, const char *codelet);
  * so that a kernel that faults (an illegal address, a trap) is named
  * instead of surfacing later in another task or in StarPU's polling. */
 void sm_cl_cuda_ran(const char *codelet, const char *call, int err);
+/* cuBLAS's handles and STARMET_CUDA_SYNC; the scratch released and the
+ * handles closed (sm_cl_cuda.c, called by sm_codelets_init and _fini). */
+void sm_cl_cuda_init(void);
+void sm_cl_cuda_fini(void);
 #define SM_CUDA_RUN(CODELET, CALL) sm_cl_cuda_ran((CODELET), #CALL, (int)(CALL))
 #endif
 #ifdef STARPU_USE_OPENCL
@@ -200,27 +218,19 @@ double sm_cl_sim_cost(struct starpu_task *t, struct starpu_perfmodel_arch *arch,
   .type = STARPU_PER_ARCH, .symbol = SYM, .arch_cost_function = sm_cl_sim_cost
 /* What a simulation build can model beyond the codelets as they are: the
  * finalize codelets on CUDA workers (STARMET_SIM_GPU_FINALIZE=1), which
- * starmet does not have yet: sm_cl_sim_setup gives them an implementation
- * that only a simulation may "run". */
-void sm_cl_sim_setup(void);
+ * starmet does not have yet: sm_codelets_init then gives them an
+ * implementation that only a simulation may "run" (sm_cl_sim_gpu_finalize2
+ * and 3, in their families). */
+int sm_cl_sim_gpu_finalize(void);
 /* A CUDA implementation only a simulation may "run" (it aborts). */
 void sm_cl_sim_modeled_only(void *buffers[], void *cl_arg);
-void sm_cl_sim_gpu_finalize2(starpu_cpu_func_t f);
-void sm_cl_sim_gpu_finalize3(starpu_cpu_func_t f);
 #else
 #define SM_CL_MODEL(SYM) .type = STARPU_HISTORY_BASED, .symbol = SYM
 #endif
 
-/* The finalize3, czek3 and ccc3 models' footprints (codelet_finalize3.c,
- * codelet_czek3.c, codelet_ccc3.c), set before any task: the data footprint with the
- * class of the share of its tile triple a 3-way task keeps (k; mx rows in X). */
-void sm_cl_finalize3_setup(void);
-void sm_cl_czek3_setup(void);
-/* The sparse Czekanowski models' footprints (codelet_czek2_sparse.c,
- * codelet_sums.c): the vectors of the tiles, not their packed bytes. */
-void sm_cl_czek2_sparse_setup(void);
-void sm_cl_sums_sparse_setup(void);
-void sm_cl_ccc3_setup(void);
+/* The 3-way models' footprint (codelet_finalize3.c, codelet_czek3.c,
+ * codelet_ccc3.c): the data footprint with the class of the share of its
+ * tile triple a 3-way task keeps (k; mx rows in X) (sm_cl_model.c). */
 uint32_t sm_cl_keep3_footprint(struct starpu_task *t, const sm_keep3_t *k, uint32_t mx);
 
 /* Define codelet cl_<VAR> named "sm_<VAR>" with its performance model: CPU
@@ -246,6 +256,8 @@ typedef struct sm_cl_entry {
   const struct starpu_codelet *cl;
   const char *impls;
 } sm_cl_entry_t;
+/* The table, from the linker (sm_cl_registry.c and sm_cl_force.c read it). */
+extern const sm_cl_entry_t __start_sm_codelets[], __stop_sm_codelets[];
 #define SM_CL_REGISTER(VAR, ...)                                                         \
   static const sm_cl_entry_t reg_##VAR                                                   \
       __attribute__((used, section("sm_codelets"), aligned(sizeof(void *)))) = {         \
@@ -264,7 +276,8 @@ typedef struct sm_cl_work_entry {
   static const sm_cl_work_entry_t work_entry_##VAR __attribute__((                       \
       used, section("sm_cl_work"), aligned(sizeof(void *)))) = {&cl_##VAR, (FN)}
 /* Element comparisons of a 2-way task (rows of buffer 0 x rows of buffer 1
- * x nf) and of a 3-way plane group (g x rows of buffers 1 and 2 x nf). */
+ * x nf) and of a 3-way plane group (g x rows of buffers 1 and 2 x nf)
+ * (sm_cl_model.c). */
 double sm_cl_work_2way(const struct starpu_task *t, size_t nf);
 double sm_cl_work_3way(const struct starpu_task *t, size_t g, size_t nf);
 

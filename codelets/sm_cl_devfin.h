@@ -28,7 +28,7 @@ typedef struct sm_devfin {
 /** Where a finalize codelet cl may run: with the numerators
  * (sm_cl_end_where), or on CPUs when cpu_only (histograms, per-entry
  * thresholds) or when cl has no CUDA implementation in a simulation that
- * keeps the finalize on CPUs (sm_cl_sim_setup). */
+ * keeps the finalize on CPUs (sm_cl_sim_gpu_finalize, sm_codelets_init). */
 unsigned long long sm_devfin_where(const struct starpu_codelet *cl, int cpu_only);
 
 /** Keep buffer `rec` of finalize codelet cl (its record buffer) in the

@@ -184,11 +184,9 @@ void sm_cl_sim_modeled_only(void *buffers[], void *cl_arg)
   STARPU_ABORT_MSG("a modeled-only implementation ran: only a simulation may use it");
 }
 
-void sm_cl_sim_setup(void)
+int sm_cl_sim_gpu_finalize(void)
 {
-  const int on = gpu_finalize();
-  sm_cl_sim_gpu_finalize2(on ? sm_cl_sim_modeled_only : NULL);
-  sm_cl_sim_gpu_finalize3(on ? sm_cl_sim_modeled_only : NULL);
+  return gpu_finalize();
 }
 
 double sm_cl_sim_cost(struct starpu_task *t, struct starpu_perfmodel_arch *arch,

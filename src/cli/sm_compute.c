@@ -34,6 +34,7 @@
 #include "sm_timer.h"
 #include "sm_paje.h"
 #include "sm_trace.h"
+#include "sm_write_input.h"
 
 #include <starpu.h>
 

@@ -17,8 +17,4 @@ int sm_compute_input_files(const sm_options_t *o, char paths[3][4200]);
  * o->input_format (tsv, npy, raw, plink). */
 int sm_synth_main(const sm_options_t *o);
 
-/** Write a vector set as an input file (the inverse of the readers). */
-sm_err_t sm_vectors_write(const sm_vectors_t *v, sm_input_format_t fmt,
-                          const char *path) SM_MUST_CHECK;
-
 #endif

@@ -18,7 +18,6 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "sm_maf_output.h"
 #include "sm_mpi.h"
 #include "sm_output.h"
 #include "sm_sched.h"
@@ -620,49 +619,5 @@ sm_err_t sm_preflight_compute(const sm_options_t *o, const sm_decomp_t *d)
    * overstate it by orders of magnitude */
   if (o->ld_windowed)
     p.out_bytes = 0, p.out_exact = 0;
-  return sm_preflight_check(&p);
-}
-
-sm_err_t sm_preflight_maf(const sm_maf_options_t *o, size_t nind)
-{
-  int zero = 0, index, here;
-  sm_mpi_node_peers(&zero, sizeof zero, &index, &here);
-  const int P = sm_mpi_size(), me = sm_mpi_rank();
-  char path[4200] = "";
-  uint64_t fixed = 0;
-  if (o->output && o->output_format == SM_SAF_OUT_TSV) {
-    /* "chrom\tpos", "\tsaf_J" for J = 0 .. 2N, "\n" */
-    fixed = 10;
-    for (size_t j = 0, d = 1, next = 10; j <= 2 * nind; j++) {
-      if (j == next)
-        d++, next *= 10;
-      fixed += 5 + d;
-    }
-  } else if (o->output && o->output_format == SM_SAF_OUT_BIN) {
-    fixed = SM_SAF_BIN_HEADER;
-  }
-  if (o->output) {
-    const char *ext = o->output_format == SM_SAF_OUT_BIN   ? "saf.bin"
-                      : o->output_format == SM_SAF_OUT_TSV ? "saf.tsv"
-                                                           : "maf.tsv";
-    if (P > 1)
-      snprintf(path, sizeof path, "%s_%d.%s", o->output, me, ext);
-    else
-      snprintf(path, sizeof path, "%s.%s", o->output, ext);
-  }
-  const sm_preflight_t p = {
-      .command = "maf",
-      .starpu = 1,
-      .sched = o->sched,
-      .rank = me,
-      .ranks = P,
-      .ranks_here = here,
-      .opencl = sm_preflight_opencl(),
-      .cuda = sm_sched_expected_gpus(),
-      /* the input, SAF, MAF, SFS, summary, lock */
-      .files = 6,
-      .out_path = path[0] ? path : NULL,
-      .out_fixed = fixed,
-  };
   return sm_preflight_check(&p);
 }

@@ -14,7 +14,6 @@
 
 #include "sm_decomp.h"
 #include "sm_error.h"
-#include "sm_maf.h"
 #include "sm_options.h"
 
 /* What a run will do, as far as its environment is concerned. */
@@ -81,9 +80,5 @@ uint64_t sm_preflight_out_bytes(const sm_preflight_out_t *out, uint64_t *fixed);
 /** The checks for `starmet compute` o on decomposition d (after the
  * memory check; collective: every rank calls it). */
 sm_err_t sm_preflight_compute(const sm_options_t *o, const sm_decomp_t *d) SM_MUST_CHECK;
-
-/** The checks for `starmet maf` o on nind individuals (before its outputs
- * are opened; collective). */
-sm_err_t sm_preflight_maf(const sm_maf_options_t *o, size_t nind) SM_MUST_CHECK;
 
 #endif

@@ -1,7 +1,8 @@
 /* sm_read.h: input readers. Each reads a whole file or only a slice of it
  * (a range of vectors and a range of fields, for one rank's share) into an
  * sm_vectors_t, validating as it goes. Errors are logged once, naming the
- * file, the place and what to do, and returned as codes. */
+ * file, the place and what to do, and returned as codes. The readers
+ * live in sm_read_<format>.c, the choice among them in sm_read_pick.c. */
 #ifndef SM_READ_H
 #define SM_READ_H
 
@@ -137,7 +138,8 @@ sm_err_t sm_read_loci(const char *path, sm_input_format_t fmt, sm_loci_t *out);
 sm_err_t sm_read_plink_loci(const char *prefix, sm_loci_t *out);
 sm_err_t sm_read_vcf_loci(const char *path, sm_loci_t *out);
 /** The index of chromosome name `name` in out (added when new), or -1
- * without memory (sm_read_loci's readers). */
+ * without memory (sm_read_loci's readers; this and the next two:
+ * sm_read_util.c). */
 long sm_loci_chrom(sm_loci_t *out, const char *name);
 /** Add a locus; -1 without memory. */
 int sm_loci_add(sm_loci_t *out, size_t *cap, const char *chrom, uint32_t pos);

@@ -1,7 +1,7 @@
 /* sm_read_util.c: helpers shared by the input readers (sm_read_tsv.c,
  * sm_read_npy.c, sm_read_plink.c, sm_read_raw.c, sm_read_vcf.c): slice
  * checks, exact positioned reads, slices of fixed-size vectors,
- * czekanowski value storing and checking. */
+ * czekanowski value storing and checking, the loci of genotype inputs. */
 #include "sm_read_util.h"
 
 #include <errno.h>
@@ -142,4 +142,51 @@ void sm_read_store_czek(void *row, size_t elem_size, size_t f, double x)
     ((float *)row)[f] = (float)x;
   else
     ((double *)row)[f] = x;
+}
+
+long sm_loci_chrom(sm_loci_t *out, const char *name)
+{
+  /* inputs keep a chromosome's variants together: the last one first */
+  for (size_t k = out->nchrom; k-- > 0;)
+    if (!strcmp(out->chrom_names[k], name))
+      return (long)k;
+  char **grown = realloc(out->chrom_names, (out->nchrom + 1) * sizeof *grown);
+  if (!grown)
+    return -1;
+  out->chrom_names = grown;
+  if (!(grown[out->nchrom] = strdup(name)))
+    return -1;
+  return (long)out->nchrom++;
+}
+
+int sm_loci_add(sm_loci_t *out, size_t *cap, const char *chrom, uint32_t pos)
+{
+  if (out->n == *cap) {
+    const size_t c = *cap ? 2 * *cap : 4096;
+    uint32_t *ch = realloc(out->chrom, c * sizeof *ch);
+    if (ch)
+      out->chrom = ch;
+    uint32_t *p = realloc(out->pos, c * sizeof *p);
+    if (p)
+      out->pos = p;
+    if (!ch || !p)
+      return -1;
+    *cap = c;
+  }
+  const long k = sm_loci_chrom(out, chrom);
+  if (k < 0)
+    return -1;
+  out->chrom[out->n] = (uint32_t)k;
+  out->pos[out->n++] = pos;
+  return 0;
+}
+
+void sm_loci_free(sm_loci_t *l)
+{
+  for (size_t k = 0; k < l->nchrom; k++)
+    free(l->chrom_names[k]);
+  free(l->chrom_names);
+  free(l->chrom);
+  free(l->pos);
+  memset(l, 0, sizeof *l);
 }

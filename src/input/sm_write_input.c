@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "sm_commit.h"
-#include "sm_compute.h"
+#include "sm_write_input.h"
 
 /* Open path's temporary file (logged on failure). */
 static sm_err_t open_tmp(sm_commit_t *c, const char *path)

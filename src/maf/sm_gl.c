@@ -1,6 +1,7 @@
 /* sm_gl.c: the genotype-likelihood reader common to every format: choosing
  * the format, filling blocks of sites, chromosome names, blocks' memory.
  * The formats live in sm_gl_beagle.c and sm_gl_vcf.c. */
+#include "sm_gl.h"
 #include "sm_gl_impl.h"
 
 #include <stdlib.h>

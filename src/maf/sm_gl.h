@@ -9,12 +9,7 @@
 #include <stdint.h>
 
 #include "sm_error.h"
-
-typedef enum sm_gl_format {
-  SM_GL_AUTO = 0, /* .vcf, .vcf.gz, .vcf.bgz, .bcf: VCF; anything else: BEAGLE */
-  SM_GL_BEAGLE,   /* marker allele1 allele2 then 3 linear likelihoods per individual */
-  SM_GL_VCF,      /* VCF/BCF, FORMAT/GL preferred, else FORMAT/PL */
-} sm_gl_format_t;
+#include "sm_gl_types.h"
 
 /* A block of sites. gl holds, per site, 3 linear likelihoods per
  * individual (0, 1, 2 copies of allele 2 / ALT); an individual without data
@@ -28,17 +23,6 @@ typedef struct sm_gl_sites {
   char *pool;
   size_t pool_len, pool_cap;
 } sm_gl_sites_t;
-
-/* What was read, for the summary. */
-typedef struct sm_gl_stats {
-  uint64_t records;      /* input records (lines, VCF records) */
-  uint64_t sites;        /* sites handed out (records less those skipped) */
-  uint64_t multiallelic; /* VCF: records not bi-allelic, skipped */
-  uint64_t not_diploid;  /* VCF: sites whose GL/PL are not 3 values per sample
-                            (kept as sites without data; counted where read) */
-} sm_gl_stats_t;
-
-typedef struct sm_gl_reader sm_gl_reader_t;
 
 /** Open path and read its header (BEAGLE header line; VCF header with a
  * FORMAT/GL or FORMAT/PL definition and at least one sample). */

@@ -4,7 +4,10 @@
 #ifndef SM_GL_IMPL_H
 #define SM_GL_IMPL_H
 
-#include "sm_gl.h"
+#include <stddef.h>
+
+#include "sm_error.h"
+#include "sm_gl_types.h"
 
 /* One site from a format: where its labels go. */
 typedef struct sm_gl_site {

@@ -9,6 +9,7 @@
 
 #include <math.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -23,6 +24,7 @@
 #include "sm_preflight.h"
 #include "sm_stream.h"
 #include "sm_runtime.h"
+#include "sm_sched.h"
 #include "sm_timer.h"
 
 /* Blocks per chunk: the unit dealt to ranks and of the EM's ordered sums. */
@@ -538,6 +540,52 @@ static void finish(run_t *r, sm_err_t err)
   sm_gl_close(r->rd);
 }
 
+/* The environment checks (sm_preflight.h) for `starmet maf` o on nind
+ * individuals (before its outputs are opened; collective). */
+static sm_err_t maf_preflight(const sm_maf_options_t *o, size_t nind)
+{
+  int zero = 0, index, here;
+  sm_mpi_node_peers(&zero, sizeof zero, &index, &here);
+  const int P = sm_mpi_size(), me = sm_mpi_rank();
+  char path[4200] = "";
+  uint64_t fixed = 0;
+  if (o->output && o->output_format == SM_SAF_OUT_TSV) {
+    /* "chrom\tpos", "\tsaf_J" for J = 0 .. 2N, "\n" */
+    fixed = 10;
+    for (size_t j = 0, d = 1, next = 10; j <= 2 * nind; j++) {
+      if (j == next)
+        d++, next *= 10;
+      fixed += 5 + d;
+    }
+  } else if (o->output && o->output_format == SM_SAF_OUT_BIN) {
+    fixed = SM_SAF_BIN_HEADER;
+  }
+  if (o->output) {
+    const char *ext = o->output_format == SM_SAF_OUT_BIN   ? "saf.bin"
+                      : o->output_format == SM_SAF_OUT_TSV ? "saf.tsv"
+                                                           : "maf.tsv";
+    if (P > 1)
+      snprintf(path, sizeof path, "%s_%d.%s", o->output, me, ext);
+    else
+      snprintf(path, sizeof path, "%s.%s", o->output, ext);
+  }
+  const sm_preflight_t p = {
+      .command = "maf",
+      .starpu = 1,
+      .sched = o->sched,
+      .rank = me,
+      .ranks = P,
+      .ranks_here = here,
+      .opencl = sm_preflight_opencl(),
+      .cuda = sm_sched_expected_gpus(),
+      /* the input, SAF, MAF, SFS, summary, lock */
+      .files = 6,
+      .out_path = path[0] ? path : NULL,
+      .out_fixed = fixed,
+  };
+  return sm_preflight_check(&p);
+}
+
 int sm_maf_main(const sm_maf_options_t *o, const char *command)
 {
   run_t r = {.o = o,
@@ -558,7 +606,7 @@ int sm_maf_main(const sm_maf_options_t *o, const char *command)
 #endif
   sm_err_t err = open_input(&r);
   if (!err) /* StarPU's directories, open files, file size: before any output */
-    err = sm_mpi_agree(sm_preflight_maf(o, r.nind));
+    err = sm_mpi_agree(maf_preflight(o, r.nind));
   if (!err)
     err = open_outputs(&r);
   if (!err)

@@ -1,7 +1,7 @@
 /* sm_maf_options.c: the options of `starmet maf` as one table (parsing
  * and --help derive from it) and the checks of how they combine, done
  * before any input is read or any task inserted. */
-#include "sm_maf.h"
+#include "sm_maf_options.h"
 
 #include <float.h>
 #include <math.h>

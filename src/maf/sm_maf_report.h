@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-#include "sm_maf.h"
+#include "sm_maf_options.h"
 #include "sm_maf_em.h"
 #include "sm_runtime.h"
 

@@ -243,6 +243,7 @@ sm_err_t sm_observe_start(int trace, int progress)
   sm_runtime_reset_counters();
   obs.epoch_us = obs.last_print_us = starpu_timing_now();
   sm_codelets_observe(on_inserted, on_started, on_done);
+  sm_runtime_set_running_report(sm_observe_report_running);
   return err;
 }
 

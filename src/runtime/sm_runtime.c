@@ -6,7 +6,6 @@
 #include "sm_codelets.h"
 #include "sm_gpu.h"
 #include "sm_mpi.h"
-#include "sm_observe.h"
 #include "sm_sched.h"
 
 #include <starpu.h>
@@ -29,6 +28,7 @@ static FILE *catch_stderr_begin(void);
 static void catch_stderr_end(FILE *f);
 static double watchdog_s;
 static void (*stall_handler)(void);
+static int (*running_report)(double min_s);
 
 void sm_runtime_set_watchdog(double seconds)
 {
@@ -40,6 +40,11 @@ void sm_runtime_set_stall_handler(void (*stall)(void))
   stall_handler = stall;
 }
 
+void sm_runtime_set_running_report(int (*report)(double min_s))
+{
+  running_report = report;
+}
+
 /* StarPU's watchdog thread: no task finished for watchdog_s seconds. */
 static void on_stall(void *arg)
 {
@@ -48,7 +53,7 @@ static void on_stall(void *arg)
   const int me = with_mpi ? sm_mpi_rank() : 0;
   sm_log_error("no task finished for %g s on rank %d (--task-timeout %g): the run stops",
                watchdog_s, me, watchdog_s);
-  if (!sm_observe_report_running(0)) {
+  if (!running_report || !running_report(0)) {
     sm_log_error("no task runs on rank %d: it waits for data from another rank, or for "
                  "a task the scheduler never started",
                  me);

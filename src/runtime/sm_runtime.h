@@ -75,6 +75,11 @@ void sm_runtime_set_watchdog(double seconds);
 /** What ends the process on a stall (main.c: every rank, status 1). */
 void sm_runtime_set_stall_handler(void (*stall)(void));
 
+/** What logs the tasks running on a stall and says how many (the
+ * observation sets it when it starts: sm_observe_report_running; none
+ * before, when no task of the graph runs yet). */
+void sm_runtime_set_running_report(int (*report)(double min_s));
+
 /** Restart the worker and bus profiling counters (the task graph starts). */
 void sm_runtime_reset_counters(void);
 

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "sm_ccc_short.h"
-#include "sm_cpu.h"
 #include "sm_kern.h"
 
 /* Bytes of column planes per block: the block's planes stay in L2 while
@@ -253,25 +252,4 @@ void sm_kern_ccc2_syrk_short_popc(size_t n, size_t nf, const uint64_t *A, size_t
                                   int sparse, uint32_t *C, size_t ldc)
 {
   sm_ccc2_short_run(&sm_short_popc, n, n, nf, A, lda, A, lda, sparse, C, ldc, 1);
-}
-
-const sm_short_isa_t *sm_short_isa(sm_kvar_t v)
-{
-#if SM_BUILD_X86
-  if (v == SM_KVAR_AVX512)
-    return &sm_short_avx512;
-  if (v == SM_KVAR_AVX2)
-    return &sm_short_avx2;
-#else
-  (void)v;
-#endif
-  return &sm_short_popc;
-}
-
-const sm_short_isa_t *sm_short_best(void)
-{
-  const sm_cpu_t *cpu = sm_cpu_get();
-  return sm_short_isa(cpu->vpopcntdq ? SM_KVAR_AVX512
-                      : cpu->avx2    ? SM_KVAR_AVX2
-                                     : SM_KVAR_POPC);
 }

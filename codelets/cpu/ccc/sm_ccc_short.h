@@ -156,7 +156,7 @@ extern const sm_short_isa_t sm_short_avx2, sm_short_avx512;
 #endif
 /* Those of variant v (AVX512, AVX2; the portable ones for the others and
  * where the compiler could not build v): the caller checks that this CPU
- * runs them. */
+ * runs them (this and sm_short_best: kern_ccc2_short_pick.c). */
 const sm_short_isa_t *sm_short_isa(sm_kvar_t v);
 /* The widest this CPU runs. */
 const sm_short_isa_t *sm_short_best(void);

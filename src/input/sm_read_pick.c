@@ -1,7 +1,8 @@
-/* sm_read.c: choosing the input reader, by the format option, the path's
- * extension or the first bytes (a stream's, a BIOM or HDF5 file's), and
- * parsing the format option's value. The readers live in
- * sm_read_{tsv,npy,plink,raw,vcf,biom}.c. */
+/* sm_read_pick.c: choosing the input reader (sm_read.h), by the format
+ * option, the path's extension or the first bytes (a stream's, a BIOM or
+ * HDF5 file's), and parsing the format option's value. The readers live
+ * in sm_read_{tsv,npy,plink,raw,vcf,biom}.c, what they share in
+ * sm_read_util.c. */
 #include "sm_read.h"
 #include "sm_read_biom.h"
 
@@ -81,53 +82,6 @@ static sm_input_format_t guess_format(const char *path)
   if (file_head(path, head, sizeof head) && !memcmp(head, SM_HDF5_MAGIC, 8))
     return SM_INPUT_BIOM; /* .h5, .hdf5, no extension: HDF5 is BIOM here */
   return SM_INPUT_RAW;
-}
-
-long sm_loci_chrom(sm_loci_t *out, const char *name)
-{
-  /* inputs keep a chromosome's variants together: the last one first */
-  for (size_t k = out->nchrom; k-- > 0;)
-    if (!strcmp(out->chrom_names[k], name))
-      return (long)k;
-  char **grown = realloc(out->chrom_names, (out->nchrom + 1) * sizeof *grown);
-  if (!grown)
-    return -1;
-  out->chrom_names = grown;
-  if (!(grown[out->nchrom] = strdup(name)))
-    return -1;
-  return (long)out->nchrom++;
-}
-
-int sm_loci_add(sm_loci_t *out, size_t *cap, const char *chrom, uint32_t pos)
-{
-  if (out->n == *cap) {
-    const size_t c = *cap ? 2 * *cap : 4096;
-    uint32_t *ch = realloc(out->chrom, c * sizeof *ch);
-    if (ch)
-      out->chrom = ch;
-    uint32_t *p = realloc(out->pos, c * sizeof *p);
-    if (p)
-      out->pos = p;
-    if (!ch || !p)
-      return -1;
-    *cap = c;
-  }
-  const long k = sm_loci_chrom(out, chrom);
-  if (k < 0)
-    return -1;
-  out->chrom[out->n] = (uint32_t)k;
-  out->pos[out->n++] = pos;
-  return 0;
-}
-
-void sm_loci_free(sm_loci_t *l)
-{
-  for (size_t k = 0; k < l->nchrom; k++)
-    free(l->chrom_names[k]);
-  free(l->chrom_names);
-  free(l->chrom);
-  free(l->pos);
-  memset(l, 0, sizeof *l);
 }
 
 sm_err_t sm_read_loci(const char *path, sm_input_format_t fmt, sm_loci_t *out)
