@@ -58,6 +58,7 @@ void sm_codelets_set_resilience(int verify, double inject_rate, uint64_t seed,
   res.rate = inject_rate;
   res.seed = seed;
   res.runtime = runtime_retry && sm_codelets_runtime_retry_available();
+  (void)sm_kern_abft_use((sm_kvar_t)sm_cl_kernel); /* --kernel avx2: AVX2 checks too */
   res.next_task = 0;
   atomic_store(&res.checks, 0);
   atomic_store(&res.failures, 0);

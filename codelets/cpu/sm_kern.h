@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "sm_csr.h"
+#include "sm_kern_variants.h"
 #include "sm_types.h"
 
 /* ---- Czekanowski 2-way mGEMM: C[i,j] = sum_{q<k} min(A[i,q], B[j,q]) */
@@ -272,6 +273,11 @@ int sm_kern_verify_ccc2_i8(size_t m, size_t n, size_t nf, const int8_t *A8, size
 int sm_kern_abft_ccc2(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
                       const uint64_t *B, size_t ldb, int sparse, const uint32_t *C,
                       size_t ldc);
+/* The variant of the checksum checks (CCC and Czekanowski) the next calls
+ * use: REF and BLOCKED the portable one, AVX2 and AVX512 those (when the
+ * CPU runs them: returns 0 and keeps the fastest otherwise), anything
+ * else the fastest this CPU runs. Not thread-safe: set before the run. */
+int sm_kern_abft_use(sm_kvar_t v);
 int sm_kern_abft_ccc2_i8(size_t m, size_t n, size_t nf, const int8_t *A8, size_t lda8,
                          const int8_t *B8, size_t ldb8, int sparse, const uint32_t *C,
                          size_t ldc);
