@@ -241,6 +241,11 @@ static int abft_pick(void)
   return abft_isa >= 0 ? abft_isa : abft_best();
 }
 
+int sm_kern_abft_isa(void)
+{
+  return abft_pick();
+}
+
 int sm_kern_abft_use(sm_kvar_t v)
 {
   const int best = abft_best();
