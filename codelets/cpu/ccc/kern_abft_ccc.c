@@ -290,10 +290,12 @@ static int abft_best(void)
 
 static int abft_pick(void)
 {
-  static int best = -1; /* the CPU's, found once */
-  if (best < 0)
-    best = abft_best();
-  return abft_isa >= 0 ? abft_isa : best;
+  static int best = -1; /* the CPU's, found once (workers may race: same value) */
+  int b = __atomic_load_n(&best, __ATOMIC_RELAXED);
+  if (b < 0)
+    __atomic_store_n(&best, b = abft_best(), __ATOMIC_RELAXED);
+  const int isa = __atomic_load_n(&abft_isa, __ATOMIC_RELAXED);
+  return isa >= 0 ? isa : b;
 }
 
 int sm_kern_abft_isa(void)
