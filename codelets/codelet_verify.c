@@ -58,6 +58,7 @@ void sm_codelets_set_resilience(int verify, double inject_rate, uint64_t seed,
   res.rate = inject_rate;
   res.seed = seed;
   res.runtime = runtime_retry && sm_codelets_runtime_retry_available();
+  (void)sm_kern_abft_use((sm_kvar_t)sm_cl_kernel); /* --kernel avx2: AVX2 checks too */
   res.next_task = 0;
   atomic_store(&res.checks, 0);
   atomic_store(&res.failures, 0);
@@ -167,9 +168,15 @@ static int check(const sm_cl_num_t *a, void *b[])
   case SM_VF_CZEK2_SPARSE_S:
     return sm_kern_verify_czek2_sparse_s(VPTR(1), VPTR(2), MPTR(0), MLD(0));
   case SM_VF_CZEK2_D:
+    if (res.verify != SM_VERIFY_FULL)
+      return sm_kern_abft_czek2_d(MNY(1), MNY(2), a->nf, MPTR(1), MLD(1), MPTR(2), MLD(2),
+                                  MPTR(0), MLD(0));
     return sm_kern_verify_czek2_d(MNY(1), MNY(2), a->nf, MPTR(1), MLD(1), MPTR(2), MLD(2),
                                   MPTR(0), MLD(0), sm_cl_czek2_d());
   case SM_VF_CZEK2_S:
+    if (res.verify != SM_VERIFY_FULL)
+      return sm_kern_abft_czek2_s(MNY(1), MNY(2), a->nf, MPTR(1), MLD(1), MPTR(2), MLD(2),
+                                  MPTR(0), MLD(0));
     return sm_kern_verify_czek2_s(MNY(1), MNY(2), a->nf, MPTR(1), MLD(1), MPTR(2), MLD(2),
                                   MPTR(0), MLD(0), sm_cl_czek2_s());
   case SM_VF_CCC2:

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "sm_csr.h"
+#include "sm_kern_variants.h"
 #include "sm_types.h"
 
 /* ---- Czekanowski 2-way mGEMM: C[i,j] = sum_{q<k} min(A[i,q], B[j,q]) */
@@ -277,6 +278,13 @@ int sm_kern_verify_ccc2_i8(size_t m, size_t n, size_t nf, const int8_t *A8, size
 int sm_kern_abft_ccc2(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
                       const uint64_t *B, size_t ldb, int sparse, const uint32_t *C,
                       size_t ldc);
+/* The variant of the checksum checks (CCC and Czekanowski) the next calls
+ * use: REF and BLOCKED the portable one, AVX2 and AVX512 those (when the
+ * CPU runs them: returns 0 and keeps the fastest otherwise), anything
+ * else the fastest this CPU runs. Not thread-safe: set before the run. */
+int sm_kern_abft_use(sm_kvar_t v);
+/* The variant in use: 0 portable, 1 AVX2, 2 AVX-512. */
+int sm_kern_abft_isa(void);
 int sm_kern_abft_ccc2_i8(size_t m, size_t n, size_t nf, const int8_t *A8, size_t lda8,
                          const int8_t *B8, size_t ldb8, int sparse, const uint32_t *C,
                          size_t ldc);
@@ -291,6 +299,20 @@ int sm_kern_abft_ccc3(size_t g, size_t mx, size_t my, size_t nf, const uint64_t 
 /* An int8 expansion R of a tile X of codes: 1 when it is X's, exactly. */
 int sm_kern_verify_ccc_i8(size_t rows, size_t nf, size_t kpad, const uint64_t *X,
                           size_t ldx, int sparse, const int8_t *R, size_t ldr);
+/* The checksum check of a 2-way Czekanowski numerator tile (--verify's
+ * default, czek/kern_abft_czek.c): every row sum and column sum of C
+ * against per-field prefix sums over the other side's sorted values, and
+ * every result finite without sign bit. Integer data: exact (any change of
+ * one result, or confined to one row or column, is caught); real data:
+ * within the row's (column's) summed rounding bound. */
+int sm_kern_abft_czek2_d(size_t m, size_t n, size_t k, const double *A, size_t lda,
+                         const double *B, size_t ldb, const double *C, size_t ldc);
+int sm_kern_abft_czek2_s(size_t m, size_t n, size_t k, const float *A, size_t lda,
+                         const float *B, size_t ldb, const float *C, size_t ldc);
+/* What the check compares C's sums with (tests): want[i] for row i and
+ * want[m + j] for column j, sum over the fields of the prefix sums. */
+int sm_kern_abft_czek2_sums_d(size_t m, size_t n, size_t k, const double *A, size_t lda,
+                              const double *B, size_t ldb, double *want);
 /* Czekanowski 2-way: kern recomputes the block (the kernel the run uses). */
 int sm_kern_verify_czek2_d(size_t m, size_t n, size_t k, const double *A, size_t lda,
                            const double *B, size_t ldb, const double *C, size_t ldc,

@@ -664,8 +664,9 @@ static const sm_opt_t options[] = {
      .cmds = CMD_COMPUTE,
      .arg = "[full]",
      .help = "check every numerator task's result and re-execute\n"
-             "the task's kernel when the check fails: CCC by\n"
-             "checksums; full: CCC by row sums field by field"},
+             "the task's kernel when the check fails: CCC and 2-way\n"
+             "Czekanowski by checksums; full: CCC by row sums field\n"
+             "by field, Czekanowski recomputed"},
     FLAG("no-verify", verify, SM_VERIFY_OFF, CMD_COMPUTE,
          "no check of the numerator tasks' results"),
     {.name = "inject-faults",

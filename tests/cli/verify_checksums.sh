@@ -1,11 +1,15 @@
 #!/bin/sh
-# verify_checksums.sh: --verify checks CCC tallies by their checksums and
-# --verify full field by field; both catch every injected fault, single
+# verify_checksums.sh: --verify checks CCC tallies and 2-way Czekanowski
+# numerators by their checksums and --verify full field by field (CCC) or
+# by recomputation (Czekanowski); both catch every injected fault, single
 # bit flips and whole corrupted rows alike, in 2-way and 3-way, dense,
-# sparse and the int8 products, by every retry mechanism this build has
-# (check; runtime on StarPU 1.4), on CPUs, on an OpenCL device (PoCL) when
-# there is one, and on two ranks: the files equal a clean run's and every
-# injected fault is counted as caught. The options' spellings and errors.
+# sparse and the int8 products, Czekanowski on integer data in double and
+# single, by every retry mechanism this build has (check; runtime on
+# StarPU 1.4), on CPUs, on an OpenCL device (PoCL) when there is one, and
+# on two ranks: the files equal a clean run's and every injected fault is
+# counted as caught. On real Czekanowski data whole rows are all caught;
+# single bit flips below the check's rounding bound may pass (counted). The
+# options' spellings and errors.
 . "$(dirname "$0")/../lib.sh"
 jnum() { tr -d '\n' < "$1" | sed -n "s/.*\"$2\": \([0-9]*\).*/\1/p"; }
 jstr() { tr -d '\n' < "$1" | sed -n "s/.*\"$2\": \"\([a-z]*\)\".*/\1/p"; }
@@ -54,6 +58,41 @@ for cl in 2 2s 2i8 3 3s; do
   # shellcheck disable=SC2086
   run_ok "unchecked rows $cl" "$STARMET" compute $P --inject-faults 0.3,11,row --output "$T/u"
   cmp -s "$T/clean_$cl.tsv" "$T/u.tsv" && fail "$cl: corrupted rows changed nothing" || pass
+done
+
+# Czekanowski 2-way: integer data (analytic: every value an integer), the
+# checksums are exact; real data (random), within the rounding bound
+for cl in z2 z2s zr; do
+  case $cl in
+    z2) P="--synthetic analytic" ;;
+    z2s) P="--synthetic analytic --precision single" ;;
+    zr) P="--synthetic random" ;;
+  esac
+  P="--metric czekanowski --num-vector 70 --block-size 16 --num-field 301 --quiet $P"
+  # shellcheck disable=SC2086
+  run_ok "clean $cl" "$STARMET" compute $P --output "$T/clean_$cl"
+  for r in $retries; do
+    # shellcheck disable=SC2086
+    run_ok "verified clean $cl $r" "$STARMET" compute $P --verify --retry $r --output "$T/vc"
+    cmp -s "$T/clean_$cl.tsv" "$T/vc.tsv" && pass || fail "$cl $r: --verify changed the output"
+    [ "$(jnum "$T/vc.json" failures_caught)" = 0 ] && pass || fail "$cl $r: a clean run failed"
+    [ "$(jnum "$T/vc.json" checks)" -gt 0 ] && pass || fail "$cl $r: nothing checked"
+    for v in "" full; do
+      caught "$cl $r row ${v:-checksum}" --verify $v --retry "$r" --inject-faults 0.3,11,row
+      if [ $cl != zr ]; then
+        caught "$cl $r bit ${v:-checksum}" --verify $v --retry "$r" --inject-faults 0.3,11,bit
+      fi
+    done
+    # real data, bit flips: the low mantissa bits' changes are below the
+    # bound of a row's sum and pass; the others are caught
+    # shellcheck disable=SC2086
+    run_ok "zr $r bit flips" "$STARMET" compute $P --verify --retry "$r" \
+      --inject-faults 0.6,7,bit --output "$T/zb"
+    i=$(jnum "$T/zb.json" faults_injected) c=$(jnum "$T/zb.json" failures_caught)
+    echo "$cl $r: $c of $i single bit flips caught"
+    [ "${i:-0}" -gt 0 ] && [ "$c" -le "$i" ] && [ $((2 * c)) -ge "$i" ] && pass ||
+      fail "$cl $r: only $c of $i bit flips caught"
+  done
 done
 
 # on an OpenCL device (PoCL): the device's result is read back and checked

@@ -1,13 +1,19 @@
-/* test_abft.c: the checksum check of 2-way CCC tallies (--verify,
- * ccc/kern_abft_ccc.c). Its identities against brute force on random
+/* test_abft.c: the checksum checks (--verify) of 2-way CCC tallies
+ * (ccc/kern_abft_ccc.c) and of 2-way Czekanowski numerators
+ * (czek/kern_abft_czek.c). Their identities against brute force on random
  * tiles of every shape (odd sizes, one row, one field, no field, all
- * missing), dense, sparse and int8; every injected change it promises to
- * catch is caught (one flipped bit anywhere, a whole row, a whole column,
- * two or three tallies), each of its sums is needed (a change only the
- * column sums see, one only the row sums see), and its limit is real (a
- * 2 x 2 rectangle of changes that cancel passes). */
+ * missing), dense, sparse and int8, double and single; every injected
+ * change they promise to catch is caught (one flipped bit anywhere, a
+ * whole row, a whole column, two or three results), each of their sums is
+ * needed (a change only the column sums see, one only the row sums see),
+ * and the limit is real (a 2 x 2 rectangle of changes that cancel passes).
+ * The CCC tests and the Czekanowski ones run once per variant (portable,
+ * AVX2, AVX-512, where the CPU runs them), each against the same verdicts:
+ * the twins. */
 #include <check.h>
+#include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -119,11 +125,28 @@ static void identities(const tile_t *t)
   }
 }
 
+/* The variant under test (loop tests: _i), 0 when this CPU cannot run it
+ * (the test then has nothing to do). */
+static const sm_kvar_t variants[] = {SM_KVAR_BLOCKED, SM_KVAR_AVX2, SM_KVAR_AVX512};
+#define NVARIANTS (int)(sizeof variants / sizeof *variants)
+static int use_variant(int i)
+{
+  if (!sm_kern_abft_use(variants[i])) {
+    fprintf(stderr, "abft variant %s: this CPU does not run it\n",
+            sm_kern_variant_name(variants[i]));
+    return 0;
+  }
+  ck_assert_int_eq(sm_kern_abft_isa(), i);
+  return 1;
+}
+
 static const size_t dims[] = {1, 2, 3, 7, 33, 65};
 static const size_t nfs[] = {0, 1, 2, 31, 32, 33, 63, 64, 65, 127, 129, 700};
 
 START_TEST(clean_tiles_pass)
 {
+  if (!use_variant(_i))
+    return;
   for (int i8 = 0; i8 < 2; i8++)
     for (int sparse = 0; sparse < 2; sparse++)
       for (size_t a = 0; a < sizeof dims / sizeof *dims; a++)
@@ -142,6 +165,8 @@ END_TEST
 
 START_TEST(every_flip_caught)
 {
+  if (!use_variant(_i))
+    return;
   for (int i8 = 0; i8 < 2; i8++)
     for (int sparse = 0; sparse < 2; sparse++) {
       tile_t t;
@@ -165,6 +190,8 @@ END_TEST
  * changes each sum alone sees. */
 START_TEST(rows_columns_and_pairs)
 {
+  if (!use_variant(_i))
+    return;
   for (int i8 = 0; i8 < 2; i8++)
     for (int sparse = 0; sparse < 2; sparse++) {
       tile_t t;
@@ -241,6 +268,8 @@ static int check3(size_t g, size_t mx, size_t my, size_t nf, const uint64_t *P,
 
 START_TEST(ccc3_planes)
 {
+  if (!use_variant(_i))
+    return;
   static const size_t g3[] = {1, 2, 3}, d3[] = {1, 2, 5, 9},
                       f3[] = {0, 1, 33, 64, 65, 130};
   const sm_keep3_t all = {0, 0, 0, 0}; /* kind 0: the diagonal slice a < x < y */
@@ -301,17 +330,237 @@ START_TEST(ccc3_planes)
 }
 END_TEST
 
+/* ---- Czekanowski: C_ij = sum_q min(a_iq, b_jq) */
+
+/* Random values: ints, small integers (many ties, zeros); else reals. */
+static void czek_fill(double *x, size_t rows, size_t k, size_t ld, int ints)
+{
+  for (size_t i = 0; i < rows; i++)
+    for (size_t q = 0; q < ld; q++)
+      x[i * ld + q] = q >= k           ? -1.0 /* the pad: the check must not read it */
+                      : ints           ? (double)(xr() % 7)
+                      : xr() % 11 == 0 ? 0.0
+                                       : (double)(xr() >> 11) * 0x1p-53 * 100;
+}
+
+typedef struct ctile {
+  size_t m, n, k, lda, ldb, ldc;
+  int ints;
+  double *A, *B, *C;
+  float *As, *Bs, *Cs;
+} ctile_t;
+
+static void ctile_make(ctile_t *t, size_t m, size_t n, size_t k, int ints)
+{
+  *t = (ctile_t){.m = m, .n = n, .k = k, .ints = ints};
+  t->lda = k + 1, t->ldb = k + 3, t->ldc = n + 2;
+  t->A = malloc((m * t->lda + 1) * 8), t->B = malloc((n * t->ldb + 1) * 8);
+  t->C = malloc((m * t->ldc + 1) * 8);
+  t->As = malloc((m * t->lda + 1) * 4), t->Bs = malloc((n * t->ldb + 1) * 4);
+  t->Cs = malloc((m * t->ldc + 1) * 4);
+  czek_fill(t->A, m, k, t->lda, ints), czek_fill(t->B, n, k, t->ldb, ints);
+  for (size_t x = 0; x < m * t->lda; x++)
+    t->As[x] = (float)t->A[x];
+  for (size_t x = 0; x < n * t->ldb; x++)
+    t->Bs[x] = (float)t->B[x];
+  for (size_t x = 0; x < m * t->ldc; x++)
+    t->C[x] = NAN, t->Cs[x] = NAN; /* the pads */
+  sm_kern_czek2_ref_d(m, n, k, t->A, t->lda, t->B, t->ldb, t->C, t->ldc);
+  sm_kern_czek2_ref_s(m, n, k, t->As, t->lda, t->Bs, t->ldb, t->Cs, t->ldc);
+}
+
+static void ctile_free(ctile_t *t)
+{
+  free(t->A), free(t->B), free(t->C), free(t->As), free(t->Bs), free(t->Cs);
+}
+
+static int ccheck(const ctile_t *t)
+{
+  return sm_kern_abft_czek2_d(t->m, t->n, t->k, t->A, t->lda, t->B, t->ldb, t->C, t->ldc);
+}
+
+static int ccheck_s(const ctile_t *t)
+{
+  return sm_kern_abft_czek2_s(t->m, t->n, t->k, t->As, t->lda, t->Bs, t->ldb, t->Cs,
+                              t->ldc);
+}
+
+static const size_t cdims[] = {1, 2, 3, 7, 33, 65};
+static const size_t cks[] = {0, 1, 2, 7, 8, 9, 31, 100};
+
+/* The prefix-sum identity against brute force (row i: sum over j and q of
+ * the minima; column j the same), and clean tiles of every shape pass,
+ * double and single, integers (exact) and reals. */
+START_TEST(czek_identity_and_clean)
+{
+  if (!use_variant(_i))
+    return;
+  for (int ints = 0; ints < 2; ints++)
+    for (size_t a = 0; a < 6; a++)
+      for (size_t b = 0; b < 6; b += 1 + (a % 2))
+        for (size_t c = 0; c < sizeof cks / sizeof *cks; c++) {
+          ctile_t t;
+          ctile_make(&t, cdims[a], cdims[b], cks[c], ints);
+          double *want = malloc((t.m + t.n) * sizeof *want);
+          ck_assert(
+              sm_kern_abft_czek2_sums_d(t.m, t.n, t.k, t.A, t.lda, t.B, t.ldb, want));
+          for (size_t i = 0; i < t.m + t.n; i++) {
+            long double bf = 0;
+            for (size_t o = 0; o < (i < t.m ? t.n : t.m); o++)
+              for (size_t q = 0; q < t.k; q++) {
+                const double x =
+                    i < t.m ? t.A[i * t.lda + q] : t.B[(i - t.m) * t.ldb + q];
+                const double y = i < t.m ? t.B[o * t.ldb + q] : t.A[o * t.lda + q];
+                bf += x < y ? x : y;
+              }
+            if (ints)
+              ck_assert_msg(want[i] == (double)bf, "%zu x %zu k %zu: sum %zu %g vs %g",
+                            t.m, t.n, t.k, i, want[i], (double)bf);
+            else
+              ck_assert_msg(fabsl(want[i] - bf) <= 1e-12L * bf, "sum %zu %g vs %Lg", i,
+                            want[i], bf);
+          }
+          free(want);
+          ck_assert_msg(ccheck(&t), "ints %d %zu x %zu k %zu: clean refused", ints, t.m,
+                        t.n, t.k);
+          ck_assert_msg(ccheck_s(&t), "single ints %d %zu x %zu k %zu: clean refused",
+                        ints, t.m, t.n, t.k);
+          ctile_free(&t);
+        }
+}
+END_TEST
+
+/* Integer data: every flipped bit of every result is caught (double and
+ * single); real data: every flip that changes a result by more than the
+ * bound the check states is caught, and the ones below it are counted. */
+START_TEST(czek_flips)
+{
+  if (!use_variant(_i))
+    return;
+  for (int ints = 1; ints >= 0; ints--) {
+    ctile_t t;
+    ctile_make(&t, 9, 13, 301, ints);
+    size_t slipped = 0, flips = 0;
+    for (size_t i = 0; i < t.m; i++)
+      for (size_t j = 0; j < t.n; j++) {
+        double *c = &t.C[i * t.ldc + j];
+        for (int b = 0; b < 64; b++) {
+          const double old = *c;
+          uint64_t w;
+          memcpy(&w, c, 8), w ^= (uint64_t)1 << b, memcpy(c, &w, 8);
+          const double d = fabs(*c - old);
+          /* the row's bound: ((k + 1) u + (2 n + k + 8) u) R_i, R_i <= n max */
+          double r = 0, col = 0;
+          for (size_t o = 0; o < t.n; o++)
+            r += t.C[i * t.ldc + o] - (o == j ? *c - old : 0);
+          for (size_t o = 0; o < t.m; o++)
+            col += t.C[o * t.ldc + j] - (o == i ? *c - old : 0);
+          const double big = r > col ? r : col;
+          const double tol =
+              ((double)(t.k + 1) + (double)(2 * 13 + t.k + 8)) * 0x1p-53 * big;
+          const int caught = !ccheck(&t);
+          flips++;
+          if (ints || !(d <= 2 * tol))
+            ck_assert_msg(caught, "ints %d (%zu,%zu) bit %d (%g -> %g) missed", ints, i,
+                          j, b, old, *c);
+          slipped += !caught;
+          *c = old;
+        }
+        if (ints) {
+          float *cs = &t.Cs[i * t.ldc + j];
+          for (int b = 0; b < 32; b++) {
+            uint32_t w;
+            memcpy(&w, cs, 4), w ^= 1u << b, memcpy(cs, &w, 4);
+            ck_assert_msg(!ccheck_s(&t), "single (%zu,%zu) bit %d missed", i, j, b);
+            memcpy(&w, cs, 4), w ^= 1u << b, memcpy(cs, &w, 4);
+          }
+        }
+      }
+    if (!ints)
+      fprintf(stderr, "czek real data: %zu of %zu flips below the bound passed\n",
+              slipped, flips);
+    ck_assert(ccheck(&t) && ccheck_s(&t));
+    ctile_free(&t);
+  }
+}
+END_TEST
+
+/* Whole rows of random bytes; changes only the row sums or only the column
+ * sums see (a check that skipped either fails here); the 2 x 2 limit;
+ * other operands. */
+START_TEST(czek_rows_columns_and_pairs)
+{
+  if (!use_variant(_i))
+    return;
+  for (int ints = 0; ints < 2; ints++) {
+    ctile_t t;
+    ctile_make(&t, 11, 14, 200, ints);
+    const size_t bytes = t.m * t.ldc * 8;
+    double *save = malloc(bytes);
+    memcpy(save, t.C, bytes);
+    for (size_t i = 0; i < t.m; i++) {
+      unsigned char *r = (unsigned char *)(t.C + i * t.ldc);
+      for (size_t x = 0; x < t.n * 8; x++)
+        r[x] = (unsigned char)xr();
+      ck_assert_msg(!ccheck(&t), "row %zu missed", i);
+      memcpy(t.C, save, bytes);
+      for (size_t j = 0; j < t.n; j++) /* a row of zeros */
+        t.C[i * t.ldc + j] = 0;
+      ck_assert_msg(!ccheck(&t), "zeroed row %zu missed", i);
+      memcpy(t.C, save, bytes);
+    }
+    for (size_t j = 0; j < t.n; j++) {
+      for (size_t i = 0; i < t.m; i++)
+        t.C[i * t.ldc + j] = 0;
+      ck_assert_msg(!ccheck(&t), "column %zu missed", j);
+      memcpy(t.C, save, bytes);
+    }
+    /* +d and -d in one row: only the column sums see it */
+    t.C[3 * t.ldc + 2] += 5, t.C[3 * t.ldc + 7] -= 5;
+    ck_assert_msg(!ccheck(&t), "row-preserving pair missed");
+    memcpy(t.C, save, bytes);
+    /* +d and -d in one column: only the row sums see it */
+    t.C[1 * t.ldc + 4] += 3, t.C[8 * t.ldc + 4] -= 3;
+    ck_assert_msg(!ccheck(&t), "column-preserving pair missed");
+    memcpy(t.C, save, bytes);
+    /* a result made -0 (from a 0) or negative */
+    t.C[0] = -t.C[0];
+    ck_assert(!ccheck(&t));
+    memcpy(t.C, save, bytes);
+    if (ints) { /* the limit: a 2 x 2 rectangle that cancels in every sum */
+      t.C[2 * t.ldc + 3] += 1, t.C[2 * t.ldc + 5] -= 1;
+      t.C[6 * t.ldc + 3] -= 1, t.C[6 * t.ldc + 5] += 1;
+      ck_assert(ccheck(&t));
+      memcpy(t.C, save, bytes);
+      /* the results of other operands: one value of B changed */
+      t.B[4 * t.ldb + 17] += 1;
+      ck_assert(!ccheck(&t));
+      t.B[4 * t.ldb + 17] -= 1;
+    }
+    ck_assert(ccheck(&t));
+    free(save);
+    ctile_free(&t);
+  }
+}
+END_TEST
+
 static Suite *abft_suite(void)
 {
   Suite *s = suite_create("abft");
   TCase *tc = tcase_create("ccc2");
   tcase_set_timeout(tc, 120);
-  tcase_add_test(tc, clean_tiles_pass);
-  tcase_add_test(tc, every_flip_caught);
-  tcase_add_test(tc, rows_columns_and_pairs);
+  tcase_add_loop_test(tc, clean_tiles_pass, 0, NVARIANTS);
+  tcase_add_loop_test(tc, every_flip_caught, 0, NVARIANTS);
+  tcase_add_loop_test(tc, rows_columns_and_pairs, 0, NVARIANTS);
   tcase_add_test(tc, other_operands_refused);
-  tcase_add_test(tc, ccc3_planes);
+  tcase_add_loop_test(tc, ccc3_planes, 0, NVARIANTS);
   suite_add_tcase(s, tc);
+  TCase *tz = tcase_create("czek2");
+  tcase_set_timeout(tz, 120);
+  tcase_add_loop_test(tz, czek_identity_and_clean, 0, NVARIANTS);
+  tcase_add_loop_test(tz, czek_flips, 0, NVARIANTS);
+  tcase_add_loop_test(tz, czek_rows_columns_and_pairs, 0, NVARIANTS);
+  suite_add_tcase(s, tz);
   return s;
 }
 
