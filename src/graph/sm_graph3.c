@@ -2,9 +2,11 @@
  * (npv+1)(npv+2) slices (sm_decomp_slices3); a slice's planes (restricted
  * to the stages asked for) are walked tile by tile of the plane partition,
  * against tile pairs (tX, tY) of the two other partitions. Per tile triple:
- * the 2-way numerators it needs (once, as tasks); per group of planes: the
- * plane numerators per field slice, their reduction in a fixed order, a
- * finalize and an output task. */
+ * the 2-way numerators it reads, (a, x), (a, y) and (x, y), computed once
+ * per rank row as tasks and shared by the triples that read them (a
+ * plane tile's own pairs for its triples at least); per group of planes:
+ * the plane numerators per field slice, their reduction in a fixed order,
+ * a finalize and an output task. */
 #include "sm_graph.h"
 #include "sm_graph_core.h"
 
