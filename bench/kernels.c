@@ -636,6 +636,8 @@ static void usage(void)
 {
   fputs("usage: bench/kernels [--threads N] [--reps R] [--only LIST] [--czek M,K] [--ccc "
         "M,NF]\n"
+        "                     [--isa avx2]\n"
+        "  --isa avx2: the min+add limits of 256-bit vectors, also on AVX-512\n"
         "  LIST: comma-separated among limits, czek2_d, czek2_s, ccc2, ccc2_sparse;\n"
         "        fin (every finalize family below; only when listed), fin2_ccc_sparse,\n"
         "        fin2_ccc, fin2_czek_d, fin2_czek_s, fin3_ccc_sparse, fin3_ccc, "
@@ -654,6 +656,7 @@ int main(int argc, char **argv)
   long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
   int threads = ncpu > 0 ? (int)ncpu : 1, reps = 5;
   const char *only = NULL;
+  int ymm = 0; /* --isa avx2: the min+add limits of 256-bit vectors, with AVX-512 too */
   size_t czm = 1024, czk = 4096, ccm = 1024, ccnf = 32768;
   unsigned fm = 768, fg3 = 8, fm3 = 128;
   size_t fnf = 1000, fnf3 = 1000;
@@ -664,6 +667,8 @@ int main(int argc, char **argv)
       reps = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--only") && i + 1 < argc)
       only = argv[++i];
+    else if (!strcmp(argv[i], "--isa") && i + 1 < argc && !strcmp(argv[i + 1], "avx2"))
+      ymm = 1, i++;
     else if (!strcmp(argv[i], "--czek") && i + 1 < argc)
       sscanf(argv[++i], "%zu,%zu", &czm, &czk);
     else if (!strcmp(argv[i], "--ccc") && i + 1 < argc)
@@ -696,7 +701,7 @@ int main(int argc, char **argv)
        lim_minadd_zmm_s,
        12 * 16,
        50000000,
-       cpu->avx512,
+       cpu->avx512 && !ymm,
        {0, 0}},
       {"minadd_sp",
        "min+add/s",
@@ -704,7 +709,7 @@ int main(int argc, char **argv)
        lim_minadd_ymm_s,
        8 * 8,
        50000000,
-       cpu->avx2 && !cpu->avx512,
+       cpu->avx2 && (!cpu->avx512 || ymm),
        {0, 0}},
       {"minadd_dp",
        "min+add/s",
@@ -712,7 +717,7 @@ int main(int argc, char **argv)
        lim_minadd_zmm_d,
        12 * 8,
        50000000,
-       cpu->avx512,
+       cpu->avx512 && !ymm,
        {0, 0}},
       {"minadd_dp",
        "min+add/s",
@@ -720,7 +725,7 @@ int main(int argc, char **argv)
        lim_minadd_ymm_d,
        8 * 4,
        50000000,
-       cpu->avx2 && !cpu->avx512,
+       cpu->avx2 && (!cpu->avx512 || ymm),
        {0, 0}},
       {"and_popcnt",
        "words/s",

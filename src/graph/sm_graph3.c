@@ -2,14 +2,17 @@
  * (npv+1)(npv+2) slices (sm_decomp_slices3); a slice's planes (restricted
  * to the stages asked for) are walked tile by tile of the plane partition,
  * against tile pairs (tX, tY) of the two other partitions. Per tile triple:
- * the 2-way numerators it needs (once, as tasks); per group of planes: the
- * plane numerators per field slice, their reduction in a fixed order, a
- * finalize and an output task. */
+ * the 2-way numerators it reads, (a, x), (a, y) and (x, y), computed once
+ * per rank row as tasks and shared by the triples that read them (a
+ * plane tile's own pairs for its triples at least); per group of planes:
+ * the plane numerators per field slice, their reduction in a fixed order,
+ * a finalize and an output task. */
 #include "sm_graph.h"
 #include "sm_graph_core.h"
 
 #include <starpu.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "sm_codelets.h"
 #include "sm_observe.h"
@@ -75,12 +78,47 @@ typedef struct piece {
 
 /* One tile triple of a piece: planes [a, aend) of plane tile ta against
  * tiles tx and ty of the two other partitions. */
+/* The 2-way numerators of a tile pair (rows of global tile i against tile
+ * j), reduced into field slice f2, which the triples of a piece share. */
+typedef struct pair {
+  int i, j;               /* key: global tiles (i < 0: an empty slot) */
+  int cls;                /* key: the values' reduction order (pair_class) */
+  int keep;               /* PAIR_* : how long it is kept */
+  int f2;                 /* field slice holding the reduced numerators */
+  size_t bytes;           /* of the reduced numerators */
+  starpu_data_handle_t h; /* the reduced numerators (NULL when counting) */
+} pair_t;
+
+/* How long a pair is kept: for its triple only, for the triples of its
+ * plane tile, or for the whole piece (within SM_PAIR_CACHE_BYTES). */
+enum { PAIR_TRIPLE, PAIR_PLANE, PAIR_PIECE };
+
+/* The 2-way numerators a piece keeps for its later triples: the pairs a
+ * plane tile makes with the others ((a, x), (a, y)) for every triple of
+ * the plane tile, and every pair while their bytes stay below this (on a
+ * few hundred vectors, each pair of the piece is computed once; before,
+ * once per triple: 11-15% of a 3-way Czekanowski run). */
+#define SM_PAIR_CACHE_BYTES ((size_t)32 << 20)
+
+/* Open addressing over (i, j, cls), linear probing; cap a power of 2. */
+typedef struct pairs {
+  pair_t *slot;
+  size_t cap, n;
+  size_t piece_bytes; /* bytes of the PAIR_PIECE entries */
+  size_t budget;      /* at most this many (SM_PAIR_CACHE_BYTES) */
+} pairs_t;
+
 typedef struct triple {
   int ta, tx, ty;                 /* tiles within their partitions */
   int tileA, tileX, tileY;        /* global tile indices */
   size_t ta0, tx0, txn, ty0, tyn; /* first vector and size of the tiles */
   size_t a, aend;                 /* planes (partition-local) */
-  int f2;                         /* field slice reducing its 2-way numerators */
+  int f2;                         /* field slice reducing its new 2-way numerators */
+  /* its 2-way numerators (a, x), (a, y), (x, y): entries of the piece's
+   * pairs or of own[] (PAIR_TRIPLE); fresh[k]: to be computed now */
+  pair_t *n2[3];
+  int fresh[3];
+  pair_t own[3];
 } triple_t;
 
 /* What walk_piece calls, in walk order; a non-zero return stops the walk. */
@@ -91,15 +129,121 @@ typedef struct visitor {
    * of field slice ffin */
   sm_err_t (*group)(void *ctx, const piece_t *pc, const triple_t *t, size_t p0, size_t gn,
                     int ffin);
-  /* after the triple's groups, also when one failed (NULL: nothing) */
-  void (*triple_end)(void *ctx, const triple_t *t);
+  /* a 2-way numerator the piece no longer needs (NULL: nothing) */
+  void (*release)(void *ctx, pair_t *p);
   void *ctx;
 } visitor_t;
+
+/* ---- the 2-way numerators the triples of a piece share */
+
+/* Pairs whose values are equal: the field slices' partial numerators are
+ * added into slice f2 first, then the others in ascending order
+ * (sm_gcore_reduce), so f2 = 0 and f2 = 1 add in the same order (up to
+ * the commutative first addition) and any other f2 in its own (with 3 or
+ * more field slices). Integer moments (CCC) add exactly in any order. */
+static int pair_class(const sm_gcore_t *g, int f2)
+{
+  return g->ccc || f2 <= 1 ? 0 : f2;
+}
+
+static size_t pair_hash(int i, int j, int cls, size_t cap)
+{
+  uint64_t h = ((uint64_t)(uint32_t)i << 32 | (uint32_t)j) * 0x9e3779b97f4a7c15u;
+  h ^= (uint64_t)(uint32_t)cls * 0xc2b2ae3d27d4eb4fu;
+  return (size_t)(h >> 17) & (cap - 1);
+}
+
+static pair_t *pair_slot(pairs_t *ps, int i, int j, int cls)
+{
+  size_t k = pair_hash(i, j, cls, ps->cap);
+  while (ps->slot[k].i >= 0 &&
+         !(ps->slot[k].i == i && ps->slot[k].j == j && ps->slot[k].cls == cls))
+    k = (k + 1) & (ps->cap - 1);
+  return &ps->slot[k];
+}
+
+/* Rebuild the table at capacity cap, keeping the entries kept at least
+ * for the piece when drop_plane (the others released), all else. */
+static sm_err_t pairs_rebuild(pairs_t *ps, size_t cap, int drop_plane, const visitor_t *v)
+{
+  pair_t *old = ps->slot;
+  const size_t ocap = ps->cap;
+  pair_t *slot = malloc(cap * sizeof *slot);
+  if (!slot)
+    return SM_ENOMEM;
+  for (size_t k = 0; k < cap; k++)
+    slot[k].i = -1;
+  ps->slot = slot, ps->cap = cap, ps->n = 0;
+  for (size_t k = 0; k < ocap; k++) {
+    if (old[k].i < 0)
+      continue;
+    if (drop_plane && old[k].keep == PAIR_PLANE) {
+      if (v->release)
+        v->release(v->ctx, &old[k]);
+      continue;
+    }
+    *pair_slot(ps, old[k].i, old[k].j, old[k].cls) = old[k];
+    ps->n++;
+  }
+  free(old);
+  return SM_OK;
+}
+
+/* Release every pair of the table (the piece's end). */
+static void pairs_clear(pairs_t *ps, const visitor_t *v)
+{
+  for (size_t k = 0; k < ps->cap; k++)
+    if (ps->slot[k].i >= 0 && v->release)
+      v->release(v->ctx, &ps->slot[k]);
+  free(ps->slot);
+  *ps = (pairs_t){.budget = ps->budget};
+}
+
+/* The entry of pair (i, j) for triple t in role k (0: (a, x), 1: (a, y),
+ * 2: (x, y)): the piece's, or a new one to be computed into slice t->f2;
+ * kept for the plane tile in roles 0 and 1, and for the piece while the
+ * budget allows. */
+static sm_err_t pair_get(const sm_gcore_t *g, pairs_t *ps, triple_t *t, int k, int i,
+                         int j, size_t rows, size_t cols, const visitor_t *v)
+{
+  const int cls = pair_class(g, t->f2);
+  t->fresh[k] = 0;
+  if (ps->cap) {
+    pair_t *p = pair_slot(ps, i, j, cls);
+    if (p->i >= 0) {
+      t->n2[k] = p;
+      return SM_OK;
+    }
+  }
+  for (int m = 0; m < k; m++) /* (a, x) = (a, y) on the diagonal tile */
+    if (t->n2[m]->i == i && t->n2[m]->j == j) {
+      t->n2[k] = t->n2[m];
+      return SM_OK;
+    }
+  const size_t elem =
+      g->ccc ? SM_CCC2_NMOM(g->o->sparse) * sizeof(uint32_t) : g->v->elem_size;
+  pair_t e = {.i = i, .j = j, .cls = cls, .f2 = t->f2, .bytes = rows * cols * elem};
+  e.keep = ps->piece_bytes + e.bytes <= ps->budget ? PAIR_PIECE
+           : k < 2                                 ? PAIR_PLANE
+                                                   : PAIR_TRIPLE;
+  t->fresh[k] = 1;
+  if (e.keep == PAIR_TRIPLE) {
+    t->own[k] = e;
+    t->n2[k] = &t->own[k];
+    return SM_OK;
+  }
+  pair_t *p = pair_slot(ps, i, j, cls); /* room made by walk_triple */
+  *p = e;
+  ps->n++;
+  ps->piece_bytes += e.keep == PAIR_PIECE ? e.bytes : 0;
+  t->n2[k] = p;
+  return SM_OK;
+}
 
 /* A tile triple and its groups of planes; *counter numbers the triple's
  * 2-way numerators and each group (its field slice of reduction). */
 static sm_err_t walk_triple(const sm_gcore_t *g, const piece_t *pc, triple_t *t,
-                            uint64_t *counter, const visitor_t *v)
+                            uint64_t *counter, pairs_t *ps, const visitor_t *v)
 {
   const sm_decomp_t *d = g->d;
   const sm_slice3_t *sl = pc->sl;
@@ -108,22 +252,39 @@ static sm_err_t walk_triple(const sm_gcore_t *g, const piece_t *pc, triple_t *t,
   sm_decomp_tile(d, sl->px, t->tx, &t->tx0, &t->txn);
   sm_decomp_tile(d, sl->py, t->ty, &t->ty0, &t->tyn);
   t->f2 = (int)((*counter)++ % (uint64_t)d->npf);
-  sm_err_t err = v->triple(v->ctx, pc, t);
+  memset(t->n2, 0, sizeof t->n2), memset(t->fresh, 0, sizeof t->fresh);
+  sm_err_t err = SM_OK;
+  /* room for the triple's 3 new pairs, before any entry is pointed to */
+  if (ps && 2 * (ps->n + 3) > ps->cap)
+    err = pairs_rebuild(ps, ps->cap ? 2 * ps->cap : 64, 0, v);
+  if (ps && !err) { /* the triple's 2-way numerators: shared, or new */
+    size_t tan, ta0;
+    sm_decomp_tile(d, sl->pa, t->ta, &ta0, &tan);
+    err = pair_get(g, ps, t, 0, t->tileA, t->tileX, tan, t->txn, v);
+    if (!err)
+      err = pair_get(g, ps, t, 1, t->tileA, t->tileY, tan, t->tyn, v);
+    if (!err)
+      err = pair_get(g, ps, t, 2, t->tileX, t->tileY, t->txn, t->tyn, v);
+  }
+  if (!err)
+    err = v->triple(v->ctx, pc, t);
   const size_t gsz = sm_graph_plane_group(g->o->emit, g->o->ngpus, d->nf, t->txn, t->tyn);
   for (size_t p0 = t->a; p0 < t->aend && !err; p0 += gsz) {
     const int ffin = (int)((*counter)++ % (uint64_t)d->npf);
     err = v->group(v->ctx, pc, t, p0, t->aend - p0 < gsz ? t->aend - p0 : gsz, ffin);
   }
-  if (v->triple_end)
-    v->triple_end(v->ctx, t);
+  for (int k = 0; ps && k < 3 && v->release; k++) /* its own ones go */
+    if (t->n2[k] == &t->own[k])
+      v->release(v->ctx, &t->own[k]);
   return err;
 }
 
 /* The one walk of a piece, for counting and for submitting: its planes
  * tile by tile of the plane partition, against the tile pairs (tx, ty) the
- * slice keeps (x < y outside volume slices, a < x in diagonal ones). */
+ * slice keeps (x < y outside volume slices, a < x in diagonal ones); ps:
+ * the 2-way numerators its rank row keeps (NULL: none needed). */
 static sm_err_t walk_piece(const sm_gcore_t *g, const piece_t *pc, uint64_t *counter,
-                           const visitor_t *v)
+                           pairs_t *ps, const visitor_t *v)
 {
   const sm_decomp_t *d = g->d;
   const sm_slice3_t *sl = pc->sl;
@@ -141,8 +302,10 @@ static sm_err_t walk_piece(const sm_gcore_t *g, const piece_t *pc, uint64_t *cou
           continue; /* x < y */
         if (sl->kind == SM_SLICE_DIAG && t.tx < t.ta)
           continue; /* a < x */
-        err = walk_triple(g, pc, &t, counter, v);
+        err = walk_triple(g, pc, &t, counter, ps, v);
       }
+    if (!err && ps && ps->cap) /* the plane tile's own pairs go */
+      err = pairs_rebuild(ps, ps->cap, 1, v);
     a = t.aend;
   }
   return err;
@@ -153,8 +316,9 @@ static sm_err_t walk_piece(const sm_gcore_t *g, const piece_t *pc, uint64_t *cou
 static sm_err_t count_triple(void *ctx, const piece_t *pc, const triple_t *t)
 {
   sm_gcore_t *g = ctx;
-  if (!(g->ccc && g->o->sparse)) /* the triple's three 2-way numerators */
-    g->local_tasks += 3 * sm_gcore_local_tasks(g, pc->sl->I, pc->row_repl, t->f2, 0);
+  for (int k = 0; k < 3; k++) /* the triple's new 2-way numerators */
+    if (t->fresh[k])
+      g->local_tasks += sm_gcore_local_tasks(g, pc->sl->I, pc->row_repl, t->f2, 0);
   return SM_OK;
 }
 
@@ -172,9 +336,9 @@ static sm_err_t count_group(void *ctx, const piece_t *pc, const triple_t *t, siz
 
 typedef struct submit_ctx {
   sm_gcore_t *g;
-  int need_n2;                           /* sparse CCC uses plane moments only */
-  starpu_data_handle_t *hax, *hay, *hxy; /* 2-way numerators per field slice */
-  starpu_data_handle_t *h3;              /* plane numerators per field slice */
+  int need_n2;              /* sparse CCC uses plane moments only */
+  starpu_data_handle_t *h2; /* a new 2-way numerator per field slice */
+  starpu_data_handle_t *h3; /* plane numerators per field slice */
 } submit_ctx_t;
 
 static sm_err_t submit_triple(void *ctx, const piece_t *pc, const triple_t *t)
@@ -182,31 +346,31 @@ static sm_err_t submit_triple(void *ctx, const piece_t *pc, const triple_t *t)
   submit_ctx_t *c = ctx;
   const int r = pc->row_repl, I = pc->sl->I;
   sm_observe_block(t->tileA, t->tileX, t->tileY);
-  if (!c->need_n2)
-    return SM_OK;
-  sm_err_t err =
-      sm_gcore_pair(c->g, t->tileA, t->tileX, I, r, t->f2, SM_TK_PAIR3, c->hax);
-  if (!err)
-    err = sm_gcore_pair(c->g, t->tileA, t->tileY, I, r, t->f2, SM_TK_PAIR3, c->hay);
-  if (!err)
-    err = sm_gcore_pair(c->g, t->tileX, t->tileY, I, r, t->f2, SM_TK_PAIR3, c->hxy);
+  sm_err_t err = SM_OK;
+  for (int k = 0; c->need_n2 && k < 3 && !err; k++) {
+    if (!t->fresh[k])
+      continue;
+    pair_t *p = t->n2[k];
+    err = sm_gcore_pair(c->g, p->i, p->j, I, r, p->f2, SM_TK_PAIR3, c->h2);
+    /* the reduced part stays; the others go once the reduction read them */
+    for (int f = 0; f < c->g->d->npf; f++) {
+      if (f == p->f2)
+        p->h = c->h2[f];
+      else if (c->h2[f])
+        starpu_data_unregister_submit(c->h2[f]);
+      c->h2[f] = NULL;
+    }
+  }
   return err;
 }
 
-/* Release the triple's 2-way numerators (those registered). */
-static void submit_triple_end(void *ctx, const triple_t *t)
+/* Release a 2-way numerator the piece no longer needs. */
+static void submit_release(void *ctx, pair_t *p)
 {
-  (void)t;
-  submit_ctx_t *c = ctx;
-  for (int f = 0; c->need_n2 && f < c->g->d->npf; f++) {
-    if (c->hax[f])
-      starpu_data_unregister_submit(c->hax[f]);
-    if (c->hay[f])
-      starpu_data_unregister_submit(c->hay[f]);
-    if (c->hxy[f])
-      starpu_data_unregister_submit(c->hxy[f]);
-    c->hax[f] = c->hay[f] = c->hxy[f] = NULL;
-  }
+  (void)ctx;
+  if (p->h)
+    starpu_data_unregister_submit(p->h);
+  p->h = NULL;
 }
 
 /* The plane numerator (and resilience) tasks of a group, per field slice. */
@@ -276,9 +440,9 @@ static sm_err_t submit_group(void *ctx, const piece_t *pc, const triple_t *t, si
   if (!err)
     err = sm_gcore_reduce(g, c->h3, ffin);
   /* sparse CCC reads no 2-way numerators: the plane handle stands in */
-  starpu_data_handle_t nax = c->need_n2 ? c->hax[t->f2] : c->h3[ffin],
-                       nay = c->need_n2 ? c->hay[t->f2] : c->h3[ffin],
-                       nxy = c->need_n2 ? c->hxy[t->f2] : c->h3[ffin];
+  starpu_data_handle_t nax = c->need_n2 ? t->n2[0]->h : c->h3[ffin],
+                       nay = c->need_n2 ? t->n2[1]->h : c->h3[ffin],
+                       nxy = c->need_n2 ? t->n2[2]->h : c->h3[ffin];
   if (!err && sm_task_finalize3(c->h3[ffin], nax, nay, nxy,
                                 g->sums[sm_gcore_hidx(g, t->tileA, 0, r)],
                                 g->sums[sm_gcore_hidx(g, t->tileX, 0, r)],
@@ -295,6 +459,8 @@ static sm_err_t submit_group(void *ctx, const piece_t *pc, const triple_t *t, si
 
 typedef struct graph3_ctx {
   uint64_t *counter; /* per row: counting pass, then submitting pass */
+  pairs_t *pairs;    /* the same: the 2-way numerators the row's slices share */
+  uint64_t *last;    /* per row: seq of its last slice walked (UINT64_MAX: none) */
   submit_ctx_t submit;
 } graph3_ctx_t;
 
@@ -315,14 +481,18 @@ static sm_err_t walk_slice(sm_gcore_t *g, graph3_ctx_t *c, int row, const sm_sli
   const sm_graph_opts_t *o = g->o;
   const int nrows = g->d->npv * g->d->npr;
   const visitor_t count = {count_triple, count_group, NULL, g};
-  const visitor_t submit = {submit_triple, submit_group, submit_triple_end, &c->submit};
+  const visitor_t submit = {submit_triple, submit_group, submit_release, &c->submit};
   c->submit.g = g;
+  pairs_t *ps = c->submit.need_n2 ? &c->pairs[pass * nrows + row] : NULL;
   sm_err_t err = SM_OK;
   for (int stg = o->stage_min; stg <= o->stage_max && !err; stg++) {
     piece_t pc = {.row_repl = row / g->d->npv, .sl = sl};
     sm_decomp_stage(sl->a0, sl->a1, stg, o->num_stage, &pc.lo, &pc.hi);
-    err = walk_piece(g, &pc, &c->counter[pass * nrows + row], pass ? &submit : &count);
+    err =
+        walk_piece(g, &pc, &c->counter[pass * nrows + row], ps, pass ? &submit : &count);
   }
+  if (ps && (err || sl->seq == c->last[row])) /* the row's last slice */
+    pairs_clear(ps, pass ? &submit : &count);
   return err;
 }
 
@@ -342,13 +512,30 @@ sm_err_t sm_graph3_run(const sm_vectors_t *local, const sm_graph_opts_t *o,
   const size_t npf = (size_t)o->d->npf, nrows = (size_t)(o->d->npv * o->d->npr);
   graph3_ctx_t c = {.submit.need_n2 = !(local->metric == SM_METRIC_CCC && o->sparse)};
   c.counter = calloc(2 * nrows, sizeof *c.counter);
-  starpu_data_handle_t *h = calloc(4 * npf, sizeof *h);
-  if (!c.counter || !h) {
-    free(c.counter), free(h);
-    return SM_ENOMEM;
+  c.pairs = calloc(2 * nrows, sizeof *c.pairs);
+  c.last = malloc(nrows * sizeof *c.last);
+  starpu_data_handle_t *h = calloc(2 * npf, sizeof *h);
+  sm_err_t err = !c.counter || !c.pairs || !c.last || !h ? SM_ENOMEM : SM_OK;
+  for (size_t row = 0; row < nrows && !err; row++) { /* each row's last slice walked */
+    size_t n = 0;
+    sm_slice3_t *sl =
+        sm_decomp_slices3(o->d, (int)row % o->d->npv, (int)row / o->d->npv, &n, &err);
+    c.last[row] = UINT64_MAX;
+    for (size_t k = 0; k < n; k++)
+      if (sl[k].phase >= o->phase_min && sl[k].phase <= o->phase_max)
+        c.last[row] = sl[k].seq;
+    free(sl);
   }
-  c.submit.hax = h, c.submit.hay = h + npf, c.submit.hxy = h + 2 * npf,
-  c.submit.h3 = h + 3 * npf;
+  if (err) {
+    free(c.counter), free(c.pairs), free(c.last), free(h);
+    return err;
+  }
+  /* $STARMET_PAIR_BYTES: another budget (tests: 0 keeps (a, x) and (a, y)
+   * for their plane tile only, and computes (x, y) per triple) */
+  const char *pb = getenv("STARMET_PAIR_BYTES");
+  for (size_t k = 0; k < 2 * nrows; k++)
+    c.pairs[k].budget = pb && *pb ? (size_t)strtoull(pb, NULL, 10) : SM_PAIR_CACHE_BYTES;
+  c.submit.h2 = h, c.submit.h3 = h + npf;
   const sm_gcore_rows_t rows = {
       .item_size = sizeof(sm_slice3_t),
       .list = list_slices,
@@ -357,7 +544,9 @@ sm_err_t sm_graph3_run(const sm_vectors_t *local, const sm_graph_opts_t *o,
       .submit = submit_item,
       .ctx = &c,
   };
-  sm_err_t err = sm_gcore_run(local, o, sink, st, &rows);
-  free(c.counter), free(h);
+  err = sm_gcore_run(local, o, sink, st, &rows);
+  for (size_t k = 0; k < 2 * nrows; k++) /* none left but after a failure */
+    free(c.pairs[k].slot);
+  free(c.counter), free(c.pairs), free(c.last), free(h);
   return err;
 }
