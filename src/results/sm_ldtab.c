@@ -40,7 +40,6 @@ struct sm_ldtab {
 struct sm_ldpiece {
   char *text;
   size_t len;
-  uint64_t lines;
   uint32_t key;
   size_t nrow, next;
   uint32_t *row;
@@ -452,7 +451,6 @@ int sm_ldtab_block(const sm_ldtab_t *t, const sm_rec_t *rec, size_t n, sm_ldpiec
     }
     k = put_line(t, sorted, m, k, p->text + p->len, &p->len);
     p->end[p->nrow - 1] = p->len;
-    p->lines++;
   }
   free(sorted);
   *out = p;
@@ -462,11 +460,6 @@ nomem:
   free(sorted);
   sm_ldtab_piece_free(p);
   return -1;
-}
-
-uint64_t sm_ldtab_piece_lines(const sm_ldpiece_t *p)
-{
-  return p ? p->lines : 0;
 }
 
 void sm_ldtab_piece_free(sm_ldpiece_t *p)

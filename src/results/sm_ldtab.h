@@ -36,7 +36,6 @@ int sm_ldtab_put(sm_ldtab_t *t, const sm_rec_t *rec, size_t n);
  * in parallel). -1 without memory. */
 int sm_ldtab_block(const sm_ldtab_t *t, const sm_rec_t *rec, size_t n,
                    sm_ldpiece_t **piece);
-uint64_t sm_ldtab_piece_lines(const sm_ldpiece_t *piece);
 void sm_ldtab_piece_free(sm_ldpiece_t *piece);
 /** Take piece (owned from now on; NULL: none), and write through put the
  * header, once, and every line whose first variant is below upto, in

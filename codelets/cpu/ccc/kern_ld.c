@@ -257,7 +257,9 @@ static int ld_sparse(const ld_planes_t *pa, const ld_planes_t *pb, size_t m, siz
                      int simd, uint32_t *C, size_t ldc)
 {
   const size_t nw = pa->nw, np = 64 * nw;
-  uint64_t *sa = s_transposed(pa, m), *sb = sa ? s_transposed(pb, n) : NULL;
+  /* a set against itself (a diagonal tile): one transpose serves both */
+  const int same = pa->p == pb->p;
+  uint64_t *sa = s_transposed(pa, m), *sb = !sa ? NULL : same ? sa : s_transposed(pb, n);
   /* cnt: one count; col: [0] of a block, by column (256 x 256) */
   uint32_t *cnt = malloc((256 + 256 * 256) * sizeof *cnt), *col = cnt ? cnt + 256 : NULL;
   void (*count)(const uint64_t *, size_t, const uint64_t *, uint32_t *) = count_missing;
@@ -268,7 +270,9 @@ static int ld_sparse(const ld_planes_t *pa, const ld_planes_t *pb, size_t m, siz
   (void)simd;
 #endif
   if (!sa || !sb || !cnt) {
-    free(sa), free(sb), free(cnt);
+    free(sa), free(cnt);
+    if (!same)
+      free(sb);
     return -1;
   }
   /* blocks of 256 x 256 pairs: [0] nS_i - |S_i & X_j| column by column
@@ -295,7 +299,9 @@ static int ld_sparse(const ld_planes_t *pa, const ld_planes_t *pb, size_t m, siz
       }
     }
   }
-  free(sa), free(sb), free(cnt);
+  free(sa), free(cnt);
+  if (!same)
+    free(sb);
   return 0;
 }
 
