@@ -33,8 +33,19 @@ export OMPI_MCA_orte_tmpdir_base
 trap 'rm -rf "$T" "$OMPI_MCA_orte_tmpdir_base"' EXIT
 NPASS=0
 NFAIL=0
+# a rank that dies of a signal appends its stack here (src/cli/sm_crash.h):
+# mpirun may end the job before the rank's stderr reaches it
+export STARMET_CRASH_LOG="$T/crash.log"
 
-fail() { echo "FAIL: $*" >&2; NFAIL=$((NFAIL + 1)); }
+# fail MSG: a failure, with the stacks of any crash since the last one
+fail() {
+  echo "FAIL: $*" >&2
+  NFAIL=$((NFAIL + 1))
+  if [ -s "$STARMET_CRASH_LOG" ]; then
+    cat "$STARMET_CRASH_LOG" >&2
+    : > "$STARMET_CRASH_LOG"
+  fi
+}
 pass() { NPASS=$((NPASS + 1)); }
 
 # run_ok NAME CMD...: the command must succeed. Under the sanitizers,

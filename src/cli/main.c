@@ -15,6 +15,7 @@
 #include "config.h"
 #include "sm_about.h"
 #include "sm_compute.h"
+#include "sm_crash.h"
 #include "sm_crc32c.h"
 #include "sm_maf.h"
 #include "sm_mpi.h"
@@ -211,6 +212,11 @@ static int run_mpi(int argc, char **argv, const mpi_cmd_t *c, const void *o,
   const int argc0 = argc; /* as parsed (MPI may take its own arguments) */
   char **const argv0 = argv;
   int r = sm_mpi_init(&argc, &argv, want_ranks), agreed = 1;
+  /* Open MPI puts its own handler on SIGABRT, SIGSEGV, SIGBUS and SIGFPE,
+   * which may print nothing: ours again, first */
+  sm_crash_install();
+  if (r == SM_OK && sm_mpi_size() > 1)
+    sm_crash_set_rank(sm_mpi_rank());
   if (r == SM_OK && sm_mpi_size() > 1) {
     char *text = c->agree(argc0, argv0, o);
     agreed = (r = ranks_agree(text, c->table)) == SM_OK;
@@ -252,6 +258,7 @@ static int parsed(sm_err_t err, const int *done)
 static int starmet_main(int argc, char **argv)
 {
   sm_preflight_process(); /* SIGXFSZ ignored (EFBIG instead), open-file limit */
+  sm_crash_install();     /* a fatal signal's stack on stderr */
 #ifdef M_MMAP_THRESHOLD
   /* Every block's records (and text) are megabytes freed milliseconds
    * later: served from the heap they are reused, where glibc's default

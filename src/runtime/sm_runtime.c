@@ -4,6 +4,7 @@
 #include "config.h"
 #include "sm_bind.h"
 #include "sm_codelets.h"
+#include "sm_crash.h"
 #include "sm_gpu.h"
 #include "sm_mpi.h"
 #include "sm_sched.h"
@@ -199,6 +200,7 @@ sm_err_t sm_runtime_init(const char *sched, int use_mpi)
     sm_log_error("StarPU initialization failed (%d)", ret);
     return SM_ERUNTIME;
   }
+  sm_crash_install(); /* before Open MPI's and StarPU's handlers */
   if (starpu_cpu_worker_get_count() == 0) {
     sm_log_error("no CPU worker: starmet needs at least one (unset STARPU_NCPU=0)");
     sm_runtime_shutdown();
@@ -308,6 +310,7 @@ static FILE *catch_stderr_begin(void)
     fclose(f);
     return NULL;
   }
+  sm_crash_caught(saved_stderr, fileno(f)); /* a crash meanwhile shows it */
   return f;
 }
 
@@ -315,6 +318,7 @@ static void catch_stderr_end(FILE *f)
 {
   fflush(stderr);
   dup2(saved_stderr, 2);
+  sm_crash_released();
   close(saved_stderr);
   saved_stderr = -1;
   char line[4096];
