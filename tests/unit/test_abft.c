@@ -258,7 +258,9 @@ END_TEST
 
 /* 3-way planes: clean results of every shape pass, with the triples a
  * diagonal slice skips 0 or computed; one flipped bit anywhere and a whole
- * corrupted row (p, x) are caught. */
+ * corrupted row (p, x) are caught, by the row sums (a first kept y that
+ * depends on the plane) and by the plane totals (one that does not: all
+ * kept, or the X = Y tile after the planes). */
 static int check3(size_t g, size_t mx, size_t my, size_t nf, const uint64_t *P,
                   const uint64_t *X, const uint64_t *Y, size_t ld, int sparse,
                   const sm_keep3_t *keep, const uint32_t *out)
@@ -323,6 +325,33 @@ START_TEST(ccc3_planes)
               ck_assert_msg(!check3(g, my, my, nf, P, Y, Y, ld, sparse, &all, o),
                             "slice sparse %d nf %zu: flip at %zu missed", sparse, nf, t);
               o[t] ^= 1u << (t % 29);
+            }
+          }
+          /* the X = Y tile after the planes' (a < x always): the first
+           * kept y, x + 1, is the same for every plane (plane totals) */
+          {
+            const sm_keep3_t after = {0, 0, (uint32_t)g, (uint32_t)g};
+            sm_kern_ccc3_on(sm_kern_ccc2_ref, &after, g, my, my, nf, P, ld, Y, ld, Y, ld,
+                            sparse, o);
+            ck_assert_msg(check3(g, my, my, nf, P, Y, Y, ld, sparse, &after, o),
+                          "after: sparse %d nf %zu: clean refused", sparse, nf);
+            for (size_t t = 0; t < g * my * my * nmom; t += 1 + t / 3) {
+              const size_t i = t / (my * nmom), y = t / nmom % my;
+              if (y < sm_keep3_lo(&after, i / my, i % my, my))
+                continue;
+              o[t] ^= 1u << (t % 31);
+              ck_assert_msg(!check3(g, my, my, nf, P, Y, Y, ld, sparse, &after, o),
+                            "after: sparse %d nf %zu: flip at %zu missed", sparse, nf, t);
+              o[t] ^= 1u << (t % 31);
+            }
+            for (size_t i = 0; i < g * my; i++) { /* a kept part of a row, corrupted */
+              const size_t l = sm_keep3_lo(&after, i / my, i % my, my);
+              if (l >= my)
+                continue;
+              const uint32_t k0 = o[(i * my + l) * nmom];
+              o[(i * my + l) * nmom] = k0 + (uint32_t)(xr() | 1);
+              ck_assert(!check3(g, my, my, nf, P, Y, Y, ld, sparse, &after, o));
+              o[(i * my + l) * nmom] = k0;
             }
           }
           free(P), free(X), free(Y), free(o);
@@ -532,10 +561,20 @@ START_TEST(czek_rows_columns_and_pairs)
       t.C[6 * t.ldc + 3] -= 1, t.C[6 * t.ldc + 5] += 1;
       ck_assert(ccheck(&t));
       memcpy(t.C, save, bytes);
-      /* the results of other operands: one value of B changed */
-      t.B[4 * t.ldb + 17] += 1;
+      /* the results of other operands: one value of B changed where it
+       * changes a minimum (a positive value made 0 where a row of A is
+       * positive too; a raised value above every row's changes none) */
+      size_t q = 0;
+      int found = 0;
+      for (; q < t.k && !found; q++)
+        for (size_t i = 0; i < t.m && !found; i++)
+          found = t.B[4 * t.ldb + q] > 0 && t.A[i * t.lda + q] > 0;
+      ck_assert(found);
+      q--;
+      const double b0 = t.B[4 * t.ldb + q];
+      t.B[4 * t.ldb + q] = 0;
       ck_assert(!ccheck(&t));
-      t.B[4 * t.ldb + 17] -= 1;
+      t.B[4 * t.ldb + q] = b0;
     }
     ck_assert(ccheck(&t));
     free(save);

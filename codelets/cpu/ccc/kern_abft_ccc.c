@@ -495,6 +495,152 @@ static inline __attribute__((always_inline)) int row3_sums(const uint32_t *c, si
   return any == 0;
 }
 
+/* ---- 3-way, by plane totals. When the rows a plane keeps are those
+ * from some x on (s(a)), each from the same first y whatever the plane
+ * (lo(a, x) = L(x), L not decreasing: L = 0 on tile triples of distinct
+ * tiles; x > a and L(x) = x + 1 on a diagonal tile triple), the moments
+ * of plane a summed over its kept (x, y) are, class by class of a's
+ * fields, a's class mask dotted with
+ *   T_s(f) = sum_{x >= s} u_x(f) S_L(x)(f),   S_l(f) = sum_{y >= l} v_y(f)
+ * (u, v: r or m of x and y at field f). Planes go by s(a), highest first,
+ * x from the last down: S (bit-sliced, as the rows' column sums) only
+ * grows, and x's term, S masked by each of x's planes, is added to T
+ * (bit-sliced too) once, whatever the number of planes; a plane then
+ * costs a few masked popcounts per bit of T, where the row check costs a
+ * bit-sliced dot per row. A plane's total is the sum of its rows' sums:
+ * a corrupted row changes it by that row's error, as the row check sees
+ * it; a single flipped bit changes it by a power of 2, never 0 modulo
+ * 2^32. Errors in several rows of one plane that cancel modulo 2^32
+ * would pass (the row check would see them). */
+
+/* T (nb bits) += S (ks bits) masked by p, word by word (carry: nw words). */
+static inline __attribute__((always_inline)) void sliced_add(uint64_t *T, int nb,
+                                                             const uint64_t *S, int ks,
+                                                             const uint64_t *p, size_t nw,
+                                                             uint64_t *carry)
+{
+  memset(carry, 0, nw * sizeof *carry);
+  for (int b = 0; b < nb; b++) {
+    uint64_t *tb = T + (size_t)b * nw, any = 0;
+    const uint64_t *sb = S + (size_t)b * nw;
+    if (b < ks)
+      for (size_t w = 0; w < nw; w++) {
+        const uint64_t a = sb[w] & p[w], t = tb[w], c = carry[w];
+        tb[w] = t ^ a ^ c;
+        carry[w] = (t & a) | (c & (t ^ a));
+        any |= carry[w];
+      }
+    else
+      for (size_t w = 0; w < nw; w++) {
+        const uint64_t t = tb[w], c = carry[w];
+        tb[w] = t ^ c;
+        carry[w] = t & c;
+        any |= carry[w];
+      }
+    if (b + 1 >= ks && !any)
+      break;
+  }
+}
+
+/* The check by plane totals; -1 when it does not apply (the rows kept are
+ * not of that shape, or a skipped triple was computed) or memory is
+ * short: then the row check decides. lo: the first kept y of each row
+ * (g mx, at most my: none). */
+static inline __attribute__((always_inline)) int
+abft_ccc3_planes(size_t g, size_t mx, size_t my, size_t nf, const uint64_t *pp,
+                 const uint64_t *xp, const uint64_t *Y, size_t ldy, int sparse,
+                 const size_t *lo, const uint32_t *out)
+{
+  const size_t nmom = SM_CCC3_NMOM(sparse), nw = (nf + 63) / 64, unset = (size_t)-1;
+  size_t *L = malloc((mx + 1) * sizeof *L), *sa = malloc((g + 1) * sizeof *sa),
+         *order = malloc((g + 1) * sizeof *order);
+  int fits = L && sa && order;
+  for (size_t x = 0; fits && x < mx; x++)
+    L[x] = unset;
+  for (size_t a = 0; fits && a < g; a++) { /* s(a), and L consistent */
+    const size_t *la = lo + a * mx;
+    size_t s = 0;
+    while (s < mx && la[s] >= my)
+      s++;
+    sa[a] = s;
+    for (size_t x = s; fits && x < mx; x++) {
+      if (L[x] == unset)
+        L[x] = la[x];
+      fits = L[x] == la[x];
+    }
+  }
+  for (size_t x = 0; fits && x + 1 < mx; x++)
+    fits = L[x] == unset || L[x + 1] == unset || L[x] <= L[x + 1];
+  if (!fits) {
+    free(L), free(sa), free(order);
+    return -1;
+  }
+  for (size_t a = 0; a < g; a++) { /* planes by s(a) descending (insertion) */
+    size_t k = a;
+    for (; k > 0 && sa[order[k - 1]] < sa[a]; k--)
+      order[k] = order[k - 1];
+    order[k] = a;
+  }
+  const size_t nt = sparse ? 4 : 1;
+  const int nbits = bits_of(4 * (uint64_t)mx * (uint64_t)my);
+  abft_cols_t S = {0};
+  uint64_t *Tb = calloc(nt * (size_t)nbits * nw + 1, 8), *zero = calloc(nw + 1, 8),
+           *carry = malloc((nw + 1) * 8), *ec = malloc((3 * nw + 1) * 8),
+           *yp = malloc((4 * nw + 1) * 8);
+  int mem = Tb && zero && carry && ec && yp && cols_alloc(&S, my, nw), ok = 1;
+  uint64_t unused4[4];
+  size_t cx = mx, cy = my; /* x >= cx added to T; y >= cy in S */
+  for (size_t k = 0; mem && ok && k < g; k++) {
+    const size_t a = order[k];
+    for (; cx > sa[a]; cx--) { /* x = cx - 1 joins */
+      const size_t x = cx - 1, l = L[x];
+      if (l >= my)
+        continue; /* no kept y: nothing to add */
+      for (; cy > l; cy--)
+        row_pass(Y + (cy - 1) * ldy, nf, sparse, yp, &S, NULL, unused4);
+      const uint64_t *q1 = xp + x * 3 * nw, *q2 = q1 + nw, *qm = q1 + 2 * nw;
+      /* products: r_x r_y, r_x m_y, m_x r_y, m_x m_y (dense: the first);
+       * r = p1 + p2 */
+      sliced_add(Tb, nbits, S.cr, S.kr, q1, nw, carry);
+      sliced_add(Tb, nbits, S.cr, S.kr, q2, nw, carry);
+      if (sparse) {
+        uint64_t *T1 = Tb + (size_t)nbits * nw, *T2 = T1 + (size_t)nbits * nw,
+                 *T3 = T2 + (size_t)nbits * nw;
+        sliced_add(T1, nbits, S.cm, S.km, q1, nw, carry);
+        sliced_add(T1, nbits, S.cm, S.km, q2, nw, carry);
+        sliced_add(T2, nbits, S.cr, S.kr, qm, nw, carry);
+        sliced_add(T3, nbits, S.cm, S.km, qm, nw, carry);
+      }
+    }
+    /* got: the plane's sums over its kept triples (the skipped are 0) */
+    uint32_t ga[12] = {0};
+    for (size_t x = 0; ok && x < mx; x++) {
+      uint32_t rg[12], rp[12];
+      const size_t i = a * mx + x, l = x < sa[a] ? my : L[x];
+      const int pre_zero = sparse ? row3_sums(out + i * my * 12, my, l, 12, rg, rp)
+                                  : row3_sums(out + i * my * 2, my, l, 2, rg, rp);
+      if (!pre_zero)
+        ok = -1; /* a skipped triple computed: the row check decides */
+      for (size_t t = 0; t < nmom; t++)
+        ga[t] += rg[t];
+    }
+    if (ok != 1)
+      break;
+    row_classes(pp + a * 3 * nw, sparse, nw, ec);
+    for (int c = 0; c < (sparse ? 3 : 2); c++)
+      for (size_t t = 0; t < nt; t++) {
+        uint64_t want, unused;
+        cnt_dot(Tb + t * (size_t)nbits * nw, nw, nbits, ec + (size_t)c * nw, zero, zero,
+                NULL, 0, &want, &unused);
+        /* sparse moments of class c: r.colr, r.colm, m.colr, m.colm */
+        ok &= ga[sparse ? 4 * (size_t)c + t : (size_t)c] == (uint32_t)want;
+      }
+  }
+  free(L), free(sa), free(order), free(Tb), free(zero), free(carry), free(ec), free(yp);
+  free(S.cr), free(S.cm);
+  return !mem || ok < 0 ? -1 : ok;
+}
+
 static inline __attribute__((always_inline)) int
 abft_ccc3(size_t g, size_t mx, size_t my, size_t nf, const uint64_t *P, size_t ldp,
           const uint64_t *X, size_t ldx, const uint64_t *Y, size_t ldy, int sparse,
@@ -515,6 +661,23 @@ abft_ccc3(size_t g, size_t mx, size_t my, size_t nf, const uint64_t *P, size_t l
     row_planes(X + x * ldx, nf, sparse, nw, xp + x * 3 * nw, xp + x * 3 * nw + nw,
                xp + x * 3 * nw + 2 * nw);
   uint64_t want[12];
+  if (ok) { /* plane totals, when lo depends on x alone */
+    size_t *lo = malloc((rows + 1) * sizeof *lo);
+    int pt = -1;
+    if (lo) {
+      for (size_t i = 0; i < rows; i++) {
+        const size_t l = keep ? sm_keep3_lo(keep, i / mx, i % mx, my) : 0;
+        lo[i] = l < my ? l : my;
+      }
+      pt = abft_ccc3_planes(g, mx, my, nf, pp, xp, Y, ldy, sparse, lo, out);
+      free(lo);
+    }
+    if (pt >= 0) {
+      free(pp), free(xp), free(yp), free(ec), free(order), free(start);
+      free(full.cr), free(full.cm), free(suf.cr), free(suf.cm);
+      return pt;
+    }
+  }
   for (size_t y = 0; ok && y < my; y++)
     row_pass(Y + y * ldy, nf, sparse, yp, &full, NULL, want);
   if (ok) { /* rows by their first kept y, highest first (counting sort) */
