@@ -169,6 +169,7 @@ typedef enum sm_task_kind {
   SM_TK_REDUCE,   /* field-axis reduction */
   SM_TK_FINALIZE, /* metrics from numerators and sums */
   SM_TK_OUTPUT,   /* records to the sink */
+  SM_TK_VERIFY,   /* a numerator's check (--verify, --retry check) */
   SM_TK_COUNT
 } sm_task_kind_t;
 

@@ -1059,13 +1059,12 @@ static sm_err_t setup_codelets(run_t *r)
                  "OpenCL device set STARPU_OPENCL_ON_CPUS=1 and STARPU_NOPENCL=1)");
     err = SM_ERUNTIME;
   } else if (!(o->devices & STARPU_CPU) && sm_sched_heteroprio() &&
-             (o->no_priorities || o->verify)) {
+             (o->no_priorities || (o->verify && !sm_codelets_resilience_tasks()))) {
+    /* (check tasks have a CPU bucket of their own) */
     sm_log_error("--devices accel with --sched heteroprio: %s puts CPU-only tasks in "
                  "the buckets of the products (use another policy, or --devices all)",
                  o->no_priorities ? "--no-priorities (one bucket for every task)"
-                 : sm_codelets_resilience_tasks()
-                     ? "--verify (its checks run on CPUs)"
-                     : "--verify (its retries may run on CPUs)");
+                                  : "--verify (its retries may run on CPUs)");
     err = SM_ERUNTIME;
   }
   const int ccc = o->metric == SM_METRIC_CCC;

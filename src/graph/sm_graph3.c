@@ -395,7 +395,8 @@ static sm_err_t submit_planes(submit_ctx_t *c, const piece_t *pc, const triple_t
     g->st->ntasks++;
     if (!ret && sm_codelets_resilience_tasks()) {
       ret = sm_task_verify3(c->h3[f], A, a_off, gn, X, Y, g->ccc,
-                            g->ccc ? o->sparse : o->single, nf, keep, g->st->nblocks, pr);
+                            g->ccc ? o->sparse : o->single, nf, keep, g->st->nblocks,
+                            sm_sched_prio(o->prio, SM_TK_VERIFY));
       g->st->ntasks++;
     }
   }

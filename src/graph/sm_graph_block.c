@@ -122,7 +122,8 @@ sm_err_t sm_gcore_pair(sm_gcore_t *g, int tileA, int tileB, int I, int r, int ff
                              : sm_task_czek2(A, B, h[f], o->single, nf, blk, prio);
     g->st->ntasks++;
     if (!ret && sm_codelets_resilience_tasks()) {
-      ret = sm_task_verify2(h[f], A, B, g->ccc, variant, nf, g->st->nblocks, prio);
+      ret = sm_task_verify2(h[f], A, B, g->ccc, variant, nf, g->st->nblocks,
+                            sm_sched_prio(o->prio, SM_TK_VERIFY));
       g->st->ntasks++;
     }
   }

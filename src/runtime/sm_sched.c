@@ -108,6 +108,7 @@ static int bucket_of(sm_task_kind_t k)
   switch (k) {
   case SM_TK_FINALIZE:
   case SM_TK_OUTPUT:
+  case SM_TK_VERIFY:
     return B_END;
   case SM_TK_SUMS:
   case SM_TK_REDUCE:
@@ -329,10 +330,14 @@ int sm_sched_prio(int mode, sm_task_kind_t kind)
   if (mode != SM_PRIO_DAG)
     return 0;
   /* Larger runs sooner. Output tasks are serialized per rank and free the
-   * record buffers; reductions, sums and finalize unblock the end of a
-   * block; a 3-way triple's 2-way numerators gate all its planes. */
+   * record buffers; a check gates every reader of its numerator and reads
+   * the numerator tile while it is still in cache (a 713 x 713 sparse CCC
+   * tile's check took 0.82 ms behind other numerators, 0.68 ms first);
+   * reductions, sums and finalize unblock the end of a block; a 3-way
+   * triple's 2-way numerators gate all its planes. */
   switch (kind) {
   case SM_TK_OUTPUT:
+  case SM_TK_VERIFY:
     return 3;
   case SM_TK_FINALIZE:
   case SM_TK_REDUCE:

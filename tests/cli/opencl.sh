@@ -3,7 +3,7 @@
 # CPU OpenCL device, with its own memory node and transfers): CPU-only,
 # OpenCL-only and CPU+OpenCL under dmda and eager, with and without a small
 # STARPU_LIMIT_OPENCL_MEM that forces eviction, OpenCL-only under
-# heteroprio (CCC), 2-way and 3-way: CCC and
+# heteroprio (CCC; --verify by check tasks too), 2-way and 3-way: CCC and
 # integer Czekanowski identical to CPU-only, real Czekanowski within 1e-12;
 # the summary shows per-worker task counts and bytes moved.
 . "$(dirname "$0")/../lib.sh"
@@ -62,7 +62,28 @@ P="--metric ccc --synthetic random --num-vector 30 --num-field 100"
 # shellcheck disable=SC2086
 expect_error "heteroprio, one bucket" "--no-priorities \\(one bucket" "$T/hb.tsv" "$STARMET" \
   compute $P --devices accel --sched heteroprio --no-priorities --output "$T/hb"
+# --verify's check tasks have a CPU bucket of their own (the first): the
+# products stay on OpenCL, the injected faults are caught and the values
+# are the CPU run's; StarPU 1.4's task retry would re-run a failed product
+# on a CPU, in the products' bucket: refused
 # shellcheck disable=SC2086
-expect_error "heteroprio, verify" "heteroprio: --verify" "$T/hv.tsv" "$STARMET" \
-  compute $P --devices accel --sched heteroprio --verify --output "$T/hv"
+run_ok "heteroprio, cpu" "$STARMET" compute $P --devices cpu --output "$T/hc"
+# shellcheck disable=SC2086
+run_ok "heteroprio, verify by check tasks" "$STARMET" compute $P --devices accel \
+  --sched heteroprio --verify --retry check --inject-faults 0.5,3 --output "$T/hv" \
+  --summary "$T/hv.json"
+same "heteroprio, verify by check tasks vs cpu" "$T/hc.tsv" "$T/hv.tsv"
+[ "$(opencl_tasks "$T/hv.json")" -gt 0 ] && pass || fail "heteroprio, verify: no task on OpenCL"
+inj=$(sed -n 's/.*"faults_injected": \([0-9]*\).*/\1/p' "$T/hv.json")
+[ "${inj:-0}" -gt 0 ] && pass || fail "heteroprio, verify: no fault injected"
+# shellcheck disable=SC2086
+if "$STARMET" compute $P --devices accel --sched heteroprio --verify --retry runtime \
+  --output "$T/hr" > "$T/log.out" 2> "$T/log.err"; then
+  fail "heteroprio, --retry runtime: accepted"
+elif grep -q "task retry needs StarPU 1.4" "$T/log.err"; then
+  pass # StarPU 1.3: no runtime retry at all
+else
+  grep -q "heteroprio: --verify (its retries may run on CPUs)" "$T/log.err" && pass ||
+    fail "heteroprio, --retry runtime: $(cat "$T/log.err")"
+fi
 finish
