@@ -268,6 +268,26 @@ static int check3(size_t g, size_t mx, size_t my, size_t nf, const uint64_t *P,
   return sm_kern_abft_ccc3(g, mx, my, nf, P, ld, X, ld, Y, ld, sparse, keep, out);
 }
 
+/* Flips of one bit in the kept triples of an X = Y slice (a flip in a
+ * skipped one, which no output reads, may pass as a computed triple) are
+ * all caught; bit t % mod of tally t. */
+static void kept_flips_caught(size_t g, size_t my, size_t nf, const uint64_t *P,
+                              const uint64_t *Y, size_t ld, int sparse,
+                              const sm_keep3_t *keep, uint32_t *o, unsigned mod)
+{
+  const size_t nmom = SM_CCC3_NMOM(sparse);
+  for (size_t t = 0; t < g * my * my * nmom; t += 1 + t / 3) {
+    const size_t i = t / (my * nmom), y = t / nmom % my;
+    if (y < sm_keep3_lo(keep, i / my, i % my, my))
+      continue;
+    o[t] ^= 1u << (t % mod);
+    ck_assert_msg(!check3(g, my, my, nf, P, Y, Y, ld, sparse, keep, o),
+                  "keep kind %u x0 %u, sparse %d nf %zu: flip at %zu missed",
+                  (unsigned)keep->kind, (unsigned)keep->x0, sparse, nf, t);
+    o[t] ^= 1u << (t % mod);
+  }
+}
+
 START_TEST(ccc3_planes)
 {
   if (!use_variant(_i))
@@ -315,17 +335,7 @@ START_TEST(ccc3_planes)
                             sparse, o);
             ck_assert_msg(check3(g, my, my, nf, P, Y, Y, ld, sparse, &all, o),
                           "sparse %d nf %zu: skipped triples refused", sparse, nf);
-            for (size_t t = 0; t < g * my * my * nmom; t += 1 + t / 3) {
-              /* the kept triples (a flip in a skipped one, which no output
-               * reads, may pass as a computed triple) */
-              const size_t i = t / (my * nmom), y = t / nmom % my;
-              if (y < sm_keep3_lo(&all, i / my, i % my, my))
-                continue;
-              o[t] ^= 1u << (t % 29);
-              ck_assert_msg(!check3(g, my, my, nf, P, Y, Y, ld, sparse, &all, o),
-                            "slice sparse %d nf %zu: flip at %zu missed", sparse, nf, t);
-              o[t] ^= 1u << (t % 29);
-            }
+            kept_flips_caught(g, my, nf, P, Y, ld, sparse, &all, o, 29);
           }
           /* the X = Y tile after the planes' (a < x always): the first
            * kept y, x + 1, is the same for every plane (plane totals) */
@@ -335,15 +345,7 @@ START_TEST(ccc3_planes)
                             sparse, o);
             ck_assert_msg(check3(g, my, my, nf, P, Y, Y, ld, sparse, &after, o),
                           "after: sparse %d nf %zu: clean refused", sparse, nf);
-            for (size_t t = 0; t < g * my * my * nmom; t += 1 + t / 3) {
-              const size_t i = t / (my * nmom), y = t / nmom % my;
-              if (y < sm_keep3_lo(&after, i / my, i % my, my))
-                continue;
-              o[t] ^= 1u << (t % 31);
-              ck_assert_msg(!check3(g, my, my, nf, P, Y, Y, ld, sparse, &after, o),
-                            "after: sparse %d nf %zu: flip at %zu missed", sparse, nf, t);
-              o[t] ^= 1u << (t % 31);
-            }
+            kept_flips_caught(g, my, nf, P, Y, ld, sparse, &after, o, 31);
             for (size_t i = 0; i < g * my; i++) { /* a kept part of a row, corrupted */
               const size_t l = sm_keep3_lo(&after, i / my, i % my, my);
               if (l >= my)
