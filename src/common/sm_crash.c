@@ -17,7 +17,10 @@
 #endif
 
 static volatile sig_atomic_t crash_rank = -1;
-static int crash_fd = -1; /* $STARMET_CRASH_LOG, opened at install */
+/* $STARMET_CRASH_LOG, copied at install and opened only by a report (open
+ * is async-signal-safe): a run holds no descriptor for it, so the
+ * open-file limits preflight computes stay exact */
+static char crash_path[4096];
 static volatile sig_atomic_t real_fd = STDERR_FILENO, caught_fd = -1;
 
 void sm_crash_caught(int real, int caught)
@@ -109,6 +112,9 @@ __attribute__((unused)) static void on_fatal(int sig, siginfo_t *info, void *uct
 {
   void *frames[64];
   const int nframes = backtrace(frames, 64);
+  const int crash_fd =
+      crash_path[0] ? open(crash_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)
+                    : -1;
   const int fds[2] = {real_fd, crash_fd};
   for (int k = 0; k < 2; k++) {
     if (fds[k] < 0)
@@ -138,8 +144,8 @@ void sm_crash_install(void)
   void *warm[2];
   (void)backtrace(warm, 2); /* loads libgcc now, not in the handler */
   const char *path = getenv("STARMET_CRASH_LOG");
-  if (path && *path && crash_fd < 0)
-    crash_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (path && *path && strlen(path) < sizeof crash_path)
+    memcpy(crash_path, path, strlen(path) + 1);
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_sigaction = on_fatal;
