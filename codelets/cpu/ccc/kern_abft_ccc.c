@@ -651,9 +651,13 @@ abft_ccc3(size_t g, size_t mx, size_t my, size_t nf, const uint64_t *P, size_t l
   uint64_t *pp = malloc((g * 3 * nw + 1) * 8), *xp = malloc((mx * 3 * nw + 1) * 8),
            *yp = malloc((4 * nw + 1) * 8), *ec = malloc((3 * nw + 1) * 8);
   size_t *order = malloc((rows + 1) * sizeof *order),
-         *start = calloc(my + 2, sizeof *start);
-  int ok = pp && xp && yp && ec && order && start && cols_alloc(&full, my, nw) &&
+         *start = calloc(my + 2, sizeof *start), *lo = malloc((rows + 1) * sizeof *lo);
+  int ok = pp && xp && yp && ec && order && start && lo && cols_alloc(&full, my, nw) &&
            cols_alloc(&suf, my, nw);
+  for (size_t i = 0; ok && i < rows; i++) { /* each row's first kept y */
+    const size_t l = keep ? sm_keep3_lo(keep, i / mx, i % mx, my) : 0;
+    lo[i] = l < my ? l : my;
+  }
   for (size_t a = 0; ok && a < g; a++)
     row_planes(P + a * ldp, nf, sparse, nw, pp + a * 3 * nw, pp + a * 3 * nw + nw,
                pp + a * 3 * nw + 2 * nw);
@@ -661,45 +665,33 @@ abft_ccc3(size_t g, size_t mx, size_t my, size_t nf, const uint64_t *P, size_t l
     row_planes(X + x * ldx, nf, sparse, nw, xp + x * 3 * nw, xp + x * 3 * nw + nw,
                xp + x * 3 * nw + 2 * nw);
   uint64_t want[12];
-  if (ok) { /* plane totals, when lo depends on x alone */
-    size_t *lo = malloc((rows + 1) * sizeof *lo);
-    int pt = -1;
-    if (lo) {
-      for (size_t i = 0; i < rows; i++) {
-        const size_t l = keep ? sm_keep3_lo(keep, i / mx, i % mx, my) : 0;
-        lo[i] = l < my ? l : my;
-      }
-      pt = abft_ccc3_planes(g, mx, my, nf, pp, xp, Y, ldy, sparse, lo, out);
-      free(lo);
-    }
-    if (pt >= 0) {
-      free(pp), free(xp), free(yp), free(ec), free(order), free(start);
-      free(full.cr), free(full.cm), free(suf.cr), free(suf.cm);
-      return pt;
-    }
-  }
-  for (size_t y = 0; ok && y < my; y++)
+  /* plane totals, when the rows kept have their shape; else row sums */
+  const int pt =
+      ok ? abft_ccc3_planes(g, mx, my, nf, pp, xp, Y, ldy, sparse, lo, out) : -1;
+  if (pt >= 0)
+    ok = pt;
+  const int rowwise = ok && pt < 0;
+  for (size_t y = 0; rowwise && y < my; y++)
     row_pass(Y + y * ldy, nf, sparse, yp, &full, NULL, want);
-  if (ok) { /* rows by their first kept y, highest first (counting sort) */
+  if (rowwise) { /* rows by their first kept y, highest first (counting sort) */
     for (size_t i = 0; i < rows; i++)
-      start[my - (keep ? sm_keep3_lo(keep, i / mx, i % mx, my) : 0) + 1]++;
+      start[my - lo[i] + 1]++;
     for (size_t l = 1; l <= my + 1; l++)
       start[l] += start[l - 1];
     for (size_t i = 0; i < rows; i++)
-      order[start[my - (keep ? sm_keep3_lo(keep, i / mx, i % mx, my) : 0)]++] = i;
+      order[start[my - lo[i]]++] = i;
   }
   size_t cur = my; /* suf: the column sums of the y >= cur */
   size_t last_a = (size_t)-1;
-  for (size_t k = 0; ok && k < rows; k++) {
-    const size_t i = order[k], a = i / mx, x = i % mx;
-    const size_t lo = keep ? sm_keep3_lo(keep, a, x, my) : 0;
-    for (; cur > lo; cur--)
+  for (size_t k = 0; rowwise && ok && k < rows; k++) {
+    const size_t i = order[k], a = i / mx, x = i % mx, l = lo[i];
+    for (; cur > l; cur--)
       row_pass(Y + (cur - 1) * ldy, nf, sparse, yp, &suf, NULL, want);
     if (a != last_a)
       row_classes(pp + a * 3 * nw, sparse, nw, ec), last_a = a;
     uint32_t got[12], pre[12];
-    const int pre_zero = sparse ? row3_sums(out + i * my * 12, my, lo, 12, got, pre)
-                                : row3_sums(out + i * my * 2, my, lo, 2, got, pre);
+    const int pre_zero = sparse ? row3_sums(out + i * my * 12, my, l, 12, got, pre)
+                                : row3_sums(out + i * my * 2, my, l, 2, got, pre);
     want3(xp + x * 3 * nw, ec, &suf, sparse, want);
     for (size_t t = 0; t < nmom; t++)
       ok &= got[t] == (uint32_t)want[t];
@@ -710,7 +702,7 @@ abft_ccc3(size_t g, size_t mx, size_t my, size_t nf, const uint64_t *P, size_t l
         ok &= pre[t] == (uint32_t)(all[t] - want[t]);
     }
   }
-  free(pp), free(xp), free(yp), free(ec), free(order), free(start);
+  free(pp), free(xp), free(yp), free(ec), free(order), free(start), free(lo);
   free(full.cr), free(full.cm), free(suf.cr), free(suf.cm);
   return ok; /* 0 also when memory is short: the task is not vouched for */
 }
