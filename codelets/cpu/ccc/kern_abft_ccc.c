@@ -70,26 +70,96 @@ static int bits_of(uint64_t v)
   return k;
 }
 
+/* T (nb bits) += S (ks bits) masked by p (NULL: not masked), word by word,
+ * carries rippled a bit at a time (carry: nw words of scratch); stops
+ * past S's bits once no carry is left. */
+static inline __attribute__((always_inline)) void sliced_add(uint64_t *T, int nb,
+                                                             const uint64_t *S, int ks,
+                                                             const uint64_t *p, size_t nw,
+                                                             uint64_t *carry)
+{
+  memset(carry, 0, nw * sizeof *carry);
+  for (int b = 0; b < nb; b++) {
+    uint64_t *tb = T + (size_t)b * nw, any = 0;
+    const uint64_t *sb = S + (size_t)b * nw;
+    if (b < ks)
+      for (size_t w = 0; w < nw; w++) {
+        const uint64_t a = p ? sb[w] & p[w] : sb[w], t = tb[w], c = carry[w];
+        tb[w] = t ^ a ^ c;
+        carry[w] = (t & a) | (c & (t ^ a));
+        any |= carry[w];
+      }
+    else
+      for (size_t w = 0; w < nw; w++) {
+        const uint64_t t = tb[w], c = carry[w];
+        tb[w] = t ^ c;
+        carry[w] = t & c;
+        any |= carry[w];
+      }
+    if (b + 1 >= ks && !any)
+      break;
+  }
+}
+
 /* Bit-sliced column sums of a tile's rows over nw words, [bit][w]: cr the
  * sum of r (kr bits), cm the sum of m (km bits; sparse); rows: added so
- * far. */
+ * far. A row goes first into small counters of SM_ABFT_SB bits (sr, sm:
+ * r as a 2-bit number, m as one bit), which go into cr and cm every
+ * SM_ABFT_PEND rows and before the sums are read (cols_flush): a row then
+ * costs adds of a few bits, where adding its planes one by one into the
+ * wide counters cost twice kr bits and km more. */
+enum { SM_ABFT_SB = 5, SM_ABFT_PEND = 15 }; /* 15 rows of r <= 2: at most 30 */
 typedef struct abft_cols {
   size_t nw, rows;
   int kr, km;
-  uint64_t *cr, *cm;
+  unsigned pend; /* rows in sr, sm */
+  uint64_t *cr, *cm, *sr, *sm, *carry;
 } abft_cols_t;
 
-/* c += x (a plane) over k bits, carries rippled a bit at a time; x is
- * consumed. */
-static inline __attribute__((always_inline)) void cnt_add(uint64_t *c, size_t nw, int k,
-                                                          uint64_t *x)
+/* Row planes into the small counters: r = p1 + p2 (p2 within p1: bit 0 is
+ * p1 & ~p2, bit 1 p2), m = pm (sparse). */
+static inline __attribute__((always_inline)) void
+small_add(abft_cols_t *c, const uint64_t *p1, const uint64_t *p2, const uint64_t *pm,
+          int sparse)
 {
-  for (int b = 0; b < k; b++)
-    for (size_t w = 0; w < nw; w++) {
-      const uint64_t t = c[b * nw + w] & x[w];
-      c[b * nw + w] ^= x[w];
-      x[w] = t;
+  const size_t nw = c->nw;
+  uint64_t *s = c->sr, *u = c->sm;
+  for (size_t w = 0; w < nw; w++) {
+    const uint64_t x0 = p1[w] & ~p2[w], x1 = p2[w];
+    uint64_t t = s[w], k = t & x0;
+    s[w] = t ^ x0;
+    t = s[nw + w];
+    s[nw + w] = t ^ x1 ^ k;
+    k = (t & x1) | (k & (t ^ x1));
+    for (int b = 2; b < SM_ABFT_SB; b++) {
+      t = s[(size_t)b * nw + w];
+      s[(size_t)b * nw + w] = t ^ k;
+      k &= t;
     }
+  }
+  if (sparse)
+    for (size_t w = 0; w < nw; w++) {
+      uint64_t k = pm[w];
+      for (int b = 0; b < SM_ABFT_SB; b++) {
+        const uint64_t t = u[(size_t)b * nw + w];
+        u[(size_t)b * nw + w] = t ^ k;
+        k &= t;
+      }
+    }
+}
+
+/* The small counters into the wide ones (only the bits the sums so far
+ * can reach), and cleared. */
+static inline __attribute__((always_inline)) void cols_flush(abft_cols_t *c)
+{
+  if (!c->pend)
+    return;
+  const size_t nw = c->nw, small = (size_t)SM_ABFT_SB * nw;
+  sliced_add(c->cr, bits_of(2 * (uint64_t)c->rows), c->sr, SM_ABFT_SB, NULL, nw,
+             c->carry);
+  sliced_add(c->cm, bits_of(c->rows), c->sm, SM_ABFT_SB, NULL, nw, c->carry);
+  memset(c->sr, 0, 2 * small * sizeof *c->sr); /* sr, then sm */
+  c->pend = 0;
 }
 
 static int abft_pick(void);
@@ -163,32 +233,26 @@ cnt_dot(const uint64_t *c, size_t nw, int k, const uint64_t *p1, const uint64_t 
   cnt_dot_ref(c, nw, k, p1, p2, pm, e, sparse, r, m);
 }
 
-/* The planes of a row in pl (3 nw words, the last nw scratch); adds them
- * to mine when not NULL; want[4] against oth's column sums when not NULL:
+/* The planes of a row in pl (3 nw words); adds them to mine when not
+ * NULL; want[4] against oth's column sums (flushed) when not NULL:
  * {r.colr, r.colm, m.colr, m.colm} (dense: want[0] only). */
 static inline __attribute__((always_inline)) void
 row_pass(const uint64_t *row, size_t nf, int sparse, uint64_t *pl, abft_cols_t *mine,
          const abft_cols_t *oth, uint64_t want[4])
 {
   const size_t nw = mine ? mine->nw : oth->nw;
-  uint64_t *p1 = pl, *p2 = pl + nw, *pm = pl + 2 * nw, *x = pl + 3 * nw;
+  uint64_t *p1 = pl, *p2 = pl + nw, *pm = pl + 2 * nw;
   row_planes(row, nf, sparse, nw, p1, p2, pm);
   if (oth) { /* {r.colr, r.colm, m.colr, m.colm} */
     cnt_dot(oth->cr, nw, oth->kr, p1, p2, pm, NULL, sparse, &want[0], &want[2]);
     if (sparse)
       cnt_dot(oth->cm, nw, oth->km, p1, p2, pm, NULL, sparse, &want[1], &want[3]);
   }
-  if (mine) { /* only the bits the sums so far can reach */
+  if (mine) {
     mine->rows++;
-    const int kr = bits_of(2 * (uint64_t)mine->rows), km = bits_of(mine->rows);
-    memcpy(x, p1, nw * sizeof *x);
-    cnt_add(mine->cr, nw, kr, x);
-    memcpy(x, p2, nw * sizeof *x);
-    cnt_add(mine->cr, nw, kr, x);
-    if (sparse) {
-      memcpy(x, pm, nw * sizeof *x);
-      cnt_add(mine->cm, nw, km, x);
-    }
+    small_add(mine, p1, p2, pm, sparse);
+    if (++mine->pend == SM_ABFT_PEND)
+      cols_flush(mine);
   }
 }
 
@@ -196,11 +260,20 @@ static int cols_alloc(abft_cols_t *c, size_t rows, size_t nw)
 {
   c->nw = nw;
   c->rows = 0;
+  c->pend = 0;
   c->kr = bits_of(2 * (uint64_t)rows);
   c->km = bits_of(rows);
   c->cr = calloc(nw * (size_t)c->kr + 1, sizeof *c->cr);
   c->cm = calloc(nw * (size_t)c->km + 1, sizeof *c->cm);
-  return c->cr && c->cm;
+  c->sr = calloc(nw * (2 * (size_t)SM_ABFT_SB + 1) + 1, sizeof *c->sr);
+  c->sm = c->sr ? c->sr + (size_t)SM_ABFT_SB * nw : NULL;
+  c->carry = c->sr ? c->sm + (size_t)SM_ABFT_SB * nw : NULL;
+  return c->cr && c->cm && c->sr;
+}
+
+static void cols_free(abft_cols_t *c)
+{
+  free(c->cr), free(c->cm), free(c->sr);
 }
 
 /* The row and column sums of C, modulo 2^32 (wrapping 32-bit adds: a
@@ -208,32 +281,56 @@ static int cols_alloc(abft_cols_t *c, size_t rows, size_t nw)
  * guarantee is that of exact sums), in one pass over C: cs (n nmom) and
  * rs (m nmom) are set. 16 tallies at a time (vector extensions: SSE2,
  * AVX2 or AVX-512 by the target the caller is compiled for); nmom, 1 or
- * 4, divides 16, so lane k of a row's accumulator holds moment k % nmom. */
+ * 4, divides 16, so lane k of a row's accumulator holds moment k % nmom.
+ * rb rows go together (a constant of the caller): their accumulators stay
+ * in registers and cs is read and written once per rb rows, not per row
+ * (per row, the loads and stores of cs cost more than reading C). */
 typedef uint32_t sm_v16u __attribute__((vector_size(64)));
+
+static inline __attribute__((always_inline)) void
+c_sums_rows(size_t rb, size_t n, size_t nmom, const uint32_t *c, size_t ld, uint32_t *cs,
+            uint32_t *rs)
+{
+  const size_t len = n * nmom, nv = len / 16;
+  sm_v16u acc[8];
+  for (size_t r = 0; r < rb; r++)
+    acc[r] = (sm_v16u){0};
+  for (size_t v = 0; v < nv; v++) {
+    sm_v16u s;
+    memcpy(&s, cs + 16 * v, sizeof s);
+    for (size_t r = 0; r < rb; r++) {
+      sm_v16u x;
+      memcpy(&x, c + r * ld + 16 * v, sizeof x);
+      s += x, acc[r] += x;
+    }
+    memcpy(cs + 16 * v, &s, sizeof s);
+  }
+  for (size_t r = 0; r < rb; r++) {
+    const uint32_t *cr = c + r * ld;
+    uint32_t g[4] = {0, 0, 0, 0};
+    for (size_t k = 0; k < 16; k++)
+      g[k % nmom] += acc[r][k];
+    for (size_t t = 16 * nv; t < len; t++)
+      cs[t] += cr[t], g[t % nmom] += cr[t];
+    memcpy(rs + r * nmom, g, nmom * sizeof *g);
+  }
+}
 
 static inline __attribute__((always_inline)) void c_sums(size_t m, size_t n, size_t nmom,
                                                          const uint32_t *C, size_t ldc,
                                                          uint32_t *cs, uint32_t *rs)
 {
-  const size_t len = n * nmom, nv = len / 16;
-  memset(cs, 0, len * sizeof *cs);
-  for (size_t i = 0; i < m; i++) {
-    const uint32_t *c = C + i * ldc * nmom;
-    sm_v16u acc = {0};
-    for (size_t v = 0; v < nv; v++) {
-      sm_v16u x, s;
-      memcpy(&x, c + 16 * v, sizeof x);
-      memcpy(&s, cs + 16 * v, sizeof s);
-      s += x, acc += x;
-      memcpy(cs + 16 * v, &s, sizeof s);
-    }
-    uint32_t g[4] = {0, 0, 0, 0};
-    for (size_t k = 0; k < 16; k++)
-      g[k % nmom] += acc[k];
-    for (size_t t = 16 * nv; t < len; t++)
-      cs[t] += c[t], g[t % nmom] += c[t];
-    memcpy(rs + i * nmom, g, nmom * sizeof *g);
-  }
+  /* 8 rows where there are 32 vector registers (AVX-512), else 4 */
+  const size_t rb = abft_pick() == 2 ? 8 : 4, ld = ldc * nmom;
+  memset(cs, 0, n * nmom * sizeof *cs);
+  size_t i = 0;
+  for (; i + rb <= m; i += rb)
+    if (rb == 8)
+      c_sums_rows(8, n, nmom, C + i * ld, ld, cs, rs + i * nmom);
+    else
+      c_sums_rows(4, n, nmom, C + i * ld, ld, cs, rs + i * nmom);
+  for (; i < m; i++)
+    c_sums_rows(1, n, nmom, C + i * ld, ld, cs, rs + i * nmom);
 }
 
 /* Row and column sums of C against the dots (modulo 2^32, see c_sums). */
@@ -245,7 +342,7 @@ abft_ccc2(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda, const ui
   abft_cols_t ca = {0}, cb = {0};
   uint32_t *cs = malloc((n * nmom + 16) * sizeof *cs),
            *rs = malloc((m * nmom + 16) * sizeof *rs);
-  uint64_t *pl = malloc((4 * nw + 1) * 8);
+  uint64_t *pl = malloc((3 * nw + 1) * 8);
   int ok = cs && rs && pl && cols_alloc(&ca, m, nw) && cols_alloc(&cb, n, nw);
   uint64_t want[4] = {0, 0, 0, 0};
   /* C's sums; A's column sums; then each row of B: its column sums, and
@@ -254,6 +351,7 @@ abft_ccc2(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda, const ui
     c_sums(m, n, nmom, C, ldc, cs, rs);
   for (size_t i = 0; ok && i < m; i++)
     row_pass(A + i * lda, nf, sparse, pl, &ca, NULL, want);
+  cols_flush(&ca);
   for (size_t j = 0; ok && j < n; j++) {
     row_pass(B + j * ldb, nf, sparse, pl, &cb, &ca, want);
     /* C[., j] sums r_i r_j, r_i m_j, m_i r_j, m_i m_j over i */
@@ -262,13 +360,14 @@ abft_ccc2(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda, const ui
          (!sparse || (g[1] == (uint32_t)want[2] && g[2] == (uint32_t)want[1] &&
                       g[3] == (uint32_t)want[3]));
   }
+  cols_flush(&cb);
   for (size_t i = 0; ok && i < m; i++) {
     row_pass(A + i * lda, nf, sparse, pl, NULL, &cb, want);
     const uint32_t *g = rs + i * nmom;
     for (size_t k = 0; k < nmom; k++)
       ok &= g[k] == (uint32_t)want[k];
   }
-  free(cs), free(rs), free(pl), free(ca.cr), free(ca.cm), free(cb.cr), free(cb.cm);
+  free(cs), free(rs), free(pl), cols_free(&ca), cols_free(&cb);
   return ok; /* 0 also when memory is short: the task is not vouched for */
 }
 
@@ -513,35 +612,6 @@ static inline __attribute__((always_inline)) int row3_sums(const uint32_t *c, si
  * 2^32. Errors in several rows of one plane that cancel modulo 2^32
  * would pass (the row check would see them). */
 
-/* T (nb bits) += S (ks bits) masked by p, word by word (carry: nw words). */
-static inline __attribute__((always_inline)) void sliced_add(uint64_t *T, int nb,
-                                                             const uint64_t *S, int ks,
-                                                             const uint64_t *p, size_t nw,
-                                                             uint64_t *carry)
-{
-  memset(carry, 0, nw * sizeof *carry);
-  for (int b = 0; b < nb; b++) {
-    uint64_t *tb = T + (size_t)b * nw, any = 0;
-    const uint64_t *sb = S + (size_t)b * nw;
-    if (b < ks)
-      for (size_t w = 0; w < nw; w++) {
-        const uint64_t a = sb[w] & p[w], t = tb[w], c = carry[w];
-        tb[w] = t ^ a ^ c;
-        carry[w] = (t & a) | (c & (t ^ a));
-        any |= carry[w];
-      }
-    else
-      for (size_t w = 0; w < nw; w++) {
-        const uint64_t t = tb[w], c = carry[w];
-        tb[w] = t ^ c;
-        carry[w] = t & c;
-        any |= carry[w];
-      }
-    if (b + 1 >= ks && !any)
-      break;
-  }
-}
-
 /* The check by plane totals; -1 when it does not apply (the rows kept are
  * not of that shape, or a skipped triple was computed) or memory is
  * short: then the row check decides. lo: the first kept y of each row
@@ -586,7 +656,7 @@ abft_ccc3_planes(size_t g, size_t mx, size_t my, size_t nf, const uint64_t *pp,
   abft_cols_t S = {0};
   uint64_t *Tb = calloc(nt * (size_t)nbits * nw + 1, 8), *zero = calloc(nw + 1, 8),
            *carry = malloc((nw + 1) * 8), *ec = malloc((3 * nw + 1) * 8),
-           *yp = malloc((4 * nw + 1) * 8);
+           *yp = malloc((3 * nw + 1) * 8);
   int mem = Tb && zero && carry && ec && yp && cols_alloc(&S, my, nw), ok = 1;
   uint64_t unused4[4];
   size_t cx = mx, cy = my; /* x >= cx added to T; y >= cy in S */
@@ -598,6 +668,7 @@ abft_ccc3_planes(size_t g, size_t mx, size_t my, size_t nf, const uint64_t *pp,
         continue; /* no kept y: nothing to add */
       for (; cy > l; cy--)
         row_pass(Y + (cy - 1) * ldy, nf, sparse, yp, &S, NULL, unused4);
+      cols_flush(&S);
       const uint64_t *q1 = xp + x * 3 * nw, *q2 = q1 + nw, *qm = q1 + 2 * nw;
       /* products: r_x r_y, r_x m_y, m_x r_y, m_x m_y (dense: the first);
        * r = p1 + p2 */
@@ -637,7 +708,7 @@ abft_ccc3_planes(size_t g, size_t mx, size_t my, size_t nf, const uint64_t *pp,
       }
   }
   free(L), free(sa), free(order), free(Tb), free(zero), free(carry), free(ec), free(yp);
-  free(S.cr), free(S.cm);
+  cols_free(&S);
   return !mem || ok < 0 ? -1 : ok;
 }
 
@@ -649,7 +720,7 @@ abft_ccc3(size_t g, size_t mx, size_t my, size_t nf, const uint64_t *P, size_t l
   const size_t nmom = SM_CCC3_NMOM(sparse), rows = g * mx, nw = (nf + 63) / 64;
   abft_cols_t full = {0}, suf = {0};
   uint64_t *pp = malloc((g * 3 * nw + 1) * 8), *xp = malloc((mx * 3 * nw + 1) * 8),
-           *yp = malloc((4 * nw + 1) * 8), *ec = malloc((3 * nw + 1) * 8);
+           *yp = malloc((3 * nw + 1) * 8), *ec = malloc((3 * nw + 1) * 8);
   size_t *order = malloc((rows + 1) * sizeof *order),
          *start = calloc(my + 2, sizeof *start), *lo = malloc((rows + 1) * sizeof *lo);
   int ok = pp && xp && yp && ec && order && start && lo && cols_alloc(&full, my, nw) &&
@@ -673,6 +744,7 @@ abft_ccc3(size_t g, size_t mx, size_t my, size_t nf, const uint64_t *P, size_t l
   const int rowwise = ok && pt < 0;
   for (size_t y = 0; rowwise && y < my; y++)
     row_pass(Y + y * ldy, nf, sparse, yp, &full, NULL, want);
+  cols_flush(&full);
   if (rowwise) { /* rows by their first kept y, highest first (counting sort) */
     for (size_t i = 0; i < rows; i++)
       start[my - lo[i] + 1]++;
@@ -687,6 +759,7 @@ abft_ccc3(size_t g, size_t mx, size_t my, size_t nf, const uint64_t *P, size_t l
     const size_t i = order[k], a = i / mx, x = i % mx, l = lo[i];
     for (; cur > l; cur--)
       row_pass(Y + (cur - 1) * ldy, nf, sparse, yp, &suf, NULL, want);
+    cols_flush(&suf);
     if (a != last_a)
       row_classes(pp + a * 3 * nw, sparse, nw, ec), last_a = a;
     uint32_t got[12], pre[12];
@@ -703,7 +776,7 @@ abft_ccc3(size_t g, size_t mx, size_t my, size_t nf, const uint64_t *P, size_t l
     }
   }
   free(pp), free(xp), free(yp), free(ec), free(order), free(start), free(lo);
-  free(full.cr), free(full.cm), free(suf.cr), free(suf.cm);
+  cols_free(&full), cols_free(&suf);
   return ok; /* 0 also when memory is short: the task is not vouched for */
 }
 
