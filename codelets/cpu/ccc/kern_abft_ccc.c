@@ -188,32 +188,37 @@ cnt_dot_ref(const uint64_t *c, size_t nw, int k, const uint64_t *p1, const uint6
 }
 
 #if SM_ABFT_X86
-/* The same with AVX-512 VPOPCNTDQ: 8 words an instruction, the weighted
- * popcounts kept in vector lanes and added up once. */
+/* The same with AVX-512 VPOPCNTDQ: 8 words an instruction. A chunk of 8
+ * words at a time, its planes held in registers across the count's bits,
+ * the bits from the highest down (Horner: the sums doubled, then this
+ * bit's popcounts added); the lanes added up once. */
 SM_ABFT_OPT SM_ABFT_VPOPC static void
 cnt_dot_vpopc(const uint64_t *c, size_t nw, int k, const uint64_t *p1, const uint64_t *p2,
               const uint64_t *pm, const uint64_t *e, int sparse, uint64_t *r, uint64_t *m)
 {
   __m512i sr = _mm512_setzero_si512(), sm = _mm512_setzero_si512();
-  for (int b = 0; b < k; b++) {
-    const uint64_t *cb = c + (size_t)b * nw;
-    __m512i tr = _mm512_setzero_si512(), tm = _mm512_setzero_si512();
-    for (size_t w = 0; w < nw; w += 8) {
-      const __mmask8 lm = nw - w >= 8 ? 0xff : (__mmask8)((1u << (nw - w)) - 1);
-      __m512i x = _mm512_maskz_loadu_epi64(lm, cb + w);
-      if (e)
-        x = _mm512_and_si512(x, _mm512_maskz_loadu_epi64(lm, e + w));
-      tr = _mm512_add_epi64(tr, _mm512_popcnt_epi64(_mm512_and_si512(
-                                    x, _mm512_maskz_loadu_epi64(lm, p1 + w))));
-      tr = _mm512_add_epi64(tr, _mm512_popcnt_epi64(_mm512_and_si512(
-                                    x, _mm512_maskz_loadu_epi64(lm, p2 + w))));
-      if (sparse)
-        tm = _mm512_add_epi64(tm, _mm512_popcnt_epi64(_mm512_and_si512(
-                                      x, _mm512_maskz_loadu_epi64(lm, pm + w))));
+  for (size_t w = 0; w < nw; w += 8) {
+    const __mmask8 lm = nw - w >= 8 ? 0xff : (__mmask8)((1u << (nw - w)) - 1);
+    __m512i a1 = _mm512_maskz_loadu_epi64(lm, p1 + w),
+            a2 = _mm512_maskz_loadu_epi64(lm, p2 + w),
+            am = sparse ? _mm512_maskz_loadu_epi64(lm, pm + w) : _mm512_setzero_si512();
+    if (e) {
+      const __m512i ev = _mm512_maskz_loadu_epi64(lm, e + w);
+      a1 = _mm512_and_si512(a1, ev), a2 = _mm512_and_si512(a2, ev);
+      am = _mm512_and_si512(am, ev);
     }
-    const __m128i sh = _mm_cvtsi32_si128(b);
-    sr = _mm512_add_epi64(sr, _mm512_sll_epi64(tr, sh));
-    sm = _mm512_add_epi64(sm, _mm512_sll_epi64(tm, sh));
+    __m512i tr = _mm512_setzero_si512(), tm = _mm512_setzero_si512();
+    for (int b = k - 1; b >= 0; b--) {
+      const __m512i x = _mm512_maskz_loadu_epi64(lm, c + (size_t)b * nw + w);
+      tr = _mm512_add_epi64(tr, tr);
+      tr = _mm512_add_epi64(tr, _mm512_popcnt_epi64(_mm512_and_si512(x, a1)));
+      tr = _mm512_add_epi64(tr, _mm512_popcnt_epi64(_mm512_and_si512(x, a2)));
+      if (sparse) {
+        tm = _mm512_add_epi64(tm, tm);
+        tm = _mm512_add_epi64(tm, _mm512_popcnt_epi64(_mm512_and_si512(x, am)));
+      }
+    }
+    sr = _mm512_add_epi64(sr, tr), sm = _mm512_add_epi64(sm, tm);
   }
   *r = (uint64_t)_mm512_reduce_add_epi64(sr), *m = (uint64_t)_mm512_reduce_add_epi64(sm);
 }
