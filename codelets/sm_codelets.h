@@ -217,13 +217,15 @@ void sm_codelets_observe(sm_task_hook_fn inserted, void (*started)(void),
  * variable handles); ccc 1 = sparse. */
 /* What --verify checks (sm_codelets_set_resilience's verify): */
 typedef enum sm_verify {
-  SM_VERIFY_OFF = 0,  /* nothing */
-  SM_VERIFY_CHECKSUM, /* CCC tallies and 2-way dense Czekanowski
-                         numerators by their checksums (row and column
-                         sums against the operands), the others as
-                         SM_VERIFY_FULL */
-  SM_VERIFY_FULL,     /* CCC by row sums field by field, Czekanowski by a
-                         recomputation (--verify full) */
+  SM_VERIFY_AUTO = -1, /* the options' default, decided before the run
+                          (sm_options.h) */
+  SM_VERIFY_OFF = 0,   /* nothing */
+  SM_VERIFY_CHECKSUM,  /* CCC tallies and 2-way dense Czekanowski
+                          numerators by their checksums (row and column
+                          sums against the operands), the others as
+                          SM_VERIFY_FULL */
+  SM_VERIFY_FULL,      /* CCC by row sums field by field, Czekanowski by a
+                          recomputation (--verify full) */
 } sm_verify_t;
 #define SM_RETRY_CODELETS 16
 typedef struct sm_retry_stats {

@@ -1043,8 +1043,20 @@ static sm_err_t setup_codelets(run_t *r)
   sm_err_t err = sm_codelets_init(r->P > 1, o->kernel);
   if (err)
     return err;
+  int verify = o->verify;
+  if (verify == SM_VERIFY_AUTO) {
+    /* on by default where its cost was measured (CCC on CPUs: a few
+     * percent, docs/resilience.md); off when a GPU may run the products,
+     * each check then reading them back. Every rank decides the same. */
+    double gpu = (product_devices(r) & (STARPU_CUDA | STARPU_OPENCL)) &&
+                 starpu_cuda_worker_get_count() + starpu_opencl_worker_get_count() > 0;
+    sm_mpi_max_double(&gpu, 1);
+    verify = gpu > 0 ? SM_VERIFY_OFF : SM_VERIFY_CHECKSUM;
+  }
+  r->sum.verify = verify;
+  r->sum.verify_default = o->verify == SM_VERIFY_AUTO;
   sm_codelets_set_inject_kind(o->inject_kind);
-  sm_codelets_set_resilience(o->verify, o->inject_rate, o->inject_seed,
+  sm_codelets_set_resilience(verify, o->inject_rate, o->inject_seed,
                              o->retry != SM_RETRY_CHECK);
   sm_codelets_set_debug_hang(o->debug_hang_block);
   r->sum.retry = sm_codelets_resilience_tasks() ? "check" : "runtime";
@@ -1059,7 +1071,7 @@ static sm_err_t setup_codelets(run_t *r)
                  "OpenCL device set STARPU_OPENCL_ON_CPUS=1 and STARPU_NOPENCL=1)");
     err = SM_ERUNTIME;
   } else if (!(o->devices & STARPU_CPU) && sm_sched_heteroprio() &&
-             (o->no_priorities || (o->verify && !sm_codelets_resilience_tasks()))) {
+             (o->no_priorities || (verify && !sm_codelets_resilience_tasks()))) {
     /* (check tasks have a CPU bucket of their own) */
     sm_log_error("--devices accel with --sched heteroprio: %s puts CPU-only tasks in "
                  "the buckets of the products (use another policy, or --devices all)",

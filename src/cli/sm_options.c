@@ -666,9 +666,11 @@ static const sm_opt_t options[] = {
      .help = "check every numerator task's result and re-execute\n"
              "the task's kernel when the check fails: CCC and 2-way\n"
              "Czekanowski by checksums; full: CCC by row sums field\n"
-             "by field, Czekanowski recomputed"},
+             "by field, Czekanowski recomputed (default: checksums\n"
+             "for ccc on CPUs, off for czekanowski and on GPUs)"},
     FLAG("no-verify", verify, SM_VERIFY_OFF, CMD_COMPUTE,
-         "no check of the numerator tasks' results"),
+         "no check of the numerator tasks' results (ccc checks\n"
+         "them by default)"),
     {.name = "inject-faults",
      .kind = SM_OPT_STRING,
      .set = set_inject,
@@ -887,6 +889,7 @@ static void defaults(sm_options_t *o)
   o->num_stage = 1;
   o->stage_max = -1;
   o->devices = STARPU_CPU | STARPU_CUDA | STARPU_OPENCL;
+  o->verify = SM_VERIFY_AUTO;
 }
 
 /* The synthetic problem the options describe. */
@@ -1287,6 +1290,19 @@ static sm_err_t check_run(sm_options_t *o)
 {
   if ((int)o->output_format < 0)
     o->output_format = o->output ? SM_OUT_TSV : SM_OUT_NONE;
+  /* --verify's default: checksums for CCC (their cost allows it,
+   * docs/resilience.md) once sm_compute.c has seen that no GPU runs the
+   * products; off for Czekanowski (a third of the run), the reference
+   * method (no tasks) and simulations (no kernels). --retry asks for it. */
+  if (o->verify == SM_VERIFY_AUTO) {
+    if (o->retry != SM_RETRY_AUTO)
+      o->verify = SM_VERIFY_CHECKSUM;
+    else if (o->metric != SM_METRIC_CCC || o->method == SM_METHOD_REF)
+      o->verify = SM_VERIFY_OFF;
+#ifdef SM_SIMULATION
+    o->verify = SM_VERIFY_OFF;
+#endif
+  }
   if (check_simulation(o))
     return SM_EOPTION;
   if (o->resume &&
@@ -1354,7 +1370,8 @@ static sm_err_t check_run(sm_options_t *o)
     return SM_EOPTION;
   }
   if (o->retry != SM_RETRY_AUTO && !o->verify) {
-    sm_log_error("--retry %s: only tasks that fail --verify are re-run: add --verify",
+    sm_log_error("--retry %s with --no-verify: only tasks that fail their check are "
+                 "re-run: leave --no-verify out",
                  retries[o->retry]);
     return SM_EOPTION;
   }

@@ -100,12 +100,14 @@ typedef struct sm_options {
   const char *trace_paje;    /* StarPU's FxT trace as Paje (sm_paje.h), or NULL */
   int progress;              /* 1 on, 0 off, -1 when stderr is a terminal */
   int quiet;
-  int resume;                 /* continue an interrupted run */
-  size_t debug_stop_after;    /* tests: die (SIGKILL) after N output blocks */
-  size_t debug_stop_commit;   /* tests: die in the commit, at step N (sm_job.h) */
-  size_t debug_pause_after;   /* tests: SIGSTOP after N output blocks */
-  size_t debug_hang_block;    /* tests: block N's numerator tasks never end (N + 1) */
-  int verify;                 /* check each numerator task, re-execute on failure */
+  int resume;               /* continue an interrupted run */
+  size_t debug_stop_after;  /* tests: die (SIGKILL) after N output blocks */
+  size_t debug_stop_commit; /* tests: die in the commit, at step N (sm_job.h) */
+  size_t debug_pause_after; /* tests: SIGSTOP after N output blocks */
+  size_t debug_hang_block;  /* tests: block N's numerator tasks never end (N + 1) */
+  int verify; /* sm_verify_t: check each numerator task, re-execute on failure;
+               * SM_VERIFY_AUTO (the default) until sm_compute.c decides:
+               * checksums for CCC products on CPUs, off otherwise */
   unsigned long long devices; /* worker types for the numerator tasks */
   double inject_rate;         /* corrupt numerator results at this rate (testing) */
   uint64_t inject_seed;

@@ -230,9 +230,9 @@ static void count_subblock(sm_gcore_t *g, void *ctx, int row, const void *item)
   size_t a0, m, b0, n; /* outputs written in order across blocks: its first rows */
   tile_pair(g, s, &a0, &m, &b0, &n);
   sm_sink_expect_block(g->sink, (uint32_t)a0);
-  g->local_tasks += sm_gcore_local_tasks(g, s->I, r, ffin, 1);
+  g->local_tasks += sm_gcore_local_tasks(g, s->I, r, ffin, 1, 1);
   if (sm_graph_ld(g)) /* the homozygous-called tallies and their reductions */
-    g->local_tasks += sm_gcore_local_tasks(g, s->I, r, ffin, 0);
+    g->local_tasks += sm_gcore_local_tasks(g, s->I, r, ffin, 0, 0);
   sm_gcore_count_i8(g, g->tile_base[s->I] + s->tI, g->tile_base[s->J] + s->tJ, s->I, r);
   if (g->o->topk.k && g->me == 0) /* the two merges of its candidates */
     g->local_tasks += 2;

@@ -318,7 +318,7 @@ static sm_err_t count_triple(void *ctx, const piece_t *pc, const triple_t *t)
   sm_gcore_t *g = ctx;
   for (int k = 0; k < 3; k++) /* the triple's new 2-way numerators */
     if (t->fresh[k])
-      g->local_tasks += sm_gcore_local_tasks(g, pc->sl->I, pc->row_repl, t->f2, 0);
+      g->local_tasks += sm_gcore_local_tasks(g, pc->sl->I, pc->row_repl, t->f2, 0, 1);
   return SM_OK;
 }
 
@@ -328,7 +328,7 @@ static sm_err_t count_group(void *ctx, const piece_t *pc, const triple_t *t, siz
   (void)t, (void)p0, (void)gn;
   sm_gcore_t *g = ctx;
   g->sink->blocks_total += sm_decomp_rank(g->d, pc->sl->I, ffin, pc->row_repl) == g->me;
-  g->local_tasks += sm_gcore_local_tasks(g, pc->sl->I, pc->row_repl, ffin, 1);
+  g->local_tasks += sm_gcore_local_tasks(g, pc->sl->I, pc->row_repl, ffin, 1, 1);
   return SM_OK;
 }
 

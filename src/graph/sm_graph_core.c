@@ -20,11 +20,13 @@ void sm_gcore_register(sm_gcore_t *g, starpu_data_handle_t h, int owner)
     starpu_mpi_data_register(h, tag, owner);
 }
 
-uint64_t sm_gcore_local_tasks(const sm_gcore_t *g, int I, int r, int ffin, int fin)
+uint64_t sm_gcore_local_tasks(const sm_gcore_t *g, int I, int r, int ffin, int fin,
+                              int checked)
 {
+  const uint64_t each = checked && sm_codelets_resilience_tasks() ? 2 : 1;
   uint64_t n = 0;
   for (int f = 0; f < g->d->npf; f++)
-    n += sm_decomp_rank(g->d, I, f, r) == g->me;
+    n += sm_decomp_rank(g->d, I, f, r) == g->me ? each : 0;
   if (sm_decomp_rank(g->d, I, ffin, r) ==
       g->me) /* reductions, finalize, [format,] output */
     n += (uint64_t)(g->d->npf - 1) +
@@ -101,7 +103,7 @@ static int submit_sums(sm_gcore_t *g, uint64_t *ntasks)
       for (int r = 0; r < d->npr && !ret; r++) {
         int tile = g->tile_base[I] + t;
         sm_observe_block(tile, -1, -1);
-        g->local_tasks += sm_gcore_local_tasks(g, I, r, 0, 0);
+        g->local_tasks += sm_gcore_local_tasks(g, I, r, 0, 0, 0);
         for (int f = 0; f < d->npf && !ret; f++) {
           size_t f0, nf, k = sm_gcore_hidx(g, tile, f, r);
           sm_decomp_slice(d, f, &f0, &nf);

@@ -88,9 +88,11 @@ static inline size_t sm_gcore_hidx(const sm_gcore_t *g, int tile, int f, int r)
 }
 
 /** Tasks of one result piece that run on this rank: its numerators per
- * field slice (each on its slice's rank) and, on the rank of slice ffin,
- * the reduction plus finalize and output when fin. */
-uint64_t sm_gcore_local_tasks(const sm_gcore_t *g, int I, int r, int ffin, int fin);
+ * field slice (each on its slice's rank; with its check task when checked
+ * and the graph has them, sm_codelets_resilience_tasks) and, on the rank
+ * of slice ffin, the reduction plus finalize and output when fin. */
+uint64_t sm_gcore_local_tasks(const sm_gcore_t *g, int I, int r, int ffin, int fin,
+                              int checked);
 
 /** Field reduction codelet type of the numerators and sums. */
 int sm_gcore_add_type(const sm_gcore_t *g);

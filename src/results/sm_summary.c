@@ -442,15 +442,16 @@ static void json_checks(sm_json_t *j, const sm_summary_t *s)
   }
   sm_json_u64(j, "reexecuted_tasks", t->reexecuted);
   sm_json_object(j, "resilience", 0);
-  sm_json_bool(j, "verify", s->opt->verify);
+  sm_json_bool(j, "verify", s->verify);
+  sm_json_bool(j, "verify_default", s->verify_default);
   sm_json_real(j, "inject_rate", 17, s->opt->inject_rate);
   sm_json_u64(j, "checks", t->checks);
   sm_json_u64(j, "failures_caught", t->failures);
   sm_json_u64(j, "reexecuted", t->reexecuted);
   sm_json_u64(j, "faults_injected", t->injected);
-  if (s->opt->verify) {
+  if (s->verify) {
     static const char *const arch[3] = {"cpu", "cuda", "opencl"};
-    sm_json_str(j, "verify_mode", s->opt->verify == SM_VERIFY_FULL ? "full" : "checksum");
+    sm_json_str(j, "verify_mode", s->verify == SM_VERIFY_FULL ? "full" : "checksum");
     sm_json_str(j, "retry", s->retry);
     sm_json_array(j, "retries", 0);
     for (int c = 0; c < SM_RETRY_CODELETS && t->retry[c].codelet[0]; c++) {
@@ -670,15 +671,17 @@ void sm_summary_print(const sm_summary_t *s, FILE *f)
             "(tolerance %.3g)\n",
             (unsigned long long)t->nchecked, (unsigned long long)t->nbad, t->max_rel_err,
             sm_sink_rel_bound(s->opt->metric, s->opt->single, s->nf));
-  if (s->opt->verify || s->opt->inject_rate > 0)
+  if (s->verify || s->opt->inject_rate > 0)
     fprintf(
         f,
         "  verify      %llu checks, %llu failures caught, %llu re-executed, %llu faults "
-        "injected%s%s\n",
+        "injected%s%s%s\n",
         (unsigned long long)t->checks, (unsigned long long)t->failures,
         (unsigned long long)t->reexecuted, (unsigned long long)t->injected,
-        s->opt->verify ? "; retry: " : "", s->opt->verify ? s->retry : "");
-  if (s->opt->verify)
+        s->verify ? "; retry: " : "", s->verify ? s->retry : "",
+        s->verify_default && s->verify ? " (on by default for ccc; --no-verify: off)"
+                                       : "");
+  if (s->verify)
     print_retries(f, t->retry);
   fprintf(f, "  checksum    %s\n", cks);
   if (s->output_path)

@@ -66,6 +66,8 @@ typedef struct sm_summary {
   unsigned long long topk_rows;     /* ... and its rows */
   const char *status;               /* "ok" or the error */
   const char *retry;                /* "runtime" or "check" (--verify) */
+  int verify;                       /* sm_verify_t, as the run decided it */
+  int verify_default;               /* ... by default (no --verify, --no-verify) */
 } sm_summary_t;
 
 /** Number of results (pairs or triples) of nv vectors. */

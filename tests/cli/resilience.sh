@@ -5,9 +5,10 @@
 # its kernel re-executed, so output and checksum equal a clean run's (2-way
 # and 3-way, one and two ranks); on real-valued Czekanowski a flip is
 # caught unless it is below the rounding bound, so the output stays within
-# 1e-9 of a clean run's; a clean run never fails its checks; without
-# --verify the same faults change the output; a task that keeps failing
-# ends the run with an error naming its block and no output.
+# 1e-9 of a clean run's; a clean run never fails its checks; with
+# --no-verify the same faults change the output; a task that keeps failing
+# ends the run with an error naming its block and no output. The checks
+# are on by default for CCC (on CPUs), off for Czekanowski.
 . "$(dirname "$0")/../lib.sh"
 reexec() { sed -n 's/.*"reexecuted_tasks": \([0-9]*\).*/\1/p' "$1"; }
 jnum() { tr -d '\n' < "$1" | sed -n "s/.*\"$2\": \([0-9]*\).*/\1/p"; }
@@ -34,7 +35,8 @@ for way in 2 3; do
     [ "$(jnum "$T/c_$tag.json" failures_caught)" = 0 ] && pass || fail "$tag: clean run fails checks"
     # the faults are real: unchecked, they reach the output
     # shellcheck disable=SC2086
-    run_ok "unchecked $tag" "$STARMET" compute $P --inject-faults 0.05,3 --output "$T/u_$tag"
+    run_ok "unchecked $tag" "$STARMET" compute $P --no-verify --inject-faults 0.05,3 \
+      --output "$T/u_$tag"
     cmp -s "$T/c_$tag.tsv" "$T/u_$tag.tsv" && fail "$tag: injected faults changed nothing" || pass
     if [ -n "${MPIEXEC:-}" ]; then
       # shellcheck disable=SC2086
@@ -71,6 +73,28 @@ expect_error "unrecoverable" "block [0-9]+ still fails its checks" - \
 grep -q '"rates": {"results_per_s": null, "comparisons_per_s": null}' "$T/bad.json" && pass ||
   fail "unrecoverable: the summary gives a rate: $(grep '"rates"' "$T/bad.json")"
 grep -q '"rates": {"results_per_s": [0-9]' "$T/rc2.json" && pass || fail "a clean run has no rate"
+# the default: CCC checked (and its faults caught) without --verify,
+# Czekanowski not; --no-verify turns the CCC checks off
+D="--synthetic random --num-vector 60 --num-field 200 --block-size 16 --quiet"
+jbool() { tr -d '\n' < "$1" | sed -n "s/.*\"$2\": \(true\|false\).*/\1/p"; }
+# shellcheck disable=SC2086
+run_ok "ccc by default" "$STARMET" compute --metric ccc $D --inject-faults 0.2,3 --output "$T/d1"
+# shellcheck disable=SC2086
+run_ok "ccc clean" "$STARMET" compute --metric ccc $D --no-verify --output "$T/d0"
+[ "$(jbool "$T/d1.json" verify)" = true ] && [ "$(jbool "$T/d1.json" verify_default)" = true ] &&
+  [ "$(jnum "$T/d1.json" checks)" -gt 0 ] && pass || fail "ccc: not checked by default"
+c=$(jnum "$T/d1.json" failures_caught) i=$(jnum "$T/d1.json" faults_injected)
+[ "$i" -gt 0 ] && [ "$c" = "$i" ] && cmp -s "$T/d0.tsv" "$T/d1.tsv" && pass ||
+  fail "ccc by default: $c of $i faults caught, or the output differs from a clean run's"
+"$STARMET" compute --metric ccc --synthetic random --num-vector 60 --num-field 200 \
+  --output-format none 2>&1 | grep -q 'verify .*(on by default for ccc; --no-verify: off)' &&
+  pass || fail "ccc: the summary does not say the checks are on by default"
+[ "$(jbool "$T/d0.json" verify)" = false ] && [ "$(jnum "$T/d0.json" checks)" = 0 ] && pass ||
+  fail "ccc --no-verify: still checked"
+# shellcheck disable=SC2086
+run_ok "czekanowski by default" "$STARMET" compute --metric czekanowski $D --output "$T/d2"
+[ "$(jbool "$T/d2.json" verify)" = false ] && [ "$(jnum "$T/d2.json" checks)" = 0 ] && pass ||
+  fail "czekanowski: checked by default"
 expect_error "bad rate" "--inject-faults.*out of range" "$T/bad2" \
   "$STARMET" compute --metric ccc --synthetic random --num-vector 40 --num-field 50 \
   --inject-faults 1.5 --output "$T/bad2"

@@ -24,8 +24,12 @@ counts() { echo "$(jnum "$1" checks) $(jnum "$1" failures_caught) $(jnum "$1" re
 CCC="--metric ccc --synthetic random --num-field 300"
 INT="--metric czekanowski --input $DATA/czek_int_200x500_f64.bin --input-format raw --num-field 500"
 
-expect_error "retry without verify" "--retry check: only tasks that fail --verify" - \
-  "$STARMET" compute $CCC --num-vector 20 --retry check
+expect_error "retry without verify" "--retry check with --no-verify: only tasks that fail" - \
+  "$STARMET" compute $CCC --num-vector 20 --retry check --no-verify
+# --retry asks for the checks: Czekanowski's too (off by default)
+"$STARMET" compute $INT --num-vector 20 --quiet --retry check --output-format none \
+  --summary "$T/rc.json" && grep -q '"verify": true' "$T/rc.json" && pass ||
+  fail "--retry check without --verify did not check"
 
 "$STARMET" compute $CCC --num-vector 20 --quiet --verify --retry runtime --output-format none \
   > "$T/rt.out" 2> "$T/rt.err"
