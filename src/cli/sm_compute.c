@@ -1040,19 +1040,20 @@ static sm_err_t start_runtime(run_t *r, double t1)
 static sm_err_t setup_codelets(run_t *r)
 {
   const sm_options_t *o = r->o;
-  sm_err_t err = sm_codelets_init(r->P > 1, o->kernel);
-  if (err)
-    return err;
   int verify = o->verify;
   if (verify == SM_VERIFY_AUTO) {
     /* on by default where its cost was measured (CCC on CPUs: a few
      * percent, docs/resilience.md); off when a GPU may run the products,
-     * each check then reading them back. Every rank decides the same. */
+     * each check then reading them back. Every rank decides the same
+     * (this collective comes before anything a rank may return on). */
     double gpu = (product_devices(r) & (STARPU_CUDA | STARPU_OPENCL)) &&
                  starpu_cuda_worker_get_count() + starpu_opencl_worker_get_count() > 0;
     sm_mpi_max_double(&gpu, 1);
     verify = gpu > 0 ? SM_VERIFY_OFF : SM_VERIFY_CHECKSUM;
   }
+  sm_err_t err = sm_codelets_init(r->P > 1, o->kernel);
+  if (err)
+    return err;
   r->sum.verify = verify;
   r->sum.verify_default = o->verify == SM_VERIFY_AUTO;
   sm_codelets_set_inject_kind(o->inject_kind);
