@@ -1370,9 +1370,15 @@ static sm_err_t check_run(sm_options_t *o)
     return SM_EOPTION;
   }
   if (o->retry != SM_RETRY_AUTO && !o->verify) {
+#ifdef SM_SIMULATION
+    sm_log_error("--retry %s: this starmet is a simulation build, whose kernels do not "
+                 "run, so no task is checked or re-run: leave --retry out",
+                 retries[o->retry]);
+#else
     sm_log_error("--retry %s with --no-verify: only tasks that fail their check are "
                  "re-run: leave --no-verify out",
                  retries[o->retry]);
+#endif
     return SM_EOPTION;
   }
   if ((o->trace || o->calibrate || o->perfmodel_dir || o->no_priorities) &&
