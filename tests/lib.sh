@@ -36,6 +36,20 @@ NFAIL=0
 # a rank that dies of a signal appends its stack here (src/cli/sm_crash.h):
 # mpirun may end the job before the rank's stderr reaches it
 export STARMET_CRASH_LOG="$T/crash.log"
+# StarPU's bus files, a copy per test: StarPU writes them again whenever it
+# samples the bus once more, and a run that reads them meanwhile aborts
+# ("Error when reading from file .../vm.affinity"), as tests running side by
+# side did. The performance models stay shared (StarPU locks their files).
+private_bus() {
+  mkdir -p "$1/.starpu/sampling/codelets" "$2/.starpu/sampling"
+  if [ -d "$1/.starpu/sampling/bus" ]; then
+    cp -R "$1/.starpu/sampling/bus" "$2/.starpu/sampling/bus"
+  fi
+  ln -s "$1/.starpu/sampling/codelets" "$2/.starpu/sampling/codelets"
+}
+private_bus "$STARPU_HOME" "$T/.starpu-home"
+private_bus "$STARPU_HOME_OPENCL" "$T/.starpu-home-opencl"
+export STARPU_HOME="$T/.starpu-home" STARPU_HOME_OPENCL="$T/.starpu-home-opencl"
 
 # fail MSG: a failure, with the stacks of any crash since the last one
 fail() {
