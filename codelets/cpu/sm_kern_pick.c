@@ -11,6 +11,7 @@
 
 #include "sm_cpu.h"
 #include "sm_kern_simd.h"
+#include "sm_mfix.h"
 
 const char *sm_kern_unusable(sm_kvar_t v, int ccc)
 {
@@ -160,17 +161,25 @@ static const size_t short_avx512[2] = {20480, 49152};
 static const size_t short_avx2[2] = {65536, 65536};
 static const size_t short_popc[2] = {32768, 16384};
 
+/* Sparse moments with few missing calls: the dense product plus sums
+ * over the missing fields (kern_mfix.c), when that is less work. */
 #define SM_CCC2_BY_LENGTH(isa)                                                           \
   void sm_kern_ccc2_##isa(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,  \
                           const uint64_t *B, size_t ldb, int sparse, uint32_t *C,        \
                           size_t ldc)                                                    \
   {                                                                                      \
+    if (sparse && !sm_ccc2_sparse_fix(sm_kern_ccc2_##isa, sm_kern_ccc2_syrk_##isa, m, n, \
+                                      nf, A, lda, B, ldb, 0, 0, C, ldc))                 \
+      return;                                                                            \
     (nf < short_##isa[!!sparse] ? sm_kern_ccc2_short_##isa : sm_kern_ccc2_long_##isa)(   \
         m, n, nf, A, lda, B, ldb, sparse, C, ldc);                                       \
   }                                                                                      \
   void sm_kern_ccc2_syrk_##isa(size_t n, size_t nf, const uint64_t *A, size_t lda,       \
                                int sparse, uint32_t *C, size_t ldc)                      \
   {                                                                                      \
+    if (sparse && !sm_ccc2_sparse_fix(sm_kern_ccc2_##isa, sm_kern_ccc2_syrk_##isa, n, n, \
+                                      nf, A, lda, A, lda, 1, 0, C, ldc))                 \
+      return;                                                                            \
     (nf < short_##isa[!!sparse]                                                          \
          ? sm_kern_ccc2_syrk_short_##isa                                                 \
          : sm_kern_ccc2_syrk_long_##isa)(n, nf, A, lda, sparse, C, ldc);                 \

@@ -6,17 +6,17 @@
  * 64 fields per word, and nS its count of S: h(i,j) = nS_i - |S_i & X_j|,
  * two popcounts per word pair; AVX-512 VPOPCNTDQ where the CPU has it
  * (2 x 4 pairs a step, 512 fields), else 64-bit popcounts.
- * Missing calls are usually few: then |S_i & X_j| is counted from the
- * other side, over j's missing fields only (the fields' S bits of every
- * row, transposed once per task: work grows with the missing calls times
- * the homozygous rows, not with the pairs times the fields). */
-#include <math.h>
+ * Missing calls are usually few: then |S_i & X_j| is a sum over j's
+ * missing fields only (kern_mfix.c: the rows' S values transposed once
+ * per task, added 64 rows at a time; work grows with the missing calls
+ * times the row chunks, not with the pairs times the fields). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "sm_ccc_planes.h"
 #include "sm_cpu.h"
 #include "sm_kern.h"
+#include "sm_mfix.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -175,134 +175,48 @@ static void ld_block(const ld_planes_t *pa, const ld_planes_t *pb, size_t i0, si
     }
 }
 
-/* Transposed S of a set of vectors, by chunks of 256 vectors: per chunk
- * c and field position p (of the planes' 64 nw), the chunk's vectors with
- * S there, 4 words at st + (c 64 nw + p) 4 (a chunk's 64 nw x 32 bytes
- * stay in cache while every partner's missing fields visit them). */
-/* a[j] bit i = a[i] bit j: halves, quarters, ... of the 64 x 64 bit
- * block swapped across the diagonal. */
-static void transpose64(uint64_t a[64])
-{
-  uint64_t m = 0x00000000FFFFFFFFull;
-  for (int j = 32; j; j >>= 1, m ^= m << j)
-    for (int k = 0; k < 64; k = ((k | j) + 1) & ~j) {
-      const uint64_t t = ((a[k] >> j) ^ a[k | j]) & m;
-      a[k] ^= t << j;
-      a[k | j] ^= t;
-    }
-}
+/* S bits: the value 1 at code 11. */
+static const int8_t tab_s[1][4] = {{0, 0, 0, 1}};
 
-static uint64_t *s_transposed(const ld_planes_t *pl, size_t nv)
-{
-  const size_t np = 64 * pl->nw, nc = (nv + 255) / 256;
-  uint64_t *st = malloc((np ? np : 1) * (nc ? nc : 1) * 4 * sizeof *st);
-  if (!st)
-    return NULL;
-  for (size_t g = 0; g < nc * 4; g++) /* 64 vectors x 64 fields a block */
-    for (size_t w = 0; w < pl->nw; w++) {
-      uint64_t a[64];
-      for (size_t k = 0; k < 64; k++)
-        a[k] = 64 * g + k < nv ? pl->p[(64 * g + k) * 2 * pl->nw + w] : 0;
-      transpose64(a);
-      uint64_t *c = st + g / 4 * np * 4 + 64 * w * 4 + g % 4;
-      for (size_t k = 0; k < 64; k++)
-        c[k * 4] = a[k];
-    }
-  return st;
-}
-
-/* cnt[k] = |S_k & X| for the 256 vectors k of a chunk of transposed S
- * (chunk) and the missing fields of a partner (its X plane x, nw words). */
-static void count_missing(const uint64_t *x, size_t nw, const uint64_t *chunk,
-                          uint32_t *cnt)
-{
-  memset(cnt, 0, 256 * sizeof *cnt);
-  for (size_t w = 0; w < nw; w++)
-    for (uint64_t bits = x[w]; bits; bits &= bits - 1) {
-      const uint64_t *row = chunk + (64 * w + (size_t)__builtin_ctzll(bits)) * 4;
-      for (size_t b = 0; b < 4; b++)
-        for (uint64_t t = row[b]; t; t &= t - 1)
-          cnt[64 * b + (size_t)__builtin_ctzll(t)]++;
-    }
-}
-
-#if SM_LD_X86
-/* count_missing with the 256 counters in 16 vectors: a missing field adds
- * its S bits to them as masks (the same work however many have S). */
-__attribute__((target("avx512f"))) static void
-count_missing_512(const uint64_t *x, size_t nw, const uint64_t *chunk, uint32_t *cnt)
-{
-  const __m512i one = _mm512_set1_epi32(1);
-  __m512i acc[16];
-#pragma GCC unroll 16
-  for (int q = 0; q < 16; q++)
-    acc[q] = _mm512_setzero_si512();
-  for (size_t w = 0; w < nw; w++)
-    for (uint64_t bits = x[w]; bits; bits &= bits - 1) {
-      const uint64_t *row = chunk + (64 * w + (size_t)__builtin_ctzll(bits)) * 4;
-#pragma GCC unroll 16
-      for (int q = 0; q < 16; q++)
-        acc[q] = _mm512_mask_add_epi32(acc[q], (__mmask16)(row[q / 4] >> (16 * (q % 4))),
-                                       acc[q], one);
-    }
-#pragma GCC unroll 16
-  for (int q = 0; q < 16; q++)
-    _mm512_storeu_si512(cnt + 16 * q, acc[q]);
-}
-#endif
-
-/* Both tallies counted over the missing fields (ld_hom_sparse): -1
- * without memory. */
+/* Both tallies as sums over the partner's missing fields (kern_mfix.c):
+ * [0] nS_i - sum_{s in X_j} S_i(s), [1] nS_j - sum_{s in X_i} S_j(s); -1
+ * without memory, 1 when a vector has too many missing calls. */
 static int ld_sparse(const ld_planes_t *pa, const ld_planes_t *pb, size_t m, size_t n,
-                     int simd, uint32_t *C, size_t ldc)
+                     size_t nf, const uint64_t *A, size_t lda, const uint64_t *B,
+                     size_t ldb, uint32_t *C, size_t ldc)
 {
-  const size_t nw = pa->nw, np = 64 * nw;
-  /* a set against itself (a diagonal tile): one transpose serves both */
   const int same = pa->p == pb->p;
-  uint64_t *sa = s_transposed(pa, m), *sb = !sa ? NULL : same ? sa : s_transposed(pb, n);
-  /* cnt: one count; col: [0] of a block, by column (256 x 256) */
-  uint32_t *cnt = malloc((256 + 256 * 256) * sizeof *cnt), *col = cnt ? cnt + 256 : NULL;
-  void (*count)(const uint64_t *, size_t, const uint64_t *, uint32_t *) = count_missing;
-#if SM_LD_X86
-  if (simd)
-    count = count_missing_512;
-#else
-  (void)simd;
-#endif
-  if (!sa || !sb || !cnt) {
-    free(sa), free(cnt);
-    if (!same)
-      free(sb);
-    return -1;
+  sm_mfix_miss_t la = {0}, lb = {0};
+  sm_mfix_vals_t ta = {0}, tb = {0};
+  int ret = -1;
+  if (sm_mfix_lists(&la, m, nf, A, lda) || (!same && sm_mfix_lists(&lb, n, nf, B, ldb)))
+    goto done;
+  const sm_mfix_miss_t *mb = same ? &la : &lb;
+  if (la.maxn > SM_MFIX_MAXX || mb->maxn > SM_MFIX_MAXX) {
+    ret = 1;
+    goto done;
   }
-  /* blocks of 256 x 256 pairs: [0] nS_i - |S_i & X_j| column by column
-   * into col, then row by row [1] nS_j - |X_i & S_j|, each row of C
-   * written once with both */
-  for (size_t i0 = 0; i0 < m; i0 += 256) {
-    const size_t in = m - i0 < 256 ? m - i0 : 256;
-    const uint64_t *ca = sa + i0 / 256 * np * 4;
-    for (size_t j0 = 0; j0 < n; j0 += 256) {
-      const size_t jn = n - j0 < 256 ? n - j0 : 256;
-      const uint64_t *cb = sb + j0 / 256 * np * 4;
-      for (size_t jj = 0; jj < jn; jj++) {
-        count(pb->p + (j0 + jj) * 2 * nw + nw, nw, ca, cnt);
-        for (size_t k = 0; k < in; k++)
-          col[jj * 256 + k] = pa->ns[i0 + k] - cnt[k];
-      }
-      for (size_t k = 0; k < in; k++) {
-        count(pa->p + (i0 + k) * 2 * nw + nw, nw, cb, cnt);
-        uint32_t *row = C + ((i0 + k) * ldc + j0) * 2;
-        for (size_t jj = 0; jj < jn; jj++) {
-          row[2 * jj] = col[jj * 256 + k];
-          row[2 * jj + 1] = pb->ns[j0 + jj] - cnt[jj];
-        }
-      }
+  if (sm_mfix_values(&ta, m, nf, A, lda, 1, tab_s, mb->maxn <= SM_MFIX_NARROW) ||
+      (!same && sm_mfix_values(&tb, n, nf, B, ldb, 1, tab_s, la.maxn <= SM_MFIX_NARROW)))
+    goto done;
+  int32_t *ci = (int32_t *)C;
+  int32_t *const o0[2] = {ci, NULL}, *const o1[2] = {ci + 1, NULL};
+  sm_mfix_sums(&ta, mb, n, o0, 2 * ldc, 2);
+  sm_mfix_sums(same ? &ta : &tb, &la, m, o1, 2, 2 * ldc);
+  for (size_t i = 0; i < m; i++)
+    for (size_t j = 0; j < n; j++) {
+      uint32_t *cc = C + (i * ldc + j) * 2;
+      cc[0] = pa->ns[i] - cc[0], cc[1] = pb->ns[j] - cc[1];
     }
+  ret = 0;
+done:
+  sm_mfix_lists_free(&la);
+  sm_mfix_values_free(&ta);
+  if (!same) {
+    sm_mfix_lists_free(&lb);
+    sm_mfix_values_free(&tb);
   }
-  free(sa), free(cnt);
-  if (!same)
-    free(sb);
-  return 0;
+  return ret;
 }
 
 int sm_kern_ld_hom_by(int how, size_t m, size_t n, size_t nf, const uint64_t *A,
@@ -318,26 +232,16 @@ int sm_kern_ld_hom_by(int how, size_t m, size_t n, size_t nf, const uint64_t *A,
     ld_free(&pa);
     return -1;
   }
-  /* over the missing fields when that is less work: a missing field costs
-   * a vector add per 16 partners (AVX-512; else an increment per partner
-   * with S there, a third of them, at about 5 popcounts each), the
-   * popcounts a word pair per 64 fields of each pair (VPOPCNTDQ: 8 word
-   * pairs an instruction). Measured on 712 x 712 tiles of 2,000 fields:
-   * over the missing fields 1.6x faster at 1% missing, 2.5x at 0.1%, even
-   * at 3% (AVX-512); without SIMD even at 1%, 7x slower at 10%. */
+  /* over the missing fields when that is less work (sm_mfix_worth; a
+   * vector with more missing fields than the sums hold: popcounts) */
   const sm_cpu_t *cpu = sm_cpu_get();
-  if (how < 0) {
-    const double xa = (double)pa.nx, xb = (double)pb.nx, dm = (double)m, dn = (double)n;
-    const double sparse = cpu->avx512 ? (xb * ceil(dm / 256) + xa * ceil(dn / 256)) * 24
-                                      : (xb * dm + xa * dn) * 1.5,
-                 dense =
-                     dm * dn * (double)pa.nw * (cpu->avx512 && cpu->vpopcntdq ? 0.25 : 2);
-    how = sparse < dense ? 1 : 0;
-  }
+  if (how < 0)
+    how = sm_mfix_worth(m, n, nf, pa.nx, pb.nx, 0) ? 1 : 0;
   int err = 0;
-  if (how == 1 || how == 3) {
-    err = ld_sparse(&pa, &pb, m, n, SM_LD_X86 && cpu->avx512 && how == 1, C, ldc);
-  } else {
+  if (how == 1 || how == 3)
+    err = ld_sparse(&pa, &pb, m, n, nf, A, lda, B, ldb, C, ldc);
+  if (err == 1 || !(how == 1 || how == 3)) {
+    err = 0;
     const int simd = SM_LD_X86 && cpu->avx512 && cpu->vpopcntdq && how != 2;
     /* tiles whose columns' planes stay in L2 */
     const size_t tb = 64;

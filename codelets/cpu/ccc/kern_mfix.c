@@ -1,0 +1,402 @@
+/* kern_mfix.c: sums over a partner's missing fields, and CCC's sparse
+ * moments from them when missing calls are few.
+ *
+ * The sparse moments {rr, rm, mr, mm} of a pair need, beside the dense
+ * product rr = sum r_i r_j (a missing call has r = 0, the same as no
+ * copy), only what the pair's missing fields change (sm_cplanes_moments,
+ * with the raw counts fy = |X_j ? S_i : Z_i| and xx = |X_i & X_j|):
+ *   fy = nZ_i + sum_{s in X_j} e_i(s),  e = [code 11] - [code 00],
+ *   fx = nZ_j + sum_{s in X_i} e_j(s),  xx = sum_{s in X_j} [X_i(s)].
+ * So the sparse moments are the dense kernel's product on the codes with
+ * missing calls read as 00 (2 popcounts per word pair, not the sparse
+ * planes' 5) plus sums over missing fields: per vector of one side its
+ * values e, x as int16 in 64-row chunks, field by field (transposed);
+ * per vector of the other side its list of missing fields; per chunk and
+ * partner, the rows' values at the partner's missing fields added 64 at a
+ * time (vector adds the compiler makes). Work: the missing calls times the
+ * chunks, not the pairs times the fields. PLINK's homozygous tally
+ * (kern_ld.c) is the same sums over another value. Exact integers: the
+ * moments equal the sparse kernels' (and the _ref twin's) bit for bit. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sm_ccc_planes.h"
+#include "sm_kern.h"
+#include "sm_mfix.h"
+
+enum { CH = SM_MFIX_CHUNK };
+_Static_assert(SM_MFIX_CHUNK == 64, "the sums hold a chunk in 4 vectors of 16 lanes");
+
+SM_POPC_CLONES
+int sm_mfix_lists(sm_mfix_miss_t *ml, size_t nv, size_t nf, const uint64_t *X, size_t ldx)
+{
+  const size_t ncw = (nf + 31) / 32;
+  size_t total = 0;
+  ml->off = malloc((nv + 1) * sizeof *ml->off);
+  if (!ml->off)
+    return -1;
+  ml->maxn = 0;
+  for (size_t v = 0; v < nv; v++) { /* count first: one allocation */
+    size_t c = 0;
+    for (size_t w = 0; w < ncw; w++) {
+      uint64_t lo, hi, valid;
+      sm_code_bits(X + v * ldx, w, nf, &lo, &hi, &valid);
+      c += (size_t)__builtin_popcountll(hi & ~lo & valid);
+    }
+    ml->off[v] = total;
+    total += c;
+    if (c > ml->maxn)
+      ml->maxn = c;
+  }
+  ml->off[nv] = total;
+  ml->idx = malloc((total ? total : 1) * sizeof *ml->idx);
+  if (!ml->idx) {
+    free(ml->off);
+    ml->off = NULL;
+    return -1;
+  }
+  for (size_t v = 0, k = 0; v < nv; v++)
+    for (size_t w = 0; w < ncw; w++) {
+      uint64_t lo, hi, valid;
+      sm_code_bits(X + v * ldx, w, nf, &lo, &hi, &valid);
+      for (uint64_t b = hi & ~lo & valid; b; b &= b - 1)
+        ml->idx[k++] = (uint32_t)(w * 32 + (size_t)__builtin_ctzll(b) / 2);
+    }
+  return 0;
+}
+
+void sm_mfix_lists_free(sm_mfix_miss_t *ml)
+{
+  free(ml->off), free(ml->idx);
+  ml->off = NULL, ml->idx = NULL;
+}
+
+/* a[j] bit i = a[i] bit j: halves, quarters, ... of the 64 x 64 bit
+ * block swapped across the diagonal. */
+void sm_mfix_transpose64(uint64_t a[64])
+{
+  uint64_t m = 0x00000000FFFFFFFFull;
+  for (int j = 32; j; j >>= 1, m ^= m << j)
+    for (int k = 0; k < 64; k = ((k | j) + 1) & ~j) {
+      const uint64_t t = ((a[k] >> j) ^ a[k | j]) & m;
+      a[k] ^= t << j;
+      a[k | j] ^= t;
+    }
+}
+
+typedef int16_t v16h __attribute__((vector_size(32)));
+typedef int8_t v32b __attribute__((vector_size(32)));
+typedef uint8_t v32u __attribute__((vector_size(32)));
+typedef uint32_t v8u __attribute__((vector_size(32)));
+
+/* -1 in lane l where bit l of b (16 bits) is set, else 0; sel holds 1 << l
+ * in lane l. A macro: a vector return would change the ABI outside the
+ * clones' ISAs. */
+#define SM_EXPAND16(b, sel)                                                              \
+  ((v16h)((((v16h){0} + (int16_t)(uint16_t)(b)) & (sel)) == (sel)))
+/* The same for 32 int8 lanes from 32 bits: byte l / 8 of b to lane l
+ * (spread), then its bit l % 8 (sel). */
+#define SM_EXPAND8(b, spread, sel)                                                       \
+  ((v32b)((__builtin_shuffle((v32u)((v8u){0} + (uint32_t)(b)), (spread)) & (sel)) ==     \
+          (sel)))
+
+/* The fields of code words cw and cw + 1 of a chunk's rows (nr of them,
+ * at X, ldx): per value q, the rows' masks where it is +1 and, when any
+ * code gives -1 (neg[q]), where it is -1: after the transposition, field
+ * k of cw at word 2k, of cw + 1 at word 2k + 1. */
+static void chunk_masks(const uint64_t *X, size_t ldx, size_t nr, size_t cw, size_t nf,
+                        int nq, const int8_t tab[][4], const int neg[2],
+                        uint64_t pm[2][2][64])
+{
+  const size_t ncw = (nf + 31) / 32;
+  for (size_t r = 0; r < 64; r++) {
+    uint64_t c[4] = {0, 0, 0, 0};
+    for (size_t h = 0; h < 2 && r < nr && cw + h < ncw; h++) {
+      uint64_t lo, hi, valid;
+      sm_code_bits(X + r * ldx, cw + h, nf, &lo, &hi, &valid);
+      c[0] |= (~lo & ~hi & valid) << h, c[1] |= (lo & ~hi & valid) << h;
+      c[2] |= (~lo & hi & valid) << h, c[3] |= (lo & hi & valid) << h;
+    }
+    for (int q = 0; q < nq; q++) {
+      uint64_t p = 0, mn = 0;
+      for (int k = 0; k < 4; k++) {
+        p |= tab[q][k] > 0 ? c[k] : 0;
+        mn |= tab[q][k] < 0 ? c[k] : 0;
+      }
+      pm[q][0][r] = p, pm[q][1][r] = mn;
+    }
+  }
+  for (int q = 0; q < nq; q++) {
+    sm_mfix_transpose64(pm[q][0]);
+    if (neg[q])
+      sm_mfix_transpose64(pm[q][1]);
+  }
+}
+
+SM_POPC_CLONES
+int sm_mfix_values(sm_mfix_vals_t *t, size_t nv, size_t nf, const uint64_t *X, size_t ldx,
+                   int nq, const int8_t tab[][4], int narrow)
+{
+  t->nv = nv, t->nf = nf, t->nq = nq, t->narrow = narrow;
+  t->nchunk = (nv + CH - 1) / CH;
+  const size_t es = narrow ? 1 : 2, per = nf * (size_t)nq * CH; /* values of a chunk */
+  t->v = aligned_alloc(64, ((t->nchunk ? t->nchunk : 1) * (per ? per : 1) * es + 63) /
+                               64 * 64);
+  if (!t->v)
+    return -1;
+  const size_t ncw = (nf + 31) / 32;
+  const v16h sel = {1,   2,   4,    8,    16,   32,   64,    128,
+                    256, 512, 1024, 2048, 4096, 8192, 16384, INT16_MIN};
+  const v32u sel8 = {1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128,
+                     1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128};
+  const v32u spread = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
+                       2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3};
+  int neg[2] = {0, 0};
+  for (int q = 0; q < nq; q++)
+    for (int k = 0; k < 4; k++)
+      neg[q] |= tab[q][k] < 0;
+  uint64_t pm[2][2][64];
+  for (size_t c = 0; c < t->nchunk; c++) {
+    const size_t r0 = c * CH, nr = nv - r0 < CH ? nv - r0 : CH;
+    for (size_t cw = 0; cw < ncw; cw += 2) {
+      chunk_masks(X + r0 * ldx, ldx, nr, cw, nf, nq, tab, neg, pm);
+      for (size_t k = 0; k < 64; k++) {
+        const size_t f = (cw + (k & 1)) * 32 + k / 2;
+        if (f >= nf)
+          continue;
+        for (int q = 0; q < nq; q++) {
+          const uint64_t p = pm[q][0][k], mn = neg[q] ? pm[q][1][k] : 0;
+          const size_t at = c * per + (f * (size_t)nq + (size_t)q) * CH;
+          if (narrow) {
+            v32b *o = (v32b *)((int8_t *)t->v + at);
+            for (int b = 0; b < CH / 32; b++)
+              o[b] = SM_EXPAND8(mn >> (32 * b), spread, sel8) -
+                     SM_EXPAND8(p >> (32 * b), spread, sel8);
+          } else {
+            v16h *o = (v16h *)((int16_t *)t->v + at);
+            for (int b = 0; b < CH / 16; b++)
+              o[b] = SM_EXPAND16(mn >> (16 * b), sel) - SM_EXPAND16(p >> (16 * b), sel);
+          }
+        }
+      }
+    }
+  }
+  return 0;
+}
+
+void sm_mfix_values_free(sm_mfix_vals_t *t)
+{
+  free(t->v);
+  t->v = NULL;
+}
+
+/* One chunk's sums for nq (1 or 2) values: acc[q] over the fields idx. */
+SM_POPC_CLONES
+static void chunk_sums(const int16_t *base, int nq, const uint32_t *idx, size_t nidx,
+                       v16h acc[2][CH / 16])
+{
+  v16h a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0}, b0 = {0}, b1 = {0}, b2 = {0}, b3 = {0};
+  if (nq == 1) {
+    for (size_t k = 0; k < nidx; k++) {
+      const v16h *p = (const v16h *)(base + (size_t)idx[k] * CH);
+      a0 += p[0], a1 += p[1], a2 += p[2], a3 += p[3];
+    }
+  } else {
+    for (size_t k = 0; k < nidx; k++) {
+      const v16h *p = (const v16h *)(base + (size_t)idx[k] * 2 * CH);
+      a0 += p[0], a1 += p[1], a2 += p[2], a3 += p[3];
+      b0 += p[4], b1 += p[5], b2 += p[6], b3 += p[7];
+    }
+  }
+  acc[0][0] = a0, acc[0][1] = a1, acc[0][2] = a2, acc[0][3] = a3;
+  acc[1][0] = b0, acc[1][1] = b1, acc[1][2] = b2, acc[1][3] = b3;
+}
+
+/* The same with int8 values and sums (every partner list at most 127
+ * fields). */
+SM_POPC_CLONES
+static void chunk_sums8(const int8_t *base, int nq, const uint32_t *idx, size_t nidx,
+                        v32b acc[2][CH / 32])
+{
+  v32b a0 = {0}, a1 = {0}, b0 = {0}, b1 = {0};
+  if (nq == 1) {
+    for (size_t k = 0; k < nidx; k++) {
+      const v32b *p = (const v32b *)(base + (size_t)idx[k] * CH);
+      a0 += p[0], a1 += p[1];
+    }
+  } else {
+    for (size_t k = 0; k < nidx; k++) {
+      const v32b *p = (const v32b *)(base + (size_t)idx[k] * 2 * CH);
+      a0 += p[0], a1 += p[1], b0 += p[2], b1 += p[3];
+    }
+  }
+  acc[0][0] = a0, acc[0][1] = a1, acc[1][0] = b0, acc[1][1] = b1;
+}
+
+SM_POPC_CLONES
+void sm_mfix_sums(const sm_mfix_vals_t *t, const sm_mfix_miss_t *ml, size_t n,
+                  int32_t *const out[2], size_t rs, size_t cs)
+{
+  enum { JB = 32 }; /* partners per block: their sums kept, then stored */
+  const size_t per = t->nf * (size_t)t->nq * CH;
+  v16h acc[2][CH / 16];
+  v32b acc8[2][CH / 32];
+  int16_t blk[JB][2][CH] __attribute__((aligned(32)));
+  for (size_t c = 0; c < t->nchunk; c++) {
+    const size_t r0 = c * CH, nr = t->nv - r0 < CH ? t->nv - r0 : CH;
+    for (size_t j0 = 0; j0 < n; j0 += JB) {
+      const size_t jn = n - j0 < JB ? n - j0 : JB;
+      for (size_t jj = 0; jj < jn; jj++) {
+        const size_t j = j0 + jj;
+        const uint32_t *idx = ml->idx + ml->off[j];
+        const size_t nidx = ml->off[j + 1] - ml->off[j];
+        if (t->narrow) {
+          chunk_sums8((const int8_t *)t->v + c * per, t->nq, idx, nidx, acc8);
+          for (int q = 0; q < t->nq; q++)
+            for (int r = 0; r < CH; r++)
+              blk[jj][q][r] = ((const int8_t *)acc8[q])[r];
+        } else {
+          chunk_sums((const int16_t *)t->v + c * per, t->nq, idx, nidx, acc);
+          memcpy(blk[jj], acc, sizeof(int16_t) * 2 * CH);
+        }
+      }
+      /* stored along the smaller stride (the output's rows or columns) */
+      for (int q = 0; q < t->nq; q++) {
+        if (!out[q])
+          continue;
+        int32_t *o = out[q] + r0 * rs + j0 * cs;
+        if (cs < rs)
+          for (size_t r = 0; r < nr; r++)
+            for (size_t jj = 0; jj < jn; jj++)
+              o[r * rs + jj * cs] = blk[jj][q][r];
+        else
+          for (size_t jj = 0; jj < jn; jj++)
+            for (size_t r = 0; r < nr; r++)
+              o[r * rs + jj * cs] = blk[jj][q][r];
+      }
+    }
+  }
+}
+
+/* Per vector R (sum of r over the present calls), nX, nZ. */
+SM_POPC_CLONES
+static void margins(size_t nv, size_t nf, const uint64_t *X, size_t ldx, int64_t *g)
+{
+  const size_t ncw = (nf + 31) / 32;
+  for (size_t v = 0; v < nv; v++) {
+    int64_t r = 0, x = 0, z = 0;
+    for (size_t w = 0; w < ncw; w++) {
+      uint64_t lo, hi, valid;
+      sm_code_bits(X + v * ldx, w, nf, &lo, &hi, &valid);
+      r += __builtin_popcountll(lo & valid) + __builtin_popcountll(lo & hi & valid);
+      x += __builtin_popcountll(hi & ~lo & valid);
+      z += __builtin_popcountll(~lo & ~hi & valid);
+    }
+    g[3 * v] = r, g[3 * v + 1] = x, g[3 * v + 2] = z;
+  }
+}
+
+/* The codes with each missing call (10) made 00. */
+static uint64_t *no_missing(size_t nv, size_t nf, const uint64_t *X, size_t ldx)
+{
+  const size_t ncw = (nf + 31) / 32;
+  uint64_t *o = malloc((nv * ncw + 1) * sizeof *o);
+  if (!o)
+    return NULL;
+  for (size_t v = 0; v < nv; v++)
+    for (size_t w = 0; w < ncw; w++) {
+      const uint64_t c = X[v * ldx + w], miss = (c >> 1) & ~c & SM_EVEN64;
+      o[v * ncw + w] = c & ~(miss << 1);
+    }
+  return o;
+}
+
+/* e = [11] - [00] and x = [10], by code (lo bit first: 00, 01, 10, 11 are
+ * codes 0, 1, 2, 3). */
+static const int8_t tab_ex[2][4] = {{-1, 0, 0, 1}, {0, 0, 1, 0}};
+
+int sm_mfix_worth(size_t m, size_t n, size_t nf, size_t nxa, size_t nxb, size_t maxx)
+{
+  if (maxx > SM_MFIX_MAXX || m == 0 || n == 0 || nf == 0)
+    return 0;
+  /* per pair: the sparse planes' 3 extra popcounts a word pair (64 fields)
+   * saved; spent: a chunk's sums per missing field (2 x 64 int16 adds, about
+   * 4 vector operations for 64 rows, so about 1/16 per pair and missing
+   * field), and the transposition (nf values per vector and side). */
+  const double dm = (double)m, dn = (double)n;
+  const double saved = dm * dn * (double)nf / 64 * 3;
+  const double spent =
+      ((double)nxb * dm + (double)nxa * dn) / 8 + (dm + dn) * (double)nf * 3;
+  return spent < saved / 2;
+}
+
+int sm_ccc2_sparse_fix(sm_ccc2_fn dense, sm_ccc2_syrk_fn dsyrk, size_t m, size_t n,
+                       size_t nf, const uint64_t *A, size_t lda, const uint64_t *B,
+                       size_t ldb, int sym, int force, uint32_t *C, size_t ldc)
+{
+  sm_mfix_miss_t la = {0}, lb = {0};
+  sm_mfix_vals_t ta = {0}, tb = {0};
+  uint64_t *a0 = NULL, *b0 = NULL;
+  uint32_t *rr = NULL;
+  int64_t *ga = NULL, *gb = NULL;
+  int ret = -1;
+  if (sym)
+    B = A, ldb = lda, n = m;
+  if (sm_mfix_lists(&la, m, nf, A, lda))
+    return -1;
+  if (!sym && sm_mfix_lists(&lb, n, nf, B, ldb)) {
+    sm_mfix_lists_free(&la);
+    return -1;
+  }
+  const sm_mfix_miss_t *pb = sym ? &la : &lb;
+  const size_t maxx = la.maxn > pb->maxn ? la.maxn : pb->maxn;
+  if (maxx > SM_MFIX_MAXX ||
+      (!force && !sm_mfix_worth(m, n, nf, la.off[m], pb->off[n], maxx))) {
+    ret = 1;
+    goto done;
+  }
+  const size_t ncw = (nf + 31) / 32;
+  a0 = no_missing(m, nf, A, lda);
+  b0 = sym ? a0 : no_missing(n, nf, B, ldb);
+  rr = malloc((m * n + 1) * sizeof *rr);
+  ga = malloc((m ? m : 1) * 3 * sizeof *ga);
+  gb = sym ? ga : malloc((n ? n : 1) * 3 * sizeof *gb);
+  if (!a0 || !b0 || !rr || !ga || !gb ||
+      sm_mfix_values(&ta, m, nf, A, lda, 2, tab_ex, pb->maxn <= SM_MFIX_NARROW) ||
+      (!sym && sm_mfix_values(&tb, n, nf, B, ldb, 1, tab_ex, la.maxn <= SM_MFIX_NARROW)))
+    goto done;
+  if (sym)
+    dsyrk(m, nf, a0, ncw, 0, rr, n);
+  else
+    dense(m, n, nf, a0, ncw, b0, ncw, 0, rr, n);
+  margins(m, nf, A, lda, ga);
+  if (!sym)
+    margins(n, nf, B, ldb, gb);
+  /* the sums into C's places: [1] a_ij = sum over X_j of e_i, [3] xx,
+   * [2] a_ji (rows of B against A's missing fields); then each pair's
+   * moments from them in place */
+  int32_t *ci = (int32_t *)C;
+  int32_t *const oa[2] = {ci + 1, ci + 3}, *const ob[2] = {ci + 2, NULL};
+  sm_mfix_sums(&ta, pb, n, oa, 4 * ldc, 4);
+  sm_mfix_sums(sym ? &ta : &tb, &la, m, ob, 4, 4 * ldc);
+  for (size_t i = 0; i < m; i++)
+    for (size_t j = 0; j < n; j++) {
+      uint32_t *o = C + (i * ldc + j) * 4;
+      const int64_t *gi = ga + 3 * i, *gj = gb + 3 * j;
+      const int64_t cnt[4] = {0, gi[2] + (int32_t)o[1], gj[2] + (int32_t)o[2],
+                              (int32_t)o[3]};
+      sm_cplanes_moments(gi, gj, (int64_t)nf, cnt, o);
+      o[0] = rr[i * n + j];
+    }
+  ret = 0;
+done:
+  sm_mfix_lists_free(&la);
+  if (!sym)
+    sm_mfix_lists_free(&lb);
+  sm_mfix_values_free(&ta);
+  sm_mfix_values_free(&tb);
+  free(a0), free(rr), free(ga);
+  if (!sym)
+    free(b0), free(gb);
+  return ret;
+}
