@@ -101,8 +101,9 @@ void sm_kern_ccc2_i8rows(size_t m, size_t n, size_t kpad, const int8_t *A8, size
 int sm_kern_ld_hom(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
                    const uint64_t *B, size_t ldb, uint32_t *C, size_t ldc);
 /* The same by one method (tests): how -1 the cheaper (sm_kern_ld_hom), 0
- * popcounts of every word pair, 1 over the missing fields (both with
- * AVX-512 where the CPU has it), 2 and 3 the same without SIMD. */
+ * popcounts of every word pair (AVX-512 where the CPU has it), 2 the same
+ * without SIMD, 1 and 3 sums over the missing fields (kern_mfix.c; the
+ * popcounts when a vector has more missing fields than they hold). */
 int sm_kern_ld_hom_by(int how, size_t m, size_t n, size_t nf, const uint64_t *A,
                       size_t lda, const uint64_t *B, size_t ldb, uint32_t *C, size_t ldc);
 void sm_kern_sums_ccc(size_t nv, size_t nf, const uint64_t *X, size_t ldx, int sparse,

@@ -168,8 +168,9 @@ static const size_t short_popc[2] = {32768, 16384};
                           const uint64_t *B, size_t ldb, int sparse, uint32_t *C,        \
                           size_t ldc)                                                    \
   {                                                                                      \
-    if (sparse && !sm_ccc2_sparse_fix(sm_kern_ccc2_##isa, sm_kern_ccc2_syrk_##isa, m, n, \
-                                      nf, A, lda, B, ldb, 0, 0, C, ldc))                 \
+    if (sparse &&                                                                        \
+        !sm_ccc2_sparse_fix(sm_kern_ccc2_##isa, sm_kern_ccc2_syrk_##isa,                 \
+                            SM_MFIX_ISA_##isa, m, n, nf, A, lda, B, ldb, 0, 0, C, ldc))  \
       return;                                                                            \
     (nf < short_##isa[!!sparse] ? sm_kern_ccc2_short_##isa : sm_kern_ccc2_long_##isa)(   \
         m, n, nf, A, lda, B, ldb, sparse, C, ldc);                                       \
@@ -177,8 +178,9 @@ static const size_t short_popc[2] = {32768, 16384};
   void sm_kern_ccc2_syrk_##isa(size_t n, size_t nf, const uint64_t *A, size_t lda,       \
                                int sparse, uint32_t *C, size_t ldc)                      \
   {                                                                                      \
-    if (sparse && !sm_ccc2_sparse_fix(sm_kern_ccc2_##isa, sm_kern_ccc2_syrk_##isa, n, n, \
-                                      nf, A, lda, A, lda, 1, 0, C, ldc))                 \
+    if (sparse &&                                                                        \
+        !sm_ccc2_sparse_fix(sm_kern_ccc2_##isa, sm_kern_ccc2_syrk_##isa,                 \
+                            SM_MFIX_ISA_##isa, n, n, nf, A, lda, A, lda, 1, 0, C, ldc))  \
       return;                                                                            \
     (nf < short_##isa[!!sparse]                                                          \
          ? sm_kern_ccc2_syrk_short_##isa                                                 \

@@ -262,8 +262,8 @@ START_TEST(ccc2_sparse_fix_vs_ref)
             fill_codes(B, n, nf, ld, rates[ra]);
           sm_kern_ccc2_ref(m, n, nf, A, ld, B, ld, 1, want, n);
           memset(got, 0xa5, m * n * 16);
-          ck_assert_int_eq(sm_ccc2_sparse_fix(kerns[k].f, kerns[k].s, m, n, nf, A, ld, B,
-                                              ld, sym, 1, got, n),
+          ck_assert_int_eq(sm_ccc2_sparse_fix(kerns[k].f, kerns[k].s, SM_MFIX_ISA_popc, m,
+                                              n, nf, A, ld, B, ld, sym, 1, got, n),
                            0);
           ck_assert_msg(!memcmp(got, want, m * n * 16),
                         "kernel %zu: %zu x %zu x %zu, missing %g%s differs", k, m, n, nf,
@@ -284,8 +284,9 @@ START_TEST(ccc2_sparse_fix_vs_ref)
   for (size_t w = 0; w < nf / 32; w++)
     B[w] = 0xAAAAAAAAAAAAAAAAull; /* code 10 everywhere */
   sm_kern_ccc2_ref(m, n, nf, A, ld, B, ld, 1, want, n);
-  ck_assert_int_eq(sm_ccc2_sparse_fix(sm_kern_ccc2_popc, sm_kern_ccc2_syrk_popc, m, n, nf,
-                                      A, ld, B, ld, 0, 1, got, n),
+  ck_assert_int_eq(sm_ccc2_sparse_fix(sm_kern_ccc2_popc, sm_kern_ccc2_syrk_popc,
+                                      SM_MFIX_ISA_popc, m, n, nf, A, ld, B, ld, 0, 1, got,
+                                      n),
                    1);
   sm_kern_ccc2_popc(m, n, nf, A, ld, B, ld, 1, got, n);
   ck_assert(!memcmp(got, want, m * n * 16));

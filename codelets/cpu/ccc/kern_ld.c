@@ -31,7 +31,6 @@ typedef struct ld_planes {
   size_t nw;
   uint64_t *p;
   uint32_t *ns;
-  uint64_t nx; /* missing calls in all */
 } ld_planes_t;
 
 SM_POPC_CLONES
@@ -46,7 +45,6 @@ static int ld_pack(ld_planes_t *pl, size_t nv, size_t nf, const uint64_t *X, siz
     free(pl->p), free(pl->ns);
     return -1;
   }
-  uint64_t nx = 0;
   for (size_t v = 0; v < nv; v++) {
     uint64_t *s = pl->p + v * 2 * pl->nw, *x = s + pl->nw;
     uint32_t n = 0;
@@ -60,11 +58,9 @@ static int ld_pack(ld_planes_t *pl, size_t nv, size_t nf, const uint64_t *X, siz
       }
       s[w] = ps, x[w] = px;
       n += SM_POPC64(ps);
-      nx += SM_POPC64(px);
     }
     pl->ns[v] = n;
   }
-  pl->nx = nx;
   return 0;
 }
 
@@ -178,27 +174,52 @@ static void ld_block(const ld_planes_t *pa, const ld_planes_t *pb, size_t i0, si
 /* S bits: the value 1 at code 11. */
 static const int8_t tab_s[1][4] = {{0, 0, 0, 1}};
 
-/* Both tallies as sums over the partner's missing fields (kern_mfix.c):
- * [0] nS_i - sum_{s in X_j} S_i(s), [1] nS_j - sum_{s in X_i} S_j(s); -1
- * without memory, 1 when a vector has too many missing calls. */
-static int ld_sparse(const ld_planes_t *pa, const ld_planes_t *pb, size_t m, size_t n,
-                     size_t nf, const uint64_t *A, size_t lda, const uint64_t *B,
-                     size_t ldb, uint32_t *C, size_t ldc)
+/* Per vector its count of S (code 11). */
+SM_POPC_CLONES
+static void count_s(size_t nv, size_t nf, const uint64_t *X, size_t ldx, uint32_t *ns)
 {
-  const int same = pa->p == pb->p;
+  const size_t ncw = (nf + 31) / 32;
+  for (size_t v = 0; v < nv; v++) {
+    uint32_t c = 0;
+    for (size_t w = 0; w < ncw; w++) {
+      uint64_t lo, hi, valid;
+      sm_code_bits(X + v * ldx, w, nf, &lo, &hi, &valid);
+      c += (uint32_t)SM_POPC64(lo & hi & valid);
+    }
+    ns[v] = c;
+  }
+}
+
+/* Both tallies as sums over the partner's missing fields (kern_mfix.c):
+ * [0] nS_i - sum_{s in X_j} S_i(s), [1] nS_j - sum_{s in X_i} S_j(s). 0
+ * done, 1 not done (a vector with more missing fields than the sums hold,
+ * or, when choose, popcounts are less work), -1 without memory. */
+static int ld_sparse(int choose, size_t m, size_t n, size_t nf, const uint64_t *A,
+                     size_t lda, const uint64_t *B, size_t ldb, int same, uint32_t *C,
+                     size_t ldc)
+{
   sm_mfix_miss_t la = {0}, lb = {0};
   sm_mfix_vals_t ta = {0}, tb = {0};
+  uint32_t *ns = NULL;
+  const sm_cpu_t *cpu = sm_cpu_get();
   int ret = -1;
   if (sm_mfix_lists(&la, m, nf, A, lda) || (!same && sm_mfix_lists(&lb, n, nf, B, ldb)))
     goto done;
   const sm_mfix_miss_t *mb = same ? &la : &lb;
-  if (la.maxn > SM_MFIX_MAXX || mb->maxn > SM_MFIX_MAXX) {
+  if (la.maxn > SM_MFIX_MAXX || mb->maxn > SM_MFIX_MAXX ||
+      (choose && !sm_mfix_worth(SM_MFIX_LD,
+                                cpu->avx512 && cpu->vpopcntdq ? SM_MFIX_ISA_avx512
+                                                              : SM_MFIX_ISA_popc,
+                                m, n, nf, la.off[m], mb->off[n]))) {
     ret = 1;
     goto done;
   }
-  if (sm_mfix_values(&ta, m, nf, A, lda, 1, tab_s, mb->maxn <= SM_MFIX_NARROW) ||
+  if (!(ns = malloc((m + n + 1) * sizeof *ns)) ||
+      sm_mfix_values(&ta, m, nf, A, lda, 1, tab_s, mb->maxn <= SM_MFIX_NARROW) ||
       (!same && sm_mfix_values(&tb, n, nf, B, ldb, 1, tab_s, la.maxn <= SM_MFIX_NARROW)))
     goto done;
+  count_s(m, nf, A, lda, ns);
+  count_s(n, nf, B, ldb, ns + m);
   int32_t *ci = (int32_t *)C;
   int32_t *const o0[2] = {ci, NULL}, *const o1[2] = {ci + 1, NULL};
   sm_mfix_sums(&ta, mb, n, o0, 2 * ldc, 2);
@@ -206,10 +227,11 @@ static int ld_sparse(const ld_planes_t *pa, const ld_planes_t *pb, size_t m, siz
   for (size_t i = 0; i < m; i++)
     for (size_t j = 0; j < n; j++) {
       uint32_t *cc = C + (i * ldc + j) * 2;
-      cc[0] = pa->ns[i] - cc[0], cc[1] = pb->ns[j] - cc[1];
+      cc[0] = ns[i] - cc[0], cc[1] = ns[m + j] - cc[1];
     }
   ret = 0;
 done:
+  free(ns);
   sm_mfix_lists_free(&la);
   sm_mfix_values_free(&ta);
   if (!same) {
@@ -222,8 +244,16 @@ done:
 int sm_kern_ld_hom_by(int how, size_t m, size_t n, size_t nf, const uint64_t *A,
                       size_t lda, const uint64_t *B, size_t ldb, uint32_t *C, size_t ldc)
 {
-  ld_planes_t pa, pb;
   const int same = A == B && lda == ldb && m == n;
+  /* over the missing fields when that is less work (sm_mfix_worth), or
+   * asked for (1, 3) unless a vector has more missing fields than the
+   * sums hold: then popcounts */
+  if (how != 0 && how != 2) {
+    const int r = ld_sparse(how < 0, m, n, nf, A, lda, B, ldb, same, C, ldc);
+    if (r <= 0)
+      return r;
+  }
+  ld_planes_t pa, pb;
   if (ld_pack(&pa, m, nf, A, lda))
     return -1;
   if (same)
@@ -232,28 +262,18 @@ int sm_kern_ld_hom_by(int how, size_t m, size_t n, size_t nf, const uint64_t *A,
     ld_free(&pa);
     return -1;
   }
-  /* over the missing fields when that is less work (sm_mfix_worth; a
-   * vector with more missing fields than the sums hold: popcounts) */
   const sm_cpu_t *cpu = sm_cpu_get();
-  if (how < 0)
-    how = sm_mfix_worth(m, n, nf, pa.nx, pb.nx, 0) ? 1 : 0;
-  int err = 0;
-  if (how == 1 || how == 3)
-    err = ld_sparse(&pa, &pb, m, n, nf, A, lda, B, ldb, C, ldc);
-  if (err == 1 || !(how == 1 || how == 3)) {
-    err = 0;
-    const int simd = SM_LD_X86 && cpu->avx512 && cpu->vpopcntdq && how != 2;
-    /* tiles whose columns' planes stay in L2 */
-    const size_t tb = 64;
-    for (size_t i0 = 0; i0 < m; i0 += tb)
-      for (size_t j0 = 0; j0 < n; j0 += tb)
-        ld_block(&pa, &pb, i0, i0 + tb < m ? i0 + tb : m, j0, j0 + tb < n ? j0 + tb : n,
-                 simd, C, ldc);
-  }
+  const int simd = SM_LD_X86 && cpu->avx512 && cpu->vpopcntdq && how != 2;
+  /* tiles whose columns' planes stay in L2 */
+  const size_t tb = 64;
+  for (size_t i0 = 0; i0 < m; i0 += tb)
+    for (size_t j0 = 0; j0 < n; j0 += tb)
+      ld_block(&pa, &pb, i0, i0 + tb < m ? i0 + tb : m, j0, j0 + tb < n ? j0 + tb : n,
+               simd, C, ldc);
   ld_free(&pa);
   if (!same)
     ld_free(&pb);
-  return err;
+  return 0;
 }
 
 int sm_kern_ld_hom(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,

@@ -50,17 +50,25 @@ void sm_mfix_values_free(sm_mfix_vals_t *t);
  * list must hold at most SM_MFIX_MAXX fields. */
 void sm_mfix_sums(const sm_mfix_vals_t *t, const sm_mfix_miss_t *ml, size_t n,
                   int32_t *const out[2], size_t rs, size_t cs);
-/* Whether the sums beat popcounting every word pair for m x n pairs of nf
- * fields with nxa and nxb missing calls on the two sides (maxx the most in
- * one vector). */
-int sm_mfix_worth(size_t m, size_t n, size_t nf, size_t nxa, size_t nxb, size_t maxx);
+/* Which popcounts the sums compete with: the sparse planes' 3 extra ones
+ * per word pair of a CCC kernel (sm_ccc2_sparse_fix), or the homozygous
+ * tally's 2 (kern_ld.c); and the instruction set that counts them. */
+typedef enum { SM_MFIX_MOMENTS, SM_MFIX_LD } sm_mfix_kind_t;
+typedef enum { SM_MFIX_ISA_popc, SM_MFIX_ISA_avx2, SM_MFIX_ISA_avx512 } sm_mfix_isa_t;
+/* Whether the sums are less work than those popcounts for m x n pairs of
+ * nf fields with nxa and nxb missing calls on the two sides (a cost model
+ * in seconds, measured: kern_mfix.c). */
+int sm_mfix_worth(sm_mfix_kind_t kind, sm_mfix_isa_t isa, size_t m, size_t n, size_t nf,
+                  size_t nxa, size_t nxb);
 
 /* CCC's sparse moments of A x B (sym: B is A, m = n) into C (sm_kern.h's
- * layout, nmom 4) with dense (dsyrk when sym) for the product: 0 done, 1
+ * layout, nmom 4) with dense (dsyrk when sym; isa's kernels) for the
+ * product: 0 done, 1
  * not worth it (force: done unless a vector has too many missing calls),
  * -1 out of memory (C untouched or partly written: compute it again). */
-int sm_ccc2_sparse_fix(sm_ccc2_fn dense, sm_ccc2_syrk_fn dsyrk, size_t m, size_t n,
-                       size_t nf, const uint64_t *A, size_t lda, const uint64_t *B,
-                       size_t ldb, int sym, int force, uint32_t *C, size_t ldc);
+int sm_ccc2_sparse_fix(sm_ccc2_fn dense, sm_ccc2_syrk_fn dsyrk, sm_mfix_isa_t isa,
+                       size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
+                       const uint64_t *B, size_t ldb, int sym, int force, uint32_t *C,
+                       size_t ldc);
 
 #endif
