@@ -320,13 +320,15 @@ static const int8_t tab_ex[2][4] = {{-1, 0, 0, 1}, {0, 0, 1, 0}};
  * (Zen 2, AVX2): the sums cost 1.06 ns per vector and field (lists,
  * transposition), 5.9 ns per pair (stores, the moments from the counts)
  * and 4.7 ns per missing field and chunk of 64 partners (its values
- * added); the homozygous tally's 0.47, 4.9 and 2.4 ns. A word pair's
- * popcounts (64 fields) cost 0.26 ns in the AVX2 moments kernel, 0.96 ns
- * in the tally's 64-bit popcounts; AVX-512 VPOPCNTDQ about a quarter of
- * AVX2 (0.072 ns, the sparse kernel's rate on a Xeon). So with AVX2 the
- * moments take the sums from about 300 x 300 tiles at 1% missing (at 712
- * x 712: 1.45x faster, even at 5%; 0.85x at 10%), the tally from about
- * 100 x 100 (4x at 712 x 712); with VPOPCNTDQ only longer vectors. */
+ * added); the homozygous tally's 0.47, 4.9 and 2.4 ns. One popcount of
+ * a word pair (64 fields) costs 0.26 ns in the AVX2 moments kernel, the
+ * tally's two 0.96 ns (64-bit popcounts; with AVX-512 the tally has its
+ * own counters, kern_ld.c); with AVX-512 VPOPCNTDQ (an AMD EPYC Zen 4,
+ * bench/results/ld-plink-20261129-c.md: 4.7 s for the 5 of 406 million
+ * pairs of 2,000 fields) 0.072 ns. So with AVX2 the moments take the sums from about 300
+ * x 300 tiles at 1% missing (at 712 x 712: 1.45x faster, even at 5%;
+ * 0.85x at 10%), the tally from about 100 x 100 (4x at 712 x 712); with
+ * VPOPCNTDQ the moments only for longer vectors. */
 int sm_mfix_worth(sm_mfix_kind_t kind, sm_mfix_isa_t isa, size_t m, size_t n, size_t nf,
                   size_t nxa, size_t nxb)
 {
@@ -343,8 +345,7 @@ int sm_mfix_worth(sm_mfix_kind_t kind, sm_mfix_isa_t isa, size_t m, size_t n, si
     const double spent = 1.06e-9 * (dm + dn) * df + 5.9e-9 * dm * dn + 4.7e-9 * visits;
     return spent < saved;
   }
-  const double word = isa == SM_MFIX_ISA_avx512 ? 0.12e-9 : 0.96e-9;
-  const double dense = dm * dn * nw * word;
+  const double dense = dm * dn * nw * 0.96e-9;
   const double spent = 0.47e-9 * (dm + dn) * df + 4.9e-9 * dm * dn + 2.4e-9 * visits;
   return spent < dense;
 }

@@ -52,7 +52,8 @@ void sm_mfix_sums(const sm_mfix_vals_t *t, const sm_mfix_miss_t *ml, size_t n,
                   int32_t *const out[2], size_t rs, size_t cs);
 /* Which popcounts the sums compete with: the sparse planes' 3 extra ones
  * per word pair of a CCC kernel (sm_ccc2_sparse_fix), or the homozygous
- * tally's 2 (kern_ld.c); and the instruction set that counts them. */
+ * tally's 2 (kern_ld.c, without AVX-512); and the instruction set that
+ * counts them. */
 typedef enum { SM_MFIX_MOMENTS, SM_MFIX_LD } sm_mfix_kind_t;
 typedef enum { SM_MFIX_ISA_popc, SM_MFIX_ISA_avx2, SM_MFIX_ISA_avx512 } sm_mfix_isa_t;
 /* Whether the sums are less work than those popcounts for m x n pairs of
