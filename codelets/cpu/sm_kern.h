@@ -104,8 +104,7 @@ int sm_kern_ld_hom(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
  * popcounts of every word pair (AVX-512 where the CPU has it), 2 the same
  * without SIMD, 1 counts over the missing fields (AVX-512 counters where
  * the CPU has it, else as 3), 3 sums over the missing fields
- * (kern_mfix.c; the popcounts when a vector has more missing fields than
- * they hold). */
+ * (kern_mfix.c). */
 int sm_kern_ld_hom_by(int how, size_t m, size_t n, size_t nf, const uint64_t *A,
                       size_t lda, const uint64_t *B, size_t ldb, uint32_t *C, size_t ldc);
 void sm_kern_sums_ccc(size_t nv, size_t nf, const uint64_t *X, size_t ldx, int sparse,

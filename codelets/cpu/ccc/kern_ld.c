@@ -295,35 +295,32 @@ static void count_s(size_t nv, size_t nf, const uint64_t *X, size_t ldx, uint32_
 
 /* Both tallies as sums over the partner's missing fields (kern_mfix.c):
  * [0] nS_i - sum_{s in X_j} S_i(s), [1] nS_j - sum_{s in X_i} S_j(s). 0
- * done, 1 not done (a vector with more missing fields than the sums hold,
- * or, when choose, popcounts are less work), -1 without memory. */
+ * done, 1 not done (choose: popcounts are less work), -1 without memory. */
 static int ld_sparse(int choose, size_t m, size_t n, size_t nf, const uint64_t *A,
                      size_t lda, const uint64_t *B, size_t ldb, int same, uint32_t *C,
                      size_t ldc)
 {
   sm_mfix_miss_t la = {0}, lb = {0};
-  sm_mfix_vals_t ta = {0}, tb = {0};
   uint32_t *ns = NULL;
   int ret = -1;
   if (sm_mfix_lists(&la, m, nf, A, lda) || (!same && sm_mfix_lists(&lb, n, nf, B, ldb)))
     goto done;
   const sm_mfix_miss_t *mb = same ? &la : &lb;
-  if (la.maxn > SM_MFIX_MAXX || mb->maxn > SM_MFIX_MAXX ||
-      (choose &&
-       !sm_mfix_worth(SM_MFIX_LD, SM_MFIX_ISA_popc, m, n, nf, la.off[m], mb->off[n]))) {
+  if (choose &&
+      !sm_mfix_worth(SM_MFIX_LD, SM_MFIX_ISA_popc, m, n, nf, la.off[m], mb->off[n])) {
     ret = 1;
     goto done;
   }
-  if (!(ns = malloc((m + n + 1) * sizeof *ns)) ||
-      sm_mfix_values(&ta, m, nf, A, lda, 1, tab_s, mb->maxn <= SM_MFIX_NARROW) ||
-      (!same && sm_mfix_values(&tb, n, nf, B, ldb, 1, tab_s, la.maxn <= SM_MFIX_NARROW)))
+  if (!(ns = malloc((m + n + 1) * sizeof *ns)))
     goto done;
   count_s(m, nf, A, lda, ns);
   count_s(n, nf, B, ldb, ns + m);
   int32_t *ci = (int32_t *)C;
   int32_t *const o0[2] = {ci, NULL}, *const o1[2] = {ci + 1, NULL};
-  sm_mfix_sums(&ta, mb, n, o0, 2 * ldc, 2);
-  sm_mfix_sums(same ? &ta : &tb, &la, m, o1, 2, 2 * ldc);
+  const sm_mfix_src_t sa = {A, lda, m, nf, 1, tab_s}, sb = {B, ldb, n, nf, 1, tab_s};
+  if (sm_mfix_sums(&sa, mb, n, o0, 2 * ldc, 2) ||
+      sm_mfix_sums(&sb, &la, m, o1, 2, 2 * ldc))
+    goto done;
   for (size_t i = 0; i < m; i++)
     for (size_t j = 0; j < n; j++) {
       uint32_t *cc = C + (i * ldc + j) * 2;
@@ -333,11 +330,8 @@ static int ld_sparse(int choose, size_t m, size_t n, size_t nf, const uint64_t *
 done:
   free(ns);
   sm_mfix_lists_free(&la);
-  sm_mfix_values_free(&ta);
-  if (!same) {
+  if (!same)
     sm_mfix_lists_free(&lb);
-    sm_mfix_values_free(&tb);
-  }
   return ret;
 }
 

@@ -35,7 +35,6 @@ int sm_mfix_lists(sm_mfix_miss_t *ml, size_t nv, size_t nf, const uint64_t *X, s
   ml->off = malloc((nv + 1) * sizeof *ml->off);
   if (!ml->off)
     return -1;
-  ml->maxn = 0;
   for (size_t v = 0; v < nv; v++) { /* count first: one allocation */
     size_t c = 0;
     for (size_t w = 0; w < ncw; w++) {
@@ -45,8 +44,6 @@ int sm_mfix_lists(sm_mfix_miss_t *ml, size_t nv, size_t nf, const uint64_t *X, s
     }
     ml->off[v] = total;
     total += c;
-    if (c > ml->maxn)
-      ml->maxn = c;
   }
   ml->off[nv] = total;
   ml->idx = malloc((total ? total : 1) * sizeof *ml->idx);
@@ -133,18 +130,13 @@ static void chunk_masks(const uint64_t *X, size_t ldx, size_t nr, size_t cw, siz
   }
 }
 
+/* The values of fields [f0, f1) (f0 a multiple of 64) of a chunk's rows
+ * (nr of them, at X, ldx) into t: field f0 + k's value q of row r at
+ * element (k nq + q) CHUNK + r, int8 when narrow, else int16. */
 SM_POPC_CLONES
-int sm_mfix_values(sm_mfix_vals_t *t, size_t nv, size_t nf, const uint64_t *X, size_t ldx,
-                   int nq, const int8_t tab[][4], int narrow)
+static void chunk_values(const uint64_t *X, size_t ldx, size_t nr, size_t nf, size_t f0,
+                         size_t f1, int nq, const int8_t tab[][4], int narrow, void *t)
 {
-  t->nv = nv, t->nf = nf, t->nq = nq, t->narrow = narrow;
-  t->nchunk = (nv + CH - 1) / CH;
-  const size_t es = narrow ? 1 : 2, per = nf * (size_t)nq * CH; /* values of a chunk */
-  t->v = aligned_alloc(64, ((t->nchunk ? t->nchunk : 1) * (per ? per : 1) * es + 63) /
-                               64 * 64);
-  if (!t->v)
-    return -1;
-  const size_t ncw = (nf + 31) / 32;
   const v16h sel = {1,   2,   4,    8,    16,   32,   64,    128,
                     256, 512, 1024, 2048, 4096, 8192, 16384, INT16_MIN};
   const v32u sel8 = {1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128,
@@ -156,54 +148,45 @@ int sm_mfix_values(sm_mfix_vals_t *t, size_t nv, size_t nf, const uint64_t *X, s
     for (int k = 0; k < 4; k++)
       neg[q] |= tab[q][k] < 0;
   uint64_t pm[2][2][64];
-  for (size_t c = 0; c < t->nchunk; c++) {
-    const size_t r0 = c * CH, nr = nv - r0 < CH ? nv - r0 : CH;
-    for (size_t cw = 0; cw < ncw; cw += 2) {
-      chunk_masks(X + r0 * ldx, ldx, nr, cw, nf, nq, tab, neg, pm);
-      for (size_t k = 0; k < 64; k++) {
-        const size_t f = (cw + (k & 1)) * 32 + k / 2;
-        if (f >= nf)
-          continue;
-        for (int q = 0; q < nq; q++) {
-          const uint64_t p = pm[q][0][k], mn = neg[q] ? pm[q][1][k] : 0;
-          const size_t at = c * per + (f * (size_t)nq + (size_t)q) * CH;
-          if (narrow) {
-            v32b *o = (v32b *)((int8_t *)t->v + at);
-            for (int b = 0; b < CH / 32; b++)
-              o[b] = SM_EXPAND8(mn >> (32 * b), spread, sel8) -
-                     SM_EXPAND8(p >> (32 * b), spread, sel8);
-          } else {
-            v16h *o = (v16h *)((int16_t *)t->v + at);
-            for (int b = 0; b < CH / 16; b++)
-              o[b] = SM_EXPAND16(mn >> (16 * b), sel) - SM_EXPAND16(p >> (16 * b), sel);
-          }
+  for (size_t cw = f0 / 32; cw * 32 < f1; cw += 2) {
+    chunk_masks(X, ldx, nr, cw, nf, nq, tab, neg, pm);
+    for (size_t k = 0; k < 64; k++) {
+      const size_t f = (cw + (k & 1)) * 32 + k / 2;
+      if (f >= f1)
+        continue;
+      for (int q = 0; q < nq; q++) {
+        const uint64_t p = pm[q][0][k], mn = neg[q] ? pm[q][1][k] : 0;
+        const size_t at = ((f - f0) * (size_t)nq + (size_t)q) * CH;
+        if (narrow) {
+          v32b *o = (v32b *)((int8_t *)t + at);
+          for (int b = 0; b < CH / 32; b++)
+            o[b] = SM_EXPAND8(mn >> (32 * b), spread, sel8) -
+                   SM_EXPAND8(p >> (32 * b), spread, sel8);
+        } else {
+          v16h *o = (v16h *)((int16_t *)t + at);
+          for (int b = 0; b < CH / 16; b++)
+            o[b] = SM_EXPAND16(mn >> (16 * b), sel) - SM_EXPAND16(p >> (16 * b), sel);
         }
       }
     }
   }
-  return 0;
 }
 
-void sm_mfix_values_free(sm_mfix_vals_t *t)
-{
-  free(t->v);
-  t->v = NULL;
-}
-
-/* One chunk's sums for nq (1 or 2) values: acc[q] over the fields idx. */
+/* One chunk's sums for nq (1 or 2) values over the fields idx (less f0,
+ * the table's first field): acc[q]. */
 SM_POPC_CLONES
-static void chunk_sums(const int16_t *base, int nq, const uint32_t *idx, size_t nidx,
-                       v16h acc[2][CH / 16])
+static void chunk_sums(const int16_t *base, int nq, size_t f0, const uint32_t *idx,
+                       size_t nidx, v16h acc[2][CH / 16])
 {
   v16h a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0}, b0 = {0}, b1 = {0}, b2 = {0}, b3 = {0};
   if (nq == 1) {
     for (size_t k = 0; k < nidx; k++) {
-      const v16h *p = (const v16h *)(base + (size_t)idx[k] * CH);
+      const v16h *p = (const v16h *)(base + (idx[k] - f0) * CH);
       a0 += p[0], a1 += p[1], a2 += p[2], a3 += p[3];
     }
   } else {
     for (size_t k = 0; k < nidx; k++) {
-      const v16h *p = (const v16h *)(base + (size_t)idx[k] * 2 * CH);
+      const v16h *p = (const v16h *)(base + (idx[k] - f0) * 2 * CH);
       a0 += p[0], a1 += p[1], a2 += p[2], a3 += p[3];
       b0 += p[4], b1 += p[5], b2 += p[6], b3 += p[7];
     }
@@ -212,21 +195,20 @@ static void chunk_sums(const int16_t *base, int nq, const uint32_t *idx, size_t 
   acc[1][0] = b0, acc[1][1] = b1, acc[1][2] = b2, acc[1][3] = b3;
 }
 
-/* The same with int8 values and sums (every partner list at most 127
- * fields). */
+/* The same with int8 values and sums (every list at most 127 fields). */
 SM_POPC_CLONES
-static void chunk_sums8(const int8_t *base, int nq, const uint32_t *idx, size_t nidx,
-                        v32b acc[2][CH / 32])
+static void chunk_sums8(const int8_t *base, int nq, size_t f0, const uint32_t *idx,
+                        size_t nidx, v32b acc[2][CH / 32])
 {
   v32b a0 = {0}, a1 = {0}, b0 = {0}, b1 = {0};
   if (nq == 1) {
     for (size_t k = 0; k < nidx; k++) {
-      const v32b *p = (const v32b *)(base + (size_t)idx[k] * CH);
+      const v32b *p = (const v32b *)(base + (idx[k] - f0) * CH);
       a0 += p[0], a1 += p[1];
     }
   } else {
     for (size_t k = 0; k < nidx; k++) {
-      const v32b *p = (const v32b *)(base + (size_t)idx[k] * 2 * CH);
+      const v32b *p = (const v32b *)(base + (idx[k] - f0) * 2 * CH);
       a0 += p[0], a1 += p[1], b0 += p[2], b1 += p[3];
     }
   }
@@ -234,48 +216,75 @@ static void chunk_sums8(const int8_t *base, int nq, const uint32_t *idx, size_t 
 }
 
 SM_POPC_CLONES
-void sm_mfix_sums(const sm_mfix_vals_t *t, const sm_mfix_miss_t *ml, size_t n,
-                  int32_t *const out[2], size_t rs, size_t cs)
+int sm_mfix_sums(const sm_mfix_src_t *src, const sm_mfix_miss_t *ml, size_t n,
+                 int32_t *const out[2], size_t rs, size_t cs)
 {
-  enum { JB = 32 }; /* partners per block: their sums kept, then stored */
-  const size_t per = t->nf * (size_t)t->nq * CH;
+  const size_t nf = src->nf, nq = (size_t)src->nq;
+  const size_t fb = SM_MFIX_FIELDS < nf ? SM_MFIX_FIELDS : nf;
+  void *tab = aligned_alloc(64, (fb * nq * CH * sizeof(int16_t) + 63) / 64 * 64);
+  int32_t *panel = malloc((n ? n : 1) * 2 * CH * sizeof *panel); /* [j][q][r] */
+  size_t *cur = malloc((2 * n + 1) * sizeof *cur), *end = cur ? cur + n : NULL;
+  if (!tab || !panel || !cur) {
+    free(tab), free(panel), free(cur);
+    return -1;
+  }
   v16h acc[2][CH / 16];
   v32b acc8[2][CH / 32];
-  int16_t blk[JB][2][CH] __attribute__((aligned(32)));
-  for (size_t c = 0; c < t->nchunk; c++) {
-    const size_t r0 = c * CH, nr = t->nv - r0 < CH ? t->nv - r0 : CH;
-    for (size_t j0 = 0; j0 < n; j0 += JB) {
-      const size_t jn = n - j0 < JB ? n - j0 : JB;
-      for (size_t jj = 0; jj < jn; jj++) {
-        const size_t j = j0 + jj;
-        const uint32_t *idx = ml->idx + ml->off[j];
-        const size_t nidx = ml->off[j + 1] - ml->off[j];
-        if (t->narrow) {
-          chunk_sums8((const int8_t *)t->v + c * per, t->nq, idx, nidx, acc8);
-          for (int q = 0; q < t->nq; q++)
-            for (int r = 0; r < CH; r++)
-              blk[jj][q][r] = ((const int8_t *)acc8[q])[r];
-        } else {
-          chunk_sums((const int16_t *)t->v + c * per, t->nq, idx, nidx, acc);
-          memcpy(blk[jj], acc, sizeof(int16_t) * 2 * CH);
-        }
+  for (size_t r0 = 0; r0 < src->nv; r0 += CH) {
+    const size_t nr = src->nv - r0 < CH ? src->nv - r0 : CH;
+    memset(panel, 0, n * 2 * CH * sizeof *panel);
+    for (size_t j = 0; j < n; j++)
+      cur[j] = ml->off[j];
+    for (size_t f0 = 0; f0 < nf; f0 += fb) {
+      const size_t f1 = nf - f0 < fb ? nf : f0 + fb;
+      size_t most = 0; /* each list's fields below f1, and the most */
+      for (size_t j = 0; j < n; j++) {
+        size_t e = cur[j];
+        while (e < ml->off[j + 1] && ml->idx[e] < f1)
+          e++;
+        end[j] = e;
+        most = e - cur[j] > most ? e - cur[j] : most;
       }
-      /* stored along the smaller stride (the output's rows or columns) */
-      for (int q = 0; q < t->nq; q++) {
-        if (!out[q])
+      if (!most)
+        continue;
+      const int narrow = most <= SM_MFIX_NARROW;
+      chunk_values(src->X + r0 * src->ldx, src->ldx, nr, nf, f0, f1, src->nq, src->tab,
+                   narrow, tab);
+      for (size_t j = 0; j < n; j++) {
+        if (end[j] == cur[j])
           continue;
-        int32_t *o = out[q] + r0 * rs + j0 * cs;
-        if (cs < rs)
-          for (size_t r = 0; r < nr; r++)
-            for (size_t jj = 0; jj < jn; jj++)
-              o[r * rs + jj * cs] = blk[jj][q][r];
-        else
-          for (size_t jj = 0; jj < jn; jj++)
-            for (size_t r = 0; r < nr; r++)
-              o[r * rs + jj * cs] = blk[jj][q][r];
+        int32_t *pj = panel + j * 2 * CH;
+        if (narrow) {
+          chunk_sums8(tab, src->nq, f0, ml->idx + cur[j], end[j] - cur[j], acc8);
+          for (size_t q = 0; q < nq; q++)
+            for (int r = 0; r < CH; r++)
+              pj[q * CH + (size_t)r] += ((const int8_t *)acc8[q])[r];
+        } else {
+          chunk_sums(tab, src->nq, f0, ml->idx + cur[j], end[j] - cur[j], acc);
+          for (size_t q = 0; q < nq; q++)
+            for (int r = 0; r < CH; r++)
+              pj[q * CH + (size_t)r] += ((const int16_t *)acc[q])[r];
+        }
+        cur[j] = end[j];
       }
     }
+    /* stored along the smaller stride (the output's rows or columns) */
+    for (size_t q = 0; q < nq; q++) {
+      if (!out[q])
+        continue;
+      int32_t *o = out[q] + r0 * rs;
+      if (cs < rs)
+        for (size_t r = 0; r < nr; r++)
+          for (size_t j = 0; j < n; j++)
+            o[r * rs + j * cs] = panel[(j * 2 + q) * CH + r];
+      else
+        for (size_t j = 0; j < n; j++)
+          for (size_t r = 0; r < nr; r++)
+            o[r * rs + j * cs] = panel[(j * 2 + q) * CH + r];
+    }
   }
+  free(tab), free(panel), free(cur);
+  return 0;
 }
 
 /* Per vector R (sum of r over the present calls), nX, nZ. */
@@ -356,7 +365,6 @@ int sm_ccc2_sparse_fix(sm_ccc2_fn dense, sm_ccc2_syrk_fn dsyrk, sm_mfix_isa_t is
                        size_t ldc)
 {
   sm_mfix_miss_t la = {0}, lb = {0};
-  sm_mfix_vals_t ta = {0}, tb = {0};
   uint64_t *a0 = NULL, *b0 = NULL;
   uint32_t *rr = NULL;
   int64_t *ga = NULL, *gb = NULL;
@@ -370,9 +378,7 @@ int sm_ccc2_sparse_fix(sm_ccc2_fn dense, sm_ccc2_syrk_fn dsyrk, sm_mfix_isa_t is
     return -1;
   }
   const sm_mfix_miss_t *pb = sym ? &la : &lb;
-  const size_t maxx = la.maxn > pb->maxn ? la.maxn : pb->maxn;
-  if (maxx > SM_MFIX_MAXX ||
-      (!force && !sm_mfix_worth(SM_MFIX_MOMENTS, isa, m, n, nf, la.off[m], pb->off[n]))) {
+  if (!force && !sm_mfix_worth(SM_MFIX_MOMENTS, isa, m, n, nf, la.off[m], pb->off[n])) {
     ret = 1;
     goto done;
   }
@@ -382,9 +388,7 @@ int sm_ccc2_sparse_fix(sm_ccc2_fn dense, sm_ccc2_syrk_fn dsyrk, sm_mfix_isa_t is
   rr = malloc((m * n + 1) * sizeof *rr);
   ga = malloc((m ? m : 1) * 3 * sizeof *ga);
   gb = sym ? ga : malloc((n ? n : 1) * 3 * sizeof *gb);
-  if (!a0 || !b0 || !rr || !ga || !gb ||
-      sm_mfix_values(&ta, m, nf, A, lda, 2, tab_ex, pb->maxn <= SM_MFIX_NARROW) ||
-      (!sym && sm_mfix_values(&tb, n, nf, B, ldb, 1, tab_ex, la.maxn <= SM_MFIX_NARROW)))
+  if (!a0 || !b0 || !rr || !ga || !gb)
     goto done;
   if (sym)
     dsyrk(m, nf, a0, ncw, 0, rr, n);
@@ -398,8 +402,10 @@ int sm_ccc2_sparse_fix(sm_ccc2_fn dense, sm_ccc2_syrk_fn dsyrk, sm_mfix_isa_t is
    * moments from them in place */
   int32_t *ci = (int32_t *)C;
   int32_t *const oa[2] = {ci + 1, ci + 3}, *const ob[2] = {ci + 2, NULL};
-  sm_mfix_sums(&ta, pb, n, oa, 4 * ldc, 4);
-  sm_mfix_sums(sym ? &ta : &tb, &la, m, ob, 4, 4 * ldc);
+  const sm_mfix_src_t sa = {A, lda, m, nf, 2, tab_ex}, sb = {B, ldb, n, nf, 1, tab_ex};
+  if (sm_mfix_sums(&sa, pb, n, oa, 4 * ldc, 4) ||
+      sm_mfix_sums(&sb, &la, m, ob, 4, 4 * ldc))
+    goto done;
   for (size_t i = 0; i < m; i++)
     for (size_t j = 0; j < n; j++) {
       uint32_t *o = C + (i * ldc + j) * 4;
@@ -414,8 +420,6 @@ done:
   sm_mfix_lists_free(&la);
   if (!sym)
     sm_mfix_lists_free(&lb);
-  sm_mfix_values_free(&ta);
-  sm_mfix_values_free(&tb);
   free(a0), free(rr), free(ga);
   if (!sym)
     free(b0), free(gb);

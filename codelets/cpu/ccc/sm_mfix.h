@@ -9,29 +9,30 @@
 
 #include "sm_kern_simd.h"
 
-/* Rows per chunk of transposed values; the most missing fields a vector
- * may have (the sums are int16). */
+/* Rows per chunk of transposed values; fields per block of them (a
+ * chunk's block of values, at most 2 MB, is built, summed over, and
+ * dropped: memory does not grow with the vectors' length, and a block's
+ * sums fit int16); partners with at most SM_MFIX_NARROW missing fields in
+ * a block: int8 values and sums. */
 #define SM_MFIX_CHUNK 64
-#define SM_MFIX_MAXX 32767
-/* Partners with at most this many missing fields: int8 values and sums. */
+#define SM_MFIX_FIELDS 8192
 #define SM_MFIX_NARROW 127
 
 /* Per vector of a set, its missing fields (code 10), ascending: those of v
- * at idx[off[v] .. off[v + 1]); maxn the most any vector has. */
+ * at idx[off[v] .. off[v + 1]). */
 typedef struct sm_mfix_miss {
   size_t *off;
   uint32_t *idx;
-  size_t maxn;
 } sm_mfix_miss_t;
 
-/* nq values (int16, or int8 when narrow) of each field of each vector,
- * transposed: vector v's value q of field f at element ((v / CHUNK * nf +
- * f) * nq + q) * CHUNK + v % CHUNK of v (rows past nv 0). */
-typedef struct sm_mfix_vals {
-  size_t nv, nf, nchunk;
-  int nq, narrow;
-  void *v;
-} sm_mfix_vals_t;
+/* The vectors whose values are summed: nv rows of nf codes at X (ldx
+ * words apart), value q (< nq <= 2) of a field tab[q][code] (-1, 0, 1). */
+typedef struct sm_mfix_src {
+  const uint64_t *X;
+  size_t ldx, nv, nf;
+  int nq;
+  const int8_t (*tab)[4];
+} sm_mfix_src_t;
 
 /* a[j] bit i = a[i] bit j (a 64 x 64 bit block). */
 void sm_mfix_transpose64(uint64_t a[64]);
@@ -39,17 +40,11 @@ void sm_mfix_transpose64(uint64_t a[64]);
 int sm_mfix_lists(sm_mfix_miss_t *ml, size_t nv, size_t nf, const uint64_t *X,
                   size_t ldx);
 void sm_mfix_lists_free(sm_mfix_miss_t *ml);
-/* The values tab[q][code] (-1, 0 or 1; q < nq <= 2) of nv vectors, as
- * int8 when narrow (then summed only over lists of at most SM_MFIX_NARROW
- * fields); -1 when out of memory. */
-int sm_mfix_values(sm_mfix_vals_t *t, size_t nv, size_t nf, const uint64_t *X, size_t ldx,
-                   int nq, const int8_t tab[][4], int narrow);
-void sm_mfix_values_free(sm_mfix_vals_t *t);
-/* For every vector r of t and j < n of ml: the sum of r's value q over j's
- * missing fields into out[q][r rs + j cs] (out[q] NULL: not stored). Each
- * list must hold at most SM_MFIX_MAXX fields. */
-void sm_mfix_sums(const sm_mfix_vals_t *t, const sm_mfix_miss_t *ml, size_t n,
-                  int32_t *const out[2], size_t rs, size_t cs);
+/* For every vector r of src and j < n of ml: the sum of r's value q over
+ * j's missing fields into out[q][r rs + j cs] (out[q] NULL: not stored).
+ * -1 when out of memory (out partly written). */
+int sm_mfix_sums(const sm_mfix_src_t *src, const sm_mfix_miss_t *ml, size_t n,
+                 int32_t *const out[2], size_t rs, size_t cs);
 /* Which popcounts the sums compete with: the sparse planes' 3 extra ones
  * per word pair of a CCC kernel (sm_ccc2_sparse_fix), or the homozygous
  * tally's 2 (kern_ld.c, without AVX-512); and the instruction set that
@@ -65,8 +60,8 @@ int sm_mfix_worth(sm_mfix_kind_t kind, sm_mfix_isa_t isa, size_t m, size_t n, si
 /* CCC's sparse moments of A x B (sym: B is A, m = n) into C (sm_kern.h's
  * layout, nmom 4) with dense (dsyrk when sym; isa's kernels) for the
  * product: 0 done, 1
- * not worth it (force: done unless a vector has too many missing calls),
- * -1 out of memory (C untouched or partly written: compute it again). */
+ * not worth it (never when force), -1 out of memory (C untouched or partly
+ * written: compute it again). */
 int sm_ccc2_sparse_fix(sm_ccc2_fn dense, sm_ccc2_syrk_fn dsyrk, sm_mfix_isa_t isa,
                        size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
                        const uint64_t *B, size_t ldb, int sym, int force, uint32_t *C,
