@@ -277,22 +277,6 @@ static int ld_sparse512(const ld_planes_t *pa, const ld_planes_t *pb, size_t m, 
 /* S bits: the value 1 at code 11. */
 static const int8_t tab_s[1][4] = {{0, 0, 0, 1}};
 
-/* Per vector its count of S (code 11). */
-SM_POPC_CLONES
-static void count_s(size_t nv, size_t nf, const uint64_t *X, size_t ldx, uint32_t *ns)
-{
-  const size_t ncw = (nf + 31) / 32;
-  for (size_t v = 0; v < nv; v++) {
-    uint32_t c = 0;
-    for (size_t w = 0; w < ncw; w++) {
-      uint64_t lo, hi, valid;
-      sm_code_bits(X + v * ldx, w, nf, &lo, &hi, &valid);
-      c += (uint32_t)SM_POPC64(lo & hi & valid);
-    }
-    ns[v] = c;
-  }
-}
-
 /* Both tallies as sums over the partner's missing fields (kern_mfix.c):
  * [0] nS_i - sum_{s in X_j} S_i(s), [1] nS_j - sum_{s in X_i} S_j(s). 0
  * done, 1 not done (choose: popcounts are less work), -1 without memory. */
@@ -301,7 +285,7 @@ static int ld_sparse(int choose, size_t m, size_t n, size_t nf, const uint64_t *
                      size_t ldc)
 {
   sm_mfix_miss_t la = {0}, lb = {0};
-  uint32_t *ns = NULL;
+  int64_t *g = NULL; /* sm_mfix_margins: nS at [4 v + 3] */
   int ret = -1;
   if (sm_mfix_lists(&la, m, nf, A, lda) || (!same && sm_mfix_lists(&lb, n, nf, B, ldb)))
     goto done;
@@ -311,10 +295,10 @@ static int ld_sparse(int choose, size_t m, size_t n, size_t nf, const uint64_t *
     ret = 1;
     goto done;
   }
-  if (!(ns = malloc((m + n + 1) * sizeof *ns)))
+  if (!(g = malloc((m + n + 1) * 4 * sizeof *g)))
     goto done;
-  count_s(m, nf, A, lda, ns);
-  count_s(n, nf, B, ldb, ns + m);
+  sm_mfix_margins(m, nf, A, lda, g);
+  sm_mfix_margins(n, nf, B, ldb, g + 4 * m);
   int32_t *ci = (int32_t *)C;
   int32_t *const o0[2] = {ci, NULL}, *const o1[2] = {ci + 1, NULL};
   const sm_mfix_src_t sa = {A, lda, m, nf, 1, tab_s}, sb = {B, ldb, n, nf, 1, tab_s};
@@ -324,11 +308,12 @@ static int ld_sparse(int choose, size_t m, size_t n, size_t nf, const uint64_t *
   for (size_t i = 0; i < m; i++)
     for (size_t j = 0; j < n; j++) {
       uint32_t *cc = C + (i * ldc + j) * 2;
-      cc[0] = ns[i] - cc[0], cc[1] = ns[m + j] - cc[1];
+      cc[0] = (uint32_t)g[4 * i + 3] - cc[0],
+      cc[1] = (uint32_t)g[4 * (m + j) + 3] - cc[1];
     }
   ret = 0;
 done:
-  free(ns);
+  free(g);
   sm_mfix_lists_free(&la);
   if (!same)
     sm_mfix_lists_free(&lb);

@@ -287,21 +287,22 @@ int sm_mfix_sums(const sm_mfix_src_t *src, const sm_mfix_miss_t *ml, size_t n,
   return 0;
 }
 
-/* Per vector R (sum of r over the present calls), nX, nZ. */
 SM_POPC_CLONES
-static void margins(size_t nv, size_t nf, const uint64_t *X, size_t ldx, int64_t *g)
+void sm_mfix_margins(size_t nv, size_t nf, const uint64_t *X, size_t ldx, int64_t *g)
 {
   const size_t ncw = (nf + 31) / 32;
   for (size_t v = 0; v < nv; v++) {
-    int64_t r = 0, x = 0, z = 0;
+    int64_t r = 0, x = 0, z = 0, hs = 0;
     for (size_t w = 0; w < ncw; w++) {
       uint64_t lo, hi, valid;
       sm_code_bits(X + v * ldx, w, nf, &lo, &hi, &valid);
-      r += __builtin_popcountll(lo & valid) + __builtin_popcountll(lo & hi & valid);
-      x += __builtin_popcountll(hi & ~lo & valid);
-      z += __builtin_popcountll(~lo & ~hi & valid);
+      const int64_t ns = SM_POPC64(lo & hi & valid);
+      r += SM_POPC64(lo & valid) + ns;
+      x += SM_POPC64(hi & ~lo & valid);
+      z += SM_POPC64(~lo & ~hi & valid);
+      hs += ns;
     }
-    g[3 * v] = r, g[3 * v + 1] = x, g[3 * v + 2] = z;
+    g[4 * v] = r, g[4 * v + 1] = x, g[4 * v + 2] = z, g[4 * v + 3] = hs;
   }
 }
 
@@ -386,17 +387,17 @@ int sm_ccc2_sparse_fix(sm_ccc2_fn dense, sm_ccc2_syrk_fn dsyrk, sm_mfix_isa_t is
   a0 = no_missing(m, nf, A, lda);
   b0 = sym ? a0 : no_missing(n, nf, B, ldb);
   rr = malloc((m * n + 1) * sizeof *rr);
-  ga = malloc((m ? m : 1) * 3 * sizeof *ga);
-  gb = sym ? ga : malloc((n ? n : 1) * 3 * sizeof *gb);
+  ga = malloc((m ? m : 1) * 4 * sizeof *ga);
+  gb = sym ? ga : malloc((n ? n : 1) * 4 * sizeof *gb);
   if (!a0 || !b0 || !rr || !ga || !gb)
     goto done;
   if (sym)
     dsyrk(m, nf, a0, ncw, 0, rr, n);
   else
     dense(m, n, nf, a0, ncw, b0, ncw, 0, rr, n);
-  margins(m, nf, A, lda, ga);
+  sm_mfix_margins(m, nf, A, lda, ga);
   if (!sym)
-    margins(n, nf, B, ldb, gb);
+    sm_mfix_margins(n, nf, B, ldb, gb);
   /* the sums into C's places: [1] a_ij = sum over X_j of e_i, [3] xx,
    * [2] a_ji (rows of B against A's missing fields); then each pair's
    * moments from them in place */
@@ -409,7 +410,7 @@ int sm_ccc2_sparse_fix(sm_ccc2_fn dense, sm_ccc2_syrk_fn dsyrk, sm_mfix_isa_t is
   for (size_t i = 0; i < m; i++)
     for (size_t j = 0; j < n; j++) {
       uint32_t *o = C + (i * ldc + j) * 4;
-      const int64_t *gi = ga + 3 * i, *gj = gb + 3 * j;
+      const int64_t *gi = ga + 4 * i, *gj = gb + 4 * j;
       const int64_t cnt[4] = {0, gi[2] + (int32_t)o[1], gj[2] + (int32_t)o[2],
                               (int32_t)o[3]};
       sm_cplanes_moments(gi, gj, (int64_t)nf, cnt, o);

@@ -40,6 +40,9 @@ void sm_mfix_transpose64(uint64_t a[64]);
 int sm_mfix_lists(sm_mfix_miss_t *ml, size_t nv, size_t nf, const uint64_t *X,
                   size_t ldx);
 void sm_mfix_lists_free(sm_mfix_miss_t *ml);
+/* Per vector v of nv at g[4v ..]: R (the sum of r over its present
+ * calls), nX (missing calls), nZ (code 00) and nS (code 11). */
+void sm_mfix_margins(size_t nv, size_t nf, const uint64_t *X, size_t ldx, int64_t *g);
 /* For every vector r of src and j < n of ml: the sum of r's value q over
  * j's missing fields into out[q][r rs + j cs] (out[q] NULL: not stored).
  * -1 when out of memory (out partly written). */
