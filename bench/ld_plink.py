@@ -16,7 +16,8 @@ Cases (each tool's output checked before any timing):
   1n    starmet alone, case 1 with --output-format none (the window's
         computing without formatting and writing the table)
   2     PLINK's default window: plink1.9 --r2; starmet --metric r2
-        --ld-window 10 --output-format ld (identical .ld files)
+        --output-format ld, no window option: plink1.9 --r2's default
+        window (identical .ld files)
   3     every pair: plink1.9 --r2 square bin4 (its .ld.bin a link to
         /dev/null while timed); starmet --metric r2 --output-format none
   3npy  starmet --output-format npy (the n x n float64 matrix on disk),
@@ -283,7 +284,7 @@ class Bench:
                     raise SystemExit("bench/ld-plink: case 1n: values %s, pairs in the window %d"
                                      % (sorted(set(ck)), p_w1))
         if "2" in a.cases:
-            ld_case("2", ["--r2"], ["--ld-window", "10"], p_w2)
+            ld_case("2", ["--r2"], [], p_w2)
         if "3" in a.cases or "3npy" in a.cases:
             self.square(name, bfile, d, n, p_all, top)
 
@@ -431,7 +432,7 @@ def report(b, a, started, load_before, load_after):
     L.append("")
     L.append("Cases: 1 = 1 Mb window, no SNP cap, .ld written (`--ld-window 999999 "
              "--ld-window-kb 1000 --ld-window-r2 0`); 1n = starmet, the same without output; "
-             "2 = PLINK's default window (`--r2`; starmet `--ld-window 10`); 3 = all pairs "
+             "2 = PLINK's default window (`--r2`; starmet `--metric r2`, no window option); 3 = all pairs "
              "(PLINK `--r2 square bin4` into /dev/null; starmet `--output-format none`); "
              "3npy = starmet writing the .npy (against the same PLINK runs). Pairs: those in "
              "the window (cases 1, 2: every pair PLINK examines, also those under "

@@ -301,6 +301,12 @@ static int starmet_main(int argc, char **argv)
   if (!strcmp(argv[1], "compute")) {
     if ((r = parsed(sm_options_parse_compute(argc - 1, argv + 1, &o, &done), &done)) >= 0)
       return r;
+    /* --threads: StarPU's CPU workers, before anything reads the count */
+    if (o.threads) {
+      char n[24];
+      snprintf(n, sizeof n, "%zu", o.threads);
+      setenv("STARPU_NCPU", n, 1);
+    }
     /* the rank grid the options ask for (0 = as many as run) */
     const long grid =
         (long)(o.npv ? o.npv : 1) * (o.npf ? o.npf : 1) * (o.npr ? o.npr : 1);

@@ -376,6 +376,15 @@ static sm_err_t plan(run_t *r)
       sm_log_error("--compute-method ref runs on one rank (run it without mpirun)");
     return SM_EOPTION;
   }
+  if (r->P > 1 && o->ld_default_format) {
+    if (r->me == 0)
+      sm_log_error(
+          "--metric %s writes PLINK's .ld table by default, which one process "
+          "writes, not %d MPI ranks: give --output-format tsv or bin (a file per "
+          "rank) under mpirun",
+          o->form == SM_FORM_R ? "r" : "r2", r->P);
+    return SM_EOPTION;
+  }
   sm_err_t err = streams_read_once(r);
   if (err)
     return err;
@@ -1462,6 +1471,12 @@ int sm_compute_main(const sm_options_t *o, const char *command)
     sm_log_info("metric ccc: %s holds genotypes, which ccc reads (--metric r2 or r "
                 "gives PLINK's LD r^2 or r)",
                 o->input);
+  if (o->ld_default_window)
+    sm_log_info(
+        "metric %s: PLINK's .ld table in plink1.9 --r2's default window (10 "
+        "variants, 1000 kb, r^2 >= 0.2; --ld-window, --ld-window-kb and "
+        "--ld-window-r2 change it, --inter-chr --ld-window-r2 0 takes every pair)",
+        o->form == SM_FORM_R ? "r" : "r2");
   sm_err_t err = claim_outputs(&r);
   if (!err)
     err = plan(&r);

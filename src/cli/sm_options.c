@@ -79,6 +79,24 @@ static sm_err_t set_metric(const sm_opt_t *d, char *arg, void *dst)
   return SM_OK;
 }
 
+/* --r2, --r: PLINK's spelling of --metric r2, r (its inter-chr modifier
+ * follows as a word: the row's choices, stored in inter_chr) */
+static sm_err_t set_plink_ld(const sm_opt_t *d, char *arg, void *dst)
+{
+  (void)arg;
+  sm_options_t *o = &((args_t *)dst)->o;
+  o->metric = SM_METRIC_CCC;
+  o->form = strcmp(d->name, "r") ? SM_FORM_R2 : SM_FORM_R;
+  return SM_OK;
+}
+/* PLINK's modifiers of --r2: inter-chr is read; the others are named in
+ * an error with what starmet has instead (check_ld_window) */
+static const char *const plink_ld_words[] = {
+    "inter-chr",     "square",   "square0",    "triangle",   "bin",
+    "bin4",          "gz",       "spaces",     "d",          "dprime",
+    "dprime-signed", "in-phase", "with-freqs", "yes-really", NULL};
+static const int plink_ld_values[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14};
+
 static void show_metric(const void *dst, FILE *f)
 {
   const sm_options_t *o = &((const args_t *)dst)->o;
@@ -406,6 +424,25 @@ static const sm_opt_t options[] = {
              "PLINK 1.9's LD r2 or r of allele counts (pairs of\n"
              "variants; default: ccc for genotypes (PLINK, VCF,\n"
              "BCF), else czekanowski)"},
+    {.name = "r2",
+     .kind = SM_OPT_FLAG,
+     .off = O(inter_chr),
+     .choices = plink_ld_words,
+     .values = plink_ld_values,
+     .set = set_plink_ld,
+     .show = show_metric,
+     .cmds = CMD_COMPUTE,
+     .arg = "[inter-chr], --r [inter-chr]",
+     .help = "PLINK's spelling of --metric r2, r (inter-chr:\n"
+             "--inter-chr)"},
+    {.name = "r",
+     .kind = SM_OPT_FLAG,
+     .off = O(inter_chr),
+     .choices = plink_ld_words,
+     .values = plink_ld_values,
+     .set = set_plink_ld,
+     .show = show_metric,
+     .cmds = CMD_COMPUTE},
     FLAG("binary", binary, 1, CMD_COMPUTE,
          "czekanowski, bray-curtis, jaccard: presence/absence,\n"
          "every value > 0 read as 1 (bray-curtis: Sorensen,\n"
@@ -569,9 +606,15 @@ static const sm_opt_t options[] = {
      .arg = "PREFIX",
      .help = "write PREFIX.tsv (or .bin, .npy, .lsmat) and\n"
              "PREFIX.json"},
+    {.name = "out",
+     .kind = SM_OPT_STRING,
+     .off = O(output),
+     .cmds = CMD_COMPUTE,
+     .arg = "PREFIX",
+     .help = "the same, under PLINK's name"},
     CUSTOM("output-format", set_output_format, CMD_COMPUTE,
            "tsv|bin|npy|lsmat|ld|comet|none",
-           "(default tsv; none without --output)\n"
+           "(default tsv, r2 and r: ld; none without --output)\n"
            "npy: the 2-way n x n matrix (x 4 table entries\n"
            "a*2+b for ccc) for numpy.load, NaN where no\n"
            "value is kept, the diagonal 1 (bray-curtis,\n"
@@ -761,6 +804,16 @@ static const sm_opt_t options[] = {
      .cmds = CMD_COMPUTE,
      .arg = "N",
      .help = "vectors per tile (default: automatic)"},
+    {.name = "threads",
+     .kind = SM_OPT_SIZE,
+     .off = O(threads),
+     .min = 1,
+     .max = 1024,
+     .cmds = CMD_COMPUTE,
+     .per_rank = 1,
+     .arg = "N",
+     .help = "CPU workers per rank (PLINK's --threads; sets\n"
+             "STARPU_NCPU; default: one per core)"},
     STRING("sched", sched, "POLICY",
            "StarPU scheduler (eager, prio, lws, ws, dmda, dmdas,\n"
            "heteroprio, modular-heft, ...; --sched help lists them)"),
@@ -1034,13 +1087,41 @@ static sm_err_t check_ld(sm_options_t *o)
   return SM_OK;
 }
 
+static const char *ld_name(const sm_options_t *o)
+{
+  return o->form == SM_FORM_R ? "r" : "r2";
+}
+
 /* PLINK's window options: r2 and r, ccc's windows; PLINK's defaults for
  * those not given (10 variants, 1000 kb, r2 >= 0.2). */
 static sm_err_t check_ld_window(sm_options_t *o)
 {
   const int ld =
       o->metric == SM_METRIC_CCC && (o->form == SM_FORM_R2 || o->form == SM_FORM_R);
-  const int win = o->ld_window || o->ld_window_kb >= 0 || o->ld_window_r2 >= 0;
+  if (o->inter_chr > 1) { /* --r2 followed by a PLINK modifier starmet lacks */
+    const int k = o->inter_chr - 1;
+    sm_log_error(
+        "--%s %s: PLINK's modifier %s is not one of starmet's: %s", ld_name(o),
+        plink_ld_words[k], plink_ld_words[k],
+        k <= 5   ? "the matrix of every pair is --output-format npy (numpy.load) or bin, "
+                   "without a window option"
+        : k <= 7 ? "starmet writes PLINK's .ld table as plink1.9 does without it; "
+                   "compress it afterwards"
+        : k <= 11 ? "starmet computes r and r2 of unphased genotypes, not D' nor "
+                    "phased LD"
+        : k == 12 ? "allele frequencies are not written in the table"
+                  : "no limit on the output size is imposed: leave it out");
+    return SM_EOPTION;
+  }
+  int win = o->ld_window || o->ld_window_kb >= 0 || o->ld_window_r2 >= 0;
+  /* r2 and r write PLINK's .ld table unless told otherwise; the table
+   * without a window option is plink1.9 --r2's: its default window */
+  if (ld && (int)o->output_format < 0 && o->output && o->input) {
+    o->output_format = SM_OUT_LD;
+    o->ld_default_format = 1;
+  }
+  if (ld && o->output_format == SM_OUT_LD && !win && !o->inter_chr && o->num_way == 2)
+    win = o->ld_default_window = 1;
   const char *name = o->ld_window           ? "--ld-window"
                      : o->ld_window_kb >= 0 ? "--ld-window-kb"
                      : o->ld_window_r2 >= 0 ? "--ld-window-r2"
@@ -1305,6 +1386,13 @@ static sm_err_t check_run(sm_options_t *o)
   }
   if (check_simulation(o))
     return SM_EOPTION;
+  if (o->resume && o->ld_default_format) {
+    sm_log_error("--resume: --metric %s writes PLINK's .ld table by default, which is "
+                 "written sorted at the end and cannot be resumed: give --output-format "
+                 "tsv or bin to resume",
+                 o->form == SM_FORM_R ? "r" : "r2");
+    return SM_EOPTION;
+  }
   if (o->resume &&
       (!o->output || o->output_format == SM_OUT_NONE || o->method == SM_METHOD_REF)) {
     sm_log_error("--resume needs an output (--output PREFIX, format tsv, bin or comet) "

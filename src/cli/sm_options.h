@@ -62,7 +62,7 @@ typedef struct sm_options {
   size_t num_vector, num_field, raw_elem_size;
   sm_synth_t synth; /* kind SM_SYNTH_NONE when reading a file */
   /* output */
-  const char *output; /* prefix, or NULL */
+  const char *output; /* prefix, or NULL (--output, PLINK's --out) */
   sm_outfmt_t output_format;
   double threshold;      /* < 0: none */
   sm_thr_list_t thr_ent; /* CCC: CoMet's thresholds per table entry (n 4 or 5) */
@@ -76,7 +76,12 @@ typedef struct sm_options {
   size_t ld_window;
   int nonfounders; /* r2, r: every sample (--all-samples), not founders only */
   double ld_window_kb, ld_window_r2;
-  int inter_chr, ld_windowed;
+  int inter_chr, ld_windowed; /* inter_chr > 1: --r2 with a PLINK modifier
+                               * starmet refuses (its index in the list + 1) */
+  /* r2, r with --output and no --output-format: PLINK's .ld table, and
+   * with no window option nor --inter-chr PLINK's default window, as
+   * plink1.9 --r2 (ld_default_format, ld_default_window say which) */
+  int ld_default_format, ld_default_window;
   int output_loci; /* tsv of genotypes: chromosome and position columns */
   uint32_t ld_window_bp;
   double ld_min;
@@ -91,10 +96,11 @@ typedef struct sm_options {
   int num_stage;            /* 3-way stages (default 1) */
   int stage_min, stage_max; /* 0-based, inclusive; -1 = last stage */
   /* runtime */
-  size_t block_size;         /* vectors per tile; 0 = automatic */
-  const char *sched;         /* StarPU policy or NULL */
-  int no_priorities;         /* every task at priority 0 */
-  int calibrate;             /* record every task in the performance models */
+  size_t block_size; /* vectors per tile; 0 = automatic */
+  size_t threads;    /* CPU workers per rank (--threads: STARPU_NCPU); 0 = default */
+  const char *sched; /* StarPU policy or NULL */
+  int no_priorities; /* every task at priority 0 */
+  int calibrate;     /* record every task in the performance models */
   const char *perfmodel_dir; /* StarPU's model directory, or NULL */
   const char *trace;         /* per-task CSV, or NULL */
   const char *trace_paje;    /* StarPU's FxT trace as Paje (sm_paje.h), or NULL */

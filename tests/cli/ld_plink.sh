@@ -17,7 +17,8 @@ CMP="$top_srcdir/tests/tools/ld_compare.py"
 
 for m in r2 r; do
   for d in g h; do
-    run_ok "$m $d" "$STARMET" compute --quiet --bfile "$T/$d" --metric $m --output "$T/${d}_$m"
+    run_ok "$m $d" "$STARMET" compute --quiet --bfile "$T/$d" --metric $m --output-format tsv \
+      --output "$T/${d}_$m"
     if command -v plink1.9 > /dev/null 2>&1; then
       plink1.9 --bfile "$T/$d" --$m inter-chr --ld-window-r2 0 --out "$T/pl_${d}_$m" \
         > /dev/null 2>&1 || fail "plink1.9 --$m on $d"
@@ -27,15 +28,15 @@ for m in r2 r; do
   done
   # the int8 products give the same moments
   run_ok "$m int8" "$STARMET" compute --quiet --bfile "$T/g" --metric $m --ccc-gemm int8 \
-    --output "$T/i8_$m"
+    --output-format tsv --output "$T/i8_$m"
   same_text "$m int8 products" "$T/g_$m.tsv" "$T/i8_$m.tsv"
   # without AVX-512: the portable popcount loops
   run_ok "$m portable" env STARMET_CPU_DISABLE=avx512,vpopcntdq "$STARMET" compute --quiet \
-    --bfile "$T/g" --metric $m --output "$T/p_$m"
+    --bfile "$T/g" --metric $m --output-format tsv --output "$T/p_$m"
   same_text "$m portable loops" "$T/g_$m.tsv" "$T/p_$m.tsv"
   # small tiles: many blocks, off-diagonal ones swapped
   run_ok "$m tiles" "$STARMET" compute --quiet --bfile "$T/g" --metric $m --block-size 17 \
-    --output "$T/b_$m"
+    --output-format tsv --output "$T/b_$m"
   same_text "$m tiles of 17" "$T/g_$m.tsv" "$T/b_$m.tsv"
 done
 command -v plink1.9 > /dev/null 2>&1 || skip_part "no plink1.9: values not compared with PLINK's"
@@ -89,6 +90,32 @@ for args in "--ld-window 10" "--ld-window-r2 0" "--ld-window 999999 --ld-window-
     fi
   done
 done
+# a PLINK user's own command line: --r2 / --r, --out, --threads, and
+# without a format or window option PLINK's .ld table in plink1.9 --r2's
+# default window (the log says so); the same table as plink1.9's and as
+# --metric with --ld-window 10 (w1 above)
+for m in r2 r; do
+  run_ok "plink's spelling $m" "$STARMET" compute --bfile "$T/w" --$m --threads 2 \
+    --out "$T/ps_$m"
+  grep -q "default window" "$T/log.err" && pass || fail "$m default window not said: $(head -2 "$T/log.err")"
+  cmp -s "$T/ps_$m.ld" "$T/w1_$m.ld" && pass || fail "--$m --out is not the window-10 table"
+  [ "$(grep -c '"name": "CPU' "$T/ps_$m.json")" = 2 ] && pass || fail "--threads 2: not 2 CPU workers"
+  if command -v plink1.9 > /dev/null 2>&1; then
+    plink1.9 --bfile "$T/w" --$m --threads 2 --out "$T/pps_$m" > /dev/null 2>&1 || fail "plink1.9 --$m"
+    cmp -s "$T/ps_$m.ld" "$T/pps_$m.ld" && pass || fail "--$m --out: not plink1.9's .ld"
+  fi
+done
+run_ok "--metric r2 --out" "$STARMET" compute --quiet --bfile "$T/w" --metric r2 --threads 1 \
+  --out "$T/pm" --summary "$T/pm.json"
+cmp -s "$T/pm.ld" "$T/ps_r2.ld" && pass || fail "--metric r2 --out is not --r2 --out"
+[ "$(grep -c '"name": "CPU' "$T/pm.json")" = 1 ] && pass || fail "--threads 1: not 1 CPU worker"
+run_ok "--r2 inter-chr" "$STARMET" compute --quiet --bfile "$T/w" --r2 inter-chr --ld-window-r2 0.3 \
+  --out "$T/pi"
+cmp -s "$T/pi.ld" "$T/w7_r2.ld" && pass || fail "--r2 inter-chr is not --inter-chr"
+expect_error "--r2 square" "output-format npy" "$T/e15" \
+  "$STARMET" compute --bfile "$T/w" --r2 square --out "$T/e15"
+expect_error "default ld table resumed" "cannot be resumed" "$T/e16" \
+  "$STARMET" compute --bfile "$T/w" --r2 --out "$T/e16" --resume
 # a window keeps few of the pairs: a file-size limit far below every pair's
 # table but above the window's lets the run write it (the preflight does
 # not take every pair's size for the window's)
@@ -130,9 +157,9 @@ expect_error "all-samples with ccc" "all-samples" "$T/e12" \
 # windowed TSV holds exactly the pairs of the all-pairs TSV in the windows
 for m in r2 ccc; do
   run_ok "$m all pairs" "$STARMET" compute --quiet --bfile "$T/w" --metric $m --block-size 40 \
-    --output "$T/all_$m" --summary "$T/all_$m.json"
+    --output-format tsv --output "$T/all_$m" --summary "$T/all_$m.json"
   run_ok "$m window" "$STARMET" compute --quiet --bfile "$T/w" --metric $m --block-size 40 \
-    --ld-window 7 --ld-window-kb 30 --output "$T/win_$m" --summary "$T/win_$m.json"
+    --ld-window 7 --ld-window-kb 30 --output-format tsv --output "$T/win_$m" --summary "$T/win_$m.json"
   "$PY" - "$T/w.bim" "$T/all_$m.tsv" "$T/win_$m.tsv" 7 30000 "$m" > "$T/bf.out" << 'PYEOF' && pass || fail "$m window vs brute force: $(cat "$T/bf.out")"
 import sys
 bim, alls, win, W, BP, m = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), sys.argv[6]
@@ -204,7 +231,7 @@ same_text "ref window" "$T/rw.tsv" "$T/tw.tsv"
 
 # a windowed run killed part way resumes to the same file; another window
 # is another run
-WARGS="--bfile $T/w --metric r2 --ld-window 40 --ld-window-kb 100 --ld-window-r2 0 --block-size 16"
+WARGS="--bfile $T/w --metric r2 --ld-window 40 --ld-window-kb 100 --ld-window-r2 0 --block-size 16 --output-format tsv"
 # shellcheck disable=SC2086
 run_ok "window clean" "$STARMET" compute --quiet $WARGS --output "$T/rc"
 # shellcheck disable=SC2086
@@ -222,7 +249,7 @@ cmp -s "$T/rk.tsv" "$T/rc.tsv" && pass || fail "resumed window run differs"
 # top-k and histograms of r over windows: the lists equal a brute-force
 # selection from the windowed values, the counts a count of them
 run_ok "r top-k in windows" "$STARMET" compute --quiet --bfile "$T/w" --metric r --ld-window 50 \
-  --ld-window-r2 0 --keys index --top-k 4 --histogram 20 --output "$T/tk"
+  --ld-window-r2 0 --output-format tsv --keys index --top-k 4 --histogram 20 --output "$T/tk"
 "$PY" "$top_srcdir/tests/tools/topk_brute.py" 4 value "$T/tk.topk.tsv" "$T/tk.tsv" > "$T/tk.out" 2>&1 &&
   pass || fail "r top-k: $(tail -3 "$T/tk.out")"
 "$PY" - "$T/tk.tsv" "$T/tk.hist.tsv" > "$T/h.out" << 'PYEOF' && pass || fail "r histogram: $(cat "$T/h.out")"
@@ -248,7 +275,7 @@ run_ok "ccc loci" "$STARMET" compute --quiet --bfile "$T/w" --metric ccc --ld-wi
 run_ok "ccc 3-way loci" "$STARMET" compute --quiet --bfile "$T/h" --metric ccc --num-way 3 \
   --output-loci --output "$T/lc3"
 run_ok "r2 loci" "$STARMET" compute --quiet --bfile "$T/w" --metric r2 --output-loci \
-  --output "$T/lr"
+  --output-format tsv --output "$T/lr"
 "$PY" - "$T/w.bim" "$T/h.bim" "$T/lc.tsv" "$T/lc3.tsv" "$T/lr.tsv" "$T/all_r2.tsv" \
   "$top_srcdir/python" > "$T/lo.out" 2>&1 << 'PYEOF' && pass || fail "loci columns: $(tail -3 "$T/lo.out")"
 import sys

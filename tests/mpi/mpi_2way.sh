@@ -167,13 +167,13 @@ done
 GENO="$top_srcdir/data/example_geno"
 for m in r2 ccc; do
   run_ok "one rank $m window" "$STARMET" compute --quiet --bfile "$GENO" --metric $m \
-    --ld-window 30 --ld-window-kb 200 --block-size 23 --output "$T/w1_$m"
+    --ld-window 30 --ld-window-kb 200 --block-size 23 --output-format tsv --output "$T/w1_$m"
   for run in "2 1 1 2" "1 2 1 2" "3 1 1 3"; do
     set -- $run
     o=$T/w_$1$2$3_$m
     run_ok "$m window grid $1 x $2 x $3" mpi $4 --bfile "$GENO" --metric $m --ld-window 30 \
       --ld-window-kb 200 --block-size 23 --num-proc-vector $1 --num-proc-field $2 \
-      --num-proc-repl $3 --output "$o"
+      --num-proc-repl $3 --output-format tsv --output "$o"
     merge_ranks "$o" $4 tsv "$o.all.tsv"
     same_text "$m window grid $1 x $2 x $3 vs one rank" "$T/w1_$m.tsv" "$o.all.tsv"
   done
@@ -181,6 +181,10 @@ done
 expect_error "ld table under mpirun" "one process" - \
   mpi 2 --bfile "$GENO" --metric r2 --ld-window 10 --output-format ld --output "$T/ldm"
 ls "$T"/ldm* > /dev/null 2>&1 && fail "refused ld table left files behind" || pass
+# r2 writes the .ld table by default: under mpirun it asks for a format
+expect_error "default ld table under mpirun" "by default, which one process" - \
+  mpi 2 --bfile "$GENO" --metric r2 --output "$T/ldd"
+ls "$T"/ldd* > /dev/null 2>&1 && fail "refused default ld table left files behind" || pass
 # a refused --devices stops every rank before any task is inserted (it
 # used to fail at the first insertion on each rank, and could hang)
 # shellcheck disable=SC2086
