@@ -9,17 +9,37 @@
 #include <starpu_cublas_v2.h>
 #endif
 
-static void cpu_ccc2(void *buffers[], void *cl_arg)
+/* Every pair of C outside the strips 0 (C's rows are ld pairs apart) */
+static void zero_tile(sm_cl_mat_t C)
 {
-  const sm_cl_num_t *a = cl_arg;
-  const sm_cl_mat_t A = sm_cl_mat(buffers, 0), B = sm_cl_mat(buffers, 1),
-                    C = sm_cl_mat(buffers, 2);
-  sm_ccc2_syrk_fn sy = sm_cl_mat_same(A, B) ? sm_cl_ccc2_syrk(a->sparse) : NULL;
+  for (size_t i = 0; i < C.ny; i++)
+    memset(sm_cl_mat_at(C, i, 0), 0, C.nx * C.elem);
+}
+
+void sm_cl_ccc2_tile(const sm_cl_num_t *a, sm_cl_mat_t A, sm_cl_mat_t B, sm_cl_mat_t C,
+                     int sym)
+{
+  const sm_ccc2_fn k = sm_cl_ccc2(a->sparse);
+  if (!sm_band_whole(&a->band, A.ny, B.ny)) {
+    zero_tile(C);
+    size_t row = 0;
+    sm_strip_t s;
+    while (sm_band_next(&a->band, A.ny, B.ny, &row, &s))
+      k(s.r1 - s.r0, s.c1 - s.c0, a->nf, sm_cl_mat_row(A, s.r0), A.ld,
+        sm_cl_mat_row(B, s.c0), B.ld, a->sparse, sm_cl_mat_at(C, s.r0, s.c0), C.ld);
+    return;
+  }
+  sm_ccc2_syrk_fn sy = sym && sm_cl_mat_same(A, B) ? sm_cl_ccc2_syrk(a->sparse) : NULL;
   if (sy) /* a diagonal block: half the work */
     sy(B.ny, a->nf, A.ptr, A.ld, a->sparse, C.ptr, C.ld);
   else
-    sm_cl_ccc2(a->sparse)(A.ny, B.ny, a->nf, A.ptr, A.ld, B.ptr, B.ld, a->sparse, C.ptr,
-                          C.ld);
+    k(A.ny, B.ny, a->nf, A.ptr, A.ld, B.ptr, B.ld, a->sparse, C.ptr, C.ld);
+}
+
+static void cpu_ccc2(void *buffers[], void *cl_arg)
+{
+  sm_cl_ccc2_tile(cl_arg, sm_cl_mat(buffers, 0), sm_cl_mat(buffers, 1),
+                  sm_cl_mat(buffers, 2), 1);
   sm_cl_check(buffers, cl_arg);
 }
 
@@ -246,10 +266,12 @@ int sm_task_ccc2_i8(starpu_data_handle_t A8, starpu_data_handle_t B8,
 }
 
 int sm_task_ccc2(starpu_data_handle_t A, starpu_data_handle_t B, starpu_data_handle_t C,
-                 int sparse, size_t nf, uint64_t block, int prio)
+                 int sparse, size_t nf, const sm_band_t *band, uint64_t block, int prio)
 {
   sm_cl_num_t args = sm_cl_num(sparse ? SM_VF_CCC2_SPARSE : SM_VF_CCC2, nf, block);
   args.sparse = sparse;
+  if (band)
+    args.band = *band;
   return sm_cl_insert_pair(sparse ? &cl_ccc2_sparse : &cl_ccc2, &args, A, B, C, prio,
                            "ccc2");
 }
@@ -261,7 +283,19 @@ static void cpu_ld_hom(void *buffers[], void *cl_arg)
   const sm_cl_num_t *a = cl_arg;
   const sm_cl_mat_t A = sm_cl_mat(buffers, 0), B = sm_cl_mat(buffers, 1),
                     C = sm_cl_mat(buffers, 2);
-  if (sm_kern_ld_hom(A.ny, B.ny, a->nf, A.ptr, A.ld, B.ptr, B.ld, C.ptr, C.ld))
+  int bad = 0;
+  if (sm_band_whole(&a->band, A.ny, B.ny)) {
+    bad = sm_kern_ld_hom(A.ny, B.ny, a->nf, A.ptr, A.ld, B.ptr, B.ld, C.ptr, C.ld);
+  } else { /* LD windows: their strips, the other pairs 0 */
+    zero_tile(C);
+    size_t row = 0;
+    sm_strip_t s;
+    while (!bad && sm_band_next(&a->band, A.ny, B.ny, &row, &s))
+      bad =
+          sm_kern_ld_hom(s.r1 - s.r0, s.c1 - s.c0, a->nf, sm_cl_mat_row(A, s.r0), A.ld,
+                         sm_cl_mat_row(B, s.c0), B.ld, sm_cl_mat_at(C, s.r0, s.c0), C.ld);
+  }
+  if (bad)
     STARPU_ABORT_MSG("codelet ld_hom: out of memory for the planes of %zu x %zu "
                      "variants of %zu samples",
                      A.ny, B.ny, a->nf);
@@ -271,9 +305,11 @@ SM_CODELET(ld_hom, cpu_ld_hom, , 3, STARPU_R, STARPU_R, STARPU_W);
 SM_CL_WORK(ld_hom, work_ccc2);
 
 int sm_task_ld_hom(starpu_data_handle_t A, starpu_data_handle_t B, starpu_data_handle_t C,
-                   size_t nf, int prio)
+                   size_t nf, const sm_band_t *band, int prio)
 {
   sm_cl_num_t args = sm_cl_num(SM_VF_NONE, nf, 0);
+  if (band)
+    args.band = *band;
   return SM_INSERT(&cl_ld_hom, STARPU_R, A, STARPU_R, B, STARPU_W, C, SM_CL_ARGS(C, args),
                    STARPU_PRIORITY, prio, STARPU_NAME, "ld_hom", 0);
 }

@@ -135,9 +135,9 @@ static void compute(const sm_cl_num_t *a, void *b[])
     break;
   case SM_VF_CCC2:
   case SM_VF_CCC2_SPARSE: {
-    int sp = a->family == SM_VF_CCC2_SPARSE;
-    sm_cl_ccc2(sp)(MNY(1), MNY(2), a->nf, MPTR(1), MLD(1), MPTR(2), MLD(2), sp, MPTR(0),
-                   MLD(0));
+    sm_cl_num_t k = *a; /* a verify task's arguments: the family says sparse */
+    k.sparse = a->family == SM_VF_CCC2_SPARSE;
+    sm_cl_ccc2_tile(&k, sm_cl_mat(b, 1), sm_cl_mat(b, 2), sm_cl_mat(b, 0), 0);
     break;
   }
   case SM_VF_CZEK3_D:
@@ -157,6 +157,26 @@ static void compute(const sm_cl_num_t *a, void *b[])
         MLD(1), MPTR(2), MLD(2), MPTR(3), MLD(3), sp, MPTR(0));
   }
   }
+}
+
+/* The CCC 2-way moments' check: the whole tile, or each strip of LD
+ * windows (sm_cl_ccc2_tile's) as a tile of its own. */
+static int check_ccc2(const sm_cl_num_t *a, void *b[])
+{
+  const sm_cl_mat_t C = sm_cl_mat(b, 0), A = sm_cl_mat(b, 1), B = sm_cl_mat(b, 2);
+  const int sp = a->family == SM_VF_CCC2_SPARSE;
+  int (*fn)(size_t, size_t, size_t, const uint64_t *, size_t, const uint64_t *, size_t,
+            int, const uint32_t *, size_t) =
+      res.verify == SM_VERIFY_FULL ? sm_kern_verify_ccc2 : sm_kern_abft_ccc2;
+  if (sm_band_whole(&a->band, A.ny, B.ny))
+    return fn(A.ny, B.ny, a->nf, A.ptr, A.ld, B.ptr, B.ld, sp, C.ptr, C.ld);
+  size_t row = 0;
+  sm_strip_t s;
+  while (sm_band_next(&a->band, A.ny, B.ny, &row, &s))
+    if (!fn(s.r1 - s.r0, s.c1 - s.c0, a->nf, sm_cl_mat_row(A, s.r0), A.ld,
+            sm_cl_mat_row(B, s.c0), B.ld, sp, sm_cl_mat_at(C, s.r0, s.c0), C.ld))
+      return 0;
+  return 1;
 }
 
 /* The check of a verify task's buffers (numerators first). */
@@ -181,9 +201,7 @@ static int check(const sm_cl_num_t *a, void *b[])
                                   MPTR(0), MLD(0), sm_cl_czek2_s());
   case SM_VF_CCC2:
   case SM_VF_CCC2_SPARSE:
-    return (res.verify == SM_VERIFY_FULL ? sm_kern_verify_ccc2 : sm_kern_abft_ccc2)(
-        MNY(1), MNY(2), a->nf, MPTR(1), MLD(1), MPTR(2), MLD(2),
-        a->family == SM_VF_CCC2_SPARSE, MPTR(0), MLD(0));
+    return check_ccc2(a, b);
   case SM_VF_CZEK3_D:
     return sm_kern_verify_czek3_d(a->g, MNY(2), MNY(3), a->nf,
                                   (const double *)MPTR(1) + a->a_off * MLD(1), MLD(1),
@@ -200,10 +218,32 @@ static int check(const sm_cl_num_t *a, void *b[])
   }
 }
 
-/* One random bit of the numerators in buffer 0, or one of their rows. */
+/* One random bit of the numerators in buffer 0, or one of their rows
+ * (LD windows: of one of the strips, the pairs that are read). */
 static void corrupt(const sm_cl_num_t *a, void *b[], uint64_t pick)
 {
   const size_t words = STARPU_MATRIX_GET_ELEMSIZE(b[0]) / 4;
+  const sm_cl_mat_t C = sm_cl_mat(b, 0), A = sm_cl_mat(b, 1), B = sm_cl_mat(b, 2);
+  const int ccc2 = a->family == SM_VF_CCC2 || a->family == SM_VF_CCC2_SPARSE;
+  if (ccc2 && !sm_band_whole(&a->band, A.ny, B.ny)) {
+    size_t row = 0, ns = 0, k;
+    sm_strip_t s;
+    while (sm_band_next(&a->band, A.ny, B.ny, &row, &s))
+      ns++;
+    /* the strip from bits the word and bit picks leave alone (37 up) */
+    for (row = 0, k = 0; ns && sm_band_next(&a->band, A.ny, B.ny, &row, &s); k++)
+      if (k == (pick >> 37) % ns)
+        break;
+    if (!ns)
+      return;
+    void *at = sm_cl_mat_at(C, s.r0, s.c0);
+    if (res.inject_kind == SM_INJECT_ROW)
+      sm_kern_inject_row(at, s.r1 - s.r0, (s.c1 - s.c0) * words * 4, C.ld * words * 4,
+                         pick);
+    else
+      sm_kern_inject_u32(at, s.r1 - s.r0, (s.c1 - s.c0) * words, C.ld * words, pick);
+    return;
+  }
   if (res.inject_kind == SM_INJECT_ROW) {
     sm_kern_inject_row(MPTR(0), MNY(0), MNX(0) * words * 4, MLD(0) * words * 4, pick);
     return;
@@ -256,7 +296,7 @@ SM_CODELET(verify3, cpu_verify, , 4, STARPU_RW, STARPU_R, STARPU_R, STARPU_R);
 
 int sm_task_verify2(starpu_data_handle_t C, starpu_data_handle_t A,
                     starpu_data_handle_t B, int metric_ccc, int variant, size_t nf,
-                    uint64_t block, int prio)
+                    const sm_band_t *band, uint64_t block, int prio)
 {
   sm_cl_num_t args = {.family = metric_ccc    ? (variant ? SM_VF_CCC2_SPARSE : SM_VF_CCC2)
                                 : variant & 2 ? (variant & 1 ? SM_VF_CZEK2_SPARSE_S
@@ -266,6 +306,8 @@ int sm_task_verify2(starpu_data_handle_t C, starpu_data_handle_t A,
                       .nf = nf,
                       .task = res.next_task++,
                       .block = block};
+  if (band && metric_ccc)
+    args.band = *band;
   return SM_INSERT(&cl_verify2, STARPU_RW, C, STARPU_R, A, STARPU_R, B,
                    SM_CL_ARGS(C, args), STARPU_PRIORITY, prio, STARPU_NAME, "verify2", 0);
 }

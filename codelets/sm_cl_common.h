@@ -114,6 +114,7 @@ typedef struct sm_cl_num {
   int family;          /* SM_VF_*: the check that applies */
   uint64_t task;       /* resilience number (deterministic injection) */
   uint64_t block;      /* output block, for messages */
+  sm_band_t band;      /* CCC 2-way, ld_hom: the pairs in LD windows (win NULL: all) */
   /* runtime retry: the observation number, tries so far, failures on
    * accelerators, and the workers a retry may use (bitmap) */
   uint64_t obs_id;
@@ -310,6 +311,18 @@ static inline void *sm_cl_mat_row(sm_cl_mat_t m, size_t row)
 static inline int sm_cl_mat_same(sm_cl_mat_t a, sm_cl_mat_t b)
 {
   return a.ptr == b.ptr && a.ny == b.ny && a.ld == b.ld;
+}
+
+/* The CCC moments of a 2-way tile pair into C on a CPU: the whole tile
+ * (symmetric kernel on a diagonal one when sym), or, LD windows holding
+ * under half its pairs (a->band), its strips (sm_band_next), every other
+ * pair 0. The codelet and the check mechanism's re-execution. */
+void sm_cl_ccc2_tile(const sm_cl_num_t *a, sm_cl_mat_t A, sm_cl_mat_t B, sm_cl_mat_t C,
+                     int sym);
+/* Where pair (i, j) of a result tile starts. */
+static inline void *sm_cl_mat_at(sm_cl_mat_t m, size_t i, size_t j)
+{
+  return (char *)m.ptr + (i * m.ld + j) * m.elem;
 }
 
 #endif

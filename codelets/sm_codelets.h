@@ -55,15 +55,18 @@ void sm_codelets_list(FILE *f);
  * A, B: tiles (matrix handles, nx = ld elements/words, ny = vectors);
  * C: matrix nx = n, ny = m (czek: float/double; ccc: moments, elemsize
  * 4 * SM_CCC2_NMOM). nf: fields in the tiles. block: the output block
- * (messages of --verify). */
+ * (messages of --verify). band (ccc, NULL: every pair): the tile pair's
+ * place among LD windows; a CPU then computes the strips that hold the
+ * windows' pairs (sm_band_next) and sets the others to 0, a device the
+ * whole tile; the checks (sm_task_verify2) read the strips. */
 int sm_task_czek2(starpu_data_handle_t A, starpu_data_handle_t B, starpu_data_handle_t C,
                   int single, size_t nf, uint64_t block, int prio);
 int sm_task_ccc2(starpu_data_handle_t A, starpu_data_handle_t B, starpu_data_handle_t C,
-                 int sparse, size_t nf, uint64_t block, int prio);
+                 int sparse, size_t nf, const sm_band_t *band, uint64_t block, int prio);
 /* PLINK's r and r^2: the homozygous-called tally of each pair of rows of
  * A and B (sm_kern_ld_hom) into C, 2 x uint32 per pair; CPU only. */
 int sm_task_ld_hom(starpu_data_handle_t A, starpu_data_handle_t B, starpu_data_handle_t C,
-                   size_t nf, int prio);
+                   size_t nf, const sm_band_t *band, int prio);
 /* The same for Czekanowski from packed sparse tiles (--czek-method
  * sparse): A, B variable handles of sm_csr.h buffers; on a diagonal tile
  * pair (A = B) only the pairs j > i (CPU only). */
@@ -261,7 +264,7 @@ int sm_codelets_resilience_tasks(void);
 uint64_t sm_codelets_task_number(const struct starpu_task *t);
 int sm_task_verify2(starpu_data_handle_t C, starpu_data_handle_t A,
                     starpu_data_handle_t B, int metric_ccc, int variant, size_t nf,
-                    uint64_t block, int prio);
+                    const sm_band_t *band, uint64_t block, int prio);
 int sm_task_verify3(starpu_data_handle_t N3, starpu_data_handle_t A, size_t a_off,
                     size_t g, starpu_data_handle_t X, starpu_data_handle_t Y,
                     int metric_ccc, int variant, size_t nf, const sm_keep3_t *keep,

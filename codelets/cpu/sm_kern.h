@@ -15,6 +15,25 @@
 #include "sm_kern_variants.h"
 #include "sm_types.h"
 
+/* ---- LD windows (kern_band.c): the pairs of a tile pair in PLINK's
+ * windows. win[x] is the last vector in x's window (never decreasing);
+ * the tile pair is rows a0.. (m of them) against columns b0.. (n): a0 ==
+ * b0 a diagonal tile (pairs j > i), else two disjoint runs of vectors.
+ * Rows are cut into strips, each a rectangle of rows [r0, r1) and
+ * columns [c0, c1) holding its rows' pairs in the windows (and a few
+ * others), computed as a tile of its own. sm_band_t: sm_types.h. */
+typedef struct sm_strip {
+  size_t r0, r1, c0, c1;
+} sm_strip_t;
+/** The pairs of the tile pair in the windows. */
+uint64_t sm_band_pairs(const sm_band_t *b, size_t m, size_t n);
+/** Whether to compute the whole tile (b NULL or without windows, or the
+ * windows hold half its pairs or more) rather than strips. */
+int sm_band_whole(const sm_band_t *b, size_t m, size_t n);
+/** The next strip from row *row (0 at first) into *s, *row moved past it;
+ * 0 when no row left has a pair in the windows. */
+int sm_band_next(const sm_band_t *b, size_t m, size_t n, size_t *row, sm_strip_t *s);
+
 /* ---- Czekanowski 2-way mGEMM: C[i,j] = sum_{q<k} min(A[i,q], B[j,q]) */
 void sm_kern_czek2_ref_d(size_t m, size_t n, size_t k, const double *A, size_t lda,
                          const double *B, size_t ldb, double *C, size_t ldc);

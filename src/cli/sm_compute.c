@@ -1176,13 +1176,15 @@ static sm_err_t run_graph(run_t *r, int progress)
                                        : o->single ? sizeof(float)
                                                    : sizeof(double),
                                        grain.min_work);
-    /* LD windows: tiles of a quarter of the widest window (at least 64), so
-     * that the tile pairs along the diagonal hold few pairs outside it */
+    /* LD windows: tiles of a quarter of the widest window, at least 256
+     * (the CPUs compute only the strips of a tile pair that hold pairs in
+     * a window, so wider tiles cost no more pairs, only fewer tasks) */
     size_t wmax = 0;
     for (size_t i = 0; r->ld_win && i < r->d.nv; i++)
       wmax = r->ld_win[i] - i > wmax ? r->ld_win[i] - i : wmax;
-    if (r->ld_win && bs > (wmax / 4 > 64 ? wmax / 4 : 64))
-      bs = wmax / 4 > 64 ? wmax / 4 : 64;
+    const size_t wcap = wmax / 4 > 256 ? wmax / 4 : 256;
+    if (r->ld_win && bs > wcap)
+      bs = wcap;
     sm_mpi_bcast(&bs, sizeof bs);
     r->d.block_size = bs;
   }

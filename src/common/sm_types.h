@@ -280,4 +280,12 @@ static inline uint64_t sm_fin3_max_records(const sm_fin3_args_t *a)
   return (uint64_t)a->g * a->mx * a->my * (a->metric == 1 ? 8u : 1u);
 }
 
+/* A 2-way tile pair's place among PLINK's LD windows (kern_band.c):
+ * win[x] the last vector in x's window (NULL: every pair of the tile is
+ * computed), a0 and b0 the first vectors of its rows and columns. */
+typedef struct sm_band {
+  const uint32_t *win;
+  uint32_t a0, b0;
+} sm_band_t;
+
 #endif

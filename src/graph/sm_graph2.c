@@ -136,9 +136,13 @@ static sm_err_t submit_subblock(sm_gcore_t *g, const sm_subblock_t *s, int r,
   sm_observe_block(tileI, tileJ, -1);
   const int ld = sm_graph_ld(g);
   starpu_data_handle_t *hom = num + d->npf; /* ld: the homozygous-called tallies */
-  sm_err_t err = sm_gcore_pair(g, tileI, tileJ, s->I, r, ffin, SM_TK_BLOCK2, num);
+  /* LD windows: the CPUs compute the strips of the tile pair that hold its
+   * pairs in the windows (what the finalize reads) */
+  const sm_band_t band = {.win = o->ld_win, .a0 = fa.i0, .b0 = fa.j0};
+  const sm_band_t *bp = o->ld_win ? &band : NULL;
+  sm_err_t err = sm_gcore_pair(g, tileI, tileJ, s->I, r, ffin, SM_TK_BLOCK2, bp, num);
   if (!err && ld)
-    err = sm_gcore_ld_hom(g, tileI, tileJ, s->I, r, ffin, hom);
+    err = sm_gcore_ld_hom(g, tileI, tileJ, s->I, r, ffin, bp, hom);
   sm_gcore_count_mine(g, s->I, r, fa.diag ? (uint64_t)m * (m - 1) / 2 : (uint64_t)m * n);
   starpu_data_handle_t rec =
       sm_gcore_register_records(g, sm_fin2_max_records(&fa), fin_rank);

@@ -97,7 +97,8 @@ static size_t tile_rows(const sm_gcore_t *g, int tile)
 }
 
 sm_err_t sm_gcore_pair(sm_gcore_t *g, int tileA, int tileB, int I, int r, int ffin,
-                       sm_task_kind_t kind, starpu_data_handle_t *h)
+                       sm_task_kind_t kind, const sm_band_t *band,
+                       starpu_data_handle_t *h)
 {
   const sm_graph_opts_t *o = g->o;
   const int prio = sm_sched_prio(o->prio, kind);
@@ -117,13 +118,13 @@ sm_err_t sm_gcore_pair(sm_gcore_t *g, int tileA, int tileB, int I, int r, int ff
                            B8 = A8 ? tile_i8(g, tileB, f, r, I, nf, prio) : NULL;
       ret = B8 ? sm_task_ccc2_i8(A8, B8, h[f], o->sparse, nf, blk, prio) : -1;
     } else
-      ret = g->ccc           ? sm_task_ccc2(A, B, h[f], o->sparse, nf, blk, prio)
+      ret = g->ccc           ? sm_task_ccc2(A, B, h[f], o->sparse, nf, band, blk, prio)
             : o->czek_sparse ? sm_task_czek2_sparse(A, B, h[f], o->single, nf, blk, prio)
                              : sm_task_czek2(A, B, h[f], o->single, nf, blk, prio);
     g->st->ntasks++;
     if (!ret && sm_codelets_resilience_tasks()) {
-      ret = sm_task_verify2(h[f], A, B, g->ccc, variant, nf, g->st->nblocks,
-                            sm_sched_prio(o->prio, SM_TK_VERIFY));
+      ret = sm_task_verify2(h[f], A, B, g->ccc, variant, nf, g->x8 ? NULL : band,
+                            g->st->nblocks, sm_sched_prio(o->prio, SM_TK_VERIFY));
       g->st->ntasks++;
     }
   }
@@ -133,7 +134,7 @@ sm_err_t sm_gcore_pair(sm_gcore_t *g, int tileA, int tileB, int I, int r, int ff
 }
 
 sm_err_t sm_gcore_ld_hom(sm_gcore_t *g, int tileA, int tileB, int I, int r, int ffin,
-                         starpu_data_handle_t *h)
+                         const sm_band_t *band, starpu_data_handle_t *h)
 {
   const int prio = sm_sched_prio(g->o->prio, SM_TK_BLOCK2);
   sm_gcore_register_parts(g, h, I, r, tile_rows(g, tileB), tile_rows(g, tileA),
@@ -143,7 +144,7 @@ sm_err_t sm_gcore_ld_hom(sm_gcore_t *g, int tileA, int tileB, int I, int r, int 
     sm_decomp_slice(g->d, f, &f0, &nf);
     g->st->ntasks++;
     if (sm_task_ld_hom(g->x[sm_gcore_hidx(g, tileA, f, r)],
-                       g->x[sm_gcore_hidx(g, tileB, f, r)], h[f], nf, prio))
+                       g->x[sm_gcore_hidx(g, tileB, f, r)], h[f], nf, band, prio))
       return SM_ERUNTIME;
   }
   return sm_gcore_reduce(g, h, ffin);

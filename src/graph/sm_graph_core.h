@@ -120,10 +120,12 @@ void sm_gcore_count_mine(sm_gcore_t *g, int I, int r, uint64_t pairs);
  * r of partition I: registers h[f] per field slice, submits the numerator
  * (and resilience) tasks at the priority of kind and reduces them into
  * h[ffin]. With int8 tiles, g->st->nblocks must be the item's index (as
- * counted by sm_gcore_count_i8). Returns SM_ERUNTIME when an insertion
- * fails. */
+ * counted by sm_gcore_count_i8). band (NULL: every pair): the tile pair's
+ * place among LD windows, for the CCC tasks (sm_task_ccc2). Returns
+ * SM_ERUNTIME when an insertion fails. */
 sm_err_t sm_gcore_pair(sm_gcore_t *g, int tileA, int tileB, int I, int r, int ffin,
-                       sm_task_kind_t kind, starpu_data_handle_t *h) SM_MUST_CHECK;
+                       sm_task_kind_t kind, const sm_band_t *band,
+                       starpu_data_handle_t *h) SM_MUST_CHECK;
 
 /** Reduce the field slices' partial numerators h[f] into h[ffin], in a
  * fixed order (the others, ascending). Returns SM_ERUNTIME when an
@@ -137,7 +139,7 @@ sm_err_t sm_gcore_reduce(sm_gcore_t *g, starpu_data_handle_t *h, int ffin) SM_MU
  * the tile pair (sm_task_ld_hom) into h[0 .. npf), reduced into h[ffin] as
  * the numerators are. */
 sm_err_t sm_gcore_ld_hom(sm_gcore_t *g, int tileA, int tileB, int I, int r, int ffin,
-                         starpu_data_handle_t *h);
+                         const sm_band_t *band, starpu_data_handle_t *h);
 sm_err_t sm_gcore_output(sm_gcore_t *g, sm_err_t err, starpu_data_handle_t *h,
                          starpu_data_handle_t rec, int fin_rank) SM_MUST_CHECK;
 

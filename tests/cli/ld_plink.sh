@@ -116,6 +116,29 @@ expect_error "--r2 square" "output-format npy" "$T/e15" \
   "$STARMET" compute --bfile "$T/w" --r2 square --out "$T/e15"
 expect_error "default ld table resumed" "cannot be resumed" "$T/e16" \
   "$STARMET" compute --bfile "$T/w" --r2 --out "$T/e16" --resume
+# narrow windows: each tile pair's strips that hold its pairs in a window
+# are computed (the rest is 0) and checked strip by strip: faults injected
+# into those strips (a bit, a whole row) are all caught and re-executed, the
+# table unchanged; unchecked, the same faults reach the table
+jn() { tr -d '\n' < "$1" | sed -n "s/.*\"$2\": \([0-9]*\).*/\1/p"; }
+BARGS="--bfile $T/w --metric r2 --ld-window 10 --ld-window-r2 0 --block-size 64 --output-format ld"
+# shellcheck disable=SC2086
+run_ok "strips clean" "$STARMET" compute --quiet $BARGS --output "$T/sc"
+for kind in bit row; do
+  # shellcheck disable=SC2086
+  run_ok "strips injected $kind" "$STARMET" compute --quiet $BARGS --inject-faults 0.3,11,$kind \
+    --output "$T/si_$kind"
+  cmp -s "$T/si_$kind.ld" "$T/sc.ld" && pass || fail "strips $kind: faults changed the table"
+  [ "$(jn "$T/si_$kind.json" faults_injected)" -gt 0 ] &&
+    [ "$(jn "$T/si_$kind.json" failures_caught)" = "$(jn "$T/si_$kind.json" faults_injected)" ] &&
+    pass || fail "strips $kind: $(jn "$T/si_$kind.json" failures_caught) of $(jn "$T/si_$kind.json" faults_injected) faults caught"
+done
+# shellcheck disable=SC2086
+run_ok "strips unchecked" "$STARMET" compute --quiet $BARGS --no-verify --inject-faults 0.3,11 \
+  --output "$T/su"
+cmp -s "$T/su.ld" "$T/sc.ld" && fail "strips: unchecked faults changed nothing" || pass
+cmp -s "$T/sc.ld" "$T/w2_r2.ld" && pass ||
+  fail "strips: not the table of --ld-window-r2 0 with the default tiles"
 # a window keeps few of the pairs: a file-size limit far below every pair's
 # table but above the window's lets the run write it (the preflight does
 # not take every pair's size for the window's)

@@ -232,6 +232,73 @@ END_TEST
  * reference's for chunk edges (63, 64, 65, 130 rows), lengths around the
  * word sizes, no missing call, few, many, all; and on 40,000 fields
  * (several blocks of fields, one vector missing every call). */
+/* LD windows' strips (kern_band.c): for windows of many widths and tile
+ * pairs before, on and after the diagonal, the strips cover every pair in
+ * a window exactly once by row, stay inside the tile, hold at most twice
+ * their rows' pairs (and 64 more), and sm_band_pairs counts the pairs. */
+START_TEST(band_strips_cover_windows)
+{
+  enum { NV = 700 };
+  static uint32_t win[NV];
+  uint64_t seed = 5;
+  for (int t = 0; t < 40; t++) {
+    /* the last vector of each window: a random reach, never decreasing */
+    const uint32_t reach = (uint32_t)(t % 4 == 0 ? 0 : (t * 37) % 300);
+    for (uint32_t x = 0, last = 0; x < NV; x++) {
+      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+      uint32_t e = x + (uint32_t)((seed >> 33) % (reach + 1));
+      e = e >= NV ? NV - 1 : e;
+      last = e > last ? e : last;
+      win[x] = t % 7 == 3 && x % 50 == 49 ? x : last; /* a chromosome's end */
+      if (win[x] < x)
+        win[x] = x;
+      if (x && win[x] < win[x - 1])
+        win[x] = win[x - 1];
+    }
+    static const uint32_t tiles[][4] = {
+        {0, 0, 64, 64},     {64, 0, 64, 64},     {0, 64, 64, 64}, {128, 128, 200, 200},
+        {100, 300, 57, 90}, {390, 100, 70, 256}, {3, 3, 1, 1},    {0, 500, 200, 200}};
+    for (size_t k = 0; k < sizeof tiles / sizeof tiles[0]; k++) {
+      const sm_band_t b = {.win = win, .a0 = tiles[k][0], .b0 = tiles[k][1]};
+      const size_t m = tiles[k][2], n = b.a0 == b.b0 ? m : tiles[k][3];
+      uint64_t want = 0, got = 0;
+      static unsigned char cov[256][256];
+      memset(cov, 0, sizeof cov);
+      size_t row = 0, last_r1 = 0;
+      sm_strip_t st;
+      while (sm_band_next(&b, m, n, &row, &st)) {
+        ck_assert(st.r0 >= last_r1 && st.r0 < st.r1 && st.r1 <= m);
+        ck_assert(st.c0 < st.c1 && st.c1 <= n && row == st.r1);
+        last_r1 = st.r1;
+        uint64_t need = 0;
+        for (size_t i = st.r0; i < st.r1; i++)
+          for (size_t j = st.c0; j < st.c1; j++) {
+            cov[i][j]++;
+            const size_t x = b.a0 + i, y = b.b0 + j;
+            need += (x < y && win[x] >= y) || (y < x && win[y] >= x);
+          }
+        ck_assert_uint_le((st.r1 - st.r0) * (st.c1 - st.c0), 2 * need + 64);
+      }
+      for (size_t i = 0; i < m; i++)
+        for (size_t j = 0; j < n; j++) {
+          const size_t x = b.a0 + i, y = b.b0 + j;
+          /* a diagonal tile: the pairs j > i */
+          const int in = (x < y && win[x] >= y) || (y < x && win[y] >= x && b.a0 != b.b0);
+          want += (uint64_t)in;
+          if (in)
+            ck_assert_msg(cov[i][j] == 1, "t %d tile %zu pair (%zu, %zu) covered %d", t,
+                          k, i, j, cov[i][j]);
+        }
+      got = sm_band_pairs(&b, m, n);
+      ck_assert_uint_eq(got, want);
+      const uint64_t all = b.a0 == b.b0 ? (uint64_t)m * (m - 1) / 2 : (uint64_t)m * n;
+      ck_assert_int_eq(sm_band_whole(&b, m, n), 2 * want >= all);
+    }
+  }
+  ck_assert_int_eq(sm_band_whole(NULL, 5, 5), 1);
+}
+END_TEST
+
 START_TEST(ccc2_sparse_fix_vs_ref)
 {
   static const size_t shapes[][3] = {{1, 1, 1},     {63, 64, 33},  {65, 3, 64},
@@ -646,6 +713,7 @@ static Suite *kern_suite(void)
   tcase_add_test(tc, ccc2_sparse_fix_vs_ref);
   tcase_add_test(tc, ccc2_i8_tiles_vs_ref);
   tcase_add_test(tc, ccc2_moments_by_hand);
+  tcase_add_test(tc, band_strips_cover_windows);
   tcase_add_test(tc, finalize_czek_and_ccc);
   tcase_add_test(tc, formulas_symmetric);
   tcase_add_test(tc, czek3_blocked_vs_ref);

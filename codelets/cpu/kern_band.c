@@ -1,0 +1,84 @@
+/* kern_band.c: the pairs of a tile pair that lie in PLINK's LD windows, as
+ * strips of rows (sm_kern.h, "LD windows"). Each vector x knows the last
+ * vector win[x] of its window, win never decreasing, so each row of a tile
+ * pair has its partners in one run of columns, and the runs move right
+ * from row to row: rows grouped into strips whose column ranges hold
+ * little more than their rows' runs are products of their own. */
+#include "sm_kern.h"
+
+/* The columns [*lo, *hi) of row i in the windows (*lo >= *hi: none). */
+static void row_run(const sm_band_t *b, size_t n, size_t i, size_t *lo, size_t *hi)
+{
+  const size_t x = (size_t)b->a0 + i, b0 = b->b0;
+  const size_t last = b->win[x]; /* x's partners: up to last */
+  if (b->a0 <= b->b0) {          /* partners after x: those up to last */
+    *lo = b->a0 == b->b0 ? i + 1 : 0;
+    *hi = last < b0 ? 0 : last - b0 + 1 > n ? n : last - b0 + 1;
+    return;
+  }
+  /* the columns come before x: y is x's partner when win[y] >= x, true from
+   * the first such y on */
+  size_t l = 0, h = n;
+  while (l < h) {
+    const size_t mid = l + (h - l) / 2;
+    if (b->win[b0 + mid] >= x)
+      h = mid;
+    else
+      l = mid + 1;
+  }
+  *lo = l, *hi = n;
+}
+
+uint64_t sm_band_pairs(const sm_band_t *b, size_t m, size_t n)
+{
+  uint64_t p = 0;
+  for (size_t i = 0; i < m; i++) {
+    size_t lo, hi;
+    row_run(b, n, i, &lo, &hi);
+    p += hi > lo ? hi - lo : 0;
+  }
+  return p;
+}
+
+int sm_band_whole(const sm_band_t *b, size_t m, size_t n)
+{
+  if (!b || !b->win)
+    return 1;
+  /* the product of the whole tile (a diagonal one: its half) unless the
+   * windows hold under half of its pairs */
+  const uint64_t all = b->a0 == b->b0 ? (uint64_t)m * (m - (m > 0)) / 2 : (uint64_t)m * n;
+  return 2 * sm_band_pairs(b, m, n) >= all;
+}
+
+/* Rows of a strip at most; a strip's rectangle at most twice its rows'
+ * runs (and 64 pairs more). */
+#define SM_STRIP_ROWS 16
+
+int sm_band_next(const sm_band_t *b, size_t m, size_t n, size_t *row, sm_strip_t *s)
+{
+  size_t i = *row, lo = 0, hi = 0;
+  for (; i < m; i++) { /* the next row with partners */
+    row_run(b, n, i, &lo, &hi);
+    if (hi > lo)
+      break;
+  }
+  if (i >= m) {
+    *row = m;
+    return 0;
+  }
+  const size_t r0 = i;
+  uint64_t need = hi - lo;
+  for (i = r0 + 1; i < m && i - r0 < SM_STRIP_ROWS; i++) {
+    size_t l2, h2;
+    row_run(b, n, i, &l2, &h2);
+    if (h2 <= l2)
+      break;
+    const size_t nlo = l2 < lo ? l2 : lo, nhi = h2 > hi ? h2 : hi;
+    if ((uint64_t)(i + 1 - r0) * (nhi - nlo) > 2 * (need + (h2 - l2)) + 64)
+      break;
+    lo = nlo, hi = nhi, need += h2 - l2;
+  }
+  s->r0 = r0, s->r1 = i, s->c0 = lo, s->c1 = hi;
+  *row = i;
+  return 1;
+}
