@@ -277,39 +277,43 @@ int sm_task_ccc2(starpu_data_handle_t A, starpu_data_handle_t B, starpu_data_han
 }
 
 /* ---- PLINK's r and r^2: beside the sparse moments, the homozygous-called
- * tally of each pair (sm_kern_ld_hom); CPU only. */
+ * tally of each pair (sm_kern_ld_hom); CPU only, checked as the moments
+ * are (sm_kern_abft_ld_hom). */
+int sm_cl_ld_hom_tile(const sm_cl_num_t *a, sm_cl_mat_t A, sm_cl_mat_t B, sm_cl_mat_t C)
+{
+  if (sm_band_whole(&a->band, A.ny, B.ny))
+    return sm_kern_ld_hom(A.ny, B.ny, a->nf, A.ptr, A.ld, B.ptr, B.ld, C.ptr, C.ld);
+  zero_tile(C); /* LD windows: their strips, the other pairs 0 */
+  size_t row = 0;
+  sm_strip_t s;
+  int bad = 0;
+  while (!bad && sm_band_next(&a->band, A.ny, B.ny, &row, &s))
+    bad = sm_kern_ld_hom(s.r1 - s.r0, s.c1 - s.c0, a->nf, sm_cl_mat_row(A, s.r0), A.ld,
+                         sm_cl_mat_row(B, s.c0), B.ld, sm_cl_mat_at(C, s.r0, s.c0), C.ld);
+  return bad;
+}
+
 static void cpu_ld_hom(void *buffers[], void *cl_arg)
 {
   const sm_cl_num_t *a = cl_arg;
   const sm_cl_mat_t A = sm_cl_mat(buffers, 0), B = sm_cl_mat(buffers, 1),
                     C = sm_cl_mat(buffers, 2);
-  int bad = 0;
-  if (sm_band_whole(&a->band, A.ny, B.ny)) {
-    bad = sm_kern_ld_hom(A.ny, B.ny, a->nf, A.ptr, A.ld, B.ptr, B.ld, C.ptr, C.ld);
-  } else { /* LD windows: their strips, the other pairs 0 */
-    zero_tile(C);
-    size_t row = 0;
-    sm_strip_t s;
-    while (!bad && sm_band_next(&a->band, A.ny, B.ny, &row, &s))
-      bad =
-          sm_kern_ld_hom(s.r1 - s.r0, s.c1 - s.c0, a->nf, sm_cl_mat_row(A, s.r0), A.ld,
-                         sm_cl_mat_row(B, s.c0), B.ld, sm_cl_mat_at(C, s.r0, s.c0), C.ld);
-  }
-  if (bad)
+  if (sm_cl_ld_hom_tile(a, A, B, C))
     STARPU_ABORT_MSG("codelet ld_hom: out of memory for the planes of %zu x %zu "
                      "variants of %zu samples",
                      A.ny, B.ny, a->nf);
+  sm_cl_check(buffers, cl_arg);
 }
 
 SM_CODELET(ld_hom, cpu_ld_hom, , 3, STARPU_R, STARPU_R, STARPU_W);
 SM_CL_WORK(ld_hom, work_ccc2);
 
 int sm_task_ld_hom(starpu_data_handle_t A, starpu_data_handle_t B, starpu_data_handle_t C,
-                   size_t nf, const sm_band_t *band, int prio)
+                   size_t nf, const sm_band_t *band, uint64_t block, int prio)
 {
-  sm_cl_num_t args = sm_cl_num(SM_VF_NONE, nf, 0);
+  sm_cl_num_t args = sm_cl_num(SM_VF_LD_HOM, nf, block);
+  args.sparse = 1;
   if (band)
     args.band = *band;
-  return SM_INSERT(&cl_ld_hom, STARPU_R, A, STARPU_R, B, STARPU_W, C, SM_CL_ARGS(C, args),
-                   STARPU_PRIORITY, prio, STARPU_NAME, "ld_hom", 0);
+  return sm_cl_insert_pair(&cl_ld_hom, &args, A, B, C, prio, "ld_hom");
 }

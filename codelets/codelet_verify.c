@@ -133,6 +133,10 @@ static void compute(const sm_cl_num_t *a, void *b[])
     sm_cl_czek2_s()(MNY(1), MNY(2), a->nf, MPTR(1), MLD(1), MPTR(2), MLD(2), MPTR(0),
                     MLD(0));
     break;
+  case SM_VF_LD_HOM:
+    if (sm_cl_ld_hom_tile(a, sm_cl_mat(b, 1), sm_cl_mat(b, 2), sm_cl_mat(b, 0)))
+      memset(MPTR(0), 0xff, 4); /* without memory: a result its check refuses */
+    break;
   case SM_VF_CCC2:
   case SM_VF_CCC2_SPARSE: {
     sm_cl_num_t k = *a; /* a verify task's arguments: the family says sparse */
@@ -161,20 +165,25 @@ static void compute(const sm_cl_num_t *a, void *b[])
 
 /* The CCC 2-way moments' check: the whole tile, or each strip of LD
  * windows (sm_cl_ccc2_tile's) as a tile of its own. */
+static int check_tile(const sm_cl_num_t *a, size_t m, size_t n, const void *A, size_t lda,
+                      const void *B, size_t ldb, const void *C, size_t ldc)
+{
+  if (a->family == SM_VF_LD_HOM) /* PLINK's homozygous tallies */
+    return sm_kern_abft_ld_hom(m, n, a->nf, A, lda, B, ldb, C, ldc);
+  return (res.verify == SM_VERIFY_FULL ? sm_kern_verify_ccc2 : sm_kern_abft_ccc2)(
+      m, n, a->nf, A, lda, B, ldb, a->family == SM_VF_CCC2_SPARSE, C, ldc);
+}
+
 static int check_ccc2(const sm_cl_num_t *a, void *b[])
 {
   const sm_cl_mat_t C = sm_cl_mat(b, 0), A = sm_cl_mat(b, 1), B = sm_cl_mat(b, 2);
-  const int sp = a->family == SM_VF_CCC2_SPARSE;
-  int (*fn)(size_t, size_t, size_t, const uint64_t *, size_t, const uint64_t *, size_t,
-            int, const uint32_t *, size_t) =
-      res.verify == SM_VERIFY_FULL ? sm_kern_verify_ccc2 : sm_kern_abft_ccc2;
   if (sm_band_whole(&a->band, A.ny, B.ny))
-    return fn(A.ny, B.ny, a->nf, A.ptr, A.ld, B.ptr, B.ld, sp, C.ptr, C.ld);
+    return check_tile(a, A.ny, B.ny, A.ptr, A.ld, B.ptr, B.ld, C.ptr, C.ld);
   size_t row = 0;
   sm_strip_t s;
   while (sm_band_next(&a->band, A.ny, B.ny, &row, &s))
-    if (!fn(s.r1 - s.r0, s.c1 - s.c0, a->nf, sm_cl_mat_row(A, s.r0), A.ld,
-            sm_cl_mat_row(B, s.c0), B.ld, sp, sm_cl_mat_at(C, s.r0, s.c0), C.ld))
+    if (!check_tile(a, s.r1 - s.r0, s.c1 - s.c0, sm_cl_mat_row(A, s.r0), A.ld,
+                    sm_cl_mat_row(B, s.c0), B.ld, sm_cl_mat_at(C, s.r0, s.c0), C.ld))
       return 0;
   return 1;
 }
@@ -201,6 +210,7 @@ static int check(const sm_cl_num_t *a, void *b[])
                                   MPTR(0), MLD(0), sm_cl_czek2_s());
   case SM_VF_CCC2:
   case SM_VF_CCC2_SPARSE:
+  case SM_VF_LD_HOM:
     return check_ccc2(a, b);
   case SM_VF_CZEK3_D:
     return sm_kern_verify_czek3_d(a->g, MNY(2), MNY(3), a->nf,
@@ -224,7 +234,8 @@ static void corrupt(const sm_cl_num_t *a, void *b[], uint64_t pick)
 {
   const size_t words = STARPU_MATRIX_GET_ELEMSIZE(b[0]) / 4;
   const sm_cl_mat_t C = sm_cl_mat(b, 0), A = sm_cl_mat(b, 1), B = sm_cl_mat(b, 2);
-  const int ccc2 = a->family == SM_VF_CCC2 || a->family == SM_VF_CCC2_SPARSE;
+  const int ccc2 = a->family == SM_VF_CCC2 || a->family == SM_VF_CCC2_SPARSE ||
+                   a->family == SM_VF_LD_HOM;
   if (ccc2 && !sm_band_whole(&a->band, A.ny, B.ny)) {
     size_t row = 0, ns = 0, k;
     sm_strip_t s;
@@ -298,7 +309,9 @@ int sm_task_verify2(starpu_data_handle_t C, starpu_data_handle_t A,
                     starpu_data_handle_t B, int metric_ccc, int variant, size_t nf,
                     const sm_band_t *band, uint64_t block, int prio)
 {
-  sm_cl_num_t args = {.family = metric_ccc    ? (variant ? SM_VF_CCC2_SPARSE : SM_VF_CCC2)
+  sm_cl_num_t args = {.family = metric_ccc    ? (variant == 2 ? SM_VF_LD_HOM
+                                                 : variant    ? SM_VF_CCC2_SPARSE
+                                                              : SM_VF_CCC2)
                                 : variant & 2 ? (variant & 1 ? SM_VF_CZEK2_SPARSE_S
                                                              : SM_VF_CZEK2_SPARSE_D)
                                 : variant     ? SM_VF_CZEK2_S
@@ -499,7 +512,8 @@ void sm_cl_check(void *buffers[], void *cl_arg)
     b = hb;
   }
   if (inject) {
-    void *c[1] = {b[ri]};
+    void *c[4]; /* numerators first, as corrupt reads them */
+    check_order(a, b, c);
     corrupt(a, c, pick);
     atomic_fetch_add(&res.injected, 1);
     if (arch != STARPU_CPU_WORKER) /* the device's result is the corrupted one */

@@ -64,9 +64,10 @@ int sm_task_czek2(starpu_data_handle_t A, starpu_data_handle_t B, starpu_data_ha
 int sm_task_ccc2(starpu_data_handle_t A, starpu_data_handle_t B, starpu_data_handle_t C,
                  int sparse, size_t nf, const sm_band_t *band, uint64_t block, int prio);
 /* PLINK's r and r^2: the homozygous-called tally of each pair of rows of
- * A and B (sm_kern_ld_hom) into C, 2 x uint32 per pair; CPU only. */
+ * A and B (sm_kern_ld_hom) into C, 2 x uint32 per pair; CPU only; band
+ * as sm_task_ccc2's; checked as the moments (sm_task_verify2 variant 2). */
 int sm_task_ld_hom(starpu_data_handle_t A, starpu_data_handle_t B, starpu_data_handle_t C,
-                   size_t nf, const sm_band_t *band, int prio);
+                   size_t nf, const sm_band_t *band, uint64_t block, int prio);
 /* The same for Czekanowski from packed sparse tiles (--czek-method
  * sparse): A, B variable handles of sm_csr.h buffers; on a diagonal tile
  * pair (A = B) only the pairs j > i (CPU only). */
@@ -217,7 +218,8 @@ void sm_codelets_observe(sm_task_hook_fn inserted, void (*started)(void),
  * or (--retry runtime, StarPU 1.4) by the numerator task itself, which
  * StarPU then tries again, elsewhere after a failure on an accelerator.
  * variant: czek 1 = single, 2 = packed sparse tiles (verify2: A and B
- * variable handles); ccc 1 = sparse. */
+ * variable handles); ccc 1 = sparse, 2 = PLINK's homozygous-called
+ * tallies (sm_task_ld_hom). */
 /* What --verify checks (sm_codelets_set_resilience's verify): */
 typedef enum sm_verify {
   SM_VERIFY_AUTO = -1, /* the options' default, decided before the run

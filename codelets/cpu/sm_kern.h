@@ -299,6 +299,12 @@ int sm_kern_verify_ccc2_i8(size_t m, size_t n, size_t nf, const int8_t *A8, size
 int sm_kern_abft_ccc2(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
                       const uint64_t *B, size_t ldb, int sparse, const uint32_t *C,
                       size_t ldc);
+/* The same for PLINK's homozygous-called tallies (sm_kern_ld_hom's C, 2
+ * tallies a pair): each row's sum of its first tallies, each column's of
+ * its second, against a row's homozygous plane dotted with the other
+ * side's column sums of calls. */
+int sm_kern_abft_ld_hom(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
+                        const uint64_t *B, size_t ldb, const uint32_t *C, size_t ldc);
 /* The variant of the checksum checks (CCC and Czekanowski) the next calls
  * use: REF and BLOCKED the portable one, AVX2 and AVX512 those (when the
  * CPU runs them: returns 0 and keeps the fastest otherwise), anything

@@ -235,8 +235,8 @@ static void count_subblock(sm_gcore_t *g, void *ctx, int row, const void *item)
   tile_pair(g, s, &a0, &m, &b0, &n);
   sm_sink_expect_block(g->sink, (uint32_t)a0);
   g->local_tasks += sm_gcore_local_tasks(g, s->I, r, ffin, 1, 1);
-  if (sm_graph_ld(g)) /* the homozygous-called tallies and their reductions */
-    g->local_tasks += sm_gcore_local_tasks(g, s->I, r, ffin, 0, 0);
+  if (sm_graph_ld(g)) /* the homozygous-called tallies, checks and reductions */
+    g->local_tasks += sm_gcore_local_tasks(g, s->I, r, ffin, 0, 1);
   sm_gcore_count_i8(g, g->tile_base[s->I] + s->tI, g->tile_base[s->J] + s->tJ, s->I, r);
   if (g->o->topk.k && g->me == 0) /* the two merges of its candidates */
     g->local_tasks += 2;

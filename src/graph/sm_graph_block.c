@@ -142,10 +142,17 @@ sm_err_t sm_gcore_ld_hom(sm_gcore_t *g, int tileA, int tileB, int I, int r, int 
   for (int f = 0; f < g->d->npf; f++) {
     size_t f0, nf;
     sm_decomp_slice(g->d, f, &f0, &nf);
+    starpu_data_handle_t A = g->x[sm_gcore_hidx(g, tileA, f, r)],
+                         B = g->x[sm_gcore_hidx(g, tileB, f, r)];
     g->st->ntasks++;
-    if (sm_task_ld_hom(g->x[sm_gcore_hidx(g, tileA, f, r)],
-                       g->x[sm_gcore_hidx(g, tileB, f, r)], h[f], nf, band, prio))
+    if (sm_task_ld_hom(A, B, h[f], nf, band, g->st->nblocks, prio))
       return SM_ERUNTIME;
+    if (sm_codelets_resilience_tasks()) { /* checked as the moments are */
+      g->st->ntasks++;
+      if (sm_task_verify2(h[f], A, B, 1, 2, nf, band, g->st->nblocks,
+                          sm_sched_prio(g->o->prio, SM_TK_VERIFY)))
+        return SM_ERUNTIME;
+    }
   }
   return sm_gcore_reduce(g, h, ffin);
 }

@@ -143,6 +143,57 @@ static int use_variant(int i)
 static const size_t dims[] = {1, 2, 3, 7, 33, 65};
 static const size_t nfs[] = {0, 1, 2, 31, 32, 33, 63, 64, 65, 127, 129, 700};
 
+/* PLINK's homozygous-called tallies (sm_kern_ld_hom, checked by
+ * sm_kern_abft_ld_hom): clean tiles of every shape pass (sparse codes,
+ * all missing too, a diagonal tile against itself), every flipped bit of
+ * either tally of a pair is caught, as are a whole row's or column's
+ * changes, and the tallies of other operands are refused. */
+START_TEST(ld_hom_checked)
+{
+  if (!use_variant(_i))
+    return;
+  for (size_t a = 0; a < sizeof dims / sizeof *dims; a++)
+    for (size_t c = 0; c < sizeof nfs / sizeof *nfs; c++)
+      for (int same = 0; same < 2; same++) {
+        const size_t m = dims[a], n = same ? m : dims[(a + 3) % 6], nf = nfs[c],
+                     ld = (nf + 31) / 32 + 1;
+        const double miss = c % 3 == 0 ? 1.0 : c % 3 == 1 ? 0.1 : 0.01;
+        uint64_t *A = malloc(m * ld * 8 + 8), *B = same ? A : malloc(n * ld * 8 + 8);
+        uint32_t *C = calloc(2 * m * n + 1, 4);
+        fill(A, m, nf, ld, miss);
+        if (!same)
+          fill(B, n, nf, ld, miss);
+        ck_assert_int_eq(sm_kern_ld_hom(m, n, nf, A, ld, B, ld, C, n), 0);
+        ck_assert_msg(sm_kern_abft_ld_hom(m, n, nf, A, ld, B, ld, C, n),
+                      "%zu x %zu nf %zu: clean tallies refused", m, n, nf);
+        if (a == 4 && (c == 7 || c == 11)) { /* 33 rows, 64 and 700 fields */
+          for (size_t k = 0; k < 2 * m * n; k += 1 + k % 5)
+            for (int b = 0; b < 32; b++) {
+              C[k] ^= 1u << b;
+              ck_assert_msg(!sm_kern_abft_ld_hom(m, n, nf, A, ld, B, ld, C, n),
+                            "tally %zu bit %d: flip passed", k, b);
+              C[k] ^= 1u << b;
+            }
+          for (size_t j = 0; j < n; j++) /* a row's first tallies, all changed */
+            C[2 * (3 * n + j)] += 1 + (uint32_t)j;
+          ck_assert(!sm_kern_abft_ld_hom(m, n, nf, A, ld, B, ld, C, n));
+          ck_assert_int_eq(sm_kern_ld_hom(m, n, nf, A, ld, B, ld, C, n), 0);
+          for (size_t i = 0; i < m; i++) /* a column's second tallies */
+            C[2 * (i * n + 1) + 1] += 7;
+          ck_assert(!sm_kern_abft_ld_hom(m, n, nf, A, ld, B, ld, C, n));
+          ck_assert_int_eq(sm_kern_ld_hom(m, n, nf, A, ld, B, ld, C, n), 0);
+          uint64_t *X = malloc(m * ld * 8 + 8); /* other operands */
+          fill(X, m, nf, ld, 0.1);
+          ck_assert(!sm_kern_abft_ld_hom(m, n, nf, X, ld, B, ld, C, n));
+          free(X);
+        }
+        free(C), free(A);
+        if (!same)
+          free(B);
+      }
+}
+END_TEST
+
 START_TEST(clean_tiles_pass)
 {
   if (!use_variant(_i))
@@ -591,6 +642,7 @@ static Suite *abft_suite(void)
   TCase *tc = tcase_create("ccc2");
   tcase_set_timeout(tc, 120);
   tcase_add_loop_test(tc, clean_tiles_pass, 0, NVARIANTS);
+  tcase_add_loop_test(tc, ld_hom_checked, 0, NVARIANTS);
   tcase_add_loop_test(tc, every_flip_caught, 0, NVARIANTS);
   tcase_add_loop_test(tc, rows_columns_and_pairs, 0, NVARIANTS);
   tcase_add_test(tc, other_operands_refused);

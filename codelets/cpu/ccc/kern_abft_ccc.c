@@ -469,6 +469,54 @@ int sm_kern_abft_ccc2(size_t m, size_t n, size_t nf, const uint64_t *A, size_t l
   return SM_ABFT_CALL(abft_ccc2_v, (m, n, nf, A, lda, B, ldb, sparse, C, ldc));
 }
 
+/* PLINK's homozygous-called tallies (sm_kern_ld_hom: pair (i, j) holds
+ * h_i, the samples called in both where A's row i has 2 copies of allele
+ * 1, and h_j, the same for B's row j): the sum of h_i over a row of C is
+ * row i's plane p2 dotted with B's column sums of presence, the sum of h_j
+ * over a column row j's against A's; exact, as the moments' checks. */
+static inline __attribute__((always_inline)) int
+abft_ld_hom(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
+            const uint64_t *B, size_t ldb, const uint32_t *C, size_t ldc)
+{
+  const size_t nw = (nf + 63) / 64;
+  abft_cols_t ca = {0}, cb = {0};
+  uint32_t *cs = malloc((n * 2 + 16) * sizeof *cs),
+           *rs = malloc((m * 2 + 16) * sizeof *rs);
+  uint64_t *pl = calloc(4 * nw + 1, 8); /* p1, p2, pm and a zero plane */
+  int ok = cs && rs && pl && cols_alloc(&ca, m, nw) && cols_alloc(&cb, n, nw);
+  uint64_t want[4], h, unused;
+  const uint64_t *p2 = pl + nw, *zero = pl + 3 * nw;
+  if (ok)
+    c_sums(m, n, 2, C, ldc, cs, rs);
+  for (size_t i = 0; ok && i < m; i++)
+    row_pass(A + i * lda, nf, 1, pl, &ca, NULL, want);
+  cols_flush(&ca);
+  for (size_t j = 0; ok && j < n; j++) {
+    row_pass(B + j * ldb, nf, 1, pl, &cb, NULL, want);
+    cnt_dot(ca.cm, nw, ca.km, p2, zero, NULL, NULL, 0, &h, &unused);
+    ok = cs[2 * j + 1] == (uint32_t)h;
+  }
+  cols_flush(&cb);
+  for (size_t i = 0; ok && i < m; i++) {
+    row_planes(A + i * lda, nf, 1, nw, pl, pl + nw, pl + 2 * nw);
+    cnt_dot(cb.cm, nw, cb.km, p2, zero, NULL, NULL, 0, &h, &unused);
+    ok = rs[2 * i] == (uint32_t)h;
+  }
+  free(cs), free(rs), free(pl), cols_free(&ca), cols_free(&cb);
+  return ok; /* 0 also when memory is short: the task is not vouched for */
+}
+
+SM_ABFT_VARIANTS(abft_ld_hom_v, abft_ld_hom,
+                 (size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
+                  const uint64_t *B, size_t ldb, const uint32_t *C, size_t ldc),
+                 (m, n, nf, A, lda, B, ldb, C, ldc))
+
+int sm_kern_abft_ld_hom(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
+                        const uint64_t *B, size_t ldb, const uint32_t *C, size_t ldc)
+{
+  return SM_ABFT_CALL(abft_ld_hom_v, (m, n, nf, A, lda, B, ldb, C, ldc));
+}
+
 /* Column sums of an int8 tile (rows of r, then, sparse, as many rows of
  * m; ld in bytes) over nf fields: sr the sum of r, sm of m (sparse). */
 SM_ABFT_OPT static void i8_col_sums(size_t rows, size_t nf, const int8_t *X, size_t ld,
