@@ -609,7 +609,7 @@ static const sm_opt_t options[] = {
     {.name = "out",
      .kind = SM_OPT_STRING,
      .off = O(output),
-     .cmds = CMD_COMPUTE,
+     .cmds = CMD_BOTH,
      .arg = "PREFIX",
      .help = "the same, under PLINK's name"},
     CUSTOM("output-format", set_output_format, CMD_COMPUTE,
@@ -1116,7 +1116,11 @@ static sm_err_t check_ld_window(sm_options_t *o)
   int win = o->ld_window || o->ld_window_kb >= 0 || o->ld_window_r2 >= 0;
   /* r2 and r write PLINK's .ld table unless told otherwise; the table
    * without a window option is plink1.9 --r2's: its default window */
-  if (ld && (int)o->output_format < 0 && o->output && o->input) {
+  const sm_input_format_t inf = o->input && o->input_format == SM_INPUT_AUTO
+                                    ? sm_read_guess_format(o->input)
+                                    : o->input_format;
+  const int loci = o->input && (inf == SM_INPUT_PLINK || inf == SM_INPUT_VCF);
+  if (ld && (int)o->output_format < 0 && o->output && loci) {
     o->output_format = SM_OUT_LD;
     o->ld_default_format = 1;
   }
@@ -1156,8 +1160,8 @@ static sm_err_t check_ld_window(sm_options_t *o)
     return SM_EOPTION;
   }
   if (o->inter_chr && (o->ld_window || o->ld_window_kb >= 0)) {
-    sm_log_error("--inter-chr computes every pair: leave %s out, or --inter-chr for a "
-                 "window",
+    sm_log_error("--inter-chr computes every pair and %s keeps a window: leave one of "
+                 "them out",
                  o->ld_window ? "--ld-window" : "--ld-window-kb");
     return SM_EOPTION;
   }
