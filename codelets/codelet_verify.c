@@ -233,9 +233,10 @@ static int check(const sm_cl_num_t *a, void *b[])
 static void corrupt(const sm_cl_num_t *a, void *b[], uint64_t pick)
 {
   const size_t words = STARPU_MATRIX_GET_ELEMSIZE(b[0]) / 4;
-  const sm_cl_mat_t C = sm_cl_mat(b, 0), A = sm_cl_mat(b, 1), B = sm_cl_mat(b, 2);
   const int ccc2 = a->family == SM_VF_CCC2 || a->family == SM_VF_CCC2_SPARSE ||
-                   a->family == SM_VF_LD_HOM;
+                   a->family == SM_VF_LD_HOM; /* b[1], b[2]: matrices (tiles) */
+  const sm_cl_mat_t C = sm_cl_mat(b, 0), A = ccc2 ? sm_cl_mat(b, 1) : C,
+                    B = ccc2 ? sm_cl_mat(b, 2) : C;
   if (ccc2 && !sm_band_whole(&a->band, A.ny, B.ny)) {
     size_t row = 0, ns = 0, k;
     sm_strip_t s;
