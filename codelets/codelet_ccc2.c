@@ -9,33 +9,6 @@
 #include <starpu_cublas_v2.h>
 #endif
 
-/* Every pair of C outside the strips 0 (C's rows are ld pairs apart) */
-static void zero_tile(sm_cl_mat_t C)
-{
-  for (size_t i = 0; i < C.ny; i++)
-    memset(sm_cl_mat_at(C, i, 0), 0, C.nx * C.elem);
-}
-
-void sm_cl_ccc2_tile(const sm_cl_num_t *a, sm_cl_mat_t A, sm_cl_mat_t B, sm_cl_mat_t C,
-                     int sym)
-{
-  const sm_ccc2_fn k = sm_cl_ccc2(a->sparse);
-  if (!sm_band_whole(&a->band, A.ny, B.ny)) {
-    zero_tile(C);
-    size_t row = 0;
-    sm_strip_t s;
-    while (sm_band_next(&a->band, A.ny, B.ny, &row, &s))
-      k(s.r1 - s.r0, s.c1 - s.c0, a->nf, sm_cl_mat_row(A, s.r0), A.ld,
-        sm_cl_mat_row(B, s.c0), B.ld, a->sparse, sm_cl_mat_at(C, s.r0, s.c0), C.ld);
-    return;
-  }
-  sm_ccc2_syrk_fn sy = sym && sm_cl_mat_same(A, B) ? sm_cl_ccc2_syrk(a->sparse) : NULL;
-  if (sy) /* a diagonal block: half the work */
-    sy(B.ny, a->nf, A.ptr, A.ld, a->sparse, C.ptr, C.ld);
-  else
-    k(A.ny, B.ny, a->nf, A.ptr, A.ld, B.ptr, B.ld, a->sparse, C.ptr, C.ld);
-}
-
 static void cpu_ccc2(void *buffers[], void *cl_arg)
 {
   sm_cl_ccc2_tile(cl_arg, sm_cl_mat(buffers, 0), sm_cl_mat(buffers, 1),
@@ -279,20 +252,6 @@ int sm_task_ccc2(starpu_data_handle_t A, starpu_data_handle_t B, starpu_data_han
 /* ---- PLINK's r and r^2: beside the sparse moments, the homozygous-called
  * tally of each pair (sm_kern_ld_hom); CPU only, checked as the moments
  * are (sm_kern_abft_ld_hom). */
-int sm_cl_ld_hom_tile(const sm_cl_num_t *a, sm_cl_mat_t A, sm_cl_mat_t B, sm_cl_mat_t C)
-{
-  if (sm_band_whole(&a->band, A.ny, B.ny))
-    return sm_kern_ld_hom(A.ny, B.ny, a->nf, A.ptr, A.ld, B.ptr, B.ld, C.ptr, C.ld);
-  zero_tile(C); /* LD windows: their strips, the other pairs 0 */
-  size_t row = 0;
-  sm_strip_t s;
-  int bad = 0;
-  while (!bad && sm_band_next(&a->band, A.ny, B.ny, &row, &s))
-    bad = sm_kern_ld_hom(s.r1 - s.r0, s.c1 - s.c0, a->nf, sm_cl_mat_row(A, s.r0), A.ld,
-                         sm_cl_mat_row(B, s.c0), B.ld, sm_cl_mat_at(C, s.r0, s.c0), C.ld);
-  return bad;
-}
-
 static void cpu_ld_hom(void *buffers[], void *cl_arg)
 {
   const sm_cl_num_t *a = cl_arg;
