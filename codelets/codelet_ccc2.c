@@ -63,9 +63,15 @@ static void ocl_ccc2(void *buffers[], void *cl_arg)
 }
 #endif
 
+/* Comparisons of a task: its tile pair, or under LD windows the strips a
+ * CPU computes (the moments and the tally alike) */
 static double work_ccc2(const struct starpu_task *t)
 {
-  return sm_cl_work_2way(t, ((const sm_cl_num_t *)t->cl_arg)->nf);
+  const sm_cl_num_t *a = t->cl_arg;
+  return (double)sm_band_area(&a->band,
+                              starpu_matrix_get_ny(STARPU_TASK_GET_HANDLE(t, 0)),
+                              starpu_matrix_get_ny(STARPU_TASK_GET_HANDLE(t, 1))) *
+         (double)a->nf;
 }
 
 /* Dense and sparse are different kernels: one codelet and model each. */

@@ -82,3 +82,15 @@ int sm_band_next(const sm_band_t *b, size_t m, size_t n, size_t *row, sm_strip_t
   *row = i;
   return 1;
 }
+
+uint64_t sm_band_area(const sm_band_t *b, size_t m, size_t n)
+{
+  if (sm_band_whole(b, m, n))
+    return (uint64_t)m * n;
+  uint64_t area = 0;
+  size_t row = 0;
+  sm_strip_t s;
+  while (sm_band_next(b, m, n, &row, &s))
+    area += (uint64_t)(s.r1 - s.r0) * (s.c1 - s.c0);
+  return area;
+}

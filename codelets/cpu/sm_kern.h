@@ -33,6 +33,9 @@ int sm_band_whole(const sm_band_t *b, size_t m, size_t n);
 /** The next strip from row *row (0 at first) into *s, *row moved past it;
  * 0 when no row left has a pair in the windows. */
 int sm_band_next(const sm_band_t *b, size_t m, size_t n, size_t *row, sm_strip_t *s);
+/** The pairs a CPU computes for the tile pair: m n when whole, else the
+ * strips' areas (the work of its tasks: summaries, simulations). */
+uint64_t sm_band_area(const sm_band_t *b, size_t m, size_t n);
 
 /* ---- Czekanowski 2-way mGEMM: C[i,j] = sum_{q<k} min(A[i,q], B[j,q]) */
 void sm_kern_czek2_ref_d(size_t m, size_t n, size_t k, const double *A, size_t lda,

@@ -291,6 +291,12 @@ START_TEST(band_strips_cover_windows)
         }
       got = sm_band_pairs(&b, m, n);
       ck_assert_uint_eq(got, want);
+      /* the work: the strips' areas, or the whole tile */
+      uint64_t area = 0;
+      for (row = 0; sm_band_next(&b, m, n, &row, &st);)
+        area += (uint64_t)(st.r1 - st.r0) * (st.c1 - st.c0);
+      ck_assert_uint_eq(sm_band_area(&b, m, n),
+                        sm_band_whole(&b, m, n) ? (uint64_t)m * n : area);
       const uint64_t all = b.a0 == b.b0 ? (uint64_t)m * (m - 1) / 2 : (uint64_t)m * n;
       ck_assert_int_eq(sm_band_whole(&b, m, n), 2 * want >= all);
     }
