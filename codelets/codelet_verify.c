@@ -138,12 +138,9 @@ static void compute(const sm_cl_num_t *a, void *b[])
       memset(MPTR(0), 0xff, 4); /* without memory: a result its check refuses */
     break;
   case SM_VF_CCC2:
-  case SM_VF_CCC2_SPARSE: {
-    sm_cl_num_t k = *a; /* a verify task's arguments: the family says sparse */
-    k.sparse = a->family == SM_VF_CCC2_SPARSE;
-    sm_cl_ccc2_tile(&k, sm_cl_mat(b, 1), sm_cl_mat(b, 2), sm_cl_mat(b, 0), 0);
+  case SM_VF_CCC2_SPARSE:
+    sm_cl_ccc2_tile(a, sm_cl_mat(b, 1), sm_cl_mat(b, 2), sm_cl_mat(b, 0), 0);
     break;
-  }
   case SM_VF_CZEK3_D:
     (ref ? sm_kern_czek3_ref_d : sm_kern_czek3_blocked_d)(
         a->g, MNY(2), MNY(3), a->nf, (const double *)MPTR(1) + a->a_off * MLD(1), MLD(1),
@@ -318,6 +315,7 @@ int sm_task_verify2(starpu_data_handle_t C, starpu_data_handle_t A,
                                 : variant     ? SM_VF_CZEK2_S
                                               : SM_VF_CZEK2_D,
                       .nf = nf,
+                      .sparse = metric_ccc && variant, /* the re-execution's kernel */
                       .task = res.next_task++,
                       .block = block};
   if (band && metric_ccc)
