@@ -60,6 +60,8 @@ static sm_read_opts_t read_opts(const sm_options_t *o)
       .raw_elem_size = o->raw_elem_size,
       .founders_only = o->metric == SM_METRIC_CCC &&
                        (o->form == SM_FORM_R2 || o->form == SM_FORM_R) && !o->nonfounders,
+      .ld_haploid =
+          o->metric == SM_METRIC_CCC && (o->form == SM_FORM_R2 || o->form == SM_FORM_R),
   };
   return ro;
 }

@@ -18,12 +18,14 @@
 #include "sm_sched.h"
 
 /* What the table writes into: the options, how many inputs were given,
- * and whether one was --bfile (a PLINK prefix, whatever --input-format
- * says: checked once every option is parsed). */
+ * and the format PLINK's input options name (--bfile: a PLINK prefix,
+ * --vcf/--bcf: a VCF or BCF, whatever the name; checked against
+ * --input-format once every option is parsed), or -1. */
 typedef struct args {
   sm_options_t o;
   int n_inputs;
-  int bfile;
+  int plink_opt;
+  const char *plink_name;
 } args_t;
 
 #define O(field) offsetof(args_t, o.field)
@@ -112,7 +114,9 @@ static sm_err_t set_input(const sm_opt_t *d, char *arg, void *dst)
 {
   args_t *a = dst;
   a->o.input = arg;
-  a->bfile |= !strcmp(d->name, "bfile");
+  if (strcmp(d->name, "input")) /* PLINK's --bfile, --vcf, --bcf */
+    a->plink_opt = !strcmp(d->name, "bfile") ? SM_INPUT_PLINK : SM_INPUT_VCF,
+    a->plink_name = d->name;
   a->n_inputs++;
   return SM_OK;
 }
@@ -537,6 +541,10 @@ static const sm_opt_t options[] = {
            "1 = ALT)"),
     CUSTOM("bfile", set_input, CMD_COMPUTE, "PREFIX",
            "PLINK 1 PREFIX.bed/.bim/.fam (ccc; allele 1 = A1)"),
+    CUSTOM("vcf", set_input, CMD_COMPUTE, "FILE",
+           "a VCF (.vcf, .vcf.gz), as PLINK's --vcf: --input\n"
+           "FILE --input-format vcf"),
+    CUSTOM("bcf", set_input, CMD_COMPUTE, "FILE", "a BCF, as PLINK's --bcf"),
     {.name = "synthetic",
      .kind = SM_OPT_CHOICE,
      .off = O(synth.kind),
@@ -667,12 +675,18 @@ static const sm_opt_t options[] = {
     {.name = "ld-window-kb",
      .kind = SM_OPT_DOUBLE,
      .off = O(ld_window_kb),
+     .range = "KB >= 0",
+     .dmin = 0,
+     .dmax = HUGE_VAL,
      .cmds = CMD_COMPUTE,
      .arg = "KB",
      .help = "and at most KB kilobases apart (default 1000)"},
     {.name = "ld-window-r2",
      .kind = SM_OPT_DOUBLE,
      .off = O(ld_window_r2),
+     .range = "0 <= R <= 1",
+     .dmin = 0,
+     .dmax = 0x1.0000000000001p0, /* 1 included */
      .cmds = CMD_COMPUTE,
      .arg = "R",
      .help = "r2, r: write only pairs with r2 >= R (default 0.2\n"
@@ -959,7 +973,7 @@ static sm_err_t check_input(args_t *a)
   sm_options_t *o = &a->o;
   const int n_inputs = a->n_inputs;
   if (n_inputs > 1 || (n_inputs && o->synth.kind != SM_SYNTH_NONE)) {
-    sm_log_error("give one input: --input, --bfile or --synthetic");
+    sm_log_error("give one input: --input, --bfile, --vcf, --bcf or --synthetic");
     return SM_EOPTION;
   }
   if (!n_inputs && o->synth.kind == SM_SYNTH_NONE) {
@@ -967,15 +981,22 @@ static sm_err_t check_input(args_t *a)
                  "random|analytic (the formats: docs/inputs.md; starmet --help)");
     return SM_EOPTION;
   }
-  if (a->bfile && o->input_format != SM_INPUT_AUTO && o->input_format != SM_INPUT_PLINK) {
-    sm_log_error("--bfile %s reads the PLINK files %s.bed/.bim/.fam, and --input-format "
-                 "names another format: leave --input-format out, or give a file of that "
-                 "format with --input",
-                 o->input, o->input);
+  if (a->plink_opt >= 0 && o->input_format != SM_INPUT_AUTO &&
+      o->input_format != (sm_input_format_t)a->plink_opt) {
+    if (a->plink_opt == SM_INPUT_PLINK)
+      sm_log_error(
+          "--bfile %s reads the PLINK files %s.bed/.bim/.fam, and --input-format "
+          "names another format: leave --input-format out, or give a file of "
+          "that format with --input",
+          o->input, o->input);
+    else
+      sm_log_error("--%s %s reads a VCF or BCF, and --input-format names another format: "
+                   "leave --input-format out, or give a file of that format with --input",
+                   a->plink_name, o->input);
     return SM_EOPTION;
   }
-  if (a->bfile)
-    o->input_format = SM_INPUT_PLINK;
+  if (a->plink_opt >= 0)
+    o->input_format = (sm_input_format_t)a->plink_opt;
   if (o->transpose && o->compare == SM_COMPARE_OBSERVATIONS) {
     sm_log_error("--transpose makes the columns of a table the vectors, which in a BIOM "
                  "table are the samples, and --compare observations asks for its rows: "
@@ -1149,14 +1170,6 @@ static sm_err_t check_ld_window(sm_options_t *o)
   if ((o->ld_window_r2 >= 0 || o->inter_chr) && !ld) {
     sm_log_error("%s filters r2: give --metric r2 or r (ccc keeps its own --threshold)",
                  o->inter_chr ? "--inter-chr" : "--ld-window-r2");
-    return SM_EOPTION;
-  }
-  if (o->ld_window_r2 > 1) {
-    sm_log_error("--ld-window-r2: %g is out of range (0 <= R <= 1)", o->ld_window_r2);
-    return SM_EOPTION;
-  }
-  if (o->ld_window_kb != -1 && o->ld_window_kb < 0) {
-    sm_log_error("--ld-window-kb: %g is out of range (KB >= 0)", o->ld_window_kb);
     return SM_EOPTION;
   }
   if (o->inter_chr && (o->ld_window || o->ld_window_kb >= 0)) {
@@ -1503,7 +1516,7 @@ static sm_err_t check_run(sm_options_t *o)
 
 sm_err_t sm_options_parse_compute(int argc, char **argv, sm_options_t *o, int *done)
 {
-  args_t a = {.n_inputs = 0};
+  args_t a = {.n_inputs = 0, .plink_opt = -1};
   defaults(&a.o);
   sm_err_t err = sm_opt_parse(&compute_cmd, argc, argv, &a, done);
   if (!err && !*done && a.o.sched && !strcmp(a.o.sched, "help")) {
@@ -1525,13 +1538,13 @@ sm_err_t sm_options_parse_compute(int argc, char **argv, sm_options_t *o, int *d
 
 char *sm_options_canonical_compute(int argc, char **argv, const sm_options_t *o)
 {
-  args_t a = {.o = *o};
+  args_t a = {.o = *o, .plink_opt = -1};
   return sm_opt_canonical(&compute_cmd, argc, argv, &a);
 }
 
 sm_err_t sm_options_parse_synth(int argc, char **argv, sm_options_t *o, int *done)
 {
-  args_t a = {.n_inputs = 0};
+  args_t a = {.n_inputs = 0, .plink_opt = -1};
   defaults(&a.o);
   a.o.synth.kind = SM_SYNTH_RANDOM;
   a.o.input_format = SM_INPUT_TSV;

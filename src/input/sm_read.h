@@ -49,6 +49,11 @@ typedef struct sm_read_opts {
    * parent id not "0") read as missing, PLINK 1.9's founders-only rule
    * for its LD (r2, r) */
   int founders_only;
+  /* PLINK sets: PLINK 1.9's LD coding of the haploid chromosomes (r2, r):
+   * on X (23) a male's heterozygous call is missing and his homozygous
+   * calls count 0 or 1 copies of the minor allele; on Y (24) only males'
+   * homozygous calls count (sm_read_plink.c, haploid_code) */
+  int ld_haploid;
 } sm_read_opts_t;
 
 enum { SM_TEXT_AUTO = 0, SM_TEXT_YES = 1, SM_TEXT_NO = 2 };

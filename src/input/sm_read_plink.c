@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -163,11 +164,13 @@ static sm_err_t check_bim_positions(const plink_text_t *t, char *const w[6])
   return SM_OK;
 }
 
+enum { HAP_X_FLIPPED = SM_HAP_Y + 1 }; /* an X SNP that PLINK flips (x_flipped) */
+
 /* The .bim file: counts the SNPs, checks each line, and keeps the ids of
  * SNPs [v0, v0 + vcount) (vcount 0: to the end) in *ids (grown as needed,
- * *nids of them). */
+ * *nids of them) and, with hap, their haploid_chrom in *hap. */
 static sm_err_t read_bim(const char *path, size_t v0, size_t vcount, size_t *nsnp,
-                         char ***ids, size_t *nids)
+                         char ***ids, size_t *nids, unsigned char **hap)
 {
   plink_text_t t;
   size_t idcap = 0;
@@ -186,9 +189,16 @@ static sm_err_t read_bim(const char *path, size_t v0, size_t vcount, size_t *nsn
       if (!grown)
         goto nomem;
       *ids = grown;
+      unsigned char *h = hap ? realloc(*hap, idcap) : NULL;
+      if (hap && !h)
+        goto nomem;
+      if (hap)
+        *hap = h;
     }
     if (!((*ids)[*nids] = strdup(w[1])))
       goto nomem;
+    if (hap)
+      (*hap)[*nids] = (unsigned char)sm_read_haploid_chrom(w[0]);
     (*nids)++;
   }
   goto done;
@@ -200,45 +210,46 @@ done:
   return err;
 }
 
+/* A sample's status in the .fam (read_fam). */
+enum { FAM_NONFOUNDER = 1, FAM_MALE = 2 };
+
 /* The .fam file: the number of samples is its number of lines (each
- * checked); with nonf, the samples of fields [f0, f0 + fcount) (fcount 0:
- * to the end) that are not founders (a parent id other than "0", PLINK
- * 1.9's rule) as a malloc'd flag array of *ncap entries (the samples past
- * it are founders; NULL when there is none) and their count. */
-static sm_err_t count_fam(const char *path, size_t *nsample, size_t f0, size_t fcount,
-                          unsigned char **nonf, size_t *ncap, size_t *nnonf)
+ * checked); with st, each sample's status as a malloc'd array of nsample
+ * bytes: FAM_NONFOUNDER (a parent id other than "0", PLINK 1.9's rule),
+ * FAM_MALE (sex code "1"; "2" and every other code are not males, as
+ * PLINK reads them). */
+static sm_err_t read_fam(const char *path, size_t *nsample, unsigned char **st)
 {
   plink_text_t t;
   int got;
   char *w[6];
   size_t cap = 0;
   *nsample = 0;
-  if (nonf)
-    *nonf = NULL, *nnonf = 0, *ncap = 0;
+  if (st)
+    *st = NULL;
   sm_err_t err = text_open(&t, path, "fam", "sample", FAM_FIELDS);
   while (!err && !(err = text_next(&t, w, &got)) && got) {
     const size_t k = (*nsample)++;
-    if (!nonf || k < f0 || (fcount && k >= f0 + fcount) ||
-        (!strcmp(w[2], "0") && !strcmp(w[3], "0")))
+    if (!st)
       continue;
-    if (k - f0 >= cap) {
-      const size_t c = (k - f0 + 1) * 2;
-      unsigned char *g = realloc(*nonf, c);
+    if (k >= cap) {
+      const size_t c = cap ? 2 * cap : 4096;
+      unsigned char *g = realloc(*st, c);
       if (!g) {
         sm_log_error("%s: out of memory", path);
         err = SM_ENOMEM;
         break;
       }
-      memset(g + cap, 0, c - cap);
-      *nonf = g, cap = *ncap = c;
+      *st = g, cap = c;
     }
-    (*nonf)[k - f0] = 1;
-    (*nnonf)++;
+    (*st)[k] =
+        (unsigned char)((strcmp(w[2], "0") || strcmp(w[3], "0") ? FAM_NONFOUNDER : 0) |
+                        (!strcmp(w[4], "1") ? FAM_MALE : 0));
   }
   text_close(&t);
-  if (nonf && err) {
-    free(*nonf);
-    *nonf = NULL;
+  if (st && err) {
+    free(*st);
+    *st = NULL;
   }
   return err;
 }
@@ -275,7 +286,62 @@ typedef struct bed_slice {
   /* founders only: per code word of a row, the fields of non-founders
    * (both bits set), read as missing */
   const uint64_t *nonf;
+  /* PLINK's haploid LD coding: each row's SM_HAP_ kind (NULL: none), and per
+   * code word the males' and the other samples' fields (low bit set) */
+  const unsigned char *hap;
+  const uint64_t *male, *nonmale;
 } bed_slice_t;
+
+/* PLINK 1.9's LD reading of a haploid chromosome's calls (its haploid_fix,
+ * hh_reset, hh_reset_y in plink_common.c and ld_process_load2's is_x step
+ * in plink_ld.c), on a row of CoMet codes (3 - PLINK's: 3 two copies of
+ * allele 1, 1 heterozygous, 0 none, 2 missing): on X a male's
+ * heterozygous call is missing, and his homozygous calls count one or no
+ * copy of PLINK's A1 after its allele flip (the minor allele, see
+ * x_flipped): SM_HAP_X (A1 is the file's allele 1) makes 3 a 1, HAP_X_FLIPPED (A1
+ * is allele 2) makes 0 a 1, so that r counts 1 for the male's A1 copy; on
+ * Y every call but a male's homozygous one is missing. */
+static void haploid_code(uint64_t *row, size_t nw, int hap, const uint64_t *male,
+                         const uint64_t *nonmale)
+{
+  const uint64_t m1 = UINT64_C(0x5555555555555555);
+  for (size_t w = 0; w < nw; w++) {
+    const uint64_t lo = row[w] & m1, hi = (row[w] >> 1) & m1;
+    const uint64_t het = lo & ~hi & male[w];
+    uint64_t drop = het | (hap == SM_HAP_Y ? nonmale[w] : 0); /* to missing: 10 */
+    uint64_t x = row[w];
+    if (hap == SM_HAP_X)
+      x &= ~((lo & hi & male[w]) << 1); /* 11 -> 01 */
+    else if (hap == HAP_X_FLIPPED)
+      x |= ~lo & ~hi & male[w]; /* 00 -> 01 */
+    row[w] = (x & ~(drop * 3)) | (drop << 1);
+  }
+}
+
+/* Whether PLINK 1.9 flips X SNP row (its whole .bed row of nsample
+ * samples) so that its A1 is the minor allele: calc_freqs_and_hwe's X
+ * frequency of allele 2 (2 per call of the other samples, 1 per homozygous
+ * male call, heterozygous males not counted; PLINK's founders, or every
+ * sample with founders 0) below 0.5 (calc_marker_reverse_bin; no call:
+ * 0.5, no flip). */
+static int x_flipped(const unsigned char *row, size_t nsample, const unsigned char *st,
+                     int founders)
+{
+  uint64_t a2 = 0, all = 0;
+  for (size_t k = 0; k < nsample; k++) {
+    if (founders && (st[k] & FAM_NONFOUNDER))
+      continue;
+    const unsigned c = (row[k / 4] >> (2 * (k % 4))) & 3u; /* PLINK's code */
+    if (c == 1)
+      continue; /* missing */
+    if (st[k] & FAM_MALE) {
+      if (c != 2) /* het: not counted */
+        a2 += c == 3, all++;
+    } else
+      a2 += c == 3 ? 2 : c == 2, all += 2;
+  }
+  return 2 * a2 < all;
+}
 
 /* One SNP's bytes into row i of the slice. An sm_read_row_fn. When the
  * slice ends with the last sample, the unused bits of the SNP's last byte
@@ -289,9 +355,12 @@ static sm_err_t snp_row(void *ctx, const unsigned char *buf, size_t v, off_t off
   const size_t nf = s->out->nf;
   uint64_t *row = sm_vectors_row(s->out, i);
   decode_snp(buf, s->f0, nf, row);
-  for (size_t w = 0; s->nonf && w < (nf + SM_GT_PER_WORD - 1) / SM_GT_PER_WORD; w++)
+  const size_t nw = (nf + SM_GT_PER_WORD - 1) / SM_GT_PER_WORD;
+  for (size_t w = 0; s->nonf && w < nw; w++)
     row[w] =
         (row[w] & ~s->nonf[w]) | (s->nonf[w] & UINT64_C(0xAAAAAAAAAAAAAAAA)); /* 10 */
+  if (s->hap && s->hap[i])
+    haploid_code(row, nw, s->hap[i], s->male, s->nonmale);
   if (s->f0 + nf == s->nsample && s->nsample % 4) {
     const size_t last = (s->f0 + nf - 1) / 4 - s->f0 / 4;
     if (buf[last] >> (2 * (s->nsample % 4)) && !s->npad++) {
@@ -390,9 +459,10 @@ sm_err_t sm_read_plink(const char *prefix, const sm_read_opts_t *o, sm_vectors_t
   int fd = -1;
   char *bed = NULL, *bim = NULL, *fam = NULL;
   char **ids = NULL;
-  unsigned char *nonf = NULL; /* founders only: the non-founders of the slice */
-  size_t nnonf = 0, nonf_cap = 0;
-  uint64_t *nonf_words = NULL;
+  unsigned char *st = NULL;  /* each sample's FAM_ status (founders, LD coding) */
+  unsigned char *hap = NULL; /* each SNP's SM_HAP_ kind (LD coding) */
+  unsigned char *rowbuf = NULL;
+  uint64_t *nonf_words = NULL, *male_words = NULL;
   size_t nids = 0, nsnp = 0, nsample = 0;
   sm_read_begin(out, dims);
 
@@ -404,9 +474,9 @@ sm_err_t sm_read_plink(const char *prefix, const sm_read_opts_t *o, sm_vectors_t
     goto fail;
   }
   if ((err = fileset_names(prefix, &bed, &bim, &fam)) ||
-      (err = read_bim(bim, o->v0, o->vcount, &nsnp, &ids, &nids)) ||
-      (err = count_fam(fam, &nsample, o->f0, o->fcount, o->founders_only ? &nonf : NULL,
-                       &nonf_cap, &nnonf)))
+      (err = read_bim(bim, o->v0, o->vcount, &nsnp, &ids, &nids,
+                      o->ld_haploid ? &hap : NULL)) ||
+      (err = read_fam(fam, &nsample, o->founders_only || o->ld_haploid ? &st : NULL)))
     goto fail;
   if (nsnp == 0 || nsample == 0) {
     sm_log_error("%s: no %s", nsnp == 0 ? bim : fam,
@@ -434,21 +504,61 @@ sm_err_t sm_read_plink(const char *prefix, const sm_read_opts_t *o, sm_vectors_t
                                .stride = (nsample + 3) / 4,
                                .nbytes = (o->f0 + nfk + 3) / 4 - o->f0 / 4};
   bed_slice_t slice = {.f0 = o->f0, .nsample = nsample, .out = out};
+  /* per code word of the slice's rows: its non-founders (both bits), its
+   * males and its other samples (low bit) */
+  const size_t nw = (nfk + SM_GT_PER_WORD - 1) / SM_GT_PER_WORD;
+  size_t nnonf = 0, nmale = 0, nx = 0, ny = 0;
+  if (st && (!(nonf_words = calloc(nw, sizeof *nonf_words)) ||
+             !(male_words = calloc(2 * nw, sizeof *male_words)))) {
+    sm_log_error("%s: out of memory", fam);
+    err = SM_ENOMEM;
+    goto fail;
+  }
+  for (size_t q = 0; st && q < nfk; q++) {
+    const unsigned char f = st[o->f0 + q];
+    const uint64_t bit = UINT64_C(1) << (2 * (q % SM_GT_PER_WORD));
+    if (o->founders_only && (f & FAM_NONFOUNDER))
+      nonf_words[q / SM_GT_PER_WORD] |= 3 * bit, nnonf++;
+    male_words[(f & FAM_MALE ? 0 : nw) + q / SM_GT_PER_WORD] |= bit;
+  }
+  for (size_t k = 0; st && k < nsample; k++)
+    nmale += (st[k] & FAM_MALE) != 0;
   if (nnonf) { /* their calls read as missing: PLINK's LD counts founders only */
-    const size_t nw = (nfk + SM_GT_PER_WORD - 1) / SM_GT_PER_WORD;
-    if (!(nonf_words = calloc(nw, sizeof *nonf_words))) {
-      sm_log_error("%s: out of memory", fam);
-      err = SM_ENOMEM;
-      goto fail;
-    }
-    for (size_t q = 0; q < nfk; q++)
-      if (q < nonf_cap && nonf[q])
-        nonf_words[q / SM_GT_PER_WORD] |= UINT64_C(3) << (2 * (q % SM_GT_PER_WORD));
     slice.nonf = nonf_words;
     if (o->f0 == 0)
       sm_log_info("%s: %zu sample%s with a parent in the file left out (PLINK's LD uses "
                   "founders only; --all-samples keeps every sample)",
                   fam, nnonf, nnonf == 1 ? "" : "s");
+  }
+  for (size_t i = 0; hap && i < nvk; i++) {
+    nx += hap[i] == SM_HAP_X, ny += hap[i] == SM_HAP_Y;
+    if (hap[i] != SM_HAP_X || !nmale)
+      continue;
+    /* PLINK's allele flip of an X SNP decides which homozygous male call
+     * counts one copy: from the whole row, whatever the slice */
+    if (!rowbuf && !(rowbuf = malloc(rows.stride))) {
+      sm_log_error("%s: out of memory", bed);
+      err = SM_ENOMEM;
+      goto fail;
+    }
+    const int e = sm_read_at(fd, rowbuf, rows.stride,
+                             (off_t)3 + (off_t)((o->v0 + i) * rows.stride));
+    if (e) {
+      sm_log_error("%s: cannot read SNP %zu: %s", bed, o->v0 + i + 1, strerror(e));
+      err = SM_EIO;
+      goto fail;
+    }
+    if (x_flipped(rowbuf, nsample, st, o->founders_only))
+      hap[i] = HAP_X_FLIPPED;
+  }
+  if (nx || ny) {
+    slice.hap = hap, slice.male = male_words, slice.nonmale = male_words + nw;
+    if (o->f0 == 0 && o->v0 == 0)
+      sm_log_info("%s: %zu SNP%s on X and %zu on Y read as PLINK's LD reads them (%zu "
+                  "male%s in %s: on X a male's heterozygous call is missing and his "
+                  "homozygous calls count 0 or 1 minor allele; on Y only males' "
+                  "homozygous calls count)",
+                  bim, nx, nx == 1 ? "" : "s", ny, nmale, nmale == 1 ? "" : "s", fam);
   }
   err = sm_read_rows(&rows, o->v0, nvk, snp_row, &slice);
   if (!err && slice.npad)
@@ -460,8 +570,11 @@ sm_err_t sm_read_plink(const char *prefix, const sm_read_opts_t *o, sm_vectors_t
                 bed, slice.npad, nvk, nsample, slice.pad_v + 1, (long long)slice.pad_off,
                 fam, (int)strlen(bed) - 4, bed);
 fail:
-  free(nonf);
+  free(st);
+  free(hap);
+  free(rowbuf);
   free(nonf_words);
+  free(male_words);
   for (size_t i = 0; ids && i < nids; i++)
     free(ids[i]);
   free(ids);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -75,6 +76,17 @@ sm_err_t sm_read_open(const char *path, const sm_stream_rule_t *rule, int *fd,
   }
   *size = (size_t)st.st_size;
   return SM_OK;
+}
+
+int sm_read_haploid_chrom(const char *c)
+{
+  if (!strncasecmp(c, "chr", 3))
+    c += 3;
+  if (!strcasecmp(c, "X") || !strcmp(c, "23"))
+    return SM_HAP_X;
+  if (!strcasecmp(c, "Y") || !strcmp(c, "24"))
+    return SM_HAP_Y;
+  return SM_HAP_NONE;
 }
 
 int sm_read_at(int fd, void *buf, size_t n, off_t off)

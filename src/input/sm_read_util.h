@@ -39,6 +39,13 @@ sm_err_t sm_read_open(const char *path, const sm_stream_rule_t *rule, int *fd,
  * reads; 0 or an errno value (EIO at end of file). Logs nothing. */
 int sm_read_at(int fd, void *buf, size_t n, off_t off);
 
+/** The haploid chromosomes of PLINK 1.9's human default (its
+ * haploid_mask), by their name as PLINK reads it (an optional "chr"
+ * prefix): SM_HAP_X for X or 23, SM_HAP_Y for Y or 24, SM_HAP_NONE for any
+ * other (XY, 25, is diploid). */
+enum { SM_HAP_NONE = 0, SM_HAP_X = 1, SM_HAP_Y = 2 };
+int sm_read_haploid_chrom(const char *name);
+
 /* A file of fixed-size vectors (npy, raw, PLINK .bed) read one slice row
  * at a time: vector v's bytes to read are nbytes at first + v * stride. */
 typedef struct sm_read_rows {

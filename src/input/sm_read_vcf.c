@@ -74,6 +74,7 @@ typedef struct vcf_in {
   size_t nvar, nrec;         /* bi-allelic variants, records read */
   unsigned long long multi;  /* records skipped for their allele count */
   unsigned long long blocks; /* gVCF reference blocks skipped */
+  size_t ny;                 /* LD coding: kept variants on Y, read as missing */
 } vcf_in_t;
 
 /* Open the file, check its header (FORMAT/GT, samples) and the field slice. */
@@ -146,6 +147,11 @@ static sm_err_t keep_record(vcf_in_t *v, int alt)
   }
   int n = bcf_get_genotypes(v->hdr, rec, &v->gt, &v->ngt);
   int mp = n > 0 ? n / (int)v->ns : 0;
+  /* PLINK's LD (plink1.9 --vcf): a VCF's samples are of unknown sex, and
+   * the Y calls of a sample not known to be male are missing */
+  if (v->o->ld_haploid &&
+      sm_read_haploid_chrom(bcf_hdr_id2name(v->hdr, rec->rid)) == SM_HAP_Y)
+    mp = 0, v->ny++;
   for (size_t f = 0; f < v->nfk; f++)
     sm_gt_set(row, f,
               mp ? call_code(v->gt + (v->o->f0 + f) * (size_t)mp, mp, alt)
@@ -212,6 +218,13 @@ static sm_err_t read_records(vcf_in_t *v)
 static sm_err_t build(vcf_in_t *v, sm_vectors_t *out)
 {
   report_skipped(v->path, v->multi, v->blocks);
+  if (v->ny && v->o->f0 == 0 && v->o->v0 == 0)
+    sm_log_info(
+        "%s: %zu variant%s on Y read as missing, as plink1.9 --vcf reads them for "
+        "its LD (a VCF's samples are of unknown sex, and PLINK counts the Y calls "
+        "of males only); a PLINK set whose .fam gives the sexes keeps the males' "
+        "calls",
+        v->path, v->ny, v->ny == 1 ? "" : "s");
   if (v->nvar == 0) {
     sm_log_error("%s: no bi-allelic variant (no vectors)", v->path);
     return SM_EDEGEN;

@@ -176,6 +176,76 @@ fi
 expect_error "all-samples with ccc" "all-samples" "$T/e12" \
   "$STARMET" compute --bfile "$T/w" --metric ccc --all-samples --output "$T/e12"
 
+# the haploid chromosomes as PLINK's LD reads them: on X a male's
+# heterozygous call is missing and his homozygous calls count 0 or 1 minor
+# allele (PLINK's allele flip decides which), on Y only males' homozygous
+# calls count; sexes male, female and unknown, non-founders, X SNPs whose
+# A1 is the major allele: the same .ld as plink1.9 (r2, r; every pair and a
+# window); ccc reads X and Y as written
+"$PY" "$GEN" "$T/x" --samples 150 --snps 400 --missing 0.03 --mono 3 --chrom-names 7,X,chrY,XY \
+  --seed 4
+awk 'NR % 9 == 4 { $3 = "fam1"; $4 = "fam2" } { print }' "$T/x.fam" > "$T/x2.fam"
+mv "$T/x2.fam" "$T/x.fam"
+for m in r2 r; do
+  run_ok "X and Y $m" "$STARMET" compute --bfile "$T/x" --$m --inter-chr --ld-window-r2 0 \
+    --out "$T/x_$m"
+  grep -q "100 SNPs on X and 100 on Y read as PLINK's LD reads them (6[0-9] males" "$T/log.err" &&
+    pass || fail "X and Y $m: not said: $(cat "$T/log.err")"
+  run_ok "X and Y $m window" "$STARMET" compute --quiet --bfile "$T/x" --$m --ld-window 20 \
+    --ld-window-r2 0.05 --block-size 64 --out "$T/xw_$m"
+  if command -v plink1.9 > /dev/null 2>&1; then
+    plink1.9 --bfile "$T/x" --$m inter-chr --ld-window-r2 0 --out "$T/px_$m" > /dev/null 2>&1
+    cmp -s "$T/x_$m.ld" "$T/px_$m.ld" && pass ||
+      fail "X and Y $m: $(diff "$T/x_$m.ld" "$T/px_$m.ld" | head -3)"
+    plink1.9 --bfile "$T/x" --$m --ld-window 20 --ld-window-r2 0.05 --out "$T/pxw_$m" \
+      > /dev/null 2>&1
+    cmp -s "$T/xw_$m.ld" "$T/pxw_$m.ld" && pass ||
+      fail "X and Y $m window: $(diff "$T/xw_$m.ld" "$T/pxw_$m.ld" | head -3)"
+  fi
+done
+# a VCF has no sexes: plink1.9 --vcf reads X as diploid (a haploid call
+# homozygous) and every Y call as missing (a non-male's); --vcf and --bcf
+# are PLINK's names for the input
+if command -v plink1.9 > /dev/null 2>&1; then
+  plink1.9 --bfile "$T/x" --keep-allele-order --recode vcf --out "$T/xv" > /dev/null 2>&1
+  # the males' homozygous calls on X and Y written haploid, as callers do
+  awk -v fam="$T/x.fam" 'BEGIN { while ((getline l < fam) > 0) { split(l, w, " "); sex[++n] = w[5] } }
+    /^#/ || ($1 != "23" && $1 != "24") { print; next }
+    { for (k = 10; k <= NF; k++) if (sex[k - 9] == "1" && ($k == "0/0" || $k == "1/1")) $k = substr($k, 1, 1)
+      print }' OFS='\t' "$T/xv.vcf" > "$T/xh.vcf"
+  grep -q "$(printf '\t0\t')" "$T/xh.vcf" && pass || fail "no haploid call written"
+  run_ok "vcf X and Y" "$STARMET" compute --vcf "$T/xh.vcf" --r2 --inter-chr --ld-window-r2 0 \
+    --out "$T/xh"
+  grep -q "100 variants on Y read as missing" "$T/log.err" && pass ||
+    fail "vcf Y: not said: $(cat "$T/log.err")"
+  plink1.9 --vcf "$T/xh.vcf" --r2 inter-chr --ld-window-r2 0 --out "$T/pxh" > /dev/null 2>&1
+  cmp -s "$T/xh.ld" "$T/pxh.ld" && pass || fail "vcf X and Y: $(diff "$T/xh.ld" "$T/pxh.ld" | head -3)"
+  if command -v bcftools > /dev/null 2>&1; then
+    bcftools view -Ob -o "$T/xh.data" "$T/xh.vcf" # --bcf: whatever the name
+    run_ok "bcf X and Y" "$STARMET" compute --quiet --bcf "$T/xh.data" --r --ld-window 20 \
+      --out "$T/xb"
+    plink1.9 --bcf "$T/xh.data" --r --ld-window 20 --out "$T/pxb" > /dev/null 2>&1
+    cmp -s "$T/xb.ld" "$T/pxb.ld" && pass || fail "bcf X and Y: $(diff "$T/xb.ld" "$T/pxb.ld" | head -3)"
+  fi
+fi
+expect_error "--vcf with --input-format" "--vcf .* reads a VCF or BCF, and --input-format" - \
+  "$STARMET" compute --vcf "$T/x.bed" --input-format plink --r2 --out "$T/e20"
+# --all-samples: every sample, as PLINK reads the .fam without parents
+awk '{ $3 = "0"; $4 = "0"; print }' "$T/x.fam" > "$T/xz.fam"
+cp "$T/x.bed" "$T/xz.bed"; cp "$T/x.bim" "$T/xz.bim"
+run_ok "X and Y all samples" "$STARMET" compute --quiet --bfile "$T/x" --r2 --all-samples \
+  --inter-chr --ld-window-r2 0 --out "$T/xa"
+if command -v plink1.9 > /dev/null 2>&1; then
+  plink1.9 --bfile "$T/xz" --r2 inter-chr --ld-window-r2 0 --out "$T/pxz" > /dev/null 2>&1
+  cmp -s "$T/xa.ld" "$T/pxz.ld" && pass || fail "X and Y all samples: $(diff "$T/xa.ld" "$T/pxz.ld" | head -3)"
+fi
+# ccc: CoMet's tallies of the calls as written (X read as an autosome)
+sed 's/^X\t/7\t/; s/^chrY\t/7\t/' "$T/x.bim" > "$T/xc.bim"
+cp "$T/x.bed" "$T/xc.bed"; cp "$T/x.fam" "$T/xc.fam"
+run_ok "X ccc" "$STARMET" compute --quiet --bfile "$T/x" --metric ccc --output "$T/xccc"
+run_ok "X ccc as autosome" "$STARMET" compute --quiet --bfile "$T/xc" --metric ccc --output "$T/xcc7"
+same_text "ccc reads X and Y as written" "$T/xccc.tsv" "$T/xcc7.tsv"
+
 # windows against a brute-force filter of every pair (r2 and ccc): the
 # windowed TSV holds exactly the pairs of the all-pairs TSV in the windows
 for m in r2 ccc; do
@@ -357,6 +427,12 @@ expect_error "window 1" "ld-window" "$T/e5" \
   "$STARMET" compute --bfile "$T/w" --metric r2 --ld-window 1 --output "$T/e5"
 expect_error "window r2 above 1" "out of range" "$T/e6" \
   "$STARMET" compute --bfile "$T/w" --metric r2 --ld-window-r2 1.5 --output "$T/e6"
+# negative values are refused, -1 too (it once read as "not given")
+for a in "--ld-window-kb -1" "--ld-window-kb -0.5" "--ld-window-r2 -1" "--ld-window-r2 -0.1"; do
+  # shellcheck disable=SC2086
+  expect_error "$a" "^starmet: error: --ld-window-(kb|r2): -[0-9.]* is out of range" "$T/e21" \
+    "$STARMET" compute --bfile "$T/w" --metric r2 $a --output "$T/e21"
+done
 expect_error "inter-chr with a window" "every pair" "$T/e7" \
   "$STARMET" compute --bfile "$T/w" --metric r2 --inter-chr --ld-window 5 --output "$T/e7"
 expect_error "ld table of 3-way ccc" "r2, r or ccc, 2-way" "$T/e8" \
