@@ -127,12 +127,12 @@ static void ld_chunk(const sm_fin2_args_t *a, const uint32_t *restrict mom,
     }
     return;
   }
-  const double sgi = ld_sign(si);
+  const double sgi = a->ld_a1 ? 1.0 : ld_sign(si);
   for (uint32_t c = 0; c < nc; c++) {
     const uint32_t *m = mom + (size_t)c * 4, *h = hom + (size_t)c * 2;
     const double x = sm_f_ld(sm_u32d(m[0]), sm_u32d(m[1]), sm_u32d(m[2]), sm_u32d(m[3]),
                              sm_u32d(h[0]), sm_u32d(h[1]), 0);
-    v[c] = x * (sgi * ld_sign(sj + 2 * (size_t)c)) + 0.0; /* no -0 */
+    v[c] = x * (sgi * (a->ld_a1 ? 1.0 : ld_sign(sj + 2 * (size_t)c))) + 0.0; /* no -0 */
   }
 }
 

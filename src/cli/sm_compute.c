@@ -62,6 +62,7 @@ static sm_read_opts_t read_opts(const sm_options_t *o)
                        (o->form == SM_FORM_R2 || o->form == SM_FORM_R) && !o->nonfounders,
       .ld_haploid =
           o->metric == SM_METRIC_CCC && (o->form == SM_FORM_R2 || o->form == SM_FORM_R),
+      .ld_a1 = o->ld_a1,
   };
   return ro;
 }
@@ -191,11 +192,11 @@ static void fingerprint(const sm_options_t *o, const sm_decomp_t *d, int sparse,
     c += (size_t)snprintf(compare + c, sizeof compare - c, " loci=1");
   /* PLINK's LD (r2, r) and its windows: said when asked */
   if (o->metric == SM_METRIC_CCC && (o->form != SM_FORM_PS || o->ld_windowed))
-    c +=
-        (size_t)snprintf(compare + c, sizeof compare - c,
-                         " form=%d ld_window=%zu ld_window_bp=%u ld_min=%.17g all=%d",
-                         o->form, o->ld_windowed ? o->ld_window : 0,
-                         o->ld_windowed ? o->ld_window_bp : 0, o->ld_min, o->nonfounders);
+    c += (size_t)snprintf(
+        compare + c, sizeof compare - c,
+        " form=%d ld_window=%zu ld_window_bp=%u ld_min=%.17g all=%d a1=%d", o->form,
+        o->ld_windowed ? o->ld_window : 0, o->ld_windowed ? o->ld_window_bp : 0,
+        o->ld_min, o->nonfounders, o->ld_a1);
   /* the sparse method sums in another order: said when it runs */
   if (czek_sparse && c < sizeof compare)
     snprintf(compare + c, sizeof compare - c, " czek_method=sparse");
@@ -1231,6 +1232,7 @@ static sm_err_t run_graph(run_t *r, int progress)
       .form = o->metric == SM_METRIC_CZEK || sm_compute_ld(o) ? o->form : SM_FORM_PS,
       .zero_nan = o->metric == SM_METRIC_CZEK && o->zero_pairs == 1,
       .ld_min = o->ld_min,
+      .ld_a1 = o->ld_a1,
       .ld_win = r->ld_win,
       .sparse = r->sparse,
       .ccc_i8 = r->ccc_i8,

@@ -691,6 +691,17 @@ static const sm_opt_t options[] = {
      .arg = "R",
      .help = "r2, r: write only pairs with r2 >= R (default 0.2\n"
              "with a window or --inter-chr, as PLINK)"},
+    FLAG("keep-allele-order", ld_a1, 1, CMD_COMPUTE,
+         "r2, r: count each variant's A1 (the .bim's allele\n"
+         "1, a VCF's ALT), as PLINK's --keep-allele-order: r's\n"
+         "sign (and a male's X calls) from it; without it, as\n"
+         "PLINK, from each variant's minor allele"),
+    FLAG("allow-extra-chr", plink_said, 1, CMD_COMPUTE,
+         "accepted from PLINK command lines: starmet reads\n"
+         "any chromosome name (the .ld prints it as given)"),
+    FLAG("allow-no-sex", plink_said, 1, CMD_COMPUTE,
+         "accepted from PLINK command lines: a sample of\n"
+         "unknown sex counts in LD (diploid on X) as in PLINK"),
     FLAG("all-samples", nonfounders, 1, CMD_COMPUTE,
          "r2, r: every sample of a PLINK set; without it, as\n"
          "PLINK, only founders (both parent ids 0 in the .fam)"),
@@ -1160,6 +1171,11 @@ static sm_err_t check_ld_window(sm_options_t *o)
   }
   if ((win || o->inter_chr) && o->num_way != 2) {
     sm_log_error("%s selects pairs of variants: 2-way runs only", name);
+    return SM_EOPTION;
+  }
+  if (o->ld_a1 && !ld) {
+    sm_log_error("--keep-allele-order applies to --metric r2 and r (ccc counts allele 1, "
+                 "the .bim's A1 or a VCF's ALT, always)");
     return SM_EOPTION;
   }
   if (o->nonfounders && !ld) {

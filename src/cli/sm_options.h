@@ -75,6 +75,10 @@ typedef struct sm_options {
    * (r, r2: the filter, < 0 none) */
   size_t ld_window;
   int nonfounders; /* r2, r: every sample (--all-samples), not founders only */
+  int ld_a1;       /* r2, r: count the file's A1, not the minor allele
+                      (PLINK's --keep-allele-order) */
+  int plink_said;  /* PLINK's --allow-extra-chr / --allow-no-sex given: what
+                      starmet does anyway */
   double ld_window_kb, ld_window_r2;
   int inter_chr, ld_windowed; /* inter_chr > 1: --r2 with a PLINK modifier
                                * starmet refuses (its index in the list + 1) */

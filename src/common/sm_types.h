@@ -240,6 +240,8 @@ typedef struct sm_fin2_args {
    * is computed when j <= ld_win[i]. */
   double ld_min;
   const uint32_t *ld_win;
+  int ld_a1; /* r: the sign of the file's A1 counts (PLINK's
+                --keep-allele-order), not of the minor alleles' */
 } sm_fin2_args_t;
 
 /* Candidate lists of a 2-way block: its m rows' lists, then its n

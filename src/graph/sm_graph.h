@@ -23,6 +23,7 @@ typedef struct sm_graph_opts {
   int form, zero_nan;     /* czekanowski 2-way, PLINK's r and r^2: the values'
                              form (sm_fin2_args_t) */
   double ld_min;          /* r, r^2: sm_fin2_args_t's filter (< 0: none) */
+  int ld_a1;              /* and its sign rule */
   const uint32_t *ld_win; /* and windows (NULL: every pair) */
   int sparse;             /* ccc sparse method */
   int ccc_i8;             /* ccc 2-way: cached int8 tiles and int8 products */

@@ -54,6 +54,8 @@ typedef struct sm_read_opts {
    * calls count 0 or 1 copies of the minor allele; on Y (24) only males'
    * homozygous calls count (sm_read_plink.c, haploid_code) */
   int ld_haploid;
+  /* with ld_haploid: PLINK's --keep-allele-order (no allele flip on X) */
+  int ld_a1;
 } sm_read_opts_t;
 
 enum { SM_TEXT_AUTO = 0, SM_TEXT_YES = 1, SM_TEXT_NO = 2 };

@@ -532,7 +532,7 @@ sm_err_t sm_read_plink(const char *prefix, const sm_read_opts_t *o, sm_vectors_t
   }
   for (size_t i = 0; hap && i < nvk; i++) {
     nx += hap[i] == SM_HAP_X, ny += hap[i] == SM_HAP_Y;
-    if (hap[i] != SM_HAP_X || !nmale)
+    if (hap[i] != SM_HAP_X || !nmale || o->ld_a1)
       continue;
     /* PLINK's allele flip of an X SNP decides which homozygous male call
      * counts one copy: from the whole row, whatever the slice */

@@ -230,6 +230,28 @@ if command -v plink1.9 > /dev/null 2>&1; then
 fi
 expect_error "--vcf with --input-format" "--vcf .* reads a VCF or BCF, and --input-format" - \
   "$STARMET" compute --vcf "$T/x.bed" --input-format plink --r2 --out "$T/e20"
+# --keep-allele-order: r's sign and a male's X calls from the file's A1, as
+# PLINK's (with the X SNPs, r2 changes too); PLINK's --allow-extra-chr and
+# --allow-no-sex accepted, a scaffold name printed as given
+sed 's/^7\t/scaffold_7\t/' "$T/x.bim" > "$T/xe.bim"
+cp "$T/x.bed" "$T/xe.bed"; cp "$T/x.fam" "$T/xe.fam"
+for m in r2 r; do
+  run_ok "keep-allele-order $m" "$STARMET" compute --quiet --bfile "$T/xe" --$m \
+    --keep-allele-order --allow-extra-chr --allow-no-sex --ld-window 30 --ld-window-r2 0 \
+    --out "$T/xk_$m"
+  run_ok "minor allele $m" "$STARMET" compute --quiet --bfile "$T/xe" --$m --ld-window 30 \
+    --ld-window-r2 0 --out "$T/xm_$m"
+  cmp -s "$T/xk_$m.ld" "$T/xm_$m.ld" && fail "keep-allele-order $m changed nothing" || pass
+  if command -v plink1.9 > /dev/null 2>&1; then
+    plink1.9 --bfile "$T/xe" --keep-allele-order --allow-extra-chr --allow-no-sex --$m \
+      --ld-window 30 --ld-window-r2 0 --out "$T/pxk_$m" > /dev/null 2>&1
+    cmp -s "$T/xk_$m.ld" "$T/pxk_$m.ld" && pass ||
+      fail "keep-allele-order $m: $(diff "$T/xk_$m.ld" "$T/pxk_$m.ld" | head -3)"
+  fi
+done
+grep -q "^scaffold_7 " "$T/xk_r2.ld" && pass || fail "scaffold name: $(sed -n 2p "$T/xk_r2.ld")"
+expect_error "keep-allele-order with ccc" "applies to --metric r2 and r" "$T/e22" \
+  "$STARMET" compute --bfile "$T/x" --metric ccc --keep-allele-order --output "$T/e22"
 # --all-samples: every sample, as PLINK reads the .fam without parents
 awk '{ $3 = "0"; $4 = "0"; print }' "$T/x.fam" > "$T/xz.fam"
 cp "$T/x.bed" "$T/xz.bed"; cp "$T/x.bim" "$T/xz.bim"
