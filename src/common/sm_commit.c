@@ -1,5 +1,6 @@
 /* sm_commit.c: write-to-temporary, sync, rename, sync-the-directory: the
  * one way starmet completes a file. */
+#define _GNU_SOURCE /* sync_file_range */
 #include "sm_commit.h"
 
 #include "sm_crc32c.h"
@@ -22,6 +23,7 @@ sm_err_t sm_commit_open(sm_commit_t *c, const char *path, const char *suffix, in
   c->keep = 0;
   c->len = 0;
   c->crc = 0;
+  c->wb_start = c->wb_prev = c->wb_bytes = 0;
   int n = snprintf(c->path, sizeof c->path, "%s", path);
   int m = unique
               ? snprintf(c->tmp, sizeof c->tmp, "%s%s.%ld", path, suffix, (long)getpid())
@@ -225,6 +227,26 @@ sm_err_t sm_commit_verify(sm_commit_t *c)
     return SM_EIO;
   }
   return SM_OK;
+}
+
+int sm_commit_writeback(sm_commit_t *c, size_t n)
+{
+  enum { AHEAD = 16 << 20 };
+  if ((c->wb_bytes += n) < AHEAD || !c->f)
+    return 0;
+  c->wb_bytes = 0;
+  if (fflush(c->f) != 0)
+    return -1;
+  const off_t end = ftello(c->f);
+  if (end < 0 || (uint64_t)end <= c->wb_start)
+    return 0; /* (a header rewritten at the start) */
+#ifdef SYNC_FILE_RANGE_WRITE
+  (void)sync_file_range(fileno(c->f), (off_t)c->wb_start, end - (off_t)c->wb_start,
+                        SYNC_FILE_RANGE_WRITE); /* errors surface at the fsync */
+#endif
+  c->wb_prev = c->wb_start;
+  c->wb_start = (uint64_t)end;
+  return 0;
 }
 
 sm_err_t sm_commit_sync(sm_commit_t *c)

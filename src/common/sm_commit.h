@@ -22,6 +22,8 @@ typedef struct sm_commit {
                                     --resume completes); 0 after sm_commit_open: removed */
   uint64_t len;                  /* bytes written with sm_commit_write ... */
   uint32_t crc;                  /* ... and their CRC-32C, for sm_commit_verify */
+  uint64_t wb_start, wb_prev;    /* sm_commit_writeback: the range it started last, */
+  uint64_t wb_bytes;             /* and the bytes written since */
 } sm_commit_t;
 
 /** Open the temporary file of path: path + suffix (".part", ".new"), with
@@ -88,6 +90,15 @@ sm_err_t sm_commit_verify(sm_commit_t *c) SM_MUST_CHECK;
  * 1, logged with the name, when another file was put in its place (or it
  * was removed): renaming it then would commit someone else's bytes. */
 int sm_commit_replaced(const sm_commit_t *c);
+
+/** A large file's bytes to the disk while it is written, rather than all
+ * at the sync: told of every n bytes written through c->f, once 16 MiB
+ * were written since the range it last started, flush the stream and
+ * start the writeback of the new range without waiting for it (Linux's
+ * sync_file_range; elsewhere nothing), so that the disk writes while the
+ * run computes and the final fsync waits for the last range only. 0, or
+ * -1 with errno set when the flush failed. */
+int sm_commit_writeback(sm_commit_t *c, size_t n);
 
 /** Put what was written on disk (fflush, fsync); the file stays open.
  * SM_EIO (errno set) when this or any earlier write failed. Logs nothing. */

@@ -52,7 +52,10 @@ static int append(sm_writer_t *w, const void *buf, size_t len)
 {
   w->crc = sm_crc32c(w->crc, buf, len);
   w->since += len;
-  return len && fwrite_unlocked(buf, 1, len, w->c.f) != len; /* one thread writes */
+  if (len && fwrite_unlocked(buf, 1, len, w->c.f) != len) /* one thread writes */
+    return 1;
+  /* a large table reaches the disk as it is written (npy: in place) */
+  return w->info.fmt != SM_OUT_NPY && sm_commit_writeback(&w->c, len) != 0;
 }
 
 /* Layout of the starmet binary header (64 bytes, little endian). */

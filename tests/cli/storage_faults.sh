@@ -146,6 +146,45 @@ grep -q "f\.tsv\.part: write failed: File too large (the file-size limit: see ul
   pass || { fail "ulimit -f: message"; cat "$T/log.err" >&2; }
 [ ! -e "$T/f.tsv" ] && pass || fail "ulimit -f: a final file appeared"
 
+# a table of 40 MB reaches the disk in ranges while it is written (the
+# writeback started every 16 MiB): every value equals the same run's .npy
+# matrix (written in place, without it); on a file system too small for it,
+# the failure is an error exit naming the file
+B="compute --quiet --metric czekanowski --synthetic random --num-vector 1700 --num-field 30 --block-size 200 --seed 5"
+# shellcheck disable=SC2086
+run_ok "large tsv" "$STARMET" $B --output "$T/big"
+# shellcheck disable=SC2086
+run_ok "large npy" "$STARMET" $B --output-format npy --output "$T/bign"
+PY=${PYTHON3:-/usr/bin/python3}
+if "$PY" -c 'import numpy' 2> /dev/null; then
+  "$PY" - "$T/big.tsv" "$T/bign.npy" > "$T/big.out" 2>&1 << 'PYEOF' && pass || fail "large tsv: $(tail -3 "$T/big.out")"
+import os, sys, numpy as np
+m = np.load(sys.argv[2])
+n = 0
+with open(sys.argv[1]) as f:
+    next(f)
+    for line in f:
+        a, b, v = line.split("\t")
+        i, j = int(a), int(b)
+        n += 1
+        assert float(v) == m[i, j], (line, m[i, j])
+assert n == 1700 * 1699 // 2, n
+assert os.path.getsize(sys.argv[1]) > 32 << 20
+PYEOF
+else
+  skip_part "no numpy: the large tsv is not compared"
+fi
+large_full() {
+  mkdir -p "$T/small2"
+  mount -t tmpfs -o size=20m tmpfs "$T/small2" 2> /dev/null || return 1
+  # shellcheck disable=SC2086
+  expect_error "disk full, large" "big\.tsv\.part: write failed: No space left on device" - \
+    "$STARMET" $B --output "$T/small2/big"
+  [ ! -e "$T/small2/big.tsv" ] && pass || fail "disk full, large: a final file appeared"
+  umount "$T/small2"
+}
+large_full || echo "note: no tmpfs can be mounted here"
+
 # the summary on a full standard output, with and without files
 # shellcheck disable=SC2086
 "$STARMET" compute ${A#compute --quiet } > /dev/full 2> "$T/log.err" && fail "stdout full: exit 0" || pass
