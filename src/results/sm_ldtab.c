@@ -48,6 +48,12 @@ struct sm_ldpiece {
 
 static char *variant_columns(const sm_ldtab_t *t, size_t **offp);
 
+/* put_line copies a variant's columns COL_SLACK bytes at a time (one
+ * fixed-size copy for the usual widths): the columns' buffer has that
+ * many bytes after its last, and a line's buffer that many after its
+ * longest line. */
+enum { COL_SLACK = 64 };
+
 sm_err_t sm_ldtab_open(sm_ldtab_t **tp, int r2, const sm_loci_t *loci, char *const *names,
                        size_t nv)
 {
@@ -119,17 +125,27 @@ static uint32_t round_even_fuzzy(double x)
          (uint32_t)(int32_t)((x - (int32_t)t) + ((t & 1) ? 0.500000005 : 0.499999995));
 }
 
-/* The digits of q (< 10^k) with k places, trailing zeros dropped (at
- * least one digit kept when keep1). */
+/* "00" .. "99" */
+static const char digit_pairs[201] = "00010203040506070809101112131415161718192021222324"
+                                     "25262728293031323334353637383940414243444546474849"
+                                     "50515253545556575859606162636465666768697071727374"
+                                     "75767778798081828384858687888990919293949596979899";
+
+/* The digits of q (< 10^k, k <= 8) with k places, trailing zeros dropped
+ * (at least one digit kept when keep1). */
 static size_t put_digits(uint32_t q, int k, int keep1, char *buf)
 {
   char d[16];
-  for (int p = k - 1; p >= 0; p--, q /= 10)
-    d[p] = (char)('0' + q % 10);
+  memset(d, '0', 8);
+  int p = k;
+  for (; p >= 2; p -= 2, q /= 100)
+    memcpy(d + p - 2, digit_pairs + 2 * (q % 100), 2);
+  if (p)
+    d[0] = (char)('0' + q % 10);
   int n = k;
   while (n > (keep1 ? 1 : 0) && d[n - 1] == '0')
     n--;
-  memcpy(buf, d, (size_t)n);
+  memcpy(buf, d, 8); /* (buf has room: a value's buffer is 32 bytes) */
   return (size_t)n;
 }
 
@@ -335,7 +351,7 @@ static char *variant_columns(const sm_ldtab_t *t, size_t **offp)
     }
     if (!pass) {
       off[t->nv] = len;
-      if (!(buf = malloc(len ? len : 1))) {
+      if (!(buf = malloc(len + COL_SLACK))) { /* (put_line reads past the last) */
         free(off);
         return NULL;
       }
@@ -381,10 +397,15 @@ static size_t put_line(const sm_ldtab_t *t, const ld_row_t *rows, size_t n, size
   } else
     k++;
   size_t l = 0;
-  memcpy(buf + l, t->cols + t->off[x->i], t->off[x->i + 1] - t->off[x->i]);
-  l += t->off[x->i + 1] - t->off[x->i];
-  memcpy(buf + l, t->cols + t->off[j], t->off[j + 1] - t->off[j]);
-  l += t->off[j + 1] - t->off[j];
+  for (int side = 0; side < 2; side++) {
+    const uint32_t u = side ? j : x->i;
+    const size_t w = t->off[u + 1] - t->off[u];
+    if (w <= COL_SLACK) /* a fixed-size copy, the rest overwritten next */
+      memcpy(buf + l, t->cols + t->off[u], COL_SLACK);
+    else
+      memcpy(buf + l, t->cols + t->off[u], w);
+    l += w;
+  }
   char val[32];
   for (int e = 0; e < (t->ccc ? 4 : 1); e++) {
     const size_t m = sm_ldtab_fmt_g(v[e], val);
@@ -427,7 +448,7 @@ int sm_ldtab_block(const sm_ldtab_t *t, const sm_rec_t *rec, size_t n, sm_ldpiec
   rows = NULL;
   /* the text's size at most: both variants' columns and the values (12
    * wide, or longer, plus a separator) of each line */
-  size_t cap = 1, rcap = 0;
+  size_t cap = 1 + COL_SLACK, rcap = 0;
   for (size_t k = 0; k < m; k++) {
     const uint32_t j = t->ccc ? sorted[k].j / 4 : sorted[k].j;
     cap += t->off[sorted[k].i + 1] - t->off[sorted[k].i] + t->off[j + 1] - t->off[j] +

@@ -252,6 +252,20 @@ done
 grep -q "^scaffold_7 " "$T/xk_r2.ld" && pass || fail "scaffold name: $(sed -n 2p "$T/xk_r2.ld")"
 expect_error "keep-allele-order with ccc" "applies to --metric r2 and r" "$T/e22" \
   "$STARMET" compute --bfile "$T/x" --metric ccc --keep-allele-order --output "$T/e22"
+# long SNP ids (PLINK widens the id columns to the longest + 2): columns
+# under and over the 64 bytes put_line copies at once
+for L in 38 47; do
+  awk -v L=$L 'BEGIN { OFS = "\t" } { id = $2; while (length(id) < L) id = id "_x"; $2 = substr(id, 1, L) NR; print }' \
+    "$T/x.bim" > "$T/xl.bim"
+  cp "$T/x.bed" "$T/xl.bed"; cp "$T/x.fam" "$T/xl.fam"
+  run_ok "ids of $L" "$STARMET" compute --quiet --bfile "$T/xl" --r2 --ld-window 20 \
+    --ld-window-r2 0 --out "$T/xl$L"
+  if command -v plink1.9 > /dev/null 2>&1; then
+    plink1.9 --bfile "$T/xl" --r2 --ld-window 20 --ld-window-r2 0 --out "$T/pxl$L" > /dev/null 2>&1
+    cmp -s "$T/xl$L.ld" "$T/pxl$L.ld" && pass ||
+      fail "ids of $L: $(diff "$T/xl$L.ld" "$T/pxl$L.ld" | head -3)"
+  fi
+done
 # --all-samples: every sample, as PLINK reads the .fam without parents
 awk '{ $3 = "0"; $4 = "0"; print }' "$T/x.fam" > "$T/xz.fam"
 cp "$T/x.bed" "$T/xz.bed"; cp "$T/x.bim" "$T/xz.bim"
