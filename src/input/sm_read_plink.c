@@ -318,27 +318,26 @@ static void haploid_code(uint64_t *row, size_t nw, int hap, const uint64_t *male
   }
 }
 
-/* Whether PLINK 1.9 flips X SNP row (its whole .bed row of nsample
- * samples) so that its A1 is the minor allele: calc_freqs_and_hwe's X
- * frequency of allele 2 (2 per call of the other samples, 1 per homozygous
- * male call, heterozygous males not counted; PLINK's founders, or every
- * sample with founders 0) below 0.5 (calc_marker_reverse_bin; no call:
- * 0.5, no flip). */
-static int x_flipped(const unsigned char *row, size_t nsample, const unsigned char *st,
-                     int founders)
+/* Whether PLINK 1.9 flips an X SNP so that its A1 is the minor allele:
+ * calc_freqs_and_hwe's X frequency of allele 2 (2 per call of the other
+ * samples, 1 per homozygous male call, heterozygous males not counted)
+ * below 0.5 (calc_marker_reverse_bin; no call: 0.5, no flip). row: the
+ * SNP's whole .bed row in nw words (PLINK's codes, zero past the last
+ * sample); male, other: the samples counted (PLINK's founders, or every
+ * sample), their low bits set. */
+static int x_flipped(const uint64_t *row, size_t nw, const uint64_t *male,
+                     const uint64_t *other)
 {
+  const uint64_t m1 = UINT64_C(0x5555555555555555);
   uint64_t a2 = 0, all = 0;
-  for (size_t k = 0; k < nsample; k++) {
-    if (founders && (st[k] & FAM_NONFOUNDER))
-      continue;
-    const unsigned c = (row[k / 4] >> (2 * (k % 4))) & 3u; /* PLINK's code */
-    if (c == 1)
-      continue; /* missing */
-    if (st[k] & FAM_MALE) {
-      if (c != 2) /* het: not counted */
-        a2 += c == 3, all++;
-    } else
-      a2 += c == 3 ? 2 : c == 2, all += 2;
+  for (size_t w = 0; w < nw; w++) {
+    const uint64_t lo = row[w] & m1, hi = (row[w] >> 1) & m1;
+    const uint64_t hom2 = lo & hi, het = hi & ~lo, hom1 = m1 & ~(lo | hi);
+    a2 += 2 * (uint64_t)__builtin_popcountll(hom2 & other[w]) +
+          (uint64_t)__builtin_popcountll(het & other[w]) +
+          (uint64_t)__builtin_popcountll(hom2 & male[w]);
+    all += 2 * (uint64_t)__builtin_popcountll((hom1 | het | hom2) & other[w]) +
+           (uint64_t)__builtin_popcountll((hom1 | hom2) & male[w]);
   }
   return 2 * a2 < all;
 }
@@ -461,7 +460,7 @@ sm_err_t sm_read_plink(const char *prefix, const sm_read_opts_t *o, sm_vectors_t
   char **ids = NULL;
   unsigned char *st = NULL;  /* each sample's FAM_ status (founders, LD coding) */
   unsigned char *hap = NULL; /* each SNP's SM_HAP_ kind (LD coding) */
-  unsigned char *rowbuf = NULL;
+  uint64_t *rowbuf = NULL;   /* X SNPs: a whole row and masks (x_flipped) */
   uint64_t *nonf_words = NULL, *male_words = NULL;
   size_t nids = 0, nsnp = 0, nsample = 0;
   sm_read_begin(out, dims);
@@ -536,10 +535,17 @@ sm_err_t sm_read_plink(const char *prefix, const sm_read_opts_t *o, sm_vectors_t
       continue;
     /* PLINK's allele flip of an X SNP decides which homozygous male call
      * counts one copy: from the whole row, whatever the slice */
-    if (!rowbuf && !(rowbuf = malloc(rows.stride))) {
-      sm_log_error("%s: out of memory", bed);
-      err = SM_ENOMEM;
-      goto fail;
+    const size_t nwf = (nsample + SM_GT_PER_WORD - 1) / SM_GT_PER_WORD;
+    if (!rowbuf) { /* the row, then the counted males' and others' masks */
+      if (!(rowbuf = calloc(3 * nwf, sizeof *rowbuf))) {
+        sm_log_error("%s: out of memory", bed);
+        err = SM_ENOMEM;
+        goto fail;
+      }
+      for (size_t k = 0; k < nsample; k++)
+        if (!o->founders_only || !(st[k] & FAM_NONFOUNDER))
+          rowbuf[(st[k] & FAM_MALE ? nwf : 2 * nwf) + k / SM_GT_PER_WORD] |=
+              UINT64_C(1) << (2 * (k % SM_GT_PER_WORD));
     }
     const int e = sm_read_at(fd, rowbuf, rows.stride,
                              (off_t)3 + (off_t)((o->v0 + i) * rows.stride));
@@ -548,7 +554,7 @@ sm_err_t sm_read_plink(const char *prefix, const sm_read_opts_t *o, sm_vectors_t
       err = SM_EIO;
       goto fail;
     }
-    if (x_flipped(rowbuf, nsample, st, o->founders_only))
+    if (x_flipped(rowbuf, nwf, rowbuf + nwf, rowbuf + 2 * nwf))
       hap[i] = HAP_X_FLIPPED;
   }
   if (nx || ny) {
