@@ -135,7 +135,8 @@ sm_err_t sm_read_vcf(const char *path, const sm_read_opts_t *o, sm_vectors_t *ou
 typedef struct sm_loci {
   size_t n, nchrom;
   uint32_t *chrom, *pos;
-  char **chrom_names;
+  char **chrom_names; /* as first read */
+  char **chrom_codes; /* and as PLINK reads it (sm_read_chrom_code) */
 } sm_loci_t;
 
 /** The loci of a PLINK set (its .bim) or of a VCF/BCF (CHROM, POS of the
@@ -148,6 +149,11 @@ sm_err_t sm_read_vcf_loci(const char *path, sm_loci_t *out);
  * without memory (sm_read_loci's readers; this and the next two:
  * sm_read_util.c). */
 long sm_loci_chrom(sm_loci_t *out, const char *name);
+/** A chromosome name as PLINK 1.9 reads and prints it by default: a "chr"
+ * prefix dropped, autosomes as numbers, X 23, Y 24, XY 25, MT (M) 26,
+ * other names as given; into buf (at least 64 bytes). Two names of one
+ * code are one chromosome (sm_loci_chrom). */
+void sm_read_chrom_code(const char *name, char *buf);
 /** Add a locus; -1 without memory. */
 int sm_loci_add(sm_loci_t *out, size_t *cap, const char *chrom, uint32_t pos);
 void sm_loci_free(sm_loci_t *l);

@@ -78,17 +78,6 @@ sm_err_t sm_read_open(const char *path, const sm_stream_rule_t *rule, int *fd,
   return SM_OK;
 }
 
-int sm_read_haploid_chrom(const char *c)
-{
-  if (!strncasecmp(c, "chr", 3))
-    c += 3;
-  if (!strcasecmp(c, "X") || !strcmp(c, "23"))
-    return SM_HAP_X;
-  if (!strcasecmp(c, "Y") || !strcmp(c, "24"))
-    return SM_HAP_Y;
-  return SM_HAP_NONE;
-}
-
 int sm_read_at(int fd, void *buf, size_t n, off_t off)
 {
   char *p = buf;
@@ -156,18 +145,55 @@ void sm_read_store_czek(void *row, size_t elem_size, size_t f, double x)
     ((double *)row)[f] = x;
 }
 
+void sm_read_chrom_code(const char *name, char *buf)
+{
+  const char *s = strncasecmp(name, "chr", 3) ? name : name + 3;
+  static const char *const xymt[] = {"X", "Y", "XY", "MT", "M"};
+  static const char *const code[] = {"23", "24", "25", "26", "26"};
+  for (int k = 0; k < 5; k++)
+    if (!strcasecmp(s, xymt[k])) {
+      strcpy(buf, code[k]);
+      return;
+    }
+  if (*s && strspn(s, "0123456789") == strlen(s) && strlen(s) < 10) {
+    snprintf(buf, 64, "%lu", strtoul(s, NULL, 10));
+    return;
+  }
+  snprintf(buf, 64, "%s", name);
+}
+
+int sm_read_haploid_chrom(const char *name)
+{
+  char c[64];
+  sm_read_chrom_code(name, c);
+  return !strcmp(c, "23") ? SM_HAP_X : !strcmp(c, "24") ? SM_HAP_Y : SM_HAP_NONE;
+}
+
 long sm_loci_chrom(sm_loci_t *out, const char *name)
 {
-  /* inputs keep a chromosome's variants together: the last one first */
+  /* inputs keep a chromosome's variants together: the last one first,
+   * by its name; then by PLINK's code ("chr5" and "5" are one) */
+  if (out->nchrom && !strcmp(out->chrom_names[out->nchrom - 1], name))
+    return (long)out->nchrom - 1;
+  char code[64];
+  sm_read_chrom_code(name, code);
   for (size_t k = out->nchrom; k-- > 0;)
-    if (!strcmp(out->chrom_names[k], name))
+    if (!strcmp(out->chrom_codes[k], code))
       return (long)k;
   char **grown = realloc(out->chrom_names, (out->nchrom + 1) * sizeof *grown);
   if (!grown)
     return -1;
   out->chrom_names = grown;
+  char **gc = realloc(out->chrom_codes, (out->nchrom + 1) * sizeof *gc);
+  if (!gc)
+    return -1;
+  out->chrom_codes = gc;
   if (!(grown[out->nchrom] = strdup(name)))
     return -1;
+  if (!(gc[out->nchrom] = strdup(code))) {
+    free(grown[out->nchrom]);
+    return -1;
+  }
   return (long)out->nchrom++;
 }
 
@@ -196,8 +222,9 @@ int sm_loci_add(sm_loci_t *out, size_t *cap, const char *chrom, uint32_t pos)
 void sm_loci_free(sm_loci_t *l)
 {
   for (size_t k = 0; k < l->nchrom; k++)
-    free(l->chrom_names[k]);
+    free(l->chrom_names[k]), free(l->chrom_codes[k]);
   free(l->chrom_names);
+  free(l->chrom_codes);
   free(l->chrom);
   free(l->pos);
   memset(l, 0, sizeof *l);

@@ -257,23 +257,6 @@ size_t sm_ldtab_fmt_g(double v, char *buf)
   return len;
 }
 
-void sm_ldtab_chrom(const char *name, char *buf)
-{
-  const char *s = strncasecmp(name, "chr", 3) ? name : name + 3;
-  static const char *const xymt[] = {"X", "Y", "XY", "MT", "M"};
-  static const char *const code[] = {"23", "24", "25", "26", "26"};
-  for (int k = 0; k < 5; k++)
-    if (!strcasecmp(s, xymt[k])) {
-      strcpy(buf, code[k]);
-      return;
-    }
-  if (*s && strspn(s, "0123456789") == strlen(s) && strlen(s) < 10) {
-    snprintf(buf, 64, "%lu", strtoul(s, NULL, 10));
-    return;
-  }
-  snprintf(buf, 64, "%s", name);
-}
-
 /* Right-aligned in width (longer: as it is). */
 static size_t put_right(char *buf, size_t width, const char *s)
 {
@@ -330,7 +313,7 @@ static char *variant_columns(const sm_ldtab_t *t, size_t **offp)
     for (size_t v = 0; v < t->nv; v++) {
       char tmp[256], *d = pass ? buf + len : tmp;
       size_t n = 0;
-      sm_ldtab_chrom(t->loci->chrom_names[t->loci->chrom[v]], ch);
+      sm_read_chrom_code(t->loci->chrom_names[t->loci->chrom[v]], ch);
       const char *id =
           t->names ? t->names[v] : (snprintf(num, sizeof num, "%zu", v), num);
       if (!pass) {

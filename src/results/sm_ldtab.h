@@ -55,9 +55,5 @@ void sm_ldtab_free(sm_ldtab_t *t);
  * trailing zeros, exponent below 1e-4): into buf (at least 16 bytes);
  * returns the length. */
 size_t sm_ldtab_fmt_g(double v, char *buf);
-/** A chromosome name as PLINK 1.9 prints it by default: a "chr" prefix
- * dropped, autosomes as numbers, X 23, Y 24, XY 25, MT (M) 26, other names
- * as given; into buf (at least 64 bytes). */
-void sm_ldtab_chrom(const char *name, char *buf);
 
 #endif

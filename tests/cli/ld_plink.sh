@@ -266,6 +266,11 @@ for L in 38 47; do
       fail "ids of $L: $(diff "$T/xl$L.ld" "$T/pxl$L.ld" | head -3)"
   fi
 done
+# "chr5" and "5" are one chromosome to PLINK: split by another, a window
+# is refused as PLINK refuses it (its "split chromosome")
+"$PY" "$GEN" "$T/cs" --samples 60 --snps 90 --missing 0.02 --chrom-names chr5,PAR1,5 --seed 8
+expect_error "chr5 and 5 split" "variant 61 \(chromosome chr5, .*comes after chromosome PAR1" "$T/e23" \
+  "$STARMET" compute --bfile "$T/cs" --r2 --ld-window 20 --out "$T/e23"
 # --all-samples: every sample, as PLINK reads the .fam without parents
 awk '{ $3 = "0"; $4 = "0"; print }' "$T/x.fam" > "$T/xz.fam"
 cp "$T/x.bed" "$T/xz.bed"; cp "$T/x.bim" "$T/xz.bim"
