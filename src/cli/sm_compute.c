@@ -84,6 +84,7 @@ static sm_err_t load(const sm_options_t *o, size_t v0, size_t vc, size_t f0, siz
   ro.f0 = f0;
   ro.fcount = fc;
   ro.czek_sparse = czek_sparse;
+  ro.probe = dims != NULL; /* problem_dims' */
   return sm_read_input(o->input, o->input_format, &ro, v, dims);
 }
 

@@ -56,6 +56,10 @@ typedef struct sm_read_opts {
   int ld_haploid;
   /* with ld_haploid: PLINK's --keep-allele-order (no allele flip on X) */
   int ld_a1;
+  /* a probe of the sizes (a one-vector read before the real one): the
+   * readers keep their informational lines for the real read, where the
+   * slice holding the first vector and field says them, of the whole file */
+  int probe;
 } sm_read_opts_t;
 
 enum { SM_TEXT_AUTO = 0, SM_TEXT_YES = 1, SM_TEXT_NO = 2 };

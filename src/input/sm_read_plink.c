@@ -168,9 +168,10 @@ enum { HAP_X_FLIPPED = SM_HAP_Y + 1 }; /* an X SNP that PLINK flips (x_flipped) 
 
 /* The .bim file: counts the SNPs, checks each line, and keeps the ids of
  * SNPs [v0, v0 + vcount) (vcount 0: to the end) in *ids (grown as needed,
- * *nids of them) and, with hap, their haploid_chrom in *hap. */
+ * *nids of them) and, with hap, their sm_read_haploid_chrom in *hap and
+ * the file's SNPs on X and Y in nxy[0], nxy[1]. */
 static sm_err_t read_bim(const char *path, size_t v0, size_t vcount, size_t *nsnp,
-                         char ***ids, size_t *nids, unsigned char **hap)
+                         char ***ids, size_t *nids, unsigned char **hap, size_t nxy[2])
 {
   plink_text_t t;
   size_t idcap = 0;
@@ -181,6 +182,9 @@ static sm_err_t read_bim(const char *path, size_t v0, size_t vcount, size_t *nsn
   while (!err && !(err = text_next(&t, w, &got)) && got &&
          !(err = check_bim_positions(&t, w))) {
     size_t k = (*nsnp)++;
+    const int h = hap ? sm_read_haploid_chrom(w[0]) : SM_HAP_NONE;
+    if (h)
+      nxy[h - 1]++;
     if (k < v0 || (vcount && k >= v0 + vcount))
       continue;
     if (*nids == idcap) {
@@ -189,16 +193,16 @@ static sm_err_t read_bim(const char *path, size_t v0, size_t vcount, size_t *nsn
       if (!grown)
         goto nomem;
       *ids = grown;
-      unsigned char *h = hap ? realloc(*hap, idcap) : NULL;
-      if (hap && !h)
+      unsigned char *gh = hap ? realloc(*hap, idcap) : NULL;
+      if (hap && !gh)
         goto nomem;
       if (hap)
-        *hap = h;
+        *hap = gh;
     }
     if (!((*ids)[*nids] = strdup(w[1])))
       goto nomem;
     if (hap)
-      (*hap)[*nids] = (unsigned char)sm_read_haploid_chrom(w[0]);
+      (*hap)[*nids] = (unsigned char)h;
     (*nids)++;
   }
   goto done;
@@ -462,7 +466,7 @@ sm_err_t sm_read_plink(const char *prefix, const sm_read_opts_t *o, sm_vectors_t
   unsigned char *hap = NULL; /* each SNP's SM_HAP_ kind (LD coding) */
   uint64_t *rowbuf = NULL;   /* X SNPs: a whole row and masks (x_flipped) */
   uint64_t *nonf_words = NULL, *male_words = NULL;
-  size_t nids = 0, nsnp = 0, nsample = 0;
+  size_t nids = 0, nsnp = 0, nsample = 0, nxy[2] = {0, 0};
   sm_read_begin(out, dims);
 
   if (o->metric != SM_METRIC_CCC) {
@@ -474,7 +478,7 @@ sm_err_t sm_read_plink(const char *prefix, const sm_read_opts_t *o, sm_vectors_t
   }
   if ((err = fileset_names(prefix, &bed, &bim, &fam)) ||
       (err = read_bim(bim, o->v0, o->vcount, &nsnp, &ids, &nids,
-                      o->ld_haploid ? &hap : NULL)) ||
+                      o->ld_haploid ? &hap : NULL, nxy)) ||
       (err = read_fam(fam, &nsample, o->founders_only || o->ld_haploid ? &st : NULL)))
     goto fail;
   if (nsnp == 0 || nsample == 0) {
@@ -506,7 +510,9 @@ sm_err_t sm_read_plink(const char *prefix, const sm_read_opts_t *o, sm_vectors_t
   /* per code word of the slice's rows: its non-founders (both bits), its
    * males and its other samples (low bit) */
   const size_t nw = (nfk + SM_GT_PER_WORD - 1) / SM_GT_PER_WORD;
-  size_t nnonf = 0, nmale = 0, nx = 0, ny = 0;
+  size_t nnonf = 0, nmale = 0, nhap = 0, nnonf_all = 0;
+  /* said once, of the whole file: by the real read of the first slice */
+  const int say = !o->probe && o->v0 == 0 && o->f0 == 0;
   if (st && (!(nonf_words = calloc(nw, sizeof *nonf_words)) ||
              !(male_words = calloc(2 * nw, sizeof *male_words)))) {
     sm_log_error("%s: out of memory", fam);
@@ -521,16 +527,15 @@ sm_err_t sm_read_plink(const char *prefix, const sm_read_opts_t *o, sm_vectors_t
     male_words[(f & FAM_MALE ? 0 : nw) + q / SM_GT_PER_WORD] |= bit;
   }
   for (size_t k = 0; st && k < nsample; k++)
-    nmale += (st[k] & FAM_MALE) != 0;
-  if (nnonf) { /* their calls read as missing: PLINK's LD counts founders only */
+    nmale += (st[k] & FAM_MALE) != 0, nnonf_all += (st[k] & FAM_NONFOUNDER) != 0;
+  if (nnonf) /* their calls read as missing: PLINK's LD counts founders only */
     slice.nonf = nonf_words;
-    if (o->f0 == 0)
-      sm_log_info("%s: %zu sample%s with a parent in the file left out (PLINK's LD uses "
-                  "founders only; --all-samples keeps every sample)",
-                  fam, nnonf, nnonf == 1 ? "" : "s");
-  }
+  if (say && o->founders_only && nnonf_all)
+    sm_log_info("%s: %zu sample%s with a parent in the file left out (PLINK's LD uses "
+                "founders only; --all-samples keeps every sample)",
+                fam, nnonf_all, nnonf_all == 1 ? "" : "s");
   for (size_t i = 0; hap && i < nvk; i++) {
-    nx += hap[i] == SM_HAP_X, ny += hap[i] == SM_HAP_Y;
+    nhap += hap[i] != SM_HAP_NONE;
     if (hap[i] != SM_HAP_X || !nmale || o->ld_a1)
       continue;
     /* PLINK's allele flip of an X SNP decides which homozygous male call
@@ -557,15 +562,17 @@ sm_err_t sm_read_plink(const char *prefix, const sm_read_opts_t *o, sm_vectors_t
     if (x_flipped(rowbuf, nwf, rowbuf + nwf, rowbuf + 2 * nwf))
       hap[i] = HAP_X_FLIPPED;
   }
-  if (nx || ny) {
+  if (nhap)
     slice.hap = hap, slice.male = male_words, slice.nonmale = male_words + nw;
-    if (o->f0 == 0 && o->v0 == 0)
-      sm_log_info("%s: %zu SNP%s on X and %zu on Y read as PLINK's LD reads them (%zu "
-                  "male%s in %s: on X a male's heterozygous call is missing and his "
-                  "homozygous calls count 0 or 1 minor allele; on Y only males' "
-                  "homozygous calls count)",
-                  bim, nx, nx == 1 ? "" : "s", ny, nmale, nmale == 1 ? "" : "s", fam);
-  }
+  if (say && (nxy[0] || nxy[1]))
+    sm_log_info("%s: %zu SNP%s on X and %zu on Y read as PLINK's LD reads them (%zu "
+                "male%s in %s: on X a male's heterozygous call is missing and his "
+                "homozygous calls count 0 or 1 copy of A1, %s; on Y only males' "
+                "homozygous calls count)",
+                bim, nxy[0], nxy[0] == 1 ? "" : "s", nxy[1], nmale, nmale == 1 ? "" : "s",
+                fam,
+                o->ld_a1 ? "the .bim's allele 1 (--keep-allele-order)"
+                         : "the minor allele as PLINK flips it");
   err = sm_read_rows(&rows, o->v0, nvk, snp_row, &slice);
   if (!err && slice.npad)
     sm_log_warn("%s: padding bits that are not 0 in %zu of the %zu SNPs read (the "

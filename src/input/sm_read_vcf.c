@@ -74,7 +74,8 @@ typedef struct vcf_in {
   size_t nvar, nrec;         /* bi-allelic variants, records read */
   unsigned long long multi;  /* records skipped for their allele count */
   unsigned long long blocks; /* gVCF reference blocks skipped */
-  size_t ny;                 /* LD coding: kept variants on Y, read as missing */
+  size_t ny;                 /* LD coding: the file's variants on Y, read as missing */
+  int y_rid, cur_y;          /* the last record's contig (-1: none) and whether on Y */
 } vcf_in_t;
 
 /* Open the file, check its header (FORMAT/GT, samples) and the field slice. */
@@ -149,9 +150,8 @@ static sm_err_t keep_record(vcf_in_t *v, int alt)
   int mp = n > 0 ? n / (int)v->ns : 0;
   /* PLINK's LD (plink1.9 --vcf): a VCF's samples are of unknown sex, and
    * the Y calls of a sample not known to be male are missing */
-  if (v->o->ld_haploid &&
-      sm_read_haploid_chrom(bcf_hdr_id2name(v->hdr, rec->rid)) == SM_HAP_Y)
-    mp = 0, v->ny++;
+  if (v->cur_y)
+    mp = 0;
   for (size_t f = 0; f < v->nfk; f++)
     sm_gt_set(row, f,
               mp ? call_code(v->gt + (v->o->f0 + f) * (size_t)mp, mp, alt)
@@ -193,6 +193,13 @@ static sm_err_t read_records(vcf_in_t *v)
       continue;
     }
     size_t k = v->nvar++;
+    if (v->o->ld_haploid) { /* on Y (keep_record): by contig, looked up once */
+      if (v->rec->rid != v->y_rid)
+        v->y_rid = v->rec->rid,
+        v->cur_y =
+            sm_read_haploid_chrom(bcf_hdr_id2name(v->hdr, v->rec->rid)) == SM_HAP_Y;
+      v->ny += (size_t)v->cur_y;
+    }
     if (k < v0 || (vcount && k >= v0 + vcount))
       continue;
     sm_err_t err = keep_record(v, alt);
@@ -218,7 +225,7 @@ static sm_err_t read_records(vcf_in_t *v)
 static sm_err_t build(vcf_in_t *v, sm_vectors_t *out)
 {
   report_skipped(v->path, v->multi, v->blocks);
-  if (v->ny && v->o->f0 == 0 && v->o->v0 == 0)
+  if (v->ny && !v->o->probe && v->o->f0 == 0 && v->o->v0 == 0)
     sm_log_info(
         "%s: %zu variant%s on Y read as missing, as plink1.9 --vcf reads them for "
         "its LD (a VCF's samples are of unknown sex, and PLINK counts the Y calls "
@@ -264,7 +271,7 @@ sm_err_t sm_read_vcf(const char *path, const sm_read_opts_t *o, sm_vectors_t *ou
     sm_log_error("%s: VCF genotypes are for the CCC metric; use --metric ccc", path);
     return SM_EOPTION;
   }
-  vcf_in_t v = {.path = path, .o = o};
+  vcf_in_t v = {.path = path, .o = o, .y_rid = -1};
   sm_err_t err = in_open(&v);
   if (!err && !(err = read_records(&v)))
     err = build(&v, out);

@@ -271,6 +271,17 @@ done
 "$PY" "$GEN" "$T/cs" --samples 60 --snps 90 --missing 0.02 --chrom-names chr5,PAR1,5 --seed 8
 expect_error "chr5 and 5 split" "variant 61 \(chromosome chr5, .*comes after chromosome PAR1" "$T/e23" \
   "$STARMET" compute --bfile "$T/cs" --r2 --ld-window 20 --out "$T/e23"
+# the reader's lines are said once, of the whole file: not also by the
+# one-vector probe of the sizes (a first SNP on X, a first sample with a
+# parent once made it say "1 SNP on X", "1 sample with a parent")
+"$PY" "$GEN" "$T/xf" --samples 60 --snps 90 --missing 0.02 --chrom-names X,7,Y --seed 3
+awk 'NR == 1 || NR == 5 { $3 = "fam1"; $4 = "fam2" } { print }' "$T/xf.fam" > "$T/xf2.fam"
+mv "$T/xf2.fam" "$T/xf.fam"
+run_ok "X first" "$STARMET" compute --bfile "$T/xf" --r2 --ld-window 5 --out "$T/xf"
+[ "$(grep -c "on X and" "$T/log.err")" = 1 ] && [ "$(grep -c "with a parent" "$T/log.err")" = 1 ] &&
+  grep -q "xf.bim: 30 SNPs on X and 30 on Y" "$T/log.err" &&
+  grep -q "xf.fam: 2 samples with a parent" "$T/log.err" && pass ||
+  fail "X first: the log: $(cat "$T/log.err")"
 # --all-samples: every sample, as PLINK reads the .fam without parents
 awk '{ $3 = "0"; $4 = "0"; print }' "$T/x.fam" > "$T/xz.fam"
 cp "$T/x.bed" "$T/xz.bed"; cp "$T/x.bim" "$T/xz.bim"

@@ -193,6 +193,16 @@ if "$PY" "$top_srcdir/tests/tools/ld_data.py" "$T/x" --samples 90 --snps 120 --m
     merge_ranks "$o" $4 tsv "$o.all.tsv"
     same_text "X grid $1 x $2 x $3 vs one rank" "$T/x1.tsv" "$o.all.tsv"
   done
+  # the reader's line is said once, of the whole file, whichever rank
+  # reads which part of it
+  for g in "--num-proc-field 2" "--num-proc-vector 2"; do
+    # shellcheck disable=SC2086
+    run_ok "X log $g" $MPIEXEC ${MPIEXEC_FLAGS:-} -np 2 "$STARMET" compute --bfile "$T/x" \
+      --metric r --output-format tsv $g --output "$T/xlog"
+    [ "$(grep -c "on X and" "$T/log.err")" = 1 ] &&
+      grep -q "x.bim: 40 SNPs on X and 40 on Y read as PLINK's LD reads them" "$T/log.err" &&
+      pass || fail "X log $g: $(grep "on X" "$T/log.err")"
+  done
 else
   skip_part "no python3: X chromosome grids not run"
 fi
