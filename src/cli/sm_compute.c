@@ -68,8 +68,8 @@ static sm_read_opts_t read_opts(const sm_options_t *o)
 }
 
 /* Load vectors [v0, v0+vc) x fields [f0, f0+fc) of the input. */
-static sm_err_t load(const sm_options_t *o, size_t v0, size_t vc, size_t f0, size_t fc,
-                     int czek_sparse, sm_vectors_t *v, sm_dims_t *dims)
+static sm_err_t load(const sm_options_t *o, size_t base, size_t v0, size_t vc, size_t f0,
+                     size_t fc, int czek_sparse, sm_vectors_t *v, sm_dims_t *dims)
 {
   if (o->synth.kind != SM_SYNTH_NONE) {
     if (dims) {
@@ -79,7 +79,7 @@ static sm_err_t load(const sm_options_t *o, size_t v0, size_t vc, size_t f0, siz
     return sm_synth_make(&o->synth, o->single ? 4 : 8, v0, vc, f0, fc, v);
   }
   sm_read_opts_t ro = read_opts(o);
-  ro.v0 = v0;
+  ro.v0 = base + v0; /* --chr: the chosen run of the file's variants */
   ro.vcount = vc;
   ro.f0 = f0;
   ro.fcount = fc;
@@ -101,7 +101,7 @@ static void describe(const sm_options_t *o, char *desc, size_t len)
 
 /* Sizes of the whole problem: rank 0 looks (a one-vector read), every rank
  * gets the answer. */
-static sm_err_t problem_dims(const sm_options_t *o, sm_dims_t *dims)
+static sm_err_t problem_dims(const sm_options_t *o, size_t base, sm_dims_t *dims)
 {
   struct {
     int err;
@@ -109,7 +109,7 @@ static sm_err_t problem_dims(const sm_options_t *o, sm_dims_t *dims)
   } msg = {0};
   if (sm_mpi_rank() == 0) {
     sm_vectors_t probe = {0};
-    msg.err = load(o, 0, 1, 0, 1, 0, &probe, &msg.dims);
+    msg.err = load(o, base, 0, 1, 0, 1, 0, &probe, &msg.dims);
     sm_vectors_free(&probe);
   }
   sm_mpi_bcast(&msg, sizeof msg);
@@ -182,6 +182,8 @@ static void fingerprint(const sm_options_t *o, const sm_decomp_t *d, int sparse,
   size_t c = 0;
   if (o->compare) /* BIOM: which axis (said only when asked, as before it was) */
     c += (size_t)snprintf(compare, sizeof compare, " compare=%d", o->compare);
+  if (o->chr && c < sizeof compare) /* --chr: the variants chosen */
+    c += (size_t)snprintf(compare + c, sizeof compare - c, " chr=%.120s", o->chr);
   /* the values' form, --binary, the empty pairs' value: said when they are
    * not czekanowski's as it always was */
   if (o->metric == SM_METRIC_CZEK &&
@@ -281,8 +283,9 @@ typedef struct run {
   sm_topk_spec_t topk;     /* --top-k */
   sm_topk_ent_t *topk_acc; /* its lists (rank 0) */
   char topk_path[4200];
-  sm_loci_t loci;   /* genotype inputs' chromosomes and positions (windows, .ld) */
-  uint32_t *ld_win; /* PLINK's LD windows: per vector the last one in its window */
+  sm_loci_t loci;    /* genotype inputs' chromosomes and positions (windows, .ld) */
+  size_t chr0, nchr; /* --chr: the file's variants [chr0, chr0 + nchr) */
+  uint32_t *ld_win;  /* PLINK's LD windows: per vector the last one in its window */
 } run_t;
 
 /* PLINK's LD windows (plink_common.c's window_forward): the pairs (i, j),
@@ -307,6 +310,11 @@ static sm_err_t ld_windows(run_t *r)
   }
   if (!err)
     err = sm_read_loci(o->input, o->input_format, &r->loci);
+  if (!err && o->chr && r->loci.n >= r->chr0 + r->nchr) { /* the run --chr chose */
+    memmove(r->loci.chrom, r->loci.chrom + r->chr0, r->nchr * sizeof *r->loci.chrom);
+    memmove(r->loci.pos, r->loci.pos + r->chr0, r->nchr * sizeof *r->loci.pos);
+    r->loci.n = r->nchr;
+  }
   const sm_loci_t *l = &r->loci;
   const size_t n = r->d.nv;
   if (!err && l->n != n) {
@@ -336,6 +344,59 @@ static sm_err_t ld_windows(run_t *r)
       e++;
     r->ld_win[i] = (uint32_t)e;
   }
+  return (sm_err_t)sm_mpi_agree(err);
+}
+
+/* PLINK's --chr: the run of the file's variants on the chromosomes asked
+ * (every rank reads the loci, as ld_windows does); a choice that is not
+ * one run is refused (the readers read runs of vectors). */
+static sm_err_t chr_range(run_t *r)
+{
+  const sm_options_t *o = r->o;
+  if (!o->chr)
+    return SM_OK;
+  sm_loci_t l = {0};
+  sm_err_t err = sm_read_loci(o->input, o->input_format, &l);
+  signed char *in = err ? NULL : calloc(l.nchrom ? l.nchrom : 1, 1);
+  if (!err && !in)
+    err = SM_ENOMEM;
+  for (size_t k = 0; in && k < l.nchrom; k++) /* once a chromosome */
+    in[k] = (signed char)(sm_read_chr_in(o->chr, l.chrom_names[k]) > 0);
+  size_t first = SIZE_MAX, last = 0, n = 0, gap = SIZE_MAX;
+  for (size_t i = 0; in && i < l.n; i++)
+    if (in[l.chrom[i]]) {
+      first = first == SIZE_MAX ? i : first;
+      if (n && last + 1 != i && gap == SIZE_MAX)
+        gap = last + 1;
+      last = i, n++;
+    }
+  if (!err && !n) {
+    char seen[512] = "";
+    for (size_t k = 0, c = 0; k < l.nchrom && c + 70 < sizeof seen; k++)
+      c += (size_t)snprintf(seen + c, sizeof seen - c, "%s%s", k ? ", " : "",
+                            l.chrom_names[k]);
+    if (r->me == 0)
+      sm_log_error("%s: no variant on --chr %s (its chromosomes: %s)", o->input, o->chr,
+                   seen);
+    err = SM_EDEGEN;
+  } else if (!err && gap != SIZE_MAX) {
+    if (r->me == 0)
+      sm_log_error("%s: the variants on --chr %s are not one run of the file: variant "
+                   "%zu (chromosome %s) lies between them; starmet reads a run of "
+                   "variants: write them as one with plink1.9 --%s %s --chr %s "
+                   "--keep-allele-order --make-bed --out SUBSET",
+                   o->input, o->chr, gap + 1, l.chrom_names[l.chrom[gap]],
+                   o->input_format == SM_INPUT_PLINK ? "bfile" : "vcf", o->input, o->chr);
+    err = SM_EOPTION;
+  }
+  if (!err) {
+    r->chr0 = first, r->nchr = n;
+    if (r->me == 0)
+      sm_log_info("--chr %s: variants %zu to %zu of %s (%zu of %zu)", o->chr, first + 1,
+                  last + 1, o->input, n, l.n);
+  }
+  free(in);
+  sm_loci_free(&l);
   return (sm_err_t)sm_mpi_agree(err);
 }
 
@@ -392,10 +453,14 @@ static sm_err_t plan(run_t *r)
   sm_err_t err = streams_read_once(r);
   if (err)
     return err;
+  if ((err = chr_range(r)))
+    return err;
   sm_dims_t dims;
-  err = problem_dims(o, &dims);
+  err = problem_dims(o, r->chr0, &dims);
   if (err)
     return err;
+  if (o->chr)
+    dims.nv = r->nchr;
   if (dims.nv < (size_t)o->num_way) {
     if (r->me == 0)
       sm_log_error("%s: %zu vector%s: %d-way metrics need at least %d vectors", r->desc,
@@ -721,7 +786,7 @@ static sm_err_t load_slice(run_t *r)
   sm_decomp_part(&r->d, r->pv, &r->v0, &r->vc);
   sm_decomp_slice(&r->d, r->pf, &r->f0, &r->fc);
   sm_err_t err = (sm_err_t)sm_mpi_agree(
-      load(o, r->v0, r->vc, r->f0, r->fc, r->read_sparse, &r->v, NULL));
+      load(o, r->chr0, r->v0, r->vc, r->f0, r->fc, r->read_sparse, &r->v, NULL));
   if (err)
     return err;
   r->sum.t_input = sm_now() - r->t0;

@@ -696,6 +696,11 @@ static const sm_opt_t options[] = {
          "1, a VCF's ALT), as PLINK's --keep-allele-order: r's\n"
          "sign (and a male's X calls) from it; without it, as\n"
          "PLINK, from each variant's minor allele"),
+    STRING("chr", chr, "LIST",
+           "genotypes: only the variants on these chromosomes,\n"
+           "as PLINK's --chr (1,2 or 1-4,X; names as in the\n"
+           "file or PLINK's codes); they must be one run of the\n"
+           "file (PLINK's sorted order)"),
     FLAG("allow-extra-chr", plink_said, 1, CMD_COMPUTE,
          "accepted from PLINK command lines: starmet reads\n"
          "any chromosome name (the .ld prints it as given)"),
@@ -1020,6 +1025,23 @@ static sm_err_t check_input(args_t *a)
                                     : o->input_format;
     o->metric_from_input = f == SM_INPUT_PLINK || f == SM_INPUT_VCF;
     o->metric = o->metric_from_input ? SM_METRIC_CCC : SM_METRIC_CZEK;
+  }
+  if (o->chr) {
+    const sm_input_format_t f = o->input_format == SM_INPUT_AUTO && o->input
+                                    ? sm_read_guess_format(o->input)
+                                    : o->input_format;
+    if (!o->input || (f != SM_INPUT_PLINK && f != SM_INPUT_VCF)) {
+      sm_log_error("--chr selects the variants of genotypes (a PLINK set, a VCF or "
+                   "BCF) by chromosome: this input has no chromosomes");
+      return SM_EOPTION;
+    }
+    if (sm_read_chr_in(o->chr, "1") < 0) {
+      sm_log_error("--chr '%s': give chromosomes separated by commas, each a name "
+                   "(22, X, chrX, MT, a scaffold's name) or a range of numbers (1-4; "
+                   "X is 23, Y 24, XY 25, MT 26), as PLINK's --chr",
+                   o->chr);
+      return SM_EOPTION;
+    }
   }
   return SM_OK;
 }

@@ -77,6 +77,7 @@ typedef struct sm_options {
   int nonfounders; /* r2, r: every sample (--all-samples), not founders only */
   int ld_a1;       /* r2, r: count the file's A1, not the minor allele
                       (PLINK's --keep-allele-order) */
+  const char *chr; /* PLINK's --chr: the chromosomes kept (genotypes), or NULL */
   int plink_said;  /* PLINK's --allow-extra-chr / --allow-no-sex given: what
                       starmet does anyway */
   double ld_window_kb, ld_window_r2;

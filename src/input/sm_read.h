@@ -158,6 +158,12 @@ long sm_loci_chrom(sm_loci_t *out, const char *name);
  * other names as given; into buf (at least 64 bytes). Two names of one
  * code are one chromosome (sm_loci_chrom). */
 void sm_read_chrom_code(const char *name, char *buf);
+/** Whether chromosome `name` is in `list`, PLINK's --chr: items separated
+ * by commas, each a chromosome (any name: compared by PLINK's code) or a
+ * range A-B of two numeric codes (X 23 ... MT 26 count: 1-26 is every
+ * human chromosome). -1 when the list is malformed (an empty item, a range
+ * whose ends are not numbers or are decreasing). */
+int sm_read_chr_in(const char *list, const char *name);
 /** Add a locus; -1 without memory. */
 int sm_loci_add(sm_loci_t *out, size_t *cap, const char *chrom, uint32_t pos);
 void sm_loci_free(sm_loci_t *l);

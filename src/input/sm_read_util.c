@@ -162,6 +162,48 @@ void sm_read_chrom_code(const char *name, char *buf)
   snprintf(buf, 64, "%s", name);
 }
 
+/* A chromosome code as a number (autosomes, X 23 ... MT 26), or -1. */
+static long code_number(const char *code)
+{
+  if (!*code || strspn(code, "0123456789") != strlen(code) || strlen(code) > 9)
+    return -1;
+  return strtol(code, NULL, 10);
+}
+
+int sm_read_chr_in(const char *list, const char *name)
+{
+  char code[64], item[128], a[64], b[64];
+  sm_read_chrom_code(name, code);
+  const long num = code_number(code);
+  int in = 0;
+  for (const char *p = list;;) {
+    const size_t n = strcspn(p, ",");
+    if (n == 0 || n >= sizeof item)
+      return -1;
+    memcpy(item, p, n);
+    item[n] = 0;
+    const char *dash = strchr(item + 1, '-'); /* (a name may not start a range) */
+    if (dash) {
+      char lo[64], hi[64];
+      snprintf(lo, sizeof lo, "%.*s", (int)(dash - item), item);
+      snprintf(hi, sizeof hi, "%s", dash + 1);
+      sm_read_chrom_code(lo, a);
+      sm_read_chrom_code(hi, b);
+      const long x = code_number(a), y = code_number(b);
+      if (x < 0 || y < x)
+        return -1;
+      in |= num >= x && num <= y;
+    } else {
+      sm_read_chrom_code(item, a);
+      in |= !strcmp(a, code);
+    }
+    p += n;
+    if (!*p)
+      return in;
+    p++;
+  }
+}
+
 int sm_read_haploid_chrom(const char *name)
 {
   char c[64];

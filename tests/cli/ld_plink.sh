@@ -282,6 +282,36 @@ run_ok "X first" "$STARMET" compute --bfile "$T/xf" --r2 --ld-window 5 --out "$T
   grep -q "xf.bim: 30 SNPs on X and 30 on Y" "$T/log.err" &&
   grep -q "xf.fam: 2 samples with a parent" "$T/log.err" && pass ||
   fail "X first: the log: $(cat "$T/log.err")"
+# PLINK's --chr: the variants of those chromosomes (names, codes, ranges),
+# the same .ld as plink1.9 --chr; a choice that is not one run of the
+# file, a chromosome the file lacks and a malformed list are refused
+for c in 7 X chrY 23-24 X,24 7,X; do
+  run_ok "--chr $c" "$STARMET" compute --quiet --bfile "$T/x" --r2 --chr "$c" --ld-window 20 \
+    --ld-window-r2 0 --out "$T/xc"
+  if command -v plink1.9 > /dev/null 2>&1; then
+    plink1.9 --bfile "$T/x" --r2 --chr "$c" --ld-window 20 --ld-window-r2 0 --out "$T/pxc" \
+      > /dev/null 2>&1
+    cmp -s "$T/xc.ld" "$T/pxc.ld" && pass || fail "--chr $c: $(diff "$T/xc.ld" "$T/pxc.ld" | head -3)"
+  fi
+done
+run_ok "--chr tsv" "$STARMET" compute --quiet --bfile "$T/x" --r --chr X --output-format tsv \
+  --out "$T/xct"
+"$PY" - "$T/xct.tsv" "$T/x.bim" << 'PYEOF' && pass || fail "--chr X tsv: not the X variants' pairs"
+import sys
+rows = open(sys.argv[1]).read().splitlines()[1:]
+xs = [l.split()[1] for l in open(sys.argv[2]) if l.split()[0] == "X"]
+ids = set(x for r in rows for x in r.split("\t")[:2])
+assert ids == set(xs) and len(rows) == len(xs) * (len(xs) - 1) // 2, (len(ids), len(rows))
+PYEOF
+expect_error "--chr not one run" "not one run of the file: variant 101 \(chromosome X\)" "$T/e24" \
+  "$STARMET" compute --bfile "$T/x" --r2 --chr 7,XY --out "$T/e24"
+expect_error "--chr absent" "no variant on --chr 9 \(its chromosomes: 7, X, chrY, XY\)" "$T/e25" \
+  "$STARMET" compute --bfile "$T/x" --r2 --chr 9 --out "$T/e25"
+expect_error "--chr malformed" "--chr '5-': give chromosomes" "$T/e26" \
+  "$STARMET" compute --bfile "$T/x" --r2 --chr 5- --out "$T/e26"
+expect_error "--chr without chromosomes" "this input has no chromosomes" "$T/e27" \
+  "$STARMET" compute --metric czekanowski --synthetic random --num-vector 9 --num-field 5 \
+  --chr 1 --out "$T/e27"
 # --all-samples: every sample, as PLINK reads the .fam without parents
 awk '{ $3 = "0"; $4 = "0"; print }' "$T/x.fam" > "$T/xz.fam"
 cp "$T/x.bed" "$T/xz.bed"; cp "$T/x.bim" "$T/xz.bim"

@@ -193,6 +193,17 @@ if "$PY" "$top_srcdir/tests/tools/ld_data.py" "$T/x" --samples 90 --snps 120 --m
     merge_ranks "$o" $4 tsv "$o.all.tsv"
     same_text "X grid $1 x $2 x $3 vs one rank" "$T/x1.tsv" "$o.all.tsv"
   done
+  # PLINK's --chr: the run of X's variants, split over ranks
+  run_ok "one rank --chr X" "$STARMET" compute --quiet --bfile "$T/x" --metric r --chr X \
+    --block-size 7 --output-format tsv --output "$T/xc1"
+  for run in "1 2 1 2" "2 1 1 2"; do
+    set -- $run
+    o=$T/xc_$1$2$3
+    run_ok "--chr X grid $1 x $2 x $3" mpi $4 --bfile "$T/x" --metric r --chr X --block-size 7 \
+      --num-proc-vector $1 --num-proc-field $2 --num-proc-repl $3 --output-format tsv --output "$o"
+    merge_ranks "$o" $4 tsv "$o.all.tsv"
+    same_text "--chr X grid $1 x $2 x $3 vs one rank" "$T/xc1.tsv" "$o.all.tsv"
+  done
   # the reader's line is said once, of the whole file, whichever rank
   # reads which part of it
   for g in "--num-proc-field 2" "--num-proc-vector 2"; do
