@@ -105,9 +105,9 @@ static void czek_chunk(const sm_fin2_args_t *a, const void *num, const void *si,
  * whose A2 frequency, over the called samples, is below 0.5); starmet
  * counts allele 1, the file's A1: r changes sign once for each variant
  * whose A1 is its major allele (s1 > c, sums (s1, c) of sm_kern_sums_ccc). */
-static double ld_sign(const uint32_t *s)
+static double ld_sign(const sm_fin2_args_t *a, const uint32_t *s)
 {
-  return s[0] > s[1] ? -1.0 : 1.0;
+  return !a->ld_a1 && s[0] > s[1] ? -1.0 : 1.0; /* --keep-allele-order: A1's sign */
 }
 
 /* PLINK's r or r^2 of row i, columns j0 .. j0 + nc - 1, from the sparse
@@ -127,12 +127,12 @@ static void ld_chunk(const sm_fin2_args_t *a, const uint32_t *restrict mom,
     }
     return;
   }
-  const double sgi = a->ld_a1 ? 1.0 : ld_sign(si);
+  const double sgi = ld_sign(a, si);
   for (uint32_t c = 0; c < nc; c++) {
     const uint32_t *m = mom + (size_t)c * 4, *h = hom + (size_t)c * 2;
     const double x = sm_f_ld(sm_u32d(m[0]), sm_u32d(m[1]), sm_u32d(m[2]), sm_u32d(m[3]),
                              sm_u32d(h[0]), sm_u32d(h[1]), 0);
-    v[c] = x * (sgi * (a->ld_a1 ? 1.0 : ld_sign(sj + 2 * (size_t)c))) + 0.0; /* no -0 */
+    v[c] = x * (sgi * ld_sign(a, sj + 2 * (size_t)c)) + 0.0; /* no -0 */
   }
 }
 

@@ -308,13 +308,8 @@ static sm_err_t ld_windows(run_t *r)
                                                    : "--output-loci");
     err = SM_EOPTION;
   }
-  if (!err)
+  if (!err && !o->chr) /* (--chr: chr_range read them, the run it chose) */
     err = sm_read_loci(o->input, o->input_format, &r->loci);
-  if (!err && o->chr && r->loci.n >= r->chr0 + r->nchr) { /* the run --chr chose */
-    memmove(r->loci.chrom, r->loci.chrom + r->chr0, r->nchr * sizeof *r->loci.chrom);
-    memmove(r->loci.pos, r->loci.pos + r->chr0, r->nchr * sizeof *r->loci.pos);
-    r->loci.n = r->nchr;
-  }
   const sm_loci_t *l = &r->loci;
   const size_t n = r->d.nv;
   if (!err && l->n != n) {
@@ -394,9 +389,14 @@ static sm_err_t chr_range(run_t *r)
     if (r->me == 0)
       sm_log_info("--chr %s: variants %zu to %zu of %s (%zu of %zu)", o->chr, first + 1,
                   last + 1, o->input, n, l.n);
-  }
+    /* the run's loci, kept for the windows and the .ld (ld_windows) */
+    memmove(l.chrom, l.chrom + first, n * sizeof *l.chrom);
+    memmove(l.pos, l.pos + first, n * sizeof *l.pos);
+    l.n = n;
+    r->loci = l;
+  } else
+    sm_loci_free(&l);
   free(in);
-  sm_loci_free(&l);
   return (sm_err_t)sm_mpi_agree(err);
 }
 

@@ -23,7 +23,7 @@ sm_err_t sm_commit_open(sm_commit_t *c, const char *path, const char *suffix, in
   c->keep = 0;
   c->len = 0;
   c->crc = 0;
-  c->wb_start = c->wb_prev = c->wb_bytes = 0;
+  c->wb_start = c->wb_bytes = 0;
   int n = snprintf(c->path, sizeof c->path, "%s", path);
   int m = unique
               ? snprintf(c->tmp, sizeof c->tmp, "%s%s.%ld", path, suffix, (long)getpid())
@@ -244,7 +244,6 @@ int sm_commit_writeback(sm_commit_t *c, size_t n)
   (void)sync_file_range(fileno(c->f), (off_t)c->wb_start, end - (off_t)c->wb_start,
                         SYNC_FILE_RANGE_WRITE); /* errors surface at the fsync */
 #endif
-  c->wb_prev = c->wb_start;
   c->wb_start = (uint64_t)end;
   return 0;
 }

@@ -22,7 +22,7 @@ typedef struct sm_commit {
                                     --resume completes); 0 after sm_commit_open: removed */
   uint64_t len;                  /* bytes written with sm_commit_write ... */
   uint32_t crc;                  /* ... and their CRC-32C, for sm_commit_verify */
-  uint64_t wb_start, wb_prev;    /* sm_commit_writeback: the range it started last, */
+  uint64_t wb_start;             /* sm_commit_writeback: where it started last, */
   uint64_t wb_bytes;             /* and the bytes written since */
 } sm_commit_t;
 

@@ -178,11 +178,15 @@ static sm_err_t read_bim(const char *path, size_t v0, size_t vcount, size_t *nsn
   int got;
   char *w[6];
   *nsnp = 0;
+  char last[256] = ""; /* the last chromosome name (longer ones: looked up each line) */
+  int last_h = SM_HAP_NONE;
   sm_err_t err = text_open(&t, path, "bim", "SNP", BIM_FIELDS);
   while (!err && !(err = text_next(&t, w, &got)) && got &&
          !(err = check_bim_positions(&t, w))) {
     size_t k = (*nsnp)++;
-    const int h = hap ? sm_read_haploid_chrom(w[0]) : SM_HAP_NONE;
+    if (hap && strcmp(w[0], last)) /* a chromosome's lines are together: once each */
+      snprintf(last, sizeof last, "%s", w[0]), last_h = sm_read_haploid_chrom(w[0]);
+    const int h = hap ? last_h : SM_HAP_NONE;
     if (h)
       nxy[h - 1]++;
     if (k < v0 || (vcount && k >= v0 + vcount))
