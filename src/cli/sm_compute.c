@@ -63,13 +63,15 @@ static sm_read_opts_t read_opts(const sm_options_t *o)
       .ld_haploid =
           o->metric == SM_METRIC_CCC && (o->form == SM_FORM_R2 || o->form == SM_FORM_R),
       .ld_a1 = o->ld_a1,
+      .raw_ids = o->output_format == SM_OUT_LD,
   };
   return ro;
 }
 
 /* Load vectors [v0, v0+vc) x fields [f0, f0+fc) of the input. */
-static sm_err_t load(const sm_options_t *o, size_t base, size_t v0, size_t vc, size_t f0,
-                     size_t fc, int czek_sparse, sm_vectors_t *v, sm_dims_t *dims)
+static sm_err_t load(const sm_options_t *o, const uint32_t *vsel, size_t nvsel, size_t v0,
+                     size_t vc, size_t f0, size_t fc, int czek_sparse, sm_vectors_t *v,
+                     sm_dims_t *dims)
 {
   if (o->synth.kind != SM_SYNTH_NONE) {
     if (dims) {
@@ -79,7 +81,9 @@ static sm_err_t load(const sm_options_t *o, size_t base, size_t v0, size_t vc, s
     return sm_synth_make(&o->synth, o->single ? 4 : 8, v0, vc, f0, fc, v);
   }
   sm_read_opts_t ro = read_opts(o);
-  ro.v0 = base + v0; /* --chr: the chosen run of the file's variants */
+  ro.vsel = vsel; /* --chr, --extract, --exclude: the variants chosen */
+  ro.nvsel = nvsel;
+  ro.v0 = v0;
   ro.vcount = vc;
   ro.f0 = f0;
   ro.fcount = fc;
@@ -101,7 +105,8 @@ static void describe(const sm_options_t *o, char *desc, size_t len)
 
 /* Sizes of the whole problem: rank 0 looks (a one-vector read), every rank
  * gets the answer. */
-static sm_err_t problem_dims(const sm_options_t *o, size_t base, sm_dims_t *dims)
+static sm_err_t problem_dims(const sm_options_t *o, const uint32_t *vsel, size_t nvsel,
+                             sm_dims_t *dims)
 {
   struct {
     int err;
@@ -109,7 +114,7 @@ static sm_err_t problem_dims(const sm_options_t *o, size_t base, sm_dims_t *dims
   } msg = {0};
   if (sm_mpi_rank() == 0) {
     sm_vectors_t probe = {0};
-    msg.err = load(o, base, 0, 1, 0, 1, 0, &probe, &msg.dims);
+    msg.err = load(o, vsel, nvsel, 0, 1, 0, 1, 0, &probe, &msg.dims);
     sm_vectors_free(&probe);
   }
   sm_mpi_bcast(&msg, sizeof msg);
@@ -171,6 +176,15 @@ static void input_stamp(const sm_options_t *o, char *buf, size_t len)
   size_t k = (size_t)snprintf(buf, len, "input=%s", o->input);
   for (int e = 0; e < nf && k < len; e++)
     k += (size_t)file_stamp(paths[e], buf + k, len - k);
+  /* PLINK's --extract and --exclude: the lists as they are now */
+  const char *const list[2] = {o->extract, o->exclude}, *const word[2] = {"extract",
+                                                                          "exclude"};
+  for (int e = 0; e < 2; e++)
+    if (list[e] && k < len) {
+      k += (size_t)snprintf(buf + k, len - k, " %s", word[e]);
+      if (k < len)
+        k += (size_t)file_stamp(list[e], buf + k, len - k);
+    }
 }
 
 /* What must not change between a run and its --resume (the tile size is
@@ -178,7 +192,7 @@ static void input_stamp(const sm_options_t *o, char *buf, size_t len)
 static void fingerprint(const sm_options_t *o, const sm_decomp_t *d, int sparse,
                         int czek_sparse, int rank, int P, char *buf, size_t len)
 {
-  char input[4200], compare[256] = "";
+  char input[13000], compare[256] = "";
   size_t c = 0;
   if (o->compare) /* BIOM: which axis (said only when asked, as before it was) */
     c += (size_t)snprintf(compare, sizeof compare, " compare=%d", o->compare);
@@ -283,9 +297,11 @@ typedef struct run {
   sm_topk_spec_t topk;     /* --top-k */
   sm_topk_ent_t *topk_acc; /* its lists (rank 0) */
   char topk_path[4200];
-  sm_loci_t loci;    /* genotype inputs' chromosomes and positions (windows, .ld) */
-  size_t chr0, nchr; /* --chr: the file's variants [chr0, chr0 + nchr) */
-  uint32_t *ld_win;  /* PLINK's LD windows: per vector the last one in its window */
+  sm_loci_t loci; /* genotype inputs' chromosomes and positions (windows, .ld) */
+  uint32_t *vsel; /* --chr, --extract, --exclude: the file's variants read */
+  size_t nvsel;
+  int loci_read;    /* loci holds the chosen variants' (select_variants) */
+  uint32_t *ld_win; /* PLINK's LD windows: per vector the last one in its window */
 } run_t;
 
 /* PLINK's LD windows (plink_common.c's window_forward): the pairs (i, j),
@@ -308,7 +324,7 @@ static sm_err_t ld_windows(run_t *r)
                                                    : "--output-loci");
     err = SM_EOPTION;
   }
-  if (!err && !o->chr) /* (--chr: chr_range read them, the run it chose) */
+  if (!err && !r->loci_read) /* (else select_variants read them) */
     err = sm_read_loci(o->input, o->input_format, &r->loci);
   const sm_loci_t *l = &r->loci;
   const size_t n = r->d.nv;
@@ -342,61 +358,27 @@ static sm_err_t ld_windows(run_t *r)
   return (sm_err_t)sm_mpi_agree(err);
 }
 
-/* PLINK's --chr: the run of the file's variants on the chromosomes asked
- * (every rank reads the loci, as ld_windows does); a choice that is not
- * one run is refused (the readers read runs of vectors). */
-static sm_err_t chr_range(run_t *r)
+/* PLINK's variant filters (--chr, --extract, --exclude): the variants the
+ * readers read (every rank reads the loci, as ld_windows does, and keeps
+ * the chosen ones' for the windows and the .ld). */
+static sm_err_t select_variants(run_t *r)
 {
   const sm_options_t *o = r->o;
-  if (!o->chr)
+  if (!o->chr && !o->extract && !o->exclude)
     return SM_OK;
   sm_loci_t l = {0};
-  sm_err_t err = sm_read_loci(o->input, o->input_format, &l);
-  signed char *in = err ? NULL : calloc(l.nchrom ? l.nchrom : 1, 1);
-  if (!err && !in)
-    err = SM_ENOMEM;
-  for (size_t k = 0; in && k < l.nchrom; k++) /* once a chromosome */
-    in[k] = (signed char)(sm_read_chr_in(o->chr, l.chrom_names[k]) > 0);
-  size_t first = SIZE_MAX, last = 0, n = 0, gap = SIZE_MAX;
-  for (size_t i = 0; in && i < l.n; i++)
-    if (in[l.chrom[i]]) {
-      first = first == SIZE_MAX ? i : first;
-      if (n && last + 1 != i && gap == SIZE_MAX)
-        gap = last + 1;
-      last = i, n++;
-    }
-  if (!err && !n) {
-    char seen[512] = "";
-    for (size_t k = 0, c = 0; k < l.nchrom && c + 70 < sizeof seen; k++)
-      c += (size_t)snprintf(seen + c, sizeof seen - c, "%s%s", k ? ", " : "",
-                            l.chrom_names[k]);
-    if (r->me == 0)
-      sm_log_error("%s: no variant on --chr %s (its chromosomes: %s)", o->input, o->chr,
-                   seen);
-    err = SM_EDEGEN;
-  } else if (!err && gap != SIZE_MAX) {
-    if (r->me == 0)
-      sm_log_error("%s: the variants on --chr %s are not one run of the file: variant "
-                   "%zu (chromosome %s) lies between them; starmet reads a run of "
-                   "variants: write them as one with plink1.9 --%s %s --chr %s "
-                   "--keep-allele-order --make-bed --out SUBSET",
-                   o->input, o->chr, gap + 1, l.chrom_names[l.chrom[gap]],
-                   o->input_format == SM_INPUT_PLINK ? "bfile" : "vcf", o->input, o->chr);
-    err = SM_EOPTION;
-  }
+  sm_err_t err = o->extract || o->exclude
+                     ? sm_read_loci_ids(o->input, o->input_format, &l)
+                     : sm_read_loci(o->input, o->input_format, &l);
+  const sm_vfilter_t f = {.chr = o->chr, .extract = o->extract, .exclude = o->exclude};
+  if (!err)
+    err = sm_read_select(o->input, &l, &f, r->me == 0, &r->vsel, &r->nvsel);
   if (!err) {
-    r->chr0 = first, r->nchr = n;
-    if (r->me == 0)
-      sm_log_info("--chr %s: variants %zu to %zu of %s (%zu of %zu)", o->chr, first + 1,
-                  last + 1, o->input, n, l.n);
-    /* the run's loci, kept for the windows and the .ld (ld_windows) */
-    memmove(l.chrom, l.chrom + first, n * sizeof *l.chrom);
-    memmove(l.pos, l.pos + first, n * sizeof *l.pos);
-    l.n = n;
+    sm_loci_keep(&l, r->vsel, r->nvsel);
     r->loci = l;
+    r->loci_read = 1;
   } else
     sm_loci_free(&l);
-  free(in);
   return (sm_err_t)sm_mpi_agree(err);
 }
 
@@ -453,14 +435,12 @@ static sm_err_t plan(run_t *r)
   sm_err_t err = streams_read_once(r);
   if (err)
     return err;
-  if ((err = chr_range(r)))
+  if ((err = select_variants(r)))
     return err;
   sm_dims_t dims;
-  err = problem_dims(o, r->chr0, &dims);
+  err = problem_dims(o, r->vsel, r->nvsel, &dims);
   if (err)
     return err;
-  if (o->chr)
-    dims.nv = r->nchr;
   if (dims.nv < (size_t)o->num_way) {
     if (r->me == 0)
       sm_log_error("%s: %zu vector%s: %d-way metrics need at least %d vectors", r->desc,
@@ -785,8 +765,8 @@ static sm_err_t load_slice(run_t *r)
   const sm_options_t *o = r->o;
   sm_decomp_part(&r->d, r->pv, &r->v0, &r->vc);
   sm_decomp_slice(&r->d, r->pf, &r->f0, &r->fc);
-  sm_err_t err = (sm_err_t)sm_mpi_agree(
-      load(o, r->chr0, r->v0, r->vc, r->f0, r->fc, r->read_sparse, &r->v, NULL));
+  sm_err_t err = (sm_err_t)sm_mpi_agree(load(o, r->vsel, r->nvsel, r->v0, r->vc, r->f0,
+                                             r->fc, r->read_sparse, &r->v, NULL));
   if (err)
     return err;
   r->sum.t_input = sm_now() - r->t0;
@@ -806,7 +786,9 @@ static sm_err_t load_slice(run_t *r)
     if (have)
       err = sm_mpi_allgather_names(r->v.names, r->v0, r->vc, r->pf == 0 && r->pr == 0,
                                    r->d.nv, &r->names);
-    if (!err && have && f != SM_OUT_NPY)
+    /* (PLINK's .ld tells variants of one id apart by their chromosome and
+     * position, and prints a VCF's "." as it is) */
+    if (!err && have && f != SM_OUT_NPY && (f != SM_OUT_LD || o->topk))
       err = unique_names(r);
   }
   return err ? err : check_empty(r);
@@ -986,7 +968,7 @@ static sm_err_t open_results(run_t *r)
   }
   if ((err = (sm_err_t)sm_mpi_agree(err)))
     return err;
-  char mpath[4200] = "", fp[8192] = "";
+  char mpath[4200] = "", fp[16384] = "";
   if (r->use_man) {
     sm_manifest_path(mpath, sizeof mpath, o->output, r->me, r->P);
     const double t0 = sm_now();
@@ -1531,6 +1513,7 @@ static void cleanup(run_t *r, sm_err_t err)
   free(r->names);
   free(r->ld_win);
   sm_loci_free(&r->loci);
+  free(r->vsel);
 }
 
 int sm_compute_main(const sm_options_t *o, const char *command)

@@ -99,6 +99,21 @@ static const char *const plink_ld_words[] = {
     "dprime-signed", "in-phase", "with-freqs", "yes-really", NULL};
 static const int plink_ld_values[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14};
 
+/* --extract, --exclude: a file of variant ids (PLINK's range and bed
+ * forms are refused with the command that turns them into one) */
+static sm_err_t set_id_list(const sm_opt_t *d, char *arg, void *dst)
+{
+  if (!strcmp(arg, "range") || !strcmp(arg, "bed0") || !strcmp(arg, "bed1")) {
+    sm_log_error("--%s %s: PLINK's ranges are not read by starmet: give a file of "
+                 "variant ids (plink1.9 --bfile IN --extract %s RANGES --write-snplist "
+                 "--out LIST writes the ids in the ranges to LIST.snplist)",
+                 d->name, arg, arg);
+    return SM_EOPTION;
+  }
+  *(const char **)((char *)dst + d->off) = arg;
+  return SM_OK;
+}
+
 static void show_metric(const void *dst, FILE *f)
 {
   const sm_options_t *o = &((const args_t *)dst)->o;
@@ -699,8 +714,25 @@ static const sm_opt_t options[] = {
     STRING("chr", chr, "LIST",
            "genotypes: only the variants on these chromosomes,\n"
            "as PLINK's --chr (1,2 or 1-4,X; names as in the\n"
-           "file or PLINK's codes); they must be one run of the\n"
-           "file (PLINK's sorted order)"),
+           "file or PLINK's codes)"),
+    {.name = "extract",
+     .kind = SM_OPT_STRING,
+     .off = O(extract),
+     .cmds = CMD_COMPUTE,
+     .set = set_id_list,
+     .arg = "FILE",
+     .help = "genotypes: only the variants whose ids FILE lists\n"
+             "(words separated by white space), as PLINK's\n"
+             "--extract; ids FILE has and the input lacks are\n"
+             "ignored"},
+    {.name = "exclude",
+     .kind = SM_OPT_STRING,
+     .off = O(exclude),
+     .cmds = CMD_COMPUTE,
+     .set = set_id_list,
+     .arg = "FILE",
+     .help = "genotypes: without the variants whose ids FILE\n"
+             "lists, as PLINK's --exclude"},
     FLAG("allow-extra-chr", plink_said, 1, CMD_COMPUTE,
          "accepted from PLINK command lines: starmet reads\n"
          "any chromosome name (the .ld prints it as given)"),
@@ -1026,15 +1058,22 @@ static sm_err_t check_input(args_t *a)
     o->metric_from_input = f == SM_INPUT_PLINK || f == SM_INPUT_VCF;
     o->metric = o->metric_from_input ? SM_METRIC_CCC : SM_METRIC_CZEK;
   }
-  if (o->chr) {
+  if (o->chr || o->extract || o->exclude) {
     const sm_input_format_t f = o->input_format == SM_INPUT_AUTO && o->input
                                     ? sm_read_guess_format(o->input)
                                     : o->input_format;
     if (!o->input || (f != SM_INPUT_PLINK && f != SM_INPUT_VCF)) {
-      sm_log_error("--chr selects the variants of genotypes (a PLINK set, a VCF or "
-                   "BCF) by chromosome: this input has no chromosomes");
+      sm_log_error("--%s selects the variants of genotypes (a PLINK set, a VCF or "
+                   "BCF) by %s: this input has %s",
+                   o->chr       ? "chr"
+                   : o->extract ? "extract"
+                                : "exclude",
+                   o->chr ? "chromosome" : "id",
+                   o->chr ? "no chromosomes" : "no variants");
       return SM_EOPTION;
     }
+  }
+  if (o->chr) {
     if (sm_read_chr_in(o->chr, "1") < 0) {
       sm_log_error("--chr '%s': give chromosomes separated by commas, each a name "
                    "(22, X, chrX, MT, a scaffold's name) or a range of numbers (1-4; "

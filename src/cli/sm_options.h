@@ -78,8 +78,10 @@ typedef struct sm_options {
   int ld_a1;       /* r2, r: count the file's A1, not the minor allele
                       (PLINK's --keep-allele-order) */
   const char *chr; /* PLINK's --chr: the chromosomes kept (genotypes), or NULL */
-  int plink_said;  /* PLINK's --allow-extra-chr / --allow-no-sex given: what
-                      starmet does anyway */
+  const char *extract, *exclude; /* PLINK's --extract, --exclude: files of
+                                    variant ids kept, dropped (or NULL) */
+  int plink_said;                /* PLINK's --allow-extra-chr / --allow-no-sex given: what
+                                    starmet does anyway */
   double ld_window_kb, ld_window_r2;
   int inter_chr, ld_windowed; /* inter_chr > 1: --r2 with a PLINK modifier
                                * starmet refuses (its index in the list + 1) */

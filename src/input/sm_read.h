@@ -60,6 +60,15 @@ typedef struct sm_read_opts {
    * readers keep their informational lines for the real read, where the
    * slice holding the first vector and field says them, of the whole file */
   int probe;
+  /* PLINK sets, VCF/BCF: the variants kept (--chr, --extract, --exclude),
+   * increasing indices among the file's variants (a VCF's bi-allelic
+   * records): vector k is the file's variant vsel[k], and v0, vcount and
+   * the sizes count the kept ones. NULL: every variant. */
+  const uint32_t *vsel;
+  size_t nvsel;
+  /* VCF/BCF: the names are the ID column as written, "." too (PLINK's
+   * .ld prints it so), not chrom:pos for "." */
+  int raw_ids;
 } sm_read_opts_t;
 
 enum { SM_TEXT_AUTO = 0, SM_TEXT_YES = 1, SM_TEXT_NO = 2 };
@@ -127,8 +136,8 @@ sm_err_t sm_read_raw(const char *path, const sm_read_opts_t *o, sm_vectors_t *ou
  * a haploid call counts as homozygous (0 -> SM_GT_0, 1 -> SM_GT_2, as PLINK
  * does); a call with a missing allele, or of ploidy above 2, is
  * SM_GT_MISSING (the sparse method then applies). Names: the ID column, or
- * chrom:pos when it is ".". The header must declare FORMAT/GT. The file is
- * read in order; the slice is kept. */
+ * chrom:pos when it is "." (o->raw_ids: "."). The header must declare FORMAT/GT. The file
+ * is read in order; the slice is kept. */
 sm_err_t sm_read_vcf(const char *path, const sm_read_opts_t *o, sm_vectors_t *out,
                      sm_dims_t *dims) SM_MUST_CHECK;
 
@@ -141,14 +150,18 @@ typedef struct sm_loci {
   uint32_t *chrom, *pos;
   char **chrom_names; /* as first read */
   char **chrom_codes; /* and as PLINK reads it (sm_read_chrom_code) */
+  char **ids;         /* with sm_read_loci_ids: each variant's id (the .bim's
+                         column 2; a VCF's ID, chrom:pos when "."), else NULL */
 } sm_loci_t;
 
 /** The loci of a PLINK set (its .bim) or of a VCF/BCF (CHROM, POS of the
  * records read as vectors); fmt as sm_read_input's. SM_EOPTION for an
  * input without loci. */
 sm_err_t sm_read_loci(const char *path, sm_input_format_t fmt, sm_loci_t *out);
-sm_err_t sm_read_plink_loci(const char *prefix, sm_loci_t *out);
-sm_err_t sm_read_vcf_loci(const char *path, sm_loci_t *out);
+/** sm_read_loci with each variant's id in out->ids as well. */
+sm_err_t sm_read_loci_ids(const char *path, sm_input_format_t fmt, sm_loci_t *out);
+sm_err_t sm_read_plink_loci(const char *prefix, int ids, sm_loci_t *out);
+sm_err_t sm_read_vcf_loci(const char *path, int ids, sm_loci_t *out);
 /** The index of chromosome name `name` in out (added when new), or -1
  * without memory (sm_read_loci's readers; this and the next two:
  * sm_read_util.c). */
@@ -164,8 +177,26 @@ void sm_read_chrom_code(const char *name, char *buf);
  * human chromosome). -1 when the list is malformed (an empty item, a range
  * whose ends are not numbers or are decreasing). */
 int sm_read_chr_in(const char *list, const char *name);
-/** Add a locus; -1 without memory. */
-int sm_loci_add(sm_loci_t *out, size_t *cap, const char *chrom, uint32_t pos);
+/** PLINK's variant filters (sm_read_select.c): --chr's list (NULL: every
+ * chromosome), --extract's and --exclude's files of variant ids (NULL:
+ * none). */
+typedef struct sm_vfilter {
+  const char *chr, *extract, *exclude;
+} sm_vfilter_t;
+/** The variants of l that f keeps, as PLINK 1.9 keeps them (a variant on a
+ * chosen chromosome, whose id is listed by --extract and not by
+ * --exclude; ids listed that the input lacks are ignored; a list is words
+ * separated by white space): their increasing indices in *sel (malloc'd,
+ * *nsel of them). l holds ids when a list is given (sm_read_loci_ids).
+ * With say, logs what each filter left and the errors; no variant left is
+ * SM_EDEGEN, a list that cannot be read SM_EIO. */
+sm_err_t sm_read_select(const char *input, const sm_loci_t *l, const sm_vfilter_t *f,
+                        int say, uint32_t **sel, size_t *nsel) SM_MUST_CHECK;
+/** Add a locus (id: kept when not NULL); -1 without memory. */
+int sm_loci_add(sm_loci_t *out, size_t *cap, const char *chrom, uint32_t pos,
+                const char *id);
+/** Keep the loci of the variants sel[0..n) (increasing indices) only. */
+void sm_loci_keep(sm_loci_t *l, const uint32_t *sel, size_t n);
 void sm_loci_free(sm_loci_t *l);
 
 /** The format SM_INPUT_AUTO reads path as, by its name (and the first

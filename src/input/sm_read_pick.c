@@ -84,19 +84,30 @@ static sm_input_format_t guess_format(const char *path)
   return SM_INPUT_RAW;
 }
 
-sm_err_t sm_read_loci(const char *path, sm_input_format_t fmt, sm_loci_t *out)
+static sm_err_t read_loci(const char *path, sm_input_format_t fmt, int ids,
+                          sm_loci_t *out)
 {
   memset(out, 0, sizeof *out);
   if (fmt == SM_INPUT_AUTO)
     fmt = guess_format(path);
   if (fmt == SM_INPUT_PLINK)
-    return sm_read_plink_loci(path, out);
+    return sm_read_plink_loci(path, ids, out);
   if (fmt == SM_INPUT_VCF)
-    return sm_read_vcf_loci(path, out);
+    return sm_read_vcf_loci(path, ids, out);
   sm_log_error("%s: no chromosomes and positions (PLINK's LD windows and its .ld table "
                "need a PLINK set, a VCF or a BCF)",
                path);
   return SM_EOPTION;
+}
+
+sm_err_t sm_read_loci(const char *path, sm_input_format_t fmt, sm_loci_t *out)
+{
+  return read_loci(path, fmt, 0, out);
+}
+
+sm_err_t sm_read_loci_ids(const char *path, sm_input_format_t fmt, sm_loci_t *out)
+{
+  return read_loci(path, fmt, 1, out);
 }
 
 sm_input_format_t sm_read_guess_format(const char *path)

@@ -166,24 +166,30 @@ static sm_err_t check_bim_positions(const plink_text_t *t, char *const w[6])
 
 enum { HAP_X_FLIPPED = SM_HAP_Y + 1 }; /* an X SNP that PLINK flips (x_flipped) */
 
-/* The .bim file: counts the SNPs, checks each line, and keeps the ids of
- * SNPs [v0, v0 + vcount) (vcount 0: to the end) in *ids (grown as needed,
- * *nids of them) and, with hap, their sm_read_haploid_chrom in *hap and
- * the file's SNPs on X and Y in nxy[0], nxy[1]. */
-static sm_err_t read_bim(const char *path, size_t v0, size_t vcount, size_t *nsnp,
-                         char ***ids, size_t *nids, unsigned char **hap, size_t nxy[2])
+/* The .bim file: counts the SNPs (*nsnp) and those kept (o->vsel: *nkept),
+ * checks each line, and keeps the ids of the kept SNPs [v0, v0 + vcount)
+ * (vcount 0: to the end) in *ids (grown as needed, *nids of them) and,
+ * with hap, their sm_read_haploid_chrom in *hap and the kept SNPs on X and
+ * Y in nxy[0], nxy[1]. */
+static sm_err_t read_bim(const char *path, const sm_read_opts_t *o, size_t *nsnp,
+                         size_t *nkept, char ***ids, size_t *nids, unsigned char **hap,
+                         size_t nxy[2])
 {
+  const size_t v0 = o->v0, vcount = o->vcount;
   plink_text_t t;
   size_t idcap = 0;
   int got;
   char *w[6];
-  *nsnp = 0;
+  *nsnp = *nkept = 0;
   char last[256] = ""; /* the last chromosome name (longer ones: looked up each line) */
   int last_h = SM_HAP_NONE;
   sm_err_t err = text_open(&t, path, "bim", "SNP", BIM_FIELDS);
   while (!err && !(err = text_next(&t, w, &got)) && got &&
          !(err = check_bim_positions(&t, w))) {
-    size_t k = (*nsnp)++;
+    const size_t file_k = (*nsnp)++;
+    if (o->vsel && (*nkept >= o->nvsel || o->vsel[*nkept] != file_k))
+      continue; /* not kept (--chr, --extract, --exclude) */
+    const size_t k = (*nkept)++;
     if (hap && strcmp(w[0], last)) /* a chromosome's lines are together: once each */
       snprintf(last, sizeof last, "%s", w[0]), last_h = sm_read_haploid_chrom(w[0]);
     const int h = hap ? last_h : SM_HAP_NONE;
@@ -470,7 +476,7 @@ sm_err_t sm_read_plink(const char *prefix, const sm_read_opts_t *o, sm_vectors_t
   unsigned char *hap = NULL; /* each SNP's SM_HAP_ kind (LD coding) */
   uint64_t *rowbuf = NULL;   /* X SNPs: a whole row and masks (x_flipped) */
   uint64_t *nonf_words = NULL, *male_words = NULL;
-  size_t nids = 0, nsnp = 0, nsample = 0, nxy[2] = {0, 0};
+  size_t nids = 0, nsnp = 0, nkept = 0, nsample = 0, nxy[2] = {0, 0};
   sm_read_begin(out, dims);
 
   if (o->metric != SM_METRIC_CCC) {
@@ -481,8 +487,8 @@ sm_err_t sm_read_plink(const char *prefix, const sm_read_opts_t *o, sm_vectors_t
     goto fail;
   }
   if ((err = fileset_names(prefix, &bed, &bim, &fam)) ||
-      (err = read_bim(bim, o->v0, o->vcount, &nsnp, &ids, &nids,
-                      o->ld_haploid ? &hap : NULL, nxy)) ||
+      (err = read_bim(bim, o, &nsnp, &nkept, &ids, &nids, o->ld_haploid ? &hap : NULL,
+                      nxy)) ||
       (err = read_fam(fam, &nsample, o->founders_only || o->ld_haploid ? &st : NULL)))
     goto fail;
   if (nsnp == 0 || nsample == 0) {
@@ -493,9 +499,16 @@ sm_err_t sm_read_plink(const char *prefix, const sm_read_opts_t *o, sm_vectors_t
   }
   if ((err = open_bed(bed, nsnp, nsample, bim, fam, &fd)))
     goto fail;
+  if (o->vsel && nkept != o->nvsel) { /* the variants were chosen on another .bim */
+    sm_log_error("%s: %zu of the %zu SNPs chosen are in the file: it changed while it "
+                 "was read; run again on files that do not change",
+                 bim, nkept, o->nvsel);
+    err = SM_EFORMAT;
+    goto fail;
+  }
 
   size_t nvk, nfk;
-  if ((err = sm_read_slice_axis(prefix, "vector", nsnp, o->v0, o->vcount, &nvk)) ||
+  if ((err = sm_read_slice_axis(prefix, "vector", nkept, o->v0, o->vcount, &nvk)) ||
       (err = sm_read_slice_axis(prefix, "field", nsample, o->f0, o->fcount, &nfk)))
     goto fail;
   if ((err = sm_vectors_alloc(out, SM_METRIC_CCC, 8, nvk, nfk)))
@@ -509,7 +522,8 @@ sm_err_t sm_read_plink(const char *prefix, const sm_read_opts_t *o, sm_vectors_t
                                .fd = fd,
                                .first = (off_t)(3 + o->f0 / 4),
                                .stride = (nsample + 3) / 4,
-                               .nbytes = (o->f0 + nfk + 3) / 4 - o->f0 / 4};
+                               .nbytes = (o->f0 + nfk + 3) / 4 - o->f0 / 4,
+                               .map = o->vsel};
   bed_slice_t slice = {.f0 = o->f0, .nsample = nsample, .out = out};
   /* per code word of the slice's rows: its non-founders (both bits), its
    * males and its other samples (low bit) */
@@ -556,10 +570,11 @@ sm_err_t sm_read_plink(const char *prefix, const sm_read_opts_t *o, sm_vectors_t
           rowbuf[(st[k] & FAM_MALE ? nwf : 2 * nwf) + k / SM_GT_PER_WORD] |=
               UINT64_C(1) << (2 * (k % SM_GT_PER_WORD));
     }
-    const int e = sm_read_at(fd, rowbuf, rows.stride,
-                             (off_t)3 + (off_t)((o->v0 + i) * rows.stride));
+    const size_t fv = o->vsel ? o->vsel[o->v0 + i] : o->v0 + i; /* the file's SNP */
+    const int e =
+        sm_read_at(fd, rowbuf, rows.stride, (off_t)3 + (off_t)(fv * rows.stride));
     if (e) {
-      sm_log_error("%s: cannot read SNP %zu: %s", bed, o->v0 + i + 1, strerror(e));
+      sm_log_error("%s: cannot read SNP %zu: %s", bed, fv + 1, strerror(e));
       err = SM_EIO;
       goto fail;
     }
@@ -600,10 +615,10 @@ fail:
   free(bed);
   free(bim);
   free(fam);
-  return sm_read_end(err, out, dims, nsnp, nsample);
+  return sm_read_end(err, out, dims, nkept, nsample);
 }
 
-sm_err_t sm_read_plink_loci(const char *prefix, sm_loci_t *out)
+sm_err_t sm_read_plink_loci(const char *prefix, int ids, sm_loci_t *out)
 {
   char *bed = NULL, *bim = NULL, *fam = NULL;
   plink_text_t t = {0};
@@ -619,7 +634,7 @@ sm_err_t sm_read_plink_loci(const char *prefix, sm_loci_t *out)
     if (bp > UINT32_MAX) {
       sm_log_error("%s:%zu: bp position %s is beyond 2^32 - 1", bim, t.lineno, w[3]);
       err = SM_EFORMAT;
-    } else if (sm_loci_add(out, &cap, w[0], (uint32_t)bp)) {
+    } else if (sm_loci_add(out, &cap, w[0], (uint32_t)bp, ids ? w[1] : NULL)) {
       sm_log_error("%s:%zu: out of memory for the SNPs' positions", bim, t.lineno);
       err = SM_ENOMEM;
     }

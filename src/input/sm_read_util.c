@@ -106,7 +106,7 @@ sm_err_t sm_read_rows(const sm_read_rows_t *r, size_t v0, size_t n, sm_read_row_
   }
   sm_err_t err = SM_OK;
   for (size_t i = 0; i < n && !err; i++) {
-    size_t v = v0 + i;
+    size_t v = r->map ? r->map[v0 + i] : v0 + i;
     off_t off = r->first + (off_t)(v * r->stride);
     int e = sm_read_at(r->fd, buf, r->nbytes, off);
     if (e) {
@@ -239,7 +239,8 @@ long sm_loci_chrom(sm_loci_t *out, const char *name)
   return (long)out->nchrom++;
 }
 
-int sm_loci_add(sm_loci_t *out, size_t *cap, const char *chrom, uint32_t pos)
+int sm_loci_add(sm_loci_t *out, size_t *cap, const char *chrom, uint32_t pos,
+                const char *id)
 {
   if (out->n == *cap) {
     const size_t c = *cap ? 2 * *cap : 4096;
@@ -249,16 +250,36 @@ int sm_loci_add(sm_loci_t *out, size_t *cap, const char *chrom, uint32_t pos)
     uint32_t *p = realloc(out->pos, c * sizeof *p);
     if (p)
       out->pos = p;
-    if (!ch || !p)
+    char **ids = id ? realloc(out->ids, c * sizeof *ids) : NULL;
+    if (ids)
+      out->ids = ids;
+    if (!ch || !p || (id && !ids))
       return -1;
     *cap = c;
   }
   const long k = sm_loci_chrom(out, chrom);
-  if (k < 0)
+  if (k < 0 || (id && !(out->ids[out->n] = strdup(id))))
     return -1;
   out->chrom[out->n] = (uint32_t)k;
   out->pos[out->n++] = pos;
   return 0;
+}
+
+void sm_loci_keep(sm_loci_t *l, const uint32_t *sel, size_t n)
+{
+  for (size_t k = 0, i = 0; l->ids && i < l->n; i++) { /* the others' ids freed */
+    if (k < n && sel[k] == i)
+      k++;
+    else
+      free(l->ids[i]), l->ids[i] = NULL;
+  }
+  for (size_t k = 0; k < n; k++) { /* sel[k] >= k: moved down in order */
+    l->chrom[k] = l->chrom[sel[k]];
+    l->pos[k] = l->pos[sel[k]];
+    if (l->ids)
+      l->ids[k] = l->ids[sel[k]];
+  }
+  l->n = n;
 }
 
 void sm_loci_free(sm_loci_t *l)
@@ -267,6 +288,9 @@ void sm_loci_free(sm_loci_t *l)
     free(l->chrom_names[k]), free(l->chrom_codes[k]);
   free(l->chrom_names);
   free(l->chrom_codes);
+  for (size_t i = 0; l->ids && i < l->n; i++)
+    free(l->ids[i]);
+  free(l->ids);
   free(l->chrom);
   free(l->pos);
   memset(l, 0, sizeof *l);

@@ -52,13 +52,14 @@ typedef struct sm_read_rows {
   const char *path; /* the file, for messages */
   const char *what; /* what a vector is called in messages ("vector", "SNP") */
   int fd;
-  off_t first;   /* offset of vector 0's first byte to read */
-  size_t stride; /* bytes from one vector to the next */
-  size_t nbytes; /* bytes read per vector */
+  off_t first;         /* offset of vector 0's first byte to read */
+  size_t stride;       /* bytes from one vector to the next */
+  size_t nbytes;       /* bytes read per vector */
+  const uint32_t *map; /* vector v is the file's vector map[v] (NULL: v) */
 } sm_read_rows_t;
 
 /* Turns one vector's bytes into row i of the slice; v is the vector's index
- * in the file and off where its bytes were read (for messages). */
+ * in the file (after r->map) and off where its bytes were read (for messages). */
 typedef sm_err_t (*sm_read_row_fn)(void *ctx, const unsigned char *buf, size_t v,
                                    off_t off, size_t i);
 

@@ -72,6 +72,7 @@ typedef struct vcf_in {
   char **names;   /* their names */
   size_t nkept, cap;
   size_t nvar, nrec;         /* bi-allelic variants, records read */
+  size_t nsel;               /* the variants kept among them (o->vsel) */
   unsigned long long multi;  /* records skipped for their allele count */
   unsigned long long blocks; /* gVCF reference blocks skipped */
   size_t ny;                 /* LD coding: the file's variants on Y, read as missing */
@@ -123,6 +124,18 @@ static sm_err_t out_of_memory(const vcf_in_t *v)
   return SM_ENOMEM;
 }
 
+/* The current record's name (unpacked): its ID, or chrom:pos (in buf)
+ * when ".". */
+static const char *record_name(const vcf_in_t *v, char *buf, size_t len)
+{
+  const char *id = v->rec->d.id;
+  if (id && (strcmp(id, ".") || v->o->raw_ids))
+    return id;
+  snprintf(buf, len, "%s:%lld", bcf_hdr_id2name(v->hdr, v->rec->rid),
+           (long long)v->rec->pos + 1);
+  return buf;
+}
+
 /* Keep the current record as the next row: its calls' codes (ALT: allele
  * alt) and its name (the ID column, or chrom:pos). */
 static sm_err_t keep_record(vcf_in_t *v, int alt)
@@ -156,14 +169,8 @@ static sm_err_t keep_record(vcf_in_t *v, int alt)
     sm_gt_set(row, f,
               mp ? call_code(v->gt + (v->o->f0 + f) * (size_t)mp, mp, alt)
                  : SM_GT_MISSING);
-  const char *id = rec->d.id;
   char buf[512];
-  if (!id || !strcmp(id, ".")) {
-    snprintf(buf, sizeof buf, "%s:%lld", bcf_hdr_id2name(v->hdr, rec->rid),
-             (long long)rec->pos + 1);
-    id = buf;
-  }
-  if (!(v->names[v->nkept] = strdup(id)))
+  if (!(v->names[v->nkept] = strdup(record_name(v, buf, sizeof buf))))
     return out_of_memory(v);
   v->nkept++;
   return SM_OK;
@@ -192,7 +199,10 @@ static sm_err_t read_records(vcf_in_t *v)
       v->multi++;
       continue;
     }
-    size_t k = v->nvar++;
+    const size_t file_k = v->nvar++;
+    if (v->o->vsel && (v->nsel >= v->o->nvsel || v->o->vsel[v->nsel] != file_k))
+      continue; /* not kept (--chr, --extract, --exclude) */
+    const size_t k = v->o->vsel ? v->nsel++ : file_k;
     if (v->o->ld_haploid) { /* on Y (keep_record): by contig, looked up once */
       if (v->rec->rid != v->y_rid)
         v->y_rid = v->rec->rid,
@@ -236,9 +246,15 @@ static sm_err_t build(vcf_in_t *v, sm_vectors_t *out)
     sm_log_error("%s: no bi-allelic variant (no vectors)", v->path);
     return SM_EDEGEN;
   }
+  if (v->o->vsel && v->nsel != v->o->nvsel) { /* chosen on another file */
+    sm_log_error("%s: %zu of the %zu variants chosen are in the file: it changed while "
+                 "it was read; run again on a file that does not change",
+                 v->path, v->nsel, v->o->nvsel);
+    return SM_EFORMAT;
+  }
+  const size_t nv = v->o->vsel ? v->nsel : v->nvar;
   size_t nvk;
-  sm_err_t err =
-      sm_read_slice_axis(v->path, "vector", v->nvar, v->o->v0, v->o->vcount, &nvk);
+  sm_err_t err = sm_read_slice_axis(v->path, "vector", nv, v->o->v0, v->o->vcount, &nvk);
   if (err || (err = sm_vectors_alloc(out, SM_METRIC_CCC, 8, nvk, v->nfk)))
     return err;
   for (size_t i = 0; i < nvk; i++)
@@ -276,10 +292,10 @@ sm_err_t sm_read_vcf(const char *path, const sm_read_opts_t *o, sm_vectors_t *ou
   if (!err && !(err = read_records(&v)))
     err = build(&v, out);
   in_close(&v);
-  return sm_read_end(err, out, dims, v.nvar, v.ns);
+  return sm_read_end(err, out, dims, o->vsel ? v.nsel : v.nvar, v.ns);
 }
 
-sm_err_t sm_read_vcf_loci(const char *path, sm_loci_t *out)
+sm_err_t sm_read_vcf_loci(const char *path, int ids, sm_loci_t *out)
 {
   const sm_read_opts_t o = {0};
   vcf_in_t v = {.path = path, .o = &o};
@@ -297,7 +313,12 @@ sm_err_t sm_read_vcf_loci(const char *path, sm_loci_t *out)
     if (sm_vcf_the_alt(v.rec) <= 0) /* skipped as sm_read_vcf skips it */
       continue;
     v.nvar++;
-    if (sm_loci_add(out, &cap, bcf_seqname(v.hdr, v.rec), (uint32_t)(v.rec->pos + 1)))
+    char buf[512];
+    const char *name = NULL;
+    if (ids)
+      bcf_unpack(v.rec, BCF_UN_STR), name = record_name(&v, buf, sizeof buf);
+    if (sm_loci_add(out, &cap, bcf_seqname(v.hdr, v.rec), (uint32_t)(v.rec->pos + 1),
+                    name))
       err = out_of_memory(&v);
   }
   if (!err && ret < -1) {

@@ -284,10 +284,10 @@ run_ok "X first" "$STARMET" compute --bfile "$T/xf" --r2 --ld-window 5 --out "$T
   grep -q "xf.bim: 30 SNPs on X and 30 on Y" "$T/log.err" &&
   grep -q "xf.fam: 2 samples with a parent" "$T/log.err" && pass ||
   fail "X first: the log: $(cat "$T/log.err")"
-# PLINK's --chr: the variants of those chromosomes (names, codes, ranges),
-# the same .ld as plink1.9 --chr; a choice that is not one run of the
-# file, a chromosome the file lacks and a malformed list are refused
-for c in 7 X chrY 23-24 X,24 7,X; do
+# PLINK's --chr: the variants of those chromosomes (names, codes, ranges;
+# 7,XY around X and Y), the same .ld as plink1.9 --chr; a chromosome the
+# file lacks and a malformed list are refused
+for c in 7 X chrY 23-24 X,24 7,X 7,XY; do
   run_ok "--chr $c" "$STARMET" compute --quiet --bfile "$T/x" --r2 --chr "$c" --ld-window 20 \
     --ld-window-r2 0 --out "$T/xc"
   if command -v plink1.9 > /dev/null 2>&1; then
@@ -305,8 +305,6 @@ xs = [l.split()[1] for l in open(sys.argv[2]) if l.split()[0] == "X"]
 ids = set(x for r in rows for x in r.split("\t")[:2])
 assert ids == set(xs) and len(rows) == len(xs) * (len(xs) - 1) // 2, (len(ids), len(rows))
 PYEOF
-expect_error "--chr not one run" "not one run of the file: variant 101 \(chromosome X\)" "$T/e24" \
-  "$STARMET" compute --bfile "$T/x" --r2 --chr 7,XY --out "$T/e24"
 expect_error "--chr absent" "no variant on --chr 9 \(its chromosomes: 7, X, chrY, XY\)" "$T/e25" \
   "$STARMET" compute --bfile "$T/x" --r2 --chr 9 --out "$T/e25"
 expect_error "--chr malformed" "--chr '5-': give chromosomes" "$T/e26" \
@@ -314,6 +312,82 @@ expect_error "--chr malformed" "--chr '5-': give chromosomes" "$T/e26" \
 expect_error "--chr without chromosomes" "this input has no chromosomes" "$T/e27" \
   "$STARMET" compute --metric czekanowski --synthetic random --num-vector 9 --num-field 5 \
   --chr 1 --out "$T/e27"
+# PLINK's --extract and --exclude: lists of ids (several a line, ids the
+# set lacks, an id two variants share), alone, together and with --chr;
+# the windows count the variants kept, as PLINK's; a .bim whose ids repeat
+# ("." for unnamed variants) gives PLINK's table; a VCF too
+awk 'NR % 3 != 1 { printf "%s%s", $2, (NR % 2 ? " " : "\n") } END { print "absent_id" }' \
+  "$T/x.bim" > "$T/ext.txt"
+awk 'NR % 5 == 2 { print $2 }' "$T/x.bim" > "$T/exc.txt"
+awk 'BEGIN { OFS = "\t" } NR == 50 || NR == 160 { $2 = "shared_id" } NR > 300 { $2 = "." } { print }' \
+  "$T/x.bim" > "$T/xd.bim"
+cp "$T/x.bed" "$T/xd.bed"; cp "$T/x.fam" "$T/xd.fam"
+echo shared_id >> "$T/ext.txt"
+for args in "--extract $T/ext.txt" "--exclude $T/exc.txt" \
+  "--extract $T/ext.txt --exclude $T/exc.txt" "--chr 7,XY --exclude $T/exc.txt" \
+  "--chr X --extract $T/ext.txt --exclude $T/exc.txt"; do
+  for set in x xd; do
+    # shellcheck disable=SC2086
+    run_ok "$set $args" "$STARMET" compute --quiet --bfile "$T/$set" --r2 $args --ld-window 12 \
+      --ld-window-r2 0 --out "$T/xs"
+    if command -v plink1.9 > /dev/null 2>&1; then
+      # shellcheck disable=SC2086
+      plink1.9 --bfile "$T/$set" --r2 $args --ld-window 12 --ld-window-r2 0 --out "$T/pxs" \
+        > /dev/null 2>&1
+      cmp -s "$T/xs.ld" "$T/pxs.ld" && pass || fail "$set $args: $(diff "$T/xs.ld" "$T/pxs.ld" | head -3)"
+    fi
+  done
+done
+run_ok "repeated ids" "$STARMET" compute --quiet --bfile "$T/xd" --r2 --ld-window-r2 0 \
+  --inter-chr --out "$T/xs"
+grep -q "shared_id.*shared_id" "$T/xs.ld" && grep -q " \. .* \. " "$T/xs.ld" && pass ||
+  fail "repeated ids: not in the table"
+if command -v plink1.9 > /dev/null 2>&1; then
+  plink1.9 --bfile "$T/xd" --r2 inter-chr --ld-window-r2 0 --out "$T/pxs" > /dev/null 2>&1
+  cmp -s "$T/xs.ld" "$T/pxs.ld" && pass || fail "repeated ids: $(diff "$T/xs.ld" "$T/pxs.ld" | head -3)"
+fi
+if command -v plink1.9 > /dev/null 2>&1; then
+  plink1.9 --bfile "$T/xd" --recode vcf-iid --out "$T/xdv" > /dev/null 2>&1
+  run_ok "vcf --extract" "$STARMET" compute --quiet --vcf "$T/xdv.vcf" --r2 --extract "$T/ext.txt" \
+    --chr 7,X --ld-window-r2 0 --out "$T/xsv"
+  plink1.9 --vcf "$T/xdv.vcf" --r2 --extract "$T/ext.txt" --chr 7,X --ld-window-r2 0 \
+    --out "$T/pxsv" > /dev/null 2>&1
+  cmp -s "$T/xsv.ld" "$T/pxsv.ld" && pass || fail "vcf --extract: $(diff "$T/xsv.ld" "$T/pxsv.ld" | head -3)"
+fi
+run_ok "--extract log" "$STARMET" compute --bfile "$T/x" --r2 --extract "$T/ext.txt" \
+  --exclude "$T/exc.txt" --output-format none
+grep -q -- "--extract .*ext.txt: 266 variants remaining (268 ids listed)" "$T/log.err" &&
+  grep -q -- "--exclude .*exc.txt: 213 variants remaining" "$T/log.err" && pass ||
+  fail "--extract log: $(grep -e --ex "$T/log.err")"
+echo absent_id > "$T/none.txt"
+expect_error "--extract none left" "no variant remains after --extract .*none.txt: none of its 1 ids" \
+  "$T/e28" "$STARMET" compute --bfile "$T/x" --r2 --extract "$T/none.txt" --out "$T/e28"
+expect_error "--exclude none left" "no variant remains after --exclude" "$T/e29" \
+  "$STARMET" compute --bfile "$T/x" --r2 --chr XY --exclude "$T/x.bim" --out "$T/e29"
+expect_error "--extract missing file" "--extract .*nofile.txt: cannot open it" "$T/e30" \
+  "$STARMET" compute --bfile "$T/x" --r2 --extract "$T/nofile.txt" --out "$T/e30"
+expect_error "--extract range" "--extract range: PLINK's ranges are not read" "$T/e31" \
+  "$STARMET" compute --bfile "$T/x" --r2 --extract range "$T/ext.txt" --out "$T/e31"
+expect_error "--exclude without variants" "by id: this input has no variants" "$T/e32" \
+  "$STARMET" compute --metric czekanowski --synthetic random --num-vector 9 --num-field 5 \
+  --exclude "$T/exc.txt" --out "$T/e32"
+# another list is another run: --resume refuses it (the same list resumes)
+XARGS="--bfile $T/x --r2 --inter-chr --extract $T/ext.txt --block-size 16 --output-format tsv"
+# shellcheck disable=SC2086
+while_stopped "$T/xr" 'kill -9 $WS_PID' "$STARMET" compute --quiet $XARGS --output "$T/xr" \
+  --debug-pause-after-blocks 20
+mv "$T/ext.txt" "$T/ext0.txt" # (mv keeps the file as it was: inode, time)
+{ cat "$T/ext0.txt"; head -1 "$T/x.bim" | cut -f2; } > "$T/ext.txt"
+# shellcheck disable=SC2086
+expect_error "--extract list changed" "different run" - \
+  "$STARMET" compute $XARGS --output "$T/xr" --resume
+mv "$T/ext0.txt" "$T/ext.txt"
+# shellcheck disable=SC2086
+run_ok "--extract resume" "$STARMET" compute $XARGS --output "$T/xr" --resume
+grep -q "output blocks were complete" "$T/log.err" && pass || fail "--extract run did not resume"
+# shellcheck disable=SC2086
+run_ok "--extract clean" "$STARMET" compute --quiet $XARGS --output "$T/xr2"
+cmp -s "$T/xr.tsv" "$T/xr2.tsv" && pass || fail "resumed --extract run differs"
 # --all-samples: every sample, as PLINK reads the .fam without parents
 awk '{ $3 = "0"; $4 = "0"; print }' "$T/x.fam" > "$T/xz.fam"
 cp "$T/x.bed" "$T/xz.bed"; cp "$T/x.bim" "$T/xz.bim"

@@ -193,16 +193,24 @@ if "$PY" "$top_srcdir/tests/tools/ld_data.py" "$T/x" --samples 90 --snps 120 --m
     merge_ranks "$o" $4 tsv "$o.all.tsv"
     same_text "X grid $1 x $2 x $3 vs one rank" "$T/x1.tsv" "$o.all.tsv"
   done
-  # PLINK's --chr: the run of X's variants, split over ranks
-  run_ok "one rank --chr X" "$STARMET" compute --quiet --bfile "$T/x" --metric r --chr X \
+  # PLINK's --chr and --exclude: 5 and Y around X, every third variant
+  # left out, split over ranks
+  awk 'NR % 3 == 0 { print $2 }' "$T/x.bim" > "$T/xex.txt"
+  SEL="--chr 5,Y --exclude $T/xex.txt"
+  # shellcheck disable=SC2086
+  run_ok "one rank $SEL" "$STARMET" compute --quiet --bfile "$T/x" --metric r $SEL \
     --block-size 7 --output-format tsv --output "$T/xc1"
+  n=$(awk '($1 == "5" || $1 == "Y") && NR % 3' "$T/x.bim" | wc -l)
+  [ "$(($(wc -l < "$T/xc1.tsv") - 1))" = $((n * (n - 1) / 2)) ] && pass ||
+    fail "$SEL: not the pairs of $n variants: $(wc -l < "$T/xc1.tsv") lines"
   for run in "1 2 1 2" "2 1 1 2"; do
     set -- $run
     o=$T/xc_$1$2$3
-    run_ok "--chr X grid $1 x $2 x $3" mpi $4 --bfile "$T/x" --metric r --chr X --block-size 7 \
+    # shellcheck disable=SC2086
+    run_ok "$SEL grid $1 x $2 x $3" mpi $4 --bfile "$T/x" --metric r $SEL --block-size 7 \
       --num-proc-vector $1 --num-proc-field $2 --num-proc-repl $3 --output-format tsv --output "$o"
     merge_ranks "$o" $4 tsv "$o.all.tsv"
-    same_text "--chr X grid $1 x $2 x $3 vs one rank" "$T/xc1.tsv" "$o.all.tsv"
+    same_text "$SEL grid $1 x $2 x $3 vs one rank" "$T/xc1.tsv" "$o.all.tsv"
   done
   # the reader's line is said once, of the whole file, whichever rank
   # reads which part of it

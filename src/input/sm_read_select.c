@@ -1,0 +1,190 @@
+/* sm_read_select.c: PLINK's variant filters on a genotype input: --chr,
+ * --extract and --exclude (lists of variant ids), applied as PLINK 1.9
+ * applies them (a variant is kept when its chromosome is chosen, its id is
+ * in the --extract list and not in the --exclude list; ids listed that
+ * the input lacks are ignored; every variant of an id listed twice in the
+ * input is kept or dropped). The readers then read the kept variants only
+ * (sm_read_opts_t.vsel). */
+#include "sm_read.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sm_error.h"
+
+/* A list file's ids, sorted (and the file's bytes they point into). */
+typedef struct idlist {
+  char *text;
+  char **id;
+  size_t n;
+} idlist_t;
+
+static int by_name(const void *a, const void *b)
+{
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Read the ids of a list file: words separated by white space (PLINK
+ * reads one or several a line). */
+static sm_err_t idlist_read(const char *opt, const char *path, int say, idlist_t *l)
+{
+  memset(l, 0, sizeof *l);
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    if (say)
+      sm_log_error("--%s %s: cannot open it: %s", opt, path, strerror(errno));
+    return SM_EIO;
+  }
+  size_t len = 0, cap = 0;
+  sm_err_t err = SM_OK;
+  for (;;) {
+    if (cap - len < 65536) {
+      char *t = realloc(l->text, cap = 2 * cap + 65536 + 1);
+      if (!t) {
+        err = SM_ENOMEM;
+        break;
+      }
+      l->text = t;
+    }
+    const size_t got = fread(l->text + len, 1, cap - len - 1, f);
+    len += got;
+    if (got == 0)
+      break;
+  }
+  if (!err && ferror(f)) {
+    if (say)
+      sm_log_error("--%s %s: cannot read it: %s", opt, path, strerror(errno));
+    err = SM_EIO;
+  }
+  fclose(f);
+  if (!err && memchr(l->text, '\0', len)) {
+    if (say)
+      sm_log_error("--%s %s: a NUL byte: it is not a text file of variant ids", opt,
+                   path);
+    err = SM_EFORMAT;
+  }
+  size_t idcap = 0;
+  for (char *p = l->text, *end = l->text + len; !err && p < end;) {
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+      *p++ = '\0';
+    if (p == end)
+      break;
+    if (l->n == idcap) {
+      char **g = realloc(l->id, (idcap = 2 * idcap + 1024) * sizeof *g);
+      if (!g) {
+        err = SM_ENOMEM;
+        break;
+      }
+      l->id = g;
+    }
+    l->id[l->n++] = p;
+    while (p < end && !(*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+      p++;
+  }
+  if (!err && l->text)
+    l->text[len] = '\0';
+  if (err == SM_ENOMEM && say)
+    sm_log_error("--%s %s: out of memory for its ids", opt, path);
+  if (!err && l->n)
+    qsort(l->id, l->n, sizeof *l->id, by_name);
+  return err;
+}
+
+static int idlist_has(const idlist_t *l, const char *id)
+{
+  return l->n && bsearch(&id, l->id, l->n, sizeof *l->id, by_name) != NULL;
+}
+
+static void idlist_free(idlist_t *l)
+{
+  free(l->text);
+  free(l->id);
+  memset(l, 0, sizeof *l);
+}
+
+/* The input's chromosomes, for a message (at most about 400 bytes). */
+static void chrom_list(const sm_loci_t *l, char *buf, size_t len)
+{
+  buf[0] = '\0';
+  for (size_t k = 0, c = 0; k < l->nchrom && c + 70 < len; k++)
+    c += (size_t)snprintf(buf + c, len - c, "%s%s", k ? ", " : "", l->chrom_names[k]);
+}
+
+sm_err_t sm_read_select(const char *input, const sm_loci_t *l, const sm_vfilter_t *f,
+                        int say, uint32_t **sel, size_t *nsel)
+{
+  *sel = NULL;
+  *nsel = 0;
+  idlist_t ext = {0}, exc = {0};
+  signed char *in = calloc(l->nchrom ? l->nchrom : 1, 1);
+  uint32_t *s = malloc((l->n ? l->n : 1) * sizeof *s);
+  sm_err_t err = in && s ? SM_OK : SM_ENOMEM;
+  if (err)
+    sm_log_error("%s: out of memory for the choice of variants", input);
+  if (!err && (f->extract || f->exclude) && !l->ids) {
+    sm_log_error("%s: the variants' ids were not read", input); /* a caller's error */
+    err = SM_EOPTION;
+  }
+  if (!err && f->extract)
+    err = idlist_read("extract", f->extract, say, &ext);
+  if (!err && f->exclude)
+    err = idlist_read("exclude", f->exclude, say, &exc);
+  for (size_t k = 0; !err && k < l->nchrom; k++) /* once a chromosome */
+    in[k] = (signed char)(!f->chr || sm_read_chr_in(f->chr, l->chrom_names[k]) > 0);
+  /* each filter's count of variants remaining, as PLINK says them */
+  size_t on_chr = 0, after_ext = 0, n = 0;
+  for (size_t i = 0; !err && i < l->n; i++) {
+    if (!in[l->chrom[i]])
+      continue;
+    on_chr++;
+    if (f->extract && !idlist_has(&ext, l->ids[i]))
+      continue;
+    after_ext++;
+    if (f->exclude && idlist_has(&exc, l->ids[i]))
+      continue;
+    s[n++] = (uint32_t)i;
+  }
+  char chroms[512];
+  if (!err && f->chr && !on_chr) {
+    chrom_list(l, chroms, sizeof chroms);
+    if (say)
+      sm_log_error("%s: no variant on --chr %s (its chromosomes: %s)", input, f->chr,
+                   chroms);
+    err = SM_EDEGEN;
+  } else if (!err && f->extract && !after_ext) {
+    if (say)
+      sm_log_error("%s: no variant remains after --extract %s: none of its %zu ids is a "
+                   "variant id of %s%s (ids are a .bim's second column, a VCF's ID, "
+                   "chrom:pos where it is \".\")",
+                   input, f->extract, ext.n, input,
+                   f->chr ? " on --chr's chromosomes" : "");
+    err = SM_EDEGEN;
+  } else if (!err && !n) {
+    if (say)
+      sm_log_error("%s: no variant remains after --exclude %s (it lists every one of the "
+                   "%zu variants left)",
+                   input, f->exclude, after_ext);
+    err = SM_EDEGEN;
+  }
+  if (!err && say) {
+    if (f->chr)
+      sm_log_info("--chr %s: %zu of the %zu variants of %s", f->chr, on_chr, l->n, input);
+    if (f->extract)
+      sm_log_info("--extract %s: %zu variants remaining (%zu ids listed)", f->extract,
+                  after_ext, ext.n);
+    if (f->exclude)
+      sm_log_info("--exclude %s: %zu variants remaining", f->exclude, n);
+  }
+  idlist_free(&ext);
+  idlist_free(&exc);
+  free(in);
+  if (err) {
+    free(s);
+    return err;
+  }
+  *sel = s;
+  *nsel = n;
+  return SM_OK;
+}
