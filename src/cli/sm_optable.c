@@ -240,12 +240,18 @@ sm_err_t sm_opt_parse(const sm_optcmd_t *cmd, int argc, char **argv, void *dst, 
     } else if (d) {
       err = apply(d, optarg, dst);
       /* a flag with choices takes one of them as an optional next word
-       * (--verify full) */
+       * (--verify full); with a setter, each of the words that follow (its
+       * setter reads them: PLINK's --r2 inter-chr yes-really) */
       int k;
-      if (!err && d->kind == SM_OPT_FLAG && d->choices && optind < argc &&
-          (k = choice_index(d->choices, argv[optind])) >= 0) {
-        *(int *)((char *)dst + d->off) = d->values ? d->values[k] : k;
+      while (!err && d->kind == SM_OPT_FLAG && d->choices && optind < argc &&
+             (k = choice_index(d->choices, argv[optind])) >= 0) {
+        if (d->set)
+          err = d->set(d, argv[optind], dst);
+        else
+          *(int *)((char *)dst + d->off) = d->values ? d->values[k] : k;
         optind++;
+        if (!d->set)
+          break;
       }
     } else {
       sm_log_error("%sunknown or incomplete option '%s%s' (see %s)", cmd->who,

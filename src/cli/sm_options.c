@@ -81,23 +81,34 @@ static sm_err_t set_metric(const sm_opt_t *d, char *arg, void *dst)
   return SM_OK;
 }
 
-/* --r2, --r: PLINK's spelling of --metric r2, r (its inter-chr modifier
- * follows as a word: the row's choices, stored in inter_chr) */
-static sm_err_t set_plink_ld(const sm_opt_t *d, char *arg, void *dst)
-{
-  (void)arg;
-  sm_options_t *o = &((args_t *)dst)->o;
-  o->metric = SM_METRIC_CCC;
-  o->form = strcmp(d->name, "r") ? SM_FORM_R2 : SM_FORM_R;
-  return SM_OK;
-}
-/* PLINK's modifiers of --r2: inter-chr is read; the others are named in
- * an error with what starmet has instead (check_ld_window) */
+/* PLINK's modifiers of --r2: inter-chr is read, yes-really (PLINK's consent
+ * to a large table) accepted; the others are named in an error with what
+ * starmet has instead (check_ld_window) */
 static const char *const plink_ld_words[] = {
     "inter-chr",     "square",   "square0",    "triangle",   "bin",
     "bin4",          "gz",       "spaces",     "d",          "dprime",
     "dprime-signed", "in-phase", "with-freqs", "yes-really", NULL};
-static const int plink_ld_values[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14};
+enum { LD_INTER_CHR = 0, LD_YES_REALLY = 13 };
+
+/* --r2, --r: PLINK's spelling of --metric r2, r (arg NULL), then each of
+ * PLINK's modifiers that follow it as words (arg: one of them) */
+static sm_err_t set_plink_ld(const sm_opt_t *d, char *arg, void *dst)
+{
+  sm_options_t *o = &((args_t *)dst)->o;
+  if (!arg) {
+    o->metric = SM_METRIC_CCC;
+    o->form = strcmp(d->name, "r") ? SM_FORM_R2 : SM_FORM_R;
+    return SM_OK;
+  }
+  int k = 0;
+  while (plink_ld_words[k] && strcmp(plink_ld_words[k], arg))
+    k++;
+  if (k == LD_INTER_CHR)
+    o->inter_chr = 1;
+  else if (k != LD_YES_REALLY && !o->ld_modifier)
+    o->ld_modifier = k + 1;
+  return SM_OK;
+}
 
 /* --extract, --exclude: a file of variant ids (PLINK's range and bed
  * forms are refused with the command that turns them into one) */
@@ -447,18 +458,16 @@ static const sm_opt_t options[] = {
      .kind = SM_OPT_FLAG,
      .off = O(inter_chr),
      .choices = plink_ld_words,
-     .values = plink_ld_values,
      .set = set_plink_ld,
      .show = show_metric,
      .cmds = CMD_COMPUTE,
-     .arg = "[inter-chr], --r [inter-chr]",
+     .arg = "[inter-chr] [yes-really], --r [inter-chr]",
      .help = "PLINK's spelling of --metric r2, r (inter-chr:\n"
-             "--inter-chr)"},
+             "--inter-chr; yes-really accepted)"},
     {.name = "r",
      .kind = SM_OPT_FLAG,
      .off = O(inter_chr),
      .choices = plink_ld_words,
-     .values = plink_ld_values,
      .set = set_plink_ld,
      .show = show_metric,
      .cmds = CMD_COMPUTE},
@@ -1191,8 +1200,8 @@ static sm_err_t check_ld_window(sm_options_t *o)
 {
   const int ld =
       o->metric == SM_METRIC_CCC && (o->form == SM_FORM_R2 || o->form == SM_FORM_R);
-  if (o->inter_chr > 1) { /* --r2 followed by a PLINK modifier starmet lacks */
-    const int k = o->inter_chr - 1;
+  if (o->ld_modifier) { /* --r2 followed by a PLINK modifier starmet lacks */
+    const int k = o->ld_modifier - 1;
     sm_log_error(
         "--%s %s: PLINK's modifier %s is not one of starmet's: %s", ld_name(o),
         plink_ld_words[k], plink_ld_words[k],
@@ -1202,8 +1211,7 @@ static sm_err_t check_ld_window(sm_options_t *o)
                    "compress it afterwards"
         : k <= 11 ? "starmet computes r and r2 of unphased genotypes, not D' nor "
                     "phased LD"
-        : k == 12 ? "allele frequencies are not written in the table"
-                  : "no limit on the output size is imposed: leave it out");
+                  : "allele frequencies are not written in the table");
     return SM_EOPTION;
   }
   int win = o->ld_window || o->ld_window_kb >= 0 || o->ld_window_r2 >= 0;

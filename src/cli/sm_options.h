@@ -83,8 +83,9 @@ typedef struct sm_options {
   int plink_said;                /* PLINK's --allow-extra-chr / --allow-no-sex given: what
                                     starmet does anyway */
   double ld_window_kb, ld_window_r2;
-  int inter_chr, ld_windowed; /* inter_chr > 1: --r2 with a PLINK modifier
-                               * starmet refuses (its index in the list + 1) */
+  int inter_chr, ld_windowed;
+  int ld_modifier; /* --r2, --r followed by a PLINK modifier starmet lacks: the
+                      first one's index in the list + 1 (else 0) */
   /* r2, r with --output and no --output-format: PLINK's .ld table, and
    * with no window option nor --inter-chr PLINK's default window, as
    * plink1.9 --r2 (ld_default_format, ld_default_window say which) */

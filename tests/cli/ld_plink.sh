@@ -112,6 +112,13 @@ cmp -s "$T/pm.ld" "$T/ps_r2.ld" && pass || fail "--metric r2 --out is not --r2 -
 run_ok "--r2 inter-chr" "$STARMET" compute --quiet --bfile "$T/w" --r2 inter-chr --ld-window-r2 0.3 \
   --out "$T/pi"
 cmp -s "$T/pi.ld" "$T/w7_r2.ld" && pass || fail "--r2 inter-chr is not --inter-chr"
+# PLINK's modifiers follow --r2 in any number and order: yes-really (its
+# consent to a large table) is accepted, an unknown one named
+run_ok "--r2 yes-really inter-chr" "$STARMET" compute --quiet --bfile "$T/w" --r2 yes-really \
+  inter-chr --ld-window-r2 0.3 --out "$T/pi"
+cmp -s "$T/pi.ld" "$T/w7_r2.ld" && pass || fail "--r2 yes-really inter-chr is not --inter-chr"
+expect_error "--r2 inter-chr with-freqs" "modifier with-freqs is not one of starmet's" "$T/e15" \
+  "$STARMET" compute --bfile "$T/w" --r2 inter-chr yes-really with-freqs --out "$T/e15"
 expect_error "--r2 square" "output-format npy" "$T/e15" \
   "$STARMET" compute --bfile "$T/w" --r2 square --out "$T/e15"
 expect_error "default ld table resumed" "cannot be resumed" "$T/e16" \
