@@ -3,6 +3,7 @@
  * load this rank's slice -> open the results (resume state, writer) -> run
  * the task graph or the reference loops -> gather and report -> commit. */
 #include "config.h"
+#include "sm_ldtab.h"
 #include "sm_compute.h"
 
 #include <errno.h>
@@ -300,8 +301,11 @@ typedef struct run {
   sm_loci_t loci; /* genotype inputs' chromosomes and positions (windows, .ld) */
   uint32_t *vsel; /* --chr, --extract, --exclude: the file's variants read */
   size_t nvsel;
-  int loci_read;    /* loci holds the chosen variants' (select_variants) */
-  uint32_t *ld_win; /* PLINK's LD windows: per vector the last one in its window */
+  uint32_t *ld_at;         /* --ld-snp: each variant's place before (ld_snp_windows) */
+  unsigned char *ld_index; /* --ld-snp: sm_ldtab_index's flags */
+  size_t ld_width;         /* --ld-snp: the .ld's SNP columns' width */
+  int loci_read;           /* loci holds the chosen variants' (select_variants) */
+  uint32_t *ld_win;        /* PLINK's LD windows: per vector the last one in its window */
 } run_t;
 
 /* PLINK's LD windows (plink_common.c's window_forward): the pairs (i, j),
@@ -350,7 +354,8 @@ static sm_err_t ld_windows(run_t *r)
   for (size_t i = 0, e = 0; !err && o->ld_windowed && i < n; i++) {
     if (e < i)
       e = i;
-    while (e + 1 < n && l->chrom[e + 1] == l->chrom[i] && e + 1 - i < o->ld_window &&
+    while (e + 1 < n && l->chrom[e + 1] == l->chrom[i] &&
+           (r->ld_at ? r->ld_at[e + 1] - r->ld_at[i] : e + 1 - i) < o->ld_window &&
            (uint64_t)l->pos[e + 1] <= (uint64_t)l->pos[i] + o->ld_window_bp)
       e++;
     r->ld_win[i] = (uint32_t)e;
@@ -358,23 +363,84 @@ static sm_err_t ld_windows(run_t *r)
   return (sm_err_t)sm_mpi_agree(err);
 }
 
-/* PLINK's variant filters (--chr, --extract, --exclude): the variants the
- * readers read (every rank reads the loci, as ld_windows does, and keeps
- * the chosen ones' for the windows and the .ld). */
+/* PLINK's --ld-snp in a window: only the variants in the windows of the
+ * index variants are read (their windows hold every pair of the table),
+ * at[] keeping each one's place among the variants chosen before, which
+ * the windows count (ld_windows). l, sel, n: the loci and file indices of
+ * those variants, narrowed here. */
+static sm_err_t ld_snp_windows(run_t *r, sm_loci_t *l, const unsigned char *is_index)
+{
+  const sm_options_t *o = r->o;
+  const size_t n = l->n;
+  uint32_t *keep = malloc((n ? n : 1) * sizeof *keep);
+  unsigned char *flag = calloc(n ? n : 1, 1);
+  if (!keep || !flag) {
+    free(keep), free(flag);
+    sm_log_error("out of memory for --ld-snp's windows");
+    return SM_ENOMEM;
+  }
+  size_t nk = 0;
+  for (size_t s = 0, hi = 0; s < n; s++) { /* each index variant's window */
+    if (!is_index[s])
+      continue;
+    size_t lo = s;
+    while (lo > 0 && l->chrom[lo - 1] == l->chrom[s] && s - (lo - 1) < o->ld_window &&
+           (uint64_t)l->pos[lo - 1] + o->ld_window_bp >= l->pos[s])
+      lo--;
+    size_t e = s;
+    while (e + 1 < n && l->chrom[e + 1] == l->chrom[s] && e + 1 - s < o->ld_window &&
+           (uint64_t)l->pos[e + 1] <= (uint64_t)l->pos[s] + o->ld_window_bp)
+      e++;
+    for (size_t k = lo > hi ? lo : hi; k <= e; k++) /* (hi: past the last kept) */
+      keep[nk++] = (uint32_t)k;
+    hi = e + 1 > hi ? e + 1 : hi;
+  }
+  for (size_t k = 0; k < nk; k++)
+    flag[k] = is_index[keep[k]] ? SM_LDTAB_INDEX : 0;
+  r->ld_width = sm_ldtab_width(l->ids, l->n); /* PLINK's: of every variant chosen */
+  sm_loci_keep(l, keep, nk);
+  for (size_t k = 0; k < nk; k++) /* the file's indices of the kept */
+    r->vsel[k] = r->vsel[keep[k]];
+  r->nvsel = nk;
+  r->ld_at = keep;
+  r->ld_index = flag;
+  if (r->me == 0)
+    sm_log_info("--%s: %zu variant%s in the windows of its variants read",
+                o->ld_snp ? "ld-snp" : "ld-snp-list", nk, nk == 1 ? "" : "s");
+  return SM_OK;
+}
+
+/* PLINK's variant filters (--chr, --extract, --exclude) and --ld-snp: the
+ * variants the readers read (every rank reads the loci, as ld_windows does,
+ * and keeps the chosen ones' for the windows and the .ld). */
 static sm_err_t select_variants(run_t *r)
 {
   const sm_options_t *o = r->o;
-  if (!o->chr && !o->extract && !o->exclude)
+  const int ld_snp = o->ld_snp || o->ld_snp_list;
+  if (!o->chr && !o->extract && !o->exclude && !ld_snp)
     return SM_OK;
   sm_loci_t l = {0};
-  sm_err_t err = o->extract || o->exclude
+  unsigned char *is_index = NULL;
+  sm_err_t err = o->extract || o->exclude || ld_snp
                      ? sm_read_loci_ids(o->input, o->input_format, &l)
                      : sm_read_loci(o->input, o->input_format, &l);
   const sm_vfilter_t f = {.chr = o->chr, .extract = o->extract, .exclude = o->exclude};
   if (!err)
     err = sm_read_select(o->input, &l, &f, r->me == 0, &r->vsel, &r->nvsel);
-  if (!err) {
+  if (!err)
     sm_loci_keep(&l, r->vsel, r->nvsel);
+  if (!err && ld_snp)
+    err = sm_read_ld_snps(o->input, &l, o->ld_snp, o->ld_snp_list, r->me == 0, &is_index);
+  if (!err && ld_snp && o->ld_windowed)
+    err = ld_snp_windows(r, &l, is_index);
+  else if (!err && ld_snp) { /* inter-chr: every variant, the index ones marked */
+    if (!(r->ld_index = calloc(l.n ? l.n : 1, 1)))
+      err = SM_ENOMEM;
+    for (size_t k = 0; !err && k < l.n; k++)
+      r->ld_index[k] = is_index[k] ? SM_LDTAB_INDEX : 0;
+  }
+  free(is_index);
+  if (!err) {
     r->loci = l;
     r->loci_read = 1;
   } else
@@ -760,6 +826,27 @@ static sm_err_t check_empty(run_t *r)
   return refuse;
 }
 
+/* --ld-snp: which index variants have a line with themselves (r = 1):
+ * those whose calls (as PLINK's LD reads them) vary, else PLINK's r of the
+ * variant with itself is undefined and it writes none. The .ld table is
+ * one rank's: it holds every vector, whole. */
+static void ld_snp_self(run_t *r)
+{
+  for (size_t v = 0; r->ld_index && r->P == 1 && v < r->v.nv; v++) {
+    if (!(r->ld_index[v] & SM_LDTAB_INDEX))
+      continue;
+    const uint64_t *row = sm_vectors_row(&r->v, v);
+    unsigned seen = 0; /* the codes called, a bit each */
+    for (size_t f = 0; f < r->v.nf && (seen & (seen - 1)) == 0; f++) {
+      const unsigned c = sm_gt_get(row, f);
+      if (c != SM_GT_MISSING)
+        seen |= 1u << c;
+    }
+    if (seen & (seen - 1))
+      r->ld_index[v] |= SM_LDTAB_SELF;
+  }
+}
+
 static sm_err_t load_slice(run_t *r)
 {
   const sm_options_t *o = r->o;
@@ -772,6 +859,7 @@ static sm_err_t load_slice(run_t *r)
   r->sum.t_input = sm_now() - r->t0;
   if (o->binary)
     make_binary(&r->v);
+  ld_snp_self(r);
   if ((err = check_sums(r)))
     return err;
   choose_sparse(r);
@@ -940,6 +1028,8 @@ static sm_err_t open_results(run_t *r)
       .rank = r->me,
       .nranks = r->P,
       .loci = &r->loci,
+      .ld_index = r->ld_index,
+      .ld_width = r->ld_width,
       .loci_cols = o->output_loci,
   };
   r->hist = (sm_hist_spec_t){
@@ -1514,6 +1604,8 @@ static void cleanup(run_t *r, sm_err_t err)
   free(r->ld_win);
   sm_loci_free(&r->loci);
   free(r->vsel);
+  free(r->ld_at);
+  free(r->ld_index);
 }
 
 int sm_compute_main(const sm_options_t *o, const char *command)

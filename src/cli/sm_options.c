@@ -742,6 +742,18 @@ static const sm_opt_t options[] = {
      .arg = "FILE",
      .help = "genotypes: without the variants whose ids FILE\n"
              "lists, as PLINK's --exclude"},
+    STRING("ld-snp", ld_snp, "ID",
+           "r2, r: PLINK's --ld-snp: the .ld's lines of variant\n"
+           "ID with those in its window on either side (itself\n"
+           "too, r = 1), as plink1.9 --ld-snp writes them"),
+    {.name = "ld-snp-list",
+     .kind = SM_OPT_STRING,
+     .off = O(ld_snp_list),
+     .cmds = CMD_COMPUTE,
+     .set = set_id_list,
+     .arg = "FILE",
+     .help = "r2, r: --ld-snp for each variant whose id FILE\n"
+             "lists (PLINK's --ld-snp-list)"},
     FLAG("allow-extra-chr", plink_said, 1, CMD_COMPUTE,
          "accepted from PLINK command lines: starmet reads\n"
          "any chromosome name (the .ld prints it as given)"),
@@ -1255,6 +1267,19 @@ static sm_err_t check_ld_window(sm_options_t *o)
   if ((o->ld_window_r2 >= 0 || o->inter_chr) && !ld) {
     sm_log_error("%s filters r2: give --metric r2 or r (ccc keeps its own --threshold)",
                  o->inter_chr ? "--inter-chr" : "--ld-window-r2");
+    return SM_EOPTION;
+  }
+  if (o->ld_snp && o->ld_snp_list) {
+    sm_log_error("--ld-snp and --ld-snp-list: give one of them (a list may hold one id)");
+    return SM_EOPTION;
+  }
+  if ((o->ld_snp || o->ld_snp_list) &&
+      (!ld || o->output_format != SM_OUT_LD || o->num_way != 2)) {
+    sm_log_error(
+        "--%s chooses lines of PLINK's .ld table of r2 or r: give --metric r2 or "
+        "r (PLINK's --r2, --r) with the .ld output (--output-format ld, or no "
+        "--output-format)",
+        o->ld_snp ? "ld-snp" : "ld-snp-list");
     return SM_EOPTION;
   }
   if (o->inter_chr && (o->ld_window || o->ld_window_kb >= 0)) {

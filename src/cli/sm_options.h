@@ -78,10 +78,12 @@ typedef struct sm_options {
   int ld_a1;       /* r2, r: count the file's A1, not the minor allele
                       (PLINK's --keep-allele-order) */
   const char *chr; /* PLINK's --chr: the chromosomes kept (genotypes), or NULL */
-  const char *extract, *exclude; /* PLINK's --extract, --exclude: files of
-                                    variant ids kept, dropped (or NULL) */
-  int plink_said;                /* PLINK's --allow-extra-chr / --allow-no-sex given: what
-                                    starmet does anyway */
+  const char *extract, *exclude;    /* PLINK's --extract, --exclude: files of
+                                       variant ids kept, dropped (or NULL) */
+  const char *ld_snp, *ld_snp_list; /* PLINK's --ld-snp ID, --ld-snp-list FILE:
+                                       the .ld's pairs with these variants */
+  int plink_said; /* PLINK's --allow-extra-chr / --allow-no-sex given: what
+                     starmet does anyway */
   double ld_window_kb, ld_window_r2;
   int inter_chr, ld_windowed;
   int ld_modifier; /* --r2, --r followed by a PLINK modifier starmet lacks: the

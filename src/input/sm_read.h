@@ -192,6 +192,14 @@ typedef struct sm_vfilter {
  * SM_EDEGEN, a list that cannot be read SM_EIO. */
 sm_err_t sm_read_select(const char *input, const sm_loci_t *l, const sm_vfilter_t *f,
                         int say, uint32_t **sel, size_t *nsel) SM_MUST_CHECK;
+/** PLINK's --ld-snp (id: the first variant of that id) or --ld-snp-list
+ * (list, a file of ids: every variant's id must be unique, as PLINK
+ * requires, else SM_EINCONSIST): per variant of l (read with ids) whether
+ * it is one of them, in *is_index (malloc'd, l->n bytes). None of them is
+ * SM_EDEGEN (logged with say). */
+sm_err_t sm_read_ld_snps(const char *input, const sm_loci_t *l, const char *id,
+                         const char *list, int say,
+                         unsigned char **is_index) SM_MUST_CHECK;
 /** Add a locus (id: kept when not NULL); -1 without memory. */
 int sm_loci_add(sm_loci_t *out, size_t *cap, const char *chrom, uint32_t pos,
                 const char *id);

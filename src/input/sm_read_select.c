@@ -188,3 +188,73 @@ sm_err_t sm_read_select(const char *input, const sm_loci_t *l, const sm_vfilter_
   *nsel = n;
   return SM_OK;
 }
+
+/* An id two of l's variants share (NULL: none, or no memory to look). */
+static const char *repeated_id(const sm_loci_t *l)
+{
+  char **ix = malloc((l->n ? l->n : 1) * sizeof *ix);
+  if (!ix)
+    return NULL;
+  memcpy(ix, l->ids, l->n * sizeof *ix);
+  qsort(ix, l->n, sizeof *ix, by_name);
+  const char *dup = NULL;
+  for (size_t k = 1; k < l->n && !dup; k++)
+    if (!strcmp(ix[k], ix[k - 1]))
+      dup = ix[k];
+  free(ix);
+  return dup;
+}
+
+sm_err_t sm_read_ld_snps(const char *input, const sm_loci_t *l, const char *id,
+                         const char *list, int say, unsigned char **is_index)
+{
+  *is_index = NULL;
+  idlist_t ids = {0};
+  char *one[1] = {(char *)id};
+  sm_err_t err = SM_OK;
+  if (list)
+    err = idlist_read("ld-snp-list", list, say, &ids);
+  else
+    ids.id = one, ids.n = 1;
+  unsigned char *x = err ? NULL : calloc(l->n ? l->n : 1, 1);
+  if (!err && (!x || !l->ids)) {
+    if (say)
+      sm_log_error("%s: out of memory for --ld-snp's variants", input);
+    err = SM_ENOMEM;
+  }
+  /* PLINK's --ld-snp-list needs every variant's id unique (its "Duplicate
+   * ID" error), and --ld-snp takes the first variant of its id */
+  const char *dup = list && !err ? repeated_id(l) : NULL;
+  if (dup) {
+    if (say)
+      sm_log_error(
+          "%s: the id '%.60s' names several variants: --ld-snp-list needs unique "
+          "ids, as PLINK's (plink1.9 --bfile PREFIX --set-missing-var-ids "
+          "'@:#:$1:$2' --keep-allele-order --make-bed --out NEW names unnamed "
+          "variants '.')",
+          input, dup);
+    err = SM_EINCONSIST;
+  }
+  size_t n = 0;
+  for (size_t k = 0; !err && k < l->n && !(id && n); k++)
+    n += (x[k] = (unsigned char)idlist_has(&ids, l->ids[k])) != 0;
+  if (!err && !n) {
+    if (say)
+      sm_log_error("%s: no variant of %s %s%s among the %zu read (ids are a .bim's "
+                   "second column, a VCF's ID, chrom:pos where it is \".\")",
+                   input, list ? "the ids of --ld-snp-list" : "id", list ? list : id,
+                   list ? "" : " (--ld-snp)", l->n);
+    err = SM_EDEGEN;
+  }
+  if (!err && say)
+    sm_log_info("--ld-snp%s %s: %zu variant%s", list ? "-list" : "", list ? list : id, n,
+                n == 1 ? "" : "s");
+  if (list)
+    idlist_free(&ids);
+  if (err) {
+    free(x);
+    return err;
+  }
+  *is_index = x;
+  return SM_OK;
+}

@@ -30,6 +30,11 @@ struct sm_ldtab {
   sm_ldpiece_t **pend;
   size_t npend, cap_pend;
   int streamed, header;
+  /* PLINK's --ld-snp (sm_ldtab_index): per variant SM_LDTAB_INDEX, SM_LDTAB_SELF
+   * (NULL: every pair, the lower variant first), and the first variant
+   * whose own line may still be due */
+  const unsigned char *index;
+  uint32_t self_next;
 };
 
 /* A block's lines, by first variant then second: nrow segments of text,
@@ -44,6 +49,8 @@ struct sm_ldpiece {
   size_t nrow, next;
   uint32_t *row;
   size_t *end;
+  uint32_t *skey; /* --ld-snp: each segment's first second variant (a row's
+                     lines before and after its own are two segments) */
 };
 
 static char *variant_columns(const sm_ldtab_t *t, size_t **offp);
@@ -54,20 +61,28 @@ static char *variant_columns(const sm_ldtab_t *t, size_t **offp);
  * longest line. */
 enum { COL_SLACK = 64 };
 
+size_t sm_ldtab_width(char *const *names, size_t n)
+{
+  size_t width = 4; /* 4, or the longest id + 2 once an id is longer */
+  for (size_t k = 0; names && k < n; k++) {
+    const size_t len = strlen(names[k]);
+    if (len > width)
+      width = len + 2;
+  }
+  return width;
+}
+
 sm_err_t sm_ldtab_open(sm_ldtab_t **tp, int r2, const sm_loci_t *loci, char *const *names,
-                       size_t nv)
+                       size_t nv, size_t width)
 {
   sm_ldtab_t *t = calloc(1, sizeof *t);
   if (!(*tp = t))
     return SM_ENOMEM;
   t->r2 = r2 == 1, t->ccc = r2 == 2, t->loci = loci, t->names = names, t->nv = nv;
-  /* PLINK's width: 4, or the longest id + 2 once an id is longer */
-  t->width = 4;
-  for (size_t k = 0; names && k < nv; k++) {
-    const size_t len = strlen(names[k]);
-    if (len > t->width)
-      t->width = len + 2;
-  }
+  t->width = width ? width : sm_ldtab_width(names, nv);
+  for (size_t k = 0; names && k < nv; k++) /* (a width given is of more ids) */
+    if (strlen(names[k]) > t->width)
+      t->width = strlen(names[k]);
   if (!(t->cols = variant_columns(t, &t->off))) {
     free(t);
     *tp = NULL;
@@ -93,19 +108,42 @@ static ld_row_t table_row(const sm_ldtab_t *t, const sm_rec_t *rec)
   return (ld_row_t){a < b ? a : b, t->ccc ? second * 4 + e : second, rec->value};
 }
 
+void sm_ldtab_index(sm_ldtab_t *t, const unsigned char *index)
+{
+  t->index = index;
+}
+
+/* A record's table rows into out (0, 1 or 2 of them): the pair, or with
+ * --ld-snp one row for each of its variants that is an index variant,
+ * that one first. NaN values have none (PLINK writes no line for them). */
+static size_t table_rows(const sm_ldtab_t *t, const sm_rec_t *rec, ld_row_t *out)
+{
+  if (rec->value != rec->value)
+    return 0;
+  if (!t->index) {
+    out[0] = table_row(t, rec);
+    return 1;
+  }
+  const uint32_t a = rec->idx[0], b = rec->idx[1];
+  size_t n = 0;
+  if (t->index[a] & SM_LDTAB_INDEX)
+    out[n++] = (ld_row_t){a, b, rec->value};
+  if (t->index[b] & SM_LDTAB_INDEX)
+    out[n++] = (ld_row_t){b, a, rec->value};
+  return n;
+}
+
 int sm_ldtab_put(sm_ldtab_t *t, const sm_rec_t *rec, size_t n)
 {
   for (size_t k = 0; k < n; k++) {
-    if (rec[k].value != rec[k].value)
-      continue;
-    if (t->n == t->cap) {
+    if (t->n + 2 > t->cap) {
       const size_t c = t->cap ? 2 * t->cap : 4096;
       ld_row_t *g = realloc(t->rows, c * sizeof *g);
       if (!g)
         return -1;
       t->rows = g, t->cap = c;
     }
-    t->rows[t->n++] = table_row(t, &rec[k]);
+    t->n += table_rows(t, &rec[k], t->rows + t->n);
   }
   return 0;
 }
@@ -410,18 +448,19 @@ int sm_ldtab_block(const sm_ldtab_t *t, const sm_rec_t *rec, size_t n, sm_ldpiec
 {
   *out = NULL;
   sm_ldpiece_t *p = calloc(1, sizeof *p);
-  ld_row_t *rows = malloc((n ? n : 1) * sizeof *rows), *sorted = NULL;
+  ld_row_t *rows = malloc((n ? 2 * n : 1) * sizeof *rows), *sorted = NULL;
   if (!p || !rows)
     goto nomem;
   size_t m = 0;
   uint32_t lo = UINT32_MAX, hi = 0;
-  for (size_t k = 0; k < n; k++)
-    if (rec[k].value == rec[k].value) { /* PLINK writes no line for NaN */
-      rows[m] = table_row(t, &rec[k]);
-      lo = rows[m].i < lo ? rows[m].i : lo;
-      hi = rows[m].i > hi ? rows[m].i : hi;
-      m++;
+  for (size_t k = 0; k < n; k++) {
+    const size_t add = table_rows(t, &rec[k], rows + m);
+    for (size_t e = m; e < m + add; e++) {
+      lo = rows[e].i < lo ? rows[e].i : lo;
+      hi = rows[e].i > hi ? rows[e].i : hi;
     }
+    m += add;
+  }
   if (m) {
     if (!(sorted = sorted_rows(rows, m, lo, (size_t)(hi - lo) + 1)))
       goto nomem;
@@ -440,18 +479,26 @@ int sm_ldtab_block(const sm_ldtab_t *t, const sm_rec_t *rec, size_t n, sm_ldpiec
   if (m && !(p->text = malloc(cap)))
     goto nomem;
   for (size_t k = 0; k < m;) {
-    if (!p->nrow || p->row[p->nrow - 1] != sorted[k].i) {
+    /* a new segment for a new first variant; with --ld-snp also where the
+     * second variants pass the first (its own line goes between) */
+    const ld_row_t *x = &sorted[k];
+    if (!p->nrow || p->row[p->nrow - 1] != x->i ||
+        (t->index && p->skey[p->nrow - 1] < x->i && x->j > x->i)) {
       if (p->nrow == rcap) {
         const size_t c = rcap ? 2 * rcap : 64;
         uint32_t *gr = realloc(p->row, c * sizeof *gr);
         if (gr)
           p->row = gr;
         size_t *ge = gr ? realloc(p->end, c * sizeof *ge) : NULL;
-        if (!ge)
+        if (ge)
+          p->end = ge;
+        uint32_t *gk = ge ? realloc(p->skey, c * sizeof *gk) : NULL;
+        if (!gk)
           goto nomem;
-        p->end = ge, rcap = c;
+        p->skey = gk, rcap = c;
       }
-      p->row[p->nrow++] = sorted[k].i;
+      p->skey[p->nrow] = t->ccc ? x->j / 4 : x->j;
+      p->row[p->nrow++] = x->i;
     }
     k = put_line(t, sorted, m, k, p->text + p->len, &p->len);
     p->end[p->nrow - 1] = p->len;
@@ -470,7 +517,7 @@ void sm_ldtab_piece_free(sm_ldpiece_t *p)
 {
   if (!p)
     return;
-  free(p->text), free(p->row), free(p->end);
+  free(p->text), free(p->row), free(p->end), free(p->skey);
   free(p);
 }
 
@@ -478,6 +525,98 @@ void sm_ldtab_piece_free(sm_ldpiece_t *p)
 static uint32_t next_row(const sm_ldpiece_t *p)
 {
   return p->next < p->nrow ? p->row[p->next] : UINT32_MAX;
+}
+
+/* --ld-snp: the line of index variant v with itself (r = 1), when due. */
+static int put_self(sm_ldtab_t *t, uint32_t v,
+                    int (*put)(void *ctx, const void *p, size_t n), void *ctx)
+{
+  if (!(t->index[v] & SM_LDTAB_SELF))
+    return 0;
+  char *buf = malloc(t->line_max + COL_SLACK);
+  if (!buf) {
+    errno = ENOMEM;
+    return -1;
+  }
+  const ld_row_t self = {v, v, 1.0};
+  size_t len = 0;
+  put_line(t, &self, 1, 0, buf, &len);
+  const int bad = put(ctx, buf, len);
+  free(buf);
+  return bad;
+}
+
+/* Drop the pending pieces written out. */
+static void drop_written(sm_ldtab_t *t)
+{
+  size_t kept = 0;
+  for (size_t k = 0; k < t->npend; k++)
+    if (t->pend[k]->next == t->pend[k]->nrow)
+      sm_ldtab_piece_free(t->pend[k]);
+    else
+      t->pend[kept++] = t->pend[k];
+  t->npend = kept;
+}
+
+/* --ld-snp's rows below upto: an index variant's lines in the order of
+ * their second variants (each segment's are one tile's, so segments sorted
+ * by their first), its own line among them; the own lines of index
+ * variants with no other line too. */
+static int stream_index(sm_ldtab_t *t, uint32_t upto,
+                        int (*put)(void *ctx, const void *p, size_t n), void *ctx)
+{
+  typedef struct {
+    uint32_t key;
+    sm_ldpiece_t *p;
+    size_t seg;
+  } seg_t;
+  seg_t *segs = NULL;
+  size_t cap = 0;
+  int bad = 0;
+  for (;;) {
+    uint32_t r = UINT32_MAX;
+    for (size_t k = 0; k < t->npend; k++) {
+      const uint32_t x = next_row(t->pend[k]);
+      r = x < r ? x : r;
+    }
+    const uint32_t stop = r < upto ? r : upto; /* own lines alone before it */
+    for (; !bad && t->self_next < stop && t->self_next < t->nv; t->self_next++)
+      bad = put_self(t, t->self_next, put, ctx);
+    if (bad || r == UINT32_MAX || r >= upto)
+      break;
+    size_t ns = 0; /* row r's segments, by their first second variant */
+    for (size_t k = 0; k < t->npend && !bad; k++)
+      for (sm_ldpiece_t *p = t->pend[k]; next_row(p) == r; p->next++) {
+        if (ns == cap) {
+          seg_t *g = realloc(segs, (cap = cap ? 2 * cap : 16) * sizeof *g);
+          if (!g) {
+            errno = ENOMEM;
+            bad = 1;
+            break;
+          }
+          segs = g;
+        }
+        size_t at = ns++;
+        for (; at > 0 && segs[at - 1].key > p->skey[p->next]; at--)
+          segs[at] = segs[at - 1];
+        segs[at] = (seg_t){p->skey[p->next], p, p->next};
+      }
+    int own = 0;
+    for (size_t q = 0; q < ns && !bad; q++) {
+      if (!own && segs[q].key > r)
+        own = 1, bad = put_self(t, r, put, ctx);
+      const sm_ldpiece_t *p = segs[q].p;
+      const size_t b = segs[q].seg ? p->end[segs[q].seg - 1] : 0;
+      if (!bad)
+        bad = put(ctx, p->text + b, p->end[segs[q].seg] - b);
+    }
+    if (!bad && !own)
+      bad = put_self(t, r, put, ctx);
+    t->self_next = r + 1;
+  }
+  free(segs);
+  drop_written(t);
+  return bad ? -1 : 0;
 }
 
 int sm_ldtab_stream(sm_ldtab_t *t, sm_ldpiece_t *piece, uint32_t upto,
@@ -511,6 +650,8 @@ int sm_ldtab_stream(sm_ldtab_t *t, sm_ldpiece_t *piece, uint32_t upto,
       return -1;
     t->header = 1;
   }
+  if (t->index)
+    return stream_index(t, upto, put, ctx);
   /* the rows below upto, each row's segments in their pieces' order */
   for (;;) {
     uint32_t r = UINT32_MAX;
@@ -530,13 +671,7 @@ int sm_ldtab_stream(sm_ldtab_t *t, sm_ldpiece_t *piece, uint32_t upto,
       p->next++;
     }
   }
-  size_t kept = 0; /* the pieces written out go */
-  for (size_t k = 0; k < t->npend; k++)
-    if (t->pend[k]->next == t->pend[k]->nrow)
-      sm_ldtab_piece_free(t->pend[k]);
-    else
-      t->pend[kept++] = t->pend[k];
-  t->npend = kept;
+  drop_written(t); /* the pieces written out go */
   return 0;
 }
 
@@ -548,6 +683,17 @@ sm_err_t sm_ldtab_text(sm_ldtab_t *t, int (*put)(void *ctx, const void *p, size_
            : errno == ENOMEM                               ? SM_ENOMEM
                                                            : SM_EIO;
   enum { CHUNK = 1 << 20 };
+  for (size_t v = 0; t->index && v < t->nv; v++) /* --ld-snp: the own lines */
+    if (t->index[v] & SM_LDTAB_SELF) {
+      if (t->n == t->cap) {
+        const size_t c = t->cap ? 2 * t->cap : 4096;
+        ld_row_t *g = realloc(t->rows, c * sizeof *g);
+        if (!g)
+          return SM_ENOMEM;
+        t->rows = g, t->cap = c;
+      }
+      t->rows[t->n++] = (ld_row_t){(uint32_t)v, (uint32_t)v, 1.0};
+    }
   ld_row_t *rows = sorted_rows(t->rows, t->n, 0, t->nv);
   char *buf = rows ? malloc(CHUNK + t->line_max + 2 * t->width + 128) : NULL;
   if (!buf) {

@@ -21,13 +21,24 @@
 typedef struct sm_ldtab sm_ldtab_t;
 typedef struct sm_ldpiece sm_ldpiece_t;
 
+/** PLINK's width of the SNP columns for these ids, as plink1.9 sets it
+ * over the ids in order: 4, or the longest id + 2 once an id is longer. */
+size_t sm_ldtab_width(char *const *names, size_t n);
 /** A table of r^2 (r2 = 1), r (0) or CCC (2: the four table entries of a
  * pair as columns CCC_00 CCC_01 CCC_10 CCC_11, a the first variant's
  * allele, b the second's; an entry a threshold left out is nan) values of
- * the variants named names[] (nv of them) at loci. SM_ENOMEM without
- * memory. */
+ * the variants named names[] (nv of them) at loci; width: the SNP
+ * columns' (0: sm_ldtab_width of names; PLINK's is of every variant it
+ * read, more than the table's with --ld-snp). SM_ENOMEM without memory. */
 sm_err_t sm_ldtab_open(sm_ldtab_t **t, int r2, const sm_loci_t *loci, char *const *names,
-                       size_t nv);
+                       size_t nv, size_t width);
+/** PLINK's --ld-snp: index[v] holds SM_LDTAB_INDEX for an index variant,
+ * whose pairs are lines with it first (a pair of two index variants: two
+ * lines), the other pairs left out; SM_LDTAB_SELF for one whose line with
+ * itself (r = 1) is written, among its lines by its second variant, as
+ * plink1.9 --ld-snp writes it. index is read until sm_ldtab_free. */
+enum { SM_LDTAB_INDEX = 1, SM_LDTAB_SELF = 2 };
+void sm_ldtab_index(sm_ldtab_t *t, const unsigned char *index);
 /** Add n records (NaN values are not written: PLINK writes no line for
  * them). -1 without memory. */
 int sm_ldtab_put(sm_ldtab_t *t, const sm_rec_t *rec, size_t n);

@@ -403,16 +403,20 @@ sm_err_t sm_writer_open(sm_writer_t **wp, const char *path, const sm_writer_info
         info->nv, info->nv,
         (unsigned long long)sm_matrix_bytes(1, info->metric, info->single, info->nv));
     err = SM_ENOMEM;
-  } else if (info->fmt == SM_OUT_LD && sm_ldtab_open(&w->ld,
-                                                     info->metric == SM_METRIC_R2    ? 1
-                                                     : info->metric == SM_METRIC_CCC ? 2
-                                                                                     : 0,
-                                                     info->loci, info->names, info->nv)) {
+  } else if (info->fmt == SM_OUT_LD &&
+             sm_ldtab_open(&w->ld,
+                           info->metric == SM_METRIC_R2    ? 1
+                           : info->metric == SM_METRIC_CCC ? 2
+                                                           : 0,
+                           info->loci, info->names, info->nv, info->ld_width)) {
     sm_log_error("--output-format ld: out of memory");
     err = SM_ENOMEM;
-  } else if (info->fmt != SM_OUT_NONE)
+  } else if (info->fmt != SM_OUT_NONE) {
+    if (w->ld)
+      sm_ldtab_index(w->ld, info->ld_index);
     err = resume_off ? reopen_partial(w, path, resume_off, resume_count, resume_crc)
                      : create_file(w, path);
+  }
   if (err) {
     free_names(w);
     sm_ldtab_free(w->ld);

@@ -57,7 +57,9 @@ typedef struct sm_writer_info {
   char **names;          /* global vector names or NULL (indices used) */
   int rank, nranks;      /* this rank and the rank count (0 or 1: one rank) */
   const sm_loci_t *loci; /* ld: the variants' chromosomes and positions */
-  int loci_cols;         /* tsv: chr and pos columns after the ids (from loci) */
+  const unsigned char *ld_index; /* ld: PLINK's --ld-snp (sm_ldtab_index), or NULL */
+  size_t ld_width;               /* ld: the SNP columns' width (0: from names) */
+  int loci_cols;                 /* tsv: chr and pos columns after the ids (from loci) */
 } sm_writer_info_t;
 
 /** The 64-byte header of starmet's binary files (results, --top-k): the

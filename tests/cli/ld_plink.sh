@@ -339,6 +339,7 @@ for args in "--extract $T/ext.txt" "--exclude $T/exc.txt" \
       --ld-window-r2 0 --out "$T/xs"
     if command -v plink1.9 > /dev/null 2>&1; then
       # shellcheck disable=SC2086
+      rm -f "$T/pxs.ld"
       plink1.9 --bfile "$T/$set" --r2 $args --ld-window 12 --ld-window-r2 0 --out "$T/pxs" \
         > /dev/null 2>&1
       cmp -s "$T/xs.ld" "$T/pxs.ld" && pass || fail "$set $args: $(diff "$T/xs.ld" "$T/pxs.ld" | head -3)"
@@ -395,6 +396,77 @@ grep -q "output blocks were complete" "$T/log.err" && pass || fail "--extract ru
 # shellcheck disable=SC2086
 run_ok "--extract clean" "$STARMET" compute --quiet $XARGS --output "$T/xr2"
 cmp -s "$T/xr.tsv" "$T/xr2.tsv" && pass || fail "resumed --extract run differs"
+# PLINK's --ld-snp and --ld-snp-list: an index variant's lines with those
+# in its window on either side and itself (r = 1; none for a variant that
+# does not vary), two lines for a pair of index variants; windows of
+# variants, of kb, none (inter-chr), PLINK's default; with --chr and
+# --exclude; tiles of 7 (pieces of many blocks merged); the same table as
+# plink1.9 --ld-snp, the SNP columns as wide as PLINK makes them
+awk 'NR % 9 == 4 { print $2 }' "$T/w.bim" > "$T/lds.txt"
+awk 'NR % 37 == 5 { print $2 }' "$T/x.bim" > "$T/ldx.txt"
+mono=$(awk '{ print $2; exit }' "$T/w.bim") # a variant that does not vary, if PLINK says one
+if command -v plink1.9 > /dev/null 2>&1; then
+  plink1.9 --bfile "$T/w" --freq --out "$T/wf" > /dev/null 2>&1
+  mono=$(awk 'NR > 1 && ($5 == 0 || $5 == "NA") { print $2; exit }' "$T/wf.frq")
+fi
+for args in "--r2 --ld-snp-list $T/lds.txt --ld-window 6 --ld-window-r2 0" \
+  "--r --ld-snp-list $T/lds.txt --ld-window 99999 --ld-window-kb 8 --ld-window-r2 0.02" \
+  "--r2 --ld-snp-list $T/lds.txt" "--r2 inter-chr --ld-snp-list $T/lds.txt --ld-window-r2 0.05" \
+  "--r2 --ld-snp $mono --ld-window 4 --ld-window-r2 0"; do
+  for bs in 7 500; do
+    # shellcheck disable=SC2086
+    run_ok "ld-snp $args $bs" "$STARMET" compute --quiet --bfile "$T/w" $args --block-size $bs \
+      --out "$T/ls"
+    if command -v plink1.9 > /dev/null 2>&1; then
+      # shellcheck disable=SC2086
+      rm -f "$T/pls.ld"
+      plink1.9 --bfile "$T/w" $args --out "$T/pls" > /dev/null 2>&1
+      cmp -s "$T/ls.ld" "$T/pls.ld" && pass || fail "ld-snp $args $bs: $(diff "$T/ls.ld" "$T/pls.ld" | head -3)"
+    fi
+  done
+done
+sets="--bfile $T/x"
+if command -v plink1.9 > /dev/null 2>&1; then
+  plink1.9 --bfile "$T/x" --recode vcf-iid --out "$T/xv" > /dev/null 2>&1
+  sets="$sets:--vcf $T/xv.vcf"
+fi
+IFS=:
+for set in $sets; do
+  unset IFS
+  # shellcheck disable=SC2086
+  run_ok "ld-snp $set" "$STARMET" compute --quiet $set --r --ld-snp-list "$T/ldx.txt" --chr 7,X,XY \
+    --exclude "$T/exc.txt" --ld-window 20 --ld-window-r2 0 --block-size 16 --out "$T/lx"
+  if command -v plink1.9 > /dev/null 2>&1; then
+    # shellcheck disable=SC2086
+    rm -f "$T/plx.ld"
+    plink1.9 $set --r --ld-snp-list "$T/ldx.txt" --chr 7,X,XY --exclude "$T/exc.txt" \
+      --ld-window 20 --ld-window-r2 0 --out "$T/plx" > /dev/null 2>&1
+    cmp -s "$T/lx.ld" "$T/plx.ld" && pass || fail "ld-snp $set: $(diff "$T/lx.ld" "$T/plx.ld" | head -3)"
+  fi
+done
+"$PY" - "$T/lx.ld" "$T/ldx.txt" << 'PYEOF' && pass || fail "ld-snp: not the index variants' lines"
+import sys
+rows = [l.split() for l in open(sys.argv[1]).read().splitlines()[1:]]
+index = set(open(sys.argv[2]).read().split())
+assert rows and all(r[2] in index for r in rows), rows[:3]
+assert any(r[2] == r[5] and r[6] == "1" for r in rows), "no line of a variant with itself"
+PYEOF
+# ids that repeat: --ld-snp takes the first variant of its id, and
+# --ld-snp-list refuses them, as PLINK
+run_ok "ld-snp repeated id" "$STARMET" compute --quiet --bfile "$T/xd" --r2 --ld-snp shared_id \
+  --ld-window-r2 0 --out "$T/lsd"
+if command -v plink1.9 > /dev/null 2>&1; then
+  plink1.9 --bfile "$T/xd" --r2 --ld-snp shared_id --ld-window-r2 0 --out "$T/plsd" > /dev/null 2>&1
+  cmp -s "$T/lsd.ld" "$T/plsd.ld" && pass || fail "ld-snp repeated id: $(diff "$T/lsd.ld" "$T/plsd.ld" | head -3)"
+fi
+expect_error "ld-snp-list repeated ids" "names several variants: --ld-snp-list needs unique" \
+  "$T/e36" "$STARMET" compute --bfile "$T/xd" --r2 --ld-snp-list "$T/ldx.txt" --out "$T/e36"
+expect_error "ld-snp absent" "no variant of id absent_id \(--ld-snp\)" "$T/e33" \
+  "$STARMET" compute --bfile "$T/x" --r2 --ld-snp absent_id --out "$T/e33"
+expect_error "ld-snp tsv" "--ld-snp chooses lines of PLINK's .ld table" "$T/e34" \
+  "$STARMET" compute --bfile "$T/x" --r2 --ld-snp "$mono" --output-format tsv --out "$T/e34"
+expect_error "ld-snp and list" "give one of them" "$T/e35" \
+  "$STARMET" compute --bfile "$T/x" --r2 --ld-snp "$mono" --ld-snp-list "$T/ldx.txt" --out "$T/e35"
 # --all-samples: every sample, as PLINK reads the .fam without parents
 awk '{ $3 = "0"; $4 = "0"; print }' "$T/x.fam" > "$T/xz.fam"
 cp "$T/x.bed" "$T/xz.bed"; cp "$T/x.bim" "$T/xz.bim"
