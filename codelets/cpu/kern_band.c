@@ -29,9 +29,50 @@ static void row_run(const sm_band_t *b, size_t n, size_t i, size_t *lo, size_t *
   *lo = l, *hi = n;
 }
 
+/* --ld-snp (b->index): each index row's run, then each index column's
+ * rows (those whose runs hold it: one interval, as runs move right from
+ * row to row), a strip each; *row counts rows, then m + the columns. A
+ * pair of two index vectors is in two strips (the same values twice). */
+static int index_next(const sm_band_t *b, size_t m, size_t n, size_t *row, sm_strip_t *s)
+{
+  size_t k = *row, lo, hi;
+  for (; k < m; k++)
+    if ((b->index[b->a0 + k] & 1) && (row_run(b, n, k, &lo, &hi), hi > lo)) {
+      *s = (sm_strip_t){k, k + 1, lo, hi};
+      *row = k + 1;
+      return 1;
+    }
+  for (size_t c = k - m; c < n; c++) {
+    if (!(b->index[b->b0 + c] & 1))
+      continue;
+    size_t r0 = m, r1 = m;
+    for (size_t i = 0; i < m; i++) {
+      row_run(b, n, i, &lo, &hi);
+      if (lo <= c && c < hi)
+        r1 = i + 1, r0 = r0 == m ? i : r0;
+      else if (r0 != m)
+        break;
+    }
+    if (r0 < r1) {
+      *s = (sm_strip_t){r0, r1, c, c + 1};
+      *row = m + c + 1;
+      return 1;
+    }
+  }
+  *row = m + n;
+  return 0;
+}
+
 uint64_t sm_band_pairs(const sm_band_t *b, size_t m, size_t n)
 {
   uint64_t p = 0;
+  if (b->index) { /* the strips' (pairs of two index vectors twice) */
+    size_t row = 0;
+    sm_strip_t s;
+    while (index_next(b, m, n, &row, &s))
+      p += (uint64_t)(s.r1 - s.r0) * (s.c1 - s.c0);
+    return p;
+  }
   for (size_t i = 0; i < m; i++) {
     size_t lo, hi;
     row_run(b, n, i, &lo, &hi);
@@ -56,6 +97,8 @@ int sm_band_whole(const sm_band_t *b, size_t m, size_t n)
 
 int sm_band_next(const sm_band_t *b, size_t m, size_t n, size_t *row, sm_strip_t *s)
 {
+  if (b->index)
+    return index_next(b, m, n, row, s);
   size_t i = *row, lo = 0, hi = 0;
   for (; i < m; i++) { /* the next row with partners */
     row_run(b, n, i, &lo, &hi);

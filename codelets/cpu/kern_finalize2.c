@@ -500,8 +500,17 @@ static void fin2_rows(fin2_blk_t *b, sm_recbuf_t *out)
     uint32_t jb = a->diag ? i + 1 : 0, je = a->n;
     if (a->ld_win) /* the row's pairs in the window: one run */
       ld_window_cols(a, i, &jb, &je);
-    for (uint32_t j0 = jb; j0 < je; j0 += SM_FIN_CHUNK) {
-      const uint32_t nc = je - j0 < SM_FIN_CHUNK ? je - j0 : SM_FIN_CHUNK;
+    /* --ld-snp: a row not of an index vector has its index columns only */
+    const int some = a->ld_win && a->ld_index && !(a->ld_index[a->i0 + i] & 1);
+    for (uint32_t j0 = jb, nc; j0 < je; j0 += nc) {
+      nc = je - j0 < SM_FIN_CHUNK ? je - j0 : SM_FIN_CHUNK;
+      if (some) { /* the next index column, alone */
+        while (j0 < je && !(a->ld_index[a->j0 + j0] & 1))
+          j0++;
+        if (j0 == je)
+          break;
+        nc = 1;
+      }
       fin2_values(b, i, j0, nc, v);
       if (a->emit || a->hist.bins)
         fin2_emit(b, out, i, j0, nc, v);

@@ -25,7 +25,8 @@
 typedef struct sm_strip {
   size_t r0, r1, c0, c1;
 } sm_strip_t;
-/** The pairs of the tile pair in the windows. */
+/** The pairs of the tile pair in the windows (with an index: its strips'
+ * areas). */
 uint64_t sm_band_pairs(const sm_band_t *b, size_t m, size_t n);
 /** Whether to compute the whole tile (b NULL or without windows, or the
  * windows hold half its pairs or more) rather than strips. */

@@ -1372,6 +1372,7 @@ static sm_err_t run_graph(run_t *r, int progress)
       .ld_min = o->ld_min,
       .ld_a1 = o->ld_a1,
       .ld_win = r->ld_win,
+      .ld_index = r->ld_index,
       .sparse = r->sparse,
       .ccc_i8 = r->ccc_i8,
       .czek_sparse = r->czek_sparse,

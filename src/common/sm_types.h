@@ -237,9 +237,11 @@ typedef struct sm_fin2_args {
    * pair; ld_min >= 0 keeps values with r^2 >= ld_min (r: |r| >=
    * sqrt(ld_min)), never NaN, else every value is kept; ld_win (or NULL:
    * every pair) holds per vector the last one in its window: pair (i < j)
-   * is computed when j <= ld_win[i]. */
+   * is computed when j <= ld_win[i]; ld_index (PLINK's --ld-snp, or NULL)
+   * only those pairs with a vector v whose ld_index[v] has its low bit. */
   double ld_min;
   const uint32_t *ld_win;
+  const unsigned char *ld_index;
   int ld_a1; /* r: the sign of the file's A1 counts (PLINK's
                 --keep-allele-order), not of the minor alleles' */
 } sm_fin2_args_t;
@@ -284,9 +286,12 @@ static inline uint64_t sm_fin3_max_records(const sm_fin3_args_t *a)
 
 /* A 2-way tile pair's place among PLINK's LD windows (kern_band.c):
  * win[x] the last vector in x's window (NULL: every pair of the tile is
- * computed), a0 and b0 the first vectors of its rows and columns. */
+ * computed), a0 and b0 the first vectors of its rows and columns; index
+ * (PLINK's --ld-snp; NULL: every pair in the windows): only the pairs in
+ * the windows with a vector v whose index[v] has its low bit set. */
 typedef struct sm_band {
   const uint32_t *win;
+  const unsigned char *index;
   uint32_t a0, b0;
 } sm_band_t;
 

@@ -20,13 +20,14 @@ typedef struct sm_graph_opts {
   int phase_min, phase_max; /* phases to compute (0-based, inclusive) */
   int num_stage, stage_min, stage_max; /* 3-way stages (0-based, inclusive) */
   int single;                          /* czekanowski in float */
-  int form, zero_nan;     /* czekanowski 2-way, PLINK's r and r^2: the values'
-                             form (sm_fin2_args_t) */
-  double ld_min;          /* r, r^2: sm_fin2_args_t's filter (< 0: none) */
-  int ld_a1;              /* and its sign rule */
-  const uint32_t *ld_win; /* and windows (NULL: every pair) */
-  int sparse;             /* ccc sparse method */
-  int ccc_i8;             /* ccc 2-way: cached int8 tiles and int8 products */
+  int form, zero_nan;            /* czekanowski 2-way, PLINK's r and r^2: the values'
+                                    form (sm_fin2_args_t) */
+  double ld_min;                 /* r, r^2: sm_fin2_args_t's filter (< 0: none) */
+  int ld_a1;                     /* and its sign rule */
+  const uint32_t *ld_win;        /* and windows (NULL: every pair) */
+  const unsigned char *ld_index; /* PLINK's --ld-snp (sm_band_t's index), or NULL */
+  int sparse;                    /* ccc sparse method */
+  int ccc_i8;                    /* ccc 2-way: cached int8 tiles and int8 products */
   /* czekanowski 2-way on packed sparse tiles (sm_csr.h) instead of the
    * dense slice: this rank's tiles of its partition and field slice
    * (csr_local[t], tile t of the partition) and the non-zero entries of

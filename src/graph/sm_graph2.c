@@ -127,6 +127,7 @@ static sm_err_t submit_subblock(sm_gcore_t *g, const sm_subblock_t *s, int r,
       .ld_min = o->ld_min,
       .ld_a1 = o->ld_a1,
       .ld_win = o->ld_win,
+      .ld_index = o->ld_index,
       .diag = s->I == s->J && s->tI == s->tJ,
       .swap = pI0 > pJ0,
       .i0 = (uint32_t)(pI0 + tI0),
@@ -139,7 +140,8 @@ static sm_err_t submit_subblock(sm_gcore_t *g, const sm_subblock_t *s, int r,
   starpu_data_handle_t *hom = num + d->npf; /* ld: the homozygous-called tallies */
   /* LD windows: the CPUs compute the strips of the tile pair that hold its
    * pairs in the windows (what the finalize reads) */
-  const sm_band_t band = {.win = o->ld_win, .a0 = fa.i0, .b0 = fa.j0};
+  const sm_band_t band = {
+      .win = o->ld_win, .index = o->ld_index, .a0 = fa.i0, .b0 = fa.j0};
   const sm_band_t *bp = o->ld_win ? &band : NULL;
   sm_err_t err = sm_gcore_pair(g, tileI, tileJ, s->I, r, ffin, SM_TK_BLOCK2, bp, num);
   if (!err && ld)
@@ -209,17 +211,35 @@ static void tile_pair(const sm_gcore_t *g, const sm_subblock_t *s, size_t *a0, s
 static int in_window(const sm_gcore_t *g, const sm_subblock_t *s)
 {
   const uint32_t *win = g->o->ld_win;
+  const unsigned char *ix = g->o->ld_index;
   if (!win)
     return 1;
   size_t a0, m, b0, n;
   tile_pair(g, s, &a0, &m, &b0, &n);
-  if (a0 == b0) { /* a diagonal tile: a vector with a partner after it */
-    for (size_t x = a0; x + 1 < a0 + m; x++)
-      if (win[x] > x)
-        return 1;
+  if (!m || !n)
     return 0;
+  if (!ix) {
+    if (a0 == b0) { /* a diagonal tile: a vector with a partner after it */
+      for (size_t x = a0; x + 1 < a0 + m; x++)
+        if (win[x] > x)
+          return 1;
+      return 0;
+    }
+    return win[a0 + m - 1] >= b0;
   }
-  return m && n && win[a0 + m - 1] >= b0;
+  /* --ld-snp: a pair in a window with an index vector: an index row with a
+   * partner among the columns, or an index column some row reaches (the
+   * last row before it reaches furthest) */
+  for (size_t x = a0; x < a0 + m; x++)
+    if ((ix[x] & 1) && win[x] >= (a0 == b0 ? x + 1 : b0) &&
+        (a0 == b0 ? x + 1 < a0 + m : 1))
+      return 1;
+  for (size_t y = b0; y < b0 + n; y++) {
+    const size_t last = y - 1 < a0 + m - 1 ? y - 1 : a0 + m - 1;
+    if ((ix[y] & 1) && y > a0 && last >= a0 && win[last] >= y)
+      return 1;
+  }
+  return 0;
 }
 
 /* Output block and tasks of a tile pair on this rank (progress line). */

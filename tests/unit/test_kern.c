@@ -232,6 +232,25 @@ END_TEST
  * reference's for chunk edges (63, 64, 65, 130 rows), lengths around the
  * word sizes, no missing call, few, many, all; and on 40,000 fields
  * (several blocks of fields, one vector missing every call). */
+/* PLINK-like windows: per vector the last one in its window, a random
+ * reach from it (at most reach), never decreasing, a chromosome's end
+ * every period vectors (0: none). */
+static void random_windows(uint32_t *win, uint32_t nv, uint32_t reach, uint32_t period,
+                           uint64_t *seed)
+{
+  for (uint32_t x = 0, last = 0; x < nv; x++) {
+    *seed = *seed * 6364136223846793005ull + 1442695040888963407ull;
+    uint32_t e = x + (uint32_t)((*seed >> 33) % (reach + 1));
+    e = e >= nv ? nv - 1 : e;
+    last = e > last ? e : last;
+    win[x] = period && x % period == period - 1 ? x : last;
+    if (win[x] < x)
+      win[x] = x;
+    if (x && win[x] < win[x - 1])
+      win[x] = win[x - 1];
+  }
+}
+
 /* LD windows' strips (kern_band.c): for windows of many widths and tile
  * pairs before, on and after the diagonal, the strips cover every pair in
  * a window exactly once by row, stay inside the tile, hold at most twice
@@ -244,17 +263,7 @@ START_TEST(band_strips_cover_windows)
   for (int t = 0; t < 40; t++) {
     /* the last vector of each window: a random reach, never decreasing */
     const uint32_t reach = (uint32_t)(t % 4 == 0 ? 0 : (t * 37) % 300);
-    for (uint32_t x = 0, last = 0; x < NV; x++) {
-      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-      uint32_t e = x + (uint32_t)((seed >> 33) % (reach + 1));
-      e = e >= NV ? NV - 1 : e;
-      last = e > last ? e : last;
-      win[x] = t % 7 == 3 && x % 50 == 49 ? x : last; /* a chromosome's end */
-      if (win[x] < x)
-        win[x] = x;
-      if (x && win[x] < win[x - 1])
-        win[x] = win[x - 1];
-    }
+    random_windows(win, NV, reach, t % 7 == 3 ? 50 : 0, &seed);
     static const uint32_t tiles[][4] = {
         {0, 0, 64, 64},     {64, 0, 64, 64},     {0, 64, 64, 64}, {128, 128, 200, 200},
         {100, 300, 57, 90}, {390, 100, 70, 256}, {3, 3, 1, 1},    {0, 500, 200, 200}};
@@ -302,6 +311,62 @@ START_TEST(band_strips_cover_windows)
     }
   }
   ck_assert_int_eq(sm_band_whole(NULL, 5, 5), 1);
+}
+END_TEST
+
+/* --ld-snp's strips (an index): every pair in a window with an index
+ * vector is in a strip (once, twice for two index vectors), and every pair
+ * of a strip is such a pair; the areas are sm_band_pairs'. */
+START_TEST(band_strips_index_vectors)
+{
+  enum { NV = 700 };
+  static uint32_t win[NV];
+  static unsigned char ix[NV];
+  uint64_t seed = 11;
+  for (int t = 0; t < 24; t++) {
+    const uint32_t reach = (uint32_t)((t * 53) % 300);
+    random_windows(win, NV, reach, t % 5 == 2 ? 60 : 0, &seed);
+    for (uint32_t x = 0; x < NV; x++) { /* index vectors; bit 1 alone is not one */
+      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+      ix[x] =
+          (unsigned char)((seed >> 20) % (t % 3 == 0 ? 5 : 40) == 0 ? 1 : 2 * (x & 1));
+    }
+    static const uint32_t tiles[][4] = {{0, 0, 64, 64},       {0, 64, 64, 64},
+                                        {128, 128, 200, 200}, {100, 300, 57, 90},
+                                        {390, 100, 70, 256},  {0, 500, 200, 200}};
+    for (size_t k = 0; k < sizeof tiles / sizeof tiles[0]; k++) {
+      const sm_band_t b = {.win = win, .index = ix, .a0 = tiles[k][0], .b0 = tiles[k][1]};
+      const size_t m = tiles[k][2], n = b.a0 == b.b0 ? m : tiles[k][3];
+      static unsigned char cov[256][256];
+      memset(cov, 0, sizeof cov);
+      size_t row = 0;
+      uint64_t area = 0;
+      sm_strip_t st;
+      while (sm_band_next(&b, m, n, &row, &st)) {
+        ck_assert(st.r0 < st.r1 && st.r1 <= m && st.c0 < st.c1 && st.c1 <= n);
+        area += (uint64_t)(st.r1 - st.r0) * (st.c1 - st.c0);
+        for (size_t i = st.r0; i < st.r1; i++)
+          for (size_t j = st.c0; j < st.c1; j++) {
+            const size_t x = b.a0 + i, y = b.b0 + j;
+            const int in =
+                (x < y && win[x] >= y) || (y < x && win[y] >= x && b.a0 != b.b0);
+            ck_assert_msg(in && ((ix[x] | ix[y]) & 1),
+                          "t %d tile %zu: (%zu, %zu) needless", t, k, i, j);
+            cov[i][j]++;
+          }
+      }
+      for (size_t i = 0; i < m; i++)
+        for (size_t j = 0; j < n; j++) {
+          const size_t x = b.a0 + i, y = b.b0 + j;
+          const int in = (x < y && win[x] >= y) || (y < x && win[y] >= x && b.a0 != b.b0);
+          const int times = in ? (ix[x] & 1) + (ix[y] & 1) : 0;
+          ck_assert_msg(cov[i][j] == times,
+                        "t %d tile %zu pair (%zu, %zu) covered %d, not %d", t, k, i, j,
+                        cov[i][j], times);
+        }
+      ck_assert_uint_eq(sm_band_pairs(&b, m, n), area);
+    }
+  }
 }
 END_TEST
 
@@ -720,6 +785,7 @@ static Suite *kern_suite(void)
   tcase_add_test(tc, ccc2_i8_tiles_vs_ref);
   tcase_add_test(tc, ccc2_moments_by_hand);
   tcase_add_test(tc, band_strips_cover_windows);
+  tcase_add_test(tc, band_strips_index_vectors);
   tcase_add_test(tc, finalize_czek_and_ccc);
   tcase_add_test(tc, formulas_symmetric);
   tcase_add_test(tc, czek3_blocked_vs_ref);
