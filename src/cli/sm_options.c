@@ -125,6 +125,18 @@ static sm_err_t set_id_list(const sm_opt_t *d, char *arg, void *dst)
   return SM_OK;
 }
 
+/* PLINK's --ld-snps (ranges of ids): refused with what reads its ids */
+static sm_err_t set_ld_snps(const sm_opt_t *d, char *arg, void *dst)
+{
+  (void)d, (void)dst;
+  sm_log_error("--ld-snps %s: PLINK's ranges of ids are not read by starmet: write the "
+               "ids to a file, one or several a line, for --ld-snp-list FILE (plink1.9 "
+               "--bfile IN --snps %s --write-snplist --out LIST writes them to "
+               "LIST.snplist)",
+               arg, arg);
+  return SM_EOPTION;
+}
+
 static void show_metric(const void *dst, FILE *f)
 {
   const sm_options_t *o = &((const args_t *)dst)->o;
@@ -754,6 +766,11 @@ static const sm_opt_t options[] = {
      .arg = "FILE",
      .help = "r2, r: --ld-snp for each variant whose id FILE\n"
              "lists (PLINK's --ld-snp-list)"},
+    {.name = "ld-snps",
+     .kind = SM_OPT_STRING,
+     .off = O(ld_snp),
+     .cmds = CMD_COMPUTE,
+     .set = set_ld_snps}, /* (not listed: refused with what to give) */
     FLAG("allow-extra-chr", plink_said, 1, CMD_COMPUTE,
          "accepted from PLINK command lines: starmet reads\n"
          "any chromosome name (the .ld prints it as given)"),

@@ -465,6 +465,8 @@ expect_error "ld-snp absent" "no variant of id absent_id \(--ld-snp\)" "$T/e33" 
   "$STARMET" compute --bfile "$T/x" --r2 --ld-snp absent_id --out "$T/e33"
 expect_error "ld-snp tsv" "--ld-snp chooses lines of PLINK's .ld table" "$T/e34" \
   "$STARMET" compute --bfile "$T/x" --r2 --ld-snp "$mono" --output-format tsv --out "$T/e34"
+expect_error "ld-snps" "--ld-snps snp1-snp9: PLINK's ranges of ids are not read" "$T/e37" \
+  "$STARMET" compute --bfile "$T/x" --r2 --ld-snps snp1-snp9 --out "$T/e37"
 expect_error "ld-snp and list" "give one of them" "$T/e35" \
   "$STARMET" compute --bfile "$T/x" --r2 --ld-snp "$mono" --ld-snp-list "$T/ldx.txt" --out "$T/e35"
 # --all-samples: every sample, as PLINK reads the .fam without parents
