@@ -3,7 +3,6 @@
  * load this rank's slice -> open the results (resume state, writer) -> run
  * the task graph or the reference loops -> gather and report -> commit. */
 #include "config.h"
-#include "sm_ldtab.h"
 #include "sm_compute.h"
 
 #include <errno.h>
@@ -22,6 +21,7 @@
 #include "sm_graph.h"
 #include "sm_hist.h"
 #include "sm_job.h"
+#include "sm_ldtab.h"
 #include "sm_memory.h"
 #include "sm_topk.h"
 #include "sm_mpi.h"
@@ -360,14 +360,22 @@ static sm_err_t ld_windows(run_t *r)
       e++;
     r->ld_win[i] = (uint32_t)e;
   }
+  /* --ld-snp with inter-chr: one window of every pair, so that only the
+   * index variants' pairs are computed (the band's strips) */
+  if (!err && !o->ld_windowed && r->ld_index) {
+    if (!(r->ld_win = malloc((n ? n : 1) * sizeof *r->ld_win)))
+      err = SM_ENOMEM;
+    for (size_t i = 0; !err && i < n; i++)
+      r->ld_win[i] = (uint32_t)(n - 1);
+  }
   return (sm_err_t)sm_mpi_agree(err);
 }
 
 /* PLINK's --ld-snp in a window: only the variants in the windows of the
- * index variants are read (their windows hold every pair of the table),
- * at[] keeping each one's place among the variants chosen before, which
- * the windows count (ld_windows). l, sel, n: the loci and file indices of
- * those variants, narrowed here. */
+ * index variants are read (their windows hold every pair of the table);
+ * l (the loci of the variants chosen before) and r->vsel narrowed to
+ * them, r->ld_at keeping each one's place among those chosen before, which
+ * the windows count (ld_windows), r->ld_index their flags. */
 static sm_err_t ld_snp_windows(run_t *r, sm_loci_t *l, const unsigned char *is_index)
 {
   const sm_options_t *o = r->o;
@@ -1131,8 +1139,19 @@ static void open_sink(run_t *r)
     sum->density = r->density;
   }
   sum->nmissing = (size_t)r->nmissing;
-  for (size_t i = 0; r->ld_win && i < r->d.nv; i++) /* the pairs in the windows */
-    sum->npairs += (double)(r->ld_win[i] - i);
+  /* the pairs in the windows; with --ld-snp those with an index variant
+   * (before[i]: the index variants before i) */
+  const size_t nv = r->d.nv;
+  uint32_t *before = r->ld_win && r->ld_index ? malloc((nv + 1) * sizeof *before) : NULL;
+  if (before)
+    before[0] = 0;
+  for (size_t i = 0; before && i < nv; i++)
+    before[i + 1] = before[i] + (r->ld_index[i] & SM_LDTAB_INDEX);
+  for (size_t i = 0; r->ld_win && i < nv; i++)
+    sum->npairs += !before || (r->ld_index[i] & SM_LDTAB_INDEX)
+                       ? (double)(r->ld_win[i] - i)
+                       : (double)(before[r->ld_win[i] + 1] - before[i + 1]);
+  free(before);
   sum->names = r->names != NULL;
   sum->nranks = r->P;
   sum->decomp = &r->d;

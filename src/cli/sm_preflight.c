@@ -614,10 +614,11 @@ sm_err_t sm_preflight_compute(const sm_options_t *o, const sm_decomp_t *d)
               : "write fewer values (--threshold, more ranks)",
   };
   p.out_bytes = sm_preflight_out_bytes(&out, &p.out_fixed);
-  /* LD windows keep the pairs within them, which the variants' loci (read
-   * later) decide: the size is not known here, and every pair's would
-   * overstate it by orders of magnitude */
-  if (o->ld_windowed)
+  /* LD windows keep the pairs within them, and --ld-snp the index
+   * variants', which the variants' loci (read later) decide: the size is
+   * not known here, and every pair's would overstate it by orders of
+   * magnitude */
+  if (o->ld_windowed || o->ld_snp || o->ld_snp_list)
     p.out_bytes = 0, p.out_exact = 0;
   return sm_preflight_check(&p);
 }
