@@ -308,6 +308,17 @@ typedef struct run {
   uint32_t *ld_win;        /* PLINK's LD windows: per vector the last one in its window */
 } run_t;
 
+/* Whether variants i < j of l are in one PLINK window: one chromosome, at
+ * most ld_window - 1 variants apart (counted at at[], the places among the
+ * variants chosen before --ld-snp's narrowing, or NULL: i, j) and
+ * ld_window_bp bp apart. */
+static int one_window(const sm_options_t *o, const sm_loci_t *l, const uint32_t *at,
+                      size_t i, size_t j)
+{
+  return l->chrom[j] == l->chrom[i] && (at ? at[j] - at[i] : j - i) < o->ld_window &&
+         (uint64_t)l->pos[j] <= (uint64_t)l->pos[i] + o->ld_window_bp;
+}
+
 /* PLINK's LD windows (plink_common.c's window_forward): the pairs (i, j),
  * i < j on one chromosome, with j - i < ld_window and pos_j - pos_i <=
  * ld_window_bp. Needs every variant's chromosome and position (every rank
@@ -354,9 +365,7 @@ static sm_err_t ld_windows(run_t *r)
   for (size_t i = 0, e = 0; !err && o->ld_windowed && i < n; i++) {
     if (e < i)
       e = i;
-    while (e + 1 < n && l->chrom[e + 1] == l->chrom[i] &&
-           (r->ld_at ? r->ld_at[e + 1] - r->ld_at[i] : e + 1 - i) < o->ld_window &&
-           (uint64_t)l->pos[e + 1] <= (uint64_t)l->pos[i] + o->ld_window_bp)
+    while (e + 1 < n && one_window(o, l, r->ld_at, i, e + 1))
       e++;
     r->ld_win[i] = (uint32_t)e;
   }
@@ -391,13 +400,10 @@ static sm_err_t ld_snp_windows(run_t *r, sm_loci_t *l, const unsigned char *is_i
   for (size_t s = 0, hi = 0; s < n; s++) { /* each index variant's window */
     if (!is_index[s])
       continue;
-    size_t lo = s;
-    while (lo > 0 && l->chrom[lo - 1] == l->chrom[s] && s - (lo - 1) < o->ld_window &&
-           (uint64_t)l->pos[lo - 1] + o->ld_window_bp >= l->pos[s])
+    size_t lo = s, e = s; /* the window on either side */
+    while (lo > 0 && one_window(o, l, NULL, lo - 1, s))
       lo--;
-    size_t e = s;
-    while (e + 1 < n && l->chrom[e + 1] == l->chrom[s] && e + 1 - s < o->ld_window &&
-           (uint64_t)l->pos[e + 1] <= (uint64_t)l->pos[s] + o->ld_window_bp)
+    while (e + 1 < n && one_window(o, l, NULL, s, e + 1))
       e++;
     for (size_t k = lo > hi ? lo : hi; k <= e; k++) /* (hi: past the last kept) */
       keep[nk++] = (uint32_t)k;

@@ -216,11 +216,13 @@ sm_err_t sm_read_ld_snps(const char *input, const sm_loci_t *l, const char *id,
     err = idlist_read("ld-snp-list", list, say, &ids);
   else
     ids.id = one, ids.n = 1;
-  unsigned char *x = err ? NULL : calloc(l->n ? l->n : 1, 1);
-  if (!err && (!x || !l->ids)) {
+  unsigned char *x = err || !l->ids ? NULL : calloc(l->n ? l->n : 1, 1);
+  if (!err && !x) {
     if (say)
-      sm_log_error("%s: out of memory for --ld-snp's variants", input);
-    err = SM_ENOMEM;
+      sm_log_error(l->ids ? "%s: out of memory for --ld-snp's variants"
+                          : "%s: the variants' ids were not read",
+                   input);
+    err = l->ids ? SM_ENOMEM : SM_EOPTION;
   }
   /* PLINK's --ld-snp-list needs every variant's id unique (its "Duplicate
    * ID" error), and --ld-snp takes the first variant of its id */

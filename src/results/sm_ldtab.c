@@ -80,9 +80,6 @@ sm_err_t sm_ldtab_open(sm_ldtab_t **tp, int r2, const sm_loci_t *loci, char *con
     return SM_ENOMEM;
   t->r2 = r2 == 1, t->ccc = r2 == 2, t->loci = loci, t->names = names, t->nv = nv;
   t->width = width ? width : sm_ldtab_width(names, nv);
-  for (size_t k = 0; names && k < nv; k++) /* (a width given is of more ids) */
-    if (strlen(names[k]) > t->width)
-      t->width = strlen(names[k]);
   if (!(t->cols = variant_columns(t, &t->off))) {
     free(t);
     *tp = NULL;
