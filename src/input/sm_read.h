@@ -61,8 +61,8 @@ typedef struct sm_read_opts {
    * slice holding the first vector and field says them, of the whole file */
   int probe;
   /* PLINK sets, VCF/BCF: the variants kept (--chr, --extract, --exclude),
-   * increasing indices among the file's variants (a VCF's bi-allelic
-   * records): vector k is the file's variant vsel[k], and v0, vcount and
+   * increasing indices among the file's variants (a VCF's
+   * records but gVCF blocks): vector k is the file's variant vsel[k], and v0, vcount and
    * the sizes count the kept ones. NULL: every variant. */
   const uint32_t *vsel;
   size_t nvsel;
@@ -129,8 +129,10 @@ sm_err_t sm_read_raw(const char *path, const sm_read_opts_t *o, sm_vectors_t *ou
                      sm_dims_t *dims) SM_MUST_CHECK;
 
 /** VCF or BCF (plain, bgzip or gzip) through htslib, for CCC. Vectors are
- * the bi-allelic variants (records with another number of alleles are
- * skipped, and their count is logged once per run), fields are the samples.
+ * the records but gVCF reference blocks, as plink1.9 --vcf reads them (a
+ * multi-allelic record's ALT: the most common of its ALTs over every
+ * sample, a call with another missing; counted in the log once per run;
+ * ALT ".": calls of REF), fields are the samples.
  * Allele "1" of CCC is the ALT allele: a call's code is its ALT dosage
  * (0/0 -> SM_GT_0, 0/1 and 1/0 -> SM_GT_1, 1/1 -> SM_GT_2, phased or not);
  * a haploid call counts as homozygous (0 -> SM_GT_0, 1 -> SM_GT_2, as PLINK

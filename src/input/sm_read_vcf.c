@@ -1,7 +1,8 @@
 /* sm_read_vcf.c: VCF/BCF genotypes (FORMAT/GT) for CCC through htslib:
- * bi-allelic variants are the vectors (gVCF's symbolic ALT not counting as
- * an allele; its reference blocks skipped), samples the fields, a call's
- * code its ALT dosage. Read in one pass; the slice's rows are kept. */
+ * records are the vectors as plink1.9 --vcf reads them (a multi-allelic
+ * record's most common ALT; gVCF's symbolic ALT not counting as an allele,
+ * its reference blocks skipped), samples the fields, a call's code its ALT
+ * dosage. Read in one pass; the slice's rows are kept. */
 #include "sm_read.h"
 #include "sm_hts.h"
 #include "sm_read_util.h"
@@ -52,8 +53,39 @@ static void report_skipped(const char *path, unsigned long long n,
     sm_log_info("%s: %llu gVCF reference block%s (ALT <NON_REF> or <*> only) skipped",
                 path, blocks, blocks == 1 ? "" : "s");
   if (n)
-    sm_log_info("%s: %llu record%s not bi-allelic skipped (CCC needs two alleles)", path,
-                n, n == 1 ? "" : "s");
+    sm_log_info("%s: %llu multi-allelic record%s read as plink1.9 --vcf reads them: "
+                "ALT is the most common of their ALT alleles, a call with another is "
+                "missing",
+                path, n, n == 1 ? "" : "s");
+}
+
+/* plink1.9 --vcf's ALT of a record with several (ng calls of ploidy mp in
+ * g): the allele most often called, a haploid call's allele counted twice,
+ * the first of equals; gVCF's symbolic allele is none. 1 when there is no
+ * ALT (ALT "."; no call then carries allele 1). */
+static int most_common_alt(const bcf1_t *rec, const int32_t *g, size_t ng, int mp)
+{
+  enum { MAXAL = 64 }; /* alleles counted; a record with more: the first 63 ALTs */
+  unsigned long long ct[MAXAL] = {0};
+  for (size_t s = 0; mp > 0 && s < ng; s++) {
+    const int32_t *c = g + s * (size_t)mp;
+    int nal = 0;
+    while (nal < mp && c[nal] != bcf_int32_vector_end && !bcf_gt_is_missing(c[nal]))
+      nal++;
+    if ((nal < mp && c[nal] != bcf_int32_vector_end) || nal == 0 || nal > 2)
+      continue; /* a missing allele, or ploidy above 2: not counted */
+    for (int k = 0; k < nal; k++) {
+      const int a = bcf_gt_allele(c[k]);
+      if (a > 0 && a < MAXAL)
+        ct[a] += nal == 1 ? 2 : 1;
+    }
+  }
+  int best = 0;
+  unsigned long long most = 0;
+  for (int a = 1; a < rec->n_allele && a < MAXAL; a++)
+    if (!sm_vcf_is_nonref(rec->d.allele[a]) && (!best || ct[a] > most))
+      best = a, most = ct[a];
+  return best ? best : 1;
 }
 
 /* The reading state: the open file, and the kept rows and names of the
@@ -71,9 +103,9 @@ typedef struct vcf_in {
   uint64_t *rows; /* kept rows, ld words each */
   char **names;   /* their names */
   size_t nkept, cap;
-  size_t nvar, nrec;         /* bi-allelic variants, records read */
+  size_t nvar, nrec;         /* variants (records not skipped), records read */
   size_t nsel;               /* the variants kept among them (o->vsel) */
-  unsigned long long multi;  /* records skipped for their allele count */
+  unsigned long long multi;  /* records with several ALTs */
   unsigned long long blocks; /* gVCF reference blocks skipped */
   size_t ny;                 /* LD coding: the file's variants on Y, read as missing */
   int y_rid, cur_y;          /* the last record's contig (-1: none) and whether on Y */
@@ -137,7 +169,8 @@ static const char *record_name(const vcf_in_t *v, char *buf, size_t len)
 }
 
 /* Keep the current record as the next row: its calls' codes (ALT: allele
- * alt) and its name (the ID column, or chrom:pos). */
+ * alt, or when negative the one most_common_alt chooses) and its name (the
+ * ID column, or chrom:pos). */
 static sm_err_t keep_record(vcf_in_t *v, int alt)
 {
   if (v->nkept == v->cap) {
@@ -161,6 +194,8 @@ static sm_err_t keep_record(vcf_in_t *v, int alt)
   }
   int n = bcf_get_genotypes(v->hdr, rec, &v->gt, &v->ngt);
   int mp = n > 0 ? n / (int)v->ns : 0;
+  if (alt < 0) /* chosen on every sample's calls: the same on every rank */
+    alt = most_common_alt(rec, v->gt, v->ns, mp);
   /* PLINK's LD (plink1.9 --vcf): a VCF's samples are of unknown sex, and
    * the Y calls of a sample not known to be male are missing */
   if (v->cur_y)
@@ -176,8 +211,7 @@ static sm_err_t keep_record(vcf_in_t *v, int alt)
   return SM_OK;
 }
 
-/* Read every record, counting the bi-allelic variants and keeping the
- * slice's. */
+/* Read every record, counting the variants and keeping the slice's. */
 static sm_err_t read_records(vcf_in_t *v)
 {
   if (!(v->rec = bcf_init()))
@@ -195,10 +229,7 @@ static sm_err_t read_records(vcf_in_t *v)
       v->blocks++;
       continue;
     }
-    if (alt < 0) {
-      v->multi++;
-      continue;
-    }
+    v->multi += v->rec->n_allele > 2 && alt < 0;
     const size_t file_k = v->nvar++;
     if (v->o->vsel && (v->nsel >= v->o->nvsel || v->o->vsel[v->nsel] != file_k))
       continue; /* not kept (--chr, --extract, --exclude) */
@@ -243,7 +274,8 @@ static sm_err_t build(vcf_in_t *v, sm_vectors_t *out)
         "calls",
         v->path, v->ny, v->ny == 1 ? "" : "s");
   if (v->nvar == 0) {
-    sm_log_error("%s: no bi-allelic variant (no vectors)", v->path);
+    sm_log_error("%s: no variant (no vectors): %s", v->path,
+                 v->nrec ? "every record is a gVCF reference block" : "no records");
     return SM_EDEGEN;
   }
   if (v->o->vsel && v->nsel != v->o->nvsel) { /* chosen on another file */
@@ -310,7 +342,7 @@ sm_err_t sm_read_vcf_loci(const char *path, int ids, sm_loci_t *out)
       ret = -2;
       break;
     }
-    if (sm_vcf_the_alt(v.rec) <= 0) /* skipped as sm_read_vcf skips it */
+    if (sm_vcf_the_alt(v.rec) == 0) /* skipped as sm_read_vcf skips it */
       continue;
     v.nvar++;
     char buf[512];

@@ -237,6 +237,52 @@ if command -v plink1.9 > /dev/null 2>&1; then
     skip_part "no bcftools: the BCF under --bcf not compared"
   fi
 fi
+# multi-allelic records and records without ALT, read as plink1.9 --vcf
+# reads them: ALT the most common of a record's ALTs (a haploid call's
+# allele counted twice, the first of equals), a call with another ALT
+# missing; ALT "." a variant whose calls are REF's; phased calls as others
+if command -v plink1.9 > /dev/null 2>&1; then
+  plink1.9 --bfile "$T/g" --recode vcf-iid --out "$T/gv" > /dev/null 2>&1
+  "$PY" - "$T/gv.vcf" "$T/gm.vcf" << 'EOF'
+import random, sys
+random.seed(11)
+third = {"A": "C", "C": "G", "G": "T", "T": "A"}
+out, n = open(sys.argv[2], "w"), 0
+for line in open(sys.argv[1]):
+    if line.startswith("#"):
+        out.write(line)
+        continue
+    f = line.rstrip("\n").split("\t")
+    n, g = n + 1, f[9:]
+    alt3 = [a for a in "ACGT" if a not in (f[3], f[4])][0]
+    if n % 7 == 0:  # another ALT in some calls
+        f[4] += "," + alt3
+        g = [c if random.random() < 0.75 else random.choice(["0/2", "1/2", "2/2", "2|0"]) for c in g]
+    elif n % 7 == 3:  # two ALTs called equally often: the first is ALT
+        f[4] += "," + alt3
+        h = len(g) // 2
+        g = [random.choice(["0/0", "0/1", "1/1", "./."]) for _ in range(h)]
+        g += [c.replace("1", "2") for c in g] + ["./."] * (len(f[9:]) - 2 * h)
+    elif n % 7 == 5:  # 5 het calls of ALT 1, 3 haploid calls of ALT 2: ALT 2
+        f[4] += "," + alt3
+        g = ["0/1"] * 5 + ["2"] * 3 + ["0/0"] * (len(g) - 8)
+    elif n % 11 == 0:  # no ALT
+        f[4], g = ".", ["./." if c == "./." else "0/0" for c in g]
+    if n % 5 == 0:
+        g = [c.replace("/", "|") for c in g]
+    out.write("\t".join(f[:9] + g) + "\n")
+EOF
+  for m in r2 r; do
+    run_ok "vcf multi-allelic $m" "$STARMET" compute --quiet --vcf "$T/gm.vcf" --$m --ld-window 6 \
+      --ld-window-r2 0 --out "$T/gm_$m"
+    plink1.9 --vcf "$T/gm.vcf" --$m --ld-window 6 --ld-window-r2 0 --out "$T/pgm_$m" > /dev/null 2>&1
+    cmp -s "$T/gm_$m.ld" "$T/pgm_$m.ld" && pass ||
+      fail "vcf multi-allelic $m: $(diff "$T/gm_$m.ld" "$T/pgm_$m.ld" | head -3)"
+  done
+  "$STARMET" compute --vcf "$T/gm.vcf" --r2 --output-format none > /dev/null 2> "$T/gm.err"
+  grep -q "gm.vcf: 128 multi-allelic records read as plink1.9 --vcf reads them" "$T/gm.err" &&
+    pass || fail "multi-allelic records not said: $(cat "$T/gm.err")"
+fi
 expect_error "--vcf with --input-format" "--vcf .* reads a VCF or BCF, and --input-format" - \
   "$STARMET" compute --vcf "$T/x.bed" --input-format plink --r2 --out "$T/e20"
 # --keep-allele-order: r's sign and a male's X calls from the file's A1, as
