@@ -137,6 +137,23 @@ static sm_err_t set_ld_snps(const sm_opt_t *d, char *arg, void *dst)
   return SM_EOPTION;
 }
 
+/* PLINK's QC and sample filters, which starmet does not apply: refused
+ * with the plink1.9 command that writes the filtered set */
+static sm_err_t set_plink_filter(const sm_opt_t *d, char *arg, void *dst)
+{
+  (void)arg, (void)dst;
+  if (!strcmp(d->name, "autosome")) {
+    sm_log_error("--autosome: give --chr 1-22 (PLINK's autosomes of a human set)");
+    return SM_EOPTION;
+  }
+  sm_log_error("--%s is one of PLINK's filters (of variants or samples), which starmet "
+               "does not apply: write the filtered set with plink1.9, e.g. plink1.9 "
+               "--bfile IN --%s ... --make-bed --out QC (a VCF: --vcf IN), and give "
+               "starmet --bfile QC",
+               d->name, d->name);
+  return SM_EOPTION;
+}
+
 static void show_metric(const void *dst, FILE *f)
 {
   const sm_options_t *o = &((const args_t *)dst)->o;
@@ -393,6 +410,12 @@ static void show_histogram(const void *dst, FILE *f)
 #define TEXT(s)                                                                          \
   {                                                                                      \
     .help = s                                                                            \
+  }
+/* a PLINK filter, refused (set_plink_filter); not listed */
+#define PLINK_FILTER(n)                                                                  \
+  {                                                                                      \
+    .name = n, .kind = SM_OPT_FLAG, .off = O(plink_said), .ival = 1,                     \
+    .cmds = CMD_COMPUTE, .set = set_plink_filter                                         \
   }
 #define FLAG(n, f, v, c, h)                                                              \
   {                                                                                      \
@@ -777,6 +800,44 @@ static const sm_opt_t options[] = {
     FLAG("allow-no-sex", plink_said, 1, CMD_COMPUTE,
          "accepted from PLINK command lines: a sample of\n"
          "unknown sex counts in LD (diploid on X) as in PLINK"),
+    FLAG("nonfounders", plink_said, 1, CMD_COMPUTE,
+         "accepted from PLINK command lines: as in PLINK,\n"
+         "it does not change LD (founders only; --all-samples\n"
+         "for every sample)"),
+    PLINK_FILTER("maf"),
+    PLINK_FILTER("max-maf"),
+    PLINK_FILTER("mac"),
+    PLINK_FILTER("max-mac"),
+    PLINK_FILTER("geno"),
+    PLINK_FILTER("mind"),
+    PLINK_FILTER("hwe"),
+    PLINK_FILTER("keep"),
+    PLINK_FILTER("remove"),
+    PLINK_FILTER("keep-fam"),
+    PLINK_FILTER("remove-fam"),
+    PLINK_FILTER("snps-only"),
+    PLINK_FILTER("autosome"),
+    PLINK_FILTER("autosome-xy"),
+    PLINK_FILTER("not-chr"),
+    PLINK_FILTER("from"),
+    PLINK_FILTER("to"),
+    PLINK_FILTER("from-bp"),
+    PLINK_FILTER("to-bp"),
+    PLINK_FILTER("from-kb"),
+    PLINK_FILTER("to-kb"),
+    PLINK_FILTER("from-mb"),
+    PLINK_FILTER("to-mb"),
+    PLINK_FILTER("snp"),
+    PLINK_FILTER("snps"),
+    PLINK_FILTER("exclude-snp"),
+    PLINK_FILTER("window"),
+    PLINK_FILTER("thin"),
+    PLINK_FILTER("thin-count"),
+    PLINK_FILTER("filter-founders"),
+    PLINK_FILTER("filter-nonfounders"),
+    PLINK_FILTER("filter-males"),
+    PLINK_FILTER("filter-females"),
+    PLINK_FILTER("bp-space"),
     FLAG("all-samples", nonfounders, 1, CMD_COMPUTE,
          "r2, r: every sample of a PLINK set; without it, as\n"
          "PLINK, only founders (both parent ids 0 in the .fam)"),

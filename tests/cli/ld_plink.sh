@@ -283,6 +283,22 @@ EOF
   grep -q "gm.vcf: 128 multi-allelic records read as plink1.9 --vcf reads them" "$T/gm.err" &&
     pass || fail "multi-allelic records not said: $(cat "$T/gm.err")"
 fi
+# PLINK's QC filters are refused with the plink1.9 command that applies
+# them (--keep is not --keep-allele-order abbreviated); --nonfounders, as
+# in PLINK, does not change LD
+expect_error "--maf" "--maf is one of PLINK's filters .*plink1.9 --bfile IN --maf" - \
+  "$STARMET" compute --bfile "$T/g" --r2 --maf 0.05 --out "$T/e21"
+expect_error "--keep FILE" "--keep is one of PLINK's filters" - \
+  "$STARMET" compute --bfile "$T/g" --r2 --keep "$T/g.fam" --out "$T/e22"
+expect_error "--autosome" "--autosome: give --chr 1-22" - \
+  "$STARMET" compute --bfile "$T/g" --r2 --autosome --out "$T/e23"
+cp "$T/g.bed" "$T/gp.bed" && cp "$T/g.bim" "$T/gp.bim"
+awk 'NR % 3 == 0 { $3 = "p1" } { print }' "$T/g.fam" > "$T/gp.fam" # a third with a father
+run_ok "--nonfounders" "$STARMET" compute --quiet --bfile "$T/gp" --r2 --nonfounders --out "$T/nf"
+run_ok "without --nonfounders" "$STARMET" compute --quiet --bfile "$T/gp" --r2 --out "$T/nf0"
+run_ok "--all-samples" "$STARMET" compute --quiet --bfile "$T/gp" --r2 --all-samples --out "$T/nfa"
+cmp -s "$T/nf.ld" "$T/nf0.ld" && pass || fail "--nonfounders changed the table"
+cmp -s "$T/nf.ld" "$T/nfa.ld" && fail "the non-founders changed nothing: the test proves nothing" || pass
 expect_error "--vcf with --input-format" "--vcf .* reads a VCF or BCF, and --input-format" - \
   "$STARMET" compute --vcf "$T/x.bed" --input-format plink --r2 --out "$T/e20"
 # --keep-allele-order: r's sign and a male's X calls from the file's A1, as
