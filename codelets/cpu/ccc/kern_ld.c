@@ -287,7 +287,7 @@ static int ld_sparse(int choose, size_t m, size_t n, size_t nf, const uint64_t *
   sm_mfix_miss_t la = {0}, lb = {0};
   int64_t *g = NULL; /* sm_mfix_margins: nS at [4 v + 3] */
   int ret = -1;
-  if (sm_mfix_lists(&la, m, nf, A, lda) || (!same && sm_mfix_lists(&lb, n, nf, B, ldb)))
+  if (sm_mfix_count(&la, m, nf, A, lda) || (!same && sm_mfix_count(&lb, n, nf, B, ldb)))
     goto done;
   const sm_mfix_miss_t *mb = same ? &la : &lb;
   if (choose &&
@@ -295,6 +295,8 @@ static int ld_sparse(int choose, size_t m, size_t n, size_t nf, const uint64_t *
     ret = 1;
     goto done;
   }
+  if (sm_mfix_fill(&la, m, nf, A, lda) || (!same && sm_mfix_fill(&lb, n, nf, B, ldb)))
+    goto done;
   if (!(g = malloc((m + n + 1) * 4 * sizeof *g)))
     goto done;
   sm_mfix_margins(m, nf, A, lda, g);

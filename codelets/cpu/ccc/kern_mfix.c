@@ -28,14 +28,15 @@ enum { CH = SM_MFIX_CHUNK };
 _Static_assert(SM_MFIX_CHUNK == 64, "the sums hold a chunk in 4 vectors of 16 lanes");
 
 SM_POPC_CLONES
-int sm_mfix_lists(sm_mfix_miss_t *ml, size_t nv, size_t nf, const uint64_t *X, size_t ldx)
+int sm_mfix_count(sm_mfix_miss_t *ml, size_t nv, size_t nf, const uint64_t *X, size_t ldx)
 {
   const size_t ncw = (nf + 31) / 32;
   size_t total = 0;
+  ml->idx = NULL;
   ml->off = malloc((nv + 1) * sizeof *ml->off);
   if (!ml->off)
     return -1;
-  for (size_t v = 0; v < nv; v++) { /* count first: one allocation */
+  for (size_t v = 0; v < nv; v++) {
     size_t c = 0;
     for (size_t w = 0; w < ncw; w++) {
       uint64_t lo, hi, valid;
@@ -46,12 +47,15 @@ int sm_mfix_lists(sm_mfix_miss_t *ml, size_t nv, size_t nf, const uint64_t *X, s
     total += c;
   }
   ml->off[nv] = total;
+  return 0;
+}
+
+int sm_mfix_fill(sm_mfix_miss_t *ml, size_t nv, size_t nf, const uint64_t *X, size_t ldx)
+{
+  const size_t ncw = (nf + 31) / 32, total = ml->off[nv];
   ml->idx = malloc((total ? total : 1) * sizeof *ml->idx);
-  if (!ml->idx) {
-    free(ml->off);
-    ml->off = NULL;
+  if (!ml->idx)
     return -1;
-  }
   for (size_t v = 0, k = 0; v < nv; v++)
     for (size_t w = 0; w < ncw; w++) {
       uint64_t lo, hi, valid;
@@ -59,6 +63,17 @@ int sm_mfix_lists(sm_mfix_miss_t *ml, size_t nv, size_t nf, const uint64_t *X, s
       for (uint64_t b = hi & ~lo & valid; b; b &= b - 1)
         ml->idx[k++] = (uint32_t)(w * 32 + (size_t)__builtin_ctzll(b) / 2);
     }
+  return 0;
+}
+
+int sm_mfix_lists(sm_mfix_miss_t *ml, size_t nv, size_t nf, const uint64_t *X, size_t ldx)
+{
+  if (sm_mfix_count(ml, nv, nf, X, ldx))
+    return -1;
+  if (sm_mfix_fill(ml, nv, nf, X, ldx)) {
+    sm_mfix_lists_free(ml);
+    return -1;
+  }
   return 0;
 }
 
@@ -372,9 +387,10 @@ int sm_ccc2_sparse_fix(sm_ccc2_fn dense, sm_ccc2_syrk_fn dsyrk, sm_mfix_isa_t is
   int ret = -1;
   if (sym)
     B = A, ldb = lda, n = m;
-  if (sm_mfix_lists(&la, m, nf, A, lda))
+  /* the counts decide; the lists are written only for a kernel that reads them */
+  if (sm_mfix_count(&la, m, nf, A, lda))
     return -1;
-  if (!sym && sm_mfix_lists(&lb, n, nf, B, ldb)) {
+  if (!sym && sm_mfix_count(&lb, n, nf, B, ldb)) {
     sm_mfix_lists_free(&la);
     return -1;
   }
@@ -383,6 +399,8 @@ int sm_ccc2_sparse_fix(sm_ccc2_fn dense, sm_ccc2_syrk_fn dsyrk, sm_mfix_isa_t is
     ret = 1;
     goto done;
   }
+  if (sm_mfix_fill(&la, m, nf, A, lda) || (!sym && sm_mfix_fill(&lb, n, nf, B, ldb)))
+    goto done;
   const size_t ncw = (nf + 31) / 32;
   a0 = no_missing(m, nf, A, lda);
   b0 = sym ? a0 : no_missing(n, nf, B, ldb);

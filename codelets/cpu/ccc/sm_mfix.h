@@ -39,6 +39,12 @@ void sm_mfix_transpose64(uint64_t a[64]);
 /* -1 when out of memory (nothing held). */
 int sm_mfix_lists(sm_mfix_miss_t *ml, size_t nv, size_t nf, const uint64_t *X,
                   size_t ldx);
+/* The lists in two steps: the counts (ml->off; idx NULL), which decide
+ * whether the lists are worth writing, then the lists (ml->idx). -1 when
+ * out of memory (sm_mfix_lists_free frees what is held). */
+int sm_mfix_count(sm_mfix_miss_t *ml, size_t nv, size_t nf, const uint64_t *X,
+                  size_t ldx);
+int sm_mfix_fill(sm_mfix_miss_t *ml, size_t nv, size_t nf, const uint64_t *X, size_t ldx);
 void sm_mfix_lists_free(sm_mfix_miss_t *ml);
 /* Per vector v of nv at g[4v ..]: R (the sum of r over its present
  * calls), nX (missing calls), nZ (code 00) and nS (code 11). */
