@@ -499,7 +499,7 @@ def report(b, a, started, load_before, load_after):
     L.append("starmet's JSON summaries (the median run of each row): seconds")
     L.append("")
     L.append("| data | case | threads | wall | init | input | compute | output close | "
-             "read back | tasks | tile pairs | pairs computed | idle | codelets: total s (count) |")
+             "read back | tasks | tile pairs | pairs in the tile pairs (the strips compute fewer) | idle | codelets: total s (count) |")
     L.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for data, case, t, w, s in b.summaries:
         ts = s["timings_s"]
