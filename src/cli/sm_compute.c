@@ -503,15 +503,6 @@ static sm_err_t plan(run_t *r)
       sm_log_error("--compute-method ref runs on one rank (run it without mpirun)");
     return SM_EOPTION;
   }
-  if (r->P > 1 && o->ld_default_format) {
-    if (r->me == 0)
-      sm_log_error(
-          "--metric %s writes PLINK's .ld table by default, which one process "
-          "writes, not %d MPI ranks: give --output-format tsv or bin (a file per "
-          "rank) under mpirun",
-          o->form == SM_FORM_R ? "r" : "r2", r->P);
-    return SM_EOPTION;
-  }
   sm_err_t err = streams_read_once(r);
   if (err)
     return err;
@@ -842,23 +833,41 @@ static sm_err_t check_empty(run_t *r)
 
 /* --ld-snp: which index variants have a line with themselves (r = 1):
  * those whose calls (as PLINK's LD reads them) vary, else PLINK's r of the
- * variant with itself is undefined and it writes none. The .ld table is
- * one rank's: it holds every vector, whole. */
-static void ld_snp_self(run_t *r)
+ * variant with itself is undefined and it writes none. Under mpirun each
+ * rank sees its vectors' calls of its samples: per vector, the ranks that
+ * saw each code are summed (16 bits a code), and rank 0, which writes the
+ * table, flags every index variant. */
+static sm_err_t ld_snp_self(run_t *r)
 {
-  for (size_t v = 0; r->ld_index && r->P == 1 && v < r->v.nv; v++) {
-    if (!(r->ld_index[v] & SM_LDTAB_INDEX))
+  if (!sm_mpi_agree(r->ld_index != NULL))
+    return SM_OK;
+  const size_t nv = r->d.nv;
+  uint64_t *seen = calloc(nv ? nv : 1, sizeof *seen);
+  if ((sm_err_t)sm_mpi_agree(seen ? SM_OK : SM_ENOMEM)) {
+    free(seen);
+    return SM_ENOMEM;
+  }
+  for (size_t v = 0; v < r->v.nv; v++) {
+    if (!(r->ld_index[r->v0 + v] & SM_LDTAB_INDEX))
       continue;
     const uint64_t *row = sm_vectors_row(&r->v, v);
-    unsigned seen = 0; /* the codes called, a bit each */
-    for (size_t f = 0; f < r->v.nf && (seen & (seen - 1)) == 0; f++) {
+    for (size_t f = 0; f < r->v.nf; f++) {
       const unsigned c = sm_gt_get(row, f);
       if (c != SM_GT_MISSING)
-        seen |= 1u << c;
+        seen[r->v0 + v] |= (uint64_t)1 << (16 * c);
     }
-    if (seen & (seen - 1))
+  }
+  for (size_t at = 0; r->P > 1 && at < nv; at += 1 << 24) /* (an int count) */
+    sm_mpi_sum_u64(seen + at, (int)(nv - at < (1u << 24) ? nv - at : 1u << 24));
+  for (size_t v = 0; v < nv; v++) {
+    int codes = 0;
+    for (int c = 0; c < 4; c++)
+      codes += ((seen[v] >> (16 * c)) & 0xffff) != 0;
+    if ((r->ld_index[v] & SM_LDTAB_INDEX) && codes > 1)
       r->ld_index[v] |= SM_LDTAB_SELF;
   }
+  free(seen);
+  return SM_OK;
 }
 
 static sm_err_t load_slice(run_t *r)
@@ -873,8 +882,7 @@ static sm_err_t load_slice(run_t *r)
   r->sum.t_input = sm_now() - r->t0;
   if (o->binary)
     make_binary(&r->v);
-  ld_snp_self(r);
-  if ((err = check_sums(r)))
+  if ((err = ld_snp_self(r)) || (err = check_sums(r)))
     return err;
   choose_sparse(r);
   if ((err = choose_czek_method(r)))

@@ -576,8 +576,10 @@ sm_err_t sm_preflight_compute(const sm_options_t *o, const sm_decomp_t *d)
   sm_mpi_node_peers(&zero, sizeof zero, &index, &here);
   const int P = sm_mpi_size(), me = sm_mpi_rank();
   /* every rank writes a file (field and replica ranks share their row's
-   * finalize): about 1/P of the values each, a little more for some */
-  const int writers = P > 1 ? P : 1;
+   * finalize): about 1/P of the values each, a little more for some; the
+   * .ld table is one file, rank 0's */
+  const int one_file = o->output_format == SM_OUT_LD;
+  const int writers = P > 1 && !one_file ? P : 1;
   double share = (double)(o->phase_max - o->phase_min + 1) / o->num_phase / writers;
   if (o->num_way == 3)
     share *= (double)(o->stage_max - o->stage_min + 1) / o->num_stage;
@@ -588,7 +590,7 @@ sm_err_t sm_preflight_compute(const sm_options_t *o, const sm_decomp_t *d)
                                   .nv = d->nv,
                                   .share = share};
   char path[4200] = "";
-  if (out.fmt != SM_OUT_NONE)
+  if (out.fmt != SM_OUT_NONE && (!one_file || me == 0))
     sm_output_path(path, sizeof path, o->output, o->output_format, me, P);
   const int inputs = o->synth.kind != SM_SYNTH_NONE      ? 0
                      : o->input_format == SM_INPUT_PLINK ? 3

@@ -192,8 +192,31 @@ static sm_err_t agree(sm_job_t *j, sm_err_t err)
   return err;
 }
 
+/* sm_mpi_gather_blobs's hand-over to the writer of rank 0. */
+static sm_err_t take_part(void *ctx, int from, const void *buf, size_t n)
+{
+  return sm_writer_unpack(ctx, from, buf, n);
+}
+
+/* ld under mpirun: the other ranks' parts of the table to rank 0, once
+ * every rank's blocks are done (collective). */
+static sm_err_t gather_table(sm_job_t *j, sm_err_t err)
+{
+  if (!sm_mpi_agree(sm_writer_gathers(j->w))) /* the same on every rank */
+    return err;
+  unsigned char *buf = NULL;
+  size_t len = 0;
+  if (!err)
+    err = sm_writer_pack(j->w, &buf, &len);
+  if (!(err = agree(j, err)))
+    err = agree(j, sm_mpi_gather_blobs(buf, len, take_part, j->w));
+  free(buf);
+  return err;
+}
+
 sm_err_t sm_job_commit(sm_job_t *j, sm_err_t err)
 {
+  err = gather_table(j, err);
   if (!err) /* what the run itself needs on disk; the read-back comes after */
     err = sm_writer_sync(j->w);
   const double t0 = sm_now();

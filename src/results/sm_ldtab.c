@@ -1,5 +1,6 @@
 /* sm_ldtab.c: PLINK 1.9's .ld table (sm_ldtab.h). */
 #include "sm_ldtab.h"
+#include "sm_bytes.h"
 
 #include <errno.h>
 #include <math.h>
@@ -616,8 +617,7 @@ static int stream_index(sm_ldtab_t *t, uint32_t upto,
   return bad ? -1 : 0;
 }
 
-int sm_ldtab_stream(sm_ldtab_t *t, sm_ldpiece_t *piece, uint32_t upto,
-                    int (*put)(void *ctx, const void *p, size_t n), void *ctx)
+int sm_ldtab_hold(sm_ldtab_t *t, sm_ldpiece_t *piece)
 {
   t->streamed = 1;
   if (piece && !piece->nrow)
@@ -639,6 +639,106 @@ int sm_ldtab_stream(sm_ldtab_t *t, sm_ldpiece_t *piece, uint32_t upto,
     t->pend[at] = piece;
     t->npend++;
   }
+  return 0;
+}
+
+/* The packed form of the held pieces (sm_ldtab_pack): per piece its key,
+ * segment count and text length (u64 each, little-endian), then per
+ * segment its first variant, end and --ld-snp key (u32, u64, u32), then
+ * the text. */
+enum { PACK_HEAD = 24, PACK_SEG = 16 };
+
+int sm_ldtab_pack(sm_ldtab_t *t, unsigned char **buf, size_t *len)
+{
+  size_t n = 0;
+  for (size_t k = 0; k < t->npend; k++)
+    n += PACK_HEAD + PACK_SEG * t->pend[k]->nrow + t->pend[k]->len;
+  unsigned char *b = malloc(n ? n : 1), *at = b;
+  if (!b) {
+    errno = ENOMEM;
+    return -1;
+  }
+  for (size_t k = 0; k < t->npend; k++) {
+    const sm_ldpiece_t *p = t->pend[k];
+    sm_put_le64(at, p->key), sm_put_le64(at + 8, p->nrow), sm_put_le64(at + 16, p->len);
+    at += PACK_HEAD;
+    for (size_t g = 0; g < p->nrow; g++, at += PACK_SEG) {
+      sm_put_le32(at, p->row[g]);
+      sm_put_le64(at + 4, p->end[g]);
+      sm_put_le32(at + 12, p->skey[g]);
+    }
+    memcpy(at, p->text, p->len);
+    at += p->len;
+    sm_ldtab_piece_free(t->pend[k]);
+  }
+  t->npend = 0;
+  *buf = b, *len = n;
+  return 0;
+}
+
+/* Whether buf is a whole pack of pieces of a table of nv variants. */
+static int pack_ok(const unsigned char *buf, size_t len, size_t nv)
+{
+  const unsigned char *at = buf, *end = buf + len;
+  while (at < end) {
+    if ((size_t)(end - at) < PACK_HEAD)
+      return 0;
+    const uint64_t nrow = sm_get_le64(at + 8), tlen = sm_get_le64(at + 16);
+    at += PACK_HEAD;
+    if (nrow > (size_t)(end - at) / PACK_SEG ||
+        tlen > (size_t)(end - at) - nrow * PACK_SEG)
+      return 0;
+    for (uint64_t g = 0, prev = 0; g < nrow; g++, at += PACK_SEG) {
+      const uint64_t e = sm_get_le64(at + 4);
+      if (sm_get_le32(at) >= nv || e > tlen || e < prev)
+        return 0;
+      prev = e;
+    }
+    at += tlen;
+  }
+  return 1;
+}
+
+int sm_ldtab_unpack(sm_ldtab_t *t, const unsigned char *buf, size_t len)
+{
+  if (!pack_ok(buf, len, t->nv)) { /* checked whole first: nothing held then */
+    errno = EINVAL;
+    return -1;
+  }
+  for (const unsigned char *at = buf, *end = buf + len; at < end;) {
+    const size_t nrow = (size_t)sm_get_le64(at + 8), tlen = (size_t)sm_get_le64(at + 16);
+    sm_ldpiece_t *p = calloc(1, sizeof *p);
+    if (p) {
+      p->key = (uint32_t)sm_get_le64(at), p->nrow = nrow, p->len = tlen;
+      p->row = malloc((nrow ? nrow : 1) * sizeof *p->row);
+      p->end = malloc((nrow ? nrow : 1) * sizeof *p->end);
+      p->skey = malloc((nrow ? nrow : 1) * sizeof *p->skey);
+      p->text = malloc(tlen ? tlen : 1);
+    }
+    if (!p || !p->row || !p->end || !p->skey || !p->text) {
+      sm_ldtab_piece_free(p);
+      errno = ENOMEM;
+      return -1;
+    }
+    at += PACK_HEAD;
+    for (size_t g = 0; g < nrow; g++, at += PACK_SEG) {
+      p->row[g] = sm_get_le32(at);
+      p->end[g] = (size_t)sm_get_le64(at + 4);
+      p->skey[g] = sm_get_le32(at + 12);
+    }
+    memcpy(p->text, at, tlen);
+    at += tlen;
+    if (sm_ldtab_hold(t, p))
+      return -1;
+  }
+  return 0;
+}
+
+int sm_ldtab_stream(sm_ldtab_t *t, sm_ldpiece_t *piece, uint32_t upto,
+                    int (*put)(void *ctx, const void *p, size_t n), void *ctx)
+{
+  if (sm_ldtab_hold(t, piece))
+    return -1;
   if (!t->header) {
     char *h = malloc(2 * t->width + 128);
     const int bad = !h || put(ctx, h, header(t, h));

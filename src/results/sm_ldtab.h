@@ -54,6 +54,17 @@ void sm_ldtab_piece_free(sm_ldpiece_t *piece);
  * line. 0, or -1 (errno: ENOMEM, or put's). */
 int sm_ldtab_stream(sm_ldtab_t *t, sm_ldpiece_t *piece, uint32_t upto,
                     int (*put)(void *ctx, const void *p, size_t n), void *ctx);
+/** Hold piece (owned from now on; NULL: none) among the pending ones,
+ * writing nothing: under mpirun every rank holds its blocks' pieces until
+ * rank 0 has them all. 0, or -1 (errno ENOMEM). */
+int sm_ldtab_hold(sm_ldtab_t *t, sm_ldpiece_t *piece);
+/** The pieces held, packed into *buf (malloc'd, *len bytes) and dropped
+ * from t, to be sent to the rank that writes the table. 0, or -1 (ENOMEM). */
+int sm_ldtab_pack(sm_ldtab_t *t, unsigned char **buf, size_t *len);
+/** Hold the pieces packed in buf (another rank's sm_ldtab_pack of the same
+ * table). 0, or -1: errno EINVAL when buf is not such a pack (then nothing
+ * is held), ENOMEM. */
+int sm_ldtab_unpack(sm_ldtab_t *t, const unsigned char *buf, size_t len);
 /** The table as text through put (0 on success): the whole table, or
  * after sm_ldtab_stream the lines not yet written; SM_EIO when put fails,
  * SM_ENOMEM. */

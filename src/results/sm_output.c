@@ -34,6 +34,8 @@ struct sm_writer {
   uint64_t file_len; /* its length */
   char **names;      /* tsv, npy, lsmat: info.names as written (escape_names), or NULL */
   char *vbuf;        /* the stream's buffer (glibc ignores setvbuf's size without one) */
+  int gather;        /* ld under mpirun: rank 0 writes the table, the other ranks
+                        hold their pieces for it and have no file */
 };
 
 /* A 1 MiB buffer for the file's stream, freed with the writer: appends
@@ -86,7 +88,7 @@ void sm_output_path(char *buf, size_t len, const char *prefix, sm_outfmt_t fmt, 
                     : fmt == SM_OUT_LSMAT ? "lsmat"
                     : fmt == SM_OUT_LD    ? "ld"
                                           : "bin";
-  if (nranks <= 1)
+  if (nranks <= 1 || fmt == SM_OUT_LD) /* ld: one table, which rank 0 writes */
     snprintf(buf, len, "%s.%s", prefix, ext);
   else if (rank < 0) /* the pattern of the set */
     snprintf(buf, len, "%s_<rank>.%s", prefix, ext);
@@ -197,11 +199,6 @@ int sm_output_check(char *why, size_t len, sm_outfmt_t fmt, int way, sm_metric_t
       snprintf(why, len,
                "--output-format ld cannot --resume (the table is written at the end, "
                "sorted): rerun without --resume, or use tsv or bin");
-    else if (nranks > 1)
-      snprintf(why, len,
-               "--output-format ld is written by one process, not by %d MPI ranks: use "
-               "tsv or bin (one file per rank) under mpirun",
-               nranks);
     else
       return 0;
     return 1;
@@ -414,8 +411,10 @@ sm_err_t sm_writer_open(sm_writer_t **wp, const char *path, const sm_writer_info
   } else if (info->fmt != SM_OUT_NONE) {
     if (w->ld)
       sm_ldtab_index(w->ld, info->ld_index);
-    err = resume_off ? reopen_partial(w, path, resume_off, resume_count, resume_crc)
-                     : create_file(w, path);
+    w->gather = info->fmt == SM_OUT_LD && info->nranks > 1;
+    if (!w->gather || info->rank == 0)
+      err = resume_off ? reopen_partial(w, path, resume_off, resume_count, resume_crc)
+                       : create_file(w, path);
   }
   if (err) {
     free_names(w);
@@ -646,7 +645,8 @@ sm_err_t sm_writer_put_piece(sm_writer_t *w, void *piece, uint64_t n, uint32_t u
     sm_ldtab_piece_free(piece);
     return SM_EIO;
   }
-  if (sm_ldtab_stream(w->ld, piece, upto, put_text, w)) {
+  if (w->gather ? sm_ldtab_hold(w->ld, piece)
+                : sm_ldtab_stream(w->ld, piece, upto, put_text, w)) {
     sm_log_error("%s: %s", w->c.tmp,
                  errno == ENOMEM ? "out of memory writing the table"
                                  : sm_commit_write_error(errno));
@@ -655,6 +655,39 @@ sm_err_t sm_writer_put_piece(sm_writer_t *w, void *piece, uint64_t n, uint32_t u
   }
   w->count += n;
   return SM_OK;
+}
+
+int sm_writer_gathers(const sm_writer_t *w)
+{
+  return w && w->gather;
+}
+
+sm_err_t sm_writer_pack(sm_writer_t *w, unsigned char **buf, size_t *len)
+{
+  *buf = NULL, *len = 0;
+  if (!w->gather || w->info.rank == 0)
+    return SM_OK;
+  if (sm_ldtab_pack(w->ld, buf, len)) {
+    sm_log_error("rank %d: out of memory sending its part of the .ld table to rank 0",
+                 w->info.rank);
+    return SM_ENOMEM;
+  }
+  return SM_OK;
+}
+
+sm_err_t sm_writer_unpack(sm_writer_t *w, int from, const void *buf, size_t len)
+{
+  if (!sm_ldtab_unpack(w->ld, buf, len))
+    return SM_OK;
+  if (errno == ENOMEM)
+    sm_log_error("%s: out of memory for rank %d's part of the table (rank 0 holds the "
+                 "whole .ld table under mpirun: give --ld-window-r2 R to keep fewer "
+                 "pairs, or use tsv or bin, a file per rank)",
+                 w->c.tmp, from);
+  else
+    sm_log_error("%s: rank %d's part of the table arrived damaged", w->c.tmp, from);
+  w->failed = 1;
+  return errno == ENOMEM ? SM_ENOMEM : SM_EIO;
 }
 
 /* lsmat: the matrix, complete, as text (once). */
@@ -815,7 +848,7 @@ sm_err_t sm_writer_seal(sm_writer_t *w)
 
 sm_err_t sm_writer_rename(sm_writer_t *w)
 {
-  if (!w || w->info.fmt == SM_OUT_NONE)
+  if (!w || w->info.fmt == SM_OUT_NONE || (w->gather && w->info.rank != 0))
     return SM_OK;
   w->c.keep = 1;     /* a complete output is never removed */
   if (w->ids_open) { /* the ids first: a matrix in place has its ids */
@@ -839,7 +872,8 @@ sm_err_t sm_writer_rename(sm_writer_t *w)
 
 const char *sm_writer_path(const sm_writer_t *w)
 {
-  return w && w->info.fmt != SM_OUT_NONE ? w->c.path : NULL;
+  return w && w->info.fmt != SM_OUT_NONE && (!w->gather || w->info.rank == 0) ? w->c.path
+                                                                              : NULL;
 }
 
 void sm_writer_close(sm_writer_t *w, int keep)

@@ -131,6 +131,14 @@ void sm_writer_piece_free(void *piece);
  * pieces before it whose first variant is below upto (no later piece
  * holds one). */
 sm_err_t sm_writer_put_piece(sm_writer_t *w, void *piece, uint64_t n, uint32_t upto);
+/** ld under mpirun: rank 0 writes the table, and the other ranks' pieces
+ * reach it when every block is done: sm_writer_pack on each other rank
+ * (its held pieces, malloc'd into *buf; nothing on rank 0), then
+ * sm_writer_unpack on rank 0 of what rank from sent (logged errors). */
+int sm_writer_gathers(const sm_writer_t *w);
+sm_err_t sm_writer_pack(sm_writer_t *w, unsigned char **buf, size_t *len) SM_MUST_CHECK;
+sm_err_t sm_writer_unpack(sm_writer_t *w, int from, const void *buf,
+                          size_t len) SM_MUST_CHECK;
 /** Append record x's line to *buf (*len bytes used of *cap, grown with
  * realloc). Returns 0, or -1 out of memory. */
 int sm_writer_text_append(const sm_writer_t *w, const sm_rec_t *x, char **buf,

@@ -686,7 +686,9 @@ void sm_summary_print(const sm_summary_t *s, FILE *f)
   fprintf(f, "  checksum    %s\n", cks);
   if (s->output_path)
     fprintf(f, "  output      %s%s\n", s->output_path,
-            s->nranks > 1 ? " (one file per rank)" : "");
+            s->nranks < 2                        ? ""
+            : s->opt->output_format == SM_OUT_LD ? " (one table: rank 0 wrote it)"
+                                                 : " (one file per rank)");
   if (s->topk_path)
     fprintf(f, "  top-k       %zu neighbours per vector%s: %s (%llu rows)\n",
             s->opt->topk,

@@ -205,6 +205,42 @@ void sm_mpi_gather_bytes(const void *v, size_t n, void *out)
     memcpy(out, v, n);
 }
 
+sm_err_t sm_mpi_gather_blobs(const void *mine, size_t n,
+                             sm_err_t (*take)(void *ctx, int from, const void *buf,
+                                              size_t n),
+                             void *ctx)
+{
+  enum { TAG = 7301, CHUNK = 1 << 30 }; /* MPI counts are ints */
+  if (!active || size < 2)
+    return SM_OK;
+  if (rank != 0) {
+    uint64_t len = n;
+    MPI_Send(&len, 1, MPI_UINT64_T, 0, TAG, MPI_COMM_WORLD);
+    for (size_t at = 0; at < n; at += CHUNK)
+      MPI_Send((const char *)mine + at, (int)(n - at < CHUNK ? n - at : CHUNK), MPI_BYTE,
+               0, TAG, MPI_COMM_WORLD);
+    return SM_OK;
+  }
+  sm_err_t err = SM_OK;
+  for (int from = 1; from < size; from++) {
+    uint64_t len = 0;
+    MPI_Recv(&len, 1, MPI_UINT64_T, from, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    char *buf = err ? NULL : malloc(len ? (size_t)len : 1);
+    char *scratch = buf ? NULL : malloc(len < CHUNK ? (size_t)len + 1 : CHUNK);
+    if (!buf && !err)
+      err = SM_ENOMEM;
+    for (uint64_t at = 0; at < len; at += CHUNK) { /* without memory: received, dropped */
+      const int c = (int)(len - at < CHUNK ? len - at : CHUNK);
+      MPI_Recv(buf ? buf + at : scratch, scratch || buf ? c : 0, MPI_BYTE, from, TAG,
+               MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    if (buf && !err)
+      err = take(ctx, from, buf, (size_t)len);
+    free(buf), free(scratch);
+  }
+  return err;
+}
+
 sm_err_t sm_mpi_allgather_u64(const uint64_t *mine, size_t n, uint64_t **allp,
                               size_t *nall)
 {

@@ -48,6 +48,15 @@ void sm_mpi_gather_double(const double *v, int n, double *out);
 /** Gather n bytes from every rank to rank 0 (out: size x n on rank 0). */
 void sm_mpi_gather_bytes(const void *v, size_t n, void *out);
 
+/** Rank r > 0 sends its n bytes at mine to rank 0, which hands each
+ * rank's to take (in rank order; the buffer is freed after). On rank 0,
+ * take's first error, or SM_ENOMEM (every message is still received);
+ * SM_OK elsewhere. Collective; nothing with one rank. */
+sm_err_t sm_mpi_gather_blobs(const void *mine, size_t n,
+                             sm_err_t (*take)(void *ctx, int from, const void *buf,
+                                              size_t n),
+                             void *ctx);
+
 /** Concatenate every rank's array of uint64 (malloc'd *all, *nall). */
 sm_err_t sm_mpi_allgather_u64(const uint64_t *mine, size_t n, uint64_t **all,
                               size_t *nall) SM_MUST_CHECK;

@@ -225,13 +225,41 @@ if "$PY" "$top_srcdir/tests/tools/ld_data.py" "$T/x" --samples 90 --snps 120 --m
 else
   skip_part "no python3: X chromosome grids not run"
 fi
-expect_error "ld table under mpirun" "one process" - \
-  mpi 2 --bfile "$GENO" --metric r2 --ld-window 10 --output-format ld --output "$T/ldm"
-ls "$T"/ldm* > /dev/null 2>&1 && fail "refused ld table left files behind" || pass
-# r2 writes the .ld table by default: under mpirun it asks for a format
-expect_error "default ld table under mpirun" "by default, which one process" - \
-  mpi 2 --bfile "$GENO" --metric r2 --output "$T/ldd"
-ls "$T"/ldd* > /dev/null 2>&1 && fail "refused default ld table left files behind" || pass
+# PLINK's .ld table under mpirun: one file, rank 0's, the other ranks'
+# lines sent to it when their blocks are done; every grid writes the
+# one-rank table byte for byte (r2's default table: PLINK's default window;
+# --ld-snp-list, whose own lines need every rank's calls of the index
+# variants; ccc's four entries)
+run_ok "one rank .ld" "$STARMET" compute --quiet --bfile "$GENO" --r2 --block-size 23 \
+  --out "$T/ld1"
+awk 'NR % 37 == 0 { print $2 }' "$GENO.bim" > "$T/idx.txt"
+run_ok "one rank --ld-snp-list" "$STARMET" compute --quiet --bfile "$GENO" --r --block-size 23 \
+  --ld-snp-list "$T/idx.txt" --ld-window 40 --ld-window-r2 0 --out "$T/ls1"
+run_ok "one rank ccc .ld" "$STARMET" compute --quiet --bfile "$GENO" --metric ccc \
+  --output-format ld --ld-window 12 --block-size 23 --out "$T/lc1"
+for run in "2 1 1 2" "1 2 1 2" "3 1 1 3" "2 1 2 4"; do
+  set -- $run
+  g="--num-proc-vector $1 --num-proc-field $2 --num-proc-repl $3"
+  # shellcheck disable=SC2086
+  run_ok ".ld grid $1 x $2 x $3" mpi $4 --bfile "$GENO" --r2 --block-size 23 $g \
+    --out "$T/ldm$1$2$3"
+  cmp -s "$T/ld1.ld" "$T/ldm$1$2$3.ld" && pass ||
+    fail ".ld grid $1 x $2 x $3: $(diff "$T/ld1.ld" "$T/ldm$1$2$3.ld" | head -3)"
+  [ "$(ls "$T/ldm$1$2$3"*)" = "$(printf '%s\n%s' "$T/ldm$1$2$3.json" "$T/ldm$1$2$3.ld")" ] &&
+    pass || fail ".ld grid $1 x $2 x $3: not one table: $(ls "$T/ldm$1$2$3"*)"
+  grep -q "\"output\": \"$T/ldm$1$2$3.ld\"" "$T/ldm$1$2$3.json" && pass ||
+    fail ".ld grid $1 x $2 x $3: the summary does not name the table"
+  same_cks ".ld grid $1 x $2 x $3 checksum" "$T/ld1.json" "$T/ldm$1$2$3.json"
+  # shellcheck disable=SC2086
+  run_ok "--ld-snp-list grid $1 x $2 x $3" mpi $4 --bfile "$GENO" --r --block-size 23 $g \
+    --ld-snp-list "$T/idx.txt" --ld-window 40 --ld-window-r2 0 --out "$T/lsm$1$2$3"
+  cmp -s "$T/ls1.ld" "$T/lsm$1$2$3.ld" && pass ||
+    fail "--ld-snp-list grid $1 x $2 x $3: $(diff "$T/ls1.ld" "$T/lsm$1$2$3.ld" | head -3)"
+  # shellcheck disable=SC2086
+  run_ok "ccc .ld grid $1 x $2 x $3" mpi $4 --bfile "$GENO" --metric ccc --output-format ld \
+    --ld-window 12 --block-size 23 $g --out "$T/lcm$1$2$3"
+  cmp -s "$T/lc1.ld" "$T/lcm$1$2$3.ld" && pass || fail "ccc .ld grid $1 x $2 x $3 differs"
+done
 # a refused --devices stops every rank before any task is inserted (it
 # used to fail at the first insertion on each rank, and could hang)
 # shellcheck disable=SC2086

@@ -3,7 +3,9 @@
  * values, powers of ten and their neighbours, exact ties, metric-like
  * values in [0, 1000), float32 values, and random bit patterns over the
  * whole double range (the fallback), and "%u" on 32-bit integers; names
- * are escaped as docs/outputs.md says, and unescaping gives them back. */
+ * are escaped as docs/outputs.md says, and unescaping gives them back; the .ld
+ * table's pieces packed and unpacked as ranks send them. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -225,6 +227,82 @@ START_TEST(name_to_file)
 }
 END_TEST
 
+/* sm_ldtab's put: appended to a growing string. */
+typedef struct text {
+  char *p;
+  size_t n;
+} text_t;
+static int put_text(void *ctx, const void *p, size_t n)
+{
+  text_t *t = ctx;
+  char *g = realloc(t->p, t->n + n + 1);
+  if (!g)
+    return -1;
+  memcpy(g + t->n, p, n);
+  t->p = g, t->n += n, t->p[t->n] = 0;
+  return 0;
+}
+
+/* The .ld table under mpirun: blocks' pieces held on "ranks" (tables of
+ * their own), packed, unpacked into rank 0's table, written: the table
+ * one table streaming every block gives; a damaged pack is refused. */
+START_TEST(ld_pieces_packed)
+{
+  enum { NV = 40, TILE = 10 };
+  sm_loci_t l = {0};
+  size_t cap = 0;
+  char *names[NV], id[32];
+  for (int v = 0; v < NV; v++) {
+    snprintf(id, sizeof id, "rs%d", 1000 + 7 * v);
+    ck_assert(!sm_loci_add(&l, &cap, v < 25 ? "1" : "X", (uint32_t)(100 + 37 * v), id));
+    names[v] = l.ids[v];
+  }
+  sm_ldtab_t *one, *rk[3];
+  ck_assert(!sm_ldtab_open(&one, 1, &l, names, NV, 0));
+  for (int r = 0; r < 3; r++)
+    ck_assert(!sm_ldtab_open(&rk[r], 1, &l, names, NV, 0));
+  text_t want = {0}, got = {0};
+  for (int I = 0; I < NV / TILE; I++) /* tile pairs (I, J), J >= I: a block each */
+    for (int J = I; J < NV / TILE; J++) {
+      sm_rec_t rec[TILE * TILE];
+      size_t n = 0;
+      for (int i = I * TILE; i < (I + 1) * TILE; i++)
+        for (int j = J * TILE; j < (J + 1) * TILE; j++)
+          if (j > i && (i + j) % 3) /* some pairs left out, as a threshold would */
+            rec[n++] = (sm_rec_t){{(uint32_t)i, (uint32_t)j, 0}, 0, 1.0 / (1 + i + j)};
+      sm_ldpiece_t *a, *b;
+      ck_assert(!sm_ldtab_block(one, rec, n, &a) && !sm_ldtab_block(one, rec, n, &b));
+      ck_assert(!sm_ldtab_stream(one, a, 0, put_text, &want));
+      ck_assert(!sm_ldtab_hold(rk[(I * 7 + J) % 3], b)); /* blocks spread over ranks */
+    }
+  ck_assert(sm_ldtab_text(one, put_text, &want) == SM_OK);
+  unsigned char *pk[3];
+  size_t len[3];
+  for (int r = 1; r < 3; r++)
+    ck_assert(!sm_ldtab_pack(rk[r], &pk[r], &len[r]) && len[r] > 0);
+  /* damaged: cut short, or a row beyond the variants */
+  errno = 0;
+  ck_assert(sm_ldtab_unpack(rk[0], pk[1], len[1] - 3) == -1 && errno == EINVAL);
+  unsigned char *bad = malloc(len[2]);
+  memcpy(bad, pk[2], len[2]);
+  bad[24] = 0xff, bad[25] = 0xff; /* the first segment's variant */
+  errno = 0;
+  ck_assert(sm_ldtab_unpack(rk[1], bad, len[2]) == -1 && errno == EINVAL);
+  free(bad);
+  for (int r = 2; r >= 1; r--) /* any order of arrival */
+    ck_assert(!sm_ldtab_unpack(rk[0], pk[r], len[r]));
+  ck_assert(sm_ldtab_text(rk[0], put_text, &got) == SM_OK);
+  ck_assert_uint_gt(want.n, 1000);
+  ck_assert_uint_eq(got.n, want.n);
+  ck_assert(!memcmp(got.p, want.p, want.n));
+  for (int r = 0; r < 3; r++)
+    sm_ldtab_free(rk[r]);
+  sm_ldtab_free(one);
+  free(pk[1]), free(pk[2]), free(want.p), free(got.p);
+  sm_loci_free(&l);
+}
+END_TEST
+
 static Suite *fmt_suite(void)
 {
   Suite *s = suite_create("fmt");
@@ -235,6 +313,7 @@ static Suite *fmt_suite(void)
   tcase_add_test(tc, like_printf_u);
   tcase_add_test(tc, name_escapes);
   tcase_add_test(tc, name_to_file);
+  tcase_add_test(tc, ld_pieces_packed);
   suite_add_tcase(s, tc);
   return s;
 }
