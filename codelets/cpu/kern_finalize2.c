@@ -105,9 +105,11 @@ static void czek_chunk(const sm_fin2_args_t *a, const void *num, const void *si,
  * whose A2 frequency, over the called samples, is below 0.5); starmet
  * counts allele 1, the file's A1: r changes sign once for each variant
  * whose A1 is its major allele (s1 > c, sums (s1, c) of sm_kern_sums_ccc). */
-static double ld_sign(const sm_fin2_args_t *a, const uint32_t *s)
+static double ld_sign(const sm_fin2_args_t *a, const uint32_t *s, uint32_t v)
 {
-  return !a->ld_a1 && s[0] > s[1] ? -1.0 : 1.0; /* --keep-allele-order: A1's sign */
+  if (a->ld_a1) /* --keep-allele-order: A1's sign */
+    return 1.0;
+  return (a->ld_rev ? a->ld_rev[v] != 0 : s[0] > s[1]) ? -1.0 : 1.0;
 }
 
 /* PLINK's r or r^2 of row i, columns j0 .. j0 + nc - 1, from the sparse
@@ -116,7 +118,7 @@ static double ld_sign(const sm_fin2_args_t *a, const uint32_t *s)
 SM_FIN_CLONES
 static void ld_chunk(const sm_fin2_args_t *a, const uint32_t *restrict mom,
                      const uint32_t *restrict hom, const uint32_t *si, const uint32_t *sj,
-                     uint32_t nc, double *restrict v)
+                     uint32_t gi, uint32_t gj0, uint32_t nc, double *restrict v)
 {
   /* the row's vector first: swap only changes which index is written first */
   if (a->form == SM_FORM_R2) {
@@ -127,12 +129,12 @@ static void ld_chunk(const sm_fin2_args_t *a, const uint32_t *restrict mom,
     }
     return;
   }
-  const double sgi = ld_sign(a, si);
+  const double sgi = ld_sign(a, si, gi);
   for (uint32_t c = 0; c < nc; c++) {
     const uint32_t *m = mom + (size_t)c * 4, *h = hom + (size_t)c * 2;
     const double x = sm_f_ld(sm_u32d(m[0]), sm_u32d(m[1]), sm_u32d(m[2]), sm_u32d(m[3]),
                              sm_u32d(h[0]), sm_u32d(h[1]), 0);
-    v[c] = x * (sgi * ld_sign(a, sj + 2 * (size_t)c)) + 0.0; /* no -0 */
+    v[c] = x * (sgi * ld_sign(a, sj + 2 * (size_t)c, gj0 + c)) + 0.0; /* no -0 */
   }
 }
 
@@ -277,7 +279,7 @@ static void fin2_values(fin2_blk_t *b, uint32_t i, uint32_t j0, uint32_t nc, dou
       ld_chunk(a, (const uint32_t *)b->num + pair * 4,
                b->hom + ((size_t)i * b->ldhom + j0) * 2,
                (const uint32_t *)b->sums_i + 2 * (size_t)i,
-               (const uint32_t *)b->sums_j + 2 * (size_t)j0, nc, v);
+               (const uint32_t *)b->sums_j + 2 * (size_t)j0, gi, gj0, nc, v);
     else if (b->ccc) {
       const uint32_t *si = (const uint32_t *)b->sums_i + 2 * (size_t)i;
       const uint32_t *sj = (const uint32_t *)b->sums_j + 2 * (size_t)j0;

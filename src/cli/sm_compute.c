@@ -64,6 +64,7 @@ static sm_read_opts_t read_opts(const sm_options_t *o)
       .ld_haploid =
           o->metric == SM_METRIC_CCC && (o->form == SM_FORM_R2 || o->form == SM_FORM_R),
       .ld_a1 = o->ld_a1,
+      .freq_all = o->qc_nonfounders,
       .raw_ids = o->output_format == SM_OUT_LD,
   };
   return ro;
@@ -303,6 +304,7 @@ typedef struct run {
   size_t nvsel;
   uint32_t *ld_at;         /* --ld-snp: each variant's place before (ld_snp_windows) */
   unsigned char *ld_index; /* --ld-snp: sm_ldtab_index's flags */
+  unsigned char *ld_rev;   /* r with --nonfounders: sm_fin2_args_t's */
   size_t ld_width;         /* --ld-snp: the .ld's SNP columns' width */
   int loci_read;           /* loci holds the chosen variants' (select_variants) */
   uint32_t *ld_win;        /* PLINK's LD windows: per vector the last one in its window */
@@ -411,7 +413,8 @@ static sm_err_t ld_snp_windows(run_t *r, sm_loci_t *l, const unsigned char *is_i
   }
   for (size_t k = 0; k < nk; k++)
     flag[k] = is_index[keep[k]] ? SM_LDTAB_INDEX : 0;
-  r->ld_width = sm_ldtab_width(l->ids, l->n); /* PLINK's: of every variant chosen */
+  if (!r->ld_width) /* PLINK's: of every variant chosen (before --geno, --maf) */
+    r->ld_width = sm_ldtab_width(l->ids, l->n);
   sm_loci_keep(l, keep, nk);
   for (size_t k = 0; k < nk; k++) /* the file's indices of the kept */
     r->vsel[k] = r->vsel[keep[k]];
@@ -427,15 +430,110 @@ static sm_err_t ld_snp_windows(run_t *r, sm_loci_t *l, const unsigned char *is_i
 /* PLINK's variant filters (--chr, --extract, --exclude) and --ld-snp: the
  * variants the readers read (every rank reads the loci, as ld_windows does,
  * and keeps the chosen ones' for the windows and the .ld). */
+/* The chosen variants (r->vsel) read whole: every sample, the calls as
+ * the file holds them (none of PLINK's LD coding), and each sample's
+ * SM_SAMPLE_ status (*st; a VCF's: founders of unknown sex). */
+static sm_err_t read_whole(const run_t *r, sm_vectors_t *v, unsigned char **st)
+{
+  const sm_options_t *o = r->o;
+  sm_read_opts_t ro = read_opts(o);
+  ro.vsel = r->vsel, ro.nvsel = r->nvsel;
+  ro.founders_only = ro.ld_haploid = ro.ld_a1 = 0;
+  size_t ns = 0;
+  *st = NULL;
+  const sm_input_format_t fmt =
+      o->input_format == SM_INPUT_AUTO ? sm_read_guess_format(o->input) : o->input_format;
+  sm_err_t err = sm_read_input(o->input, o->input_format, &ro, v, NULL);
+  if (!err && fmt == SM_INPUT_PLINK)
+    err = sm_read_plink_samples(o->input, st, &ns);
+  else if (!err) {
+    ns = v->nf;
+    err = (*st = calloc(ns ? ns : 1, 1)) ? SM_OK : SM_ENOMEM;
+  }
+  if (!err && ns != v->nf) {
+    sm_log_error("%s: %zu samples in the .fam, %zu read: it changed while it was read",
+                 o->input, ns, v->nf);
+    err = SM_EFORMAT;
+  }
+  if (err) {
+    free(*st), *st = NULL;
+    sm_vectors_free(v);
+  }
+  return err;
+}
+
+/* PLINK's --geno, --maf, --max-maf: the chosen variants (r->vsel, l) read
+ * whole, and those whose call rate or minor allele frequency fails
+ * dropped from both, as plink1.9 decides (sm_read_qc). Every rank reads
+ * and decides alike. */
+static sm_err_t qc_variants(run_t *r, sm_loci_t *l)
+{
+  const sm_options_t *o = r->o;
+  const sm_qc_t q = {.geno = o->geno, .maf = o->maf, .max_maf = o->max_maf};
+  sm_vectors_t v = {0};
+  unsigned char *st = NULL;
+  size_t nkeep = 0;
+  uint32_t *keep = NULL;
+  sm_err_t err = read_whole(r, &v, &st);
+  if (!err)
+    err =
+        sm_read_qc(o->input, &v, l, st, o->qc_nonfounders, &q, r->me == 0, &keep, &nkeep);
+  uint32_t *sel = err ? NULL : malloc(nkeep * sizeof *sel);
+  if (!err && !sel)
+    err = SM_ENOMEM;
+  if (!err) {
+    for (size_t k = 0; k < nkeep; k++)
+      sel[k] = r->vsel[keep[k]];
+    free(r->vsel);
+    r->vsel = sel, r->nvsel = nkeep;
+    sm_loci_keep(l, keep, nkeep);
+  }
+  free(keep), free(st);
+  sm_vectors_free(&v);
+  return err;
+}
+
+/* PLINK's --nonfounders with r: the allele PLINK counts (the minor one)
+ * decided from every sample's calls, as PLINK decides it, where the
+ * finalize's vector sums hold the founders' only (r->ld_rev). */
+static sm_err_t ld_reverse(run_t *r)
+{
+  const sm_options_t *o = r->o;
+  if (!o->input || o->metric != SM_METRIC_CCC || o->form != SM_FORM_R ||
+      !o->qc_nonfounders || o->ld_a1)
+    return SM_OK;
+  sm_loci_t own = {0};
+  const sm_loci_t *l = r->loci_read ? &r->loci : &own;
+  sm_vectors_t v = {0};
+  unsigned char *st = NULL;
+  sm_err_t err = r->loci_read ? SM_OK : sm_read_loci(o->input, o->input_format, &own);
+  if (!err)
+    err = read_whole(r, &v, &st);
+  if (!err && l->n != v.nv) {
+    sm_log_error("%s: %zu variants have positions, and %zu were read", o->input, l->n,
+                 v.nv);
+    err = SM_EFORMAT;
+  }
+  if (!err && !(r->ld_rev = malloc(v.nv ? v.nv : 1)))
+    err = SM_ENOMEM;
+  if (!err)
+    err = sm_read_ld_reverse(&v, l, st, r->ld_rev);
+  free(st);
+  sm_vectors_free(&v);
+  sm_loci_free(&own);
+  return (sm_err_t)sm_mpi_agree(err);
+}
+
 static sm_err_t select_variants(run_t *r)
 {
   const sm_options_t *o = r->o;
   const int ld_snp = o->ld_snp || o->ld_snp_list;
-  if (!o->chr && !o->extract && !o->exclude && !ld_snp)
+  const int qc = o->geno >= 0 || o->maf >= 0 || o->max_maf >= 0;
+  if (!o->chr && !o->extract && !o->exclude && !ld_snp && !qc)
     return SM_OK;
   sm_loci_t l = {0};
   unsigned char *is_index = NULL;
-  sm_err_t err = o->extract || o->exclude || ld_snp
+  sm_err_t err = o->extract || o->exclude || ld_snp || qc
                      ? sm_read_loci_ids(o->input, o->input_format, &l)
                      : sm_read_loci(o->input, o->input_format, &l);
   const sm_vfilter_t f = {.chr = o->chr, .extract = o->extract, .exclude = o->exclude};
@@ -443,6 +541,10 @@ static sm_err_t select_variants(run_t *r)
     err = sm_read_select(o->input, &l, &f, r->me == 0, &r->vsel, &r->nvsel);
   if (!err)
     sm_loci_keep(&l, r->vsel, r->nvsel);
+  if (!err && qc) { /* PLINK's .ld is as wide as the ids before these filters */
+    r->ld_width = sm_ldtab_width(l.ids, l.n);
+    err = qc_variants(r, &l);
+  }
   if (!err && ld_snp)
     err = sm_read_ld_snps(o->input, &l, o->ld_snp, o->ld_snp_list, r->me == 0, &is_index);
   if (!err && ld_snp && o->ld_windowed)
@@ -506,7 +608,7 @@ static sm_err_t plan(run_t *r)
   sm_err_t err = streams_read_once(r);
   if (err)
     return err;
-  if ((err = select_variants(r)))
+  if ((err = select_variants(r)) || (err = ld_reverse(r)))
     return err;
   sm_dims_t dims;
   err = problem_dims(o, r->vsel, r->nvsel, &dims);
@@ -1404,6 +1506,7 @@ static sm_err_t run_graph(run_t *r, int progress)
       .zero_nan = o->metric == SM_METRIC_CZEK && o->zero_pairs == 1,
       .ld_min = o->ld_min,
       .ld_a1 = o->ld_a1,
+      .ld_rev = r->ld_rev,
       .ld_win = r->ld_win,
       .ld_index = r->ld_index,
       .sparse = r->sparse,
@@ -1640,6 +1743,7 @@ static void cleanup(run_t *r, sm_err_t err)
   free(r->vsel);
   free(r->ld_at);
   free(r->ld_index);
+  free(r->ld_rev);
 }
 
 int sm_compute_main(const sm_options_t *o, const char *command)

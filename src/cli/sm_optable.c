@@ -185,11 +185,11 @@ static struct option *long_options(const sm_optcmd_t *cmd)
            !(cmd->opts[j].name && !strcmp(cmd->opts[j].name, d->name)))
       j++;
     if (d->name && j == i)
-      lo[n++] = (struct option){d->name,
-                                d->kind == SM_OPT_FLAG || d->kind == SM_OPT_HELP
-                                    ? no_argument
-                                    : required_argument,
-                                NULL, SM_OPT_VAL0 + (int)i};
+      lo[n++] = (struct option){
+          d->name,
+          d->kind == SM_OPT_FLAG || d->kind == SM_OPT_HELP || d->dflt ? no_argument
+                                                                      : required_argument,
+          NULL, SM_OPT_VAL0 + (int)i};
   }
   return lo;
 }
@@ -237,6 +237,12 @@ sm_err_t sm_opt_parse(const sm_optcmd_t *cmd, int argc, char **argv, void *dst, 
     const sm_opt_t *d = i < cmd->nopts ? row_for(cmd, i) : NULL;
     if (d && d->kind == SM_OPT_HELP) {
       help = 1;
+    } else if (d && d->dflt) { /* its value, if the next word is a number */
+      char *end = NULL, *a = (char *)d->dflt;
+      if (optind < argc && argv[optind][0] &&
+          (strtod(argv[optind], &end), end && !*end && end != argv[optind]))
+        a = argv[optind++];
+      err = apply(d, a, dst);
     } else if (d) {
       err = apply(d, optarg, dst);
       /* a flag with choices takes one of them as an optional next word

@@ -40,6 +40,9 @@ struct sm_opt {
   long long min, max;         /* SM_OPT_INT, SM_OPT_SIZE: the allowed range */
   double dmin, dmax;          /* SM_OPT_DOUBLE: the allowed range, with .range */
   const char *range;          /* SM_OPT_DOUBLE: that range in words, for the error */
+  const char *dflt;           /* SM_OPT_DOUBLE: its value when given without one
+                                 (PLINK's --maf): the next word is its value
+                                 only when it is a number */
   const char *const *choices; /* SM_OPT_CHOICE: the names, NULL-terminated;
                                  SM_OPT_FLAG: words that may follow it */
   const int *values;          /* SM_OPT_CHOICE, SM_OPT_FLAG: each name's value,

@@ -800,15 +800,44 @@ static const sm_opt_t options[] = {
     FLAG("allow-no-sex", plink_said, 1, CMD_COMPUTE,
          "accepted from PLINK command lines: a sample of\n"
          "unknown sex counts in LD (diploid on X) as in PLINK"),
-    FLAG("nonfounders", plink_said, 1, CMD_COMPUTE,
-         "accepted from PLINK command lines: as in PLINK,\n"
-         "it does not change LD (founders only; --all-samples\n"
-         "for every sample)"),
-    PLINK_FILTER("maf"),
-    PLINK_FILTER("max-maf"),
+    FLAG("nonfounders", qc_nonfounders, 1, CMD_COMPUTE,
+         "PLINK's: allele frequencies (--maf, and which allele\n"
+         "r and X count) of every sample, not the founders';\n"
+         "LD stays the founders' (--all-samples: every sample)"),
+    {.name = "maf",
+     .kind = SM_OPT_DOUBLE,
+     .off = O(maf),
+     .range = "0 <= F <= 0.5",
+     .dmin = 0,
+     .dmax = 0x1.0000000000001p-1, /* 0.5 included */
+     .dflt = "0.01",
+     .cmds = CMD_COMPUTE,
+     .arg = "[F]",
+     .help = "genotypes: PLINK's filter, the variants whose minor\n"
+             "allele frequency (founders) is at least F (0.01)"},
+    {.name = "max-maf",
+     .kind = SM_OPT_DOUBLE,
+     .off = O(max_maf),
+     .range = "0 <= F <= 0.5",
+     .dmin = 0,
+     .dmax = 0x1.0000000000001p-1,
+     .cmds = CMD_COMPUTE,
+     .arg = "F",
+     .help = "genotypes: PLINK's filter, minor allele frequency\n"
+             "at most F"},
+    {.name = "geno",
+     .kind = SM_OPT_DOUBLE,
+     .off = O(geno),
+     .range = "0 <= F <= 1",
+     .dmin = 0,
+     .dmax = 0x1.0000000000001p0,
+     .dflt = "0.1",
+     .cmds = CMD_COMPUTE,
+     .arg = "[F]",
+     .help = "genotypes: PLINK's filter, the variants missing in at\n"
+             "most a fraction F of the samples (0.1)"},
     PLINK_FILTER("mac"),
     PLINK_FILTER("max-mac"),
-    PLINK_FILTER("geno"),
     PLINK_FILTER("mind"),
     PLINK_FILTER("hwe"),
     PLINK_FILTER("keep"),
@@ -1095,6 +1124,7 @@ static void defaults(sm_options_t *o)
   o->threshold = -1;
   o->ld_window_kb = -1;
   o->ld_window_r2 = -1;
+  o->geno = o->maf = o->max_maf = -1;
   o->ld_min = -1;
   o->progress = -1;
   o->synth.seed = 1;
@@ -1169,6 +1199,24 @@ static sm_err_t check_input(args_t *a)
                                 : "exclude",
                    o->chr ? "chromosome" : "id",
                    o->chr ? "no chromosomes" : "no variants");
+      return SM_EOPTION;
+    }
+  }
+  if (o->geno >= 0 || o->maf >= 0 || o->max_maf >= 0) {
+    const sm_input_format_t f = o->input_format == SM_INPUT_AUTO && o->input
+                                    ? sm_read_guess_format(o->input)
+                                    : o->input_format;
+    const char *name = o->geno >= 0 ? "geno" : o->maf >= 0 ? "maf" : "max-maf";
+    if (!o->input || (f != SM_INPUT_PLINK && f != SM_INPUT_VCF) ||
+        o->metric != SM_METRIC_CCC) {
+      sm_log_error("--%s filters the variants of genotypes (a PLINK set, a VCF or BCF; "
+                   "--metric r2, r or ccc) by their calls: this run has no genotypes",
+                   name);
+      return SM_EOPTION;
+    }
+    if (o->maf >= 0 && o->max_maf >= 0 && o->maf > o->max_maf) {
+      sm_log_error("--maf %g is above --max-maf %g: no variant could pass", o->maf,
+                   o->max_maf);
       return SM_EOPTION;
     }
   }

@@ -85,6 +85,10 @@ typedef struct sm_options {
   int plink_said; /* PLINK's --allow-extra-chr / --allow-no-sex given: what
                      starmet does anyway */
   double ld_window_kb, ld_window_r2;
+  /* PLINK's QC filters of variants (--geno, --maf, --max-maf; -1: not
+   * given), and --nonfounders (their allele counts of every sample) */
+  double geno, maf, max_maf;
+  int qc_nonfounders;
   int inter_chr, ld_windowed;
   int ld_modifier; /* --r2, --r followed by a PLINK modifier starmet lacks: the
                       first one's index in the list + 1 (else 0) */

@@ -244,6 +244,10 @@ typedef struct sm_fin2_args {
   const unsigned char *ld_index;
   int ld_a1; /* r: the sign of the file's A1 counts (PLINK's
                 --keep-allele-order), not of the minor alleles' */
+  /* r: per vector, whether PLINK counts its other allele (its A1 the
+   * major one over every sample: PLINK's --nonfounders); NULL: decided
+   * from the vector sums (the samples read) */
+  const unsigned char *ld_rev;
 } sm_fin2_args_t;
 
 /* Candidate lists of a 2-way block: its m rows' lists, then its n

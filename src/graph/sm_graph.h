@@ -24,6 +24,7 @@ typedef struct sm_graph_opts {
                                     form (sm_fin2_args_t) */
   double ld_min;                 /* r, r^2: sm_fin2_args_t's filter (< 0: none) */
   int ld_a1;                     /* and its sign rule */
+  const unsigned char *ld_rev;   /* and its alleles decided (sm_fin2_args_t), or NULL */
   const uint32_t *ld_win;        /* and windows (NULL: every pair) */
   const unsigned char *ld_index; /* PLINK's --ld-snp (sm_band_t's index), or NULL */
   int sparse;                    /* ccc sparse method */

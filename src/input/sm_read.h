@@ -56,6 +56,9 @@ typedef struct sm_read_opts {
   int ld_haploid;
   /* with ld_haploid: PLINK's --keep-allele-order (no allele flip on X) */
   int ld_a1;
+  /* with ld_haploid: PLINK's --nonfounders: its allele flip on X counts
+   * every sample's calls, not the founders' only */
+  int freq_all;
   /* a probe of the sizes (a one-vector read before the real one): the
    * readers keep their informational lines for the real read, where the
    * slice holding the first vector and field says them, of the whole file */
@@ -202,6 +205,37 @@ sm_err_t sm_read_select(const char *input, const sm_loci_t *l, const sm_vfilter_
 sm_err_t sm_read_ld_snps(const char *input, const sm_loci_t *l, const char *id,
                          const char *list, int say,
                          unsigned char **is_index) SM_MUST_CHECK;
+/** A sample's status as PLINK reads it (a .fam's parents and sex; a VCF's
+ * samples are founders of unknown sex). */
+enum { SM_SAMPLE_NONFOUNDER = 1, SM_SAMPLE_MALE = 2, SM_SAMPLE_FEMALE = 4 };
+/** Each sample's SM_SAMPLE_ bits of a PLINK set's .fam (*st malloc'd, *n
+ * samples). */
+sm_err_t sm_read_plink_samples(const char *prefix, unsigned char **st,
+                               size_t *n) SM_MUST_CHECK;
+
+/** PLINK's QC filters of variants (plink1.9's --geno, --maf, --max-maf;
+ * negative: not given). */
+typedef struct sm_qc {
+  double geno, maf, max_maf;
+} sm_qc_t;
+/** The variants of v (whole rows of every sample, codes as read without
+ * PLINK's LD coding; loci l, st each sample's SM_SAMPLE_ bits) that pass q
+ * as plink1.9 decides (its calc_freqs_and_hwe): a call rate over every
+ * sample (on Y males' over the males) at least 1 - geno; a minor allele
+ * frequency over the founders (all samples with nonfounders; on X males
+ * count one allele, the others two; on Y males only, one allele; 0.5
+ * without calls) in
+ * [maf, max_maf]. Their indices into *keep (malloc'd, *nkeep; none is
+ * SM_EDEGEN, logged), the counts removed said (say). */
+sm_err_t sm_read_qc(const char *input, const sm_vectors_t *v, const sm_loci_t *l,
+                    const unsigned char *st, int nonfounders, const sm_qc_t *q, int say,
+                    uint32_t **keep, size_t *nkeep) SM_MUST_CHECK;
+/** PLINK's allele choice over every sample (its --nonfounders; v, l, st as
+ * sm_read_qc's): rev[i] = 1 when variant i's allele 1 is its major allele
+ * (plink1.9's calc_marker_reverse_bin reverses it), counted as
+ * calc_freqs_and_hwe counts (on X a male one allele, on Y males only). */
+sm_err_t sm_read_ld_reverse(const sm_vectors_t *v, const sm_loci_t *l,
+                            const unsigned char *st, unsigned char *rev) SM_MUST_CHECK;
 /** Add a locus (id: kept when not NULL); -1 without memory. */
 int sm_loci_add(sm_loci_t *out, size_t *cap, const char *chrom, uint32_t pos,
                 const char *id);

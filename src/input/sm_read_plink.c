@@ -224,8 +224,8 @@ done:
   return err;
 }
 
-/* A sample's status in the .fam (read_fam). */
-enum { FAM_NONFOUNDER = 1, FAM_MALE = 2 };
+/* A sample's status in the .fam (read_fam): sm_read.h's SM_SAMPLE_ bits. */
+enum { FAM_NONFOUNDER = SM_SAMPLE_NONFOUNDER, FAM_MALE = SM_SAMPLE_MALE };
 
 /* The .fam file: the number of samples is its number of lines (each
  * checked); with st, each sample's status as a malloc'd array of nsample
@@ -258,7 +258,9 @@ static sm_err_t read_fam(const char *path, size_t *nsample, unsigned char **st)
     }
     (*st)[k] =
         (unsigned char)((strcmp(w[2], "0") || strcmp(w[3], "0") ? FAM_NONFOUNDER : 0) |
-                        (!strcmp(w[4], "1") ? FAM_MALE : 0));
+                        (!strcmp(w[4], "1")   ? FAM_MALE
+                         : !strcmp(w[4], "2") ? SM_SAMPLE_FEMALE
+                                              : 0));
   }
   text_close(&t);
   if (st && err) {
@@ -465,6 +467,19 @@ static sm_err_t fileset_names(const char *prefix, char **bed, char **bim, char *
   return SM_OK;
 }
 
+sm_err_t sm_read_plink_samples(const char *prefix, unsigned char **st, size_t *n)
+{
+  char *bed = NULL, *bim = NULL, *fam = NULL;
+  sm_err_t err = fileset_names(prefix, &bed, &bim, &fam);
+  *st = NULL, *n = 0;
+  if (!err)
+    err = read_fam(fam, n, st);
+  if (!err && !*st) /* no samples */
+    err = (*st = calloc(1, 1)) ? SM_OK : SM_ENOMEM;
+  free(bed), free(bim), free(fam);
+  return err;
+}
+
 sm_err_t sm_read_plink(const char *prefix, const sm_read_opts_t *o, sm_vectors_t *out,
                        sm_dims_t *dims)
 {
@@ -566,7 +581,7 @@ sm_err_t sm_read_plink(const char *prefix, const sm_read_opts_t *o, sm_vectors_t
         goto fail;
       }
       for (size_t k = 0; k < nsample; k++)
-        if (!o->founders_only || !(st[k] & FAM_NONFOUNDER))
+        if (!o->founders_only || o->freq_all || !(st[k] & FAM_NONFOUNDER))
           rowbuf[(st[k] & FAM_MALE ? nwf : 2 * nwf) + k / SM_GT_PER_WORD] |=
               UINT64_C(1) << (2 * (k % SM_GT_PER_WORD));
     }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "sm_error.h"
+#include "sm_read_util.h"
 
 /* A list file's ids, sorted (and the file's bytes they point into). */
 typedef struct idlist {
@@ -258,5 +259,161 @@ sm_err_t sm_read_ld_snps(const char *input, const sm_loci_t *l, const char *id,
     return err;
   }
   *is_index = x;
+  return SM_OK;
+}
+
+/* plink1.9's epsilons (plink_common.h): thresholds widened by 2^-44, a
+ * call rate within 2^-35 of 1 taken as 1 */
+#define QC_SMALL_EPS 0.00000000000005684341886080801486968994140625
+#define QC_SMALLISH_EPS 0.00000000002910383045673370361328125
+
+/* Calls of one variant of a class of samples: homozygous 0 and 2 copies,
+ * heterozygous; all samples of the class, and its founders. */
+typedef struct qc_ct {
+  size_t all[3], fou[3];
+} qc_ct_t;
+
+/* The call rate and allele counts (of both alleles, *alleles, and of
+ * allele 1, *a1) of variant row (nf samples of status st) on a chromosome
+ * of haploid kind hap, as plink1.9's calc_freqs_and_hwe counts them. */
+static void qc_counts(const uint64_t *row, size_t nf, const unsigned char *st,
+                      int nonfounders, int hap, size_t nmale, double *rate,
+                      uint64_t *alleles_out, uint64_t *a1_out)
+{
+  qc_ct_t c[3] = {0}; /* males, females, unknown sex */
+  for (size_t f = 0; f < nf; f++) {
+    const unsigned g = sm_gt_get(row, f);
+    if (g == SM_GT_MISSING)
+      continue;
+    const int k = g == SM_GT_0 ? 0 : g == SM_GT_2 ? 1 : 2; /* hom 0, hom 2, het */
+    const int who = st[f] & SM_SAMPLE_MALE ? 0 : st[f] & SM_SAMPLE_FEMALE ? 1 : 2;
+    c[who].all[k]++;
+    if (nonfounders || !(st[f] & SM_SAMPLE_NONFOUNDER))
+      c[who].fou[k]++;
+  }
+#define QC_CALLS(x) ((x).all[0] + (x).all[1] + (x).all[2])
+  uint64_t alleles, a1;  /* alleles called, copies of allele 1 among them */
+  if (hap == SM_HAP_X) { /* non-males diploid, males one allele (hets: none) */
+    size_t d[3];
+    for (int k = 0; k < 3; k++)
+      d[k] = c[1].fou[k] + c[2].fou[k];
+    alleles = 2 * (d[0] + d[1] + d[2]) + c[0].fou[0] + c[0].fou[1];
+    a1 = 2 * d[1] + d[2] + c[0].fou[1];
+    *rate =
+        (double)(QC_CALLS(c[0]) + QC_CALLS(c[1]) + QC_CALLS(c[2])) * (1.0 / (double)nf);
+  } else if (hap == SM_HAP_Y) { /* males only, one allele */
+    alleles = c[0].fou[0] + c[0].fou[1];
+    a1 = c[0].fou[1];
+    *rate = nmale ? (double)QC_CALLS(c[0]) * (1.0 / (double)nmale) : 0;
+  } else {
+    size_t fou[3] = {0, 0, 0};
+    for (int who = 0; who < 3; who++)
+      for (int k = 0; k < 3; k++)
+        fou[k] += c[who].fou[k];
+    alleles = 2 * (fou[0] + fou[1] + fou[2]);
+    a1 = 2 * fou[1] + fou[2];
+    *rate =
+        (double)(QC_CALLS(c[0]) + QC_CALLS(c[1]) + QC_CALLS(c[2])) * (1.0 / (double)nf);
+  }
+#undef QC_CALLS
+  if (*rate > 1 - QC_SMALLISH_EPS)
+    *rate = 1;
+  *alleles_out = alleles, *a1_out = a1;
+}
+
+/* The call rate and minor allele frequency (0.5 without calls), as
+ * plink1.9 computes them. */
+static void qc_stats(const uint64_t *row, size_t nf, const unsigned char *st,
+                     int nonfounders, int hap, size_t nmale, double *rate, double *maf)
+{
+  uint64_t alleles, a1;
+  qc_counts(row, nf, st, nonfounders, hap, nmale, rate, &alleles, &a1);
+  const double fr = alleles ? (double)a1 / (double)alleles : 0.5;
+  *maf = fr <= 0.5 ? fr : 1.0 - fr;
+}
+
+/* Per chromosome of l its sm_read_haploid_chrom, and the males among st
+ * (nf samples); NULL without memory. */
+static signed char *hap_kinds(const sm_loci_t *l, const unsigned char *st, size_t nf,
+                              size_t *nmale)
+{
+  signed char *hap = calloc(l->nchrom ? l->nchrom : 1, 1);
+  for (size_t c = 0; hap && c < l->nchrom; c++)
+    hap[c] = (signed char)sm_read_haploid_chrom(l->chrom_names[c]);
+  *nmale = 0;
+  for (size_t f = 0; f < nf; f++)
+    *nmale += (st[f] & SM_SAMPLE_MALE) != 0;
+  return hap;
+}
+
+sm_err_t sm_read_ld_reverse(const sm_vectors_t *v, const sm_loci_t *l,
+                            const unsigned char *st, unsigned char *rev)
+{
+  size_t nmale;
+  signed char *hap = hap_kinds(l, st, v->nf, &nmale);
+  if (!hap)
+    return SM_ENOMEM;
+  for (size_t i = 0; i < v->nv; i++) {
+    double rate;
+    uint64_t alleles, a1;
+    qc_counts(sm_vectors_row(v, i), v->nf, st, 1, hap[l->chrom[i]], nmale, &rate,
+              &alleles, &a1);
+    rev[i] = 2 * a1 > alleles; /* A2's frequency below 0.5 (none: 0.5) */
+  }
+  free(hap);
+  return SM_OK;
+}
+
+sm_err_t sm_read_qc(const char *input, const sm_vectors_t *v, const sm_loci_t *l,
+                    const unsigned char *st, int nonfounders, const sm_qc_t *q, int say,
+                    uint32_t **keep, size_t *nkeep)
+{
+  *keep = NULL, *nkeep = 0;
+  size_t nmale;
+  uint32_t *k = malloc((v->nv ? v->nv : 1) * sizeof *k);
+  signed char *hap = hap_kinds(l, st, v->nf, &nmale);
+  if (!k || !hap) {
+    free(k), free(hap);
+    sm_log_error("%s: out of memory for --geno/--maf", input);
+    return SM_ENOMEM;
+  }
+  const int by_geno = q->geno >= 0 && q->geno < 1;
+  const int by_maf = (q->maf > 0 || (q->max_maf >= 0 && q->max_maf < 0.5));
+  const double min_rate = by_geno ? (1.0 - q->geno) * (1 - QC_SMALL_EPS) : 0;
+  const double lo = q->maf > 0 ? q->maf * (1 - QC_SMALL_EPS) : 0,
+               hi = q->max_maf >= 0 ? q->max_maf * (1 + QC_SMALL_EPS) : 1;
+  size_t n = 0, geno_out = 0, maf_out = 0;
+  for (size_t i = 0; i < v->nv; i++) {
+    double rate, maf;
+    qc_stats(sm_vectors_row(v, i), v->nf, st, nonfounders, hap[l->chrom[i]], nmale, &rate,
+             &maf);
+    if (by_geno && rate < min_rate)
+      geno_out++;
+    else if (by_maf && (maf < lo || maf > hi))
+      maf_out++;
+    else
+      k[n++] = (uint32_t)i;
+  }
+  free(hap);
+  if (say && by_geno)
+    sm_log_info("--geno %g: %zu variant%s removed due to missing genotype data", q->geno,
+                geno_out, geno_out == 1 ? "" : "s");
+  if (say && by_maf)
+    sm_log_info("--maf/--max-maf: %zu variant%s removed due to minor allele threshold(s)",
+                maf_out, maf_out == 1 ? "" : "s");
+  if (!n) {
+    if (say)
+      sm_log_error(
+          "%s: all variants removed by %s (of the %zu chosen, %zu by --geno, %zu "
+          "by --maf/--max-maf)",
+          input,
+          by_geno && by_maf ? "--geno and --maf/--max-maf"
+          : by_geno         ? "--geno"
+                            : "--maf/--max-maf",
+          v->nv, geno_out, maf_out);
+    free(k);
+    return SM_EDEGEN;
+  }
+  *keep = k, *nkeep = n;
   return SM_OK;
 }

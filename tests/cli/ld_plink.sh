@@ -210,6 +210,56 @@ for m in r2 r; do
       fail "X and Y $m window: $(diff "$T/xw_$m.ld" "$T/pxw_$m.ld" | head -3)"
   fi
 done
+# PLINK's QC filters --geno, --maf (its value optional), --max-maf, as
+# plink1.9 computes them (calc_freqs_and_hwe): call rates over every sample
+# (on Y over the males), allele frequencies of the founders (every sample
+# with --nonfounders), a male's X call one allele, Y calls males' only; the
+# .ld as wide as the ids before them: the same .ld as plink1.9's, on the set
+# with X, Y, XY, three sexes, non-founders, missing calls
+if command -v plink1.9 > /dev/null 2>&1; then
+  W="--r2 --ld-window 12 --ld-window-r2 0"
+  # shellcheck disable=SC2086
+  run_ok "no QC filter" "$STARMET" compute --quiet --bfile "$T/x" $W --out "$T/qc0"
+  for qc in "--maf 0.05" "--maf" "--geno 0.02" "--max-maf 0.2" "--maf 0.1 --max-maf 0.3 --geno 0.03" \
+    "--maf 0.2 --nonfounders" "--maf 0.2" "--maf 0.1 --chr X,chrY --geno 0.04"; do
+    # shellcheck disable=SC2086
+    run_ok "QC $qc" "$STARMET" compute --quiet --bfile "$T/x" $W $qc --out "$T/qc"
+    # shellcheck disable=SC2086
+    plink1.9 --bfile "$T/x" $W $qc --out "$T/pqc" > /dev/null 2>&1
+    cmp -s "$T/qc.ld" "$T/pqc.ld" && pass || fail "QC $qc: $(diff "$T/qc.ld" "$T/pqc.ld" | head -3)"
+    grep -q "[1-9][0-9]* variants\{0,1\} removed due to" "$T/pqc.log" && pass ||
+      fail "QC $qc: plink1.9 removed no variant: the comparison proves little"
+    cp "$T/qc.ld" "$T/qc_$(echo "$qc" | tr -dc 'a-z0-9')"
+  done
+  cmp -s "$T/qc_maf02nonfounders" "$T/qc_maf02" && fail "--nonfounders changed nothing of --maf" ||
+    pass
+  # --nonfounders: PLINK decides its counted (minor) allele over every
+  # sample, which moves r's sign and the X coding of males
+  for m in r r2; do
+    run_ok "--$m --nonfounders" "$STARMET" compute --quiet --bfile "$T/x" --$m --ld-window 30 \
+      --ld-window-r2 0 --nonfounders --out "$T/xnf_$m"
+    plink1.9 --bfile "$T/x" --$m --ld-window 30 --ld-window-r2 0 --nonfounders \
+      --out "$T/pxnf_$m" > /dev/null 2>&1
+    cmp -s "$T/xnf_$m.ld" "$T/pxnf_$m.ld" && pass ||
+      fail "--$m --nonfounders: $(diff "$T/xnf_$m.ld" "$T/pxnf_$m.ld" | head -3)"
+    run_ok "--$m without --nonfounders" "$STARMET" compute --quiet --bfile "$T/x" --$m \
+      --ld-window 30 --ld-window-r2 0 --out "$T/xf_$m"
+    cmp -s "$T/xnf_$m.ld" "$T/xf_$m.ld" && fail "--$m: --nonfounders changed nothing here" ||
+      pass
+  done
+  "$STARMET" compute --bfile "$T/x" --r2 --maf 0.1 --geno 0.03 --out "$T/qc" > /dev/null \
+    2> "$T/qc.err"
+  grep -q "geno 0.03: [0-9]* variants removed due to missing genotype data" "$T/qc.err" &&
+    grep -q "maf/--max-maf: [0-9]* variants removed due to minor allele" "$T/qc.err" && pass ||
+    fail "QC counts not said: $(cat "$T/qc.err")"
+fi
+expect_error "--maf above 0.5" "--maf: 0.6 is out of range" - \
+  "$STARMET" compute --bfile "$T/x" --r2 --maf 0.6 --out "$T/e24"
+expect_error "--maf above --max-maf" "--maf 0.3 is above --max-maf 0.1" - \
+  "$STARMET" compute --bfile "$T/x" --r2 --maf 0.3 --max-maf 0.1 --out "$T/e25"
+awk '$1 == 7 { print $2 }' "$T/x.bim" | head -n 5 > "$T/few.txt"
+expect_error "--maf removing every variant" "all variants removed by --maf/--max-maf" - \
+  "$STARMET" compute --bfile "$T/x" --r2 --extract "$T/few.txt" --max-maf 0 --maf 0 --out "$T/e26"
 # a VCF has no sexes: plink1.9 --vcf reads X as diploid (a haploid call
 # homozygous) and every Y call as missing (a non-male's); --vcf and --bcf
 # are PLINK's names for the input
@@ -279,6 +329,10 @@ EOF
     cmp -s "$T/gm_$m.ld" "$T/pgm_$m.ld" && pass ||
       fail "vcf multi-allelic $m: $(diff "$T/gm_$m.ld" "$T/pgm_$m.ld" | head -3)"
   done
+  run_ok "vcf --maf --geno" "$STARMET" compute --quiet --vcf "$T/gm.vcf" --r2 --maf 0.1 --geno 0.04 \
+    --out "$T/gmq"
+  plink1.9 --vcf "$T/gm.vcf" --r2 --maf 0.1 --geno 0.04 --out "$T/pgmq" > /dev/null 2>&1
+  cmp -s "$T/gmq.ld" "$T/pgmq.ld" && pass || fail "vcf --maf --geno: $(diff "$T/gmq.ld" "$T/pgmq.ld" | head -3)"
   "$STARMET" compute --vcf "$T/gm.vcf" --r2 --output-format none > /dev/null 2> "$T/gm.err"
   grep -q "gm.vcf: 128 multi-allelic records read as plink1.9 --vcf reads them" "$T/gm.err" &&
     pass || fail "multi-allelic records not said: $(cat "$T/gm.err")"
@@ -286,8 +340,8 @@ fi
 # PLINK's QC filters are refused with the plink1.9 command that applies
 # them (--keep is not --keep-allele-order abbreviated); --nonfounders, as
 # in PLINK, does not change LD
-expect_error "--maf" "--maf is one of PLINK's filters .*plink1.9 --bfile IN --maf" - \
-  "$STARMET" compute --bfile "$T/g" --r2 --maf 0.05 --out "$T/e21"
+expect_error "--mind" "--mind is one of PLINK's filters .*plink1.9 --bfile IN --mind" - \
+  "$STARMET" compute --bfile "$T/g" --r2 --mind 0.05 --out "$T/e21"
 expect_error "--keep FILE" "--keep is one of PLINK's filters" - \
   "$STARMET" compute --bfile "$T/g" --r2 --keep "$T/g.fam" --out "$T/e22"
 expect_error "--autosome" "--autosome: give --chr 1-22" - \
