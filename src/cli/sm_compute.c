@@ -65,6 +65,7 @@ static sm_read_opts_t read_opts(const sm_options_t *o)
           o->metric == SM_METRIC_CCC && (o->form == SM_FORM_R2 || o->form == SM_FORM_R),
       .ld_a1 = o->ld_a1,
       .freq_all = o->qc_nonfounders,
+      .half_call = o->vcf_half_call,
       .raw_ids = o->output_format == SM_OUT_LD,
   };
   return ro;

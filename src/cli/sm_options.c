@@ -49,6 +49,10 @@ static const struct {
                      {SM_METRIC_CCC, SM_FORM_R2},       {SM_METRIC_CCC, SM_FORM_R}};
 static const char *const zero_pair_names[] = {"nan", "zero", NULL};
 static const int zero_pair_values[] = {1, 0};
+/* plink1.9's --vcf-half-call modes (sm_read.h's SM_HALF_) */
+static const char *const half_call_names[] = {
+    "m", "missing", "h", "haploid", "r", "reference", "e", "error", NULL};
+static const int half_call_values[] = {0, 0, 1, 1, 2, 2, 3, 3};
 static const char *const ways[] = {"2", "3", NULL};
 static const int way_values[] = {2, 3};
 static const char *const precisions[] = {"double", "single", NULL};
@@ -800,6 +804,19 @@ static const sm_opt_t options[] = {
     FLAG("allow-no-sex", plink_said, 1, CMD_COMPUTE,
          "accepted from PLINK command lines: a sample of\n"
          "unknown sex counts in LD (diploid on X) as in PLINK"),
+    {.name = "vcf-half-call",
+     .kind = SM_OPT_CHOICE,
+     .off = O(vcf_half_call),
+     .choices = half_call_names,
+     .values = half_call_values,
+     .cmds = CMD_COMPUTE,
+     .arg = "m|h|r|e",
+     .help = "VCF genotypes: a call with one allele missing (0/.)\n"
+             "is missing (m, default), haploid (h), the other\n"
+             "allele REF (r), or an error (e: plink1.9's default)"},
+    FLAG("double-id", plink_said, 1, CMD_COMPUTE,
+         "accepted from PLINK command lines (sample ids do not\n"
+         "reach the .ld table)"),
     FLAG("nonfounders", qc_nonfounders, 1, CMD_COMPUTE,
          "PLINK's: allele frequencies (--maf, and which allele\n"
          "r and X count) of every sample, not the founders';\n"

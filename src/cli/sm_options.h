@@ -89,6 +89,7 @@ typedef struct sm_options {
    * given), and --nonfounders (their allele counts of every sample) */
   double geno, maf, max_maf;
   int qc_nonfounders;
+  int vcf_half_call; /* sm_read_opts_t's */
   int inter_chr, ld_windowed;
   int ld_modifier; /* --r2, --r followed by a PLINK modifier starmet lacks: the
                       first one's index in the list + 1 (else 0) */

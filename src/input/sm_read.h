@@ -56,6 +56,9 @@ typedef struct sm_read_opts {
   int ld_haploid;
   /* with ld_haploid: PLINK's --keep-allele-order (no allele flip on X) */
   int ld_a1;
+  /* VCF/BCF: a half-call (0/.) is missing (SM_HALF_MISSING), haploid, of
+   * REF for its missing allele, or an error (plink1.9's --vcf-half-call) */
+  int half_call;
   /* with ld_haploid: PLINK's --nonfounders: its allele flip on X counts
    * every sample's calls, not the founders' only */
   int freq_all;
@@ -75,6 +78,12 @@ typedef struct sm_read_opts {
 } sm_read_opts_t;
 
 enum { SM_TEXT_AUTO = 0, SM_TEXT_YES = 1, SM_TEXT_NO = 2 };
+enum {
+  SM_HALF_MISSING = 0,
+  SM_HALF_HAPLOID = 1,
+  SM_HALF_REFERENCE = 2,
+  SM_HALF_ERROR = 3
+};
 enum { SM_COMPARE_AUTO = 0, SM_COMPARE_SAMPLES = 1, SM_COMPARE_OBSERVATIONS = 2 };
 
 typedef struct sm_dims {

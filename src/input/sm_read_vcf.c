@@ -17,22 +17,36 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A half-call (0/.) under --vcf-half-call e: call_code's answer. */
+enum { HALF_CALL_ERROR = 0xff };
+
 /* ALT dosage code of one sample's call (max_ploidy entries), ALT being
- * allele alt_idx (another allele, gVCF's symbolic one: missing). */
-static unsigned call_code(const int32_t *g, int max_ploidy, int alt_idx)
+ * allele alt_idx (another allele, gVCF's symbolic one: missing); a
+ * diploid call with one allele missing as half says (sm_read.h's
+ * SM_HALF_, plink1.9's --vcf-half-call). */
+static unsigned call_code(const int32_t *g, int max_ploidy, int alt_idx, int half)
 {
-  int nal = 0, alt = 0;
+  int nal = 0, alt = 0, nmiss = 0;
   for (int k = 0; k < max_ploidy; k++) {
     if (g[k] == bcf_int32_vector_end)
       break;
-    if (bcf_gt_is_missing(g[k]))
-      return SM_GT_MISSING;
+    nal++;
+    if (bcf_gt_is_missing(g[k])) {
+      nmiss++;
+      continue;
+    }
     int a = bcf_gt_allele(g[k]);
     if (a != 0 && a != alt_idx)
       return SM_GT_MISSING;
     alt += a == alt_idx;
-    nal++;
   }
+  if (nmiss && (nal != 2 || nmiss == 2 || half == SM_HALF_MISSING))
+    return SM_GT_MISSING;
+  if (nmiss && half == SM_HALF_ERROR)
+    return HALF_CALL_ERROR;
+  if (nmiss) /* 0/. or 1/.: haploid (homozygous), or the other allele REF */
+    return half == SM_HALF_HAPLOID ? (alt ? SM_GT_2 : SM_GT_0)
+                                   : (alt ? SM_GT_1 : SM_GT_0);
   if (nal == 1) /* haploid: homozygous, as PLINK counts it */
     return alt ? SM_GT_2 : SM_GT_0;
   if (nal != 2)
@@ -63,21 +77,24 @@ static void report_skipped(const char *path, unsigned long long n,
  * g): the allele most often called, a haploid call's allele counted twice,
  * the first of equals; gVCF's symbolic allele is none. 1 when there is no
  * ALT (ALT "."; no call then carries allele 1). */
-static int most_common_alt(const bcf1_t *rec, const int32_t *g, size_t ng, int mp)
+static int most_common_alt(const bcf1_t *rec, const int32_t *g, size_t ng, int mp,
+                           int half)
 {
   enum { MAXAL = 64 }; /* alleles counted; a record with more: the first 63 ALTs */
   unsigned long long ct[MAXAL] = {0};
   for (size_t s = 0; mp > 0 && s < ng; s++) {
     const int32_t *c = g + s * (size_t)mp;
-    int nal = 0;
-    while (nal < mp && c[nal] != bcf_int32_vector_end && !bcf_gt_is_missing(c[nal]))
-      nal++;
-    if ((nal < mp && c[nal] != bcf_int32_vector_end) || nal == 0 || nal > 2)
-      continue; /* a missing allele, or ploidy above 2: not counted */
+    int nal = 0, nmiss = 0;
+    while (nal < mp && c[nal] != bcf_int32_vector_end)
+      nmiss += bcf_gt_is_missing(c[nal++]);
+    if (nal == 0 || nal > 2 || nmiss == nal)
+      continue; /* no allele, or ploidy above 2: not counted */
+    if (nmiss && half != SM_HALF_HAPLOID && half != SM_HALF_REFERENCE)
+      continue; /* a half-call read as missing (or refused later) */
     for (int k = 0; k < nal; k++) {
-      const int a = bcf_gt_allele(c[k]);
-      if (a > 0 && a < MAXAL)
-        ct[a] += nal == 1 ? 2 : 1;
+      const int a = bcf_gt_is_missing(c[k]) ? 0 : bcf_gt_allele(c[k]);
+      if (a > 0 && a < MAXAL) /* a haploid call's, or a half-call's as haploid: twice */
+        ct[a] += nal == 1 || (nmiss && half == SM_HALF_HAPLOID) ? 2 : 1;
     }
   }
   int best = 0;
@@ -195,15 +212,24 @@ static sm_err_t keep_record(vcf_in_t *v, int alt)
   int n = bcf_get_genotypes(v->hdr, rec, &v->gt, &v->ngt);
   int mp = n > 0 ? n / (int)v->ns : 0;
   if (alt < 0) /* chosen on every sample's calls: the same on every rank */
-    alt = most_common_alt(rec, v->gt, v->ns, mp);
+    alt = most_common_alt(rec, v->gt, v->ns, mp, v->o->half_call);
   /* PLINK's LD (plink1.9 --vcf): a VCF's samples are of unknown sex, and
    * the Y calls of a sample not known to be male are missing */
   if (v->cur_y)
     mp = 0;
-  for (size_t f = 0; f < v->nfk; f++)
-    sm_gt_set(row, f,
-              mp ? call_code(v->gt + (v->o->f0 + f) * (size_t)mp, mp, alt)
-                 : SM_GT_MISSING);
+  for (size_t f = 0; f < v->nfk; f++) {
+    const unsigned c =
+        mp ? call_code(v->gt + (v->o->f0 + f) * (size_t)mp, mp, alt, v->o->half_call)
+           : SM_GT_MISSING;
+    if (c == HALF_CALL_ERROR) {
+      sm_log_error("%s: %s:%lld: sample %s has a half-call (one allele missing, as 0/.): "
+                   "give --vcf-half-call m (missing), h (haploid) or r (REF)",
+                   v->path, bcf_hdr_id2name(v->hdr, rec->rid), (long long)rec->pos + 1,
+                   v->hdr->samples[v->o->f0 + f]);
+      return SM_EFORMAT;
+    }
+    sm_gt_set(row, f, c);
+  }
   char buf[512];
   if (!(v->names[v->nkept] = strdup(record_name(v, buf, sizeof buf))))
     return out_of_memory(v);

@@ -333,6 +333,23 @@ EOF
     --out "$T/gmq"
   plink1.9 --vcf "$T/gm.vcf" --r2 --maf 0.1 --geno 0.04 --out "$T/pgmq" > /dev/null 2>&1
   cmp -s "$T/gmq.ld" "$T/pgmq.ld" && pass || fail "vcf --maf --geno: $(diff "$T/gmq.ld" "$T/pgmq.ld" | head -3)"
+  # half-calls (0/., ./1): plink1.9's --vcf-half-call m, h, r; e refuses
+  awk 'BEGIN { OFS = "\t" } /^#/ { print; next }
+    { for (k = 10; k <= NF; k++) if ((k * 7 + NR * 3) % 23 == 0 && $k ~ /^[0-9][\/|][0-9]$/)
+        $k = (k % 2) ? substr($k, 1, 1) "/." : "./" substr($k, 3, 1)
+      print }' "$T/gm.vcf" > "$T/gh.vcf"
+  grep -q "$(printf '\t')0/\.$(printf '\t')" "$T/gh.vcf" && pass || fail "no half-call written"
+  for h in m h r; do
+    run_ok "vcf --vcf-half-call $h" "$STARMET" compute --quiet --vcf "$T/gh.vcf" --r --ld-window 6 \
+      --ld-window-r2 0 --vcf-half-call $h --out "$T/gh_$h"
+    plink1.9 --vcf "$T/gh.vcf" --r --ld-window 6 --ld-window-r2 0 --vcf-half-call $h \
+      --out "$T/pgh_$h" > /dev/null 2>&1
+    cmp -s "$T/gh_$h.ld" "$T/pgh_$h.ld" && pass ||
+      fail "vcf --vcf-half-call $h: $(diff "$T/gh_$h.ld" "$T/pgh_$h.ld" | head -3)"
+  done
+  cmp -s "$T/gh_m.ld" "$T/gh_h.ld" && fail "half-calls as missing and as haploid agree" || pass
+  expect_error "vcf --vcf-half-call e" "gh.vcf: .* has a half-call .*give --vcf-half-call" - \
+    "$STARMET" compute --vcf "$T/gh.vcf" --r2 --vcf-half-call e --out "$T/e27"
   "$STARMET" compute --vcf "$T/gm.vcf" --r2 --output-format none > /dev/null 2> "$T/gm.err"
   grep -q "gm.vcf: 128 multi-allelic records read as plink1.9 --vcf reads them" "$T/gm.err" &&
     pass || fail "multi-allelic records not said: $(cat "$T/gm.err")"
