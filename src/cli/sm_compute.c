@@ -66,6 +66,7 @@ static sm_read_opts_t read_opts(const sm_options_t *o)
       .ld_a1 = o->ld_a1,
       .freq_all = o->qc_nonfounders,
       .half_call = o->vcf_half_call,
+      .var_id_tmpl = o->var_id_tmpl,
       .raw_ids = o->output_format == SM_OUT_LD,
   };
   return ro;
@@ -534,8 +535,9 @@ static sm_err_t select_variants(run_t *r)
     return SM_OK;
   sm_loci_t l = {0};
   unsigned char *is_index = NULL;
+  const sm_read_opts_t ro = read_opts(o);
   sm_err_t err = o->extract || o->exclude || ld_snp || qc
-                     ? sm_read_loci_ids(o->input, o->input_format, &l)
+                     ? sm_read_loci_ids(o->input, o->input_format, &ro, &l)
                      : sm_read_loci(o->input, o->input_format, &l);
   const sm_vfilter_t f = {.chr = o->chr, .extract = o->extract, .exclude = o->exclude};
   if (!err)

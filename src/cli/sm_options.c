@@ -814,6 +814,14 @@ static const sm_opt_t options[] = {
      .help = "VCF genotypes: a call with one allele missing (0/.)\n"
              "is missing (m, default), haploid (h), the other\n"
              "allele REF (r), or an error (e: plink1.9's default)"},
+    {.name = "set-missing-var-ids",
+     .kind = SM_OPT_STRING,
+     .off = O(var_id_tmpl),
+     .cmds = CMD_COMPUTE,
+     .arg = "TEMPLATE",
+     .help = "genotypes: PLINK's names for variants whose id is\n"
+             "'.': '@' the chromosome, '#' the position, $1 $2\n"
+             "the alleles in ASCII order (@:#:$1:$2)"},
     FLAG("double-id", plink_said, 1, CMD_COMPUTE,
          "accepted from PLINK command lines (sample ids do not\n"
          "reach the .ld table)"),
@@ -1218,6 +1226,13 @@ static sm_err_t check_input(args_t *a)
                    o->chr ? "no chromosomes" : "no variants");
       return SM_EOPTION;
     }
+  }
+  if (o->var_id_tmpl && !sm_read_var_id_template_ok(o->var_id_tmpl)) {
+    sm_log_error("--set-missing-var-ids '%s': the template needs exactly one '@' (the "
+                 "chromosome) and one '#' (the position), and either no '$' or exactly "
+                 "one $1 and one $2 (the alleles), as PLINK's",
+                 o->var_id_tmpl);
+    return SM_EOPTION;
   }
   if (o->geno >= 0 || o->maf >= 0 || o->max_maf >= 0) {
     const sm_input_format_t f = o->input_format == SM_INPUT_AUTO && o->input

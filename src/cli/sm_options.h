@@ -89,7 +89,8 @@ typedef struct sm_options {
    * given), and --nonfounders (their allele counts of every sample) */
   double geno, maf, max_maf;
   int qc_nonfounders;
-  int vcf_half_call; /* sm_read_opts_t's */
+  int vcf_half_call;       /* sm_read_opts_t's */
+  const char *var_id_tmpl; /* PLINK's --set-missing-var-ids */
   int inter_chr, ld_windowed;
   int ld_modifier; /* --r2, --r followed by a PLINK modifier starmet lacks: the
                       first one's index in the list + 1 (else 0) */

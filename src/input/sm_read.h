@@ -56,6 +56,9 @@ typedef struct sm_read_opts {
   int ld_haploid;
   /* with ld_haploid: PLINK's --keep-allele-order (no allele flip on X) */
   int ld_a1;
+  /* PLINK's --set-missing-var-ids: the names of variants whose id is "."
+   * from this template (sm_read_var_id), or NULL */
+  const char *var_id_tmpl;
   /* VCF/BCF: a half-call (0/.) is missing (SM_HALF_MISSING), haploid, of
    * REF for its missing allele, or an error (plink1.9's --vcf-half-call) */
   int half_call;
@@ -172,10 +175,15 @@ typedef struct sm_loci {
  * records read as vectors); fmt as sm_read_input's. SM_EOPTION for an
  * input without loci. */
 sm_err_t sm_read_loci(const char *path, sm_input_format_t fmt, sm_loci_t *out);
-/** sm_read_loci with each variant's id in out->ids as well. */
-sm_err_t sm_read_loci_ids(const char *path, sm_input_format_t fmt, sm_loci_t *out);
-sm_err_t sm_read_plink_loci(const char *prefix, int ids, sm_loci_t *out);
-sm_err_t sm_read_vcf_loci(const char *path, int ids, sm_loci_t *out);
+/** sm_read_loci with each variant's id in out->ids as well (a "." id made
+ * from tmpl, PLINK's --set-missing-var-ids, unless NULL); o: the options
+ * the genotypes are read with (a VCF's half-calls choose an ALT). */
+sm_err_t sm_read_loci_ids(const char *path, sm_input_format_t fmt,
+                          const sm_read_opts_t *o, sm_loci_t *out);
+sm_err_t sm_read_plink_loci(const char *prefix, const sm_read_opts_t *o, int ids,
+                            sm_loci_t *out);
+sm_err_t sm_read_vcf_loci(const char *path, const sm_read_opts_t *o, int ids,
+                          sm_loci_t *out);
 /** The index of chromosome name `name` in out (added when new), or -1
  * without memory (sm_read_loci's readers; this and the next two:
  * sm_read_util.c). */
@@ -191,6 +199,10 @@ void sm_read_chrom_code(const char *name, char *buf);
  * human chromosome). -1 when the list is malformed (an empty item, a range
  * whose ends are not numbers or are decreasing). */
 int sm_read_chr_in(const char *list, const char *name);
+/** Whether tmpl is a --set-missing-var-ids template plink1.9 takes:
+ * exactly one '@' and one '#', and no '$' or exactly one "$1" and one
+ * "$2". */
+int sm_read_var_id_template_ok(const char *tmpl);
 /** PLINK's variant filters (sm_read_select.c): --chr's list (NULL: every
  * chromosome), --extract's and --exclude's files of variant ids (NULL:
  * none). */

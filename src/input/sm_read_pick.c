@@ -84,16 +84,16 @@ static sm_input_format_t guess_format(const char *path)
   return SM_INPUT_RAW;
 }
 
-static sm_err_t read_loci(const char *path, sm_input_format_t fmt, int ids,
-                          sm_loci_t *out)
+static sm_err_t read_loci(const char *path, sm_input_format_t fmt,
+                          const sm_read_opts_t *o, int ids, sm_loci_t *out)
 {
   memset(out, 0, sizeof *out);
   if (fmt == SM_INPUT_AUTO)
     fmt = guess_format(path);
   if (fmt == SM_INPUT_PLINK)
-    return sm_read_plink_loci(path, ids, out);
+    return sm_read_plink_loci(path, o, ids, out);
   if (fmt == SM_INPUT_VCF)
-    return sm_read_vcf_loci(path, ids, out);
+    return sm_read_vcf_loci(path, o, ids, out);
   sm_log_error("%s: no chromosomes and positions (PLINK's LD windows and its .ld table "
                "need a PLINK set, a VCF or a BCF)",
                path);
@@ -102,12 +102,14 @@ static sm_err_t read_loci(const char *path, sm_input_format_t fmt, int ids,
 
 sm_err_t sm_read_loci(const char *path, sm_input_format_t fmt, sm_loci_t *out)
 {
-  return read_loci(path, fmt, 0, out);
+  const sm_read_opts_t o = {0};
+  return read_loci(path, fmt, &o, 0, out);
 }
 
-sm_err_t sm_read_loci_ids(const char *path, sm_input_format_t fmt, sm_loci_t *out)
+sm_err_t sm_read_loci_ids(const char *path, sm_input_format_t fmt,
+                          const sm_read_opts_t *o, sm_loci_t *out)
 {
-  return read_loci(path, fmt, 1, out);
+  return read_loci(path, fmt, o, 1, out);
 }
 
 sm_input_format_t sm_read_guess_format(const char *path)

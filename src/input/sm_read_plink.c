@@ -209,7 +209,8 @@ static sm_err_t read_bim(const char *path, const sm_read_opts_t *o, size_t *nsnp
       if (hap)
         *hap = gh;
     }
-    if (!((*ids)[*nids] = strdup(w[1])))
+    if (!((*ids)[*nids] = sm_read_var_id(o->var_id_tmpl, w[1], w[0],
+                                         strtoull(w[3], NULL, 10), w[4], w[5])))
       goto nomem;
     if (hap)
       (*hap)[*nids] = (unsigned char)h;
@@ -633,7 +634,8 @@ fail:
   return sm_read_end(err, out, dims, nkept, nsample);
 }
 
-sm_err_t sm_read_plink_loci(const char *prefix, int ids, sm_loci_t *out)
+sm_err_t sm_read_plink_loci(const char *prefix, const sm_read_opts_t *o, int ids,
+                            sm_loci_t *out)
 {
   char *bed = NULL, *bim = NULL, *fam = NULL;
   plink_text_t t = {0};
@@ -649,9 +651,13 @@ sm_err_t sm_read_plink_loci(const char *prefix, int ids, sm_loci_t *out)
     if (bp > UINT32_MAX) {
       sm_log_error("%s:%zu: bp position %s is beyond 2^32 - 1", bim, t.lineno, w[3]);
       err = SM_EFORMAT;
-    } else if (sm_loci_add(out, &cap, w[0], (uint32_t)bp, ids ? w[1] : NULL)) {
-      sm_log_error("%s:%zu: out of memory for the SNPs' positions", bim, t.lineno);
-      err = SM_ENOMEM;
+    } else {
+      char *id = ids ? sm_read_var_id(o->var_id_tmpl, w[1], w[0], bp, w[4], w[5]) : NULL;
+      if ((ids && !id) || sm_loci_add(out, &cap, w[0], (uint32_t)bp, id)) {
+        sm_log_error("%s:%zu: out of memory for the SNPs' positions", bim, t.lineno);
+        err = SM_ENOMEM;
+      }
+      free(id);
     }
   }
   text_close(&t);

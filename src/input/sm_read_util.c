@@ -295,3 +295,43 @@ void sm_loci_free(sm_loci_t *l)
   free(l->pos);
   memset(l, 0, sizeof *l);
 }
+
+enum { VAR_ID_ALLELE_MAX = 23 }; /* plink1.9's --new-id-max-allele-len */
+
+char *sm_read_var_id(const char *tmpl, const char *id, const char *chrom, uint64_t bp,
+                     const char *a1, const char *a2)
+{
+  if (!tmpl || strcmp(id, "."))
+    return strdup(id);
+  const int order = strcmp(a1, a2) <= 0;
+  const char *lo = order ? a1 : a2, *hi = order ? a2 : a1;
+  const size_t cap = strlen(tmpl) + strlen(chrom) + 2 * VAR_ID_ALLELE_MAX + 24;
+  char *out = malloc(cap), *p = out;
+  for (const char *t = tmpl; out && *t; t++) {
+    const size_t room = cap - (size_t)(p - out);
+    if (*t == '@')
+      p += snprintf(p, room, "%s", chrom);
+    else if (*t == '#')
+      p += snprintf(p, room, "%llu", (unsigned long long)bp);
+    else if (*t == '$' && (t[1] == '1' || t[1] == '2'))
+      p += snprintf(p, room, "%.*s", VAR_ID_ALLELE_MAX, *++t == '1' ? lo : hi);
+    else
+      *p++ = *t;
+  }
+  if (out)
+    *p = '\0';
+  return out;
+}
+
+int sm_read_var_id_template_ok(const char *tmpl)
+{
+  int at = 0, hash = 0, d1 = 0, d2 = 0, dollar = 0;
+  for (const char *t = tmpl; *t; t++) {
+    at += *t == '@', hash += *t == '#', dollar += *t == '$';
+    if (*t == '$' && t[1] == '1')
+      d1++;
+    if (*t == '$' && t[1] == '2')
+      d2++;
+  }
+  return at == 1 && hash == 1 && (dollar == 0 || (dollar == 2 && d1 == 1 && d2 == 1));
+}

@@ -46,6 +46,14 @@ int sm_read_at(int fd, void *buf, size_t n, off_t off);
 enum { SM_HAP_NONE = 0, SM_HAP_X = 1, SM_HAP_Y = 2 };
 int sm_read_haploid_chrom(const char *name);
 
+/** PLINK's --set-missing-var-ids: the id of a variant named "." made from
+ * tmpl ('@' its chromosome as written, '#' its bp position, "$1" and
+ * "$2" its alleles in ASCII order, each cut to 23 characters as plink1.9
+ * cuts them); other ids, or tmpl NULL: id as it is. malloc'd (NULL
+ * without memory). */
+char *sm_read_var_id(const char *tmpl, const char *id, const char *chrom, uint64_t bp,
+                     const char *a1, const char *a2);
+
 /* A file of fixed-size vectors (npy, raw, PLINK .bed) read one slice row
  * at a time: vector v's bytes to read are nbytes at first + v * stride. */
 typedef struct sm_read_rows {

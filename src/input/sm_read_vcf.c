@@ -173,16 +173,25 @@ static sm_err_t out_of_memory(const vcf_in_t *v)
   return SM_ENOMEM;
 }
 
-/* The current record's name (unpacked): its ID, or chrom:pos (in buf)
- * when ".". */
-static const char *record_name(const vcf_in_t *v, char *buf, size_t len)
+/* The current record's name (unpacked, ALT allele alt), malloc'd: its
+ * ID; when ".", made from PLINK's --set-missing-var-ids template (REF and
+ * ALT its alleles, "0" for none, as plink1.9 --vcf names them), or "."
+ * (o->raw_ids), or chrom:pos. NULL without memory. */
+static char *record_id(const vcf_in_t *v, int alt)
 {
-  const char *id = v->rec->d.id;
-  if (id && (strcmp(id, ".") || v->o->raw_ids))
-    return id;
-  snprintf(buf, len, "%s:%lld", bcf_hdr_id2name(v->hdr, v->rec->rid),
-           (long long)v->rec->pos + 1);
-  return buf;
+  const bcf1_t *rec = v->rec;
+  const char *id = rec->d.id, *chrom = bcf_hdr_id2name(v->hdr, rec->rid);
+  if (id && strcmp(id, "."))
+    return strdup(id);
+  if (v->o->var_id_tmpl)
+    return sm_read_var_id(v->o->var_id_tmpl, ".", chrom, (uint64_t)rec->pos + 1,
+                          rec->n_allele > 0 ? rec->d.allele[0] : "0",
+                          alt > 0 && alt < rec->n_allele ? rec->d.allele[alt] : "0");
+  if (v->o->raw_ids)
+    return strdup(".");
+  char buf[600];
+  snprintf(buf, sizeof buf, "%.500s:%lld", chrom, (long long)rec->pos + 1);
+  return strdup(buf);
 }
 
 /* Keep the current record as the next row: its calls' codes (ALT: allele
@@ -230,8 +239,7 @@ static sm_err_t keep_record(vcf_in_t *v, int alt)
     }
     sm_gt_set(row, f, c);
   }
-  char buf[512];
-  if (!(v->names[v->nkept] = strdup(record_name(v, buf, sizeof buf))))
+  if (!(v->names[v->nkept] = record_id(v, alt)))
     return out_of_memory(v);
   v->nkept++;
   return SM_OK;
@@ -353,10 +361,10 @@ sm_err_t sm_read_vcf(const char *path, const sm_read_opts_t *o, sm_vectors_t *ou
   return sm_read_end(err, out, dims, o->vsel ? v.nsel : v.nvar, v.ns);
 }
 
-sm_err_t sm_read_vcf_loci(const char *path, int ids, sm_loci_t *out)
+sm_err_t sm_read_vcf_loci(const char *path, const sm_read_opts_t *o, int ids,
+                          sm_loci_t *out)
 {
-  const sm_read_opts_t o = {0};
-  vcf_in_t v = {.path = path, .o = &o};
+  vcf_in_t v = {.path = path, .o = o};
   size_t cap = 0;
   sm_err_t err = in_open(&v);
   if (!err && !(v.rec = bcf_init()))
@@ -368,16 +376,23 @@ sm_err_t sm_read_vcf_loci(const char *path, int ids, sm_loci_t *out)
       ret = -2;
       break;
     }
-    if (sm_vcf_the_alt(v.rec) == 0) /* skipped as sm_read_vcf skips it */
+    int alt = sm_vcf_the_alt(v.rec);
+    if (alt == 0) /* skipped as sm_read_vcf skips it */
       continue;
     v.nvar++;
-    char buf[512];
-    const char *name = NULL;
-    if (ids)
-      bcf_unpack(v.rec, BCF_UN_STR), name = record_name(&v, buf, sizeof buf);
-    if (sm_loci_add(out, &cap, bcf_seqname(v.hdr, v.rec), (uint32_t)(v.rec->pos + 1),
-                    name))
+    char *name = NULL;
+    if (ids && alt < 0 && o->var_id_tmpl && !strcmp(v.rec->d.id, ".")) {
+      /* a "." id made from the ALT most called: the calls decide */
+      bcf_unpack(v.rec, BCF_UN_ALL);
+      const int n = bcf_get_genotypes(v.hdr, v.rec, &v.gt, &v.ngt);
+      alt = most_common_alt(v.rec, v.gt, v.ns, n > 0 ? n / (int)v.ns : 0, o->half_call);
+    }
+    if (ids && !(name = record_id(&v, alt)))
       err = out_of_memory(&v);
+    else if (sm_loci_add(out, &cap, bcf_seqname(v.hdr, v.rec), (uint32_t)(v.rec->pos + 1),
+                         name))
+      err = out_of_memory(&v);
+    free(name);
   }
   if (!err && ret < -1) {
     sm_log_error("%s: record %zu cannot be read (htslib error); the file is malformed or "

@@ -320,6 +320,8 @@ for line in open(sys.argv[1]):
         f[4], g = ".", ["./." if c == "./." else "0/0" for c in g]
     if n % 5 == 0:
         g = [c.replace("/", "|") for c in g]
+    if n % 13 == 0:  # unnamed
+        f[2] = "."
     out.write("\t".join(f[:9] + g) + "\n")
 EOF
   for m in r2 r; do
@@ -333,6 +335,39 @@ EOF
     --out "$T/gmq"
   plink1.9 --vcf "$T/gm.vcf" --r2 --maf 0.1 --geno 0.04 --out "$T/pgmq" > /dev/null 2>&1
   cmp -s "$T/gmq.ld" "$T/pgmq.ld" && pass || fail "vcf --maf --geno: $(diff "$T/gmq.ld" "$T/pgmq.ld" | head -3)"
+  # PLINK's --set-missing-var-ids: "." ids named from a template (the
+  # chromosome as written, the position, the alleles in ASCII order, a
+  # multi-allelic record's ALT the one read), also for --extract; "." in an
+  # --extract list is every unnamed variant, as in PLINK
+  TM='@:#[b37]$1,$2'
+  run_ok "vcf --set-missing-var-ids" "$STARMET" compute --quiet --vcf "$T/gm.vcf" --r2 \
+    --ld-window 6 --ld-window-r2 0 --set-missing-var-ids "$TM" --out "$T/gmid"
+  plink1.9 --vcf "$T/gm.vcf" --r2 --ld-window 6 --ld-window-r2 0 --set-missing-var-ids "$TM" \
+    --out "$T/pgmid" > /dev/null 2>&1
+  cmp -s "$T/gmid.ld" "$T/pgmid.ld" && pass ||
+    fail "vcf --set-missing-var-ids: $(diff "$T/gmid.ld" "$T/pgmid.ld" | head -3)"
+  grep -q "b37" "$T/gmid.ld" && pass || fail "no id made from the template"
+  { echo .; grep -o '[0-9]*:[0-9]*\[b37\][A-Z,]*' "$T/gmid.ld" | sort -u | head -n 4; } > "$T/gmx.txt"
+  for how in "" "--set-missing-var-ids $TM"; do
+    # shellcheck disable=SC2086
+    run_ok "vcf --extract ($how)" "$STARMET" compute --quiet --vcf "$T/gm.vcf" --r2 \
+      --ld-window-r2 0 --extract "$T/gmx.txt" $how --out "$T/gmx"
+    # shellcheck disable=SC2086
+    plink1.9 --vcf "$T/gm.vcf" --r2 --ld-window-r2 0 --extract "$T/gmx.txt" $how \
+      --out "$T/pgmx" > /dev/null 2>&1
+    cmp -s "$T/gmx.ld" "$T/pgmx.ld" && pass ||
+      fail "vcf --extract ($how): $(diff "$T/gmx.ld" "$T/pgmx.ld" | head -3)"
+  done
+  awk 'BEGIN { OFS = "\t" } NR % 5 == 0 { $2 = "." } { print }' "$T/x.bim" > "$T/xd.bim"
+  cp "$T/x.bed" "$T/xd.bed" && cp "$T/x.fam" "$T/xd.fam"
+  run_ok "bfile --set-missing-var-ids" "$STARMET" compute --quiet --bfile "$T/xd" --r \
+    --ld-window 8 --ld-window-r2 0 --set-missing-var-ids '@:#:$2:$1' --out "$T/xdid"
+  plink1.9 --bfile "$T/xd" --r --ld-window 8 --ld-window-r2 0 --set-missing-var-ids '@:#:$2:$1' \
+    --out "$T/pxdid" > /dev/null 2>&1
+  cmp -s "$T/xdid.ld" "$T/pxdid.ld" && pass ||
+    fail "bfile --set-missing-var-ids: $(diff "$T/xdid.ld" "$T/pxdid.ld" | head -3)"
+  expect_error "--set-missing-var-ids without #" "the template needs exactly one '@'" - \
+    "$STARMET" compute --bfile "$T/xd" --r2 --set-missing-var-ids '@:$1' --out "$T/e28"
   # half-calls (0/., ./1): plink1.9's --vcf-half-call m, h, r; e refuses
   awk 'BEGIN { OFS = "\t" } /^#/ { print; next }
     { for (k = 10; k <= NF; k++) if ((k * 7 + NR * 3) % 23 == 0 && $k ~ /^[0-9][\/|][0-9]$/)
