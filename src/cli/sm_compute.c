@@ -1015,8 +1015,8 @@ static void output_paths(run_t *r)
 {
   const sm_options_t *o = r->o;
   if (o->output && o->output_format != SM_OUT_NONE)
-    sm_output_path(r->out_path, sizeof r->out_path, o->output, o->output_format, r->me,
-                   r->P);
+    sm_output_path_gz(r->out_path, sizeof r->out_path, o->output, o->output_format,
+                      o->ld_gz, r->me, r->P);
   if (o->summary)
     snprintf(r->json_path, sizeof r->json_path, "%s", o->summary);
   else if (o->output)
@@ -1158,6 +1158,7 @@ static sm_err_t open_results(run_t *r)
       .ld_index = r->ld_index,
       .ld_width = r->ld_width,
       .loci_cols = o->output_loci,
+      .gz = o->ld_gz,
   };
   r->hist = (sm_hist_spec_t){
       .bins = o->hist_bins,
@@ -1679,8 +1680,8 @@ static sm_err_t commit(run_t *r, sm_err_t err)
   sum->mem_peak = getrusage(RUSAGE_SELF, &ru) == 0 ? (uint64_t)ru.ru_maxrss * 1024 : 0;
   sum->output_path = err == SM_OK && r->out_path[0] ? r->out_path : NULL;
   if (r->P > 1 && sum->output_path) /* name the set of files */
-    sm_output_path(r->out_path, sizeof r->out_path, o->output, o->output_format, -1,
-                   r->P);
+    sm_output_path_gz(r->out_path, sizeof r->out_path, o->output, o->output_format,
+                      o->ld_gz, -1, r->P);
   if (r->me == 0 && !err && r->hist_path[0]) {
     const int vm = (int)values_metric(o);
     err = sm_hist_write_tsv(r->hist_path, &r->hist, vm, o->num_way, r->hist_counts);

@@ -591,7 +591,7 @@ sm_err_t sm_preflight_compute(const sm_options_t *o, const sm_decomp_t *d)
                                   .share = share};
   char path[4200] = "";
   if (out.fmt != SM_OUT_NONE && (!one_file || me == 0))
-    sm_output_path(path, sizeof path, o->output, o->output_format, me, P);
+    sm_output_path_gz(path, sizeof path, o->output, o->output_format, o->ld_gz, me, P);
   const int inputs = o->synth.kind != SM_SYNTH_NONE      ? 0
                      : o->input_format == SM_INPUT_PLINK ? 3
                                                          : 1;

@@ -13,6 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <zlib.h>
+
 #include "sm_bytes.h"
 #include "sm_commit.h"
 #include "sm_crc32c.h"
@@ -36,7 +38,11 @@ struct sm_writer {
   char *vbuf;        /* the stream's buffer (glibc ignores setvbuf's size without one) */
   int gather;        /* ld under mpirun: rank 0 writes the table, the other ranks
                         hold their pieces for it and have no file */
+  z_stream *z;       /* ld gz: the deflate stream the table's text goes through */
+  unsigned char *zbuf;
 };
+
+enum { ZBUF = 1 << 18 };
 
 /* A 1 MiB buffer for the file's stream, freed with the writer: appends
  * reach the kernel in large writes. Without memory, the stream's own. */
@@ -94,6 +100,15 @@ void sm_output_path(char *buf, size_t len, const char *prefix, sm_outfmt_t fmt, 
     snprintf(buf, len, "%s_<rank>.%s", prefix, ext);
   else
     snprintf(buf, len, "%s_%d.%s", prefix, rank, ext);
+}
+
+void sm_output_path_gz(char *buf, size_t len, const char *prefix, sm_outfmt_t fmt, int gz,
+                       int rank, int nranks)
+{
+  sm_output_path(buf, len, prefix, fmt, rank, nranks);
+  const size_t n = strlen(buf);
+  if (gz && fmt == SM_OUT_LD && n + 4 <= len)
+    memcpy(buf + n, ".gz", 4);
 }
 
 int sm_output_ids_path(char *buf, size_t len, const char *prefix, sm_outfmt_t fmt)
@@ -412,11 +427,26 @@ sm_err_t sm_writer_open(sm_writer_t **wp, const char *path, const sm_writer_info
     if (w->ld)
       sm_ldtab_index(w->ld, info->ld_index);
     w->gather = info->fmt == SM_OUT_LD && info->nranks > 1;
-    if (!w->gather || info->rank == 0)
+    if (info->fmt == SM_OUT_LD && info->gz && (!w->gather || info->rank == 0)) {
+      w->z = calloc(1, sizeof *w->z);
+      w->zbuf = malloc(ZBUF);
+      /* gzip (15 + 16), zlib's default level, as PLINK's gz */
+      if (!w->z || !w->zbuf ||
+          deflateInit2(w->z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+                       Z_DEFAULT_STRATEGY) != Z_OK) {
+        sm_log_error("--output-format ld gz: out of memory");
+        free(w->z), w->z = NULL;
+        err = SM_ENOMEM;
+      }
+    }
+    if (!err && (!w->gather || info->rank == 0))
       err = resume_off ? reopen_partial(w, path, resume_off, resume_count, resume_crc)
                        : create_file(w, path);
   }
   if (err) {
+    if (w->z)
+      deflateEnd(w->z);
+    free(w->z), free(w->zbuf);
     free_names(w);
     sm_ldtab_free(w->ld);
     sm_matrix_free(w->mat);
@@ -633,10 +663,34 @@ sm_err_t sm_writer_flush(sm_writer_t *w, uint64_t *off, int *fd, uint32_t *crc)
   return SM_OK;
 }
 
-/* sm_matrix_lsmat_text's and sm_ldtab's output. */
+/* Deflate n bytes at p (flush: Z_NO_FLUSH, or Z_FINISH at the end) and
+ * append what comes out. 0, or -1 (errno set). */
+static int gz_put(sm_writer_t *w, const void *p, size_t n, int flush)
+{
+  z_stream *z = w->z;
+  z->next_in = (Bytef *)(uintptr_t)p;
+  z->avail_in = (uInt)n; /* put_text's pieces are far below 4 GiB */
+  int ret;
+  do {
+    z->next_out = w->zbuf, z->avail_out = ZBUF;
+    ret = deflate(z, flush);
+    if (ret == Z_STREAM_ERROR) {
+      errno = EIO;
+      return -1;
+    }
+    if (append(w, w->zbuf, ZBUF - z->avail_out))
+      return -1;
+  } while (z->avail_out == 0 || (flush == Z_FINISH && ret != Z_STREAM_END));
+  return 0;
+}
+
+/* sm_matrix_lsmat_text's and sm_ldtab's output (ld gz: deflated). */
 static int put_text(void *ctx, const void *p, size_t n)
 {
-  return append(ctx, p, n) ? -1 : 0;
+  sm_writer_t *w = ctx;
+  if (w->z)
+    return gz_put(w, p, n, Z_NO_FLUSH);
+  return append(w, p, n) ? -1 : 0;
 }
 
 sm_err_t sm_writer_put_piece(sm_writer_t *w, void *piece, uint64_t n, uint32_t upto)
@@ -715,7 +769,9 @@ sm_err_t sm_writer_sync(sm_writer_t *w)
   int fd;
   if (!w->failed && w->info.fmt == SM_OUT_LD && !w->text_done) {
     w->text_done = 1;
-    const sm_err_t e = sm_ldtab_text(w->ld, put_text, w);
+    sm_err_t e = sm_ldtab_text(w->ld, put_text, w);
+    if (!e && w->z && gz_put(w, NULL, 0, Z_FINISH))
+      e = SM_EIO;
     if (e) {
       sm_log_error("%s: %s", w->c.tmp,
                    e == SM_ENOMEM ? "out of memory writing the table"
@@ -891,6 +947,9 @@ void sm_writer_close(sm_writer_t *w, int keep)
   free_names(w);
   sm_matrix_free(w->mat);
   sm_ldtab_free(w->ld);
+  if (w->z)
+    deflateEnd(w->z);
+  free(w->z), free(w->zbuf);
   free(w->vbuf); /* the file is closed */
   free(w);
 }

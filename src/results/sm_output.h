@@ -60,6 +60,7 @@ typedef struct sm_writer_info {
   const unsigned char *ld_index; /* ld: PLINK's --ld-snp (sm_ldtab_index), or NULL */
   size_t ld_width;               /* ld: the SNP columns' width (0: from names) */
   int loci_cols;                 /* tsv: chr and pos columns after the ids (from loci) */
+  int gz;                        /* ld: gzip-compressed (PLINK's --r2 gz: PREFIX.ld.gz) */
 } sm_writer_info_t;
 
 /** The 64-byte header of starmet's binary files (results, --top-k): the
@@ -73,6 +74,10 @@ void sm_bin_header(unsigned char h[SM_BIN_HEADER], const char *magic, int way, i
 /** A vector's id in text outputs: its name, or its 0-based index without
  * names. Returns < 0 on a write error. */
 int sm_put_vector_id(FILE *f, char *const *names, uint32_t i);
+
+/** sm_output_path's name, ".gz" added when gz (PLINK's --r2 gz). */
+void sm_output_path_gz(char *buf, size_t len, const char *prefix, sm_outfmt_t fmt, int gz,
+                       int rank, int nranks);
 
 /** Parse "tsv", "bin", "comet", "none", "npy". */
 sm_err_t sm_outfmt_parse(const char *s, sm_outfmt_t *fmt) SM_MUST_CHECK;

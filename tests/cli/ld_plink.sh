@@ -121,6 +121,20 @@ expect_error "--r2 inter-chr with-freqs" "modifier with-freqs is not one of star
   "$STARMET" compute --bfile "$T/w" --r2 inter-chr yes-really with-freqs --out "$T/e15"
 expect_error "--r2 square" "output-format npy" "$T/e15" \
   "$STARMET" compute --bfile "$T/w" --r2 square --out "$T/e15"
+# gz: PLINK's .ld.gz, the same table gzip-compressed (one rank or several)
+run_ok "--r2 gz inter-chr" "$STARMET" compute --quiet --bfile "$T/w" --r2 gz inter-chr \
+  --ld-window-r2 0.3 --out "$T/pz"
+[ ! -e "$T/pz.ld" ] && gzip -t "$T/pz.ld.gz" && pass || fail "--r2 gz: not a gzip file PREFIX.ld.gz"
+gzip -dc "$T/pz.ld.gz" | cmp -s - "$T/w7_r2.ld" && pass || fail "--r2 gz: not the same table"
+if command -v plink1.9 > /dev/null 2>&1; then
+  plink1.9 --bfile "$T/w" --r2 gz --ld-window 5 --out "$T/ppz" > /dev/null 2>&1
+  run_ok "--r2 gz window" "$STARMET" compute --quiet --bfile "$T/w" --r2 gz --ld-window 5 \
+    --out "$T/spz"
+  [ "$(gzip -dc "$T/spz.ld.gz" | cksum)" = "$(gzip -dc "$T/ppz.ld.gz" | cksum)" ] && pass ||
+    fail "--r2 gz: not plink1.9's table"
+fi
+expect_error "--r2 gz with tsv" "gz compresses PLINK's .ld table" "$T/e15" \
+  "$STARMET" compute --bfile "$T/w" --r2 gz --output-format tsv --out "$T/e15"
 expect_error "default ld table resumed" "cannot be resumed" "$T/e16" \
   "$STARMET" compute --bfile "$T/w" --r2 --out "$T/e16" --resume
 # narrow windows: each tile pair's strips that hold its pairs in a window

@@ -237,6 +237,8 @@ run_ok "one rank --ld-snp-list" "$STARMET" compute --quiet --bfile "$GENO" --r -
   --ld-snp-list "$T/idx.txt" --ld-window 40 --ld-window-r2 0 --out "$T/ls1"
 run_ok "one rank ccc .ld" "$STARMET" compute --quiet --bfile "$GENO" --metric ccc \
   --output-format ld --ld-window 12 --block-size 23 --out "$T/lc1"
+run_ok "one rank .ld.gz" "$STARMET" compute --quiet --bfile "$GENO" --r2 gz --ld-window 7 \
+  --block-size 23 --out "$T/lz1"
 run_ok "one rank --maf --geno" "$STARMET" compute --quiet --bfile "$GENO" --r --maf 0.1 \
   --geno 0.02 --nonfounders --block-size 23 --out "$T/lq1"
 for run in "2 1 1 2" "1 2 1 2" "3 1 1 3" "2 1 2 4"; do
@@ -265,6 +267,11 @@ for run in "2 1 1 2" "1 2 1 2" "3 1 1 3" "2 1 2 4"; do
   run_ok "--maf --geno grid $1 x $2 x $3" mpi $4 --bfile "$GENO" --r --maf 0.1 --geno 0.02 \
     --nonfounders --block-size 23 $g --out "$T/lqm$1$2$3"
   cmp -s "$T/lq1.ld" "$T/lqm$1$2$3.ld" && pass || fail "--maf --geno grid $1 x $2 x $3 differs"
+  # shellcheck disable=SC2086
+  run_ok ".ld.gz grid $1 x $2 x $3" mpi $4 --bfile "$GENO" --r2 gz --ld-window 7 --block-size 23 \
+    $g --out "$T/lzm$1$2$3"
+  [ "$(gzip -dc "$T/lz1.ld.gz" | cksum)" = "$(gzip -dc "$T/lzm$1$2$3.ld.gz" | cksum)" ] && pass ||
+    fail ".ld.gz grid $1 x $2 x $3 differs"
 done
 # a refused --devices stops every rank before any task is inserted (it
 # used to fail at the first insertion on each rank, and could hang)

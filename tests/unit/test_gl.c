@@ -242,20 +242,24 @@ START_TEST(vcf_genotypes)
     sm_vectors_t v;
     sm_dims_t d;
     ck_assert_int_eq(sm_read_input(paths[k], SM_INPUT_AUTO, &o, &v, &d), SM_OK);
-    ck_assert_uint_eq(d.nv, 3);
+    ck_assert_uint_eq(d.nv, 4);
     ck_assert_uint_eq(d.nf, 3);
-    static const unsigned want[3][3] = {{SM_GT_0, SM_GT_1, SM_GT_2},
+    /* the multi-allelic record as plink1.9 --vcf reads it: C (called
+     * twice) is ALT, the 1/2 call (T) missing */
+    static const unsigned want[4][3] = {{SM_GT_0, SM_GT_1, SM_GT_2},
+                                        {SM_GT_0, SM_GT_1, SM_GT_MISSING},
                                         {SM_GT_MISSING, SM_GT_2, SM_GT_0},
                                         {SM_GT_1, SM_GT_MISSING, SM_GT_0}};
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 4; i++)
       for (int f = 0; f < 3; f++)
         ck_assert_uint_eq(sm_gt_get(sm_vectors_row(&v, i), f), want[i][f]);
     ck_assert_str_eq(v.names[0], "rs1");
-    ck_assert_str_eq(v.names[1], "1:30");
-    ck_assert_uint_eq(v.nmissing, 2);
+    ck_assert_str_eq(v.names[1], "1:20");
+    ck_assert_str_eq(v.names[2], "1:30");
+    ck_assert_uint_eq(v.nmissing, 3);
     sm_vectors_free(&v);
-    /* a slice: variants 1..2, samples 1..2 */
-    o.v0 = 1, o.vcount = 2, o.f0 = 1, o.fcount = 2;
+    /* a slice: variants 2..3, samples 1..2 */
+    o.v0 = 2, o.vcount = 2, o.f0 = 1, o.fcount = 2;
     ck_assert_int_eq(sm_read_input(paths[k], SM_INPUT_VCF, &o, &v, NULL), SM_OK);
     ck_assert_uint_eq(v.nv, 2);
     ck_assert_uint_eq(v.nf, 2);
