@@ -307,6 +307,7 @@ typedef struct run {
   uint32_t *ld_at;         /* --ld-snp: each variant's place before (ld_snp_windows) */
   unsigned char *ld_index; /* --ld-snp: sm_ldtab_index's flags */
   unsigned char *ld_rev;   /* r with --nonfounders: sm_fin2_args_t's */
+  double *ld_freq;         /* --r2 with-freqs: PLINK's MAF columns */
   size_t ld_width;         /* --ld-snp: the .ld's SNP columns' width */
   int loci_read;           /* loci holds the chosen variants' (select_variants) */
   uint32_t *ld_win;        /* PLINK's LD windows: per vector the last one in its window */
@@ -495,14 +496,17 @@ static sm_err_t qc_variants(run_t *r, sm_loci_t *l)
   return err;
 }
 
-/* PLINK's --nonfounders with r: the allele PLINK counts (the minor one)
- * decided from every sample's calls, as PLINK decides it, where the
- * finalize's vector sums hold the founders' only (r->ld_rev). */
-static sm_err_t ld_reverse(run_t *r)
+/* PLINK's allele choice where the finalize's vector sums cannot make it
+ * (r with --nonfounders: every sample's calls decide, the sums hold the
+ * founders'; r->ld_rev) and its allele frequencies (--r2 with-freqs;
+ * r->ld_freq), from a whole read of the chosen variants. */
+static sm_err_t ld_alleles(run_t *r)
 {
   const sm_options_t *o = r->o;
-  if (!o->input || o->metric != SM_METRIC_CCC || o->form != SM_FORM_R ||
-      !o->qc_nonfounders || o->ld_a1)
+  const int ld = o->input && o->metric == SM_METRIC_CCC &&
+                 (o->form == SM_FORM_R || o->form == SM_FORM_R2);
+  const int rev = ld && o->form == SM_FORM_R && o->qc_nonfounders && !o->ld_a1;
+  if (!rev && !(ld && o->ld_freqs))
     return SM_OK;
   sm_loci_t own = {0};
   const sm_loci_t *l = r->loci_read ? &r->loci : &own;
@@ -516,10 +520,13 @@ static sm_err_t ld_reverse(run_t *r)
                  v.nv);
     err = SM_EFORMAT;
   }
-  if (!err && !(r->ld_rev = malloc(v.nv ? v.nv : 1)))
+  if (!err && rev && !(r->ld_rev = malloc(v.nv ? v.nv : 1)))
+    err = SM_ENOMEM;
+  if (!err && o->ld_freqs && !(r->ld_freq = malloc((v.nv ? v.nv : 1) * sizeof(double))))
     err = SM_ENOMEM;
   if (!err)
-    err = sm_read_ld_reverse(&v, l, st, r->ld_rev);
+    err =
+        sm_read_ld_alleles(&v, l, st, o->qc_nonfounders, o->ld_a1, r->ld_rev, r->ld_freq);
   free(st);
   sm_vectors_free(&v);
   sm_loci_free(&own);
@@ -611,7 +618,7 @@ static sm_err_t plan(run_t *r)
   sm_err_t err = streams_read_once(r);
   if (err)
     return err;
-  if ((err = select_variants(r)) || (err = ld_reverse(r)))
+  if ((err = select_variants(r)) || (err = ld_alleles(r)))
     return err;
   sm_dims_t dims;
   err = problem_dims(o, r->vsel, r->nvsel, &dims);
@@ -1159,6 +1166,7 @@ static sm_err_t open_results(run_t *r)
       .ld_width = r->ld_width,
       .loci_cols = o->output_loci,
       .gz = o->ld_gz,
+      .ld_freq = r->ld_freq,
   };
   r->hist = (sm_hist_spec_t){
       .bins = o->hist_bins,
@@ -1748,6 +1756,7 @@ static void cleanup(run_t *r, sm_err_t err)
   free(r->ld_at);
   free(r->ld_index);
   free(r->ld_rev);
+  free(r->ld_freq);
 }
 
 int sm_compute_main(const sm_options_t *o, const char *command)

@@ -92,7 +92,7 @@ static const char *const plink_ld_words[] = {
     "inter-chr",     "square",   "square0",    "triangle",   "bin",
     "bin4",          "gz",       "spaces",     "d",          "dprime",
     "dprime-signed", "in-phase", "with-freqs", "yes-really", NULL};
-enum { LD_INTER_CHR = 0, LD_GZ = 6, LD_YES_REALLY = 13 };
+enum { LD_INTER_CHR = 0, LD_GZ = 6, LD_WITH_FREQS = 12, LD_YES_REALLY = 13 };
 
 /* --r2, --r: PLINK's spelling of --metric r2, r (arg NULL), then each of
  * PLINK's modifiers that follow it as words (arg: one of them) */
@@ -111,6 +111,8 @@ static sm_err_t set_plink_ld(const sm_opt_t *d, char *arg, void *dst)
     o->inter_chr = 1;
   else if (k == LD_GZ)
     o->ld_gz = 1;
+  else if (k == LD_WITH_FREQS)
+    o->ld_freqs = 1;
   else if (k != LD_YES_REALLY && !o->ld_modifier)
     o->ld_modifier = k + 1;
   return SM_OK;
@@ -1380,9 +1382,8 @@ static sm_err_t check_ld_window(sm_options_t *o)
         k <= 5   ? "the matrix of every pair is --output-format npy (numpy.load) or bin, "
                    "without a window option"
         : k <= 7 ? "starmet writes PLINK's .ld table as plink1.9 does without it"
-        : k <= 11 ? "starmet computes r and r2 of unphased genotypes, not D' nor "
-                    "phased LD"
-                  : "allele frequencies are not written in the table");
+                 : "starmet computes r and r2 of unphased genotypes, not D' nor "
+                   "phased LD");
     return SM_EOPTION;
   }
   int win = o->ld_window || o->ld_window_kb >= 0 || o->ld_window_r2 >= 0;
@@ -1398,10 +1399,11 @@ static sm_err_t check_ld_window(sm_options_t *o)
   }
   if (ld && o->output_format == SM_OUT_LD && !win && !o->inter_chr && o->num_way == 2)
     win = o->ld_default_window = 1;
-  if (o->ld_gz && (o->output_format != SM_OUT_LD || !o->output)) {
-    sm_log_error("--%s gz compresses PLINK's .ld table: give --out PREFIX (and no "
+  if ((o->ld_gz || o->ld_freqs) && (o->output_format != SM_OUT_LD || !o->output || !ld)) {
+    sm_log_error("--%s %s %s PLINK's .ld table of r2 or r: give --out PREFIX (and no "
                  "other --output-format)",
-                 ld ? ld_name(o) : "r2");
+                 ld ? ld_name(o) : "r2", o->ld_gz ? "gz" : "with-freqs",
+                 o->ld_gz ? "compresses" : "adds allele frequencies to");
     return SM_EOPTION;
   }
   const char *name = o->ld_window           ? "--ld-window"

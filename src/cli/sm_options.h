@@ -91,6 +91,7 @@ typedef struct sm_options {
   int qc_nonfounders;
   int vcf_half_call;       /* sm_read_opts_t's */
   int ld_gz;               /* PLINK's --r2 gz: the .ld table gzip-compressed */
+  int ld_freqs;            /* PLINK's --r2 with-freqs: MAF_A, MAF_B columns */
   const char *var_id_tmpl; /* PLINK's --set-missing-var-ids */
   int inter_chr, ld_windowed;
   int ld_modifier; /* --r2, --r followed by a PLINK modifier starmet lacks: the

@@ -251,12 +251,16 @@ typedef struct sm_qc {
 sm_err_t sm_read_qc(const char *input, const sm_vectors_t *v, const sm_loci_t *l,
                     const unsigned char *st, int nonfounders, const sm_qc_t *q, int say,
                     uint32_t **keep, size_t *nkeep) SM_MUST_CHECK;
-/** PLINK's allele choice over every sample (its --nonfounders; v, l, st as
- * sm_read_qc's): rev[i] = 1 when variant i's allele 1 is its major allele
- * (plink1.9's calc_marker_reverse_bin reverses it), counted as
- * calc_freqs_and_hwe counts (on X a male one allele, on Y males only). */
-sm_err_t sm_read_ld_reverse(const sm_vectors_t *v, const sm_loci_t *l,
-                            const unsigned char *st, unsigned char *rev) SM_MUST_CHECK;
+/** PLINK's allele choice and frequencies (v, l, st as sm_read_qc's; over
+ * the founders, or every sample with nonfounders), counted as
+ * calc_freqs_and_hwe counts (on X a male one allele, on Y males only):
+ * rev[i] = 1 when variant i's allele 1 is its major allele
+ * (calc_marker_reverse_bin reverses it; never with keep_a1, PLINK's
+ * --keep-allele-order), freq[i] the frequency of the allele PLINK counts
+ * (its --r2 with-freqs MAF columns). Either may be NULL. */
+sm_err_t sm_read_ld_alleles(const sm_vectors_t *v, const sm_loci_t *l,
+                            const unsigned char *st, int nonfounders, int keep_a1,
+                            unsigned char *rev, double *freq) SM_MUST_CHECK;
 /** Add a locus (id: kept when not NULL); -1 without memory. */
 int sm_loci_add(sm_loci_t *out, size_t *cap, const char *chrom, uint32_t pos,
                 const char *id);

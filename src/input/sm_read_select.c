@@ -346,8 +346,9 @@ static signed char *hap_kinds(const sm_loci_t *l, const unsigned char *st, size_
   return hap;
 }
 
-sm_err_t sm_read_ld_reverse(const sm_vectors_t *v, const sm_loci_t *l,
-                            const unsigned char *st, unsigned char *rev)
+sm_err_t sm_read_ld_alleles(const sm_vectors_t *v, const sm_loci_t *l,
+                            const unsigned char *st, int nonfounders, int keep_a1,
+                            unsigned char *rev, double *freq)
 {
   size_t nmale;
   signed char *hap = hap_kinds(l, st, v->nf, &nmale);
@@ -356,9 +357,19 @@ sm_err_t sm_read_ld_reverse(const sm_vectors_t *v, const sm_loci_t *l,
   for (size_t i = 0; i < v->nv; i++) {
     double rate;
     uint64_t alleles, a1;
-    qc_counts(sm_vectors_row(v, i), v->nf, st, 1, hap[l->chrom[i]], nmale, &rate,
-              &alleles, &a1);
-    rev[i] = 2 * a1 > alleles; /* A2's frequency below 0.5 (none: 0.5) */
+    qc_counts(sm_vectors_row(v, i), v->nf, st, nonfounders, hap[l->chrom[i]], nmale,
+              &rate, &alleles, &a1);
+    /* PLINK's set_allele_freqs: A2's frequency (0.5 without calls), then
+     * reversed below 0.5 (calc_marker_reverse_bin); its with-freqs
+     * columns print 1 minus it, the doubles computed as PLINK's are */
+    double f2 = alleles ? (double)(alleles - a1) / (double)alleles : 0.5;
+    const int r = !keep_a1 && f2 < 0.5;
+    if (r)
+      f2 = 1.0 - f2;
+    if (rev)
+      rev[i] = (unsigned char)r;
+    if (freq)
+      freq[i] = 1.0 - f2;
   }
   free(hap);
   return SM_OK;

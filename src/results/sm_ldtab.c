@@ -18,7 +18,8 @@ struct sm_ldtab {
   int r2, ccc; /* r2, r, or ccc: its four table entries as columns */
   const sm_loci_t *loci;
   char *const *names;
-  size_t nv, width; /* PLINK's SNP column width */
+  const double *freq; /* with-freqs: each variant's MAF column, or NULL */
+  size_t nv, width;   /* PLINK's SNP column width */
   /* each variant's columns, the same on both sides of a line, at cols +
    * off[v] (variant_columns), and the longest line */
   char *cols;
@@ -74,12 +75,13 @@ size_t sm_ldtab_width(char *const *names, size_t n)
 }
 
 sm_err_t sm_ldtab_open(sm_ldtab_t **tp, int r2, const sm_loci_t *loci, char *const *names,
-                       size_t nv, size_t width)
+                       const double *freq, size_t nv, size_t width)
 {
   sm_ldtab_t *t = calloc(1, sizeof *t);
   if (!(*tp = t))
     return SM_ENOMEM;
   t->r2 = r2 == 1, t->ccc = r2 == 2, t->loci = loci, t->names = names, t->nv = nv;
+  t->freq = freq;
   t->width = width ? width : sm_ldtab_width(names, nv);
   if (!(t->cols = variant_columns(t, &t->off))) {
     free(t);
@@ -356,6 +358,11 @@ static char *variant_columns(const sm_ldtab_t *t, size_t **offp)
         off[v] = len;
         const size_t c = strlen(ch), w = strlen(id);
         len += (c > 6 ? c : 6) + 3 + 10 + 1 + (w > t->width ? w : t->width) + 1;
+        if (t->freq) { /* as pass 1 writes it */
+          char f[32];
+          const size_t m = sm_ldtab_fmt_g(t->freq[v], f);
+          len += (m > 10 ? m : 10) + 1;
+        }
         continue;
       }
       n += put_right(d + n, 6, ch);
@@ -366,6 +373,12 @@ static char *variant_columns(const sm_ldtab_t *t, size_t **offp)
       d[n++] = ' ';
       n += put_right(d + n, t->width, id);
       d[n++] = ' ';
+      if (t->freq) { /* PLINK's MAF column: 10 wide, then a space */
+        char f[32];
+        sm_ldtab_fmt_g(t->freq[v], f);
+        n += put_right(d + n, 10, f);
+        d[n++] = ' ';
+      }
       len += n;
     }
     if (!pass) {
@@ -386,8 +399,12 @@ static size_t header(const sm_ldtab_t *t, char *buf)
   size_t len = 0;
   len += (size_t)sprintf(buf, " CHR_A         BP_A ");
   len += put_right(buf + len, t->width, "SNP_A");
+  if (t->freq)
+    len += (size_t)sprintf(buf + len, "      MAF_A");
   len += (size_t)sprintf(buf + len, "  CHR_B         BP_B ");
   len += put_right(buf + len, t->width, "SNP_B");
+  if (t->freq)
+    len += (size_t)sprintf(buf + len, "      MAF_B");
   if (t->ccc) /* the four entries a b (first variant's allele, second's) */
     for (int e = 0; e < 4; e++) {
       char h[8];

@@ -31,7 +31,7 @@ size_t sm_ldtab_width(char *const *names, size_t n);
  * columns' (0: sm_ldtab_width of names; PLINK's is of every variant it
  * read, more than the table's with --ld-snp). SM_ENOMEM without memory. */
 sm_err_t sm_ldtab_open(sm_ldtab_t **t, int r2, const sm_loci_t *loci, char *const *names,
-                       size_t nv, size_t width);
+                       const double *freq, size_t nv, size_t width);
 /** PLINK's --ld-snp: index[v] holds SM_LDTAB_INDEX for an index variant,
  * whose pairs are lines with it first (a pair of two index variants: two
  * lines), the other pairs left out; SM_LDTAB_SELF for one whose line with

@@ -420,7 +420,8 @@ sm_err_t sm_writer_open(sm_writer_t **wp, const char *path, const sm_writer_info
                            info->metric == SM_METRIC_R2    ? 1
                            : info->metric == SM_METRIC_CCC ? 2
                                                            : 0,
-                           info->loci, info->names, info->nv, info->ld_width)) {
+                           info->loci, info->names, info->ld_freq, info->nv,
+                           info->ld_width)) {
     sm_log_error("--output-format ld: out of memory");
     err = SM_ENOMEM;
   } else if (info->fmt != SM_OUT_NONE) {

@@ -61,6 +61,7 @@ typedef struct sm_writer_info {
   size_t ld_width;               /* ld: the SNP columns' width (0: from names) */
   int loci_cols;                 /* tsv: chr and pos columns after the ids (from loci) */
   int gz;                        /* ld: gzip-compressed (PLINK's --r2 gz: PREFIX.ld.gz) */
+  const double *ld_freq; /* ld: MAF_A, MAF_B columns of these (with-freqs), or NULL */
 } sm_writer_info_t;
 
 /** The 64-byte header of starmet's binary files (results, --top-k): the

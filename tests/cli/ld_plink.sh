@@ -117,8 +117,8 @@ cmp -s "$T/pi.ld" "$T/w7_r2.ld" && pass || fail "--r2 inter-chr is not --inter-c
 run_ok "--r2 yes-really inter-chr" "$STARMET" compute --quiet --bfile "$T/w" --r2 yes-really \
   inter-chr --ld-window-r2 0.3 --out "$T/pi"
 cmp -s "$T/pi.ld" "$T/w7_r2.ld" && pass || fail "--r2 yes-really inter-chr is not --inter-chr"
-expect_error "--r2 inter-chr with-freqs" "modifier with-freqs is not one of starmet's" "$T/e15" \
-  "$STARMET" compute --bfile "$T/w" --r2 inter-chr yes-really with-freqs --out "$T/e15"
+expect_error "--r2 inter-chr dprime" "modifier dprime is not one of starmet's" "$T/e15" \
+  "$STARMET" compute --bfile "$T/w" --r2 inter-chr yes-really dprime --out "$T/e15"
 expect_error "--r2 square" "output-format npy" "$T/e15" \
   "$STARMET" compute --bfile "$T/w" --r2 square --out "$T/e15"
 # gz: PLINK's .ld.gz, the same table gzip-compressed (one rank or several)
@@ -135,6 +135,8 @@ if command -v plink1.9 > /dev/null 2>&1; then
 fi
 expect_error "--r2 gz with tsv" "gz compresses PLINK's .ld table" "$T/e15" \
   "$STARMET" compute --bfile "$T/w" --r2 gz --output-format tsv --out "$T/e15"
+expect_error "with-freqs with bin" "with-freqs adds allele frequencies to PLINK's .ld table" \
+  "$T/e15" "$STARMET" compute --bfile "$T/w" --r with-freqs --output-format bin --out "$T/e15"
 expect_error "default ld table resumed" "cannot be resumed" "$T/e16" \
   "$STARMET" compute --bfile "$T/w" --r2 --out "$T/e16" --resume
 # narrow windows: each tile pair's strips that hold its pairs in a window
@@ -247,6 +249,22 @@ if command -v plink1.9 > /dev/null 2>&1; then
   done
   cmp -s "$T/qc_maf02nonfounders" "$T/qc_maf02" && fail "--nonfounders changed nothing of --maf" ||
     pass
+  # with-freqs: PLINK's MAF_A, MAF_B columns (the frequency of the allele
+  # it counts, X and Y as it counts them; --keep-allele-order: A1's)
+  for wf in "--r2 with-freqs" "--r with-freqs --keep-allele-order" "--r with-freqs --nonfounders" \
+    "--r2 with-freqs gz --maf 0.05"; do
+    # shellcheck disable=SC2086
+    run_ok "$wf" "$STARMET" compute --quiet --bfile "$T/x" $wf --ld-window 6 --ld-window-r2 0 \
+      --out "$T/wf"
+    rm -f "$T/pwf.ld" "$T/pwf.ld.gz"
+    # shellcheck disable=SC2086
+    plink1.9 --bfile "$T/x" $wf --ld-window 6 --ld-window-r2 0 --out "$T/pwf" > /dev/null 2>&1
+    if [ -e "$T/pwf.ld.gz" ]; then gzip -dc "$T/pwf.ld.gz"; else cat "$T/pwf.ld"; fi > "$T/pwf.txt"
+    if [ -e "$T/wf.ld.gz" ]; then gzip -dc "$T/wf.ld.gz"; else cat "$T/wf.ld"; fi > "$T/wf.txt"
+    head -n 1 "$T/wf.txt" | grep -q "MAF_A.*MAF_B" && cmp -s "$T/wf.txt" "$T/pwf.txt" && pass ||
+      fail "$wf: $(diff "$T/wf.txt" "$T/pwf.txt" | head -3)"
+    rm -f "$T/wf.ld" "$T/wf.ld.gz"
+  done
   # --nonfounders: PLINK decides its counted (minor) allele over every
   # sample, which moves r's sign and the X coding of males
   for m in r r2; do

@@ -258,9 +258,9 @@ START_TEST(ld_pieces_packed)
     names[v] = l.ids[v];
   }
   sm_ldtab_t *one, *rk[3];
-  ck_assert(!sm_ldtab_open(&one, 1, &l, names, NV, 0));
+  ck_assert(!sm_ldtab_open(&one, 1, &l, names, NULL, NV, 0));
   for (int r = 0; r < 3; r++)
-    ck_assert(!sm_ldtab_open(&rk[r], 1, &l, names, NV, 0));
+    ck_assert(!sm_ldtab_open(&rk[r], 1, &l, names, NULL, NV, 0));
   text_t want = {0}, got = {0};
   for (int I = 0; I < NV / TILE; I++) /* tile pairs (I, J), J >= I: a block each */
     for (int J = I; J < NV / TILE; J++) {
