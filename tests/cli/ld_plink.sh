@@ -11,6 +11,16 @@ PY=${PYTHON3:-/usr/bin/python3}
 GEN="$top_srcdir/tests/tools/ld_data.py"
 CMP="$top_srcdir/tests/tools/ld_compare.py"
 "$PY" -c 'import math' 2> /dev/null || { echo "no python3: skipped"; exit 77; }
+# like_plink NAME OUT ARGS...: starmet compute ARGS --out $T/OUT and
+# plink1.9 ARGS --out $T/p_OUT write the same .ld
+like_plink() {
+  lp_name=$1 lp_out=$2
+  shift 2
+  run_ok "$lp_name" "$STARMET" compute --quiet "$@" --out "$T/$lp_out"
+  plink1.9 "$@" --out "$T/p_$lp_out" > /dev/null 2>&1
+  cmp -s "$T/$lp_out.ld" "$T/p_$lp_out.ld" && pass ||
+    fail "$lp_name: $(diff "$T/$lp_out.ld" "$T/p_$lp_out.ld" | head -3)"
+}
 
 "$PY" "$GEN" "$T/g" --samples 157 --snps 300 --missing 0.05 --mono 4 --seed 3
 "$PY" "$GEN" "$T/h" --samples 64 --snps 130 --missing 0 --chroms 2 --seed 5
@@ -239,11 +249,8 @@ if command -v plink1.9 > /dev/null 2>&1; then
   for qc in "--maf 0.05" "--maf" "--geno 0.02" "--max-maf 0.2" "--maf 0.1 --max-maf 0.3 --geno 0.03" \
     "--maf 0.2 --nonfounders" "--maf 0.2" "--maf 0.1 --chr X,chrY --geno 0.04"; do
     # shellcheck disable=SC2086
-    run_ok "QC $qc" "$STARMET" compute --quiet --bfile "$T/x" $W $qc --out "$T/qc"
-    # shellcheck disable=SC2086
-    plink1.9 --bfile "$T/x" $W $qc --out "$T/pqc" > /dev/null 2>&1
-    cmp -s "$T/qc.ld" "$T/pqc.ld" && pass || fail "QC $qc: $(diff "$T/qc.ld" "$T/pqc.ld" | head -3)"
-    grep -q "[1-9][0-9]* variants\{0,1\} removed due to" "$T/pqc.log" && pass ||
+    like_plink "QC $qc" qc --bfile "$T/x" $W $qc
+    grep -q "[1-9][0-9]* variants\{0,1\} removed due to" "$T/p_qc.log" && pass ||
       fail "QC $qc: plink1.9 removed no variant: the comparison proves little"
     cp "$T/qc.ld" "$T/qc_$(echo "$qc" | tr -dc 'a-z0-9')"
   done
@@ -357,47 +364,27 @@ for line in open(sys.argv[1]):
     out.write("\t".join(f[:9] + g) + "\n")
 EOF
   for m in r2 r; do
-    run_ok "vcf multi-allelic $m" "$STARMET" compute --quiet --vcf "$T/gm.vcf" --$m --ld-window 6 \
-      --ld-window-r2 0 --out "$T/gm_$m"
-    plink1.9 --vcf "$T/gm.vcf" --$m --ld-window 6 --ld-window-r2 0 --out "$T/pgm_$m" > /dev/null 2>&1
-    cmp -s "$T/gm_$m.ld" "$T/pgm_$m.ld" && pass ||
-      fail "vcf multi-allelic $m: $(diff "$T/gm_$m.ld" "$T/pgm_$m.ld" | head -3)"
+    like_plink "vcf multi-allelic $m" "gm_$m" --vcf "$T/gm.vcf" --$m --ld-window 6 --ld-window-r2 0
   done
-  run_ok "vcf --maf --geno" "$STARMET" compute --quiet --vcf "$T/gm.vcf" --r2 --maf 0.1 --geno 0.04 \
-    --out "$T/gmq"
-  plink1.9 --vcf "$T/gm.vcf" --r2 --maf 0.1 --geno 0.04 --out "$T/pgmq" > /dev/null 2>&1
-  cmp -s "$T/gmq.ld" "$T/pgmq.ld" && pass || fail "vcf --maf --geno: $(diff "$T/gmq.ld" "$T/pgmq.ld" | head -3)"
+  like_plink "vcf --maf --geno" gmq --vcf "$T/gm.vcf" --r2 --maf 0.1 --geno 0.04
   # PLINK's --set-missing-var-ids: "." ids named from a template (the
   # chromosome as written, the position, the alleles in ASCII order, a
   # multi-allelic record's ALT the one read), also for --extract; "." in an
   # --extract list is every unnamed variant, as in PLINK
   TM='@:#[b37]$1,$2'
-  run_ok "vcf --set-missing-var-ids" "$STARMET" compute --quiet --vcf "$T/gm.vcf" --r2 \
-    --ld-window 6 --ld-window-r2 0 --set-missing-var-ids "$TM" --out "$T/gmid"
-  plink1.9 --vcf "$T/gm.vcf" --r2 --ld-window 6 --ld-window-r2 0 --set-missing-var-ids "$TM" \
-    --out "$T/pgmid" > /dev/null 2>&1
-  cmp -s "$T/gmid.ld" "$T/pgmid.ld" && pass ||
-    fail "vcf --set-missing-var-ids: $(diff "$T/gmid.ld" "$T/pgmid.ld" | head -3)"
+  like_plink "vcf --set-missing-var-ids" gmid --vcf "$T/gm.vcf" --r2 --ld-window 6 \
+    --ld-window-r2 0 --set-missing-var-ids "$TM"
   grep -q "b37" "$T/gmid.ld" && pass || fail "no id made from the template"
   { echo .; grep -o '[0-9]*:[0-9]*\[b37\][A-Z,]*' "$T/gmid.ld" | sort -u | head -n 4; } > "$T/gmx.txt"
   for how in "" "--set-missing-var-ids $TM"; do
     # shellcheck disable=SC2086
-    run_ok "vcf --extract ($how)" "$STARMET" compute --quiet --vcf "$T/gm.vcf" --r2 \
-      --ld-window-r2 0 --extract "$T/gmx.txt" $how --out "$T/gmx"
-    # shellcheck disable=SC2086
-    plink1.9 --vcf "$T/gm.vcf" --r2 --ld-window-r2 0 --extract "$T/gmx.txt" $how \
-      --out "$T/pgmx" > /dev/null 2>&1
-    cmp -s "$T/gmx.ld" "$T/pgmx.ld" && pass ||
-      fail "vcf --extract ($how): $(diff "$T/gmx.ld" "$T/pgmx.ld" | head -3)"
+    like_plink "vcf --extract ($how)" gmx --vcf "$T/gm.vcf" --r2 --ld-window-r2 0 \
+      --extract "$T/gmx.txt" $how
   done
   awk 'BEGIN { OFS = "\t" } NR % 5 == 0 { $2 = "." } { print }' "$T/x.bim" > "$T/xd.bim"
   cp "$T/x.bed" "$T/xd.bed" && cp "$T/x.fam" "$T/xd.fam"
-  run_ok "bfile --set-missing-var-ids" "$STARMET" compute --quiet --bfile "$T/xd" --r \
-    --ld-window 8 --ld-window-r2 0 --set-missing-var-ids '@:#:$2:$1' --out "$T/xdid"
-  plink1.9 --bfile "$T/xd" --r --ld-window 8 --ld-window-r2 0 --set-missing-var-ids '@:#:$2:$1' \
-    --out "$T/pxdid" > /dev/null 2>&1
-  cmp -s "$T/xdid.ld" "$T/pxdid.ld" && pass ||
-    fail "bfile --set-missing-var-ids: $(diff "$T/xdid.ld" "$T/pxdid.ld" | head -3)"
+  like_plink "bfile --set-missing-var-ids" xdid --bfile "$T/xd" --r --ld-window 8 \
+    --ld-window-r2 0 --set-missing-var-ids '@:#:$2:$1'
   expect_error "--set-missing-var-ids without #" "the template needs exactly one '@'" - \
     "$STARMET" compute --bfile "$T/xd" --r2 --set-missing-var-ids '@:$1' --out "$T/e28"
   # half-calls (0/., ./1): plink1.9's --vcf-half-call m, h, r; e refuses
@@ -407,12 +394,8 @@ EOF
       print }' "$T/gm.vcf" > "$T/gh.vcf"
   grep -q "$(printf '\t')0/\.$(printf '\t')" "$T/gh.vcf" && pass || fail "no half-call written"
   for h in m h r; do
-    run_ok "vcf --vcf-half-call $h" "$STARMET" compute --quiet --vcf "$T/gh.vcf" --r --ld-window 6 \
-      --ld-window-r2 0 --vcf-half-call $h --out "$T/gh_$h"
-    plink1.9 --vcf "$T/gh.vcf" --r --ld-window 6 --ld-window-r2 0 --vcf-half-call $h \
-      --out "$T/pgh_$h" > /dev/null 2>&1
-    cmp -s "$T/gh_$h.ld" "$T/pgh_$h.ld" && pass ||
-      fail "vcf --vcf-half-call $h: $(diff "$T/gh_$h.ld" "$T/pgh_$h.ld" | head -3)"
+    like_plink "vcf --vcf-half-call $h" "gh_$h" --vcf "$T/gh.vcf" --r --ld-window 6 \
+      --ld-window-r2 0 --vcf-half-call $h
   done
   cmp -s "$T/gh_m.ld" "$T/gh_h.ld" && fail "half-calls as missing and as haploid agree" || pass
   expect_error "vcf --vcf-half-call e" "gh.vcf: .* has a half-call .*give --vcf-half-call" - \
