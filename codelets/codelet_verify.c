@@ -171,9 +171,23 @@ static int check_tile(const sm_cl_num_t *a, size_t m, size_t n, const void *A, s
       m, n, a->nf, A, lda, B, ldb, a->family == SM_VF_CCC2_SPARSE, C, ldc);
 }
 
+/* Whether the tile pair's LD windows are computed pair by pair (the
+ * sparse moments and PLINK's homozygous tallies: sm_band_direct); then
+ * rows [*r0, *r1) hold its pairs. */
+static int band_direct(const sm_cl_num_t *a, size_t m, size_t n, size_t *r0, size_t *r1)
+{
+  size_t c0, c1;
+  return (a->family == SM_VF_CCC2_SPARSE || a->family == SM_VF_LD_HOM) &&
+         sm_band_direct(&a->band, m, n, r0, r1, &c0, &c1);
+}
+
 static int check_ccc2(const sm_cl_num_t *a, void *b[])
 {
   const sm_cl_mat_t C = sm_cl_mat(b, 0), A = sm_cl_mat(b, 1), B = sm_cl_mat(b, 2);
+  size_t r0, r1;
+  if (band_direct(a, A.ny, B.ny, &r0, &r1)) /* each row's run as it slides */
+    return sm_kern_abft_ld_band(&a->band, A.ny, B.ny, a->nf, A.ptr, A.ld, B.ptr, B.ld,
+                                C.ptr, C.ld, a->family == SM_VF_LD_HOM);
   if (sm_band_whole(&a->band, A.ny, B.ny))
     return check_tile(a, A.ny, B.ny, A.ptr, A.ld, B.ptr, B.ld, C.ptr, C.ld);
   size_t row = 0;
@@ -234,6 +248,28 @@ static void corrupt(const sm_cl_num_t *a, void *b[], uint64_t pick)
                    a->family == SM_VF_LD_HOM; /* b[1], b[2]: matrices (tiles) */
   const sm_cl_mat_t C = sm_cl_mat(b, 0), A = ccc2 ? sm_cl_mat(b, 1) : C,
                     B = ccc2 ? sm_cl_mat(b, 2) : C;
+  size_t r0, r1;
+  if (ccc2 && band_direct(a, A.ny, B.ny, &r0, &r1)) {
+    /* a row with pairs in the windows (from the bits the word and bit
+     * picks leave alone), its run */
+    size_t rows = 0, lo = 0, hi = 0, k = 0;
+    for (size_t i = r0; i < r1; i++)
+      sm_band_run(&a->band, B.ny, i, &lo, &hi), rows += hi > lo;
+    if (!rows)
+      return;
+    size_t i = r0;
+    for (;; i++) {
+      sm_band_run(&a->band, B.ny, i, &lo, &hi);
+      if (hi > lo && k++ == (pick >> 37) % rows)
+        break;
+    }
+    void *at = sm_cl_mat_at(C, i, lo);
+    if (res.inject_kind == SM_INJECT_ROW)
+      sm_kern_inject_row(at, 1, (hi - lo) * words * 4, C.ld * words * 4, pick);
+    else
+      sm_kern_inject_u32(at, 1, (hi - lo) * words, C.ld * words, pick);
+    return;
+  }
   if (ccc2 && !sm_band_whole(&a->band, A.ny, B.ny)) {
     size_t row = 0, ns = 0, k;
     sm_strip_t s;

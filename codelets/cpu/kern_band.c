@@ -6,8 +6,7 @@
  * little more than their rows' runs are products of their own. */
 #include "sm_kern.h"
 
-/* The columns [*lo, *hi) of row i in the windows (*lo >= *hi: none). */
-static void row_run(const sm_band_t *b, size_t n, size_t i, size_t *lo, size_t *hi)
+void sm_band_run(const sm_band_t *b, size_t n, size_t i, size_t *lo, size_t *hi)
 {
   const size_t x = (size_t)b->a0 + i, b0 = b->b0;
   const size_t last = b->win[x]; /* x's partners: up to last */
@@ -37,7 +36,7 @@ static int index_next(const sm_band_t *b, size_t m, size_t n, size_t *row, sm_st
 {
   size_t k = *row, lo, hi;
   for (; k < m; k++)
-    if ((b->index[b->a0 + k] & 1) && (row_run(b, n, k, &lo, &hi), hi > lo)) {
+    if ((b->index[b->a0 + k] & 1) && (sm_band_run(b, n, k, &lo, &hi), hi > lo)) {
       *s = (sm_strip_t){k, k + 1, lo, hi};
       *row = k + 1;
       return 1;
@@ -47,7 +46,7 @@ static int index_next(const sm_band_t *b, size_t m, size_t n, size_t *row, sm_st
       continue;
     size_t r0 = m, r1 = m;
     for (size_t i = 0; i < m; i++) {
-      row_run(b, n, i, &lo, &hi);
+      sm_band_run(b, n, i, &lo, &hi);
       if (lo <= c && c < hi)
         r1 = i + 1, r0 = r0 == m ? i : r0;
       else if (r0 != m)
@@ -75,7 +74,7 @@ uint64_t sm_band_pairs(const sm_band_t *b, size_t m, size_t n)
   }
   for (size_t i = 0; i < m; i++) {
     size_t lo, hi;
-    row_run(b, n, i, &lo, &hi);
+    sm_band_run(b, n, i, &lo, &hi);
     p += hi > lo ? hi - lo : 0;
   }
   return p;
@@ -101,7 +100,7 @@ int sm_band_next(const sm_band_t *b, size_t m, size_t n, size_t *row, sm_strip_t
     return index_next(b, m, n, row, s);
   size_t i = *row, lo = 0, hi = 0;
   for (; i < m; i++) { /* the next row with partners */
-    row_run(b, n, i, &lo, &hi);
+    sm_band_run(b, n, i, &lo, &hi);
     if (hi > lo)
       break;
   }
@@ -113,7 +112,7 @@ int sm_band_next(const sm_band_t *b, size_t m, size_t n, size_t *row, sm_strip_t
   uint64_t need = hi - lo;
   for (i = r0 + 1; i < m && i - r0 < SM_STRIP_ROWS; i++) {
     size_t l2, h2;
-    row_run(b, n, i, &l2, &h2);
+    sm_band_run(b, n, i, &l2, &h2);
     if (h2 <= l2)
       break;
     const size_t nlo = l2 < lo ? l2 : lo, nhi = h2 > hi ? h2 : hi;
@@ -130,10 +129,48 @@ uint64_t sm_band_area(const sm_band_t *b, size_t m, size_t n)
 {
   if (sm_band_whole(b, m, n))
     return (uint64_t)m * n;
+  size_t r0, r1, c0, c1;
+  if (sm_band_direct(b, m, n, &r0, &r1, &c0, &c1))
+    return sm_band_pairs(b, m, n);
   uint64_t area = 0;
   size_t row = 0;
   sm_strip_t s;
   while (sm_band_next(b, m, n, &row, &s))
     area += (uint64_t)(s.r1 - s.r0) * (s.c1 - s.c0);
   return area;
+}
+
+int sm_band_direct(const sm_band_t *b, size_t m, size_t n, size_t *r0, size_t *r1,
+                   size_t *c0, size_t *c1)
+{
+  if (!b || !b->win || b->index || sm_band_whole(b, m, n))
+    return 0;
+  size_t rlo = m, rhi = 0, clo = n, chi = 0;
+  for (size_t i = 0; i < m; i++) {
+    size_t lo, hi;
+    sm_band_run(b, n, i, &lo, &hi);
+    if (hi <= lo)
+      continue;
+    if (hi - lo > SM_BAND_DIRECT_RUN)
+      return 0;
+    rlo = i < rlo ? i : rlo, rhi = i + 1;
+    clo = lo < clo ? lo : clo, chi = hi > chi ? hi : chi;
+  }
+  if (rlo >= rhi)
+    rlo = rhi = clo = chi = 0;
+  *r0 = rlo, *r1 = rhi, *c0 = clo, *c1 = chi;
+  return 1;
+}
+
+int sm_band_plan(const sm_band_t *b, size_t m, size_t n, int one, sm_band_plan_t *p)
+{
+  size_t c0, c1;
+  if (!sm_band_direct(b, m, n, &p->r0, &p->r1, &c0, &c1))
+    return 0;
+  p->one = one;
+  p->ra = one && c0 < p->r0 ? c0 : p->r0;
+  p->na = (one && c1 > p->r1 ? c1 : p->r1) - p->ra;
+  p->cb = one ? p->ra : c0;
+  p->nb = one ? 0 : c1 - c0;
+  return 1;
 }

@@ -468,25 +468,17 @@ static void fin2_topk(fin2_blk_t *b, uint32_t i, uint32_t j0, uint32_t nc,
   }
 }
 
-/* Pair (x, y) of global indices is in its window. */
-static int ld_in_window(const uint32_t *win, uint32_t x, uint32_t y)
-{
-  return x < y ? y <= win[x] : x <= win[y];
-}
-
 /* The columns [*jb, *je) of row i in the window (the windows' ends never
- * decrease along the vectors, so they are one run of columns). */
+ * decrease along the vectors, so they are one run of columns, found as
+ * the kernels find it: no scan of the columns outside it). */
 static void ld_window_cols(const sm_fin2_args_t *a, uint32_t i, uint32_t *jb,
                            uint32_t *je)
 {
-  const uint32_t gi = a->i0 + i;
-  uint32_t c = *jb;
-  while (c < *je && !ld_in_window(a->ld_win, gi, a->j0 + c))
-    c++;
-  uint32_t e = c;
-  while (e < *je && ld_in_window(a->ld_win, gi, a->j0 + e))
-    e++;
-  *jb = c, *je = e;
+  const sm_band_t band = {.win = a->ld_win, .a0 = a->i0, .b0 = a->j0};
+  size_t lo, hi;
+  sm_band_run(&band, a->n, i, &lo, &hi);
+  lo = lo > *jb ? lo : *jb, hi = hi < *je ? hi : *je;
+  *jb = (uint32_t)lo, *je = (uint32_t)(hi > lo ? hi : lo);
 }
 
 /* ---- the block, a row's pairs at a time in chunks: values and checksum

@@ -34,6 +34,28 @@ int sm_band_whole(const sm_band_t *b, size_t m, size_t n);
 /** The next strip from row *row (0 at first) into *s, *row moved past it;
  * 0 when no row left has a pair in the windows. */
 int sm_band_next(const sm_band_t *b, size_t m, size_t n, size_t *row, sm_strip_t *s);
+/** The columns [*lo, *hi) of row i in the windows (*lo >= *hi: none);
+ * without an index, both ends never decrease from row to row. */
+void sm_band_run(const sm_band_t *b, size_t n, size_t i, size_t *lo, size_t *hi);
+/** Runs of at most this many columns are computed pair by pair (the
+ * default window's 9 partners a variant), longer ones as strips. */
+#define SM_BAND_DIRECT_RUN 48
+/** Whether the tile pair's pairs in the windows are computed pair by pair,
+ * row by row over its run (sm_kern_ccc2_band, sm_kern_ld_hom_band,
+ * checked by sm_kern_abft_ld_band): windows without an index, under half
+ * the tile's pairs, no run longer than SM_BAND_DIRECT_RUN. Then rows
+ * [*r0, *r1) hold every pair in the windows, within columns [*c0, *c1). */
+int sm_band_direct(const sm_band_t *b, size_t m, size_t n, size_t *r0, size_t *r1,
+                   size_t *c0, size_t *c1);
+/** What a direct band kernel packs (sm_band_plan): rows [r0, r1) hold the
+ * pairs in the windows; rows ra.. of A (na of them) and columns cb.. of B
+ * (nb) are packed, or, one (A is B: a diagonal tile pair), A's rows
+ * serve as the columns too (cb = ra, nb = 0). */
+typedef struct sm_band_plan {
+  size_t r0, r1, ra, na, cb, nb;
+  int one;
+} sm_band_plan_t;
+int sm_band_plan(const sm_band_t *b, size_t m, size_t n, int one, sm_band_plan_t *p);
 /** The pairs a CPU computes for the tile pair: m n when whole, else the
  * strips' areas (the work of its tasks: summaries, simulations). */
 uint64_t sm_band_area(const sm_band_t *b, size_t m, size_t n);
@@ -94,6 +116,22 @@ void sm_kern_ccc2_syrk_popc(size_t n, size_t nf, const uint64_t *A, size_t lda,
 /* Its two forms: long vectors (row x column tiles, one sum per pair) and
  * short ones (sm_ccc_short.h: columns packed in lanes, the register tile's
  * counts kept per lane over the whole field loop). */
+/* LD windows (sm_band_direct), sparse moments: each row's pairs in the
+ * windows, pair by pair (the other pairs of C untouched); 1 done, 0 not a
+ * direct band (nothing done), -1 out of memory. _avx2: the AVX2 kernel's
+ * word pairs (sm_kern_simd.h's sm_kern_ccc2_band_avx2). */
+int sm_kern_ccc2_band_popc(const sm_band_t *b, size_t m, size_t n, size_t nf,
+                           const uint64_t *A, size_t lda, const uint64_t *B, size_t ldb,
+                           uint32_t *C, size_t ldc);
+int sm_kern_ccc2_band_avx2(const sm_band_t *b, size_t m, size_t n, size_t nf,
+                           const uint64_t *A, size_t lda, const uint64_t *B, size_t ldb,
+                           uint32_t *C, size_t ldc);
+/** The band kernel of the CCC kernel variant v picks (NULL: the reference
+ * kernels, which compute strips). */
+typedef int (*sm_ccc2_band_fn)(const sm_band_t *b, size_t m, size_t n, size_t nf,
+                               const uint64_t *A, size_t lda, const uint64_t *B,
+                               size_t ldb, uint32_t *C, size_t ldc);
+sm_ccc2_band_fn sm_kern_pick_ccc2_band(sm_kvar_t v);
 void sm_kern_ccc2_long_popc(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
                             const uint64_t *B, size_t ldb, int sparse, uint32_t *C,
                             size_t ldc);
@@ -123,6 +161,11 @@ void sm_kern_ccc2_i8rows(size_t m, size_t n, size_t kpad, const int8_t *A8, size
  * memory for its planes. */
 int sm_kern_ld_hom(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
                    const uint64_t *B, size_t ldb, uint32_t *C, size_t ldc);
+/* The same for LD windows pair by pair (sm_band_direct): only each row's
+ * run of columns written; 1 done, 0 not a direct band, -1 out of memory. */
+int sm_kern_ld_hom_band(const sm_band_t *b, size_t m, size_t n, size_t nf,
+                        const uint64_t *A, size_t lda, const uint64_t *B, size_t ldb,
+                        uint32_t *C, size_t ldc);
 /* The same by one method (tests): how -1 the cheaper (sm_kern_ld_hom), 0
  * popcounts of every word pair (AVX-512 where the CPU has it), 2 the same
  * without SIMD, 1 counts over the missing fields (AVX-512 counters where
@@ -313,6 +356,13 @@ int sm_kern_abft_ld_hom(size_t m, size_t n, size_t nf, const uint64_t *A, size_t
  * use: REF and BLOCKED the portable one, AVX2 and AVX512 those (when the
  * CPU runs them: returns 0 and keeps the fastest otherwise), anything
  * else the fastest this CPU runs. Not thread-safe: set before the run. */
+/* LD windows pair by pair (sm_band_direct): each row's sum over its run
+ * against the run's column sums, as the run slides; hom 0 the sparse
+ * moments (4 per pair, one check of their sum), 1 PLINK's homozygous
+ * tallies (2 per pair). 0 also when not a direct band. */
+int sm_kern_abft_ld_band(const sm_band_t *b, size_t m, size_t n, size_t nf,
+                         const uint64_t *A, size_t lda, const uint64_t *B, size_t ldb,
+                         const uint32_t *C, size_t ldc, int hom);
 int sm_kern_abft_use(sm_kvar_t v);
 /* The variant in use: 0 portable, 1 AVX2, 2 AVX-512. */
 int sm_kern_abft_isa(void);

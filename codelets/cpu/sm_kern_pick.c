@@ -419,3 +419,15 @@ sm_ccc2_syrk_fn sm_kern_syrk_ccc2(sm_kvar_t v, int sparse)
          : f == sm_kern_ccc2_popc ? sm_kern_ccc2_syrk_popc
                                   : NULL;
 }
+
+/* ---- LD windows pair by pair: the popcount kernels' word pairs (AVX2's
+ * where the CPU has it, also under AVX-512: pairs of short runs gain
+ * nothing from wider vectors); the reference and int8 kernels compute
+ * strips instead. */
+sm_ccc2_band_fn sm_kern_pick_ccc2_band(sm_kvar_t v)
+{
+  if (sm_kern_unusable(v, 1) || v == SM_KVAR_REF || v == SM_KVAR_VNNI || v == SM_KVAR_AMX)
+    return NULL;
+  return sm_cpu_get()->avx2 && v != SM_KVAR_BLOCKED ? sm_kern_ccc2_band_avx2
+                                                    : sm_kern_ccc2_band_popc;
+}

@@ -127,6 +127,10 @@ void sm_vectors_free(sm_vectors_t *v)
   v->names = NULL;
 }
 
+/* the hardware popcount where the CPU has it (GCC's clones) */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("popcnt", "default")))
+#endif
 void sm_vectors_count_missing(sm_vectors_t *v)
 {
   size_t n = 0;

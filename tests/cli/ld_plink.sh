@@ -149,29 +149,41 @@ expect_error "with-freqs with bin" "with-freqs adds allele frequencies to PLINK'
   "$T/e15" "$STARMET" compute --bfile "$T/w" --r with-freqs --output-format bin --out "$T/e15"
 expect_error "default ld table resumed" "cannot be resumed" "$T/e16" \
   "$STARMET" compute --bfile "$T/w" --r2 --out "$T/e16" --resume
-# narrow windows: each tile pair's strips that hold its pairs in a window
-# are computed (the rest is 0) and checked strip by strip: faults injected
-# into those strips (a bit, a whole row) are all caught and re-executed, the
-# table unchanged; unchecked, the same faults reach the table
+# narrow windows: a tile pair's pairs in the windows are computed pair by
+# pair over each row's run (runs of up to 48 columns; the rest is not
+# written) and checked row by row as the run slides, or, for longer runs,
+# in strips checked strip by strip: faults injected into those pairs (a
+# bit, a whole row) are all caught and re-executed, the table unchanged;
+# unchecked, the same faults reach the table
 jn() { tr -d '\n' < "$1" | sed -n "s/.*\"$2\": \([0-9]*\).*/\1/p"; }
-BARGS="--bfile $T/w --metric r2 --ld-window 10 --ld-window-r2 0 --block-size 64 --output-format ld"
-# shellcheck disable=SC2086
-run_ok "strips clean" "$STARMET" compute --quiet $BARGS --output "$T/sc"
-for kind in bit row; do
+for way in runs strips; do
+  case $way in
+  runs) BARGS="--ld-window 10 --block-size 64" ;;
+  strips) BARGS="--ld-window 60 --block-size 256" ;;
+  esac
+  BARGS="--bfile $T/w --metric r2 --ld-window-r2 0 --output-format ld $BARGS"
   # shellcheck disable=SC2086
-  run_ok "strips injected $kind" "$STARMET" compute --quiet $BARGS --inject-faults 0.3,11,$kind \
-    --output "$T/si_$kind"
-  cmp -s "$T/si_$kind.ld" "$T/sc.ld" && pass || fail "strips $kind: faults changed the table"
-  [ "$(jn "$T/si_$kind.json" faults_injected)" -gt 0 ] &&
-    [ "$(jn "$T/si_$kind.json" failures_caught)" = "$(jn "$T/si_$kind.json" faults_injected)" ] &&
-    pass || fail "strips $kind: $(jn "$T/si_$kind.json" failures_caught) of $(jn "$T/si_$kind.json" faults_injected) faults caught"
+  run_ok "$way clean" "$STARMET" compute --quiet $BARGS --output "$T/sc_$way"
+  for kind in bit row; do
+    # shellcheck disable=SC2086
+    run_ok "$way injected $kind" "$STARMET" compute --quiet $BARGS \
+      --inject-faults 0.3,11,$kind --output "$T/si_$kind"
+    cmp -s "$T/si_$kind.ld" "$T/sc_$way.ld" && pass || fail "$way $kind: faults changed the table"
+    [ "$(jn "$T/si_$kind.json" faults_injected)" -gt 0 ] &&
+      [ "$(jn "$T/si_$kind.json" failures_caught)" = "$(jn "$T/si_$kind.json" faults_injected)" ] &&
+      pass || fail "$way $kind: $(jn "$T/si_$kind.json" failures_caught) of $(jn "$T/si_$kind.json" faults_injected) faults caught"
+  done
+  # shellcheck disable=SC2086
+  run_ok "$way unchecked" "$STARMET" compute --quiet $BARGS --no-verify \
+    --inject-faults 0.3,11 --output "$T/su"
+  cmp -s "$T/su.ld" "$T/sc_$way.ld" && fail "$way: unchecked faults changed nothing" || pass
 done
-# shellcheck disable=SC2086
-run_ok "strips unchecked" "$STARMET" compute --quiet $BARGS --no-verify --inject-faults 0.3,11 \
-  --output "$T/su"
-cmp -s "$T/su.ld" "$T/sc.ld" && fail "strips: unchecked faults changed nothing" || pass
-cmp -s "$T/sc.ld" "$T/w2_r2.ld" && pass ||
-  fail "strips: not the table of --ld-window-r2 0 with the default tiles"
+cmp -s "$T/sc_runs.ld" "$T/w2_r2.ld" && pass ||
+  fail "runs: not the table of --ld-window-r2 0 with the default tiles"
+if command -v plink1.9 > /dev/null 2>&1; then
+  plink1.9 --bfile "$T/w" --r2 --ld-window 60 --ld-window-r2 0 --out "$T/pw60" > /dev/null 2>&1
+  cmp -s "$T/sc_strips.ld" "$T/pw60.ld" && pass || fail "strips: not plink1.9's table"
+fi
 # a window keeps few of the pairs: a file-size limit far below every pair's
 # table but above the window's lets the run write it (the preflight does
 # not take every pair's size for the window's)

@@ -304,8 +304,18 @@ START_TEST(band_strips_cover_windows)
       uint64_t area = 0;
       for (row = 0; sm_band_next(&b, m, n, &row, &st);)
         area += (uint64_t)(st.r1 - st.r0) * (st.c1 - st.c0);
-      ck_assert_uint_eq(sm_band_area(&b, m, n),
-                        sm_band_whole(&b, m, n) ? (uint64_t)m * n : area);
+      size_t r0, r1, c0, c1;
+      const int direct = sm_band_direct(&b, m, n, &r0, &r1, &c0, &c1);
+      ck_assert_uint_eq(sm_band_area(&b, m, n), sm_band_whole(&b, m, n) ? (uint64_t)m * n
+                                                : direct                ? want
+                                                                        : area);
+      if (direct) /* its rows and columns hold every pair in a window */
+        for (size_t i = 0; i < m; i++)
+          for (size_t j = 0; j < n; j++) {
+            const size_t x = b.a0 + i, y = b.b0 + j;
+            if ((x < y && win[x] >= y) || (y < x && win[y] >= x && b.a0 != b.b0))
+              ck_assert(i >= r0 && i < r1 && j >= c0 && j < c1);
+          }
       const uint64_t all = b.a0 == b.b0 ? (uint64_t)m * (m - 1) / 2 : (uint64_t)m * n;
       ck_assert_int_eq(sm_band_whole(&b, m, n), 2 * want >= all);
     }
@@ -367,6 +377,85 @@ START_TEST(band_strips_index_vectors)
       ck_assert_uint_eq(sm_band_pairs(&b, m, n), area);
     }
   }
+}
+END_TEST
+
+/* LD windows pair by pair (sm_band_direct): the band kernels write the
+ * pairs of each row's run as the whole-tile kernels compute them and no
+ * other; their check passes them and refuses a flipped bit in any one
+ * tally of a run. Diagonal tile pairs share their buffer (A is B). */
+START_TEST(band_direct_vs_ref)
+{
+  enum { NV = 600, NF = 333, LD = (NF + 31) / 32 + 1 };
+  static uint32_t win[NV];
+  uint64_t *X = calloc((size_t)NV * LD, 8), seed = 21;
+  fill_codes(X, NV, NF, LD, 0.05);
+  const sm_ccc2_band_fn fns[] = {sm_kern_ccc2_band_popc, sm_kern_ccc2_band_avx2};
+  int direct_tiles = 0;
+  for (int t = 0; t < 12; t++) {
+    random_windows(win, NV, (uint32_t)(1 + t * 4), t % 4 == 3 ? 40 : 0, &seed);
+    static const uint32_t tiles[][4] = {{0, 0, 64, 64},     {64, 0, 64, 64},
+                                        {0, 64, 64, 64},    {128, 128, 200, 200},
+                                        {100, 300, 57, 90}, {390, 100, 70, 200}};
+    for (size_t k = 0; k < sizeof tiles / sizeof tiles[0]; k++) {
+      const sm_band_t b = {.win = win, .a0 = tiles[k][0], .b0 = tiles[k][1]};
+      const size_t m = tiles[k][2], n = b.a0 == b.b0 ? m : tiles[k][3];
+      size_t r0, r1, c0, c1;
+      if (!sm_band_direct(&b, m, n, &r0, &r1, &c0, &c1))
+        continue;
+      direct_tiles++;
+      const uint64_t *A = X + (size_t)b.a0 * LD, *B = X + (size_t)b.b0 * LD;
+      uint32_t *want = calloc(m * n * 4, 4), *got = malloc(m * n * 16),
+               *hw = calloc(m * n * 2, 4), *hg = malloc(m * n * 8);
+      sm_kern_ccc2_ref(m, n, NF, A, LD, B, LD, 1, want, n);
+      ck_assert_int_eq(sm_kern_ld_hom(m, n, NF, A, LD, B, LD, hw, n), 0);
+      for (size_t f = 0; f < 2; f++) {
+        if (f == 1 && sm_kern_unusable(SM_KVAR_AVX2, 1))
+          continue;
+        memset(got, 0xa5, m * n * 16), memset(hg, 0x5a, m * n * 8);
+        ck_assert_int_eq(fns[f](&b, m, n, NF, A, LD, B, LD, got, n), 1);
+        ck_assert_int_eq(sm_kern_ld_hom_band(&b, m, n, NF, A, LD, B, LD, hg, n), 1);
+        for (size_t i = 0; i < m; i++) {
+          size_t lo, hi;
+          sm_band_run(&b, n, i, &lo, &hi);
+          for (size_t j = 0; j < n; j++) {
+            const int in = j >= lo && j < hi;
+            for (size_t q = 0; q < 4; q++)
+              ck_assert_msg(got[(i * n + j) * 4 + q] ==
+                                (in ? want[(i * n + j) * 4 + q] : 0xa5a5a5a5u),
+                            "t %d tile %zu kernel %zu pair (%zu, %zu) moment %zu", t, k,
+                            f, i, j, q);
+            for (size_t q = 0; q < 2; q++)
+              ck_assert(hg[(i * n + j) * 2 + q] ==
+                        (in ? hw[(i * n + j) * 2 + q] : 0x5a5a5a5au));
+          }
+        }
+        ck_assert_int_eq(sm_kern_abft_ld_band(&b, m, n, NF, A, LD, B, LD, got, n, 0), 1);
+        ck_assert_int_eq(sm_kern_abft_ld_band(&b, m, n, NF, A, LD, B, LD, hg, n, 1), 1);
+      }
+      /* a flipped bit in a tally of a run, each row's first and last pair */
+      for (size_t i = r0; i < r1; i++) {
+        size_t lo, hi;
+        sm_band_run(&b, n, i, &lo, &hi);
+        if (hi <= lo)
+          continue;
+        for (size_t j = lo; j<hi; j += hi - lo> 1 ? hi - lo - 1 : 1) {
+          seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+          const uint32_t bit = 1u << (seed >> 59), q = (uint32_t)(seed >> 20) % 4;
+          got[(i * n + j) * 4 + q] ^= bit;
+          ck_assert_int_eq(sm_kern_abft_ld_band(&b, m, n, NF, A, LD, B, LD, got, n, 0),
+                           0);
+          got[(i * n + j) * 4 + q] ^= bit;
+          hg[(i * n + j) * 2 + q % 2] ^= bit;
+          ck_assert_int_eq(sm_kern_abft_ld_band(&b, m, n, NF, A, LD, B, LD, hg, n, 1), 0);
+          hg[(i * n + j) * 2 + q % 2] ^= bit;
+        }
+      }
+      free(want), free(got), free(hw), free(hg);
+    }
+  }
+  ck_assert_int_ge(direct_tiles, 20);
+  free(X);
 }
 END_TEST
 
@@ -786,6 +875,7 @@ static Suite *kern_suite(void)
   tcase_add_test(tc, ccc2_moments_by_hand);
   tcase_add_test(tc, band_strips_cover_windows);
   tcase_add_test(tc, band_strips_index_vectors);
+  tcase_add_test(tc, band_direct_vs_ref);
   tcase_add_test(tc, finalize_czek_and_ccc);
   tcase_add_test(tc, formulas_symmetric);
   tcase_add_test(tc, czek3_blocked_vs_ref);

@@ -517,6 +517,161 @@ int sm_kern_abft_ld_hom(size_t m, size_t n, size_t nf, const uint64_t *A, size_t
   return SM_ABFT_CALL(abft_ld_hom_v, (m, n, nf, A, lda, B, ldb, C, ldc));
 }
 
+/* ---- LD windows pair by pair (sm_band_direct): each row's sum over its
+ * run of columns against its planes dotted with the run's column sums,
+ * kept bit-sliced (k bits) as the run slides right: columns enter at its
+ * end and leave at its start, a ripple add or subtract of their planes
+ * (O(k nf) a row, for the row's O(run nf) pairs). Moments: one check of
+ * the four at once, their sum being sum u_i u_j with u = r + m (0 missing,
+ * else the allele count plus one: two planes, u0 = (m & ~p1) | p2, u1 =
+ * p1): a change of any one moment changes it. PLINK's homozygous tallies:
+ * h_i + h_j = p2_i . M + m_i . P2 (M, P2: the run's column sums of
+ * presence and of p2). Sums modulo 2^32, as abft_ccc2's. */
+static inline __attribute__((always_inline)) void slide(uint64_t *c, int k, size_t nw,
+                                                        int np, const uint64_t *a,
+                                                        const uint64_t *s,
+                                                        uint64_t *carry)
+{
+  /* c += a - s (a, s: np planes of nw words; NULL none), word by word: the
+   * add's carry and the subtract's borrow rippled up together; stops past
+   * the inputs' bits once neither is left (carry: 3 nw words, the last nw
+   * a zero plane) */
+  uint64_t *cy = carry, *bw = carry + nw;
+  const uint64_t *zero = carry + 2 * nw;
+  memset(carry, 0, 2 * nw * sizeof *carry);
+  for (int b = 0; b < k; b++) {
+    uint64_t *cb = c + (size_t)b * nw, any = 0;
+    const uint64_t *ab = a && b < np ? a + (size_t)b * nw : zero,
+                   *sb = s && b < np ? s + (size_t)b * nw : zero;
+    for (size_t w = 0; w < nw; w++) {
+      const uint64_t t = cb[w], x = ab[w], y = sb[w];
+      const uint64_t u = t ^ x ^ cy[w];
+      cy[w] = (t & x) | (cy[w] & (t ^ x));
+      cb[w] = u ^ y ^ bw[w];
+      bw[w] = (~u & y) | (bw[w] & ~(u ^ y));
+      any |= cy[w] | bw[w];
+    }
+    if (b + 1 >= np && !any)
+      break;
+  }
+}
+
+/* A row's value planes (2 nw words): moments {u0, u1}, hom {p2, pm} (pl:
+ * 3 nw words of scratch). */
+static inline __attribute__((always_inline)) void
+band_values(const uint64_t *row, size_t nf, size_t nw, int hom, uint64_t *pl, uint64_t *v)
+{
+  const uint64_t *p1 = pl, *p2 = pl + nw, *pm = pl + 2 * nw;
+  row_planes(row, nf, 1, nw, pl, pl + nw, pl + 2 * nw);
+  for (size_t w = 0; w < nw; w++) {
+    v[w] = hom ? p2[w] : (pm[w] & ~p1[w]) | p2[w];
+    v[nw + w] = hom ? pm[w] : p1[w];
+  }
+}
+
+/* Sum over the k bits of the counts c and d of (|x & c_b| + f |y & d_b|)
+ * << b. */
+static inline __attribute__((always_inline)) uint64_t cdot(const uint64_t *c,
+                                                           const uint64_t *d, int k,
+                                                           size_t nw, const uint64_t *x,
+                                                           const uint64_t *y, uint64_t f)
+{
+  uint64_t s = 0;
+  for (int b = 0; b < k; b++) {
+    const uint64_t *cb = c + (size_t)b * nw, *db = d + (size_t)b * nw;
+    uint64_t t = 0, u = 0;
+    for (size_t w = 0; w < nw; w++)
+      t += (uint64_t)SM_POPC64(x[w] & cb[w]), u += (uint64_t)SM_POPC64(y[w] & db[w]);
+    s += (t + f * u) << b;
+  }
+  return s;
+}
+
+static inline __attribute__((always_inline)) int
+abft_ld_band(const sm_band_t *bd, size_t m, size_t n, size_t nf, const uint64_t *A,
+             size_t lda, const uint64_t *B, size_t ldb, const uint32_t *C, size_t ldc,
+             int hom)
+{
+  size_t r0, r1, c0, c1, run = 0;
+  if (!sm_band_direct(bd, m, n, &r0, &r1, &c0, &c1))
+    return 0;
+  for (size_t i = r0; i < r1; i++) {
+    size_t lo, hi;
+    sm_band_run(bd, n, i, &lo, &hi);
+    run = hi > lo && hi - lo > run ? hi - lo : run;
+  }
+  const size_t nw = (nf + 63) / 64, nm = hom ? 2 : 4, nc = c1 - c0;
+  const int k = bits_of((hom ? 1 : 3) * (uint64_t)run);
+  const int one = A == B && lda == ldb; /* a diagonal tile pair */
+  /* counters: U (moments) or M and P2 ([k][nw] each); the columns' values
+   * (2 nw words each, made when first needed); scratch */
+  uint64_t *cnt = calloc(2 * (size_t)k * nw + (nc + 1) * 2 * nw + 8 * nw + 1, 8);
+  unsigned char *made = calloc(nc + 1, 1);
+  if (!cnt || !made) {
+    free(cnt), free(made);
+    return 0; /* not vouched for */
+  }
+  uint64_t *c2 = cnt + (size_t)k * nw, *vals = c2 + (size_t)k * nw,
+           *pl = vals + (nc + 1) * 2 * nw, *v = pl + 3 * nw, *carry = v + 2 * nw;
+#define SM_COLVAL(j)                                                                     \
+  (made[(j)-c0] ? 0                                                                      \
+                : (band_values(B + (j)*ldb, nf, nw, hom, pl, vals + ((j)-c0) * 2 * nw),  \
+                   made[(j)-c0] = 1),                                                    \
+   vals + ((j)-c0) * 2 * nw)
+  size_t cl = c0, ch = c0; /* the columns in the counters */
+  int ok = 1;
+  for (size_t i = r0; ok && i < r1; i++) {
+    size_t lo, hi;
+    sm_band_run(bd, n, i, &lo, &hi);
+    if (hi <= lo)
+      continue;
+    if (lo < cl || hi < ch || lo >= ch) { /* not a slide: start again */
+      memset(cnt, 0, 2 * (size_t)k * nw * sizeof *cnt);
+      cl = ch = lo;
+    }
+    for (; ch < hi || cl < lo;) { /* a column in, one out, or both */
+      const uint64_t *in = ch < hi ? SM_COLVAL(ch) : NULL,
+                     *out = cl < lo ? SM_COLVAL(cl) : NULL;
+      if (!hom)
+        slide(cnt, k, nw, 2, in, out, carry);
+      else { /* M += pm, P2 += p2 */
+        slide(cnt, k, nw, 1, in ? in + nw : NULL, out ? out + nw : NULL, carry);
+        slide(c2, k, nw, 1, in, out, carry);
+      }
+      ch += ch < hi, cl += cl < lo;
+    }
+    const uint64_t *x; /* row i's values */
+    if (one && i >= c0 && i < c1)
+      x = SM_COLVAL(i);
+    else
+      band_values(A + i * lda, nf, nw, hom, pl, v), x = v;
+    /* hom: p2_i . M + m_i . P2; moments: u_i . U, u = u0 + 2 u1 */
+    const uint64_t want =
+        hom ? cdot(cnt, c2, k, nw, x, x + nw, 1) : cdot(cnt, cnt, k, nw, x, x + nw, 2);
+    uint32_t got = 0;
+    for (size_t j = lo; j < hi; j++)
+      for (size_t q = 0; q < nm; q++)
+        got += C[(i * ldc + j) * nm + q];
+    ok = got == (uint32_t)want;
+  }
+#undef SM_COLVAL
+  free(cnt), free(made);
+  return ok;
+}
+
+SM_ABFT_VARIANTS(abft_ld_band_v, abft_ld_band,
+                 (const sm_band_t *bd, size_t m, size_t n, size_t nf, const uint64_t *A,
+                  size_t lda, const uint64_t *B, size_t ldb, const uint32_t *C,
+                  size_t ldc, int hom),
+                 (bd, m, n, nf, A, lda, B, ldb, C, ldc, hom))
+
+int sm_kern_abft_ld_band(const sm_band_t *b, size_t m, size_t n, size_t nf,
+                         const uint64_t *A, size_t lda, const uint64_t *B, size_t ldb,
+                         const uint32_t *C, size_t ldc, int hom)
+{
+  return SM_ABFT_CALL(abft_ld_band_v, (b, m, n, nf, A, lda, B, ldb, C, ldc, hom));
+}
+
 /* Column sums of an int8 tile (rows of r, then, sparse, as many rows of
  * m; ld in bytes) over nf fields: sr the sum of r, sm of m (sparse). */
 SM_ABFT_OPT static void i8_col_sums(size_t rows, size_t nf, const int8_t *X, size_t ld,

@@ -125,6 +125,15 @@ static void dense_tiles(size_t m, size_t n, size_t nf, const sm_cplanes_t *pa,
 }
 
 SM_CPLANES_SPARSE_TILES(SM_POPC_CLONES, sparse_tiles, sm_cplanes_sparse2, 1)
+SM_CPLANES_SPARSE_BAND(SM_POPC_CLONES, sparse_band, sm_cplanes_sparse2, 1)
+
+SM_POPC_CLONES
+int sm_kern_ccc2_band_popc(const sm_band_t *b, size_t m, size_t n, size_t nf,
+                           const uint64_t *A, size_t lda, const uint64_t *B, size_t ldb,
+                           uint32_t *C, size_t ldc)
+{
+  return sm_cplanes_band(1, sparse_band, b, m, n, nf, A, lda, B, ldb, C, ldc);
+}
 
 /* A against B; the symmetric form on a diagonal block (B = A): the tiles on
  * and above the diagonal, the rest mirrored. */

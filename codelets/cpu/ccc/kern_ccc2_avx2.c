@@ -156,6 +156,14 @@ SM_TARGET static void dense_tiles(size_t m, size_t n, size_t nf, const sm_cplane
 }
 
 SM_CPLANES_SPARSE_TILES(SM_TARGET, sparse_tiles, sparse12, G)
+SM_CPLANES_SPARSE_BAND(SM_TARGET, sparse_band, sparse12, G)
+
+SM_TARGET int sm_kern_ccc2_band_avx2(const sm_band_t *b, size_t m, size_t n, size_t nf,
+                                     const uint64_t *A, size_t lda, const uint64_t *B,
+                                     size_t ldb, uint32_t *C, size_t ldc)
+{
+  return sm_cplanes_band(G, sparse_band, b, m, n, nf, A, lda, B, ldb, C, ldc);
+}
 
 SM_TARGET void sm_kern_ccc2_long_avx2(size_t m, size_t n, size_t nf, const uint64_t *A,
                                       size_t lda, const uint64_t *B, size_t ldb,
@@ -173,6 +181,13 @@ SM_TARGET void sm_kern_ccc2_syrk_long_avx2(size_t n, size_t nf, const uint64_t *
                  1);
 }
 #else
+int sm_kern_ccc2_band_avx2(const sm_band_t *b, size_t m, size_t n, size_t nf,
+                           const uint64_t *A, size_t lda, const uint64_t *B, size_t ldb,
+                           uint32_t *C, size_t ldc)
+{
+  return sm_kern_ccc2_band_popc(b, m, n, nf, A, lda, B, ldb, C, ldc);
+}
+
 void sm_kern_ccc2_long_avx2(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
                             const uint64_t *B, size_t ldb, int sparse, uint32_t *C,
                             size_t ldc)

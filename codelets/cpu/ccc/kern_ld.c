@@ -48,12 +48,19 @@ static int ld_pack(ld_planes_t *pl, size_t nv, size_t nf, const uint64_t *X, siz
     return -1;
   }
   uint64_t nx = 0;
+  const size_t full = nf / 64; /* words of 64 fields */
   for (size_t v = 0; v < nv; v++) {
     uint64_t *s = pl->p + v * 2 * pl->nw, *x = s + pl->nw;
     uint32_t n = 0;
     for (size_t w = 0; w < pl->nw; w++) {
       uint64_t ps = 0, px = 0;
-      for (size_t half = 0; half < 2 && 2 * w + half < ncw; half++) {
+      if (w < full) { /* every field there: both code words at once */
+        const uint64_t x0 = X[v * ldx + 2 * w], x1 = X[v * ldx + 2 * w + 1];
+        const uint64_t lo = (x0 & SM_EVEN64) | ((x1 & SM_EVEN64) << 1);
+        const uint64_t hi = ((x0 >> 1) & SM_EVEN64) | (((x1 >> 1) & SM_EVEN64) << 1);
+        ps = lo & hi, px = hi & ~lo;
+      }
+      for (size_t half = 0; w >= full && half < 2 && 2 * w + half < ncw; half++) {
         uint64_t lo, hi, valid;
         sm_code_bits(X + v * ldx, 2 * w + half, nf, &lo, &hi, &valid);
         ps |= (lo & hi & valid) << half;
@@ -384,4 +391,39 @@ int sm_kern_ld_hom(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
                    const uint64_t *B, size_t ldb, uint32_t *C, size_t ldc)
 {
   return sm_kern_ld_hom_by(-1, m, n, nf, A, lda, B, ldb, C, ldc);
+}
+
+int sm_kern_ld_hom_band(const sm_band_t *b, size_t m, size_t n, size_t nf,
+                        const uint64_t *A, size_t lda, const uint64_t *B, size_t ldb,
+                        uint32_t *C, size_t ldc)
+{
+  sm_band_plan_t p;
+  if (!sm_band_plan(b, m, n, A == B && lda == ldb, &p))
+    return 0;
+  if (p.r0 >= p.r1)
+    return 1;
+  ld_planes_t pa, pb;
+  if (ld_pack(&pa, p.na, nf, A + p.ra * lda, lda))
+    return -1;
+  if (p.one)
+    pb = pa;
+  else if (ld_pack(&pb, p.nb, nf, B + p.cb * ldb, ldb)) {
+    ld_free(&pa);
+    return -1;
+  }
+  const size_t st = 2 * pa.nw;
+  for (size_t i = p.r0; i < p.r1; i++) {
+    size_t lo, hi;
+    sm_band_run(b, n, i, &lo, &hi);
+    for (size_t j = lo; j < hi; j++) { /* h = nS - |S & X| each way */
+      uint32_t sx[2];
+      pair_port(pa.nw, pa.p + (i - p.ra) * st, pb.p + (j - p.cb) * st, sx);
+      C[(i * ldc + j) * 2] = pa.ns[i - p.ra] - sx[0];
+      C[(i * ldc + j) * 2 + 1] = pb.ns[j - p.cb] - sx[1];
+    }
+  }
+  ld_free(&pa);
+  if (!p.one)
+    ld_free(&pb);
+  return 1;
 }

@@ -107,12 +107,24 @@ sm_cplanes_pack_g(sm_cplanes_t *pl, size_t nv, size_t nf, const uint64_t *X, siz
     sm_cplanes_free(pl);
     return -1;
   }
+  const size_t full = nf / 64; /* words of 64 fields */
   for (size_t v = 0; v < nv; v++) {
     uint64_t *o = pl->p + v * (size_t)pl->np * pl->nw;
     int64_t gv[3] = {0, 0, 0};
+    const uint64_t *row = X + v * ldx;
     for (size_t w = 0; w < pl->nw; w++) {
       uint64_t pw[3];
-      sm_cplanes_word(X + v * ldx, w, ncw, nf, sparse, pw, gv);
+      if (w < full && sparse) { /* every field there: both code words at once */
+        const uint64_t x0 = row[2 * w], x1 = row[2 * w + 1];
+        const uint64_t lo = (x0 & SM_EVEN64) | ((x1 & SM_EVEN64) << 1);
+        const uint64_t hi = ((x0 >> 1) & SM_EVEN64) | (((x1 >> 1) & SM_EVEN64) << 1);
+        const uint64_t sv = lo & hi, xv = hi & ~lo, zv = ~(lo | hi);
+        gv[0] += SM_POPC64(lo) + SM_POPC64(sv);
+        gv[1] += SM_POPC64(xv);
+        gv[2] += SM_POPC64(zv);
+        pw[0] = xv, pw[1] = sv, pw[2] = sv | zv;
+      } else
+        sm_cplanes_word(row, w, ncw, nf, sparse, pw, gv);
       uint64_t *ow = o + w / g * (size_t)pl->np * g + w % g;
       for (int k = 0; k < pl->np; k++)
         ow[(size_t)k * g] = pw[k];
@@ -148,6 +160,68 @@ sm_cplanes_pack_g(sm_cplanes_t *pl, size_t nv, size_t nf, const uint64_t *X, siz
           }                                                                              \
       }                                                                                  \
   }
+
+/* LD windows pair by pair (sm_band_direct): each row i of rows [r0, r1)
+ * against its run of columns (sm_band_run), two columns a step (an odd
+ * last one paired with itself); pa holds the planes of rows ra.., pb those
+ * of columns cb... Only the pairs in the windows are written. */
+#define SM_CPLANES_SPARSE_BAND(attr, name, row2, per)                                    \
+  attr static void name(const sm_band_t *b, size_t n, size_t nf, size_t r0, size_t r1,   \
+                        size_t ra, size_t cb, const sm_cplanes_t *pa,                    \
+                        const sm_cplanes_t *pb, uint32_t *C, size_t ldc)                 \
+  {                                                                                      \
+    const size_t len = pa->nw / (per), st = 3 * pa->nw;                                  \
+    const int64_t n0 = (int64_t)nf;                                                      \
+    for (size_t i = r0; i < r1; i++) {                                                   \
+      size_t lo, hi;                                                                     \
+      sm_band_run(b, n, i, &lo, &hi);                                                    \
+      const int64_t *gi = pa->marg + 3 * (i - ra);                                       \
+      for (size_t j = lo; j < hi; j += 2) {                                              \
+        const size_t j2 = j + 1 < hi ? j + 1 : j;                                        \
+        int64_t k0[4], k1[4];                                                            \
+        row2(len, pa->p + (i - ra) * st, pb->p + (j - cb) * st, pb->p + (j2 - cb) * st,  \
+             k0, k1);                                                                    \
+        sm_cplanes_moments(gi, pb->marg + 3 * (j - cb), n0, k0, C + (i * ldc + j) * 4);  \
+        if (j2 != j)                                                                     \
+          sm_cplanes_moments(gi, pb->marg + 3 * (j2 - cb), n0, k1,                       \
+                             C + (i * ldc + j2) * 4);                                    \
+      }                                                                                  \
+    }                                                                                    \
+  }
+
+typedef void (*sm_cplanes_band_fn)(const sm_band_t *b, size_t n, size_t nf, size_t r0,
+                                   size_t r1, size_t ra, size_t cb,
+                                   const sm_cplanes_t *pa, const sm_cplanes_t *pb,
+                                   uint32_t *C, size_t ldc);
+
+/* A band kernel's whole call (sparse moments): the rows with pairs in the
+ * windows and their columns packed in groups of g words (a diagonal tile
+ * pair's once, rows and columns together), then fn; -1 when out of memory
+ * (nothing written), 0 when not a direct band. Inlined into the kernel
+ * (its ISA). */
+static inline __attribute__((always_inline)) int
+sm_cplanes_band(size_t g, sm_cplanes_band_fn fn, const sm_band_t *b, size_t m, size_t n,
+                size_t nf, const uint64_t *A, size_t lda, const uint64_t *B, size_t ldb,
+                uint32_t *C, size_t ldc)
+{
+  sm_band_plan_t p;
+  if (!sm_band_plan(b, m, n, A == B && lda == ldb, &p))
+    return 0;
+  if (p.r0 >= p.r1)
+    return 1;
+  sm_cplanes_t pa, pb;
+  if (sm_cplanes_pack_g(&pa, p.na, nf, A + p.ra * lda, lda, 1, g))
+    return -1;
+  if (!p.one && sm_cplanes_pack_g(&pb, p.nb, nf, B + p.cb * ldb, ldb, 1, g)) {
+    sm_cplanes_free(&pa);
+    return -1;
+  }
+  fn(b, n, nf, p.r0, p.r1, p.ra, p.cb, &pa, p.one ? &pa : &pb, C, ldc);
+  sm_cplanes_free(&pa);
+  if (!p.one)
+    sm_cplanes_free(&pb);
+  return 1;
+}
 
 /* The moments of tiles of pairs (sym: B is A, only the tiles on and above
  * the diagonal). */
