@@ -80,14 +80,46 @@ uint64_t sm_band_pairs(const sm_band_t *b, size_t m, size_t n)
   return p;
 }
 
+/* One pass over the rows (windows without an index): the pairs, the
+ * longest run, the rows with pairs and the columns they reach. */
+typedef struct band_scan {
+  uint64_t pairs;
+  size_t run, r0, r1, c0, c1;
+} band_scan_t;
+
+static band_scan_t band_scan(const sm_band_t *b, size_t m, size_t n)
+{
+  band_scan_t sc = {0, 0, m, 0, n, 0};
+  for (size_t i = 0; i < m; i++) {
+    size_t lo, hi;
+    sm_band_run(b, n, i, &lo, &hi);
+    if (hi <= lo)
+      continue;
+    sc.pairs += hi - lo;
+    sc.run = hi - lo > sc.run ? hi - lo : sc.run;
+    sc.r0 = i < sc.r0 ? i : sc.r0, sc.r1 = i + 1;
+    sc.c0 = lo < sc.c0 ? lo : sc.c0, sc.c1 = hi > sc.c1 ? hi : sc.c1;
+  }
+  if (sc.r0 >= sc.r1)
+    sc.r0 = sc.r1 = sc.c0 = sc.c1 = 0;
+  return sc;
+}
+
+/* Whether the windows' pairs fill half the tile pair (a diagonal one: half
+ * of its upper triangle) or more: the whole product then. */
+static int whole_by(const sm_band_t *b, size_t m, size_t n, uint64_t pairs)
+{
+  const uint64_t all = b->a0 == b->b0 ? (uint64_t)m * (m - (m > 0)) / 2 : (uint64_t)m * n;
+  return 2 * pairs >= all;
+}
+
 int sm_band_whole(const sm_band_t *b, size_t m, size_t n)
 {
   if (!b || !b->win)
     return 1;
   /* the product of the whole tile (a diagonal one: its half) unless the
    * windows hold under half of its pairs */
-  const uint64_t all = b->a0 == b->b0 ? (uint64_t)m * (m - (m > 0)) / 2 : (uint64_t)m * n;
-  return 2 * sm_band_pairs(b, m, n) >= all;
+  return whole_by(b, m, n, sm_band_pairs(b, m, n));
 }
 
 /* Rows of a strip at most; a strip's rectangle at most twice its rows'
@@ -127,11 +159,16 @@ int sm_band_next(const sm_band_t *b, size_t m, size_t n, size_t *row, sm_strip_t
 
 uint64_t sm_band_area(const sm_band_t *b, size_t m, size_t n)
 {
-  if (sm_band_whole(b, m, n))
+  if (!b || !b->win)
     return (uint64_t)m * n;
-  size_t r0, r1, c0, c1;
-  if (sm_band_direct(b, m, n, &r0, &r1, &c0, &c1))
-    return sm_band_pairs(b, m, n);
+  if (!b->index) {
+    const band_scan_t sc = band_scan(b, m, n);
+    if (whole_by(b, m, n, sc.pairs))
+      return (uint64_t)m * n;
+    if (sc.run <= SM_BAND_DIRECT_RUN) /* sm_band_direct's */
+      return sc.pairs;
+  } else if (sm_band_whole(b, m, n))
+    return (uint64_t)m * n;
   uint64_t area = 0;
   size_t row = 0;
   sm_strip_t s;
@@ -143,22 +180,12 @@ uint64_t sm_band_area(const sm_band_t *b, size_t m, size_t n)
 int sm_band_direct(const sm_band_t *b, size_t m, size_t n, size_t *r0, size_t *r1,
                    size_t *c0, size_t *c1)
 {
-  if (!b || !b->win || b->index || sm_band_whole(b, m, n))
+  if (!b || !b->win || b->index)
     return 0;
-  size_t rlo = m, rhi = 0, clo = n, chi = 0;
-  for (size_t i = 0; i < m; i++) {
-    size_t lo, hi;
-    sm_band_run(b, n, i, &lo, &hi);
-    if (hi <= lo)
-      continue;
-    if (hi - lo > SM_BAND_DIRECT_RUN)
-      return 0;
-    rlo = i < rlo ? i : rlo, rhi = i + 1;
-    clo = lo < clo ? lo : clo, chi = hi > chi ? hi : chi;
-  }
-  if (rlo >= rhi)
-    rlo = rhi = clo = chi = 0;
-  *r0 = rlo, *r1 = rhi, *c0 = clo, *c1 = chi;
+  const band_scan_t sc = band_scan(b, m, n);
+  if (whole_by(b, m, n, sc.pairs) || sc.run > SM_BAND_DIRECT_RUN)
+    return 0;
+  *r0 = sc.r0, *r1 = sc.r1, *c0 = sc.c0, *c1 = sc.c1;
   return 1;
 }
 

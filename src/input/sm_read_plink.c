@@ -21,17 +21,28 @@
 
 /* Split a line in place into whitespace-separated words; returns how many
  * there are (only the first max are stored). */
+static int is_blank(char c)
+{
+  return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
 static size_t split_words(char *s, char **w, size_t max)
 {
   size_t n = 0;
-  char *save = NULL;
-  for (char *tok = strtok_r(s, " \t\r\n", &save); tok;
-       tok = strtok_r(NULL, " \t\r\n", &save)) {
+  for (;;) {
+    while (is_blank(*s))
+      s++;
+    if (!*s)
+      return n;
     if (n < max)
-      w[n] = tok;
+      w[n] = s;
     n++;
+    while (*s && !is_blank(*s))
+      s++;
+    if (!*s)
+      return n;
+    *s++ = '\0';
   }
-  return n;
 }
 
 /* A PLINK text file (.bim or .fam) read one record (line) at a time. The
