@@ -3,6 +3,7 @@
 #include "sm_memory.h"
 
 #include "sm_bytes.h"
+#include "sm_graph.h"
 
 #include "sm_mpi.h"
 #include "sm_vectors.h"
@@ -93,10 +94,11 @@ void sm_mem_estimate(const sm_mem_run_t *r, sm_mem_need_t *n)
   /* numerators: computed, waiting for their finalize; records: a
    * finalize's, until the sink has written them in the file's order, so
    * up to the finalize tasks of the window of tasks in flight
-   * (sm_gcore_throttle: 3 (4 workers + 4) npf tasks, a third of them
-   * finalize) */
+   * (sm_graph_in_flight: a third of them finalize; LD windows: 4 times as
+   * many) */
   const uint64_t w = (uint64_t)(r->workers > 0 ? r->workers : 1);
-  n->tasks = add(mul(num, 2 * w + 2), mul(rec, mul(4 * w + 4, (uint64_t)r->npf)));
+  const uint64_t fin = sm_graph_in_flight((unsigned)w, (unsigned)r->npf, r->windowed) / 3;
+  n->tasks = add(mul(num, fin / (uint64_t)(r->npf > 0 ? r->npf : 1) / 2), mul(rec, fin));
   n->results = r->topk_bytes;
   n->total = add(add(add(n->runtime, n->vectors), add(n->received, n->reading)),
                  add(n->tasks, n->results));
@@ -268,6 +270,7 @@ sm_err_t sm_mem_check_compute(const sm_options_t *o, const sm_decomp_t *d, int m
       .emit = o->output_format != SM_OUT_NONE || o->synth.kind == SM_SYNTH_ANALYTIC,
       .text = o->output_format == SM_OUT_TSV,
       .workers = cpus > 0 ? (int)cpus : 1,
+      .windowed = o->ld_windowed,
       .topk_bytes = me == 0
                         ? (uint64_t)d->nv * o->topk * (ccc && o->topk_by_entry ? 4 : 1) *
                               sizeof(sm_topk_ent_t)

@@ -2,6 +2,7 @@
  * set, replicas and phases (pure arithmetic, tested exhaustively). */
 #include "sm_decomp.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 sm_err_t sm_decomp_check(const sm_decomp_t *d, int nranks)
@@ -56,10 +57,19 @@ void sm_decomp_coords(const sm_decomp_t *d, int rank, int *pv, int *pf, int *pr)
 }
 
 /* balanced cut of n items into p parts: part x is [x n / p, (x+1) n / p) */
+static size_t cut_at(size_t n, int p, int x)
+{
+  /* 64-bit when n x fits (the usual case: no 128-bit division, which is a
+   * library call; this runs for every tile of every task submitted) */
+  if (n <= UINT32_MAX) /* x < 2^31: n x < 2^63 */
+    return (size_t)((uint64_t)n * (unsigned)x / (unsigned)p);
+  return (size_t)((unsigned __int128)n * (unsigned)x / (unsigned)p);
+}
+
 static void cut(size_t n, int p, int x, size_t *start, size_t *count)
 {
-  size_t a = (size_t)((unsigned __int128)n * (unsigned)x / (unsigned)p);
-  size_t b = (size_t)((unsigned __int128)n * (unsigned)(x + 1) / (unsigned)p);
+  size_t a = cut_at(n, p, x);
+  size_t b = cut_at(n, p, x + 1);
   *start = a;
   *count = b - a;
 }

@@ -108,4 +108,14 @@ sm_err_t sm_graph3_run(const sm_vectors_t *local, const sm_graph_opts_t *o,
 sm_err_t sm_graph2_run(const sm_vectors_t *local, const sm_graph_opts_t *o,
                        sm_sink_t *sink, sm_graph_stats_t *st) SM_MUST_CHECK;
 
+/** The tasks a rank keeps in flight (sm_gcore_throttle): 3 (4 workers + 4)
+ * per field slice, a third of them finalize tasks; with LD windows four
+ * times that (a tile pair's seven tasks hold few pairs each: a short
+ * window let the workers wait for the tasks' insertion). The memory
+ * estimate counts the same (sm_memory.c). */
+static inline unsigned sm_graph_in_flight(unsigned workers, unsigned npf, int windowed)
+{
+  return (windowed ? 12u : 3u) * (4u * workers + 4u) * npf;
+}
+
 #endif

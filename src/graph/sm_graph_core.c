@@ -42,8 +42,8 @@ int sm_gcore_add_type(const sm_gcore_t *g)
 void sm_gcore_throttle(const sm_gcore_t *g)
 {
   /* the window of tasks in flight for this rank */
-  starpu_task_wait_for_n_submitted(
-      (unsigned)(3 * (4 * starpu_worker_get_count() + 4) * (unsigned)g->d->npf));
+  starpu_task_wait_for_n_submitted(sm_graph_in_flight(
+      starpu_worker_get_count(), (unsigned)g->d->npf, g->o->ld_win != NULL));
 }
 
 static size_t slice_ld(const sm_gcore_t *g, int f)
