@@ -339,19 +339,6 @@ static ld_row_t *sorted_rows(const ld_row_t *rows, size_t n, uint32_t lo, size_t
 /* Each variant's columns, the same on both sides of a line: chromosome (6
  * wide), 3 spaces, position (10 wide), a space, id (the table's width), a
  * space. One string per variant at prefix + off[v]. */
-/* v in decimal into buf (21 bytes at most, with its 0). */
-static void dec_u64(uint64_t v, char *buf)
-{
-  char r[24];
-  size_t n = 0;
-  do
-    r[n++] = (char)('0' + v % 10);
-  while (v /= 10);
-  for (size_t k = 0; k < n; k++)
-    buf[k] = r[n - 1 - k];
-  buf[n] = 0;
-}
-
 static char *variant_columns(const sm_ldtab_t *t, size_t **offp)
 {
   size_t *off = malloc((t->nv + 1) * sizeof *off);
@@ -369,7 +356,8 @@ static char *variant_columns(const sm_ldtab_t *t, size_t **offp)
         ch = t->loci->chrom_codes[t->loci->chrom[v]];
       else
         sm_read_chrom_code(t->loci->chrom_names[t->loci->chrom[v]], chbuf);
-      const char *id = t->names ? t->names[v] : (dec_u64(v, num), num);
+      const char *id =
+          t->names ? t->names[v] : (num[put_uint((uint32_t)v, num)] = 0, num);
       if (!pass) {
         off[v] = len;
         const size_t c = strlen(ch), w = strlen(id);
@@ -384,7 +372,7 @@ static char *variant_columns(const sm_ldtab_t *t, size_t **offp)
       n += put_right(d + n, 6, ch);
       memcpy(d + n, "   ", 3);
       n += 3;
-      dec_u64(t->loci->pos[v], num);
+      num[put_uint(t->loci->pos[v], num)] = 0;
       n += put_right(d + n, 10, num);
       d[n++] = ' ';
       n += put_right(d + n, t->width, id);
