@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,7 +47,7 @@ struct sm_ldtab {
  * within a row). */
 struct sm_ldpiece {
   char *text;
-  size_t len;
+  size_t len, tcap; /* the text's bytes, and its buffer's */
   uint32_t key;
   size_t nrow, next;
   uint32_t *row;
@@ -56,6 +57,63 @@ struct sm_ldpiece {
 };
 
 static char *variant_columns(const sm_ldtab_t *t, size_t **offp);
+
+/* The blocks' text buffers, kept for the next blocks: a tile pair's lines
+ * are tens of megabytes, above malloc's mapping threshold, so each would
+ * be fresh zeroed pages (their page faults cost 7% of a 1 Mb window's run
+ * at one thread). At most POOL_N kept, the largest; process-wide, as the
+ * pieces are freed without their table; emptied with a table. */
+enum { POOL_N = 4 };
+static struct {
+  char *p;
+  size_t cap;
+} pool[POOL_N];
+static pthread_mutex_t pool_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* A buffer of at least need bytes (*cap: its size), or NULL. */
+static char *text_get(size_t need, size_t *cap)
+{
+  int best = -1;
+  pthread_mutex_lock(&pool_mu);
+  for (int k = 0; k < POOL_N; k++)
+    if (pool[k].p && pool[k].cap >= need && (best < 0 || pool[k].cap < pool[best].cap))
+      best = k;
+  char *p = NULL;
+  if (best >= 0) {
+    p = pool[best].p, *cap = pool[best].cap;
+    pool[best].p = NULL;
+  }
+  pthread_mutex_unlock(&pool_mu);
+  if (!p && (p = malloc(need)))
+    *cap = need;
+  return p;
+}
+
+/* p (cap bytes) back to the pool, in place of a smaller one when full. */
+static void text_put(char *p, size_t cap)
+{
+  if (!p)
+    return;
+  pthread_mutex_lock(&pool_mu);
+  int k = 0, small = 0;
+  for (; k < POOL_N && pool[k].p; k++)
+    small = pool[k].cap < pool[small].cap ? k : small;
+  if (k == POOL_N && pool[small].cap < cap)
+    k = small;
+  char *drop = k < POOL_N ? pool[k].p : p;
+  if (k < POOL_N)
+    pool[k].p = p, pool[k].cap = cap;
+  pthread_mutex_unlock(&pool_mu);
+  free(drop);
+}
+
+static void pool_empty(void)
+{
+  pthread_mutex_lock(&pool_mu);
+  for (int k = 0; k < POOL_N; k++)
+    free(pool[k].p), pool[k].p = NULL;
+  pthread_mutex_unlock(&pool_mu);
+}
 
 /* put_line copies a variant's columns COL_SLACK bytes at a time (one
  * fixed-size copy for the usual widths): the columns' buffer has that
@@ -495,7 +553,7 @@ int sm_ldtab_block(const sm_ldtab_t *t, const sm_rec_t *rec, size_t n, sm_ldpiec
     cap += t->off[sorted[k].i + 1] - t->off[sorted[k].i] + t->off[j + 1] - t->off[j] +
            (t->ccc ? 4 : 1) * 32;
   }
-  if (m && !(p->text = malloc(cap)))
+  if (m && !(p->text = text_get(cap, &p->tcap)))
     goto nomem;
   for (size_t k = 0; k < m;) {
     /* a new segment for a new first variant; with --ld-snp also where the
@@ -536,7 +594,8 @@ void sm_ldtab_piece_free(sm_ldpiece_t *p)
 {
   if (!p)
     return;
-  free(p->text), free(p->row), free(p->end), free(p->skey);
+  text_put(p->text, p->tcap);
+  free(p->row), free(p->end), free(p->skey);
   free(p);
 }
 
@@ -734,7 +793,7 @@ int sm_ldtab_unpack(sm_ldtab_t *t, const unsigned char *buf, size_t len)
       p->row = malloc((nrow ? nrow : 1) * sizeof *p->row);
       p->end = malloc((nrow ? nrow : 1) * sizeof *p->end);
       p->skey = malloc((nrow ? nrow : 1) * sizeof *p->skey);
-      p->text = malloc(tlen ? tlen : 1);
+      p->text = text_get(tlen ? tlen : 1, &p->tcap);
     }
     if (!p || !p->row || !p->end || !p->skey || !p->text) {
       sm_ldtab_piece_free(p);
@@ -846,4 +905,5 @@ void sm_ldtab_free(sm_ldtab_t *t)
   free(t->cols);
   free(t->off);
   free(t);
+  pool_empty();
 }

@@ -518,79 +518,156 @@ int sm_kern_abft_ld_hom(size_t m, size_t n, size_t nf, const uint64_t *A, size_t
 }
 
 /* ---- LD windows pair by pair (sm_band_direct): each row's sum over its
- * run of columns against its planes dotted with the run's column sums,
- * kept bit-sliced (k bits) as the run slides right: columns enter at its
- * end and leave at its start, a ripple add or subtract of their planes
- * (O(k nf) a row, for the row's O(run nf) pairs). Moments: one check of
- * the four at once, their sum being sum u_i u_j with u = r + m (0 missing,
- * else the allele count plus one: two planes, u0 = (m & ~p1) | p2, u1 =
- * p1): a change of any one moment changes it. PLINK's homozygous tallies:
- * h_i + h_j = p2_i . M + m_i . P2 (M, P2: the run's column sums of
- * presence and of p2). Sums modulo 2^32, as abft_ccc2's. */
-static inline __attribute__((always_inline)) void slide(uint64_t *c, int k, size_t nw,
-                                                        int np, const uint64_t *a,
-                                                        const uint64_t *s,
-                                                        uint64_t *carry)
+ * run of columns against the row's values dotted with the run's column
+ * sums, kept per sample in a byte as the run slides right (a column in at
+ * its end, one out at its start: O(nf) a row for the row's O(run nf)
+ * pairs; every run is at most SM_BAND_DIRECT_RUN long, so a sum fits a
+ * byte). The values come from the packed calls by table, not from the
+ * kernels' planes. Moments: one check of the four at once, their sum
+ * being sum u_i u_j with u = r + m (0 missing, else the allele count plus
+ * one): a change of any one moment changes it. PLINK's homozygous
+ * tallies: h_i + h_j = p2_i . M + m_i . P2 (M, P2: the run's column sums
+ * of presence and of two copies), one dot of [p2_i | m_i] with [M | P2].
+ * Sums modulo 2^32, as abft_ccc2's. */
+typedef unsigned char band_lut_t[3][256][4];
+
+/* Per packed byte (four calls, code 00 0 copies, 01 one, 11 two, 10
+ * missing): u, presence, two copies. */
+static void band_lut(band_lut_t t)
 {
-  /* c += a - s (a, s: np planes of nw words; NULL none), word by word: the
-   * add's carry and the subtract's borrow rippled up together; stops past
-   * the inputs' bits once neither is left (carry: 3 nw words, the last nw
-   * a zero plane) */
-  uint64_t *cy = carry, *bw = carry + nw;
-  const uint64_t *zero = carry + 2 * nw;
-  memset(carry, 0, 2 * nw * sizeof *carry);
-  for (int b = 0; b < k; b++) {
-    uint64_t *cb = c + (size_t)b * nw, any = 0;
-    const uint64_t *ab = a && b < np ? a + (size_t)b * nw : zero,
-                   *sb = s && b < np ? s + (size_t)b * nw : zero;
-    for (size_t w = 0; w < nw; w++) {
-      const uint64_t t = cb[w], x = ab[w], y = sb[w];
-      const uint64_t u = t ^ x ^ cy[w];
-      cy[w] = (t & x) | (cy[w] & (t ^ x));
-      cb[w] = u ^ y ^ bw[w];
-      bw[w] = (~u & y) | (bw[w] & ~(u ^ y));
-      any |= cy[w] | bw[w];
+  static const unsigned char u[4] = {1, 2, 0, 3}, pm[4] = {1, 1, 0, 1},
+                             p2[4] = {0, 0, 0, 1};
+  for (int c = 0; c < 256; c++)
+    for (int k = 0; k < 4; k++) {
+      const int v = (c >> (2 * k)) & 3;
+      t[0][c][k] = u[v], t[1][c][k] = pm[v], t[2][c][k] = p2[v];
     }
-    if (b + 1 >= np && !any)
-      break;
+}
+
+/* nf calls of a packed row as bytes by tables ta and tb (0 u, 1
+ * presence, 2 two copies) into a and b (tb, b: none when b is NULL). */
+static void band_bytes_portable(const uint64_t *row, size_t nf,
+                                const unsigned char (*ta)[4],
+                                const unsigned char (*tb)[4], unsigned char *a,
+                                unsigned char *b)
+{
+  const size_t full = nf / 4;
+  for (size_t q = 0; q < full; q++) {
+    const unsigned c = (unsigned)(row[q / 8] >> (8 * (q % 8))) & 0xff;
+    memcpy(a + 4 * q, ta[c], 4);
+    if (b)
+      memcpy(b + 4 * q, tb[c], 4);
+  }
+  for (size_t f = 4 * full; f < nf; f++) {
+    const unsigned c = (unsigned)(row[f / 32] >> (2 * (f % 32))) & 3;
+    a[f] = ta[c][0];
+    if (b)
+      b[f] = tb[c][0];
   }
 }
 
-/* A row's value planes (2 nw words): moments {u0, u1}, hom {p2, pm} (pl:
- * 3 nw words of scratch). */
-static inline __attribute__((always_inline)) void
-band_values(const uint64_t *row, size_t nf, size_t nw, int hom, uint64_t *pl, uint64_t *v)
+#if SM_ABFT_X86
+/* The same, 32 calls (a word) at a time: each packed byte copied to its
+ * four calls' bytes, the call's two bits isolated (the upper two calls'
+ * shifted down a nibble: an index below 16, the bits at 0 or 2) and
+ * looked up (vpshufb) in a table of 16. */
+SM_ABFT_AVX2 static void band_bytes_avx2(const uint64_t *row, size_t nf,
+                                         const unsigned char (*ta)[4],
+                                         const unsigned char (*tb)[4], unsigned char *a,
+                                         unsigned char *b)
 {
-  const uint64_t *p1 = pl, *p2 = pl + nw, *pm = pl + 2 * nw;
-  row_planes(row, nf, 1, nw, pl, pl + nw, pl + 2 * nw);
+  unsigned char la[16], lb[16];
+  for (int x = 0; x < 16; x++) { /* a call's bits at 0 (x & 3) or at 2 */
+    const int v = (x & 3) ? (x & 3) : x >> 2;
+    la[x] = ta[v][0], lb[x] = tb ? tb[v][0] : 0;
+  }
+  const __m256i LA = _mm256_broadcastsi128_si256(_mm_loadu_si128((const void *)la)),
+                LB = _mm256_broadcastsi128_si256(_mm_loadu_si128((const void *)lb));
+  const __m256i rep = _mm256_setr_epi8(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4,
+                                       4, 4, 4, 5, 5, 5, 5, 6, 6, 6, 6, 7, 7, 7, 7);
+  const __m256i mlo = _mm256_set1_epi32(0x00000c03), mhi = _mm256_set1_epi32(0x0c030000);
+  const size_t nw = nf / 32;
   for (size_t w = 0; w < nw; w++) {
-    v[w] = hom ? p2[w] : (pm[w] & ~p1[w]) | p2[w];
-    v[nw + w] = hom ? pm[w] : p1[w];
+    const __m256i x = _mm256_shuffle_epi8(_mm256_set1_epi64x((long long)row[w]), rep);
+    const __m256i idx = _mm256_or_si256(_mm256_and_si256(x, mlo),
+                                        _mm256_and_si256(_mm256_srli_epi16(x, 4), mhi));
+    _mm256_storeu_si256((void *)(a + 32 * w), _mm256_shuffle_epi8(LA, idx));
+    if (b)
+      _mm256_storeu_si256((void *)(b + 32 * w), _mm256_shuffle_epi8(LB, idx));
+  }
+  for (size_t f = 32 * nw; f < nf; f++) {
+    const unsigned c = (unsigned)(row[f / 32] >> (2 * (f % 32))) & 3;
+    a[f] = ta[c][0];
+    if (b)
+      b[f] = tb[c][0];
   }
 }
+#endif
 
-/* Sum over the k bits of the counts c and d of (|x & c_b| + f |y & d_b|)
- * << b. */
-static inline __attribute__((always_inline)) uint64_t cdot(const uint64_t *c,
-                                                           const uint64_t *d, int k,
-                                                           size_t nw, const uint64_t *x,
-                                                           const uint64_t *y, uint64_t f)
+/* sum of x[t] c[t] (x at most 127, c unsigned) over n bytes (a multiple
+ * of 32), modulo 2^32. */
+static uint32_t band_dot_portable(const unsigned char *x, const unsigned char *c,
+                                  size_t n)
 {
-  uint64_t s = 0;
-  for (int b = 0; b < k; b++) {
-    const uint64_t *cb = c + (size_t)b * nw, *db = d + (size_t)b * nw;
-    uint64_t t = 0, u = 0;
-    for (size_t w = 0; w < nw; w++)
-      t += (uint64_t)SM_POPC64(x[w] & cb[w]), u += (uint64_t)SM_POPC64(y[w] & db[w]);
-    s += (t + f * u) << b;
-  }
+  uint32_t s = 0;
+  for (size_t t = 0; t < n; t++)
+    s += (uint32_t)x[t] * c[t];
   return s;
+}
+
+#if SM_ABFT_X86
+/* The same, 32 products a vpmaddubsw (pairs of them at most 2 * 255 *
+ * 127, no saturation), their pairs summed to 32 bits by vpmaddwd. */
+SM_ABFT_AVX2 static uint32_t band_dot_avx2(const unsigned char *x, const unsigned char *c,
+                                           size_t n)
+{
+  const __m256i one = _mm256_set1_epi16(1);
+  __m256i acc = _mm256_setzero_si256();
+  for (size_t t = 0; t < n; t += 32) {
+    const __m256i p = _mm256_maddubs_epi16(_mm256_loadu_si256((const void *)(c + t)),
+                                           _mm256_loadu_si256((const void *)(x + t)));
+    acc = _mm256_add_epi32(acc, _mm256_madd_epi16(p, one));
+  }
+  uint32_t v[8];
+  _mm256_storeu_si256((void *)v, acc);
+  return v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7];
+}
+#endif
+
+/* A row's bytes: moments u (nf); hom [m | p2], p2 at v + h. */
+static inline __attribute__((always_inline)) void band_values(const uint64_t *row,
+                                                              size_t nf, int hom,
+                                                              size_t h, band_lut_t t,
+                                                              int vec, unsigned char *v)
+{
+  void (*bytes)(const uint64_t *, size_t, const unsigned char(*)[4],
+                const unsigned char(*)[4], unsigned char *, unsigned char *) =
+      band_bytes_portable;
+#if SM_ABFT_X86
+  if (vec)
+    bytes = band_bytes_avx2;
+#else
+  (void)vec;
+#endif
+  bytes(row, nf, t[hom ? 1 : 0], hom ? t[2] : NULL, v, hom ? v + h : NULL);
+}
+
+static inline __attribute__((always_inline)) uint32_t
+band_dot(const unsigned char *x, const unsigned char *c, size_t n, int vec)
+{
+#if SM_ABFT_X86
+  if (vec)
+    return band_dot_avx2(x, c, n);
+#else
+  (void)vec;
+#endif
+  return band_dot_portable(x, c, n);
 }
 
 static inline __attribute__((always_inline)) int
 abft_ld_band(const sm_band_t *bd, size_t m, size_t n, size_t nf, const uint64_t *A,
              size_t lda, const uint64_t *B, size_t ldb, const uint32_t *C, size_t ldc,
-             int hom)
+             int hom, int vec)
 {
   size_t r0, r1, c0, c1, run = 0;
   if (!sm_band_direct(bd, m, n, &r0, &r1, &c0, &c1))
@@ -600,25 +677,25 @@ abft_ld_band(const sm_band_t *bd, size_t m, size_t n, size_t nf, const uint64_t 
     sm_band_run(bd, n, i, &lo, &hi);
     run = hi > lo && hi - lo > run ? hi - lo : run;
   }
-  const size_t nw = (nf + 63) / 64, nm = hom ? 2 : 4, nc = c1 - c0;
-  const int k = bits_of((hom ? 1 : 3) * (uint64_t)run);
+  if (3 * run > 255)
+    return 0; /* (sm_band_direct's runs are shorter) not vouched for */
+  /* a row's bytes: Lp, in one or two (hom) halves of h */
+  const size_t nm = hom ? 2 : 4, h = (nf + 63) / 64 * 64, Lp = hom ? 2 * h : h;
+  const size_t R = run + 2;             /* the columns' bytes, column j at j % R */
   const int one = A == B && lda == ldb; /* a diagonal tile pair */
-  /* counters: U (moments) or M and P2 ([k][nw] each); the columns' values
-   * (2 nw words each, made when first needed); scratch */
-  uint64_t *cnt = calloc(2 * (size_t)k * nw + (nc + 1) * 2 * nw + 8 * nw + 1, 8);
-  unsigned char *made = calloc(nc + 1, 1);
-  if (!cnt || !made) {
-    free(cnt), free(made);
+  band_lut_t *lut = malloc(sizeof *lut);
+  size_t *held = malloc(R * sizeof *held); /* the column in each slot */
+  unsigned char *mem = calloc((R + 3) * Lp + 64, 1);
+  if (!lut || !held || !mem) {
+    free(lut), free(held), free(mem);
     return 0; /* not vouched for */
   }
-  uint64_t *c2 = cnt + (size_t)k * nw, *vals = c2 + (size_t)k * nw,
-           *pl = vals + (nc + 1) * 2 * nw, *v = pl + 3 * nw, *carry = v + 2 * nw;
-#define SM_COLVAL(j)                                                                     \
-  (made[(j)-c0] ? 0                                                                      \
-                : (band_values(B + (j)*ldb, nf, nw, hom, pl, vals + ((j)-c0) * 2 * nw),  \
-                   made[(j)-c0] = 1),                                                    \
-   vals + ((j)-c0) * 2 * nw)
-  size_t cl = c0, ch = c0; /* the columns in the counters */
+  band_lut(*lut);
+  for (size_t k = 0; k < R; k++)
+    held[k] = SIZE_MAX;
+  unsigned char *cnt = mem + (64 - (uintptr_t)mem % 64) % 64, *x = cnt + Lp,
+                *zero = x + Lp, *ring = zero + Lp;
+  size_t cl = c0, ch = c0; /* the columns in cnt */
   int ok = 1;
   for (size_t i = r0; ok && i < r1; i++) {
     size_t lo, hi;
@@ -626,50 +703,52 @@ abft_ld_band(const sm_band_t *bd, size_t m, size_t n, size_t nf, const uint64_t 
     if (hi <= lo)
       continue;
     if (lo < cl || hi < ch || lo >= ch) { /* not a slide: start again */
-      memset(cnt, 0, 2 * (size_t)k * nw * sizeof *cnt);
+      memset(cnt, 0, Lp);
       cl = ch = lo;
     }
     for (; ch < hi || cl < lo;) { /* a column in, one out, or both */
-      const uint64_t *in = ch < hi ? SM_COLVAL(ch) : NULL,
-                     *out = cl < lo ? SM_COLVAL(cl) : NULL;
-      if (!hom)
-        slide(cnt, k, nw, 2, in, out, carry);
-      else { /* M += pm, P2 += p2 */
-        slide(cnt, k, nw, 1, in ? in + nw : NULL, out ? out + nw : NULL, carry);
-        slide(c2, k, nw, 1, in, out, carry);
+      unsigned char *in = ch < hi ? ring + (ch % R) * Lp : zero;
+      const unsigned char *out = cl < lo ? ring + (cl % R) * Lp : zero;
+      if (ch < hi && held[ch % R] != ch) {
+        band_values(B + ch * ldb, nf, hom, h, *lut, vec, in);
+        held[ch % R] = ch;
       }
+      for (size_t t = 0; t < Lp; t++)
+        cnt[t] = (unsigned char)(cnt[t] + in[t] - out[t]);
       ch += ch < hi, cl += cl < lo;
     }
-    const uint64_t *x; /* row i's values */
-    if (one && i >= c0 && i < c1)
-      x = SM_COLVAL(i);
+    /* row i's bytes: its column's when still held (a diagonal tile pair) */
+    const unsigned char *xi = x;
+    if (one && i >= c0 && i < c1 && held[i % R] == i)
+      xi = ring + (i % R) * Lp;
     else
-      band_values(A + i * lda, nf, nw, hom, pl, v), x = v;
-    /* hom: p2_i . M + m_i . P2; moments: u_i . U, u = u0 + 2 u1 */
-    const uint64_t want =
-        hom ? cdot(cnt, c2, k, nw, x, x + nw, 1) : cdot(cnt, cnt, k, nw, x, x + nw, 2);
+      band_values(A + i * lda, nf, hom, h, *lut, vec, x);
+    /* moments u_i . U; hom p2_i . M + m_i . P2 */
+    const uint32_t want =
+        hom ? band_dot(xi + h, cnt, h, vec) + band_dot(xi, cnt + h, h, vec)
+            : band_dot(xi, cnt, h, vec);
     uint32_t got = 0;
     for (size_t j = lo; j < hi; j++)
       for (size_t q = 0; q < nm; q++)
         got += C[(i * ldc + j) * nm + q];
-    ok = got == (uint32_t)want;
+    ok = got == want;
   }
-#undef SM_COLVAL
-  free(cnt), free(made);
+  free(lut), free(held), free(mem);
   return ok;
 }
 
 SM_ABFT_VARIANTS(abft_ld_band_v, abft_ld_band,
                  (const sm_band_t *bd, size_t m, size_t n, size_t nf, const uint64_t *A,
                   size_t lda, const uint64_t *B, size_t ldb, const uint32_t *C,
-                  size_t ldc, int hom),
-                 (bd, m, n, nf, A, lda, B, ldb, C, ldc, hom))
+                  size_t ldc, int hom, int vec),
+                 (bd, m, n, nf, A, lda, B, ldb, C, ldc, hom, vec))
 
 int sm_kern_abft_ld_band(const sm_band_t *b, size_t m, size_t n, size_t nf,
                          const uint64_t *A, size_t lda, const uint64_t *B, size_t ldb,
                          const uint32_t *C, size_t ldc, int hom)
 {
-  return SM_ABFT_CALL(abft_ld_band_v, (b, m, n, nf, A, lda, B, ldb, C, ldc, hom));
+  const int vec = abft_pick() >= 1; /* AVX2 there */
+  return SM_ABFT_CALL(abft_ld_band_v, (b, m, n, nf, A, lda, B, ldb, C, ldc, hom, vec));
 }
 
 /* Column sums of an int8 tile (rows of r, then, sparse, as many rows of
