@@ -1,6 +1,7 @@
 /* sm_vectors.c: allocation and small helpers of the vector set. */
 #define _POSIX_C_SOURCE 200809L
 #include "sm_vectors.h"
+#include "sm_huge.h"
 #ifdef HAVE_CONFIG_H /* SM_SMPI (the fuzz targets build without it) */
 #include "config.h"
 #endif
@@ -50,7 +51,7 @@ sm_err_t sm_vectors_alloc(sm_vectors_t *v, sm_metric_t metric, size_t elem_size,
     return SM_ENOMEM;
   }
   bytes = (bytes + 63) & ~(size_t)63;
-  v->data = aligned_alloc(64, bytes);
+  v->data = sm_huge_alloc(bytes); /* a large set: huge pages, fewer faults */
   if (!v->data) {
     sm_log_error("cannot allocate %zu bytes for %zu vectors x %zu fields", bytes, nv, nf);
     return SM_ENOMEM;

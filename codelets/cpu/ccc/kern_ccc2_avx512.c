@@ -7,9 +7,9 @@
  * per field block. */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "sm_formulas.h"
+#include "sm_huge.h"
 #include "sm_kern_simd.h"
 
 #if SM_BUILD_X86
@@ -106,22 +106,6 @@ static void planes8(const uint64_t *cw, int sparse, uint64_t *out, size_t nwp,
   }
 }
 
-/* Large plane sets on transparent huge pages (fewer TLB misses while the
- * columns stream: a few percent), small ones on 64-byte lines. */
-static void *planes_alloc(size_t bytes)
-{
-  const size_t huge = (size_t)2 << 20;
-  if (bytes < 2 * huge)
-    return aligned_alloc(64, (bytes + 63) / 64 * 64);
-  bytes = (bytes + huge - 1) / huge * huge;
-  void *p = aligned_alloc(huge, bytes);
-#ifdef MADV_HUGEPAGE
-  if (p)
-    madvise(p, bytes, MADV_HUGEPAGE);
-#endif
-  return p;
-}
-
 SM_TARGET
 static int planes_pack(planes_t *pl, size_t nv, size_t nvp, size_t nf, const uint64_t *X,
                        size_t ldx, int sparse)
@@ -131,7 +115,9 @@ static int planes_pack(planes_t *pl, size_t nv, size_t nvp, size_t nf, const uin
   pl->nvp = nvp;
   pl->np = sparse ? 3 : 2;
   size_t words = (nvp ? nvp : 1) * (size_t)pl->np * (pl->nwp ? pl->nwp : 8);
-  pl->p = planes_alloc(words * sizeof(uint64_t));
+  /* large plane sets on huge pages: fewer TLB misses while the columns
+   * stream (a few percent) */
+  pl->p = sm_huge_alloc(words * sizeof(uint64_t));
   pl->marg = malloc((nv ? nv : 1) * 3 * sizeof(uint32_t));
   if (!pl->p || !pl->marg) {
     free(pl->p);
