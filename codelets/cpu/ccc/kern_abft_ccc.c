@@ -604,8 +604,8 @@ SM_ABFT_AVX2 static void band_bytes_avx2(const uint64_t *row, size_t nf,
 }
 #endif
 
-/* sum of x[t] c[t] (x at most 127, c unsigned) over n bytes (a multiple
- * of 32), modulo 2^32. */
+/* sum of x[t] c[t] over n bytes (a multiple of 32), modulo 2^32: x a
+ * call's value (at most 3), c a run's sum (at most 3 x 48 = 144). */
 static uint32_t band_dot_portable(const unsigned char *x, const unsigned char *c,
                                   size_t n)
 {
@@ -616,8 +616,9 @@ static uint32_t band_dot_portable(const unsigned char *x, const unsigned char *c
 }
 
 #if SM_ABFT_X86
-/* The same, 32 products a vpmaddubsw (pairs of them at most 2 * 255 *
- * 127, no saturation), their pairs summed to 32 bits by vpmaddwd. */
+/* The same, 32 products a vpmaddubsw (c unsigned, x signed; a pair of
+ * products at most 2 x 144 x 3, far from its 16 bits' saturation), the
+ * pairs summed to 32 bits by vpmaddwd. */
 SM_ABFT_AVX2 static uint32_t band_dot_avx2(const unsigned char *x, const unsigned char *c,
                                            size_t n)
 {
