@@ -216,9 +216,9 @@ static int row_cmp(const void *x, const void *y)
  * anything within 5e-9 of it (PLINK's rounding of printed digits). */
 static uint32_t round_even_fuzzy(double x)
 {
+  static const double half[2] = {0.499999995, 0.500000005}; /* t even, odd */
   const uint32_t t = (uint32_t)(int32_t)x;
-  return t +
-         (uint32_t)(int32_t)((x - (int32_t)t) + ((t & 1) ? 0.500000005 : 0.499999995));
+  return t + (uint32_t)(int32_t)((x - (int32_t)t) + half[t & 1]);
 }
 
 /* "00" .. "99" */
@@ -227,22 +227,31 @@ static const char digit_pairs[201] = "000102030405060708091011121314151617181920
                                      "50515253545556575859606162636465666768697071727374"
                                      "75767778798081828384858687888990919293949596979899";
 
-/* The digits of q (< 10^k, k <= 8) with k places, trailing zeros dropped
- * (at least one digit kept when keep1). */
+/* Digits pair x ("00" .. "99") as a little-endian 16-bit number. */
+static inline uint64_t pair_le(uint32_t x)
+{
+  const unsigned char *p = (const unsigned char *)digit_pairs + 2 * x;
+  return (uint64_t)p[0] | (uint64_t)p[1] << 8;
+}
+
+/* The digits of q (0 < k <= 8, q < 10^k) with k places, trailing zeros
+ * dropped (at least one digit kept when keep1): q as 8 digits in a
+ * little-endian word, its trailing zeros counted from the word's top, no
+ * loop or branch on the value (its digits are random to a predictor).
+ * Writes 8 bytes at buf (a value's buffer is 32). */
 static size_t put_digits(uint32_t q, int k, int keep1, char *buf)
 {
-  char d[16];
-  memset(d, '0', 8);
-  int p = k;
-  for (; p >= 2; p -= 2, q /= 100)
-    memcpy(d + p - 2, digit_pairs + 2 * (q % 100), 2);
-  if (p)
-    d[0] = (char)('0' + q % 10);
-  int n = k;
-  while (n > (keep1 ? 1 : 0) && d[n - 1] == '0')
-    n--;
-  memcpy(buf, d, 8); /* (buf has room: a value's buffer is 32 bytes) */
-  return (size_t)n;
+  const uint64_t w = pair_le(q / 1000000) | pair_le(q / 10000 % 100) << 16 |
+                     pair_le(q / 100 % 100) << 32 | pair_le(q % 100) << 48;
+  const uint64_t nz = w ^ 0x3030303030303030ull; /* 0 bytes: the '0's */
+  const int zeros = nz ? __builtin_clzll(nz) / 8 : 8, most = k - (keep1 ? 1 : 0);
+  const uint64_t top = w >> (8 * (8 - k)); /* the k digits, first in byte 0 */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  memcpy(buf, &top, 8);
+#else
+  sm_put_le64((unsigned char *)buf, top);
+#endif
+  return (size_t)(k - (zeros < most ? zeros : most));
 }
 
 /* q in decimal; its length. */
@@ -317,17 +326,15 @@ size_t sm_ldtab_fmt_g(double v, char *buf)
     return len;
   }
   if (v < 0.99999949999999) { /* 0.dddddd, down to 0.0001 */
-    memcpy(buf + len, "0.", 2);
-    len += 2;
-    if (v < 9.9999949999999e-3) {
-      v *= 100;
-      memcpy(buf + len, "00", 2);
-      len += 2;
-    }
-    if (v < 9.9999949999999e-2) {
-      v *= 10;
-      buf[len++] = '0';
-    }
+    /* up to three zeros after the point: two (v scaled by 100), then one
+     * (by 10), chosen by table, not by branch (small r2 are common) */
+    static const double by100[2] = {1, 100}, by10[2] = {1, 10};
+    memcpy(buf + len, "0.000", 5);
+    const int z2 = v < 9.9999949999999e-3;
+    v *= by100[z2];
+    const int z1 = v < 9.9999949999999e-2;
+    v *= by10[z1];
+    len += 2 + 2 * (size_t)z2 + (size_t)z1;
     len += put_digits(round_even_fuzzy(v * 1000000), 6, 1, buf + len);
     buf[len] = 0;
     return len;
@@ -504,15 +511,18 @@ static size_t put_line(const sm_ldtab_t *t, const ld_row_t *rows, size_t n, size
       memcpy(buf + l, t->cols + t->off[u], w);
     l += w;
   }
-  char val[32];
+  char val[32] = {0}; /* (its 16 bytes are copied whatever the length) */
   for (int e = 0; e < (t->ccc ? 4 : 1); e++) {
     const size_t m = sm_ldtab_fmt_g(v[e], val);
-    if (m < 12) {
-      memset(buf + l, ' ', 12 - m);
-      l += 12 - m;
+    if (m < 12) { /* fixed-size stores: 12 spaces, the value over their end
+                     (with bytes past it that the next ones overwrite) */
+      memset(buf + l, ' ', 12);
+      memcpy(buf + l + 12 - m, val, 16);
+      l += 12;
+    } else {
+      memcpy(buf + l, val, m);
+      l += m;
     }
-    memcpy(buf + l, val, m);
-    l += m;
     buf[l++] = e == (t->ccc ? 3 : 0) && t->ccc ? '\n' : ' ';
   }
   if (!t->ccc)
