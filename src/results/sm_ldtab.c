@@ -288,9 +288,15 @@ size_t sm_ldtab_fmt_g(double v, char *buf)
   if (v < 9.9999949999999e-5 || v >= 999999.49999999) {
     /* d.ddddde-XX / e+XX: scaled to [1, 10) by powers of ten taken from
      * the largest down */
-    static const double up[] = {1e256, 1e128, 1e64, 1e32, 1e16, 1e8, 1e4, 1e2, 1e1};
-    static const double down[] = {1e-256, 1e-128, 1e-64, 1e-32, 1e-16,
-                                  1e-8,   1e-4,   1e-2,  1e-1};
+    /* by[k][taken]: step k's factor, 1 when not taken, so that the steps
+     * are multiplications chosen by table rather than branches that the
+     * value's magnitude makes random (the same products as taking them) */
+    static const double by_up[9][2] = {{1, 1e256}, {1, 1e128}, {1, 1e64},
+                                       {1, 1e32},  {1, 1e16},  {1, 1e8},
+                                       {1, 1e4},   {1, 1e2},   {1, 1e1}};
+    static const double by_down[9][2] = {{1, 1e-256}, {1, 1e-128}, {1, 1e-64},
+                                         {1, 1e-32},  {1, 1e-16},  {1, 1e-8},
+                                         {1, 1e-4},   {1, 1e-2},   {1, 1e-1}};
     static const double lo[] = {
         9.9999949999999e-256, 9.9999949999999e-128, 9.9999949999999e-64,
         9.9999949999999e-32,  9.9999949999999e-16,  9.9999949999999e-8,
@@ -302,10 +308,17 @@ size_t sm_ldtab_fmt_g(double v, char *buf)
     static const int ex[] = {256, 128, 64, 32, 16, 8, 4, 2, 1};
     const int small = v < 1;
     int e = 0;
-    for (int k = 0; k < 9; k++)
-      if (small ? v < lo[k] : v >= hi[k]) {
-        v = small ? v * up[k] : v * down[k];
-        e += ex[k];
+    if (small) /* the first four steps only below 1e-31 */
+      for (int k = v >= lo[3] ? 4 : 0; k < 9; k++) {
+        const int c = v < lo[k];
+        v *= by_up[k][c];
+        e += ex[k] & -c;
+      }
+    else
+      for (int k = v < hi[3] ? 4 : 0; k < 9; k++) {
+        const int c = v >= hi[k];
+        v *= by_down[k][c];
+        e += ex[k] & -c;
       }
     if (isinf(v)) {
       memcpy(buf + len, "inf", 4);

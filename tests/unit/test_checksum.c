@@ -139,6 +139,41 @@ START_TEST(crc32c_streams)
 }
 END_TEST
 
+/* A file from 128 MiB is read back in parts at once (one per CPU, up to
+ * four), their CRCs joined: the same as the bytes' CRC, from an offset
+ * too; past its end an error whichever part meets it. (A sparse file:
+ * zeros with distinct bytes in several places, so that parts in the
+ * wrong order or joined at the wrong length differ.) */
+START_TEST(crc32c_fd_parts)
+{
+  const size_t n = ((size_t)130 << 20) + 12345;
+  unsigned char *m = calloc(n, 1);
+  ck_assert_ptr_nonnull(m);
+  FILE *tmp = tmpfile();
+  ck_assert_ptr_nonnull(tmp);
+  const int fd = fileno(tmp);
+  ck_assert_int_eq(ftruncate(fd, (off_t)n), 0);
+  static const size_t at[] = {
+      0, 1 << 20, 33u << 20, (65u << 20) - 7, 97u << 20, (130u << 20) + 12000};
+  for (size_t k = 0; k < sizeof at / sizeof at[0]; k++) {
+    unsigned char blk[300];
+    for (size_t q = 0; q < sizeof blk; q++)
+      blk[q] = (unsigned char)(k * 31 + q * 7 + 1);
+    const size_t len = at[k] + sizeof blk <= n ? sizeof blk : n - at[k];
+    memcpy(m + at[k], blk, len);
+    ck_assert_int_eq(pwrite(fd, blk, len, (off_t)at[k]), (ssize_t)len);
+  }
+  uint32_t c = 0;
+  ck_assert_int_eq(sm_crc32c_fd(fd, 0, n, &c), SM_OK);
+  ck_assert_uint_eq(c, sm_crc32c(0, m, n));
+  ck_assert_int_eq(sm_crc32c_fd(fd, 4099, n - 4099, &c), SM_OK);
+  ck_assert_uint_eq(c, sm_crc32c(0, m + 4099, n - 4099));
+  ck_assert_int_eq(sm_crc32c_fd(fd, 4099, n - 4098, &c), SM_EIO);
+  fclose(tmp);
+  free(m);
+}
+END_TEST
+
 static Suite *checksum_suite(void)
 {
   Suite *s = suite_create("checksum");
@@ -147,6 +182,7 @@ static Suite *checksum_suite(void)
   tcase_add_test(tc, sensitive);
   tcase_add_test(tc, crc32c_vectors);
   tcase_add_test(tc, crc32c_streams);
+  tcase_add_test(tc, crc32c_fd_parts);
   suite_add_tcase(s, tc);
   return s;
 }

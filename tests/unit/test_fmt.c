@@ -58,9 +58,9 @@ START_TEST(like_plink_g)
     if (strcmp(want, got) && bad++ < 10)
       fprintf(stderr, "%%g of %a: printf '%s', sm_ldtab_fmt_g '%s'\n", v, want, got);
   }
-  static const double special[] = {1,      0.5,    1e-4,   9.99999e-5, 1e-5, 1e100,
-                                   1e-100, 123456, 999999, 1234567,    0.25, 2,
-                                   10,     100000, 1e6,    1e-300};
+  static const double special[] = {
+      1, 0.5, 1e-4,   9.99999e-5, 1e-5,   1e100, 1e-100, 123456, 999999, 1234567, 0.25,
+      2, 10,  100000, 1e6,        1e-300, 1e-40, 2.5e40, 3e-250, 7e250,  -6e-33,  4.4e33};
   for (size_t i = 0; i < sizeof special / sizeof special[0]; i++) {
     char want[64], got[32];
     snprintf(want, sizeof want, "%g", special[i]);
