@@ -253,6 +253,11 @@ void sm_about_man(FILE *f)
        "how many workers of each kind StarPU starts (StarPU-MPI keeps a core for its "
        "communication thread); STARPU_OPENCL_ON_CPUS=1 with STARPU_NOPENCL=1 gives a CPU "
        "OpenCL device such as PoCL"},
+      {"OCL_ICD_VENDORS",
+       "where the OpenCL loader finds its drivers (default /etc/OpenCL/vendors); when "
+       "only PoCL is there and STARPU_OPENCL_ON_CPUS is not 1, no OpenCL device would "
+       "start, and starmet sets it to a directory that does not exist so that StarPU "
+       "and hwloc do not load PoCL and LLVM for nothing (tens of milliseconds)"},
       {"STARPU_SCHED", "the scheduling policy when --sched is not given"},
       {"STARPU_HOME",
        "where StarPU keeps its performance models and bus samples (default: $HOME); "

@@ -508,9 +508,22 @@ static sm_err_t fsize_ok(const sm_preflight_t *p)
   return SM_OK;
 }
 
+/* No OpenCL device will start (PoCL alone, not asked for with
+ * STARPU_OPENCL_ON_CPUS): StarPU 1.3 still asks the ICD loader for its
+ * platforms, and hwloc's plugin too, which loads PoCL and with it LLVM
+ * (40 to 60 ms of relocations, most of the runtime's start and a twentieth
+ * of PLINK's default --r2 on 200,000 variants). The loader is pointed at
+ * no vendors then, unless the user's environment names them. */
+static void opencl_unused(const sm_preflight_t *p)
+{
+  if (p->starpu && !p->opencl && !env("OCL_ICD_VENDORS"))
+    setenv("OCL_ICD_VENDORS", "/nonexistent/starmet-no-opencl-device", 1);
+}
+
 sm_err_t sm_preflight_check(const sm_preflight_t *p)
 {
   sm_err_t err = SM_OK;
+  opencl_unused(p);
   if (p->starpu && !err)
     err = starpu_dirs_ok(p);
   if (p->starpu && !err)

@@ -86,4 +86,17 @@ else
   grep -q "heteroprio: --verify (its retries may run on CPUs)" "$T/log.err" && pass ||
     fail "heteroprio, --retry runtime: $(cat "$T/log.err")"
 fi
+
+# No OpenCL device asked for (PoCL alone, without STARPU_OPENCL_ON_CPUS):
+# the loader is pointed at no vendors, so neither StarPU nor hwloc loads
+# PoCL (and LLVM); a user's OCL_ICD_VENDORS is kept, and then it loads.
+pocl_loaded() {
+  env -u STARPU_OPENCL_ON_CPUS -u STARPU_NOPENCL LD_DEBUG=files "$@" "$STARMET" compute \
+    --metric ccc --synthetic random --num-vector 8 --num-field 20 --quiet \
+    --output "$T/nopocl" 2>&1 | grep -c "file=libpocl"
+}
+n=$(pocl_loaded env -u OCL_ICD_VENDORS)
+[ "$n" = 0 ] && pass || fail "no OpenCL device asked for: PoCL still loaded ($n)"
+n=$(pocl_loaded env OCL_ICD_VENDORS=/etc/OpenCL/vendors)
+[ "$n" -gt 0 ] && pass || fail "the user's OCL_ICD_VENDORS: PoCL not loaded"
 finish
