@@ -341,13 +341,17 @@ size_t sm_ldtab_fmt_g(double v, char *buf)
   if (v < 0.99999949999999) { /* 0.dddddd, down to 0.0001 */
     /* up to three zeros after the point: two (v scaled by 100), then one
      * (by 10), chosen by table, not by branch (small r2 are common) */
-    static const double by100[2] = {1, 100}, by10[2] = {1, 10};
-    memcpy(buf + len, "0.000", 5);
-    const int z2 = v < 9.9999949999999e-3;
-    v *= by100[z2];
-    const int z1 = v < 9.9999949999999e-2;
-    v *= by10[z1];
-    len += 2 + 2 * (size_t)z2 + (size_t)z1;
+    memcpy(buf + len, "0.", 2);
+    len += 2;
+    if (v < 9.9999949999999e-3) {
+      v *= 100;
+      memcpy(buf + len, "00", 2);
+      len += 2;
+    }
+    if (v < 9.9999949999999e-2) {
+      v *= 10;
+      buf[len++] = '0';
+    }
     len += put_digits(round_even_fuzzy(v * 1000000), 6, 1, buf + len);
     buf[len] = 0;
     return len;
