@@ -6,6 +6,8 @@
 #include "sm_graph.h"
 
 #include "sm_mpi.h"
+#include "sm_preflight.h"
+#include "sm_sched.h"
 #include "sm_vectors.h"
 
 #include <ctype.h>
@@ -16,10 +18,14 @@
 #include <unistd.h>
 
 /* what StarPU, its workers and MPI add once started, beyond what the
- * process holds when the estimate is made (a tiny run's peak RSS was 72 MB
- * with 20 MB before StarPU started; a binary linked with CUDA libraries
- * holds much more from the start, which the current RSS counts) */
+ * process holds when the estimate is made: with an accelerator that may
+ * start (a tiny run's peak RSS was 72 MB with PoCL's device, 20 MB of it
+ * before StarPU started; a binary linked with CUDA libraries holds much
+ * more from the start, which the current RSS counts), and without one
+ * (PoCL and LLVM not loaded: a tiny run's peak 17 MB, 23 MB with 2 MPI
+ * ranks) */
 #define SM_MEM_RUNTIME ((uint64_t)128 << 20)
+#define SM_MEM_RUNTIME_CPU ((uint64_t)48 << 20)
 #define SM_MEM_REC_BYTES 32                /* one result record (sm_rec_t), with slack */
 #define SM_MEM_TEXT_BYTES 48               /* one formatted TSV line, typical */
 #define SM_MEM_NUM_CAP ((uint64_t)8 << 20) /* automatic tiles' numerator budget */
@@ -56,7 +62,7 @@ static uint64_t add(uint64_t a, uint64_t b)
 void sm_mem_estimate(const sm_mem_run_t *r, sm_mem_need_t *n)
 {
   memset(n, 0, sizeof *n);
-  n->runtime = add(SM_MEM_RUNTIME, current_rss());
+  n->runtime = add(r->accel ? SM_MEM_RUNTIME : SM_MEM_RUNTIME_CPU, current_rss());
   n->vectors = mul(r->vc, r->row_bytes);
   /* sparse rows (field, value), then their packed tiles (rows and fields:
    * twice that), both held while the tiles are made */
@@ -97,7 +103,12 @@ void sm_mem_estimate(const sm_mem_run_t *r, sm_mem_need_t *n)
    * (sm_graph_in_flight: a third of them finalize; LD windows: 4 times as
    * many) */
   const uint64_t w = (uint64_t)(r->workers > 0 ? r->workers : 1);
-  const uint64_t fin = sm_graph_in_flight((unsigned)w, (unsigned)r->npf, r->windowed) / 3;
+  uint64_t fin = sm_graph_in_flight((unsigned)w, (unsigned)r->npf, r->windowed) / 3;
+  /* no more finalizes waiting than the run has tile pairs (triples) */
+  const uint64_t nt = bs ? ((uint64_t)r->nv + bs - 1) / bs : 1,
+                 blocks =
+                     r->way == 3 ? mul(mul(nt, nt + 1), nt + 2) / 6 : mul(nt, nt + 1) / 2;
+  fin = blocks && blocks < fin ? blocks : fin;
   n->tasks = add(mul(num, fin / (uint64_t)(r->npf > 0 ? r->npf : 1) / 2), mul(rec, fin));
   n->results = r->topk_bytes;
   n->total = add(add(add(n->runtime, n->vectors), add(n->received, n->reading)),
@@ -271,6 +282,7 @@ sm_err_t sm_mem_check_compute(const sm_options_t *o, const sm_decomp_t *d, int m
       .text = o->output_format == SM_OUT_TSV,
       .workers = cpus > 0 ? (int)cpus : 1,
       .windowed = o->ld_windowed,
+      .accel = sm_preflight_opencl() || sm_sched_expected_gpus() > 0,
       .topk_bytes = me == 0
                         ? (uint64_t)d->nv * o->topk * (ccc && o->topk_by_entry ? 4 : 1) *
                               sizeof(sm_topk_ent_t)

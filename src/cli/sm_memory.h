@@ -38,6 +38,7 @@ typedef struct sm_mem_run {
   int text;            /* ... and formatted as text (TSV output) */
   int workers;         /* CPU workers (tasks in flight follow them) */
   int windowed;        /* LD windows (more tasks in flight: sm_graph_in_flight) */
+  int accel;           /* an OpenCL or CUDA device may start (the runtime holds more) */
   uint64_t topk_bytes; /* top-k lists (rank 0) */
   int czek_sparse;     /* the sparse method: other ranks' tiles arrive packed */
   uint64_t nnz_rank;   /* > 0: the rank's non-zero entries, read as sparse rows */
