@@ -666,9 +666,9 @@ static sm_err_t plan(run_t *r)
   if ((err = make_decomp(o, &dims, &r->d)))
     return err;
   sm_decomp_coords(&r->d, r->me, &r->pv, &r->pf, &r->pr);
-  if ((err = (sm_err_t)sm_mpi_agree(
-           sm_mem_check_compute(o, &r->d, r->me, r->desc, dims.header != 0,
-                                r->read_sparse ? dims.nnz : 0, &r->mem_estimate))))
+  if ((err = (sm_err_t)sm_mpi_agree(sm_mem_check_compute(
+           o, &r->d, r->me, r->desc, dims.header != 0, r->read_sparse ? dims.nnz : 0,
+           sm_preflight_opencl() || sm_sched_expected_gpus() > 0, &r->mem_estimate))))
     return err;
   /* StarPU's directories, open files, file size: before anything is written */
   if ((err = (sm_err_t)sm_mpi_agree(sm_preflight_compute(o, &r->d))))

@@ -6,8 +6,6 @@
 #include "sm_graph.h"
 
 #include "sm_mpi.h"
-#include "sm_preflight.h"
-#include "sm_sched.h"
 #include "sm_vectors.h"
 
 #include <ctype.h>
@@ -252,7 +250,7 @@ uint64_t sm_mem_address_need(const sm_mem_need_t *n)
  * ranks on this machine) against what the machine, the cgroup and the
  * limits leave. SM_ENOMEM, said with the estimate and what to change. */
 sm_err_t sm_mem_check_compute(const sm_options_t *o, const sm_decomp_t *d, int me,
-                              const char *desc, int text_input, uint64_t nnz,
+                              const char *desc, int text_input, uint64_t nnz, int accel,
                               uint64_t *estimate)
 {
   const int ccc = o->metric == SM_METRIC_CCC;
@@ -282,7 +280,7 @@ sm_err_t sm_mem_check_compute(const sm_options_t *o, const sm_decomp_t *d, int m
       .text = o->output_format == SM_OUT_TSV,
       .workers = cpus > 0 ? (int)cpus : 1,
       .windowed = o->ld_windowed,
-      .accel = sm_preflight_opencl() || sm_sched_expected_gpus() > 0,
+      .accel = accel,
       .topk_bytes = me == 0
                         ? (uint64_t)d->nv * o->topk * (ccc && o->topk_by_entry ? 4 : 1) *
                               sizeof(sm_topk_ent_t)

@@ -68,13 +68,14 @@ uint64_t sm_mem_address_need(const sm_mem_need_t *need);
 /** Before a compute run allocates anything: rank me's estimate (times the
  * ranks on this machine) for options o on grid d against what the
  * machine, the cgroup and the limits leave (sm_mem_room). desc names the
- * input in messages; text_input: parsed from text; nnz: the input's
- * non-zero values when it is read into sparse rows (a BIOM table under
- * the sparse method), else 0. *estimate gets the estimate. SM_ENOMEM,
+ * input in messages; text_input: parsed from text; accel: an OpenCL or
+ * CUDA device may start (sm_preflight_opencl, sm_sched_expected_gpus);
+ * nnz: the input's non-zero values when it is read into sparse rows (a
+ * BIOM table under the sparse method), else 0. *estimate gets the estimate. SM_ENOMEM,
  * logged with the estimate and what to change; a collective over the
  * machine's ranks. */
 sm_err_t sm_mem_check_compute(const sm_options_t *o, const sm_decomp_t *d, int me,
-                              const char *desc, int text_input, uint64_t nnz,
+                              const char *desc, int text_input, uint64_t nnz, int accel,
                               uint64_t *estimate) SM_MUST_CHECK;
 
 /** synth builds its vectors whole before writing them: they must fit in
