@@ -96,26 +96,56 @@ int sm_read_at(int fd, void *buf, size_t n, off_t off)
   return 0;
 }
 
+/* Rows read at once: 4 MiB, or one row when rows are larger. */
+#define SM_READ_CHUNK ((size_t)4 << 20)
+
 sm_err_t sm_read_rows(const sm_read_rows_t *r, size_t v0, size_t n, sm_read_row_fn fn,
                       void *ctx)
 {
-  unsigned char *buf = malloc(r->nbytes);
+  /* Consecutive vectors whose bytes follow one another in the file (the
+   * bytes between two, when a slice reads part of each, no more than a
+   * row's) are read together, up to SM_READ_CHUNK bytes a system call:
+   * one pread per row was a third of reading a 200,000-SNP .bed. */
+  const int join = r->stride > 0 && r->stride >= r->nbytes &&
+                   r->stride - r->nbytes <= r->nbytes && n > 1;
+  size_t per = 1; /* rows a read may hold */
+  if (join && SM_READ_CHUNK / r->stride > 1)
+    per = SM_READ_CHUNK / r->stride < n ? SM_READ_CHUNK / r->stride : n;
+  const size_t cap = (per - 1) * r->stride + r->nbytes;
+  unsigned char *buf = malloc(cap ? cap : 1);
   if (!buf) {
-    sm_log_error("%s: out of memory for a %zu-byte row buffer", r->path, r->nbytes);
+    sm_log_error("%s: out of memory for a %zu-byte row buffer", r->path, cap);
     return SM_ENOMEM;
   }
   sm_err_t err = SM_OK;
-  for (size_t i = 0; i < n && !err; i++) {
-    size_t v = r->map ? r->map[v0 + i] : v0 + i;
-    off_t off = r->first + (off_t)(v * r->stride);
-    int e = sm_read_at(r->fd, buf, r->nbytes, off);
-    if (e) {
+  for (size_t i = 0; i < n && !err;) {
+    const size_t v = r->map ? r->map[v0 + i] : v0 + i;
+    const off_t off = r->first + (off_t)(v * r->stride);
+    size_t k = 1;
+    while (k < per && i + k < n && (r->map ? r->map[v0 + i + k] : v0 + i + k) == v + k)
+      k++;
+    int e = sm_read_at(r->fd, buf, (k - 1) * r->stride + r->nbytes, off);
+    if (e && k > 1) { /* row by row from here: the row that fails is named */
+      per = k = 1;
+      e = sm_read_at(r->fd, buf, r->nbytes, off);
+    }
+    struct stat st;
+    if (e && fstat(r->fd, &st) == 0 && S_ISREG(st.st_mode) &&
+        st.st_size < off + (off_t)r->nbytes) {
+      sm_log_error("%s: cannot read %s %zu (%zu bytes at byte offset %lld): the file "
+                   "ends at byte %lld; it was cut short or changed while read: write it "
+                   "again",
+                   r->path, r->what, v + 1, r->nbytes, (long long)off,
+                   (long long)st.st_size);
+      err = SM_EIO;
+    } else if (e) {
       sm_log_error("%s: cannot read %s %zu (%zu bytes at byte offset %lld): %s", r->path,
                    r->what, v + 1, r->nbytes, (long long)off, strerror(e));
       err = SM_EIO;
-    } else {
-      err = fn(ctx, buf, v, off, i);
     }
+    for (size_t j = 0; j < k && !err; j++)
+      err = fn(ctx, buf + j * r->stride, v + j, off + (off_t)(j * r->stride), i + j);
+    i += k;
   }
   free(buf);
   return err;

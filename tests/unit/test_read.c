@@ -7,6 +7,7 @@
 #endif
 #include "sm_read.h"
 #include "sm_read_biom.h"
+#include "sm_read_util.h"
 #include "sm_stream.h"
 #include "sm_test.h"
 
@@ -146,6 +147,95 @@ static void assert_czek_part(const sm_vectors_t *v, const sm_vectors_t *ref, siz
 }
 
 /* ------------------------------------------------------------------ raw */
+
+/* sm_read_rows, which reads consecutive rows together (4 MiB at a time):
+ * every row's bytes, offset and index as a pread of that row alone gives
+ * them, for whole rows, slices joined or not, a map with gaps and turns,
+ * and a file cut short (the rows before the cut, then SM_EIO). */
+typedef struct {
+  const unsigned char *file;
+  size_t nbytes, calls, first_bad;
+  off_t first;
+  size_t stride;
+  const uint32_t *map;
+  size_t v0;
+} rows_seen_t;
+
+static unsigned char file_byte(size_t pos)
+{
+  return (unsigned char)(pos * 131 + (pos >> 9) * 7 + (pos >> 17));
+}
+
+static sm_err_t rows_check(void *ctx, const unsigned char *buf, size_t v, off_t off,
+                           size_t i)
+{
+  rows_seen_t *s = ctx;
+  const size_t want_v = s->map ? s->map[s->v0 + i] : s->v0 + i;
+  const off_t want_off = s->first + (off_t)(want_v * s->stride);
+  if (i != s->calls || v != want_v || off != want_off ||
+      memcmp(buf, s->file + off, s->nbytes))
+    if (s->first_bad == SIZE_MAX)
+      s->first_bad = i;
+  s->calls++;
+  return SM_OK;
+}
+
+START_TEST(test_read_rows)
+{
+  const size_t stride = 1000, nrow = 10000, len = 3 + stride * nrow; /* 10 MB */
+  unsigned char *file = malloc(len);
+  for (size_t k = 0; k < len; k++)
+    file[k] = file_byte(k);
+  const char *path = sm_test_write("rows.bin", file, len);
+  int fd = open(path, O_RDONLY);
+  ck_assert_int_ge(fd, 0);
+  static const uint32_t map[] = {5, 6, 7, 100, 2, 3, 9999, 9998, 4000, 4001, 4002, 4003};
+  const struct {
+    size_t first, nbytes, v0, n;
+    const uint32_t *map;
+  } cases[] = {
+      {3, 1000, 0, 10000, NULL}, /* whole rows, every row */
+      {3, 1000, 17, 9983, NULL}, /* from a row on */
+      {3, 1000, 0, 1, NULL},     /* one row */
+      {403, 600, 1, 9999, NULL}, /* a slice of 600 bytes: joined */
+      {703, 300, 2, 9000, NULL}, /* a slice of 300: row by row */
+      {3, 1000, 0, 12, map},     /* a map */
+      {103, 500, 2, 10, map},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    const sm_read_rows_t r = {.path = path,
+                              .what = "row",
+                              .fd = fd,
+                              .first = (off_t)cases[c].first,
+                              .stride = stride,
+                              .nbytes = cases[c].nbytes,
+                              .map = cases[c].map};
+    rows_seen_t s = {file,   cases[c].nbytes, 0,          SIZE_MAX, (off_t)cases[c].first,
+                     stride, cases[c].map,    cases[c].v0};
+    ck_assert_int_eq(sm_read_rows(&r, cases[c].v0, cases[c].n, rows_check, &s), SM_OK);
+    ck_assert_msg(s.first_bad == SIZE_MAX, "case %zu: row %zu differs", c, s.first_bad);
+    ck_assert_uint_eq(s.calls, cases[c].n);
+  }
+  close(fd);
+  /* cut short inside row 7,345: rows 0 .. 7,344 delivered, then an error */
+  const size_t cut = 3 + 7345 * stride + 10;
+  path = sm_test_write("rows-cut.bin", file, cut);
+  fd = open(path, O_RDONLY);
+  ck_assert_int_ge(fd, 0);
+  const sm_read_rows_t r = {.path = path,
+                            .what = "row",
+                            .fd = fd,
+                            .first = 3,
+                            .stride = stride,
+                            .nbytes = stride};
+  rows_seen_t s = {file, stride, 0, SIZE_MAX, 3, stride, NULL, 0};
+  ck_assert_int_eq(sm_read_rows(&r, 0, nrow, rows_check, &s), SM_EIO);
+  ck_assert(s.first_bad == SIZE_MAX);
+  ck_assert_uint_eq(s.calls, 7345);
+  close(fd);
+  free(file);
+}
+END_TEST
 
 START_TEST(test_raw_czek_f64)
 {
@@ -1399,6 +1489,7 @@ static Suite *read_suite(void)
   Suite *s = suite_create("read");
   TCase *tc = tcase_create("readers");
   tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_read_rows);
   tcase_add_test(tc, test_raw_czek_f64);
   tcase_add_test(tc, test_raw_czek_f32);
   tcase_add_test(tc, test_czek_slice);
