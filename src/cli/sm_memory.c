@@ -92,7 +92,12 @@ void sm_mem_estimate(const sm_mem_run_t *r, sm_mem_need_t *n)
   uint64_t num = mul(cells, r->pair_bytes);
   if (!r->block_size && num > SM_MEM_NUM_CAP)
     num = SM_MEM_NUM_CAP, cells = SM_MEM_NUM_CAP / (r->pair_bytes ? r->pair_bytes : 1);
-  const uint64_t rec = r->emit ? mul(mul(cells, (uint64_t)r->entries),
+  /* LD windows of N variants: a row of a tile pair pairs with at most N
+   * columns (PLINK's default --r2: 10 of a tile's 512) */
+  const uint64_t emitted = r->way == 2 && r->window_n && mul(bs, r->window_n) < cells
+                               ? mul(bs, r->window_n)
+                               : cells;
+  const uint64_t rec = r->emit ? mul(mul(emitted, (uint64_t)r->entries),
                                      SM_MEM_REC_BYTES + (r->text ? SM_MEM_TEXT_BYTES : 0))
                                : 0;
   /* numerators: computed, waiting for their finalize; records: a
@@ -280,6 +285,7 @@ sm_err_t sm_mem_check_compute(const sm_options_t *o, const sm_decomp_t *d, int m
       .text = o->output_format == SM_OUT_TSV,
       .workers = cpus > 0 ? (int)cpus : 1,
       .windowed = o->ld_windowed,
+      .window_n = o->ld_windowed ? o->ld_window : 0,
       .accel = accel,
       .topk_bytes = me == 0
                         ? (uint64_t)d->nv * o->topk * (ccc && o->topk_by_entry ? 4 : 1) *

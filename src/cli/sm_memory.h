@@ -38,6 +38,8 @@ typedef struct sm_mem_run {
   int text;            /* ... and formatted as text (TSV output) */
   int workers;         /* CPU workers (tasks in flight follow them) */
   int windowed;        /* LD windows (more tasks in flight: sm_graph_in_flight) */
+  size_t window_n;     /* LD windows of at most window_n variants (0: no cap):
+                          a tile pair's records are at most its rows x window_n */
   int accel;           /* an OpenCL or CUDA device may start (the runtime holds more) */
   uint64_t topk_bytes; /* top-k lists (rank 0) */
   int czek_sparse;     /* the sparse method: other ranks' tiles arrive packed */

@@ -96,6 +96,24 @@ for args in "--metric czekanowski --num-vector 2000 --num-field 20000 --output-f
   else fail "estimate $est bytes vs peak RSS $peak bytes: not an upper bound within 10x ($args)"; fi
 done
 
+# PLINK's default --r2 (windows of 10 variants): a tile pair's records are
+# its rows x 10, not its rows x columns (the estimate was 37 times the
+# peak RSS on this set before it counted them so)
+PY=${PYTHON3:-/usr/bin/python3}
+if [ $asan -eq 1 ]; then skip_part "under AddressSanitizer: LD estimate vs RSS"
+elif ! "$PY" -c 'import math' 2> /dev/null; then skip_part "no python3: LD estimate vs RSS"
+else
+  "$PY" "$top_srcdir/tests/tools/ld_data.py" "$T/ld" --samples 400 --snps 6000 --chroms 2 \
+    --missing 0.01 --seed 7
+  rm -f "$T"/m.*
+  run_ok "estimate: --metric r2 (PLINK's default window)" env STARPU_NCPU=2 "$S" compute \
+    --quiet --bfile "$T/ld" --metric r2 --output "$T/m" --summary "$T/m.json"
+  est=$(sed -n 's/.*"estimate_bytes": \([0-9]*\).*/\1/p' "$T/m.json")
+  peak=$(sed -n 's/.*"peak_rss_bytes": \([0-9]*\).*/\1/p' "$T/m.json")
+  if [ -n "$est" ] && [ -n "$peak" ] && [ "$peak" -le "$est" ] && [ "$est" -le $((10 * peak)) ]; then pass
+  else fail "estimate $est bytes vs peak RSS $peak bytes: not an upper bound within 10x (--metric r2)"; fi
+fi
+
 # ranks on one machine count together
 if [ -n "${MPIEXEC:-}" ]; then
   mpi_setup
