@@ -510,6 +510,27 @@ START_TEST(ccc2_sparse_fix_vs_ref)
         }
   }
   ck_assert_int_ge(ran, 1);
+  /* C with rows longer than n (a tile pair's place in a larger block):
+   * every pair in its place, the columns past n untouched */
+  {
+    const size_t m = 130, n = 70, nf = 97, ld = 5, ldc = 75;
+    uint64_t *A = calloc(m * ld, 8), *B = calloc(n * ld, 8);
+    uint32_t *want = calloc(m * n * 4, 4), *got = malloc(m * ldc * 16);
+    fill_codes(A, m, nf, ld, 0.01);
+    fill_codes(B, n, nf, ld, 0.01);
+    sm_kern_ccc2_ref(m, n, nf, A, ld, B, ld, 1, want, n);
+    memset(got, 0xa5, m * ldc * 16);
+    ck_assert_int_eq(sm_ccc2_sparse_fix(sm_kern_ccc2_popc, sm_kern_ccc2_syrk_popc,
+                                        SM_MFIX_ISA_popc, m, n, nf, A, ld, B, ld, 0, 1,
+                                        got, ldc),
+                     0);
+    for (size_t i = 0; i < m; i++) {
+      ck_assert(!memcmp(got + i * ldc * 4, want + i * n * 4, n * 16));
+      for (size_t k = n * 4; k < ldc * 4; k++)
+        ck_assert_uint_eq(got[i * ldc * 4 + k], 0xa5a5a5a5u);
+    }
+    free(A), free(B), free(want), free(got);
+  }
   /* long vectors, summed block of fields by block (int8 where a block's
    * lists are short, int16 where one vector has every call missing): the
    * forced path and the automatic choice equal the reference */
