@@ -469,6 +469,27 @@ START_TEST(band_direct_vs_ref)
 }
 END_TEST
 
+/* The 64 x 64 bit transposition of the sums over missing fields, bit by
+ * bit, on random blocks and on single bits. */
+START_TEST(mfix_transpose64)
+{
+  uint64_t x = 0x9e3779b97f4a7c15ull;
+  for (int rep = 0; rep < 64 + 20; rep++) {
+    uint64_t a[64], b[64];
+    for (int i = 0; i < 64; i++) {
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+      a[i] = rep < 64 ? (i == rep ? UINT64_C(1) << (63 - rep) : 0) : x;
+    }
+    memcpy(b, a, sizeof a);
+    sm_mfix_transpose64(b);
+    for (int i = 0; i < 64; i++)
+      for (int j = 0; j < 64; j++)
+        ck_assert_msg(((b[j] >> i) & 1) == ((a[i] >> j) & 1), "rep %d bit %d %d", rep, i,
+                      j);
+  }
+}
+END_TEST
+
 START_TEST(ccc2_sparse_fix_vs_ref)
 {
   static const size_t shapes[][3] = {{1, 1, 1},     {63, 64, 33},  {65, 3, 64},
@@ -901,6 +922,7 @@ static Suite *kern_suite(void)
   tcase_add_test(tc, fin_ck_terms_exact);
   tcase_add_test(tc, ccc2_popc_vs_ref);
   tcase_add_test(tc, ld_hom_methods_vs_hand);
+  tcase_add_test(tc, mfix_transpose64);
   tcase_add_test(tc, ccc2_sparse_fix_vs_ref);
   tcase_add_test(tc, ccc2_i8_tiles_vs_ref);
   tcase_add_test(tc, ccc2_moments_by_hand);

@@ -84,16 +84,28 @@ void sm_mfix_lists_free(sm_mfix_miss_t *ml)
 }
 
 /* a[j] bit i = a[i] bit j: halves, quarters, ... of the 64 x 64 bit
- * block swapped across the diagonal. */
+ * block swapped across the diagonal; a stage's swaps are runs of j
+ * words, which the vector clones do a vector at a time. */
+static inline __attribute__((always_inline)) void transpose_stage(uint64_t a[64], int j,
+                                                                  uint64_t m)
+{
+  for (int b = 0; b < 64; b += 2 * j)
+    for (int k = b; k < b + j; k++) {
+      const uint64_t t = ((a[k] >> j) ^ a[k + j]) & m;
+      a[k] ^= t << j;
+      a[k + j] ^= t;
+    }
+}
+
+SM_POPC_CLONES
 void sm_mfix_transpose64(uint64_t a[64])
 {
-  uint64_t m = 0x00000000FFFFFFFFull;
-  for (int j = 32; j; j >>= 1, m ^= m << j)
-    for (int k = 0; k < 64; k = ((k | j) + 1) & ~j) {
-      const uint64_t t = ((a[k] >> j) ^ a[k | j]) & m;
-      a[k] ^= t << j;
-      a[k | j] ^= t;
-    }
+  transpose_stage(a, 32, 0x00000000FFFFFFFFull);
+  transpose_stage(a, 16, 0x0000FFFF0000FFFFull);
+  transpose_stage(a, 8, 0x00FF00FF00FF00FFull);
+  transpose_stage(a, 4, 0x0F0F0F0F0F0F0F0Full);
+  transpose_stage(a, 2, 0x3333333333333333ull);
+  transpose_stage(a, 1, 0x5555555555555555ull);
 }
 
 typedef int16_t v16h __attribute__((vector_size(32)));
@@ -116,9 +128,9 @@ typedef uint32_t v8u __attribute__((vector_size(32)));
  * at X, ldx): per value q, the rows' masks where it is +1 and, when any
  * code gives -1 (neg[q]), where it is -1: after the transposition, field
  * k of cw at word 2k, of cw + 1 at word 2k + 1. */
-static void chunk_masks(const uint64_t *X, size_t ldx, size_t nr, size_t cw, size_t nf,
-                        int nq, const int8_t tab[][4], const int neg[2],
-                        uint64_t pm[2][2][64])
+static inline __attribute__((always_inline)) void
+chunk_masks(const uint64_t *X, size_t ldx, size_t nr, size_t cw, size_t nf, int nq,
+            const int8_t tab[][4], const int neg[2], uint64_t pm[2][2][64])
 {
   const size_t ncw = (nf + 31) / 32;
   for (size_t r = 0; r < 64; r++) {
