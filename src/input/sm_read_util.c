@@ -99,6 +99,12 @@ int sm_read_at(int fd, void *buf, size_t n, off_t off)
 /* Rows read at once: 4 MiB, or one row when rows are larger. */
 #define SM_READ_CHUNK ((size_t)4 << 20)
 
+/* The file's vector that is row i of the rows read from v0. */
+static size_t file_vector(const sm_read_rows_t *r, size_t v0, size_t i)
+{
+  return r->map ? r->map[v0 + i] : v0 + i;
+}
+
 sm_err_t sm_read_rows(const sm_read_rows_t *r, size_t v0, size_t n, sm_read_row_fn fn,
                       void *ctx)
 {
@@ -119,10 +125,10 @@ sm_err_t sm_read_rows(const sm_read_rows_t *r, size_t v0, size_t n, sm_read_row_
   }
   sm_err_t err = SM_OK;
   for (size_t i = 0; i < n && !err;) {
-    const size_t v = r->map ? r->map[v0 + i] : v0 + i;
+    const size_t v = file_vector(r, v0, i);
     const off_t off = r->first + (off_t)(v * r->stride);
     size_t k = 1;
-    while (k < per && i + k < n && (r->map ? r->map[v0 + i + k] : v0 + i + k) == v + k)
+    while (k < per && i + k < n && file_vector(r, v0, i + k) == v + k)
       k++;
     int e = sm_read_at(r->fd, buf, (k - 1) * r->stride + r->nbytes, off);
     if (e && k > 1) { /* row by row from here: the row that fails is named */

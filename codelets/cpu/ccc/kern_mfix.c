@@ -401,6 +401,7 @@ static void fix_rows(size_t i0, size_t nr, size_t n, const int64_t *ga,
   for (size_t r = 0; r < nr; r++) {
     const size_t i = i0 + r;
     const uint32_t ri = (uint32_t)ga[4 * i], xi = (uint32_t)ga[4 * i + 1];
+    const int64_t *gi = ga + 4 * i;
     const int32_t *restrict ar = sa + r * n, *restrict xr = sx + r * n,
                             *restrict br = sb + i * n;
     const uint32_t *restrict pr = rr + i * n;
@@ -422,12 +423,10 @@ static void fix_rows(size_t i0, size_t nr, size_t n, const int64_t *ga,
                         __builtin_shuffle(hi01, hi23, (v8u){4, 5, 12, 13, 6, 7, 14, 15})};
       memcpy(o + 4 * j, q, sizeof q);
     }
-    for (; j < n; j++) {
-      const uint32_t xx = (uint32_t)xr[j];
+    for (; j < n; j++) { /* the last columns as sm_cplanes_moments makes them */
+      const int64_t gj[3] = {c0[j], c1[j], 0}, cnt[4] = {0, gi[2] + ar[j], br[j], xr[j]};
+      sm_cplanes_moments(gi, gj, n0, cnt, o + 4 * j);
       o[4 * j] = pr[j];
-      o[4 * j + 1] = ri - c1[j] + xx - (uint32_t)ar[j]; /* rm */
-      o[4 * j + 2] = c0[j] - xi + xx - (uint32_t)br[j]; /* mr */
-      o[4 * j + 3] = n0 - xi - c1[j] + xx;              /* mm */
     }
   }
 }
