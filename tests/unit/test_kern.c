@@ -123,12 +123,13 @@ static void fill_codes(uint64_t *x, size_t m, size_t nf, size_t ld, double miss)
 /* PLINK's homozygous tally (sm_kern_ld_hom): every method (popcounts,
  * over the missing fields; SIMD and portable) and the automatic choice
  * equal counting by hand, field by field: odd sizes, one vector, one
- * field, no missing call, few (the sparse method's case), many, all. */
+ * field, no missing call, few (the sparse method's case), many, all;
+ * blocks of 256 x 256 pairs with partial ones both ways. */
 START_TEST(ld_hom_methods_vs_hand)
 {
   static const size_t shapes[][3] = {{1, 1, 1},     {3, 5, 63},     {7, 2, 65},
                                      {17, 19, 200}, {40, 33, 2001}, {300, 9, 129},
-                                     {5, 270, 700}, {3, 4, 17000}};
+                                     {5, 270, 700}, {3, 4, 17000},  {261, 275, 90}};
   static const double rates[] = {0, 0.01, 0.3, 1.0};
   for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; sh++)
     for (size_t ra = 0; ra < 4; ra++)
