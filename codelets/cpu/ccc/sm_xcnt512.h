@@ -1,0 +1,31 @@
+/* sm_xcnt512.h: tallies over a partner's missing fields with AVX-512
+ * (kern_xcnt512.c; internal to codelets/cpu): PLINK's homozygous tally
+ * (kern_ld.c) and CCC's sparse moments beside a dense product
+ * (kern_mfix.c), when missing calls are few. */
+#ifndef SM_XCNT512_H
+#define SM_XCNT512_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sm_mfix.h"
+
+/* Whether this build and CPU run them (x86-64 with AVX-512 F and BW). */
+int sm_xc_usable(void);
+
+/* PLINK's homozygous tally of A x B (sm_kern_ld_hom's layout: C[(i ldc +
+ * j) 2 + 0] = nS_i - |S_i & X_j|, [+ 1] = nS_j - |X_i & S_j|; same: B is
+ * A). 0 done, -1 out of memory (C partly written). */
+int sm_xc_hom(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
+              const uint64_t *B, size_t ldb, int same, uint32_t *C, size_t ldc);
+
+/* CCC's sparse moments of A x B into C (4 a pair, sm_kern.h's layout)
+ * from the dense product rr (missing calls read as 00; m x n at ldr; sym:
+ * B is A): rm = R_i less r_i over j's missing fields, mr the same the
+ * other way, mm = nf - nX_i - nX_j + |X_i & X_j|. 0 done, -1 out of
+ * memory (C partly written). */
+int sm_xc_moments(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
+                  const uint64_t *B, size_t ldb, int sym, const uint32_t *rr, size_t ldr,
+                  uint32_t *C, size_t ldc);
+
+#endif
