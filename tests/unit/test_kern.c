@@ -11,6 +11,7 @@
 #include "sm_kern.h"
 #include "sm_kern_simd.h"
 #include "sm_mfix.h"
+#include "sm_xcnt512.h"
 #include "sm_test.h"
 
 static uint64_t rng = 88172645463325252ull;
@@ -578,6 +579,21 @@ START_TEST(ccc2_sparse_fix_vs_ref)
     memset(got, 0, m2 * n2 * 16);
     sm_kern_ccc2_popc(m2, n2, nf2, A, ld2, B, ld2, 1, got, n2);
     ck_assert(!memcmp(got, want, m2 * n2 * 16));
+    free(A), free(B), free(want), free(got);
+  }
+  if (x512) { /* planes past SM_XC_PLANES_MAX: the sums over int8/int16 values */
+    const size_t nf3 = SM_XC_PLANES_MAX * 8 / 3 / 256 + 64, ld3 = nf3 / 32 + 1, m3 = 2;
+    ck_assert(!sm_xc_fits(m3, m3, nf3) && sm_xc_fits(m3, m3, nf3 / 2));
+    uint64_t *A = calloc(m3 * ld3, 8), *B = calloc(m3 * ld3, 8);
+    uint32_t *want = calloc(m3 * m3 * 4, 4), *got = calloc(m3 * m3 * 4, 4);
+    fill_codes(A, m3, nf3, ld3, 0.01);
+    fill_codes(B, m3, nf3, ld3, 0.01);
+    sm_kern_ccc2_ref(m3, m3, nf3, A, ld3, B, ld3, 1, want, m3);
+    ck_assert_int_eq(sm_ccc2_sparse_fix(sm_kern_ccc2_avx512, sm_kern_ccc2_syrk_avx512,
+                                        SM_MFIX_ISA_avx512, m3, m3, nf3, A, ld3, B, ld3,
+                                        0, 1, got, m3),
+                     0);
+    ck_assert(!memcmp(got, want, m3 * m3 * 16));
     free(A), free(B), free(want), free(got);
   }
 }

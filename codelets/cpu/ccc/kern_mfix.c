@@ -375,7 +375,8 @@ int sm_mfix_worth(sm_mfix_kind_t kind, sm_mfix_isa_t isa, size_t m, size_t n, si
   const double dm = (double)m, dn = (double)n, df = (double)nf, nw = df / 64;
   const double visits =
       (double)nxb * (double)((m + 63) / 64) + (double)nxa * (double)((n + 63) / 64);
-  if (kind == SM_MFIX_MOMENTS && isa == SM_MFIX_ISA_avx512 && sm_xc_usable()) {
+  if (kind == SM_MFIX_MOMENTS && isa == SM_MFIX_ISA_avx512 && sm_xc_usable() &&
+      sm_xc_fits(m, n, nf)) {
     /* the counters of kern_xcnt512.c against the popcount kernel, fitted
      * on every pair of 10,000 to 28,500 variants of 500 to 8,000 samples
      * at 1% and 10% missing (one core of an AVX-512 EPYC, VPOPCNTDQ):
@@ -471,7 +472,7 @@ int sm_ccc2_sparse_fix(sm_ccc2_fn dense, sm_ccc2_syrk_fn dsyrk, sm_mfix_isa_t is
   }
   /* with AVX-512 the sums are counters (kern_xcnt512.c), with lists and
    * margins of their own */
-  const int x512 = isa == SM_MFIX_ISA_avx512 && sm_xc_usable();
+  const int x512 = isa == SM_MFIX_ISA_avx512 && sm_xc_usable() && sm_xc_fits(m, n, nf);
   if (!x512 &&
       (sm_mfix_fill(&la, m, nf, A, lda) || (!sym && sm_mfix_fill(&lb, n, nf, B, ldb))))
     goto done;

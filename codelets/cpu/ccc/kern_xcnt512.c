@@ -19,6 +19,13 @@
 #include "sm_cpu.h"
 #include "sm_xcnt512.h"
 
+int sm_xc_fits(size_t m, size_t n, size_t nf)
+{
+  const double per = (double)((nf + 63) / 64 * 64) * 3 / 8; /* bytes a vector */
+  return (double)((m + 255) / 256 * 256) * per <= (double)SM_XC_PLANES_MAX &&
+         (double)((n + 255) / 256 * 256) * per <= (double)SM_XC_PLANES_MAX;
+}
+
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 

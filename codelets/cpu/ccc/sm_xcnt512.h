@@ -12,6 +12,12 @@
 
 /* Whether this build and CPU run them (x86-64 with AVX-512 F and BW). */
 int sm_xc_usable(void);
+/* Whether the moments' planes of m and n vectors of nf fields (3 bits a
+ * field, vectors by 256) stay within SM_XC_PLANES_MAX bytes a side: the
+ * counters do not block the fields, so longer vectors keep the other
+ * methods. */
+#define SM_XC_PLANES_MAX ((size_t)64 << 20)
+int sm_xc_fits(size_t m, size_t n, size_t nf);
 
 /* PLINK's homozygous tally of A x B (sm_kern_ld_hom's layout: C[(i ldc +
  * j) 2 + 0] = nS_i - |S_i & X_j|, [+ 1] = nS_j - |X_i & S_j|; same: B is
