@@ -108,11 +108,13 @@ if STARPU_OPENCL_ON_CPUS=1 STARPU_NOPENCL=1 STARPU_NCPU=1 STARPU_HOME="$STARPU_H
       caught "opencl $r" --devices accel --verify --retry "$r" --inject-faults 0.3,5,row
   done
 else
-  echo "no OpenCL device: its part skipped"
+  skip_part "no OpenCL device: its part"
 fi
 
 # two ranks
-if [ -n "${MPIEXEC:-}" ]; then
+if [ -z "${MPIEXEC:-}" ]; then
+  skip_part "no MPI launcher: the two ranks' part"
+else
   for kind in bit row; do
     # shellcheck disable=SC2086
     OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 STARPU_NCPU=1 \

@@ -33,7 +33,6 @@ typedef struct ld_planes {
   size_t nw;
   uint64_t *p;
   uint32_t *ns;
-  uint64_t nx; /* missing calls in all */
 } ld_planes_t;
 
 SM_POPC_CLONES
@@ -48,32 +47,17 @@ static int ld_pack(ld_planes_t *pl, size_t nv, size_t nf, const uint64_t *X, siz
     free(pl->p), free(pl->ns);
     return -1;
   }
-  uint64_t nx = 0;
-  const size_t full = nf / 64; /* words of 64 fields */
   for (size_t v = 0; v < nv; v++) {
     uint64_t *s = pl->p + v * 2 * pl->nw, *x = s + pl->nw;
     uint32_t n = 0;
     for (size_t w = 0; w < pl->nw; w++) {
-      uint64_t ps = 0, px = 0;
-      if (w < full) { /* every field there: both code words at once */
-        const uint64_t x0 = X[v * ldx + 2 * w], x1 = X[v * ldx + 2 * w + 1];
-        const uint64_t lo = (x0 & SM_EVEN64) | ((x1 & SM_EVEN64) << 1);
-        const uint64_t hi = ((x0 >> 1) & SM_EVEN64) | (((x1 >> 1) & SM_EVEN64) << 1);
-        ps = lo & hi, px = hi & ~lo;
-      }
-      for (size_t half = 0; w >= full && half < 2 && 2 * w + half < ncw; half++) {
-        uint64_t lo, hi, valid;
-        sm_code_bits(X + v * ldx, 2 * w + half, nf, &lo, &hi, &valid);
-        ps |= (lo & hi & valid) << half;
-        px |= (hi & ~lo & valid) << half;
-      }
-      s[w] = ps, x[w] = px;
-      n += SM_POPC64(ps);
-      nx += SM_POPC64(px);
+      uint64_t lo, hi;
+      sm_code_word64(X + v * ldx, w, ncw, nf, &lo, &hi);
+      s[w] = lo & hi, x[w] = hi & ~lo;
+      n += SM_POPC64(s[w]);
     }
     pl->ns[v] = n;
   }
-  pl->nx = nx;
   return 0;
 }
 
@@ -184,6 +168,18 @@ static void ld_block(const ld_planes_t *pa, const ld_planes_t *pb, size_t i0, si
     }
 }
 
+/* The missing calls (code 10) of nv vectors (sm_mfix_count's total);
+ * SIZE_MAX without memory. */
+static size_t missing_calls(size_t nv, size_t nf, const uint64_t *X, size_t ldx)
+{
+  sm_mfix_miss_t ml;
+  if (sm_mfix_count(&ml, nv, nf, X, ldx))
+    return SIZE_MAX;
+  const size_t nx = ml.off[nv];
+  sm_mfix_lists_free(&ml);
+  return nx;
+}
+
 /* S bits: the value 1 at code 11. */
 static const int8_t tab_s[1][4] = {{0, 0, 0, 1}};
 
@@ -237,7 +233,7 @@ int sm_kern_ld_hom_by(int how, size_t m, size_t n, size_t nf, const uint64_t *A,
 {
   const int same = A == B && lda == ldb && m == n;
   const sm_cpu_t *cpu = sm_cpu_get();
-  const int x512 = SM_LD_X86 && cpu->avx512;
+  const int x512 = SM_LD_X86 && sm_xc_usable();
   /* without AVX-512: the sums over the missing fields when they are less
    * work (sm_mfix_worth) or asked for (1, 3), unless a vector has more
    * missing fields than they hold */
@@ -246,6 +242,32 @@ int sm_kern_ld_hom_by(int how, size_t m, size_t n, size_t nf, const uint64_t *A,
     if (r <= 0)
       return r;
   }
+#if SM_LD_X86
+  /* with AVX-512, counters over the missing fields (kern_xcnt512.c, which
+   * builds its own planes) when that is less work: a missing field costs
+   * 4 masked byte adds per 256 partners, the popcounts a word pair per 64
+   * fields of each pair (VPOPCNTDQ: 8 word pairs an instruction).
+   * Measured on 712 x 712 tiles of 2,000 fields (an AVX-512 EPYC) before
+   * the byte counters: 1.6x faster than the popcounts at 1% missing, 2.5x
+   * at 0.1%, even at 3%; the byte counters and lists made them 2.3x faster
+   * again (every pair of 28,500 variants: 1.96 -> 0.86 s). */
+  if (x512 && (how < 0 || how == 1)) {
+    int sparse = how == 1;
+    if (!sparse) {
+      const double xa = (double)missing_calls(m, nf, A, lda),
+                   xb = same ? xa : (double)missing_calls(n, nf, B, ldb);
+      const double nw = (double)(((nf + 63) / 64 + 7) / 8 * 8), dm = (double)m,
+                   dn = (double)n;
+      const double cs =
+                       (xb * (double)((m + 255) / 256) + xa * (double)((n + 255) / 256)) *
+                       24,
+                   cd = dm * dn * nw * (cpu->vpopcntdq ? 0.25 : 2);
+      sparse = cs < cd;
+    }
+    if (sparse)
+      return sm_xc_hom(m, n, nf, A, lda, B, ldb, same, C, ldc);
+  }
+#endif
   ld_planes_t pa, pb;
   if (ld_pack(&pa, m, nf, A, lda))
     return -1;
@@ -255,41 +277,16 @@ int sm_kern_ld_hom_by(int how, size_t m, size_t n, size_t nf, const uint64_t *A,
     ld_free(&pa);
     return -1;
   }
-  int err = 0, sparse = 0;
-#if SM_LD_X86
-  /* with AVX-512, counters over the missing fields when that is less work
-   * (kern_xcnt512.c): a missing field costs 4 masked byte adds per 256
-   * partners, the popcounts a word pair per 64 fields of each pair
-   * (VPOPCNTDQ: 8 word pairs an instruction). Measured on 712 x 712 tiles
-   * of 2,000 fields (an AVX-512 EPYC) before the byte counters: 1.6x
-   * faster than the popcounts at 1% missing, 2.5x at 0.1%, even at 3%;
-   * the byte counters and lists made them 2.3x faster again (every pair
-   * of 28,500 variants: 1.96 -> 0.86 s). */
-  if (x512 && how < 0) {
-    const double xa = (double)pa.nx, xb = (double)pb.nx, dm = (double)m, dn = (double)n;
-    const double cs = (xb * (double)((m + 255) / 256) + xa * (double)((n + 255) / 256)) *
-                      24,
-                 cd = dm * dn * (double)pa.nw * (cpu->vpopcntdq ? 0.25 : 2);
-    sparse = cs < cd;
-  }
-  if (x512 && (how == 1 || sparse)) {
-    err = sm_xc_hom(m, n, nf, A, lda, B, ldb, same, C, ldc);
-    sparse = 1;
-  }
-#endif
-  if (!sparse) {
-    const int simd = SM_LD_X86 && cpu->avx512 && cpu->vpopcntdq && how != 2;
-    /* tiles whose columns' planes stay in L2 */
-    const size_t tb = 64;
-    for (size_t i0 = 0; i0 < m; i0 += tb)
-      for (size_t j0 = 0; j0 < n; j0 += tb)
-        ld_block(&pa, &pb, i0, i0 + tb < m ? i0 + tb : m, j0, j0 + tb < n ? j0 + tb : n,
-                 simd, C, ldc);
-  }
+  const int simd = SM_LD_X86 && cpu->avx512 && cpu->vpopcntdq && how != 2;
+  const size_t tb = 64; /* tiles whose columns' planes stay in L2 */
+  for (size_t i0 = 0; i0 < m; i0 += tb)
+    for (size_t j0 = 0; j0 < n; j0 += tb)
+      ld_block(&pa, &pb, i0, i0 + tb < m ? i0 + tb : m, j0, j0 + tb < n ? j0 + tb : n,
+               simd, C, ldc);
   ld_free(&pa);
   if (!same)
     ld_free(&pb);
-  return err;
+  return 0;
 }
 
 int sm_kern_ld_hom(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,

@@ -480,9 +480,7 @@ int sm_ccc2_sparse_fix(sm_ccc2_fn dense, sm_ccc2_syrk_fn dsyrk, sm_mfix_isa_t is
   a0 = no_missing(m, nf, A, lda);
   b0 = sym ? a0 : no_missing(n, nf, B, ldb);
   rr = malloc((m * n + 1) * sizeof *rr);
-  ga = malloc((m ? m : 1) * 4 * sizeof *ga);
-  gb = sym ? ga : malloc((n ? n : 1) * 4 * sizeof *gb);
-  if (!a0 || !b0 || !rr || !ga || !gb)
+  if (!a0 || !b0 || !rr)
     goto done;
   if (sym)
     dsyrk(m, nf, a0, ncw, 0, rr, n);
@@ -492,14 +490,16 @@ int sm_ccc2_sparse_fix(sm_ccc2_fn dense, sm_ccc2_syrk_fn dsyrk, sm_mfix_isa_t is
     ret = sm_xc_moments(m, n, nf, A, lda, B, ldb, sym, rr, n, C, ldc);
     goto done;
   }
-  sm_mfix_margins(m, nf, A, lda, ga);
-  if (!sym)
-    sm_mfix_margins(n, nf, B, ldb, gb);
+  ga = malloc((m ? m : 1) * 4 * sizeof *ga);
+  gb = sym ? ga : malloc((n ? n : 1) * 4 * sizeof *gb);
   sb = malloc((m * n + 1) * sizeof *sb);
   ch = malloc((2 * CH * n + 1) * sizeof *ch);
   c01 = malloc((2 * n + 1) * sizeof *c01);
-  if (!sb || !ch || !c01)
+  if (!ga || !gb || !sb || !ch || !c01)
     goto done;
+  sm_mfix_margins(m, nf, A, lda, ga);
+  if (!sym)
+    sm_mfix_margins(n, nf, B, ldb, gb);
   for (size_t j = 0; j < n; j++) /* the columns' R and nX, lane by lane */
     c01[j] = (uint32_t)gb[4 * j], c01[n + j] = (uint32_t)gb[4 * j + 1];
   /* B's rows against A's missing fields first, into sb ([i][j]: a_ji of

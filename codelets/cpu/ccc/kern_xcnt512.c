@@ -62,25 +62,6 @@ typedef struct xc_set {
  * S). No plane holds code 00, the code of the bits past the fields. */
 enum { XC_HOM = 1, XC_MOM = 3 };
 
-/* Word w (64 fields) of row x: lo and hi bits by position. */
-static inline void xc_word(const uint64_t *x, size_t w, size_t ncw, size_t nf,
-                           uint64_t *lo, uint64_t *hi)
-{
-  if (64 * w + 64 <= nf) { /* every field there: both code words at once */
-    const uint64_t x0 = x[2 * w], x1 = x[2 * w + 1];
-    *lo = (x0 & SM_EVEN64) | (x1 & SM_EVEN64) << 1;
-    *hi = (x0 >> 1 & SM_EVEN64) | (x1 >> 1 & SM_EVEN64) << 1;
-    return;
-  }
-  uint64_t l[2] = {0, 0}, h[2] = {0, 0};
-  for (size_t k = 0; k < 2 && 2 * w + k < ncw; k++) {
-    uint64_t valid;
-    sm_code_bits(x, 2 * w + k, nf, &l[k], &h[k], &valid);
-    l[k] &= valid, h[k] &= valid;
-  }
-  *lo = l[0] | l[1] << 1, *hi = h[0] | h[1] << 1;
-}
-
 static void xc_set_free(xc_set_t *s)
 {
   free(s->t), free(s->off), free(s->idx), free(s->g);
@@ -109,7 +90,7 @@ XC_T static int xc_set(xc_set_t *s, size_t nv, size_t nf, const uint64_t *X, siz
         uint64_t lo = 0, hi = 0;
         const size_t v = 64 * c + k;
         if (v < nv) {
-          xc_word(X + v * ldx, w, ncw, nf, &lo, &hi);
+          sm_code_word64(X + v * ldx, w, ncw, nf, &lo, &hi);
           const uint32_t ns = (uint32_t)__builtin_popcountll(lo & hi);
           s->g[3 * v] += (uint32_t)__builtin_popcountll(lo) + ns;
           s->g[3 * v + 1] += (uint32_t)__builtin_popcountll(hi & ~lo);
@@ -140,7 +121,7 @@ XC_T static int xc_set(xc_set_t *s, size_t nv, size_t nf, const uint64_t *X, siz
     size_t k = s->off[v];
     for (size_t w = 0; w < nw; w++) {
       uint64_t lo, hi;
-      xc_word(X + v * ldx, w, ncw, nf, &lo, &hi);
+      sm_code_word64(X + v * ldx, w, ncw, nf, &lo, &hi);
       uint64_t b = hi & ~lo;
       const uint32_t base = (uint32_t)(64 * w);
       s->idx[k] = base + (uint32_t)__builtin_ctzll(b | (1ull << 63));
@@ -252,11 +233,12 @@ XC_INLINE void xc_transpose16(const uint32_t *col, __m512i t[16])
 #define XC_HI32                                                                          \
   _mm512_set_epi32(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8)
 
-/* The first 2 cnt u32 of 16 (cnt <= 16 pairs), of its second 16. */
-static inline __mmask16 xc_mask(size_t cnt, size_t from)
+/* The lanes of 16 u32 that hold pairs from .. from + 16 / w - 1 of the
+ * first cnt pairs, w values a pair. */
+static inline __mmask16 xc_mask(size_t cnt, size_t from, size_t w)
 {
-  const size_t k = cnt > from ? (cnt - from > 8 ? 8 : cnt - from) : 0;
-  return (__mmask16)((1u << (2 * k)) - 1);
+  const size_t per = 16 / w, k = cnt > from ? (cnt - from > per ? per : cnt - from) : 0;
+  return (__mmask16)((1u << (w * k)) - 1);
 }
 
 /* Rows k0 .. k0 + kn - 1 of a block of the homozygous tally (jn
@@ -266,7 +248,7 @@ XC_T static void hom_rows(const uint32_t *col, const uint32_t *rc, size_t k0, si
 {
   for (size_t jb = 0; jb < jn; jb += 16) {
     const size_t cnt = jn - jb < 16 ? jn - jb : 16;
-    const __mmask16 m0 = xc_mask(cnt, 0), m1 = xc_mask(cnt, 8);
+    const __mmask16 m0 = xc_mask(cnt, 0, 2), m1 = xc_mask(cnt, 8, 2);
     __m512i t[16];
     xc_transpose16(col + jb * COLS + k0, t);
     for (size_t r = 0; r < kn; r++) {
@@ -325,12 +307,8 @@ XC_T static void mom_rows(const uint32_t *colr, const uint32_t *colx, const uint
   for (size_t jb = 0; jb < jn; jb += 16) {
     const size_t cnt = jn - jb < 16 ? jn - jb : 16;
     const __mmask16 in = (__mmask16)((1u << cnt) - 1);
-    __mmask16 mq[4];
-    for (int q = 0; q < 4; q++) { /* pairs 4q .. 4q + 3, 4 values each */
-      const size_t k =
-          cnt > 4 * (size_t)q ? (cnt - 4 * (size_t)q > 4 ? 4 : cnt - 4 * (size_t)q) : 0;
-      mq[q] = (__mmask16)((1u << (4 * k)) - 1);
-    }
+    const __mmask16 mq[4] = {xc_mask(cnt, 0, 4), xc_mask(cnt, 4, 4), xc_mask(cnt, 8, 4),
+                             xc_mask(cnt, 12, 4)};
     __m512i tr[16], tx[16];
     xc_transpose16(colr + jb * COLS + k0, tr);
     xc_transpose16(colx + jb * COLS + k0, tx);

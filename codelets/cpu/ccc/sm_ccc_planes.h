@@ -30,6 +30,27 @@ static inline void sm_code_bits(const uint64_t *row, size_t cw, size_t nf, uint6
   sm_gt_bits(row[cw], nf - cw * 32, lo, hi, valid);
 }
 
+/* Fields 64 w .. 64 w + 63 of a row of codes (ncw code words, nf fields):
+ * lo and hi bits by position, code word 2w in the even bits and 2w + 1 in
+ * the odd ones (the packed planes' order); zero past the fields. */
+static inline void sm_code_word64(const uint64_t *row, size_t w, size_t ncw, size_t nf,
+                                  uint64_t *lo, uint64_t *hi)
+{
+  if (64 * w + 64 <= nf) { /* every field there: both code words at once */
+    const uint64_t x0 = row[2 * w], x1 = row[2 * w + 1];
+    *lo = (x0 & SM_EVEN64) | (x1 & SM_EVEN64) << 1;
+    *hi = (x0 >> 1 & SM_EVEN64) | (x1 >> 1 & SM_EVEN64) << 1;
+    return;
+  }
+  uint64_t l[2] = {0, 0}, h[2] = {0, 0};
+  for (size_t k = 0; k < 2 && 2 * w + k < ncw; k++) {
+    uint64_t valid;
+    sm_code_bits(row, 2 * w + k, nf, &l[k], &h[k], &valid);
+    l[k] &= valid, h[k] &= valid;
+  }
+  *lo = l[0] | l[1] << 1, *hi = h[0] | h[1] << 1;
+}
+
 /* Planes with the fewest popcounts per word pair (bench/README.md), 64
  * fields per word (code word 2w in the even bits, 2w+1 in the odd bits;
  * zero past nf), the planes of a group of g words side by side (g = 1 for
