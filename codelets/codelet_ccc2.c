@@ -273,6 +273,36 @@ static void cpu_ld_hom(void *buffers[], void *cl_arg)
 SM_CODELET(ld_hom, cpu_ld_hom, , 3, STARPU_R, STARPU_R, STARPU_W);
 SM_CL_WORK(ld_hom, work_ccc2);
 
+/* Both by one task (CPU only): one pass of the counters with AVX-512. */
+static void cpu_ccc2_ld(void *buffers[], void *cl_arg)
+{
+  const sm_cl_num_t *a = cl_arg;
+  const sm_cl_mat_t A = sm_cl_mat(buffers, 0), B = sm_cl_mat(buffers, 1),
+                    C = sm_cl_mat(buffers, 2), H = sm_cl_mat(buffers, 3);
+  if (sm_cl_ccc2_ld_tile(a, A, B, C, H))
+    STARPU_ABORT_MSG("codelet ccc2_ld: out of memory for the planes of %zu x %zu "
+                     "vectors of %zu fields",
+                     A.ny, B.ny, a->nf);
+  sm_cl_check(buffers, cl_arg);
+}
+
+SM_CODELET(ccc2_ld, cpu_ccc2_ld, , 4, STARPU_R, STARPU_R, STARPU_W, STARPU_W);
+SM_CL_WORK(ccc2_ld, work_ccc2);
+
+int sm_task_ccc2_ld(starpu_data_handle_t A, starpu_data_handle_t B,
+                    starpu_data_handle_t C, starpu_data_handle_t H, size_t nf,
+                    const sm_band_t *band, uint64_t block, int prio)
+{
+  sm_cl_num_t args = sm_cl_num(SM_VF_CCC2_LD, nf, block);
+  args.sparse = 1;
+  if (band)
+    args.band = *band;
+  const starpu_data_handle_t h[4] = {A, B, C, H};
+  static const enum starpu_data_access_mode modes[4] = {STARPU_R, STARPU_R, STARPU_W,
+                                                        STARPU_W};
+  return sm_cl_insert_num(&cl_ccc2_ld, C, &args, 4, h, modes, prio, "ccc2");
+}
+
 int sm_task_ld_hom(starpu_data_handle_t A, starpu_data_handle_t B, starpu_data_handle_t C,
                    size_t nf, const sm_band_t *band, uint64_t block, int prio)
 {

@@ -390,7 +390,18 @@ static int result_index(const sm_cl_num_t *a)
 
 static int nbuffers_of(const sm_cl_num_t *a)
 {
-  return result_index(a) + 1;
+  return a->family == SM_VF_CCC2_LD ? 4 : result_index(a) + 1;
+}
+
+/* Result k (0 the moments, 1 the tallies) of a task of both (SM_VF_CCC2_LD,
+ * buffers A, B, C, H in codelet order) as the checks take a task of one:
+ * its family into *one, its buffers (numerators first) into b. */
+static void ld_part(const sm_cl_num_t *a, void *buffers[], int k, sm_cl_num_t *one,
+                    void *b[3])
+{
+  *one = *a;
+  one->family = k ? SM_VF_LD_HOM : SM_VF_CCC2_SPARSE;
+  b[0] = buffers[2 + k], b[1] = buffers[0], b[2] = buffers[1];
 }
 
 /* A numerator task's own buffers (in codelet order: inputs, then the
@@ -417,6 +428,16 @@ static int check_task(const sm_cl_num_t *a, void *buffers[])
     void **b = buffers;
     return sm_kern_verify_ccc_i8(MNY(0), a->nf, MNX(1), MPTR(0), MLD(0), a->sparse,
                                  MPTR(1), MLD(1));
+  }
+  case SM_VF_CCC2_LD: { /* both results */
+    for (int k = 0; k < 2; k++) {
+      sm_cl_num_t one;
+      void *b[3];
+      ld_part(a, buffers, k, &one, b);
+      if (!check(&one, b))
+        return 0;
+    }
+    return 1;
   }
   default: {
     void *b[4];
@@ -546,7 +567,13 @@ void sm_cl_check(void *buffers[], void *cl_arg)
       hb[k] = &v.m[k];
     b = hb;
   }
-  if (inject) {
+  if (inject && a->family == SM_VF_CCC2_LD) { /* into one of its results (CPUs) */
+    sm_cl_num_t one;
+    void *c[3];
+    ld_part(a, b, (int)(pick >> 63), &one, c);
+    corrupt(&one, c, pick);
+    atomic_fetch_add(&res.injected, 1);
+  } else if (inject) {
     void *c[4]; /* numerators first, as corrupt reads them */
     check_order(a, b, c);
     corrupt(a, c, pick);

@@ -106,7 +106,8 @@ enum {
   SM_VF_CCC_I8,         /* an int8 expansion of a tile (checked, never corrupted) */
   SM_VF_CZEK2_SPARSE_D, /* packed sparse tiles (variable handles) */
   SM_VF_CZEK2_SPARSE_S,
-  SM_VF_LD_HOM /* PLINK's homozygous-called tallies (sm_task_ld_hom) */
+  SM_VF_LD_HOM, /* PLINK's homozygous-called tallies (sm_task_ld_hom) */
+  SM_VF_CCC2_LD /* both from one task (sm_task_ccc2_ld): sparse moments, tallies */
 };
 typedef struct sm_cl_num {
   size_t nf, a_off, g; /* fields; 3-way: planes [a_off, a_off + g) of tile A */
@@ -323,6 +324,10 @@ void sm_cl_ccc2_tile(const sm_cl_num_t *a, sm_cl_mat_t A, sm_cl_mat_t B, sm_cl_m
 /* The same for PLINK's homozygous-called tallies (sm_kern_ld_hom); 0, or
  * -1 without memory for its planes. */
 int sm_cl_ld_hom_tile(const sm_cl_num_t *a, sm_cl_mat_t A, sm_cl_mat_t B, sm_cl_mat_t C);
+/* Both into C and H (the ccc2_ld codelet): the whole tile pair from one
+ * kernel call (sm_kern_ccc2_ld), LD windows' strips each by its own. */
+int sm_cl_ccc2_ld_tile(const sm_cl_num_t *a, sm_cl_mat_t A, sm_cl_mat_t B, sm_cl_mat_t C,
+                       sm_cl_mat_t H);
 /* Where pair (i, j) of a result tile starts. */
 static inline void *sm_cl_mat_at(sm_cl_mat_t m, size_t i, size_t j)
 {

@@ -123,6 +123,17 @@ int sm_cl_ld_hom_tile(const sm_cl_num_t *a, sm_cl_mat_t A, sm_cl_mat_t B, sm_cl_
   return bad;
 }
 
+int sm_cl_ccc2_ld_tile(const sm_cl_num_t *a, sm_cl_mat_t A, sm_cl_mat_t B, sm_cl_mat_t C,
+                       sm_cl_mat_t H)
+{
+  if (!sm_band_whole(&a->band, A.ny, B.ny)) {
+    sm_cl_ccc2_tile(a, A, B, C, 1);
+    return sm_cl_ld_hom_tile(a, A, B, H);
+  }
+  return sm_kern_ccc2_ld((sm_kvar_t)sm_cl_kernel, A.ny, B.ny, a->nf, A.ptr, A.ld, B.ptr,
+                         B.ld, sm_cl_mat_same(A, B), C.ptr, C.ld, H.ptr, H.ld);
+}
+
 const char *sm_codelets_kernel_name(const char *family)
 {
   int ref = sm_cl_kernel == SM_KERNEL_REF;

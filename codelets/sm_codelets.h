@@ -68,6 +68,15 @@ int sm_task_ccc2(starpu_data_handle_t A, starpu_data_handle_t B, starpu_data_han
  * as sm_task_ccc2's; checked as the moments (sm_task_verify2 variant 2). */
 int sm_task_ld_hom(starpu_data_handle_t A, starpu_data_handle_t B, starpu_data_handle_t C,
                    size_t nf, const sm_band_t *band, uint64_t block, int prio);
+/* Both by one task: the sparse moments into C and the homozygous-called
+ * tallies into H, with AVX-512 from one pass of counters over the missing
+ * calls (sm_kern_ccc2_ld); CPU only, for runs whose products no
+ * accelerator runs; each result checked as the two tasks' are (by a
+ * verify task of its own, sm_task_verify2 variants 1 and 2; under
+ * --retry runtime both by the task, a fault injected into one of them). */
+int sm_task_ccc2_ld(starpu_data_handle_t A, starpu_data_handle_t B,
+                    starpu_data_handle_t C, starpu_data_handle_t H, size_t nf,
+                    const sm_band_t *band, uint64_t block, int prio);
 /* The same for Czekanowski from packed sparse tiles (--czek-method
  * sparse): A, B variable handles of sm_csr.h buffers; on a diagonal tile
  * pair (A = B) only the pairs j > i (CPU only). */

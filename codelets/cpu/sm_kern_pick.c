@@ -168,9 +168,9 @@ static const size_t short_popc[2] = {32768, 16384};
                           const uint64_t *B, size_t ldb, int sparse, uint32_t *C,        \
                           size_t ldc)                                                    \
   {                                                                                      \
-    if (sparse &&                                                                        \
-        !sm_ccc2_sparse_fix(sm_kern_ccc2_##isa, sm_kern_ccc2_syrk_##isa,                 \
-                            SM_MFIX_ISA_##isa, m, n, nf, A, lda, B, ldb, 0, 0, C, ldc))  \
+    if (sparse && !sm_ccc2_sparse_fix(sm_kern_ccc2_##isa, sm_kern_ccc2_syrk_##isa,       \
+                                      SM_MFIX_ISA_##isa, m, n, nf, A, lda, B, ldb, 0, 0, \
+                                      C, ldc, NULL, 0))                                  \
       return;                                                                            \
     (nf < short_##isa[!!sparse] ? sm_kern_ccc2_short_##isa : sm_kern_ccc2_long_##isa)(   \
         m, n, nf, A, lda, B, ldb, sparse, C, ldc);                                       \
@@ -178,9 +178,9 @@ static const size_t short_popc[2] = {32768, 16384};
   void sm_kern_ccc2_syrk_##isa(size_t n, size_t nf, const uint64_t *A, size_t lda,       \
                                int sparse, uint32_t *C, size_t ldc)                      \
   {                                                                                      \
-    if (sparse &&                                                                        \
-        !sm_ccc2_sparse_fix(sm_kern_ccc2_##isa, sm_kern_ccc2_syrk_##isa,                 \
-                            SM_MFIX_ISA_##isa, n, n, nf, A, lda, A, lda, 1, 0, C, ldc))  \
+    if (sparse && !sm_ccc2_sparse_fix(sm_kern_ccc2_##isa, sm_kern_ccc2_syrk_##isa,       \
+                                      SM_MFIX_ISA_##isa, n, n, nf, A, lda, A, lda, 1, 0, \
+                                      C, ldc, NULL, 0))                                  \
       return;                                                                            \
     (nf < short_##isa[!!sparse]                                                          \
          ? sm_kern_ccc2_syrk_short_##isa                                                 \
@@ -418,6 +418,25 @@ sm_ccc2_syrk_fn sm_kern_syrk_ccc2(sm_kvar_t v, int sparse)
          : f == sm_kern_ccc2_avx2 ? sm_kern_ccc2_syrk_avx2
          : f == sm_kern_ccc2_popc ? sm_kern_ccc2_syrk_popc
                                   : NULL;
+}
+
+int sm_kern_ccc2_ld(sm_kvar_t v, size_t m, size_t n, size_t nf, const uint64_t *A,
+                    size_t lda, const uint64_t *B, size_t ldb, int sym, uint32_t *C,
+                    size_t ldc, uint32_t *H, size_t ldh)
+{
+  sm_ccc2_fn f = sm_kern_ccc2_popc;
+  sm_kern_pick_ccc2(v, 1, &f);
+  if (f == sm_kern_ccc2_avx512 &&
+      !sm_ccc2_sparse_fix(sm_kern_ccc2_avx512, sm_kern_ccc2_syrk_avx512,
+                          SM_MFIX_ISA_avx512, m, n, nf, A, lda, B, ldb, sym, 0, C, ldc, H,
+                          ldh))
+    return 0;
+  const sm_ccc2_syrk_fn sy = sym ? sm_kern_syrk_ccc2(v, 1) : NULL;
+  if (sy)
+    sy(n, nf, A, lda, 1, C, ldc);
+  else
+    f(m, n, nf, A, lda, B, ldb, 1, C, ldc);
+  return sm_kern_ld_hom(m, n, nf, A, lda, B, ldb, H, ldh);
 }
 
 /* ---- LD windows pair by pair: the popcount kernels' word pairs (AVX2's

@@ -216,6 +216,16 @@ const char *sm_kern_pick_czek2_s(sm_kvar_t v, sm_czek2_s_fn *fn);
  * sparse separately. Thread-safe. */
 const char *sm_kern_pick_ccc2(sm_kvar_t v, int sparse, sm_ccc2_fn *fn);
 
+/** PLINK's r and r^2 on one tile pair: CCC's sparse moments of A x B into
+ * C (the kernel of variant v) and PLINK's homozygous tally into H
+ * (sm_kern_ld_hom's layout, ld ldh); sym: B is A (m = n). With AVX-512
+ * the counters make both from one pass over the missing calls, else each
+ * its own kernel. 0 done, -1 out of memory (H not written: compute it
+ * again). */
+int sm_kern_ccc2_ld(sm_kvar_t v, size_t m, size_t n, size_t nf, const uint64_t *A,
+                    size_t lda, const uint64_t *B, size_t ldb, int sym, uint32_t *C,
+                    size_t ldc, uint32_t *H, size_t ldh);
+
 /** The popcount kernels' crossover: below this many fields the CCC 2-way
  * kernel of variant v (AVX512, AVX2, POPC, BLOCKED; 0 for the others)
  * runs its short-vector form. */

@@ -1313,6 +1313,16 @@ static unsigned long long product_devices(const run_t *r)
   return r->czek_sparse ? STARPU_CPU : r->o->devices;
 }
 
+/* Whether an accelerator (CUDA, OpenCL) may run the products on some
+ * rank: a collective, every rank gets the same answer. */
+static int any_accelerator(const run_t *r)
+{
+  double gpu = (product_devices(r) & (STARPU_CUDA | STARPU_OPENCL)) &&
+               starpu_cuda_worker_get_count() + starpu_opencl_worker_get_count() > 0;
+  sm_mpi_max_double(&gpu, 1);
+  return gpu > 0;
+}
+
 /* Start StarPU (and StarPU-MPI) with the scheduling options. */
 static sm_err_t start_runtime(run_t *r, double t1)
 {
@@ -1343,10 +1353,7 @@ static sm_err_t setup_codelets(run_t *r)
      * percent, docs/resilience.md); off when a GPU may run the products,
      * each check then reading them back. Every rank decides the same
      * (this collective comes before anything a rank may return on). */
-    double gpu = (product_devices(r) & (STARPU_CUDA | STARPU_OPENCL)) &&
-                 starpu_cuda_worker_get_count() + starpu_opencl_worker_get_count() > 0;
-    sm_mpi_max_double(&gpu, 1);
-    verify = gpu > 0 ? SM_VERIFY_OFF : SM_VERIFY_CHECKSUM;
+    verify = any_accelerator(r) ? SM_VERIFY_OFF : SM_VERIFY_CHECKSUM;
   }
   sm_err_t err = sm_codelets_init(r->P > 1, o->kernel);
   if (err)
@@ -1447,6 +1454,10 @@ static sm_err_t run_graph(run_t *r, int progress)
        (o->ccc_gemm == SM_CCC_GEMM_AUTO && !(o->devices & STARPU_CPU) &&
         starpu_cuda_worker_get_count() > 0 && starpu_opencl_worker_get_count() == 0));
   sm_mpi_bcast(&r->ccc_i8, sizeof r->ccc_i8);
+  /* r and r^2: the moments and PLINK's tallies of a tile pair by one CPU
+   * task (one pass of the counters over the missing calls) when no
+   * accelerator runs the products and without int8 tiles */
+  const int ld_fused = sm_compute_ld(o) && !r->ccc_i8 && !any_accelerator(r);
   /* the task grain: rank 0 reads the models, every rank uses its choice */
   const int ccc = o->metric == SM_METRIC_CCC;
   sm_grain_t grain = {0};
@@ -1476,6 +1487,19 @@ static sm_err_t run_graph(run_t *r, int progress)
     const size_t wcap = wmax / 4 > 512 ? wmax / 4 : 512;
     if (r->ld_win && bs > wcap)
       bs = wcap;
+    /* every pair by the fused task: its tallies beside the moments (24
+     * bytes a pair in all, within the same budget as the moments' 16:
+     * tiles of 591 at most) and tiles of whole chunks of 256 vectors, the
+     * counters' unit (every pair of 28,500 variants x 2,000 samples, one
+     * core of an AVX-512 EPYC: 6.0-6.8 s with tiles of 512 (509: 56 of one
+     * size), 7.1-8.7 s
+     * with the 713 of the moments' budget, 7.3-9.7 s with 582) */
+    if (ld_fused && !r->ld_win && bs > 256) {
+      const size_t cap = sm_graph_auto_block_cap(ngpus, emit, ccc, 24);
+      bs = (bs < cap ? bs : cap) / 256 * 256;
+      const size_t n = (r->vc + bs - 1) / bs; /* tiles of one size, as many */
+      bs = n ? (r->vc + n - 1) / n : bs;
+    }
     sm_mpi_bcast(&bs, sizeof bs);
     r->d.block_size = bs;
   }
@@ -1530,6 +1554,7 @@ static sm_err_t run_graph(run_t *r, int progress)
       .csr_local = csr_local,
       .csr_nnz = csr_nnz,
       .ngpus = ngpus,
+      .ld_fused = ld_fused,
       .ccc_mult = o->ccc_mult,
       .ccc_param = o->ccc_param,
       .threshold = o->threshold,

@@ -49,6 +49,10 @@ typedef struct sm_graph_opts {
   int keep_all;            /* records unthresholded (sink thresholds) */
   int prio;                /* use task priorities */
   int ngpus; /* GPUs that may run the products (rank 0's, the same on every rank) */
+  /* PLINK's r and r^2: a tile pair's moments and homozygous tallies by one
+   * CPU task (sm_task_ccc2_ld): no accelerator runs the products, no int8
+   * tiles; the same on every rank */
+  int ld_fused;
   /* output blocks an interrupted run completed (--resume), sorted: their
    * tasks are not submitted */
   const uint64_t *skip;

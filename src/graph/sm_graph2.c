@@ -144,8 +144,11 @@ static sm_err_t submit_subblock(sm_gcore_t *g, const sm_subblock_t *s, int r,
   const sm_band_t band = {
       .win = o->ld_win, .index = o->ld_index, .a0 = fa.i0, .b0 = fa.j0};
   const sm_band_t *bp = o->ld_win ? &band : NULL;
-  sm_err_t err = sm_gcore_pair(g, tileI, tileJ, s->I, r, ffin, SM_TK_BLOCK2, bp, num);
-  if (!err && ld)
+  /* r and r^2: PLINK's tallies by the moments' tasks, or by their own */
+  const int fused = ld && o->ld_fused;
+  sm_err_t err = sm_gcore_pair(g, tileI, tileJ, s->I, r, ffin, SM_TK_BLOCK2, bp, num,
+                               fused ? hom : NULL);
+  if (!err && ld && !fused)
     err = sm_gcore_ld_hom(g, tileI, tileJ, s->I, r, ffin, bp, hom);
   sm_gcore_count_mine(g, s->I, r, fa.diag ? (uint64_t)m * (m - 1) / 2 : (uint64_t)m * n);
   starpu_data_handle_t rec =
@@ -257,8 +260,11 @@ static void count_subblock(sm_gcore_t *g, void *ctx, int row, const void *item)
   tile_pair(g, s, &a0, &m, &b0, &n);
   sm_sink_expect_block(g->sink, (uint32_t)a0);
   g->local_tasks += sm_gcore_local_tasks(g, s->I, r, ffin, 1, 1);
-  if (sm_graph_ld(g)) /* the homozygous-called tallies, checks and reductions */
+  if (sm_graph_ld(g)) { /* the homozygous-called tallies, checks and reductions */
     g->local_tasks += sm_gcore_local_tasks(g, s->I, r, ffin, 0, 1);
+    for (int f = 0; g->o->ld_fused && f < g->d->npf; f++) /* made by the moments' tasks */
+      g->local_tasks -= sm_decomp_rank(g->d, s->I, f, r) == g->me;
+  }
   sm_gcore_count_i8(g, g->tile_base[s->I] + s->tI, g->tile_base[s->J] + s->tJ, s->I, r);
   if (g->o->topk.k && g->me == 0) /* the two merges of its candidates */
     g->local_tasks += 2;

@@ -351,7 +351,7 @@ static sm_err_t submit_triple(void *ctx, const piece_t *pc, const triple_t *t)
     if (!t->fresh[k])
       continue;
     pair_t *p = t->n2[k];
-    err = sm_gcore_pair(c->g, p->i, p->j, I, r, p->f2, SM_TK_PAIR3, NULL, c->h2);
+    err = sm_gcore_pair(c->g, p->i, p->j, I, r, p->f2, SM_TK_PAIR3, NULL, c->h2, NULL);
     /* the reduced part stays; the others go once the reduction read them */
     for (int f = 0; f < c->g->d->npf; f++) {
       if (f == p->f2)

@@ -98,7 +98,7 @@ static size_t tile_rows(const sm_gcore_t *g, int tile)
 
 sm_err_t sm_gcore_pair(sm_gcore_t *g, int tileA, int tileB, int I, int r, int ffin,
                        sm_task_kind_t kind, const sm_band_t *band,
-                       starpu_data_handle_t *h)
+                       starpu_data_handle_t *h, starpu_data_handle_t *hom)
 {
   const sm_graph_opts_t *o = g->o;
   const int prio = sm_sched_prio(o->prio, kind);
@@ -107,6 +107,8 @@ sm_err_t sm_gcore_pair(sm_gcore_t *g, int tileA, int tileB, int I, int r, int ff
   size_t elem = g->ccc ? SM_CCC2_NMOM(o->sparse) * sizeof(uint32_t) : g->v->elem_size;
   const uint64_t blk = g->st->nblocks;
   sm_gcore_register_parts(g, h, I, r, n, m, elem);
+  if (hom)
+    sm_gcore_register_parts(g, hom, I, r, n, m, 2 * sizeof(uint32_t));
   int ret = 0;
   for (int f = 0; f < g->d->npf && !ret; f++) {
     size_t f0, nf;
@@ -117,7 +119,9 @@ sm_err_t sm_gcore_pair(sm_gcore_t *g, int tileA, int tileB, int I, int r, int ff
       starpu_data_handle_t A8 = tile_i8(g, tileA, f, r, I, nf, prio),
                            B8 = A8 ? tile_i8(g, tileB, f, r, I, nf, prio) : NULL;
       ret = B8 ? sm_task_ccc2_i8(A8, B8, h[f], o->sparse, nf, blk, prio) : -1;
-    } else
+    } else if (hom)
+      ret = sm_task_ccc2_ld(A, B, h[f], hom[f], nf, band, blk, prio);
+    else
       ret = g->ccc           ? sm_task_ccc2(A, B, h[f], o->sparse, nf, band, blk, prio)
             : o->czek_sparse ? sm_task_czek2_sparse(A, B, h[f], o->single, nf, blk, prio)
                              : sm_task_czek2(A, B, h[f], o->single, nf, blk, prio);
@@ -127,10 +131,18 @@ sm_err_t sm_gcore_pair(sm_gcore_t *g, int tileA, int tileB, int I, int r, int ff
                             g->st->nblocks, sm_sched_prio(o->prio, SM_TK_VERIFY));
       g->st->ntasks++;
     }
+    if (!ret && hom && sm_codelets_resilience_tasks()) { /* checked as ld_hom's are */
+      ret = sm_task_verify2(hom[f], A, B, 1, 2, nf, band, g->st->nblocks,
+                            sm_sched_prio(o->prio, SM_TK_VERIFY));
+      g->st->ntasks++;
+    }
   }
   if (g->x8)
     release_i8(g, tileA, tileB, I, r, g->st->nblocks);
-  return ret ? SM_ERUNTIME : sm_gcore_reduce(g, h, ffin);
+  if (ret)
+    return SM_ERUNTIME;
+  sm_err_t err = sm_gcore_reduce(g, h, ffin);
+  return !err && hom ? sm_gcore_reduce(g, hom, ffin) : err;
 }
 
 sm_err_t sm_gcore_ld_hom(sm_gcore_t *g, int tileA, int tileB, int I, int r, int ffin,

@@ -121,11 +121,13 @@ void sm_gcore_count_mine(sm_gcore_t *g, int I, int r, uint64_t pairs);
  * (and resilience) tasks at the priority of kind and reduces them into
  * h[ffin]. With int8 tiles, g->st->nblocks must be the item's index (as
  * counted by sm_gcore_count_i8). band (NULL: every pair): the tile pair's
- * place among LD windows, for the CCC tasks (sm_task_ccc2). Returns
- * SM_ERUNTIME when an insertion fails. */
+ * place among LD windows, for the CCC tasks (sm_task_ccc2). hom (not
+ * NULL: o->ld_fused): PLINK's homozygous tallies beside, by the same
+ * tasks (sm_task_ccc2_ld), each result checked and reduced as the
+ * numerators are. Returns SM_ERUNTIME when an insertion fails. */
 sm_err_t sm_gcore_pair(sm_gcore_t *g, int tileA, int tileB, int I, int r, int ffin,
                        sm_task_kind_t kind, const sm_band_t *band,
-                       starpu_data_handle_t *h) SM_MUST_CHECK;
+                       starpu_data_handle_t *h, starpu_data_handle_t *hom) SM_MUST_CHECK;
 
 /** Reduce the field slices' partial numerators h[f] into h[ffin], in a
  * fixed order (the others, ascending). Returns SM_ERUNTIME when an

@@ -69,6 +69,26 @@ if [ $runtime = 1 ]; then
       fail "$tag: no failed try on a CPU recorded"
   done
 
+  # PLINK's r^2: a tile pair's moments and homozygous tallies by one task,
+  # both checked by it; a fault injected into either is caught and the
+  # task tried again: the table of a clean run (one check a task here,
+  # one a result with --retry check)
+  LD="--bfile $top_srcdir/data/example_geno --metric r2 --output-format tsv --block-size 64"
+  # shellcheck disable=SC2086
+  run_ok "clean r2" "$STARMET" compute $LD --quiet --output "$T/c_r2"
+  for how in runtime check; do
+    # shellcheck disable=SC2086
+    run_ok "$how r2" "$STARMET" compute $LD --quiet --verify --inject-faults 0.2,11 \
+      --retry $how --output "$T/${how}_r2"
+    cmp -s "$T/c_r2.tsv" "$T/${how}_r2.tsv" && pass || fail "r2 $how: output differs"
+    [ "$(jnum "$T/${how}_r2.json" faults_injected)" -gt 0 ] &&
+      [ "$(jnum "$T/${how}_r2.json" failures_caught)" = "$(jnum "$T/${how}_r2.json" faults_injected)" ] &&
+      [ "$(jnum "$T/${how}_r2.json" reexecuted)" -gt 0 ] && pass ||
+      fail "r2 $how: $(counts "$T/${how}_r2.json") (checks, caught, re-run, injected)"
+  done
+  [ "$(jnum "$T/check_r2.json" checks)" = $((2 * $(jnum "$T/runtime_r2.json" checks))) ] &&
+    pass || fail "r2: $(jnum "$T/runtime_r2.json" checks) tasks checked, $(jnum "$T/check_r2.json" checks) results"
+
   # small tasks whose first try ends at once, many times: the task they
   # try for must not end before its first try is in place (StarPU's own
   # prologue had that race; about 1 run in 40 here aborted)

@@ -164,6 +164,73 @@ START_TEST(ld_hom_methods_vs_hand)
 }
 END_TEST
 
+/* PLINK's r and r^2 by one kernel call (sm_kern_ccc2_ld, the ccc2_ld
+ * codelet's): CCC's sparse moments equal the reference kernel's and the
+ * homozygous tallies counting by hand, for every kernel this CPU runs
+ * (the AVX-512 counters make both from one pass; the others each by its
+ * own kernel), the symmetric form, partial blocks of 256 both ways, no
+ * missing call, few, many, all; and the counters' own path, forced, the
+ * same (it is taken: 0, not "not worth it"). */
+START_TEST(ccc2_ld_both_vs_reference)
+{
+  static const size_t shapes[][3] = {{1, 1, 1},      {7, 2, 65},      {40, 33, 2001},
+                                     {261, 275, 90}, {300, 17, 1000}, {5, 530, 300}};
+  static const double rates[] = {0, 0.01, 0.3, 1.0};
+  static const sm_kvar_t vars[] = {SM_KVAR_AUTO, SM_KVAR_POPC, SM_KVAR_AVX2,
+                                   SM_KVAR_AVX512, SM_KVAR_REF};
+  const int x512 = !sm_kern_unusable(SM_KVAR_AVX512, 1) && sm_xc_usable();
+  for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; sh++)
+    for (size_t ra = 0; ra < 4; ra++)
+      for (int sym = 0; sym < 2; sym++) {
+        const size_t m = shapes[sh][0], n = sym ? m : shapes[sh][1], nf = shapes[sh][2],
+                     ld = (nf + 31) / 32 + 1, ldc = n + 3;
+        uint64_t *A = calloc(m * ld, 8), *B = sym ? A : calloc(n * ld, 8);
+        uint32_t *wc = calloc(m * n * 4, 4), *wh = calloc(m * n * 2, 4),
+                 *gc = malloc(m * ldc * 16), *gh = malloc(m * ldc * 8);
+        fill_codes(A, m, nf, ld, rates[ra]);
+        if (!sym)
+          fill_codes(B, n, nf, ld, rates[ra]);
+        sm_kern_ccc2_ref(m, n, nf, A, ld, B, ld, 1, wc, n);
+        for (size_t i = 0; i < m; i++)
+          for (size_t j = 0; j < n; j++)
+            for (size_t q = 0; q < nf; q++) {
+              const unsigned a = (A[i * ld + q / 32] >> (2 * (q % 32))) & 3,
+                             b = (B[j * ld + q / 32] >> (2 * (q % 32))) & 3;
+              wh[(i * n + j) * 2] += a == 3 && b != 2;
+              wh[(i * n + j) * 2 + 1] += b == 3 && a != 2;
+            }
+        for (size_t v = 0; v < sizeof vars / sizeof vars[0] + (size_t)x512; v++) {
+          memset(gc, 0xa5, m * ldc * 16), memset(gh, 0xa5, m * ldc * 8);
+          if (v < sizeof vars / sizeof vars[0]) {
+            if (sm_kern_unusable(vars[v], 1))
+              continue;
+            ck_assert_int_eq(
+                sm_kern_ccc2_ld(vars[v], m, n, nf, A, ld, B, ld, sym, gc, ldc, gh, ldc),
+                0);
+          } else /* the counters, forced */
+            ck_assert_int_eq(sm_ccc2_sparse_fix(sm_kern_ccc2_avx512,
+                                                sm_kern_ccc2_syrk_avx512,
+                                                SM_MFIX_ISA_avx512, m, n, nf, A, ld, B,
+                                                ld, sym, 1, gc, ldc, gh, ldc),
+                             0);
+          for (size_t i = 0; i < m; i++) {
+            ck_assert_msg(!memcmp(gc + i * ldc * 4, wc + i * n * 4, n * 16) &&
+                              !memcmp(gh + i * ldc * 2, wh + i * n * 2, n * 8),
+                          "variant %zu: %zu x %zu x %zu, missing %g%s: row %zu differs",
+                          v, m, n, nf, rates[ra], sym ? ", symmetric" : "", i);
+            for (size_t k = n * 4; k < ldc * 4; k++) /* past n: untouched */
+              ck_assert_uint_eq(gc[i * ldc * 4 + k], 0xa5a5a5a5u);
+            for (size_t k = n * 2; k < ldc * 2; k++)
+              ck_assert_uint_eq(gh[i * ldc * 2 + k], 0xa5a5a5a5u);
+          }
+        }
+        free(A), free(wc), free(wh), free(gc), free(gh);
+        if (!sym)
+          free(B);
+      }
+}
+END_TEST
+
 /* The finalize kernels' vectorizable checksum terms (the fixed point read
  * from 1.5 2^52 + r) equal sm_fin_ck_add's value by value: halves away
  * from zero, negatives, every magnitude up to 2^51 and past it (the
@@ -528,7 +595,7 @@ START_TEST(ccc2_sparse_fix_vs_ref)
           sm_kern_ccc2_ref(m, n, nf, A, ld, B, ld, 1, want, n);
           memset(got, 0xa5, m * n * 16);
           ck_assert_int_eq(sm_ccc2_sparse_fix(kerns[k].f, kerns[k].s, kerns[k].isa, m, n,
-                                              nf, A, ld, B, ld, sym, 1, got, n),
+                                              nf, A, ld, B, ld, sym, 1, got, n, NULL, 0),
                            0);
           ck_assert_msg(!memcmp(got, want, m * n * 16),
                         "kernel %zu: %zu x %zu x %zu, missing %g%s differs", k, m, n, nf,
@@ -552,7 +619,7 @@ START_TEST(ccc2_sparse_fix_vs_ref)
     sm_kern_ccc2_ref(m, n, nf, A, ld, B, ld, 1, want, n);
     memset(got, 0xa5, m * ldc * 16);
     ck_assert_int_eq(sm_ccc2_sparse_fix(sm_kern_ccc2_popc, sm_kern_ccc2_syrk_popc, mi, m,
-                                        n, nf, A, ld, B, ld, 0, 1, got, ldc),
+                                        n, nf, A, ld, B, ld, 0, 1, got, ldc, NULL, 0),
                      0);
     for (size_t i = 0; i < m; i++) {
       ck_assert(!memcmp(got + i * ldc * 4, want + i * n * 4, n * 16));
@@ -573,7 +640,7 @@ START_TEST(ccc2_sparse_fix_vs_ref)
       B[w] = 0xAAAAAAAAAAAAAAAAull; /* code 10 everywhere */
     sm_kern_ccc2_ref(m2, n2, nf2, A, ld2, B, ld2, 1, want, n2);
     ck_assert_int_eq(sm_ccc2_sparse_fix(sm_kern_ccc2_popc, sm_kern_ccc2_syrk_popc, mi, m2,
-                                        n2, nf2, A, ld2, B, ld2, 0, 1, got, n2),
+                                        n2, nf2, A, ld2, B, ld2, 0, 1, got, n2, NULL, 0),
                      0);
     ck_assert(!memcmp(got, want, m2 * n2 * 16));
     memset(got, 0, m2 * n2 * 16);
@@ -591,7 +658,7 @@ START_TEST(ccc2_sparse_fix_vs_ref)
     sm_kern_ccc2_ref(m3, m3, nf3, A, ld3, B, ld3, 1, want, m3);
     ck_assert_int_eq(sm_ccc2_sparse_fix(sm_kern_ccc2_avx512, sm_kern_ccc2_syrk_avx512,
                                         SM_MFIX_ISA_avx512, m3, m3, nf3, A, ld3, B, ld3,
-                                        0, 1, got, m3),
+                                        0, 1, got, m3, NULL, 0),
                      0);
     ck_assert(!memcmp(got, want, m3 * m3 * 16));
     free(A), free(B), free(want), free(got);
@@ -946,6 +1013,7 @@ static Suite *kern_suite(void)
   tcase_add_test(tc, fin_ck_terms_exact);
   tcase_add_test(tc, ccc2_popc_vs_ref);
   tcase_add_test(tc, ld_hom_methods_vs_hand);
+  tcase_add_test(tc, ccc2_ld_both_vs_reference);
   tcase_add_test(tc, mfix_transpose64);
   tcase_add_test(tc, ccc2_sparse_fix_vs_ref);
   tcase_add_test(tc, ccc2_i8_tiles_vs_ref);

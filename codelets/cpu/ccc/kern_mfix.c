@@ -448,7 +448,7 @@ static void fix_rows(size_t i0, size_t nr, size_t n, const int64_t *ga,
 int sm_ccc2_sparse_fix(sm_ccc2_fn dense, sm_ccc2_syrk_fn dsyrk, sm_mfix_isa_t isa,
                        size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
                        const uint64_t *B, size_t ldb, int sym, int force, uint32_t *C,
-                       size_t ldc)
+                       size_t ldc, uint32_t *H, size_t ldh)
 {
   sm_mfix_miss_t la = {0}, lb = {0};
   uint64_t *a0 = NULL, *b0 = NULL;
@@ -471,23 +471,34 @@ int sm_ccc2_sparse_fix(sm_ccc2_fn dense, sm_ccc2_syrk_fn dsyrk, sm_mfix_isa_t is
     goto done;
   }
   /* with AVX-512 the sums are counters (kern_xcnt512.c), with lists and
-   * margins of their own */
+   * margins of their own; only they make PLINK's tally (H) too */
   const int x512 = isa == SM_MFIX_ISA_avx512 && sm_xc_usable() && sm_xc_fits(m, n, nf);
+  if (H && !x512) {
+    ret = 1;
+    goto done;
+  }
   if (!x512 &&
       (sm_mfix_fill(&la, m, nf, A, lda) || (!sym && sm_mfix_fill(&lb, n, nf, B, ldb))))
     goto done;
   const size_t ncw = (nf + 31) / 32;
   a0 = no_missing(m, nf, A, lda);
   b0 = sym ? a0 : no_missing(n, nf, B, ldb);
-  rr = malloc((m * n + 1) * sizeof *rr);
-  if (!a0 || !b0 || !rr)
+  if (!a0 || !b0)
+    goto done;
+  if (x512 && sm_xc_strips(nf, sym)) { /* the counters make the product */
+    ret = sm_xc_moments(m, n, nf, A, lda, B, ldb, sym, a0, b0, ncw, NULL, 0, C, ldc, H,
+                        ldh);
+    goto done;
+  }
+  if (!(rr = malloc((m * n + 1) * sizeof *rr)))
     goto done;
   if (sym)
     dsyrk(m, nf, a0, ncw, 0, rr, n);
   else
     dense(m, n, nf, a0, ncw, b0, ncw, 0, rr, n);
   if (x512) {
-    ret = sm_xc_moments(m, n, nf, A, lda, B, ldb, sym, rr, n, C, ldc);
+    ret =
+        sm_xc_moments(m, n, nf, A, lda, B, ldb, sym, a0, b0, ncw, rr, n, C, ldc, H, ldh);
     goto done;
   }
   ga = malloc((m ? m : 1) * 4 * sizeof *ga);

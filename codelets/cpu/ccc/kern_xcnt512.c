@@ -16,8 +16,15 @@
 #include <string.h>
 
 #include "sm_ccc_planes.h"
+#include "sm_ccc_short.h"
 #include "sm_cpu.h"
 #include "sm_xcnt512.h"
+
+/* 256 columns' dense planes (2 a field, 64 fields a word) within 256 KB */
+int sm_xc_strips(size_t nf, int sym)
+{
+  return !sym && (nf + 63) / 64 * 2 * 8 * 256 <= ((size_t)256 << 10);
+}
 
 int sm_xc_fits(size_t m, size_t n, size_t nf)
 {
@@ -139,8 +146,9 @@ fail:
   return -1;
 }
 
-/* out[256] (32-bit) less c8[4] (the same counters as bytes); c8 zeroed. */
-XC_INLINE void xc_widen(uint32_t *out, __m512i c8[4])
+/* out[256] (32-bit) less c8[4] (the same counters as bytes); c8 zeroed
+ * when zero. */
+XC_INLINE void xc_widen(uint32_t *out, __m512i c8[4], int zero)
 {
 #pragma GCC unroll 4
   for (int q = 0; q < 4; q++) {
@@ -151,45 +159,60 @@ XC_INLINE void xc_widen(uint32_t *out, __m512i c8[4])
           o, _mm512_sub_epi32(_mm512_loadu_si512(o),
                               _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(c8[q], t))));
     }
-    c8[q] = _mm512_setzero_si512();
+    if (zero)
+      c8[q] = _mm512_setzero_si512();
   }
 }
 
 /* Over a partner's missing fields idx (nidx of them), against a chunk's
- * 256 rows (npl planes a field): out0[k] = base0[k] less planes p0 ..
- * p0 + n0 - 1 (n0 <= 2) of row k there, and when p1 >= 0 out1[k] = 0
- * less plane p1 there. Inlined with constant planes. */
+ * 256 rows (npl planes a field): out0[k] = base0[k] less the counts of
+ * planes pa and pb (pb < 0: pa alone) of row k there; when out1 is not
+ * NULL, out1[k] = base1[k] less plane pb's count (PLINK's tally from the
+ * moments' S); when p2 >= 0, out2[k] = 0 less plane p2's count. One
+ * counter a plane, widened every 127 fields (pa's and pb's summed in
+ * bytes then). Inlined with constant planes. */
 XC_INLINE void xc_count(const uint32_t *idx, size_t nidx, const uint64_t *chunk, int npl,
-                        int p0, int n0, int p1, const uint32_t *base0, uint32_t *out0,
-                        uint32_t *out1)
+                        int pa, int pb, int p2, const uint32_t *base0, uint32_t *out0,
+                        const uint32_t *base1, uint32_t *out1, uint32_t *out2)
 {
   const __m512i one = _mm512_set1_epi8(1);
-  const size_t lim = n0 > 1 ? 127 : 255; /* a byte holds the sum */
-  __m512i c0[4], c1[4];
+  const size_t lim = pb >= 0 ? 127 : 255; /* a byte holds the sum */
+  __m512i ca[4], cb[4], c2[4];
   memcpy(out0, base0, CR * sizeof *out0);
-  if (p1 >= 0)
-    memset(out1, 0, CR * sizeof *out1);
+  if (out1)
+    memcpy(out1, base1, CR * sizeof *out1);
+  if (p2 >= 0)
+    memset(out2, 0, CR * sizeof *out2);
 #pragma GCC unroll 4
   for (int q = 0; q < 4; q++)
-    c0[q] = c1[q] = _mm512_setzero_si512();
+    ca[q] = cb[q] = c2[q] = _mm512_setzero_si512();
   for (size_t k0 = 0; k0 < nidx; k0 += lim) {
     const size_t k1 = nidx - k0 < lim ? nidx : k0 + lim;
     for (size_t k = k0; k < k1; k++) {
       const uint64_t *row = chunk + (size_t)idx[k] * (size_t)npl * 4;
-#pragma GCC unroll 2
-      for (int p = p0; p < p0 + n0; p++)
+#pragma GCC unroll 4
+      for (int q = 0; q < 4; q++)
+        ca[q] = _mm512_mask_add_epi8(ca[q], _cvtu64_mask64(row[4 * pa + q]), ca[q], one);
+      if (pb >= 0)
 #pragma GCC unroll 4
         for (int q = 0; q < 4; q++)
-          c0[q] = _mm512_mask_add_epi8(c0[q], _cvtu64_mask64(row[4 * p + q]), c0[q], one);
-      if (p1 >= 0)
+          cb[q] =
+              _mm512_mask_add_epi8(cb[q], _cvtu64_mask64(row[4 * pb + q]), cb[q], one);
+      if (p2 >= 0)
 #pragma GCC unroll 4
         for (int q = 0; q < 4; q++)
-          c1[q] =
-              _mm512_mask_add_epi8(c1[q], _cvtu64_mask64(row[4 * p1 + q]), c1[q], one);
+          c2[q] =
+              _mm512_mask_add_epi8(c2[q], _cvtu64_mask64(row[4 * p2 + q]), c2[q], one);
     }
-    xc_widen(out0, c0);
-    if (p1 >= 0)
-      xc_widen(out1, c1);
+    if (out1)
+      xc_widen(out1, cb, 0);
+    if (pb >= 0)
+#pragma GCC unroll 4
+      for (int q = 0; q < 4; q++)
+        ca[q] = _mm512_add_epi8(ca[q], cb[q]), cb[q] = _mm512_setzero_si512();
+    xc_widen(out0, ca, 1);
+    if (p2 >= 0)
+      xc_widen(out2, c2, 1);
   }
 }
 
@@ -331,8 +354,10 @@ XC_T static void mom_rows(const uint32_t *colr, const uint32_t *colx, const uint
   }
 }
 
-/* Both tallies, block by block (kind XC_HOM or XC_MOM; rr, ldr: the
- * moments' dense product). Per block, by column (a partner's missing
+/* Both tallies, block by block (kind XC_HOM or XC_MOM; the moments'
+ * dense product at rr, ldr, or when dl is not NULL computed from its
+ * lanes a strip of 16 rows at a time, into L1 before its rows are
+ * written). Per block, by column (a partner's missing
  * fields against the rows' chunk): hom [0] nS_i less S_i (col0); moments
  * rm = R_i less r_i (col0), -xx (col1). By row, 16 rows at a time (a
  * row's missing fields against the partners' chunk): hom [1], moments mr
@@ -340,13 +365,15 @@ XC_T static void mom_rows(const uint32_t *colr, const uint32_t *colx, const uint
  * the partners' (bb: nS or R; xb: nX_j). */
 XC_T static int xc_run(int kind, size_t m, size_t n, size_t nf, const uint64_t *A,
                        size_t lda, const uint64_t *B, size_t ldb, int same,
-                       const uint32_t *rr, size_t ldr, uint32_t *C, size_t ldc)
+                       const uint32_t *rr, size_t ldr, const sm_clanes_t *dl, uint32_t *C,
+                       size_t ldc, uint32_t *H, size_t ldh)
 {
   xc_sides_t x;
   if (xc_sides(&x, m, n, nf, A, lda, B, ldb, same, kind))
     return -1;
   const xc_set_t *sa = &x.a, *sb = &x.b;
-  const size_t nbuf = 2 * CR * COLS + 16 * CR + 4 * CR;
+  const size_t nbuf =
+      (H ? 3 : 2) * CR * COLS + (H ? 2 : 1) * 16 * CR + 6 * CR + 16 * COLS;
   uint32_t *col0 = aligned_alloc(64, nbuf * sizeof *col0);
   if (!col0) {
     xc_sides_free(&x);
@@ -354,7 +381,10 @@ XC_T static int xc_run(int kind, size_t m, size_t n, size_t nf, const uint64_t *
   }
   memset(col0, 0, nbuf * sizeof *col0); /* columns past n: read, not kept */
   uint32_t *col1 = col0 + CR * COLS, *rc = col1 + CR * COLS, *ba = rc + 16 * CR,
-           *bb = ba + CR, *xb = bb + CR, *fa = xb + CR;
+           *bb = ba + CR, *xb = bb + CR, *fa = xb + CR, *sba = fa + CR, *sbb = sba + CR,
+           *strip = sbb + CR;
+  /* with H, PLINK's tally from the moments' S counts (columns: colh, rows: rch) */
+  uint32_t *colh = H ? strip + 16 * COLS : NULL, *rch = H ? colh + CR * COLS : NULL;
   const int gq = kind == XC_HOM ? 2 : 0; /* the base values: nS or R */
   for (size_t i0 = 0; i0 < m; i0 += CR) {
     const size_t in = m - i0 < CR ? m - i0 : CR;
@@ -362,6 +392,7 @@ XC_T static int xc_run(int kind, size_t m, size_t n, size_t nf, const uint64_t *
     for (size_t k = 0; k < CR; k++) {
       ba[k] = k < in ? sa->g[3 * (i0 + k) + gq] : 0;
       fa[k] = k < in ? (uint32_t)nf - sa->g[3 * (i0 + k) + 1] : 0;
+      sba[k] = k < in ? sa->g[3 * (i0 + k) + 2] : 0;
     }
     for (size_t j0 = 0; j0 < n; j0 += CR) {
       const size_t jn = n - j0 < CR ? n - j0 : CR;
@@ -369,14 +400,19 @@ XC_T static int xc_run(int kind, size_t m, size_t n, size_t nf, const uint64_t *
       for (size_t k = 0; k < CR; k++) {
         bb[k] = k < jn ? sb->g[3 * (j0 + k) + gq] : 0;
         xb[k] = k < jn ? sb->g[3 * (j0 + k) + 1] : 0;
+        sbb[k] = k < jn ? sb->g[3 * (j0 + k) + 2] : 0;
       }
       for (size_t jj = 0; jj < jn; jj++) {
         const uint32_t *idx = sb->idx + sb->off[j0 + jj];
         const size_t nidx = sb->off[j0 + jj + 1] - sb->off[j0 + jj];
         if (kind == XC_HOM)
-          xc_count(idx, nidx, ca, XC_HOM, 0, 1, -1, ba, col0 + jj * COLS, NULL);
+          xc_count(idx, nidx, ca, XC_HOM, 0, -1, -1, ba, col0 + jj * COLS, NULL, NULL,
+                   NULL);
+        else if (H)
+          xc_count(idx, nidx, ca, XC_MOM, 0, 1, 2, ba, col0 + jj * COLS, sba,
+                   colh + jj * COLS, col1 + jj * COLS);
         else
-          xc_count(idx, nidx, ca, XC_MOM, 0, 2, 2, ba, col0 + jj * COLS,
+          xc_count(idx, nidx, ca, XC_MOM, 0, 1, 2, ba, col0 + jj * COLS, NULL, NULL,
                    col1 + jj * COLS);
       }
       for (size_t k0 = 0; k0 < in; k0 += 16) {
@@ -385,15 +421,28 @@ XC_T static int xc_run(int kind, size_t m, size_t n, size_t nf, const uint64_t *
           const uint32_t *idx = sa->idx + sa->off[i0 + k0 + k];
           const size_t nidx = sa->off[i0 + k0 + k + 1] - sa->off[i0 + k0 + k];
           if (kind == XC_HOM)
-            xc_count(idx, nidx, cb, XC_HOM, 0, 1, -1, bb, rc + k * CR, NULL);
+            xc_count(idx, nidx, cb, XC_HOM, 0, -1, -1, bb, rc + k * CR, NULL, NULL, NULL);
+          else if (H)
+            xc_count(idx, nidx, cb, XC_MOM, 0, 1, -1, bb, rc + k * CR, sbb, rch + k * CR,
+                     NULL);
           else
-            xc_count(idx, nidx, cb, XC_MOM, 0, 2, -1, bb, rc + k * CR, NULL);
+            xc_count(idx, nidx, cb, XC_MOM, 0, 1, -1, bb, rc + k * CR, NULL, NULL, NULL);
         }
-        if (kind == XC_HOM)
+        if (kind == XC_HOM) {
           hom_rows(col0, rc, k0, kn, jn, C + ((i0 + k0) * ldc + j0) * 2, ldc);
-        else
-          mom_rows(col0, col1, rc, rr + (i0 + k0) * ldr + j0, ldr, fa + k0, xb, k0, kn,
-                   jn, C + ((i0 + k0) * ldc + j0) * 4, ldc);
+          continue;
+        }
+        const uint32_t *pr = rr ? rr + (i0 + k0) * ldr + j0 : strip;
+        if (dl) {
+          const sm_clanes_t va = sm_clanes_view(&dl[0], i0 + k0),
+                            vb = sm_clanes_view(&dl[1], j0);
+          sm_ccc2_short_tiles(&sm_short_avx512, kn, jn, &va, &vb, nf, 0, strip, COLS, 1,
+                              NULL, 0);
+        }
+        mom_rows(col0, col1, rc, pr, rr ? ldr : COLS, fa + k0, xb, k0, kn, jn,
+                 C + ((i0 + k0) * ldc + j0) * 4, ldc);
+        if (H)
+          hom_rows(colh, rch, k0, kn, jn, H + ((i0 + k0) * ldh + j0) * 2, ldh);
       }
     }
   }
@@ -405,14 +454,32 @@ XC_T static int xc_run(int kind, size_t m, size_t n, size_t nf, const uint64_t *
 int sm_xc_hom(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
               const uint64_t *B, size_t ldb, int same, uint32_t *C, size_t ldc)
 {
-  return xc_run(XC_HOM, m, n, nf, A, lda, B, ldb, same, NULL, 0, C, ldc);
+  return xc_run(XC_HOM, m, n, nf, A, lda, B, ldb, same, NULL, 0, NULL, C, ldc, NULL, 0);
 }
 
 int sm_xc_moments(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
-                  const uint64_t *B, size_t ldb, int sym, const uint32_t *rr, size_t ldr,
-                  uint32_t *C, size_t ldc)
+                  const uint64_t *B, size_t ldb, int sym, const uint64_t *A0,
+                  const uint64_t *B0, size_t ncw, const uint32_t *rr, size_t ldr,
+                  uint32_t *C, size_t ldc, uint32_t *H, size_t ldh)
 {
-  return xc_run(XC_MOM, m, n, nf, A, lda, B, ldb, sym, rr, ldr, C, ldc);
+  if (rr)
+    return xc_run(XC_MOM, m, n, nf, A, lda, B, ldb, sym, rr, ldr, NULL, C, ldc, H, ldh);
+  /* both sides' dense planes in the short kernel's lanes */
+  sm_clanes_t dl[2];
+  if (sm_clanes_pack(&sm_short_avx512, &dl[0], m, nf, A0, ncw, 0))
+    return -1;
+  if (sym)
+    dl[1] = dl[0];
+  else if (sm_clanes_pack(&sm_short_avx512, &dl[1], n, nf, B0, ncw, 0)) {
+    sm_clanes_free(&dl[0]);
+    return -1;
+  }
+  const int ret =
+      xc_run(XC_MOM, m, n, nf, A, lda, B, ldb, sym, NULL, 0, dl, C, ldc, H, ldh);
+  sm_clanes_free(&dl[0]);
+  if (!sym)
+    sm_clanes_free(&dl[1]);
+  return ret;
 }
 
 #else
@@ -431,11 +498,12 @@ int sm_xc_hom(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
 }
 
 int sm_xc_moments(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
-                  const uint64_t *B, size_t ldb, int sym, const uint32_t *rr, size_t ldr,
-                  uint32_t *C, size_t ldc)
+                  const uint64_t *B, size_t ldb, int sym, const uint64_t *A0,
+                  const uint64_t *B0, size_t ncw, const uint32_t *rr, size_t ldr,
+                  uint32_t *C, size_t ldc, uint32_t *H, size_t ldh)
 {
-  (void)m, (void)n, (void)nf, (void)A, (void)lda, (void)B, (void)ldb, (void)sym, (void)rr,
-      (void)ldr, (void)C, (void)ldc;
+  (void)m, (void)n, (void)nf, (void)A, (void)lda, (void)B, (void)ldb, (void)sym, (void)A0,
+      (void)B0, (void)ncw, (void)rr, (void)ldr, (void)C, (void)ldc, (void)H, (void)ldh;
   return -1;
 }
 

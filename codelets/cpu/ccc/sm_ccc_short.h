@@ -116,6 +116,16 @@ static inline void sm_short_put(const sm_short_tile_t *t, size_t r, size_t j, in
     o[0] = (uint32_t)(gi[0] + gj[0] - t->nf + cnt[0]);
 }
 
+/* The vectors of pl from v0 on (v0 a multiple of pl->L) as a set of their
+ * own, for sm_ccc2_short_tiles: the same memory. */
+static inline sm_clanes_t sm_clanes_view(const sm_clanes_t *pl, size_t v0)
+{
+  sm_clanes_t v = *pl;
+  v.p += v0 / pl->L * pl->L * (size_t)pl->np * pl->nw;
+  v.g += v0;
+  return v;
+}
+
 /* Lays out and allocates pl for nv vectors of nf fields in lanes of L;
  * -1 when out of memory (nothing held). g is zero, and so are the lanes
  * past nv in p. */

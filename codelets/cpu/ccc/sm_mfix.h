@@ -68,12 +68,13 @@ int sm_mfix_worth(sm_mfix_kind_t kind, sm_mfix_isa_t isa, size_t m, size_t n, si
 
 /* CCC's sparse moments of A x B (sym: B is A, m = n) into C (sm_kern.h's
  * layout, nmom 4) with dense (dsyrk when sym; isa's kernels) for the
- * product: 0 done, 1
- * not worth it (never when force), -1 out of memory (C untouched or partly
- * written: compute it again). */
+ * product: 0 done, 1 not worth it (never when force), -1 out of memory (C
+ * untouched or partly written: compute it again). H not NULL: PLINK's
+ * homozygous tally too (sm_kern_ld_hom's layout at ldh), from the same
+ * counts: done only by the AVX-512 counters (else 1, nothing written). */
 int sm_ccc2_sparse_fix(sm_ccc2_fn dense, sm_ccc2_syrk_fn dsyrk, sm_mfix_isa_t isa,
                        size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
                        const uint64_t *B, size_t ldb, int sym, int force, uint32_t *C,
-                       size_t ldc);
+                       size_t ldc, uint32_t *H, size_t ldh);
 
 #endif
