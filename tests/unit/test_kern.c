@@ -121,6 +121,22 @@ static void fill_codes(uint64_t *x, size_t m, size_t nf, size_t ld, double miss)
   }
 }
 
+/* PLINK's homozygous tally counted field by field into h (zeroed, m x n
+ * pairs, 2 a pair): samples called in both where row i, then column j,
+ * has code 11. */
+static void hom_by_hand(size_t m, size_t n, size_t nf, const uint64_t *A,
+                        const uint64_t *B, size_t ld, uint32_t *h)
+{
+  for (size_t i = 0; i < m; i++)
+    for (size_t j = 0; j < n; j++)
+      for (size_t q = 0; q < nf; q++) {
+        const unsigned a = (A[i * ld + q / 32] >> (2 * (q % 32))) & 3,
+                       b = (B[j * ld + q / 32] >> (2 * (q % 32))) & 3;
+        h[(i * n + j) * 2] += a == 3 && b != 2;
+        h[(i * n + j) * 2 + 1] += b == 3 && a != 2;
+      }
+}
+
 /* PLINK's homozygous tally (sm_kern_ld_hom): every method (popcounts,
  * over the missing fields; SIMD and portable) and the automatic choice
  * equal counting by hand, field by field: odd sizes, one vector, one
@@ -142,14 +158,7 @@ START_TEST(ld_hom_methods_vs_hand)
         fill_codes(A, m, nf, ld, rates[ra]);
         if (!same)
           fill_codes(B, n, nf, ld, rates[ra]);
-        for (size_t i = 0; i < m; i++)
-          for (size_t j = 0; j < n; j++)
-            for (size_t q = 0; q < nf; q++) {
-              const unsigned a = (A[i * ld + q / 32] >> (2 * (q % 32))) & 3,
-                             b = (B[j * ld + q / 32] >> (2 * (q % 32))) & 3;
-              want[(i * n + j) * 2] += a == 3 && b != 2;
-              want[(i * n + j) * 2 + 1] += b == 3 && a != 2;
-            }
+        hom_by_hand(m, n, nf, A, B, ld, want);
         for (int how = -1; how <= 3; how++) {
           memset(got, 0xff, m * n * 8);
           ck_assert_int_eq(sm_kern_ld_hom_by(how, m, n, nf, A, ld, B, ld, got, n), 0);
@@ -191,14 +200,7 @@ START_TEST(ccc2_ld_both_vs_reference)
         if (!sym)
           fill_codes(B, n, nf, ld, rates[ra]);
         sm_kern_ccc2_ref(m, n, nf, A, ld, B, ld, 1, wc, n);
-        for (size_t i = 0; i < m; i++)
-          for (size_t j = 0; j < n; j++)
-            for (size_t q = 0; q < nf; q++) {
-              const unsigned a = (A[i * ld + q / 32] >> (2 * (q % 32))) & 3,
-                             b = (B[j * ld + q / 32] >> (2 * (q % 32))) & 3;
-              wh[(i * n + j) * 2] += a == 3 && b != 2;
-              wh[(i * n + j) * 2 + 1] += b == 3 && a != 2;
-            }
+        hom_by_hand(m, n, nf, A, B, ld, wh);
         for (size_t v = 0; v < sizeof vars / sizeof vars[0] + (size_t)x512; v++) {
           memset(gc, 0xa5, m * ldc * 16), memset(gh, 0xa5, m * ldc * 8);
           if (v < sizeof vars / sizeof vars[0]) {

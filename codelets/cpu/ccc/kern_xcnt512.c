@@ -408,12 +408,9 @@ XC_T static int xc_run(int kind, size_t m, size_t n, size_t nf, const uint64_t *
         if (kind == XC_HOM)
           xc_count(idx, nidx, ca, XC_HOM, 0, -1, -1, ba, col0 + jj * COLS, NULL, NULL,
                    NULL);
-        else if (H)
-          xc_count(idx, nidx, ca, XC_MOM, 0, 1, 2, ba, col0 + jj * COLS, sba,
-                   colh + jj * COLS, col1 + jj * COLS);
         else
-          xc_count(idx, nidx, ca, XC_MOM, 0, 1, 2, ba, col0 + jj * COLS, NULL, NULL,
-                   col1 + jj * COLS);
+          xc_count(idx, nidx, ca, XC_MOM, 0, 1, 2, ba, col0 + jj * COLS, sba,
+                   H ? colh + jj * COLS : NULL, col1 + jj * COLS);
       }
       for (size_t k0 = 0; k0 < in; k0 += 16) {
         const size_t kn = in - k0 < 16 ? in - k0 : 16;
@@ -422,11 +419,9 @@ XC_T static int xc_run(int kind, size_t m, size_t n, size_t nf, const uint64_t *
           const size_t nidx = sa->off[i0 + k0 + k + 1] - sa->off[i0 + k0 + k];
           if (kind == XC_HOM)
             xc_count(idx, nidx, cb, XC_HOM, 0, -1, -1, bb, rc + k * CR, NULL, NULL, NULL);
-          else if (H)
-            xc_count(idx, nidx, cb, XC_MOM, 0, 1, -1, bb, rc + k * CR, sbb, rch + k * CR,
-                     NULL);
           else
-            xc_count(idx, nidx, cb, XC_MOM, 0, 1, -1, bb, rc + k * CR, NULL, NULL, NULL);
+            xc_count(idx, nidx, cb, XC_MOM, 0, 1, -1, bb, rc + k * CR, sbb,
+                     H ? rch + k * CR : NULL, NULL);
         }
         if (kind == XC_HOM) {
           hom_rows(col0, rc, k0, kn, jn, C + ((i0 + k0) * ldc + j0) * 2, ldc);
