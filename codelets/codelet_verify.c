@@ -24,6 +24,7 @@
 
 #include "sm_cl_common.h"
 #include "sm_opencl.h"
+#include "sm_sidecache.h"
 #include "sm_starpu_compat.h"
 
 #define SM_VERIFY_RETRIES 5
@@ -332,6 +333,7 @@ static void cpu_verify(void *buffers[], void *cl_arg)
       return;
     }
     atomic_fetch_add(&res.reexec, 1);
+    sm_side_flush(); /* the retry derives its tiles' data afresh */
     compute(a, buffers);
   }
 }
@@ -585,6 +587,7 @@ void sm_cl_check(void *buffers[], void *cl_arg)
     atomic_fetch_add(&res.checks, 1);
     if (!check_task(a, b)) {
       atomic_fetch_add(&res.failures, 1);
+      sm_side_flush(); /* the retry derives its tiles' data afresh */
       mark_failed();
     }
   }

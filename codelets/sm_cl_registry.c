@@ -10,14 +10,21 @@
 #include "sm_cl_common.h"
 #include "sm_cl_families.h"
 #include "sm_opencl.h"
+#include "sm_sidecache.h"
 
 void sm_codelets_fini(void)
 {
   sm_cl_force_report();
+  sm_side_flush(); /* the tiles' derived data, now that no task runs */
   sm_opencl_shutdown();
 #ifdef SM_USE_CUDA
   sm_cl_cuda_fini();
 #endif
+}
+
+void sm_codelets_kept_stats(uint64_t *reused, uint64_t *built)
+{
+  sm_side_stats(reused, built);
 }
 
 sm_err_t sm_codelets_init(int use_mpi, sm_kernel_t kernel)

@@ -35,6 +35,10 @@ sm_err_t sm_codelets_init(int use_mpi, sm_kernel_t kernel);
 
 /** Release what sm_codelets_init set up (before StarPU stops). */
 void sm_codelets_fini(void);
+/** The CPU kernels' derived tile data (planes, lanes, lists; kept between
+ * the tasks of a tile's pairs): calls that found it kept, and those that
+ * built it, in this process. */
+void sm_codelets_kept_stats(uint64_t *reused, uint64_t *built);
 
 /** Restrict the numerator tasks (the modified GEMMs) to these worker types
  * (STARPU_CPU | STARPU_CUDA | STARPU_OPENCL); the other tasks run on CPUs. */

@@ -273,6 +273,10 @@ void sm_about_man(FILE *f)
       {"STARMET_CPU_DISABLE",
        "CPU features the kernels must not use (comma-separated among avx2, avx512, "
        "vpopcntdq, vnni, amx)"},
+      {"STARMET_SIDE_CACHE_MB",
+       "megabytes a process keeps of what the CPU kernels derive from a tile (its "
+       "planes, lanes and lists of missing calls, kept between the tasks of its tile "
+       "pairs; default 256, 0 keeps nothing; results do not depend on it)"},
       {"POCL_CACHE_DIR", "where PoCL keeps the OpenCL kernels it compiled"},
   };
   for (size_t k = 0; k < sizeof env / sizeof env[0]; k++) {

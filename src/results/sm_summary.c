@@ -108,7 +108,7 @@ static double idle_fraction(const sm_summary_t *s)
 
 /* Runtime figures summed over the ranks, and the codelets merged. */
 typedef struct rt_totals {
-  uint64_t bus, fin, done, unc;
+  uint64_t bus, fin, done, unc, kept_reused, kept_built;
   double unc_s, task_s;
   sm_codelet_stats_t cl[SM_MAX_CODELETS];
   int ncl;
@@ -116,8 +116,10 @@ typedef struct rt_totals {
 
 static void rt_totals(const sm_summary_t *s, rt_totals_t *t)
 {
-  t->bus = t->fin = t->done = t->unc = 0;
+  t->bus = t->fin = t->done = t->unc = t->kept_reused = t->kept_built = 0;
   for (int r = 0; r < nrt(s); r++) {
+    t->kept_reused += rank_rt(s, r)->kept_reused;
+    t->kept_built += rank_rt(s, r)->kept_built;
     t->bus += rank_rt(s, r)->bus_bytes;
     t->fin += rank_rt(s, r)->fin_bytes;
     t->done += rank_rt(s, r)->tasks_done;
@@ -262,6 +264,10 @@ static void json_runtime(sm_json_t *j, const sm_summary_t *s)
   sm_json_u64(j, "bytes_between_memory_nodes", t.bus);
   sm_json_u64(j, "bytes_copied_by_device_finalize", t.fin);
   sm_json_u64(j, "mpi_bytes_sent", s->total.mpi_bytes);
+  sm_json_break(j, 4);
+  /* the CPU kernels' derived tile data: found kept, built (sm_sidecache.h) */
+  sm_json_u64(j, "tile_data_reused", t.kept_reused);
+  sm_json_u64(j, "tile_data_built", t.kept_built);
   sm_json_close(j);
 }
 

@@ -237,6 +237,7 @@ void sm_runtime_collect(sm_runtime_stats_t *st)
 {
   st->nbuses = 0;
   st->bus_bytes = st->mpi_bytes = 0;
+  sm_codelets_kept_stats(&st->kept_reused, &st->kept_built);
   const sm_bind_info_t *bind = sm_bind_info();
   snprintf(st->bind_mode, sizeof st->bind_mode, "%s", bind->mode);
   snprintf(st->bind_cpus, sizeof st->bind_cpus, "%s", bind->cpus);

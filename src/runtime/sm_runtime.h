@@ -46,6 +46,7 @@ typedef struct sm_runtime_stats {
   uint64_t bus_bytes; /* bytes moved between memory nodes, fin_bytes included */
   uint64_t fin_bytes; /* of which the device finalize copied (sm_cl_devfin_bytes) */
   uint64_t mpi_bytes; /* bytes this rank sent through StarPU-MPI */
+  uint64_t kept_reused, kept_built; /* sm_codelets_kept_stats */
   char sched[64];
   int ncodelets;
   sm_codelet_stats_t cl[SM_MAX_CODELETS];

@@ -48,6 +48,20 @@ for m in r2 r; do
   run_ok "$m tiles" "$STARMET" compute --quiet --bfile "$T/g" --metric $m --block-size 17 \
     --output-format tsv --output "$T/b_$m"
   same_text "$m tiles of 17" "$T/g_$m.tsv" "$T/b_$m.tsv"
+  # what the kernels derive from a tile, kept between its pairs' tasks or
+  # not (a budget of 0, one that must evict): the same values; kept, it
+  # is found again (the AVX-512 counters keep it)
+  for mb in 0 1 256; do
+    run_ok "$m kept tile data $mb" env STARMET_SIDE_CACHE_MB=$mb STARPU_NCPU=2 "$STARMET" \
+      compute --quiet --bfile "$T/g" --metric $m --block-size 20 --output-format tsv \
+      --output "$T/k${mb}_$m" --summary "$T/k${mb}_$m.json"
+    same_text "$m kept tile data $mb" "$T/g_$m.tsv" "$T/k${mb}_$m.tsv"
+  done
+  reused() { sed -n 's/.*"tile_data_reused": \([0-9]*\).*/\1/p' "$1"; }
+  [ "$(reused "$T/k0_$m.json")" = 0 ] && pass || fail "$m: tile data kept with a budget of 0"
+  if grep -q avx512bw /proc/cpuinfo 2> /dev/null; then
+    [ "$(reused "$T/k256_$m.json")" -gt 0 ] && pass || fail "$m: no tile data kept"
+  fi
 done
 command -v plink1.9 > /dev/null 2>&1 || skip_part "no plink1.9: values not compared with PLINK's"
 

@@ -11,6 +11,7 @@
 #include "sm_kern.h"
 #include "sm_kern_simd.h"
 #include "sm_mfix.h"
+#include "sm_sidecache.h"
 #include "sm_xcnt512.h"
 #include "sm_test.h"
 
@@ -230,6 +231,114 @@ START_TEST(ccc2_ld_both_vs_reference)
         if (!sym)
           free(B);
       }
+}
+END_TEST
+
+/* A tile's derived data kept between calls (sm_sidecache.h) comes back
+ * only while the vectors at its place hold the same codes. The module
+ * alone: a second call finds the item; a changed code at the same place
+ * (even one bit of one word) builds it again; an item held through a
+ * flush stays readable until released; a budget of 0 keeps nothing. With
+ * AVX-512, the counters' moments and tally of the same buffers, again
+ * after codes change in place (a bit of A, a whole row of B), equal the
+ * reference every time, and the repeated call found both sides kept. */
+static int side_builds;
+static void *side_build_sum(const uint64_t *X, size_t nv, size_t nf, size_t ldx,
+                            size_t *bytes)
+{
+  uint64_t *s = malloc(sizeof *s);
+  *s = 0;
+  for (size_t v = 0; v < nv; v++)
+    for (size_t w = 0; w < (nf + 31) / 32; w++)
+      *s += X[v * ldx + w] * (w + 3 * v + 1);
+  side_builds++, *bytes = sizeof *s;
+  return s;
+}
+
+static uint64_t side_sum_by_hand(const uint64_t *X, size_t nv, size_t nf, size_t ldx)
+{
+  size_t bytes;
+  uint64_t *s = side_build_sum(X, nv, nf, ldx, &bytes), r = *s;
+  side_builds--;
+  free(s);
+  return r;
+}
+
+static void side_moments_vs_ref(size_t m, size_t n, size_t nf, const uint64_t *A,
+                                const uint64_t *B, size_t ld, uint32_t *gc, uint32_t *gh,
+                                uint32_t *wc, uint32_t *wh)
+{
+  memset(wh, 0, m * n * 8);
+  sm_kern_ccc2_ref(m, n, nf, A, ld, B, ld, 1, wc, n);
+  hom_by_hand(m, n, nf, A, B, ld, wh);
+  ck_assert_int_eq(sm_ccc2_sparse_fix(sm_kern_ccc2_avx512, sm_kern_ccc2_syrk_avx512,
+                                      SM_MFIX_ISA_avx512, m, n, nf, A, ld, B, ld, 0, 1,
+                                      gc, n, gh, n),
+                   0);
+  ck_assert(!memcmp(gc, wc, m * n * 16) && !memcmp(gh, wh, m * n * 8));
+}
+
+START_TEST(side_cache_same_place_new_codes)
+{
+  enum { NV = 50, NF = 300, LDX = (NF + 31) / 32 + 2 };
+  uint64_t *X = calloc(NV * LDX, 8), h0, b0, h1, b1;
+  fill_codes(X, NV, NF, LDX, 0.05);
+  sm_side_set_limit((size_t)1 << 20);
+  sm_side_ref_t r1, r2;
+  side_builds = 0;
+  const uint64_t *p1 = sm_side_get(1, X, NV, NF, LDX, side_build_sum, free, &r1);
+  ck_assert_uint_eq(*p1, side_sum_by_hand(X, NV, NF, LDX));
+  sm_side_release(&r1);
+  sm_side_stats(&h0, &b0);
+  const uint64_t *p2 = sm_side_get(1, X, NV, NF, LDX, side_build_sum, free, &r2);
+  sm_side_stats(&h1, &b1);
+  ck_assert(p2 == p1 && h1 == h0 + 1 && b1 == b0 && side_builds == 1);
+  sm_side_release(&r2);
+  /* one bit of the last code word of the last vector: built again */
+  X[(NV - 1) * LDX + (NF + 31) / 32 - 1] ^= 1;
+  p2 = sm_side_get(1, X, NV, NF, LDX, side_build_sum, free, &r2);
+  ck_assert_int_eq(side_builds, 2);
+  ck_assert_uint_eq(*p2, side_sum_by_hand(X, NV, NF, LDX));
+  /* held through a flush: readable until released, then built again */
+  sm_side_flush();
+  ck_assert_uint_eq(*p2, side_sum_by_hand(X, NV, NF, LDX));
+  sm_side_release(&r2);
+  p2 = sm_side_get(1, X, NV, NF, LDX, side_build_sum, free, &r2);
+  sm_side_release(&r2);
+  ck_assert_int_eq(side_builds, 3);
+  /* another shape or kind of the same place is another item */
+  sm_side_release((sm_side_get(1, X, NV - 1, NF, LDX, side_build_sum, free, &r2), &r2));
+  sm_side_release((sm_side_get(2, X, NV, NF, LDX, side_build_sum, free, &r2), &r2));
+  ck_assert_int_eq(side_builds, 5);
+  sm_side_set_limit(0); /* nothing kept */
+  for (int k = 0; k < 2; k++) {
+    p2 = sm_side_get(1, X, NV, NF, LDX, side_build_sum, free, &r2);
+    ck_assert_uint_eq(*p2, side_sum_by_hand(X, NV, NF, LDX));
+    sm_side_release(&r2);
+  }
+  ck_assert_int_eq(side_builds, 7);
+  free(X);
+  sm_side_set_limit((size_t)256 << 20);
+  if (sm_kern_unusable(SM_KVAR_AVX512, 1) || !sm_xc_usable())
+    return; /* the counters' part needs AVX-512 */
+  const size_t m = 300, n = 280, nf = 1000, ld = (nf + 31) / 32 + 1;
+  uint64_t *A = calloc(m * ld, 8), *B = calloc(n * ld, 8);
+  uint32_t *gc = malloc(m * n * 16), *gh = malloc(m * n * 8), *wc = malloc(m * n * 16),
+           *wh = malloc(m * n * 8);
+  fill_codes(A, m, nf, ld, 0.01);
+  fill_codes(B, n, nf, ld, 0.01);
+  ck_assert(sm_xc_strips(nf, 0) && sm_xc_fits(m, n, nf));
+  side_moments_vs_ref(m, n, nf, A, B, ld, gc, gh, wc, wh);
+  sm_side_stats(&h0, &b0);
+  side_moments_vs_ref(m, n, nf, A, B, ld, gc, gh, wc, wh);
+  sm_side_stats(&h1, &b1);
+  ck_assert(h1 == h0 + 2 && b1 == b0); /* both sides kept */
+  A[7 * ld + 3] ^= (uint64_t)2 << 10;  /* one code of row 7: 00 <-> 10 (missing) ... */
+  fill_codes(B + 200 * ld, 1, nf, ld, 0.2); /* ... and B's row 200 anew */
+  side_moments_vs_ref(m, n, nf, A, B, ld, gc, gh, wc, wh);
+  sm_side_stats(&h0, &b0);
+  ck_assert(b0 == b1 + 2);
+  free(A), free(B), free(gc), free(gh), free(wc), free(wh);
 }
 END_TEST
 
@@ -1016,6 +1125,7 @@ static Suite *kern_suite(void)
   tcase_add_test(tc, ccc2_popc_vs_ref);
   tcase_add_test(tc, ld_hom_methods_vs_hand);
   tcase_add_test(tc, ccc2_ld_both_vs_reference);
+  tcase_add_test(tc, side_cache_same_place_new_codes);
   tcase_add_test(tc, mfix_transpose64);
   tcase_add_test(tc, ccc2_sparse_fix_vs_ref);
   tcase_add_test(tc, ccc2_i8_tiles_vs_ref);

@@ -334,8 +334,7 @@ void sm_mfix_margins(size_t nv, size_t nf, const uint64_t *X, size_t ldx, int64_
   }
 }
 
-/* The codes with each missing call (10) made 00. */
-static uint64_t *no_missing(size_t nv, size_t nf, const uint64_t *X, size_t ldx)
+uint64_t *sm_mfix_no_missing(size_t nv, size_t nf, const uint64_t *X, size_t ldx)
 {
   const size_t ncw = (nf + 31) / 32;
   uint64_t *o = malloc((nv * ncw + 1) * sizeof *o);
@@ -459,6 +458,9 @@ int sm_ccc2_sparse_fix(sm_ccc2_fn dense, sm_ccc2_syrk_fn dsyrk, sm_mfix_isa_t is
   if (sym)
     B = A, ldb = lda, n = m;
   /* the counts decide; the lists are written only for a kernel that reads them */
+  const int x512 = isa == SM_MFIX_ISA_avx512 && sm_xc_usable() && sm_xc_fits(m, n, nf);
+  if (x512 && sm_xc_strips(nf, sym)) /* the counters make the product */
+    return sm_xc_moments_strips(m, n, nf, A, lda, B, ldb, force, C, ldc, H, ldh);
   if (sm_mfix_count(&la, m, nf, A, lda))
     return -1;
   if (!sym && sm_mfix_count(&lb, n, nf, B, ldb)) {
@@ -472,7 +474,6 @@ int sm_ccc2_sparse_fix(sm_ccc2_fn dense, sm_ccc2_syrk_fn dsyrk, sm_mfix_isa_t is
   }
   /* with AVX-512 the sums are counters (kern_xcnt512.c), with lists and
    * margins of their own; only they make PLINK's tally (H) too */
-  const int x512 = isa == SM_MFIX_ISA_avx512 && sm_xc_usable() && sm_xc_fits(m, n, nf);
   if (H && !x512) {
     ret = 1;
     goto done;
@@ -481,15 +482,10 @@ int sm_ccc2_sparse_fix(sm_ccc2_fn dense, sm_ccc2_syrk_fn dsyrk, sm_mfix_isa_t is
       (sm_mfix_fill(&la, m, nf, A, lda) || (!sym && sm_mfix_fill(&lb, n, nf, B, ldb))))
     goto done;
   const size_t ncw = (nf + 31) / 32;
-  a0 = no_missing(m, nf, A, lda);
-  b0 = sym ? a0 : no_missing(n, nf, B, ldb);
+  a0 = sm_mfix_no_missing(m, nf, A, lda);
+  b0 = sym ? a0 : sm_mfix_no_missing(n, nf, B, ldb);
   if (!a0 || !b0)
     goto done;
-  if (x512 && sm_xc_strips(nf, sym)) { /* the counters make the product */
-    ret = sm_xc_moments(m, n, nf, A, lda, B, ldb, sym, a0, b0, ncw, NULL, 0, C, ldc, H,
-                        ldh);
-    goto done;
-  }
   if (!(rr = malloc((m * n + 1) * sizeof *rr)))
     goto done;
   if (sym)
@@ -497,8 +493,7 @@ int sm_ccc2_sparse_fix(sm_ccc2_fn dense, sm_ccc2_syrk_fn dsyrk, sm_mfix_isa_t is
   else
     dense(m, n, nf, a0, ncw, b0, ncw, 0, rr, n);
   if (x512) {
-    ret =
-        sm_xc_moments(m, n, nf, A, lda, B, ldb, sym, a0, b0, ncw, rr, n, C, ldc, H, ldh);
+    ret = sm_xc_moments(m, n, nf, A, lda, B, ldb, sym, rr, n, C, ldc, H, ldh);
     goto done;
   }
   ga = malloc((m ? m : 1) * 4 * sizeof *ga);

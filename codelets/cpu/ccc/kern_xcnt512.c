@@ -18,6 +18,7 @@
 #include "sm_ccc_planes.h"
 #include "sm_ccc_short.h"
 #include "sm_cpu.h"
+#include "sm_sidecache.h"
 #include "sm_xcnt512.h"
 
 /* 256 columns' dense planes (2 a field, 64 fields a word) within 256 KB */
@@ -39,7 +40,7 @@ int sm_xc_fits(size_t m, size_t n, size_t nf)
 #define XC_T __attribute__((target("avx512f,avx512bw,avx512vl")))
 #define XC_INLINE XC_T static inline __attribute__((always_inline))
 
-enum { CR = 256, COLS = 256 };
+enum { CR = 256, COLS = 256, XC_AHEAD = 8 };
 
 int sm_xc_usable(void)
 {
@@ -190,6 +191,12 @@ XC_INLINE void xc_count(const uint32_t *idx, size_t nidx, const uint64_t *chunk,
     const size_t k1 = nidx - k0 < lim ? nidx : k0 + lim;
     for (size_t k = k0; k < k1; k++) {
       const uint64_t *row = chunk + (size_t)idx[k] * (size_t)npl * 4;
+      if (k + XC_AHEAD < nidx) { /* kept sets come from memory */
+        const char *nx =
+            (const char *)(chunk + (size_t)idx[k + XC_AHEAD] * (size_t)npl * 4);
+        _mm_prefetch(nx, _MM_HINT_T0);
+        _mm_prefetch(nx + (size_t)npl * 32 - 1, _MM_HINT_T0);
+      }
 #pragma GCC unroll 4
       for (int q = 0; q < 4; q++)
         ca[q] = _mm512_mask_add_epi8(ca[q], _cvtu64_mask64(row[4 * pa + q]), ca[q], one);
@@ -363,22 +370,16 @@ XC_T static void mom_rows(const uint32_t *colr, const uint32_t *colx, const uint
  * row's missing fields against the partners' chunk): hom [1], moments mr
  * (rc). Per block the rows' base values (ba: nS or R; fa: nf - nX_i) and
  * the partners' (bb: nS or R; xb: nX_j). */
-XC_T static int xc_run(int kind, size_t m, size_t n, size_t nf, const uint64_t *A,
-                       size_t lda, const uint64_t *B, size_t ldb, int same,
-                       const uint32_t *rr, size_t ldr, const sm_clanes_t *dl, uint32_t *C,
-                       size_t ldc, uint32_t *H, size_t ldh)
+XC_T static int xc_run(int kind, size_t m, size_t n, size_t nf, const xc_set_t *sa,
+                       const xc_set_t *sb, const uint32_t *rr, size_t ldr,
+                       const sm_clanes_t *dl, uint32_t *C, size_t ldc, uint32_t *H,
+                       size_t ldh)
 {
-  xc_sides_t x;
-  if (xc_sides(&x, m, n, nf, A, lda, B, ldb, same, kind))
-    return -1;
-  const xc_set_t *sa = &x.a, *sb = &x.b;
   const size_t nbuf =
       (H ? 3 : 2) * CR * COLS + (H ? 2 : 1) * 16 * CR + 6 * CR + 16 * COLS;
   uint32_t *col0 = aligned_alloc(64, nbuf * sizeof *col0);
-  if (!col0) {
-    xc_sides_free(&x);
+  if (!col0)
     return -1;
-  }
   memset(col0, 0, nbuf * sizeof *col0); /* columns past n: read, not kept */
   uint32_t *col1 = col0 + CR * COLS, *rc = col1 + CR * COLS, *ba = rc + 16 * CR,
            *bb = ba + CR, *xb = bb + CR, *fa = xb + CR, *sba = fa + CR, *sbb = sba + CR,
@@ -442,38 +443,104 @@ XC_T static int xc_run(int kind, size_t m, size_t n, size_t nf, const uint64_t *
     }
   }
   free(col0);
-  xc_sides_free(&x);
   return 0;
+}
+
+/* xc_run on both sides' sets, built for this call. */
+static int xc_run_built(int kind, size_t m, size_t n, size_t nf, const uint64_t *A,
+                        size_t lda, const uint64_t *B, size_t ldb, int same,
+                        const uint32_t *rr, size_t ldr, const sm_clanes_t *dl,
+                        uint32_t *C, size_t ldc, uint32_t *H, size_t ldh)
+{
+  xc_sides_t x;
+  if (xc_sides(&x, m, n, nf, A, lda, B, ldb, same, kind))
+    return -1;
+  const int ret = xc_run(kind, m, n, nf, &x.a, &x.b, rr, ldr, dl, C, ldc, H, ldh);
+  xc_sides_free(&x);
+  return ret;
 }
 
 int sm_xc_hom(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
               const uint64_t *B, size_t ldb, int same, uint32_t *C, size_t ldc)
 {
-  return xc_run(XC_HOM, m, n, nf, A, lda, B, ldb, same, NULL, 0, NULL, C, ldc, NULL, 0);
+  return xc_run_built(XC_HOM, m, n, nf, A, lda, B, ldb, same, NULL, 0, NULL, C, ldc, NULL,
+                      0);
 }
 
 int sm_xc_moments(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
-                  const uint64_t *B, size_t ldb, int sym, const uint64_t *A0,
-                  const uint64_t *B0, size_t ncw, const uint32_t *rr, size_t ldr,
+                  const uint64_t *B, size_t ldb, int sym, const uint32_t *rr, size_t ldr,
                   uint32_t *C, size_t ldc, uint32_t *H, size_t ldh)
 {
-  if (rr)
-    return xc_run(XC_MOM, m, n, nf, A, lda, B, ldb, sym, rr, ldr, NULL, C, ldc, H, ldh);
-  /* both sides' dense planes in the short kernel's lanes */
-  sm_clanes_t dl[2];
-  if (sm_clanes_pack(&sm_short_avx512, &dl[0], m, nf, A0, ncw, 0))
+  return xc_run_built(XC_MOM, m, n, nf, A, lda, B, ldb, sym, rr, ldr, NULL, C, ldc, H,
+                      ldh);
+}
+
+/* A tile's side of the strips: its moments' set and its dense planes
+ * (missing calls read as 00) in the short kernel's lanes. */
+typedef struct xc_side {
+  xc_set_t set;
+  sm_clanes_t dl;
+} xc_side_t;
+
+static void xc_side_drop(void *p)
+{
+  xc_side_t *s = p;
+  xc_set_free(&s->set);
+  sm_clanes_free(&s->dl);
+  free(s);
+}
+
+static void *xc_side_build(const uint64_t *X, size_t nv, size_t nf, size_t ldx,
+                           size_t *bytes)
+{
+  xc_side_t *s = calloc(1, sizeof *s);
+  uint64_t *x0 = sm_mfix_no_missing(nv, nf, X, ldx);
+  if (!s || !x0 || xc_set(&s->set, nv, nf, X, ldx, XC_MOM)) {
+    free(s), free(x0);
+    return NULL;
+  }
+  const int bad = sm_clanes_pack(&sm_short_avx512, &s->dl, nv, nf, x0, (nf + 31) / 32, 0);
+  free(x0);
+  if (bad) {
+    xc_set_free(&s->set);
+    free(s);
+    return NULL;
+  }
+  const xc_set_t *t = &s->set;
+  const size_t nc = (nv + CR - 1) / CR, nx = t->off[nv];
+  *bytes =
+      sizeof *s + nc * t->nfp * (size_t)t->npl * 4 * sizeof *t->t +
+      (nv + 1) * sizeof *t->off + (nx + 2) * sizeof *t->idx +
+      (3 * nv + 1) * sizeof *t->g +
+      s->dl.nvp * ((size_t)s->dl.np * s->dl.nw * sizeof *s->dl.p + 3 * sizeof *s->dl.g);
+  return s;
+}
+
+enum { XC_SIDE_KIND = 0x78630001 }; /* sm_side_get's kind of xc_side_t */
+
+int sm_xc_moments_strips(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
+                         const uint64_t *B, size_t ldb, int force, uint32_t *C,
+                         size_t ldc, uint32_t *H, size_t ldh)
+{
+  sm_side_ref_t ra, rb;
+  const xc_side_t *a =
+      sm_side_get(XC_SIDE_KIND, A, m, nf, lda, xc_side_build, xc_side_drop, &ra);
+  if (!a)
     return -1;
-  if (sym)
-    dl[1] = dl[0];
-  else if (sm_clanes_pack(&sm_short_avx512, &dl[1], n, nf, B0, ncw, 0)) {
-    sm_clanes_free(&dl[0]);
+  const xc_side_t *b =
+      sm_side_get(XC_SIDE_KIND, B, n, nf, ldb, xc_side_build, xc_side_drop, &rb);
+  if (!b) {
+    sm_side_release(&ra);
     return -1;
   }
-  const int ret =
-      xc_run(XC_MOM, m, n, nf, A, lda, B, ldb, sym, NULL, 0, dl, C, ldc, H, ldh);
-  sm_clanes_free(&dl[0]);
-  if (!sym)
-    sm_clanes_free(&dl[1]);
+  int ret = 1;
+  if (force || sm_mfix_worth(SM_MFIX_MOMENTS, SM_MFIX_ISA_avx512, m, n, nf, a->set.off[m],
+                             b->set.off[n])) {
+    const sm_clanes_t dl[2] = {a->dl, b->dl};
+    ret = xc_run(XC_MOM, m, n, nf, &a->set, &b->set, NULL, 0, dl, C, ldc, H, ldh);
+  }
+  sm_side_release(&rb);
+  sm_side_release(&ra);
   return ret;
 }
 
@@ -493,12 +560,20 @@ int sm_xc_hom(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
 }
 
 int sm_xc_moments(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
-                  const uint64_t *B, size_t ldb, int sym, const uint64_t *A0,
-                  const uint64_t *B0, size_t ncw, const uint32_t *rr, size_t ldr,
+                  const uint64_t *B, size_t ldb, int sym, const uint32_t *rr, size_t ldr,
                   uint32_t *C, size_t ldc, uint32_t *H, size_t ldh)
 {
-  (void)m, (void)n, (void)nf, (void)A, (void)lda, (void)B, (void)ldb, (void)sym, (void)A0,
-      (void)B0, (void)ncw, (void)rr, (void)ldr, (void)C, (void)ldc, (void)H, (void)ldh;
+  (void)m, (void)n, (void)nf, (void)A, (void)lda, (void)B, (void)ldb, (void)sym, (void)rr,
+      (void)ldr, (void)C, (void)ldc, (void)H, (void)ldh;
+  return -1;
+}
+
+int sm_xc_moments_strips(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
+                         const uint64_t *B, size_t ldb, int force, uint32_t *C,
+                         size_t ldc, uint32_t *H, size_t ldh)
+{
+  (void)m, (void)n, (void)nf, (void)A, (void)lda, (void)B, (void)ldb, (void)force,
+      (void)C, (void)ldc, (void)H, (void)ldh;
   return -1;
 }
 

@@ -26,22 +26,28 @@ int sm_xc_hom(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
               const uint64_t *B, size_t ldb, int same, uint32_t *C, size_t ldc);
 
 /* CCC's sparse moments of A x B into C (4 a pair, sm_kern.h's layout)
- * from the dense product rr of A0 x B0 (A and B with missing calls read
- * as 00, ncw words a vector): rm = R_i less r_i over j's missing fields,
- * mr the same the other way, mm = nf - nX_i - nX_j + |X_i & X_j|. rr (m
- * x n at ldr) as given, or when NULL computed here strip by strip (16
- * rows x 256 columns, in L1 when the counters read it; sm_xc_strips
- * says when it can be NULL). sym: B is A. H not NULL: PLINK's homozygous
- * tally too (sm_xc_hom's layout at ldh), from the same counts (the S
- * plane's). 0 done, -1 out of memory (C, H partly written). */
+ * from the dense product rr (m x n at ldr) of A and B with missing calls
+ * read as 00: rm = R_i less r_i over j's missing fields, mr the same the
+ * other way, mm = nf - nX_i - nX_j + |X_i & X_j|. sym: B is A. H not
+ * NULL: PLINK's homozygous tally too (sm_xc_hom's layout at ldh), from
+ * the same counts (the S plane's). 0 done, -1 out of memory (C, H partly
+ * written). */
 int sm_xc_moments(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
-                  const uint64_t *B, size_t ldb, int sym, const uint64_t *A0,
-                  const uint64_t *B0, size_t ncw, const uint32_t *rr, size_t ldr,
+                  const uint64_t *B, size_t ldb, int sym, const uint32_t *rr, size_t ldr,
                   uint32_t *C, size_t ldc, uint32_t *H, size_t ldh);
-/* Whether sm_xc_moments computes the dense product itself: not for the
- * symmetric form (the product of half the pairs, mirrored, is less work)
- * nor for long vectors (256 columns' dense planes past 256 KB: the
- * product's own blocking then does better). */
+/* The same with the dense product computed here strip by strip (16 rows
+ * x 256 columns, in L1 when the counters read it), each tile's planes,
+ * lists and lanes kept between calls (sm_sidecache.h: a tile meets
+ * every other); for A and B apart (sm_xc_strips). 1 when the counts say
+ * the popcount kernels do better (sm_mfix_worth; force: never), then
+ * nothing is written; 0 done; -1 out of memory (C, H partly written). */
+int sm_xc_moments_strips(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
+                         const uint64_t *B, size_t ldb, int force, uint32_t *C,
+                         size_t ldc, uint32_t *H, size_t ldh);
+/* Whether sm_xc_moments_strips serves: not for the symmetric form (the
+ * product of half the pairs, mirrored, is less work) nor for long vectors
+ * (256 columns' dense planes past 256 KB: the product's own blocking then
+ * does better). */
 int sm_xc_strips(size_t nf, int sym);
 
 #endif
