@@ -191,6 +191,13 @@ static int fin2_columns(fin2_blk_t *b)
     b->col[k] = mem + k * np;
   const double half_m = 0.5 * (1.0 / (double)a->nf), param = a->ccc_param;
   for (uint32_t j = 0; j < a->n; j++) {
+    if (b->ld) { /* r: the column's sign */
+      b->col[0][j] =
+          a->form == SM_FORM_R
+              ? ld_sign(a, (const uint32_t *)b->sums_j + 2 * (size_t)j, a->j0 + j)
+              : 0;
+      continue;
+    }
     if (!b->ccc) {
       b->col[0][j] = a->single ? (double)((const float *)b->sums_j)[j]
                                : ((const double *)b->sums_j)[j];
@@ -229,6 +236,15 @@ static int fin2_chunk(const fin2_blk_t *b, uint32_t i, uint32_t j0, uint32_t nc,
   for (int k = 0; k < 4; k++)
     ch->col[k] = b->col[k] ? b->col[k] + j0 : NULL;
   const size_t pair = (size_t)i * b->ldnum + j0;
+  if (b->ld) {
+    ch->kind = SM_FIN2_LD;
+    ch->num = (const uint32_t *)b->num + pair * 4;
+    ch->hom = b->hom + ((size_t)i * b->ldhom + j0) * 2;
+    ch->row[0] = a->form == SM_FORM_R
+                     ? ld_sign(a, (const uint32_t *)b->sums_i + 2 * (size_t)i, gi)
+                     : 0;
+    return 1;
+  }
   if (!b->ccc) {
     ch->kind = a->single ? SM_FIN2_CZEK_S : SM_FIN2_CZEK_D;
     ch->num = a->single ? (const void *)((const float *)b->num + pair)
@@ -523,7 +539,7 @@ static void fin2_setup(fin2_blk_t *b)
   b->keep = isa ? isa->keep : sm_fin_keep_port;
   b->topk = isa ? isa->topk : sm_fin_topk_port;
   b->isa = isa;
-  if ((b->ccc && !(isfinite(a->ccc_mult) && isfinite(a->ccc_param))) || b->ld)
+  if (b->ccc && !(isfinite(a->ccc_mult) && isfinite(a->ccc_param)))
     b->isa = NULL; /* the factors' order is then the comparisons' alone */
   if (b->isa && !fin2_columns(b))
     b->isa = NULL;

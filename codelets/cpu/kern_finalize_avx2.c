@@ -53,6 +53,10 @@ SM_TARGET static inline vd vd_div(vd a, vd b)
 {
   return _mm256_div_pd(a, b);
 }
+SM_TARGET static inline vd vd_sqrt(vd a)
+{
+  return _mm256_sqrt_pd(a);
+}
 /* a where m, +0 elsewhere */
 SM_TARGET static inline vd vd_mz(vm m, vd a)
 {

@@ -20,7 +20,7 @@
 enum { SM_FIN_CHUNK = 256, SM_FIN_RUN3 = 128 };
 
 /* ---- 2-way: the values of a row chunk and their checksum terms */
-enum { SM_FIN2_SPARSE, SM_FIN2_DENSE, SM_FIN2_CZEK_D, SM_FIN2_CZEK_S };
+enum { SM_FIN2_SPARSE, SM_FIN2_DENSE, SM_FIN2_CZEK_D, SM_FIN2_CZEK_S, SM_FIN2_LD };
 
 /* Row i's pairs with columns j0 .. j0 + nc - 1. The column arrays hold one
  * double per column from j0, zero past the block's last column up to a
@@ -29,7 +29,10 @@ enum { SM_FIN2_SPARSE, SM_FIN2_DENSE, SM_FIN2_CZEK_D, SM_FIN2_CZEK_S };
  *   dense:  col = {g0, g1, 2 s1, c}, row = {g0i, g1i, 2 s1i, 4 nf - 2 s1i},
  *           g(b) = 1 - param (0.5 / nf) s(b) (the factor of the value);
  *   czek:   col = {s}, row = {si}; form (SM_FORM_*) and zero_nan as
- *           sm_f_minsum2 has them.
+ *           sm_f_minsum2 has them;
+ *   ld:     PLINK's r^2 (form SM_FORM_R2) or r (SM_FORM_R) of sm_f_ld from
+ *           the sparse moments (num) and the homozygous tallies (hom, 2 a
+ *           pair); r: col = {the column's sign}, row = {the row's}.
  * A CCC row whose values are all 0 (ci = 0 or nf = 0) is left to the
  * caller. */
 typedef struct sm_fin2_chunk {
@@ -38,7 +41,8 @@ typedef struct sm_fin2_chunk {
   int pneg;           /* param < 0 */
   int form, zero_nan; /* czek: sm_f_minsum2's */
   uint32_t nc;
-  const void *num; /* the numerators of pair (i, j0) */
+  const void *num;     /* the numerators of pair (i, j0) */
+  const uint32_t *hom; /* ld: its homozygous tallies */
   const double *col[4];
   double row[4];
   double mult, param;

@@ -149,6 +149,49 @@ SM_ALWAYS void SM_ID(form_grp)(const SM_ID(k2_t) * k, vd n2, uint32_t j,
   vd_st(v + j, vd_blend(vm_gt(d, k->zero), k->zfill, x));
 }
 
+/* ---- PLINK's r^2 (r2) or r: sm_f_ld, operation by operation, of VL
+ * pairs from column j (mom: their moments rr, rm, mr, mm; hom: their
+ * homozygous tallies hx, hy); r times the row's and the column's signs,
+ * + 0 (no -0) */
+SM_ALWAYS void SM_ID(ld_grp)(const SM_ID(k2_t) * k, const uint32_t *mom,
+                             const uint32_t *hom, uint32_t j, double *restrict v,
+                             const int r2)
+{
+  vd m[4], h[2];
+  vd_u32x4(mom, m);
+  vd_u32x2(hom, h);
+  const vd cov = vd_sub(vd_mul(m[3], m[0]), vd_mul(m[1], m[2]));
+  const vd vx =
+      vd_sub(vd_mul(m[3], vd_add(m[1], vd_mul(k->two, h[0]))), vd_mul(m[1], m[1]));
+  const vd vy =
+      vd_sub(vd_mul(m[3], vd_add(m[2], vd_mul(k->two, h[1]))), vd_mul(m[2], m[2]));
+  const vd den = vd_mul(vx, vy);
+  if (r2) {
+    vd_st(v + j, vd_div(vd_mul(cov, cov), den));
+    return;
+  }
+  const vd x = vd_div(cov, vd_sqrt(den));
+  vd_st(v + j, vd_add(vd_mul(x, vd_mul(k->row[0], vd_ld(k->col[0] + j))), k->zero));
+}
+
+/* The LD chunk's groups; the last from zero-padded copies (its lanes past
+ * nc then zeroed by the caller). */
+SM_ALWAYS void SM_ID(ld_groups)(const SM_ID(k2_t) * k, const sm_fin2_chunk_t *ch,
+                                double *restrict v, const int r2)
+{
+  const uint32_t *mom = ch->num, *hom = ch->hom;
+  uint32_t j = 0;
+  for (; j + VL <= ch->nc; j += VL)
+    SM_ID(ld_grp)(k, mom + (size_t)j * 4, hom + (size_t)j * 2, j, v, r2);
+  if (j < ch->nc) {
+    uint32_t pm[4 * VL], ph[2 * VL];
+    memset(pm, 0, sizeof pm), memset(ph, 0, sizeof ph);
+    memcpy(pm, mom + (size_t)j * 4, (ch->nc - j) * 4 * sizeof *pm);
+    memcpy(ph, hom + (size_t)j * 2, (ch->nc - j) * 2 * sizeof *ph);
+    SM_ID(ld_grp)(k, pm, ph, j, v, r2);
+  }
+}
+
 /* The chunk's groups of VL pairs; the last one from a zero-padded copy of
  * its numerators (zero numerators give values 0). */
 #define SM_GROUPS(T, per, GRP)                                                           \
@@ -202,6 +245,12 @@ SM_TARGET static void SM_ID(vals2)(const sm_fin2_chunk_t *ch, double *restrict v
     else
       SM_GROUPS(double, 1, SM_CZD);
     break;
+  case SM_FIN2_LD:
+    if (ch->form == SM_FORM_R2)
+      SM_ID(ld_groups)(&k, ch, v, 1);
+    else
+      SM_ID(ld_groups)(&k, ch, v, 0);
+    break;
   default:
 #define SM_CZS(p, j) SM_ID(czek_grp)(&k, vd_f32(p), j, v)
 #define SM_PSS(p, j) SM_ID(form_grp)(&k, vd_f32(p), j, v, SM_FORM_PS)
@@ -217,9 +266,11 @@ SM_TARGET static void SM_ID(vals2)(const sm_fin2_chunk_t *ch, double *restrict v
       SM_GROUPS(float, 1, SM_CZS);
     break;
   }
-  /* the lanes past nc: 0, as PS's zero numerators give */
-  if ((ch->kind == SM_FIN2_CZEK_D || ch->kind == SM_FIN2_CZEK_S) &&
-      (ch->form != SM_FORM_PS || ch->zero_nan) && ch->nc % VL)
+  /* the lanes past nc: 0, as PS's zero numerators give (LD's: 0 / 0) */
+  if ((ch->kind == SM_FIN2_LD ||
+       ((ch->kind == SM_FIN2_CZEK_D || ch->kind == SM_FIN2_CZEK_S) &&
+        (ch->form != SM_FORM_PS || ch->zero_nan))) &&
+      ch->nc % VL)
     memset(v + ch->nc, 0, (VL - ch->nc % VL) * sizeof(double));
 #undef SM_SP0
 #undef SM_SP1

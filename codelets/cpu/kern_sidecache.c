@@ -144,8 +144,16 @@ const void *sm_side_get(int kind, const uint64_t *X, size_t nv, size_t nf, size_
   }
   for (size_t v = 0; v < nv; v++)
     memcpy(copy + v * ncw, X + v * ldx, ncw * sizeof *X);
-  *n = (side_ent_t){.kind = kind, .X = X, .nv = nv, .nf = nf, .ldx = ldx, .copy = copy,
-                    .item = item, .drop = drop, .bytes = total, .pins = 1};
+  *n = (side_ent_t){.kind = kind,
+                    .X = X,
+                    .nv = nv,
+                    .nf = nf,
+                    .ldx = ldx,
+                    .copy = copy,
+                    .item = item,
+                    .drop = drop,
+                    .bytes = total,
+                    .pins = 1};
   side_ent_t *gone = NULL; /* evicted, freed outside the lock */
   pthread_mutex_lock(&mu);
   while (held + total > limit) {

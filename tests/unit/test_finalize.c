@@ -322,6 +322,105 @@ START_TEST(fin2_ccc)
 }
 END_TEST
 
+/* PLINK's r^2 and r of a block (sm_kern_finalize2_ld): every variant's
+ * values, records and checksum equal sm_f_ld's pair by pair, with r's
+ * signs from the sums (the major allele), A1 (--keep-allele-order) or a
+ * reversal list; mirrored and diagonal blocks, partial groups of 8,
+ * pairs with no variance (NaN, kept only without ld_min) and a filter. */
+static void ref_ld(const sm_fin2_args_t *a, const uint32_t *num, const uint32_t *hom,
+                   size_t ld, const uint32_t *si, const uint32_t *sj, sm_recbuf_t *out)
+{
+  out->count = out->nvalues = 0;
+  out->cksum = (sm_cksum_t){0, 0, 0, 0};
+  out->hist_off = 0;
+  for (uint32_t i = 0; i < a->m; i++)
+    for (uint32_t j = a->diag ? i + 1 : 0; j < a->n; j++) {
+      const uint32_t gi = a->i0 + i, gj = a->j0 + j;
+      const uint32_t idx[3] = {a->swap ? gj : gi, a->swap ? gi : gj, 0};
+      const uint32_t *mo = num + (i * ld + j) * 4, *h = hom + (i * ld + j) * 2;
+      double v = sm_f_ld(mo[0], mo[1], mo[2], mo[3], h[0], h[1], a->form == SM_FORM_R2);
+      if (a->form == SM_FORM_R) {
+        const int ri = a->ld_rev ? a->ld_rev[gi] != 0 : si[2 * i] > si[2 * i + 1],
+                  rj = a->ld_rev ? a->ld_rev[gj] != 0 : sj[2 * j] > sj[2 * j + 1];
+        v = v * (a->ld_a1 ? 1.0 : (ri ? -1.0 : 1.0) * (rj ? -1.0 : 1.0)) + 0.0;
+      }
+      sm_cksum_add(&out->cksum, idx, 2, 0, v);
+      out->nvalues++;
+      const double lim = a->form == SM_FORM_R ? sqrt(a->ld_min) : a->ld_min;
+      if (a->emit && (!(a->ld_min >= 0) || fabs(v) >= lim))
+        out->rec[out->count++] = (sm_rec_t){{idx[0], idx[1], 0}, 0, v};
+    }
+}
+
+START_TEST(fin2_ld)
+{
+  unsigned char rev[1200];
+  for (size_t k = 0; k < sizeof rev; k++)
+    rev[k] = (unsigned char)(xr() % 2);
+  for (size_t k = 0; k < NS; k++) {
+    const uint32_t m = sizes[(k + 2) % NS] % 37 + 1, n = sizes[k];
+    const size_t ld = (n > m ? n : m) + k % 3;
+    uint32_t *num = malloc(m * ld * 16), *hom = malloc(m * ld * 8), *si = malloc(m * 8),
+             *sj = malloc(ld * 8);
+    for (size_t x = 0; x < m * ld; x++) { /* rr, rm, mr, mm; hx, hy */
+      uint32_t *p = num + x * 4, *h = hom + x * 2;
+      p[3] = (uint32_t)(xr() % 3000);
+      p[1] = (uint32_t)(xr() % (2 * (uint64_t)p[3] + 1));
+      p[2] = (uint32_t)(xr() % (2 * (uint64_t)p[3] + 1));
+      p[0] = (uint32_t)(xr() % ((p[1] < p[2] ? p[1] : p[2]) + 1));
+      h[0] = (uint32_t)(xr() % (p[1] / 2 + 1)), h[1] = (uint32_t)(xr() % (p[2] / 2 + 1));
+      if (x % 13 == 3) /* no variance: 0 / 0 */
+        memset(p, 0, 16), h[0] = h[1] = 0;
+    }
+    for (uint32_t v = 0; v < m; v++)
+      si[2 * v] = (uint32_t)(xr() % 400), si[2 * v + 1] = (uint32_t)(xr() % 400);
+    for (uint32_t v = 0; v < ld; v++)
+      sj[2 * v] = (uint32_t)(xr() % 400), sj[2 * v + 1] = (uint32_t)(xr() % 400);
+    for (int c = 0; c < 16; c++) {
+      const int diag = c % 8 == 7;
+      sm_fin2_args_t a = {.metric = 1,
+                          .sparse = 1,
+                          .form = c % 2 ? SM_FORM_R : SM_FORM_R2,
+                          .diag = diag,
+                          .swap = !diag && c % 4 >= 2,
+                          .i0 = diag         ? 5
+                                : c % 4 >= 2 ? 700
+                                             : 30,
+                          .j0 = diag         ? 5
+                                : c % 4 >= 2 ? 30
+                                             : 700,
+                          .m = m,
+                          .n = diag ? m : n,
+                          .nf = 3000,
+                          .threshold = -1,
+                          .emit = c < 12,
+                          .ld_min = c % 3 == 0 ? 0.3 : -1,
+                          .ld_a1 = c == 5,
+                          .ld_rev = c == 9 || c == 11 ? rev : NULL};
+      const uint32_t *sjj = diag ? si : sj;
+      const size_t sz = sm_recbuf_hist_offset(sm_fin2_max_records(&a)) + 64;
+      sm_recbuf_t *want = calloc(1, sz), *got = calloc(1, sz);
+      ref_ld(&a, num, hom, ld, si, sjj, want);
+      for (int v = 0; v < NVAR; v++) {
+        const char *name = use(variants[v]);
+        if (!name)
+          continue;
+        memset(got, 0x5a, sz);
+        ck_assert_uint_eq(sm_kern_finalize2_ld(&a, num, ld, hom, ld, si, sjj, got, NULL),
+                          want->count);
+        char msg[160];
+        snprintf(msg, sizeof msg, "ld case %d (%s, m=%u n=%u)", c, name, a.m, a.n);
+        const sm_hist_spec_t none = {0, 0, 0, 0};
+        same_rb(want, got, &none, msg);
+      }
+      sm_kern_fin_variant(SM_KVAR_AUTO);
+      free(want), free(got);
+    }
+    free(num), free(hom), free(si), free(sj);
+  }
+}
+END_TEST
+
 START_TEST(fin2_czek)
 {
   for (int single = 0; single < 2; single++)
@@ -764,6 +863,7 @@ static Suite *suite(void)
   tcase_add_test(tc, fin_variant_choice);
   tcase_add_test(tc, fin2_cksum_ties);
   tcase_add_test(tc, fin2_czek);
+  tcase_add_test(tc, fin2_ld);
   tcase_add_test(tc, fin2_forms);
   tcase_add_test(tc, fin2_forms_exact);
   tcase_add_test(tc, fin2_ccc);
