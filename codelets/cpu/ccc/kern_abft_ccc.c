@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "sm_ccc_planes.h"
+#include "sm_sidecache.h"
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #include <immintrin.h>
@@ -338,42 +339,131 @@ static inline __attribute__((always_inline)) void c_sums(size_t m, size_t n, siz
     c_sums_rows(1, n, nmom, C + i * ld, ld, cs, rs + i * nmom);
 }
 
+/* A tile's side of the 2-way checks, derived once and kept between the
+ * checks of its pairs (sm_sidecache.h): its rows' planes (p1, p2, pm:
+ * 3 nw words a row) and its column sums, bit-sliced and flushed (sr and
+ * its scratch freed). */
+typedef struct abft_side {
+  abft_cols_t cols;
+  uint64_t *pl;
+} abft_side_t;
+
+static void abft_side_drop(void *p)
+{
+  abft_side_t *s = p;
+  cols_free(&s->cols);
+  free(s->pl);
+  free(s);
+}
+
+static void *abft_side_build(const uint64_t *X, size_t nv, size_t nf, size_t ldx,
+                             int sparse, size_t *bytes)
+{
+  const size_t nw = (nf + 63) / 64;
+  abft_side_t *s = calloc(1, sizeof *s);
+  if (!s)
+    return NULL;
+  s->pl = malloc((3 * nw * nv + 1) * sizeof *s->pl);
+  if (!s->pl || !cols_alloc(&s->cols, nv, nw)) {
+    abft_side_drop(s);
+    return NULL;
+  }
+  for (size_t v = 0; v < nv; v++)
+    row_pass(X + v * ldx, nf, sparse, s->pl + 3 * nw * v, &s->cols, NULL, NULL);
+  cols_flush(&s->cols);
+  free(s->cols.sr); /* the small counters and the carry */
+  s->cols.sr = s->cols.sm = s->cols.carry = NULL;
+  *bytes = sizeof *s + (3 * nw * nv + (size_t)(s->cols.kr + s->cols.km) * nw) * 8;
+  return s;
+}
+
+static void *abft_side_sparse(const uint64_t *X, size_t nv, size_t nf, size_t ldx,
+                              size_t *bytes)
+{
+  return abft_side_build(X, nv, nf, ldx, 1, bytes);
+}
+
+static void *abft_side_dense(const uint64_t *X, size_t nv, size_t nf, size_t ldx,
+                             size_t *bytes)
+{
+  return abft_side_build(X, nv, nf, ldx, 0, bytes);
+}
+
+/* sm_side_get's kinds of abft_side_t */
+enum { ABFT_SIDE_DENSE = 0x61620000, ABFT_SIDE_SPARSE = 0x61620001 };
+
+/* Both tiles' sides (b is a's when B is A); 0 when memory is short. */
+static int abft_sides(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
+                      const uint64_t *B, size_t ldb, int sparse, const abft_side_t **a,
+                      const abft_side_t **b, sm_side_ref_t r[2])
+{
+  const int kind = sparse ? ABFT_SIDE_SPARSE : ABFT_SIDE_DENSE;
+  sm_side_build_fn build = sparse ? abft_side_sparse : abft_side_dense;
+  *a = sm_side_get(kind, A, m, nf, lda, build, abft_side_drop, &r[0]);
+  if (!*a)
+    return 0;
+  *b = sm_side_get(kind, B, n, nf, ldb, build, abft_side_drop, &r[1]);
+  if (!*b) {
+    sm_side_release(&r[0]);
+    return 0;
+  }
+  return 1;
+}
+
+/* The dots of a side's row v against the other side's column sums:
+ * {r.colr, r.colm, m.colr, m.colm} (dense: want[0] only). */
+static inline __attribute__((always_inline)) void side_dots(const abft_side_t *s,
+                                                            size_t v,
+                                                            const abft_cols_t *oth,
+                                                            int sparse, uint64_t want[4])
+{
+  const size_t nw = oth->nw;
+  const uint64_t *p1 = s->pl + 3 * nw * v, *p2 = p1 + nw, *pm = p2 + nw;
+  cnt_dot(oth->cr, nw, oth->kr, p1, p2, pm, NULL, sparse, &want[0], &want[2]);
+  if (sparse)
+    cnt_dot(oth->cm, nw, oth->km, p1, p2, pm, NULL, sparse, &want[1], &want[3]);
+}
+
 /* Row and column sums of C against the dots (modulo 2^32, see c_sums). */
 static inline __attribute__((always_inline)) int
 abft_ccc2(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda, const uint64_t *B,
           size_t ldb, int sparse, const uint32_t *C, size_t ldc)
 {
-  const size_t nmom = SM_CCC2_NMOM(sparse), nw = (nf + 63) / 64;
-  abft_cols_t ca = {0}, cb = {0};
+  const size_t nmom = SM_CCC2_NMOM(sparse);
+  const abft_side_t *sa, *sb;
+  sm_side_ref_t ref[2];
   uint32_t *cs = malloc((n * nmom + 16) * sizeof *cs),
            *rs = malloc((m * nmom + 16) * sizeof *rs);
-  uint64_t *pl = malloc((3 * nw + 1) * 8);
-  int ok = cs && rs && pl && cols_alloc(&ca, m, nw) && cols_alloc(&cb, n, nw);
+  int ok = cs && rs;
+  if (ok && !abft_sides(m, n, nf, A, lda, B, ldb, sparse, &sa, &sb, ref)) {
+    free(cs), free(rs);
+    return 0; /* memory is short: the task is not vouched for */
+  }
+  if (!ok) {
+    free(cs), free(rs);
+    return 0;
+  }
   uint64_t want[4] = {0, 0, 0, 0};
-  /* C's sums; A's column sums; then each row of B: its column sums, and
-   * its column of C against A's; then each row of A against B's */
-  if (ok)
-    c_sums(m, n, nmom, C, ldc, cs, rs);
-  for (size_t i = 0; ok && i < m; i++)
-    row_pass(A + i * lda, nf, sparse, pl, &ca, NULL, want);
-  cols_flush(&ca);
+  c_sums(m, n, nmom, C, ldc, cs, rs);
+  /* each column of C (a row of B) against A's column sums */
   for (size_t j = 0; ok && j < n; j++) {
-    row_pass(B + j * ldb, nf, sparse, pl, &cb, &ca, want);
+    side_dots(sb, j, &sa->cols, sparse, want);
     /* C[., j] sums r_i r_j, r_i m_j, m_i r_j, m_i m_j over i */
     const uint32_t *g = cs + j * nmom;
     ok = g[0] == (uint32_t)want[0] &&
          (!sparse || (g[1] == (uint32_t)want[2] && g[2] == (uint32_t)want[1] &&
                       g[3] == (uint32_t)want[3]));
   }
-  cols_flush(&cb);
   for (size_t i = 0; ok && i < m; i++) {
-    row_pass(A + i * lda, nf, sparse, pl, NULL, &cb, want);
+    side_dots(sa, i, &sb->cols, sparse, want);
     const uint32_t *g = rs + i * nmom;
     for (size_t k = 0; k < nmom; k++)
       ok &= g[k] == (uint32_t)want[k];
   }
-  free(cs), free(rs), free(pl), cols_free(&ca), cols_free(&cb);
-  return ok; /* 0 also when memory is short: the task is not vouched for */
+  sm_side_release(&ref[1]);
+  sm_side_release(&ref[0]);
+  free(cs), free(rs);
+  return ok;
 }
 
 /* The variant in use: 0 portable, 1 AVX2, 2 AVX-512 (VPOPCNTDQ); -1 the
@@ -479,31 +569,32 @@ abft_ld_hom(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
             const uint64_t *B, size_t ldb, const uint32_t *C, size_t ldc)
 {
   const size_t nw = (nf + 63) / 64;
-  abft_cols_t ca = {0}, cb = {0};
+  const abft_side_t *sa, *sb;
+  sm_side_ref_t ref[2];
   uint32_t *cs = malloc((n * 2 + 16) * sizeof *cs),
            *rs = malloc((m * 2 + 16) * sizeof *rs);
-  uint64_t *pl = calloc(4 * nw + 1, 8); /* p1, p2, pm and a zero plane */
-  int ok = cs && rs && pl && cols_alloc(&ca, m, nw) && cols_alloc(&cb, n, nw);
-  uint64_t want[4], h, unused;
-  const uint64_t *p2 = pl + nw, *zero = pl + 3 * nw;
-  if (ok)
-    c_sums(m, n, 2, C, ldc, cs, rs);
-  for (size_t i = 0; ok && i < m; i++)
-    row_pass(A + i * lda, nf, 1, pl, &ca, NULL, want);
-  cols_flush(&ca);
-  for (size_t j = 0; ok && j < n; j++) {
-    row_pass(B + j * ldb, nf, 1, pl, &cb, NULL, want);
-    cnt_dot(ca.cm, nw, ca.km, p2, zero, NULL, NULL, 0, &h, &unused);
+  uint64_t *zero = calloc(nw + 1, 8);
+  int ok = cs && rs && zero;
+  if (!ok || !abft_sides(m, n, nf, A, lda, B, ldb, 1, &sa, &sb, ref)) {
+    free(cs), free(rs), free(zero);
+    return 0; /* memory is short: the task is not vouched for */
+  }
+  uint64_t h, unused;
+  c_sums(m, n, 2, C, ldc, cs, rs);
+  for (size_t j = 0; ok && j < n; j++) { /* B's row j: its p2 against A's presence */
+    cnt_dot(sa->cols.cm, nw, sa->cols.km, sb->pl + 3 * nw * j + nw, zero, NULL, NULL, 0,
+            &h, &unused);
     ok = cs[2 * j + 1] == (uint32_t)h;
   }
-  cols_flush(&cb);
   for (size_t i = 0; ok && i < m; i++) {
-    row_planes(A + i * lda, nf, 1, nw, pl, pl + nw, pl + 2 * nw);
-    cnt_dot(cb.cm, nw, cb.km, p2, zero, NULL, NULL, 0, &h, &unused);
+    cnt_dot(sb->cols.cm, nw, sb->cols.km, sa->pl + 3 * nw * i + nw, zero, NULL, NULL, 0,
+            &h, &unused);
     ok = rs[2 * i] == (uint32_t)h;
   }
-  free(cs), free(rs), free(pl), cols_free(&ca), cols_free(&cb);
-  return ok; /* 0 also when memory is short: the task is not vouched for */
+  sm_side_release(&ref[1]);
+  sm_side_release(&ref[0]);
+  free(cs), free(rs), free(zero);
+  return ok;
 }
 
 SM_ABFT_VARIANTS(abft_ld_hom_v, abft_ld_hom,
