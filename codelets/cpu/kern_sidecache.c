@@ -1,9 +1,12 @@
 /* kern_sidecache.c: derived tile data kept between kernel calls
  * (sm_sidecache.h). A list under one lock: lookups are by place and
  * shape, then the codes are compared outside the lock while the entry is
- * pinned. When the budget is full a random entry not in use makes room
- * (tile pairs visit tiles in sweeps, where evicting the oldest would keep
- * nothing of the next sweep). */
+ * pinned. An item is kept from the second time its place and shape are
+ * asked for (a table of the places asked for once): the strips of LD
+ * windows and other parts of tiles, seldom asked for again, cost no copy
+ * and take no room. When the budget is full a random entry not in use
+ * makes room (tile pairs visit tiles in sweeps, where evicting the oldest
+ * would keep nothing of the next sweep). */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +31,32 @@ static side_ent_t *head;
 static size_t held, limit;
 static int limit_set;
 static uint64_t hits, builds, rng = 0x9e3779b97f4a7c15ull;
+
+/* Places and shapes asked for once (a hash of them, direct-mapped). */
+enum { SEEN = 4096 };
+static uint64_t seen[SEEN];
+
+static uint64_t place_key(int kind, const uint64_t *X, size_t nv, size_t nf, size_t ldx)
+{
+  uint64_t h = (uint64_t)(uintptr_t)X * 0x9e3779b97f4a7c15ull;
+  h ^= ((uint64_t)nv << 40) ^ ((uint64_t)nf << 20) ^ (uint64_t)ldx ^
+       ((uint64_t)kind << 56);
+  h *= 0xbf58476d1ce4e5b9ull;
+  return (h ^ (h >> 31)) | 1; /* 0: an empty slot */
+}
+
+/* Whether the place was asked for before (then forgotten: kept now);
+ * else remembered (under the lock). */
+static int seen_before(uint64_t key)
+{
+  uint64_t *slot = &seen[key % SEEN];
+  if (*slot == key) {
+    *slot = 0;
+    return 1;
+  }
+  *slot = key;
+  return 0;
+}
 
 static void limit_init(void)
 {
@@ -92,10 +121,21 @@ static side_ent_t *victim(void)
   return NULL;
 }
 
+/* An item for this call alone (released by dropping it). */
+static const void *side_build_only(const uint64_t *X, size_t nv, size_t nf, size_t ldx,
+                                   sm_side_build_fn build, sm_side_ref_t *ref)
+{
+  size_t bytes;
+  ref->item = build(X, nv, nf, ldx, &bytes);
+  return ref->item;
+}
+
 const void *sm_side_get(int kind, const uint64_t *X, size_t nv, size_t nf, size_t ldx,
                         sm_side_build_fn build, sm_side_drop_fn drop, sm_side_ref_t *ref)
 {
   *ref = (sm_side_ref_t){NULL, NULL, drop};
+  if (nv < SM_SIDE_MIN_VECTORS) /* a part of a tile: built for this call */
+    return build ? side_build_only(X, nv, nf, ldx, build, ref) : NULL;
   side_ent_t *e = NULL;
   pthread_mutex_lock(&mu);
   limit_init();
@@ -123,6 +163,8 @@ const void *sm_side_get(int kind, const uint64_t *X, size_t nv, size_t nf, size_
     if (last)
       ent_free(e);
   }
+  if (!build) /* only a kept one was asked for */
+    return NULL;
   size_t bytes = 0;
   void *item = build(X, nv, nf, ldx, &bytes);
   if (!item)
@@ -132,7 +174,7 @@ const void *sm_side_get(int kind, const uint64_t *X, size_t nv, size_t nf, size_
   builds++;
   const size_t ncw = ncw_of(nf), cb = nv * ncw * sizeof *X,
                total = bytes + cb + sizeof(side_ent_t);
-  const int fits = total <= limit / 4;
+  const int fits = total <= limit / 4 && seen_before(place_key(kind, X, nv, nf, ldx));
   pthread_mutex_unlock(&mu);
   if (!fits)
     return item; /* the caller's alone */
@@ -225,6 +267,7 @@ void sm_side_set_limit(size_t bytes)
 {
   pthread_mutex_lock(&mu);
   limit = bytes, limit_set = 1;
+  memset(seen, 0, sizeof seen);
   pthread_mutex_unlock(&mu);
   sm_side_flush();
 }

@@ -49,11 +49,11 @@ for m in r2 r; do
     --output-format tsv --output "$T/b_$m"
   same_text "$m tiles of 17" "$T/g_$m.tsv" "$T/b_$m.tsv"
   # what the kernels derive from a tile, kept between its pairs' tasks or
-  # not (a budget of 0, one that must evict): the same values; kept, it
-  # is found again (the AVX-512 counters keep it)
+  # not (budgets of 0, 1 MB and the default; tiles of 150, past
+  # SM_SIDE_MIN_VECTORS): the same values; kept, it is found again
   for mb in 0 1 256; do
     run_ok "$m kept tile data $mb" env STARMET_SIDE_CACHE_MB=$mb STARPU_NCPU=2 "$STARMET" \
-      compute --quiet --bfile "$T/g" --metric $m --block-size 20 --output-format tsv \
+      compute --quiet --bfile "$T/g" --metric $m --block-size 150 --output-format tsv \
       --output "$T/k${mb}_$m" --summary "$T/k${mb}_$m.json"
     same_text "$m kept tile data $mb" "$T/g_$m.tsv" "$T/k${mb}_$m.tsv"
   done

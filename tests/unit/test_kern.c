@@ -236,7 +236,8 @@ END_TEST
 
 /* A tile's derived data kept between calls (sm_sidecache.h) comes back
  * only while the vectors at its place hold the same codes. The module
- * alone: a second call finds the item; a changed code at the same place
+ * alone: an item is kept from its second call, and a third finds it; a
+ * changed code at the same place
  * (even one bit of one word) builds it again; an item held through a
  * flush stays readable until released; a budget of 0 keeps nothing. With
  * AVX-512, the counters' moments and tally of the same buffers, again
@@ -280,43 +281,58 @@ static void side_moments_vs_ref(size_t m, size_t n, size_t nf, const uint64_t *A
 
 START_TEST(side_cache_same_place_new_codes)
 {
-  enum { NV = 50, NF = 300, LDX = (NF + 31) / 32 + 2 };
+  enum { NV = SM_SIDE_MIN_VECTORS + 22, NF = 300, LDX = (NF + 31) / 32 + 2 };
   uint64_t *X = calloc(NV * LDX, 8), h0, b0, h1, b1;
   fill_codes(X, NV, NF, LDX, 0.05);
   sm_side_set_limit((size_t)1 << 20);
   sm_side_ref_t r1, r2;
   side_builds = 0;
+  /* asked for once: built, not kept; twice: built and kept */
+  for (int k = 0; k < 2; k++) {
+    const uint64_t *p0 = sm_side_get(1, X, NV, NF, LDX, side_build_sum, free, &r1);
+    ck_assert_uint_eq(*p0, side_sum_by_hand(X, NV, NF, LDX));
+    sm_side_release(&r1);
+  }
+  ck_assert_int_eq(side_builds, 2);
   const uint64_t *p1 = sm_side_get(1, X, NV, NF, LDX, side_build_sum, free, &r1);
-  ck_assert_uint_eq(*p1, side_sum_by_hand(X, NV, NF, LDX));
   sm_side_release(&r1);
   sm_side_stats(&h0, &b0);
   const uint64_t *p2 = sm_side_get(1, X, NV, NF, LDX, side_build_sum, free, &r2);
   sm_side_stats(&h1, &b1);
-  ck_assert(p2 == p1 && h1 == h0 + 1 && b1 == b0 && side_builds == 1);
+  ck_assert(p2 == p1 && h1 == h0 + 1 && b1 == b0 && side_builds == 2);
   sm_side_release(&r2);
   /* one bit of the last code word of the last vector: built again */
   X[(NV - 1) * LDX + (NF + 31) / 32 - 1] ^= 1;
   p2 = sm_side_get(1, X, NV, NF, LDX, side_build_sum, free, &r2);
-  ck_assert_int_eq(side_builds, 2);
+  ck_assert_int_eq(side_builds, 3);
   ck_assert_uint_eq(*p2, side_sum_by_hand(X, NV, NF, LDX));
-  /* held through a flush: readable until released, then built again */
+  sm_side_release(&r2);
+  /* kept again (asked for before), then held through a flush: readable
+   * until released, then built again */
+  p2 = sm_side_get(1, X, NV, NF, LDX, side_build_sum, free, &r2);
+  ck_assert_int_eq(side_builds, 4);
   sm_side_flush();
   ck_assert_uint_eq(*p2, side_sum_by_hand(X, NV, NF, LDX));
   sm_side_release(&r2);
   p2 = sm_side_get(1, X, NV, NF, LDX, side_build_sum, free, &r2);
   sm_side_release(&r2);
-  ck_assert_int_eq(side_builds, 3);
+  ck_assert_int_eq(side_builds, 5);
+  /* fewer vectors than SM_SIDE_MIN_VECTORS: never kept */
+  for (int k = 0; k < 3; k++)
+    sm_side_release((sm_side_get(1, X, 20, NF, LDX, side_build_sum, free, &r2), &r2));
+  ck_assert_int_eq(side_builds, 8);
+  ck_assert_ptr_null(sm_side_get(1, X, 20, NF, LDX, NULL, free, &r2)); /* only kept */
   /* another shape or kind of the same place is another item */
   sm_side_release((sm_side_get(1, X, NV - 1, NF, LDX, side_build_sum, free, &r2), &r2));
   sm_side_release((sm_side_get(2, X, NV, NF, LDX, side_build_sum, free, &r2), &r2));
-  ck_assert_int_eq(side_builds, 5);
+  ck_assert_int_eq(side_builds, 10);
   sm_side_set_limit(0); /* nothing kept */
-  for (int k = 0; k < 2; k++) {
+  for (int k = 0; k < 3; k++) {
     p2 = sm_side_get(1, X, NV, NF, LDX, side_build_sum, free, &r2);
     ck_assert_uint_eq(*p2, side_sum_by_hand(X, NV, NF, LDX));
     sm_side_release(&r2);
   }
-  ck_assert_int_eq(side_builds, 7);
+  ck_assert_int_eq(side_builds, 13);
   free(X);
   sm_side_set_limit((size_t)256 << 20);
   if (sm_kern_unusable(SM_KVAR_AVX512, 1) || !sm_xc_usable())
@@ -329,15 +345,16 @@ START_TEST(side_cache_same_place_new_codes)
   fill_codes(B, n, nf, ld, 0.01);
   ck_assert(sm_xc_strips(nf, 0) && sm_xc_fits(m, n, nf));
   side_moments_vs_ref(m, n, nf, A, B, ld, gc, gh, wc, wh);
+  side_moments_vs_ref(m, n, nf, A, B, ld, gc, gh, wc, wh); /* kept from here */
   sm_side_stats(&h0, &b0);
   side_moments_vs_ref(m, n, nf, A, B, ld, gc, gh, wc, wh);
   sm_side_stats(&h1, &b1);
-  ck_assert(h1 == h0 + 2 && b1 == b0); /* both sides kept */
+  ck_assert(h1 == h0 + 2 && b1 == b0); /* both sides found kept */
   A[7 * ld + 3] ^= (uint64_t)2 << 10;  /* one code of row 7: 00 <-> 10 (missing) ... */
   fill_codes(B + 200 * ld, 1, nf, ld, 0.2); /* ... and B's row 200 anew */
   side_moments_vs_ref(m, n, nf, A, B, ld, gc, gh, wc, wh);
   sm_side_stats(&h0, &b0);
-  ck_assert(b0 == b1 + 2);
+  ck_assert(b0 == b1 + 2); /* both built again */
   free(A), free(B), free(gc), free(gh), free(wc), free(wh);
 }
 END_TEST

@@ -165,6 +165,35 @@ static inline __attribute__((always_inline)) void cols_flush(abft_cols_t *c)
 
 static int abft_pick(void);
 
+/* One function of the check per variant: NAME_portable, NAME_avx2 and
+ * NAME_vpopc around the inline body BODY, with PARAMS and ARGS. */
+#if SM_ABFT_X86
+#define SM_ABFT_VARIANTS(NAME, BODY, PARAMS, ARGS)                                       \
+  SM_ABFT_OPT static int NAME##_portable PARAMS                                          \
+  {                                                                                      \
+    return BODY ARGS;                                                                    \
+  }                                                                                      \
+  SM_ABFT_OPT SM_ABFT_AVX2 static int NAME##_avx2 PARAMS                                 \
+  {                                                                                      \
+    return BODY ARGS;                                                                    \
+  }                                                                                      \
+  SM_ABFT_OPT SM_ABFT_VPOPC static int NAME##_vpopc PARAMS                               \
+  {                                                                                      \
+    return BODY ARGS;                                                                    \
+  }
+#define SM_ABFT_CALL(NAME, ARGS)                                                         \
+  (abft_pick() == 2   ? NAME##_vpopc ARGS                                                \
+   : abft_pick() == 1 ? NAME##_avx2 ARGS                                                 \
+                      : NAME##_portable ARGS)
+#else
+#define SM_ABFT_VARIANTS(NAME, BODY, PARAMS, ARGS)                                       \
+  SM_ABFT_OPT static int NAME##_portable PARAMS                                          \
+  {                                                                                      \
+    return BODY ARGS;                                                                    \
+  }
+#define SM_ABFT_CALL(NAME, ARGS) NAME##_portable ARGS
+#endif
+
 /* The planes of a row (p1, p2, pm; masked by e when not NULL) dotted with
  * a bit-sliced count c of k bits: *r = sum of r c, *m = sum of m c
  * (sparse). One pass over the words per bit of the count, both sums at
@@ -356,6 +385,24 @@ static void abft_side_drop(void *p)
   free(s);
 }
 
+/* The planes and column sums of nv rows at X into s (allocated). */
+static inline __attribute__((always_inline)) int abft_side_fill(const uint64_t *X,
+                                                                size_t nv, size_t nf,
+                                                                size_t ldx, int sparse,
+                                                                abft_side_t *s)
+{
+  const size_t nw = (nf + 63) / 64;
+  for (size_t v = 0; v < nv; v++)
+    row_pass(X + v * ldx, nf, sparse, s->pl + 3 * nw * v, &s->cols, NULL, NULL);
+  cols_flush(&s->cols);
+  return 0;
+}
+
+SM_ABFT_VARIANTS(abft_side_fill_v, abft_side_fill,
+                 (const uint64_t *X, size_t nv, size_t nf, size_t ldx, int sparse,
+                  abft_side_t *s),
+                 (X, nv, nf, ldx, sparse, s))
+
 static void *abft_side_build(const uint64_t *X, size_t nv, size_t nf, size_t ldx,
                              int sparse, size_t *bytes)
 {
@@ -368,9 +415,7 @@ static void *abft_side_build(const uint64_t *X, size_t nv, size_t nf, size_t ldx
     abft_side_drop(s);
     return NULL;
   }
-  for (size_t v = 0; v < nv; v++)
-    row_pass(X + v * ldx, nf, sparse, s->pl + 3 * nw * v, &s->cols, NULL, NULL);
-  cols_flush(&s->cols);
+  SM_ABFT_CALL(abft_side_fill_v, (X, nv, nf, ldx, sparse, s));
   free(s->cols.sr); /* the small counters and the carry */
   s->cols.sr = s->cols.sm = s->cols.carry = NULL;
   *bytes = sizeof *s + (3 * nw * nv + (size_t)(s->cols.kr + s->cols.km) * nw) * 8;
@@ -516,35 +561,6 @@ int sm_kern_abft_use(sm_kvar_t v)
     return 1;
   }
 }
-
-/* One function of the check per variant: NAME_portable, NAME_avx2 and
- * NAME_vpopc around the inline body BODY, with PARAMS and ARGS. */
-#if SM_ABFT_X86
-#define SM_ABFT_VARIANTS(NAME, BODY, PARAMS, ARGS)                                       \
-  SM_ABFT_OPT static int NAME##_portable PARAMS                                          \
-  {                                                                                      \
-    return BODY ARGS;                                                                    \
-  }                                                                                      \
-  SM_ABFT_OPT SM_ABFT_AVX2 static int NAME##_avx2 PARAMS                                 \
-  {                                                                                      \
-    return BODY ARGS;                                                                    \
-  }                                                                                      \
-  SM_ABFT_OPT SM_ABFT_VPOPC static int NAME##_vpopc PARAMS                               \
-  {                                                                                      \
-    return BODY ARGS;                                                                    \
-  }
-#define SM_ABFT_CALL(NAME, ARGS)                                                         \
-  (abft_pick() == 2   ? NAME##_vpopc ARGS                                                \
-   : abft_pick() == 1 ? NAME##_avx2 ARGS                                                 \
-                      : NAME##_portable ARGS)
-#else
-#define SM_ABFT_VARIANTS(NAME, BODY, PARAMS, ARGS)                                       \
-  SM_ABFT_OPT static int NAME##_portable PARAMS                                          \
-  {                                                                                      \
-    return BODY ARGS;                                                                    \
-  }
-#define SM_ABFT_CALL(NAME, ARGS) NAME##_portable ARGS
-#endif
 
 SM_ABFT_VARIANTS(abft_ccc2_v, abft_ccc2,
                  (size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,

@@ -537,23 +537,42 @@ int sm_xc_moments_strips(size_t m, size_t n, size_t nf, const uint64_t *A, size_
                          const uint64_t *B, size_t ldb, int force, uint32_t *C,
                          size_t ldc, uint32_t *H, size_t ldh)
 {
+  /* both sides kept: their counts decide; else the counts alone (cheap)
+   * decide before the sides are built */
   sm_side_ref_t ra, rb;
-  const xc_side_t *a =
-      sm_side_get(XC_SIDE_KIND, A, m, nf, lda, xc_side_build, xc_side_drop, &ra);
-  if (!a)
-    return -1;
+  const xc_side_t *a = sm_side_get(XC_SIDE_KIND, A, m, nf, lda, NULL, xc_side_drop, &ra);
   const xc_side_t *b =
-      sm_side_get(XC_SIDE_KIND, B, n, nf, ldb, xc_side_build, xc_side_drop, &rb);
-  if (!b) {
-    sm_side_release(&ra);
-    return -1;
+      a ? sm_side_get(XC_SIDE_KIND, B, n, nf, ldb, NULL, xc_side_drop, &rb) : NULL;
+  if (!a || !b) {
+    if (a)
+      sm_side_release(&ra);
+    if (!force) {
+      sm_mfix_miss_t la = {0}, lb = {0};
+      if (sm_mfix_count(&la, m, nf, A, lda) || sm_mfix_count(&lb, n, nf, B, ldb)) {
+        sm_mfix_lists_free(&la), sm_mfix_lists_free(&lb);
+        return -1;
+      }
+      const int worth = sm_mfix_worth(SM_MFIX_MOMENTS, SM_MFIX_ISA_avx512, m, n, nf,
+                                      la.off[m], lb.off[n]);
+      sm_mfix_lists_free(&la), sm_mfix_lists_free(&lb);
+      if (!worth)
+        return 1;
+    }
+    a = sm_side_get(XC_SIDE_KIND, A, m, nf, lda, xc_side_build, xc_side_drop, &ra);
+    if (!a)
+      return -1;
+    b = sm_side_get(XC_SIDE_KIND, B, n, nf, ldb, xc_side_build, xc_side_drop, &rb);
+    if (!b) {
+      sm_side_release(&ra);
+      return -1;
+    }
+  } else if (!force && !sm_mfix_worth(SM_MFIX_MOMENTS, SM_MFIX_ISA_avx512, m, n, nf,
+                                      a->set.off[m], b->set.off[n])) {
+    sm_side_release(&rb), sm_side_release(&ra);
+    return 1;
   }
-  int ret = 1;
-  if (force || sm_mfix_worth(SM_MFIX_MOMENTS, SM_MFIX_ISA_avx512, m, n, nf, a->set.off[m],
-                             b->set.off[n])) {
-    const sm_clanes_t dl[2] = {a->dl, b->dl};
-    ret = xc_run(XC_MOM, m, n, nf, &a->set, &b->set, NULL, 0, dl, C, ldc, H, ldh);
-  }
+  const sm_clanes_t dl[2] = {a->dl, b->dl};
+  const int ret = xc_run(XC_MOM, m, n, nf, &a->set, &b->set, NULL, 0, dl, C, ldc, H, ldh);
   sm_side_release(&rb);
   sm_side_release(&ra);
   return ret;
