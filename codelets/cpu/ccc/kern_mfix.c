@@ -334,20 +334,6 @@ void sm_mfix_margins(size_t nv, size_t nf, const uint64_t *X, size_t ldx, int64_
   }
 }
 
-uint64_t *sm_mfix_no_missing(size_t nv, size_t nf, const uint64_t *X, size_t ldx)
-{
-  const size_t ncw = (nf + 31) / 32;
-  uint64_t *o = malloc((nv * ncw + 1) * sizeof *o);
-  if (!o)
-    return NULL;
-  for (size_t v = 0; v < nv; v++)
-    for (size_t w = 0; w < ncw; w++) {
-      const uint64_t c = X[v * ldx + w], miss = (c >> 1) & ~c & SM_EVEN64;
-      o[v * ncw + w] = c & ~(miss << 1);
-    }
-  return o;
-}
-
 /* e = [11] - [00] and x = [10], by code (lo bit first: 00, 01, 10, 11 are
  * codes 0, 1, 2, 3). */
 static const int8_t tab_ex[2][4] = {{-1, 0, 0, 1}, {0, 0, 1, 0}};
@@ -444,6 +430,34 @@ static void fix_rows(size_t i0, size_t nr, size_t n, const int64_t *ga,
   }
 }
 
+/* The counters' strips (sm_xc_moments_strips): the missing calls of both
+ * tiles decide whether they are worth it, from their kept sides, or else
+ * from the counts alone (cheap), before any side is built. */
+static int strips(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
+                  const uint64_t *B, size_t ldb, int force, uint32_t *C, size_t ldc,
+                  uint32_t *H, size_t ldh)
+{
+  sm_xc_kept_t k;
+  size_t xa = 0, xb = 0;
+  const int kept = sm_xc_kept(&k, m, n, nf, A, lda, B, ldb, &xa, &xb);
+  if (!kept && !force) {
+    sm_mfix_miss_t la = {0}, lb = {0};
+    const int bad =
+        sm_mfix_count(&la, m, nf, A, lda) || sm_mfix_count(&lb, n, nf, B, ldb);
+    if (!bad)
+      xa = la.off[m], xb = lb.off[n];
+    sm_mfix_lists_free(&la), sm_mfix_lists_free(&lb);
+    if (bad)
+      return -1;
+  }
+  if (!force && !sm_mfix_worth(SM_MFIX_MOMENTS, SM_MFIX_ISA_avx512, m, n, nf, xa, xb)) {
+    if (kept)
+      sm_xc_kept_release(&k);
+    return 1;
+  }
+  return sm_xc_moments_strips(kept ? &k : NULL, m, n, nf, A, lda, B, ldb, C, ldc, H, ldh);
+}
+
 int sm_ccc2_sparse_fix(sm_ccc2_fn dense, sm_ccc2_syrk_fn dsyrk, sm_mfix_isa_t isa,
                        size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
                        const uint64_t *B, size_t ldb, int sym, int force, uint32_t *C,
@@ -460,7 +474,7 @@ int sm_ccc2_sparse_fix(sm_ccc2_fn dense, sm_ccc2_syrk_fn dsyrk, sm_mfix_isa_t is
   /* the counts decide; the lists are written only for a kernel that reads them */
   const int x512 = isa == SM_MFIX_ISA_avx512 && sm_xc_usable() && sm_xc_fits(m, n, nf);
   if (x512 && sm_xc_strips(nf, sym)) /* the counters make the product */
-    return sm_xc_moments_strips(m, n, nf, A, lda, B, ldb, force, C, ldc, H, ldh);
+    return strips(m, n, nf, A, lda, B, ldb, force, C, ldc, H, ldh);
   if (sm_mfix_count(&la, m, nf, A, lda))
     return -1;
   if (!sym && sm_mfix_count(&lb, n, nf, B, ldb)) {
@@ -482,8 +496,8 @@ int sm_ccc2_sparse_fix(sm_ccc2_fn dense, sm_ccc2_syrk_fn dsyrk, sm_mfix_isa_t is
       (sm_mfix_fill(&la, m, nf, A, lda) || (!sym && sm_mfix_fill(&lb, n, nf, B, ldb))))
     goto done;
   const size_t ncw = (nf + 31) / 32;
-  a0 = sm_mfix_no_missing(m, nf, A, lda);
-  b0 = sym ? a0 : sm_mfix_no_missing(n, nf, B, ldb);
+  a0 = sm_codes_no_missing(m, nf, A, lda);
+  b0 = sym ? a0 : sm_codes_no_missing(n, nf, B, ldb);
   if (!a0 || !b0)
     goto done;
   if (!(rr = malloc((m * n + 1) * sizeof *rr)))

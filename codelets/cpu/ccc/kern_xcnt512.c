@@ -509,7 +509,7 @@ static void *xc_side_build(const uint64_t *X, size_t nv, size_t nf, size_t ldx,
                            size_t *bytes)
 {
   xc_side_t *s = calloc(1, sizeof *s);
-  uint64_t *x0 = sm_mfix_no_missing(nv, nf, X, ldx);
+  uint64_t *x0 = sm_codes_no_missing(nv, nf, X, ldx);
   if (!s || !x0 || xc_set(&s->set, nv, nf, X, ldx, XC_MOM)) {
     free(s), free(x0);
     return NULL;
@@ -533,48 +533,50 @@ static void *xc_side_build(const uint64_t *X, size_t nv, size_t nf, size_t ldx,
 
 enum { XC_SIDE_KIND = 0x78630001 }; /* sm_side_get's kind of xc_side_t */
 
-int sm_xc_moments_strips(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
-                         const uint64_t *B, size_t ldb, int force, uint32_t *C,
-                         size_t ldc, uint32_t *H, size_t ldh)
+int sm_xc_kept(sm_xc_kept_t *k, size_t m, size_t n, size_t nf, const uint64_t *A,
+               size_t lda, const uint64_t *B, size_t ldb, size_t *xa, size_t *xb)
 {
-  /* both sides kept: their counts decide; else the counts alone (cheap)
-   * decide before the sides are built */
-  sm_side_ref_t ra, rb;
-  const xc_side_t *a = sm_side_get(XC_SIDE_KIND, A, m, nf, lda, NULL, xc_side_drop, &ra);
+  const xc_side_t *a =
+      sm_side_get(XC_SIDE_KIND, A, m, nf, lda, NULL, xc_side_drop, &k->r[0]);
   const xc_side_t *b =
-      a ? sm_side_get(XC_SIDE_KIND, B, n, nf, ldb, NULL, xc_side_drop, &rb) : NULL;
-  if (!a || !b) {
+      a ? sm_side_get(XC_SIDE_KIND, B, n, nf, ldb, NULL, xc_side_drop, &k->r[1]) : NULL;
+  if (!b) {
     if (a)
-      sm_side_release(&ra);
-    if (!force) {
-      sm_mfix_miss_t la = {0}, lb = {0};
-      if (sm_mfix_count(&la, m, nf, A, lda) || sm_mfix_count(&lb, n, nf, B, ldb)) {
-        sm_mfix_lists_free(&la), sm_mfix_lists_free(&lb);
-        return -1;
-      }
-      const int worth = sm_mfix_worth(SM_MFIX_MOMENTS, SM_MFIX_ISA_avx512, m, n, nf,
-                                      la.off[m], lb.off[n]);
-      sm_mfix_lists_free(&la), sm_mfix_lists_free(&lb);
-      if (!worth)
-        return 1;
-    }
-    a = sm_side_get(XC_SIDE_KIND, A, m, nf, lda, xc_side_build, xc_side_drop, &ra);
-    if (!a)
-      return -1;
-    b = sm_side_get(XC_SIDE_KIND, B, n, nf, ldb, xc_side_build, xc_side_drop, &rb);
-    if (!b) {
-      sm_side_release(&ra);
-      return -1;
-    }
-  } else if (!force && !sm_mfix_worth(SM_MFIX_MOMENTS, SM_MFIX_ISA_avx512, m, n, nf,
-                                      a->set.off[m], b->set.off[n])) {
-    sm_side_release(&rb), sm_side_release(&ra);
-    return 1;
+      sm_side_release(&k->r[0]);
+    return 0;
   }
+  k->s[0] = a, k->s[1] = b;
+  *xa = a->set.off[m], *xb = b->set.off[n];
+  return 1;
+}
+
+void sm_xc_kept_release(sm_xc_kept_t *k)
+{
+  sm_side_release(&k->r[1]);
+  sm_side_release(&k->r[0]);
+}
+
+int sm_xc_moments_strips(sm_xc_kept_t *kept, size_t m, size_t n, size_t nf,
+                         const uint64_t *A, size_t lda, const uint64_t *B, size_t ldb,
+                         uint32_t *C, size_t ldc, uint32_t *H, size_t ldh)
+{
+  sm_xc_kept_t own, *k = kept ? kept : &own;
+  if (!kept) {
+    k->s[0] =
+        sm_side_get(XC_SIDE_KIND, A, m, nf, lda, xc_side_build, xc_side_drop, &k->r[0]);
+    if (!k->s[0])
+      return -1;
+    k->s[1] =
+        sm_side_get(XC_SIDE_KIND, B, n, nf, ldb, xc_side_build, xc_side_drop, &k->r[1]);
+    if (!k->s[1]) {
+      sm_side_release(&k->r[0]);
+      return -1;
+    }
+  }
+  const xc_side_t *a = k->s[0], *b = k->s[1];
   const sm_clanes_t dl[2] = {a->dl, b->dl};
   const int ret = xc_run(XC_MOM, m, n, nf, &a->set, &b->set, NULL, 0, dl, C, ldc, H, ldh);
-  sm_side_release(&rb);
-  sm_side_release(&ra);
+  sm_xc_kept_release(k);
   return ret;
 }
 
@@ -602,12 +604,25 @@ int sm_xc_moments(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
   return -1;
 }
 
-int sm_xc_moments_strips(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
-                         const uint64_t *B, size_t ldb, int force, uint32_t *C,
-                         size_t ldc, uint32_t *H, size_t ldh)
+int sm_xc_kept(sm_xc_kept_t *k, size_t m, size_t n, size_t nf, const uint64_t *A,
+               size_t lda, const uint64_t *B, size_t ldb, size_t *xa, size_t *xb)
 {
-  (void)m, (void)n, (void)nf, (void)A, (void)lda, (void)B, (void)ldb, (void)force,
-      (void)C, (void)ldc, (void)H, (void)ldh;
+  (void)k, (void)m, (void)n, (void)nf, (void)A, (void)lda, (void)B, (void)ldb, (void)xa,
+      (void)xb;
+  return 0;
+}
+
+void sm_xc_kept_release(sm_xc_kept_t *k)
+{
+  (void)k;
+}
+
+int sm_xc_moments_strips(sm_xc_kept_t *kept, size_t m, size_t n, size_t nf,
+                         const uint64_t *A, size_t lda, const uint64_t *B, size_t ldb,
+                         uint32_t *C, size_t ldc, uint32_t *H, size_t ldh)
+{
+  (void)kept, (void)m, (void)n, (void)nf, (void)A, (void)lda, (void)B, (void)ldb, (void)C,
+      (void)ldc, (void)H, (void)ldh;
   return -1;
 }
 

@@ -71,6 +71,24 @@ typedef struct sm_cplanes {
   int64_t *marg; /* [v][3]: R (sum of r over present entries), nX, nZ */
 } sm_cplanes_t;
 
+/* The nv vectors at X (ldx words apart) with their missing calls (10)
+ * read as 00, (nf + 31) / 32 words a vector (free() it); NULL when out of
+ * memory. */
+static inline uint64_t *sm_codes_no_missing(size_t nv, size_t nf, const uint64_t *X,
+                                            size_t ldx)
+{
+  const size_t ncw = (nf + 31) / 32;
+  uint64_t *o = malloc((nv * ncw + 1) * sizeof *o);
+  if (!o)
+    return NULL;
+  for (size_t v = 0; v < nv; v++)
+    for (size_t w = 0; w < ncw; w++) {
+      const uint64_t c = X[v * ldx + w], miss = (c >> 1) & ~c & SM_EVEN64;
+      o[v * ncw + w] = c & ~(miss << 1);
+    }
+  return o;
+}
+
 static inline void sm_cplanes_free(sm_cplanes_t *pl)
 {
   free(pl->p), free(pl->marg);

@@ -34,9 +34,6 @@ typedef struct sm_mfix_src {
   const int8_t (*tab)[4];
 } sm_mfix_src_t;
 
-/* The nv vectors at X (ldx words apart) with their missing calls read as
- * 00, (nf + 31) / 32 words a vector (free() it); NULL when out of memory. */
-uint64_t *sm_mfix_no_missing(size_t nv, size_t nf, const uint64_t *X, size_t ldx);
 /* a[j] bit i = a[i] bit j (a 64 x 64 bit block). */
 void sm_mfix_transpose64(uint64_t a[64]);
 /* -1 when out of memory (nothing held). */

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "sm_mfix.h"
+#include "sm_sidecache.h"
 
 /* Whether this build and CPU run them (x86-64 with AVX-512 F and BW). */
 int sm_xc_usable(void);
@@ -35,15 +36,26 @@ int sm_xc_hom(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
 int sm_xc_moments(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
                   const uint64_t *B, size_t ldb, int sym, const uint32_t *rr, size_t ldr,
                   uint32_t *C, size_t ldc, uint32_t *H, size_t ldh);
-/* The same with the dense product computed here strip by strip (16 rows
- * x 256 columns, in L1 when the counters read it), each tile's planes,
- * lists and lanes kept between calls (sm_sidecache.h: a tile meets
- * every other); for A and B apart (sm_xc_strips). 1 when the counts say
- * the popcount kernels do better (sm_mfix_worth; force: never), then
- * nothing is written; 0 done; -1 out of memory (C, H partly written). */
-int sm_xc_moments_strips(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
-                         const uint64_t *B, size_t ldb, int force, uint32_t *C,
-                         size_t ldc, uint32_t *H, size_t ldh);
+/* Both tiles' kept sides of the strips (sm_sidecache.h), held. */
+typedef struct sm_xc_kept {
+  sm_side_ref_t r[2];
+  const void *s[2];
+} sm_xc_kept_t;
+/* 1 when both tiles' sides are kept (held in k until
+ * sm_xc_moments_strips or sm_xc_kept_release), their missing calls in
+ * *xa and *xb; else 0 (nothing held). */
+int sm_xc_kept(sm_xc_kept_t *k, size_t m, size_t n, size_t nf, const uint64_t *A,
+               size_t lda, const uint64_t *B, size_t ldb, size_t *xa, size_t *xb);
+void sm_xc_kept_release(sm_xc_kept_t *k);
+/* The moments as sm_xc_moments with the dense product computed here strip
+ * by strip (16 rows x 256 columns, in L1 when the counters read it), for
+ * A and B apart (sm_xc_strips), from kept (released here) or, when NULL,
+ * from each tile's planes, lists and lanes got from sm_side_get (built,
+ * then kept for the tile's next pairs). 0 done; -1 out of memory (C, H
+ * partly written). */
+int sm_xc_moments_strips(sm_xc_kept_t *kept, size_t m, size_t n, size_t nf,
+                         const uint64_t *A, size_t lda, const uint64_t *B, size_t ldb,
+                         uint32_t *C, size_t ldc, uint32_t *H, size_t ldh);
 /* Whether sm_xc_moments_strips serves: not for the symmetric form (the
  * product of half the pairs, mirrored, is less work) nor for long vectors
  * (256 columns' dense planes past 256 KB: the product's own blocking then
