@@ -268,27 +268,17 @@ cnt_dot(const uint64_t *c, size_t nw, int k, const uint64_t *p1, const uint64_t 
   cnt_dot_ref(c, nw, k, p1, p2, pm, e, sparse, r, m);
 }
 
-/* The planes of a row in pl (3 nw words); adds them to mine when not
- * NULL; want[4] against oth's column sums (flushed) when not NULL:
- * {r.colr, r.colm, m.colr, m.colm} (dense: want[0] only). */
+/* The planes of a row in pl (3 nw words), added to mine's column sums. */
 static inline __attribute__((always_inline)) void
-row_pass(const uint64_t *row, size_t nf, int sparse, uint64_t *pl, abft_cols_t *mine,
-         const abft_cols_t *oth, uint64_t want[4])
+row_pass(const uint64_t *row, size_t nf, int sparse, uint64_t *pl, abft_cols_t *mine)
 {
-  const size_t nw = mine ? mine->nw : oth->nw;
+  const size_t nw = mine->nw;
   uint64_t *p1 = pl, *p2 = pl + nw, *pm = pl + 2 * nw;
   row_planes(row, nf, sparse, nw, p1, p2, pm);
-  if (oth) { /* {r.colr, r.colm, m.colr, m.colm} */
-    cnt_dot(oth->cr, nw, oth->kr, p1, p2, pm, NULL, sparse, &want[0], &want[2]);
-    if (sparse)
-      cnt_dot(oth->cm, nw, oth->km, p1, p2, pm, NULL, sparse, &want[1], &want[3]);
-  }
-  if (mine) {
-    mine->rows++;
-    small_add(mine, p1, p2, pm, sparse);
-    if (++mine->pend == SM_ABFT_PEND)
-      cols_flush(mine);
-  }
+  mine->rows++;
+  small_add(mine, p1, p2, pm, sparse);
+  if (++mine->pend == SM_ABFT_PEND)
+    cols_flush(mine);
 }
 
 static int cols_alloc(abft_cols_t *c, size_t rows, size_t nw)
@@ -393,7 +383,7 @@ static inline __attribute__((always_inline)) int abft_side_fill(const uint64_t *
 {
   const size_t nw = (nf + 63) / 64;
   for (size_t v = 0; v < nv; v++)
-    row_pass(X + v * ldx, nf, sparse, s->pl + 3 * nw * v, &s->cols, NULL, NULL);
+    row_pass(X + v * ldx, nf, sparse, s->pl + 3 * nw * v, &s->cols);
   cols_flush(&s->cols);
   return 0;
 }
@@ -480,13 +470,9 @@ abft_ccc2(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda, const ui
   uint32_t *cs = malloc((n * nmom + 16) * sizeof *cs),
            *rs = malloc((m * nmom + 16) * sizeof *rs);
   int ok = cs && rs;
-  if (ok && !abft_sides(m, n, nf, A, lda, B, ldb, sparse, &sa, &sb, ref)) {
+  if (!ok || !abft_sides(m, n, nf, A, lda, B, ldb, sparse, &sa, &sb, ref)) {
     free(cs), free(rs);
     return 0; /* memory is short: the task is not vouched for */
-  }
-  if (!ok) {
-    free(cs), free(rs);
-    return 0;
   }
   uint64_t want[4] = {0, 0, 0, 0};
   c_sums(m, n, nmom, C, ldc, cs, rs);
@@ -1053,7 +1039,6 @@ abft_ccc3_planes(size_t g, size_t mx, size_t my, size_t nf, const uint64_t *pp,
            *carry = malloc((nw + 1) * 8), *ec = malloc((3 * nw + 1) * 8),
            *yp = malloc((3 * nw + 1) * 8);
   int mem = Tb && zero && carry && ec && yp && cols_alloc(&S, my, nw), ok = 1;
-  uint64_t unused4[4];
   size_t cx = mx, cy = my; /* x >= cx added to T; y >= cy in S */
   for (size_t k = 0; mem && ok && k < g; k++) {
     const size_t a = order[k];
@@ -1062,7 +1047,7 @@ abft_ccc3_planes(size_t g, size_t mx, size_t my, size_t nf, const uint64_t *pp,
       if (l >= my)
         continue; /* no kept y: nothing to add */
       for (; cy > l; cy--)
-        row_pass(Y + (cy - 1) * ldy, nf, sparse, yp, &S, NULL, unused4);
+        row_pass(Y + (cy - 1) * ldy, nf, sparse, yp, &S);
       cols_flush(&S);
       const uint64_t *q1 = xp + x * 3 * nw, *q2 = q1 + nw, *qm = q1 + 2 * nw;
       /* products: r_x r_y, r_x m_y, m_x r_y, m_x m_y (dense: the first);
@@ -1138,7 +1123,7 @@ abft_ccc3(size_t g, size_t mx, size_t my, size_t nf, const uint64_t *P, size_t l
     ok = pt;
   const int rowwise = ok && pt < 0;
   for (size_t y = 0; rowwise && y < my; y++)
-    row_pass(Y + y * ldy, nf, sparse, yp, &full, NULL, want);
+    row_pass(Y + y * ldy, nf, sparse, yp, &full);
   cols_flush(&full);
   if (rowwise) { /* rows by their first kept y, highest first (counting sort) */
     for (size_t i = 0; i < rows; i++)
@@ -1153,7 +1138,7 @@ abft_ccc3(size_t g, size_t mx, size_t my, size_t nf, const uint64_t *P, size_t l
   for (size_t k = 0; rowwise && ok && k < rows; k++) {
     const size_t i = order[k], a = i / mx, x = i % mx, l = lo[i];
     for (; cur > l; cur--)
-      row_pass(Y + (cur - 1) * ldy, nf, sparse, yp, &suf, NULL, want);
+      row_pass(Y + (cur - 1) * ldy, nf, sparse, yp, &suf);
     cols_flush(&suf);
     if (a != last_a)
       row_classes(pp + a * 3 * nw, sparse, nw, ec), last_a = a;
