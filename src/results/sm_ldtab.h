@@ -77,5 +77,12 @@ void sm_ldtab_free(sm_ldtab_t *t);
  * trailing zeros, exponent below 1e-4): into buf (at least 16 bytes);
  * returns the length. */
 size_t sm_ldtab_fmt_g(double v, char *buf);
+/** sm_ldtab_fmt_g of v[0..8) into buf[0..8), NUL-terminated: the eight
+ * values of vector lanes, as the table's lines are formatted. */
+void sm_ldtab_fmt_g8(const double *v, char (*buf)[16]);
+/** Tests: 0 formats the table's values one at a time as sm_ldtab_fmt_g
+ * does, 1 (the default) eight at a time in AVX-512 lanes when the CPU has
+ * them. */
+void sm_ldtab_fmt_lanes(int on);
 
 #endif

@@ -6,6 +6,7 @@
  * are escaped as docs/outputs.md says, and unescaping gives them back; the .ld
  * table's pieces packed and unpacked as ranks send them. */
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,6 +74,179 @@ START_TEST(like_plink_g)
   }
   ck_assert_int_gt(n, 390000);
   ck_assert_int_eq(bad, 0);
+}
+END_TEST
+
+/* PLINK 1.9's "%g" written the plain way, as the oracle of sm_ldtab_fmt_g
+ * where printf differs from it (at ties): the value scaled by the same
+ * products in the same order, its digits rounded as PLINK rounds them (a
+ * half within 5e-9 goes to the even digit), the text by snprintf. */
+static uint32_t plink_round(double x)
+{
+  const uint32_t t = (uint32_t)(int32_t)x;
+  return t +
+         (uint32_t)(int32_t)((x - (int32_t)t) + ((t & 1) ? 0.500000005 : 0.499999995));
+}
+
+/* "." and q's k digits (leading zeros kept, trailing zeros dropped, at
+ * least one kept when keep1) appended to out; nothing when none is left. */
+static void put_frac(char *out, uint32_t q, int k, int keep1, int dot)
+{
+  char d[16];
+  int n = snprintf(d, sizeof d, "%0*u", k, q);
+  while (n > (keep1 ? 1 : 0) && d[n - 1] == '0')
+    d[--n] = 0;
+  if (n)
+    sprintf(out + strlen(out), "%s%s", dot ? "." : "", d);
+}
+
+static void plink_g(double v, char *out)
+{
+  static const double lo[9] = {
+      9.9999949999999e-256, 9.9999949999999e-128, 9.9999949999999e-64,
+      9.9999949999999e-32,  9.9999949999999e-16,  9.9999949999999e-8,
+      9.9999949999999e-4,   9.9999949999999e-2,   9.9999949999999e-1};
+  static const double hi[9] = {
+      9.9999949999999e255, 9.9999949999999e127, 9.9999949999999e63,
+      9.9999949999999e31,  9.9999949999999e15,  9.9999949999999e7,
+      9.9999949999999e3,   9.9999949999999e1,   9.9999949999999e0};
+  static const double up[9] = {1e256, 1e128, 1e64, 1e32, 1e16, 1e8, 1e4, 1e2, 1e1};
+  static const double down[9] = {1e-256, 1e-128, 1e-64, 1e-32, 1e-16,
+                                 1e-8,   1e-4,   1e-2,  1e-1};
+  if (v != v) {
+    strcpy(out, "nan");
+    return;
+  }
+  strcpy(out, v < 0 ? "-" : "");
+  v = v < 0 ? -v : v;
+  if (v == 0) {
+    strcat(out, "0");
+  } else if (v < 9.9999949999999e-5 || v >= 999999.49999999) {
+    const int small = v < 1;
+    int e = 0;
+    for (int k = 0; k < 9; k++)
+      if (small ? v < lo[k] : v >= hi[k]) {
+        v *= small ? up[k] : down[k];
+        e += 256 >> k;
+      }
+    if (isinf(v)) {
+      strcat(out, "inf");
+      return;
+    }
+    const uint32_t q = plink_round(v * 100000);
+    sprintf(out + strlen(out), "%u", q / 100000);
+    put_frac(out, q % 100000, 5, 0, 1);
+    sprintf(out + strlen(out), "e%c%02d", small ? '-' : '+', e);
+  } else if (v < 0.99999949999999) {
+    strcat(out, "0.");
+    if (v < 9.9999949999999e-3)
+      v *= 100, strcat(out, "00");
+    if (v < 9.9999949999999e-2)
+      v *= 10, strcat(out, "0");
+    put_frac(out, plink_round(v * 1000000), 6, 1, 0);
+  } else {
+    int ip = 1;
+    for (double lim = 9.9999949999999; ip < 6 && v >= lim; lim *= 10)
+      ip++;
+    uint32_t p10 = 1; /* the digits after the point: 10^(6 - ip) */
+    for (int k = ip; k < 6; k++)
+      p10 *= 10;
+    const uint32_t q = plink_round(v * (double)p10);
+    sprintf(out + strlen(out), "%u", q / p10);
+    if (p10 > 1)
+      put_frac(out, q % p10, 6 - ip, 0, 1);
+  }
+}
+
+/* Eight values a call, each lane's text against the oracle (and lane 0's
+ * against sm_ldtab_fmt_g): ties and their neighbours in every form, the
+ * bounds between forms and exponents with their neighbours, values as r2
+ * and r take them, random bit patterns; lanes hold values of mixed forms. */
+static long g8_bad, g8_n;
+static double g8_lane[8];
+static int g8_fill;
+
+static void g8_flush(void)
+{
+  char got[8][16], one[32], want[64];
+  for (int l = g8_fill; l < 8; l++)
+    g8_lane[l] = 0;
+  sm_ldtab_fmt_g8(g8_lane, got);
+  for (int l = 0; l < g8_fill; l++) {
+    plink_g(g8_lane[l], want);
+    g8_n++;
+    if (strcmp(want, got[l]) && g8_bad++ < 10)
+      fprintf(stderr, "PLINK %%g of %a: '%s', lane %d '%s'\n", g8_lane[l], want, l,
+              got[l]);
+  }
+  one[sm_ldtab_fmt_g(g8_lane[0], one)] = 0;
+  plink_g(g8_lane[0], want);
+  if (strcmp(want, one) && g8_bad++ < 10)
+    fprintf(stderr, "PLINK %%g of %a: '%s', sm_ldtab_fmt_g '%s'\n", g8_lane[0], want,
+            one);
+  g8_fill = 0;
+}
+
+static void g8(double v)
+{
+  g8_lane[g8_fill++] = v;
+  if (g8_fill == 8)
+    g8_flush();
+}
+
+/* v and its neighbours, 3 ulps each way, and both signs */
+static void g8_near(double v)
+{
+  double lo = v, hi = v;
+  g8(v), g8(-v);
+  for (int k = 0; k < 3; k++) {
+    lo = nextafter(lo, 0), hi = nextafter(hi, INFINITY);
+    g8(lo), g8(hi), g8(-hi);
+  }
+}
+
+START_TEST(plink_g_lanes)
+{
+  for (int lanes = 1; lanes >= 0;
+       lanes--) { /* AVX-512 lanes (when here), then one by one */
+    sm_ldtab_fmt_lanes(lanes);
+    static const double bound[] = {
+        9.9999949999999e-256, 9.9999949999999e-128, 9.9999949999999e-64,
+        9.9999949999999e-32,  9.9999949999999e-16,  9.9999949999999e-8,
+        9.9999949999999e-5,   9.9999949999999e-4,   9.9999949999999e-3,
+        9.9999949999999e-2,   0.99999949999999,     9.9999949999999,
+        99.999949999999,      999.99949999999,      9999.9949999999,
+        99999.949999999,      999999.49999999,      9.9999949999999e7,
+        9.9999949999999e15,   9.9999949999999e31,   9.9999949999999e63,
+        9.9999949999999e127,  9.9999949999999e255};
+    for (size_t i = 0; i < sizeof bound / sizeof bound[0]; i++)
+      g8_near(bound[i]);
+    for (int k = -320; k <= 308; k++) /* powers of ten */
+      g8_near(pow(10, k));
+    g8(0), g8(-0.0), g8(NAN), g8(INFINITY), g8(-INFINITY), g8(5e-324), g8(DBL_MAX);
+    g8(1), g8(-1);
+    /* ties of the sixth digit: (q + 1/2) 10^-d and PLINK's 5e-9 either side */
+    for (long i = 0; i < 200000; i++) {
+      const double q = (double)(100000 + next() % 900000);
+      const int d = (int)(next() % 30) - 18;
+      const double tie = (q + 0.5) * pow(10, d - 6);
+      g8_near(tie);
+      g8(tie * (1 + 4e-15)), g8(tie * (1 - 4e-15));
+    }
+    /* r2 and r as LD gives them: c^2 / n-like values, uniform, tiny */
+    for (long i = 0; i < 400000; i++) {
+      const double u = (double)(next() >> 11) / 9007199254740992.0;
+      g8(u), g8(u * u * u), g8(-u), g8(u * 1e-4), g8(u * 1e-12);
+      const uint64_t r = next();
+      double v;
+      memcpy(&v, &r, sizeof v);
+      g8(v);
+    }
+    g8_flush();
+  }
+  sm_ldtab_fmt_lanes(1);
+  ck_assert_int_gt(g8_n, 10000000);
+  ck_assert_int_eq(g8_bad, 0);
 }
 END_TEST
 
@@ -310,6 +484,7 @@ static Suite *fmt_suite(void)
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, like_printf_g);
   tcase_add_test(tc, like_plink_g);
+  tcase_add_test(tc, plink_g_lanes);
   tcase_add_test(tc, like_printf_u);
   tcase_add_test(tc, name_escapes);
   tcase_add_test(tc, name_to_file);
