@@ -192,11 +192,14 @@ class Bench:
 
     def timed(self, data, threads, pairs, entries):
         """REPS rounds of the entries [(case, tool, fn, after)], interleaved (one
-        run of each per round, so the machine's load falls on all alike): one
-        table row of medians per entry, by case."""
+        run of each per round, so the machine's load falls on all alike), each
+        started after a sync (outside its time: no run pays for the writeback
+        of the file a former run left dirty): one table row of medians per
+        entry, by case."""
         res = [{"walls": [], "cpus": [], "rss": [], "sums": [], "loads": []} for _ in entries]
         for _ in range(self.a.reps):
             for (case, tool, fn, after), r in zip(entries, res):
+                os.sync()
                 r["loads"].append(loadavg())
                 (w, c, m), s = fn()
                 if after:
