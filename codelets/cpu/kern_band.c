@@ -122,9 +122,17 @@ int sm_band_whole(const sm_band_t *b, size_t m, size_t n)
   return whole_by(b, m, n, sm_band_pairs(b, m, n));
 }
 
-/* Rows of a strip at most; a strip's rectangle at most twice its rows'
- * runs (and 64 pairs more). */
+/* Rows of a strip at most: 16, or for runs of SM_STRIP_LONG columns or
+ * more as many as the strip's first run (in multiples of 16); a strip's
+ * rectangle at most twice its rows' runs (and 64 pairs more). A strip
+ * costs its product and, apart from it, about what its columns cost to
+ * derive (the checks' sides, the counters' planes): taller strips share
+ * that among more rows while the rectangle's waste grows with the square
+ * of their height. On 28,500 SNPs x 2,000 samples, windows of 200 kb to 1
+ * Mb (runs of 190 to 950) computed 9-30% faster than with 16 rows; runs
+ * of 50 to 95 were 6-9% slower, so short runs keep 16. */
 #define SM_STRIP_ROWS 16
+#define SM_STRIP_LONG 128
 
 int sm_band_next(const sm_band_t *b, size_t m, size_t n, size_t *row, sm_strip_t *s)
 {
@@ -140,9 +148,10 @@ int sm_band_next(const sm_band_t *b, size_t m, size_t n, size_t *row, sm_strip_t
     *row = m;
     return 0;
   }
-  const size_t r0 = i;
+  const size_t r0 = i, run = hi - lo,
+               most = run >= SM_STRIP_LONG ? run / 16 * 16 : SM_STRIP_ROWS;
   uint64_t need = hi - lo;
-  for (i = r0 + 1; i < m && i - r0 < SM_STRIP_ROWS; i++) {
+  for (i = r0 + 1; i < m && i - r0 < most; i++) {
     size_t l2, h2;
     sm_band_run(b, n, i, &l2, &h2);
     if (h2 <= l2)

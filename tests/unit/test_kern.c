@@ -451,12 +451,15 @@ static void random_windows(uint32_t *win, uint32_t nv, uint32_t reach, uint32_t 
 /* LD windows' strips (kern_band.c): for windows of many widths and tile
  * pairs before, on and after the diagonal, the strips cover every pair in
  * a window exactly once by row, stay inside the tile, hold at most twice
- * their rows' pairs (and 64 more), and sm_band_pairs counts the pairs. */
+ * their rows' pairs (and 64 more), are at most 16 rows tall, or as tall as
+ * their first row's run when it is 128 or longer (and some are), and
+ * sm_band_pairs counts the pairs. */
 START_TEST(band_strips_cover_windows)
 {
   enum { NV = 700 };
   static uint32_t win[NV];
   uint64_t seed = 5;
+  size_t tall = 0;
   for (int t = 0; t < 40; t++) {
     /* the last vector of each window: a random reach, never decreasing */
     const uint32_t reach = (uint32_t)(t % 4 == 0 ? 0 : (t * 37) % 300);
@@ -475,6 +478,10 @@ START_TEST(band_strips_cover_windows)
       while (sm_band_next(&b, m, n, &row, &st)) {
         ck_assert(st.r0 >= last_r1 && st.r0 < st.r1 && st.r1 <= m);
         ck_assert(st.c0 < st.c1 && st.c1 <= n && row == st.r1);
+        size_t lo0, hi0;
+        sm_band_run(&b, n, st.r0, &lo0, &hi0);
+        ck_assert_uint_le(st.r1 - st.r0, hi0 - lo0 >= 128 ? (hi0 - lo0) / 16 * 16 : 16);
+        tall += st.r1 - st.r0 > 16;
         last_r1 = st.r1;
         uint64_t need = 0;
         for (size_t i = st.r0; i < st.r1; i++)
@@ -518,6 +525,7 @@ START_TEST(band_strips_cover_windows)
     }
   }
   ck_assert_int_eq(sm_band_whole(NULL, 5, 5), 1);
+  ck_assert_uint_gt(tall, 0);
 }
 END_TEST
 
