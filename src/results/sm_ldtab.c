@@ -490,7 +490,7 @@ static void fmt_parts8(const double *v, fmt_parts_t *out)
  * past them may be written (buf holds at least width + 16). */
 static size_t fmt_place(const fmt_parts_t *p, char *buf, size_t width)
 {
-  static const char *const word[3] = {"0", "nan", "inf"};
+  static const char word[3][4] = {"0", "nan", "inf"}; /* 4 bytes each, copied whole */
   if (width)
     memset(buf, ' ', width);
   if (p->form <= FMT_INF) { /* FMT_ZERO, FMT_NAN, FMT_INF */
