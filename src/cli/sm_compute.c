@@ -73,9 +73,9 @@ static sm_read_opts_t read_opts(const sm_options_t *o)
 }
 
 /* Load vectors [v0, v0+vc) x fields [f0, f0+fc) of the input. */
-static sm_err_t load(const sm_options_t *o, const uint32_t *vsel, size_t nvsel, size_t v0,
-                     size_t vc, size_t f0, size_t fc, int czek_sparse, sm_vectors_t *v,
-                     sm_dims_t *dims)
+static sm_err_t load(const sm_options_t *o, const uint32_t *vsel, size_t nvsel,
+                     const uint32_t *ssel, size_t nssel, size_t v0, size_t vc, size_t f0,
+                     size_t fc, int czek_sparse, sm_vectors_t *v, sm_dims_t *dims)
 {
   if (o->synth.kind != SM_SYNTH_NONE) {
     if (dims) {
@@ -87,6 +87,8 @@ static sm_err_t load(const sm_options_t *o, const uint32_t *vsel, size_t nvsel, 
   sm_read_opts_t ro = read_opts(o);
   ro.vsel = vsel; /* --chr, --extract, --exclude: the variants chosen */
   ro.nvsel = nvsel;
+  ro.ssel = ssel; /* --keep, --remove: the samples chosen */
+  ro.nssel = nssel;
   ro.v0 = v0;
   ro.vcount = vc;
   ro.f0 = f0;
@@ -110,7 +112,7 @@ static void describe(const sm_options_t *o, char *desc, size_t len)
 /* Sizes of the whole problem: rank 0 looks (a one-vector read), every rank
  * gets the answer. */
 static sm_err_t problem_dims(const sm_options_t *o, const uint32_t *vsel, size_t nvsel,
-                             sm_dims_t *dims)
+                             const uint32_t *ssel, size_t nssel, sm_dims_t *dims)
 {
   struct {
     int err;
@@ -118,7 +120,7 @@ static sm_err_t problem_dims(const sm_options_t *o, const uint32_t *vsel, size_t
   } msg = {0};
   if (sm_mpi_rank() == 0) {
     sm_vectors_t probe = {0};
-    msg.err = load(o, vsel, nvsel, 0, 1, 0, 1, 0, &probe, &msg.dims);
+    msg.err = load(o, vsel, nvsel, ssel, nssel, 0, 1, 0, 1, 0, &probe, &msg.dims);
     sm_vectors_free(&probe);
   }
   sm_mpi_bcast(&msg, sizeof msg);
@@ -180,10 +182,12 @@ static void input_stamp(const sm_options_t *o, char *buf, size_t len)
   size_t k = (size_t)snprintf(buf, len, "input=%s", o->input);
   for (int e = 0; e < nf && k < len; e++)
     k += (size_t)file_stamp(paths[e], buf + k, len - k);
-  /* PLINK's --extract and --exclude: the lists as they are now */
-  const char *const list[2] = {o->extract, o->exclude}, *const word[2] = {"extract",
-                                                                          "exclude"};
-  for (int e = 0; e < 2; e++)
+  /* PLINK's --extract, --exclude, --keep...: the lists as they are now */
+  const char *const list[6] = {o->extract, o->exclude,  o->keep,
+                               o->remove,  o->keep_fam, o->remove_fam};
+  const char *const word[6] = {"extract", "exclude",  "keep",
+                               "remove",  "keep-fam", "remove-fam"};
+  for (int e = 0; e < 6; e++)
     if (list[e] && k < len) {
       k += (size_t)snprintf(buf + k, len - k, " %s", word[e]);
       if (k < len)
@@ -304,6 +308,8 @@ typedef struct run {
   sm_loci_t loci; /* genotype inputs' chromosomes and positions (windows, .ld) */
   uint32_t *vsel; /* --chr, --extract, --exclude: the file's variants read */
   size_t nvsel;
+  uint32_t *ssel; /* --keep, --remove: the .fam's samples read (NULL: all) */
+  size_t nssel;
   uint32_t *ld_at;         /* --ld-snp: each variant's place before (ld_snp_windows) */
   unsigned char *ld_index; /* --ld-snp: sm_ldtab_index's flags */
   unsigned char *ld_rev;   /* r with --nonfounders: sm_fin2_args_t's */
@@ -441,6 +447,7 @@ static sm_err_t read_whole(const run_t *r, sm_vectors_t *v, unsigned char **st)
   const sm_options_t *o = r->o;
   sm_read_opts_t ro = read_opts(o);
   ro.vsel = r->vsel, ro.nvsel = r->nvsel;
+  ro.ssel = r->ssel, ro.nssel = r->nssel;
   ro.founders_only = ro.ld_haploid = ro.ld_a1 = 0;
   size_t ns = 0;
   *st = NULL;
@@ -448,7 +455,7 @@ static sm_err_t read_whole(const run_t *r, sm_vectors_t *v, unsigned char **st)
       o->input_format == SM_INPUT_AUTO ? sm_read_guess_format(o->input) : o->input_format;
   sm_err_t err = sm_read_input(o->input, o->input_format, &ro, v, NULL);
   if (!err && fmt == SM_INPUT_PLINK)
-    err = sm_read_plink_samples(o->input, st, &ns);
+    err = sm_read_plink_samples(o->input, r->ssel, r->nssel, st, &ns);
   else if (!err) {
     ns = v->nf;
     err = (*st = calloc(ns ? ns : 1, 1)) ? SM_OK : SM_ENOMEM;
@@ -531,6 +538,21 @@ static sm_err_t ld_alleles(run_t *r)
   sm_vectors_free(&v);
   sm_loci_free(&own);
   return (sm_err_t)sm_mpi_agree(err);
+}
+
+/* PLINK's sample filters (--keep, --remove, --keep-fam, --remove-fam):
+ * the samples the readers read, every rank alike (the fields). */
+static sm_err_t select_samples(run_t *r)
+{
+  const sm_options_t *o = r->o;
+  if (!o->keep && !o->remove && !o->keep_fam && !o->remove_fam)
+    return SM_OK;
+  const sm_sfilter_t f = {.keep = o->keep,
+                          .remove = o->remove,
+                          .keep_fam = o->keep_fam,
+                          .remove_fam = o->remove_fam};
+  return (sm_err_t)sm_mpi_agree(
+      sm_read_plink_keep(o->input, &f, r->me == 0, &r->ssel, &r->nssel));
 }
 
 static sm_err_t select_variants(run_t *r)
@@ -618,10 +640,10 @@ static sm_err_t plan(run_t *r)
   sm_err_t err = streams_read_once(r);
   if (err)
     return err;
-  if ((err = select_variants(r)) || (err = ld_alleles(r)))
+  if ((err = select_samples(r)) || (err = select_variants(r)) || (err = ld_alleles(r)))
     return err;
   sm_dims_t dims;
-  err = problem_dims(o, r->vsel, r->nvsel, &dims);
+  err = problem_dims(o, r->vsel, r->nvsel, r->ssel, r->nssel, &dims);
   if (err)
     return err;
   if (dims.nv < (size_t)o->num_way) {
@@ -987,8 +1009,9 @@ static sm_err_t load_slice(run_t *r)
   const sm_options_t *o = r->o;
   sm_decomp_part(&r->d, r->pv, &r->v0, &r->vc);
   sm_decomp_slice(&r->d, r->pf, &r->f0, &r->fc);
-  sm_err_t err = (sm_err_t)sm_mpi_agree(load(o, r->vsel, r->nvsel, r->v0, r->vc, r->f0,
-                                             r->fc, r->read_sparse, &r->v, NULL));
+  sm_err_t err =
+      (sm_err_t)sm_mpi_agree(load(o, r->vsel, r->nvsel, r->ssel, r->nssel, r->v0, r->vc,
+                                  r->f0, r->fc, r->read_sparse, &r->v, NULL));
   if (err)
     return err;
   r->sum.t_input = sm_now() - r->t0;
@@ -1781,6 +1804,7 @@ static void cleanup(run_t *r, sm_err_t err)
   free(r->ld_win);
   sm_loci_free(&r->loci);
   free(r->vsel);
+  free(r->ssel);
   free(r->ld_at);
   free(r->ld_index);
   free(r->ld_rev);

@@ -785,6 +785,19 @@ static const sm_opt_t options[] = {
      .arg = "FILE",
      .help = "genotypes: without the variants whose ids FILE\n"
              "lists, as PLINK's --exclude"},
+    STRING("keep", keep, "FILE",
+           "PLINK sets: only the samples FILE lists (a family id\n"
+           "and a sample id a line, more words ignored), as\n"
+           "PLINK's --keep"),
+    STRING("remove", remove, "FILE",
+           "PLINK sets: without the samples FILE lists, as\n"
+           "PLINK's --remove"),
+    STRING("keep-fam", keep_fam, "FILE",
+           "PLINK sets: only the samples of the families FILE\n"
+           "lists (a family id a line), as PLINK's --keep-fam"),
+    STRING("remove-fam", remove_fam, "FILE",
+           "PLINK sets: without the families FILE lists, as\n"
+           "PLINK's --remove-fam"),
     STRING("ld-snp", ld_snp, "ID",
            "r2, r: PLINK's --ld-snp: the .ld's lines of variant\n"
            "ID with those in its window on either side (itself\n"
@@ -869,10 +882,6 @@ static const sm_opt_t options[] = {
     PLINK_FILTER("max-mac"),
     PLINK_FILTER("mind"),
     PLINK_FILTER("hwe"),
-    PLINK_FILTER("keep"),
-    PLINK_FILTER("remove"),
-    PLINK_FILTER("keep-fam"),
-    PLINK_FILTER("remove-fam"),
     PLINK_FILTER("snps-only"),
     PLINK_FILTER("autosome"),
     PLINK_FILTER("autosome-xy"),
@@ -1228,6 +1237,29 @@ static sm_err_t check_input(args_t *a)
                                 : "exclude",
                    o->chr ? "chromosome" : "id",
                    o->chr ? "no chromosomes" : "no variants");
+      return SM_EOPTION;
+    }
+  }
+  if (o->keep || o->remove || o->keep_fam || o->remove_fam) {
+    const sm_input_format_t f = o->input_format == SM_INPUT_AUTO && o->input
+                                    ? sm_read_guess_format(o->input)
+                                    : o->input_format;
+    const char *opt = o->keep       ? "keep"
+                      : o->remove   ? "remove"
+                      : o->keep_fam ? "keep-fam"
+                                    : "remove-fam";
+    if (f == SM_INPUT_VCF) {
+      sm_log_error("--%s selects the samples of a PLINK set by their .fam's ids: for a "
+                   "VCF or BCF, choose them with bcftools view -S SAMPLES.txt IN -Oz -o "
+                   "OUT.vcf.gz (or write a PLINK set, plink1.9 --vcf IN --%s FILE "
+                   "--make-bed --out SET, and give --bfile SET)",
+                   opt, opt);
+      return SM_EOPTION;
+    }
+    if (!o->input || f != SM_INPUT_PLINK) {
+      sm_log_error("--%s selects the samples of a PLINK set (--bfile): this input has "
+                   "no .fam",
+                   opt);
       return SM_EOPTION;
     }
   }

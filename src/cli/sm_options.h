@@ -78,8 +78,11 @@ typedef struct sm_options {
   int ld_a1;       /* r2, r: count the file's A1, not the minor allele
                       (PLINK's --keep-allele-order) */
   const char *chr; /* PLINK's --chr: the chromosomes kept (genotypes), or NULL */
-  const char *extract, *exclude;    /* PLINK's --extract, --exclude: files of
-                                       variant ids kept, dropped (or NULL) */
+  const char *extract, *exclude; /* PLINK's --extract, --exclude: files of
+                                    variant ids kept, dropped (or NULL) */
+  /* PLINK's --keep, --remove (files of family and sample ids), --keep-fam,
+   * --remove-fam (of family ids): the samples kept, dropped (or NULL) */
+  const char *keep, *remove, *keep_fam, *remove_fam;
   const char *ld_snp, *ld_snp_list; /* PLINK's --ld-snp ID, --ld-snp-list FILE:
                                        the .ld's pairs with these variants */
   int plink_said; /* PLINK's --allow-extra-chr / --allow-no-sex given: what

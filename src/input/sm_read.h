@@ -78,6 +78,12 @@ typedef struct sm_read_opts {
   /* VCF/BCF: the names are the ID column as written, "." too (PLINK's
    * .ld prints it so), not chrom:pos for "." */
   int raw_ids;
+  /* PLINK sets: the samples kept (--keep, --remove, --keep-fam,
+   * --remove-fam; sm_read_plink_keep), increasing indices among the
+   * .fam's samples: field q is the file's sample ssel[q], and f0, fcount
+   * and the sizes count the kept ones. NULL: every sample. */
+  const uint32_t *ssel;
+  size_t nssel;
 } sm_read_opts_t;
 
 enum { SM_TEXT_AUTO = 0, SM_TEXT_YES = 1, SM_TEXT_NO = 2 };
@@ -230,9 +236,26 @@ sm_err_t sm_read_ld_snps(const char *input, const sm_loci_t *l, const char *id,
  * samples are founders of unknown sex). */
 enum { SM_SAMPLE_NONFOUNDER = 1, SM_SAMPLE_MALE = 2, SM_SAMPLE_FEMALE = 4 };
 /** Each sample's SM_SAMPLE_ bits of a PLINK set's .fam (*st malloc'd, *n
- * samples). */
-sm_err_t sm_read_plink_samples(const char *prefix, unsigned char **st,
-                               size_t *n) SM_MUST_CHECK;
+ * samples): of the samples ssel[0..nssel) when ssel is not NULL
+ * (sm_read_opts_t.ssel). */
+sm_err_t sm_read_plink_samples(const char *prefix, const uint32_t *ssel, size_t nssel,
+                               unsigned char **st, size_t *n) SM_MUST_CHECK;
+/** PLINK's sample filters: files of sample ids (NULL: not given): keep
+ * and remove list a family id and a sample id a line (the first two
+ * words; more are ignored), keep_fam and remove_fam a family id (the
+ * first word); blank lines are skipped. */
+typedef struct sm_sfilter {
+  const char *keep, *remove, *keep_fam, *remove_fam;
+} sm_sfilter_t;
+/** The samples of a PLINK set's .fam that f keeps, as plink1.9 keeps
+ * them (listed by --keep and --keep-fam when given, by neither --remove
+ * nor --remove-fam; ids the .fam lacks are ignored): their increasing
+ * indices in *sel (malloc'd, *nsel). With say, logs what each filter
+ * left, as plink1.9 does. A line with fewer words than its list needs is
+ * SM_EFORMAT, a list that cannot be read SM_EIO, no sample left
+ * SM_EDEGEN (all logged). */
+sm_err_t sm_read_plink_keep(const char *prefix, const sm_sfilter_t *f, int say,
+                            uint32_t **sel, size_t *nsel) SM_MUST_CHECK;
 
 /** PLINK's QC filters of variants (plink1.9's --geno, --maf, --max-maf;
  * negative: not given). */

@@ -307,6 +307,10 @@ static void decode_snp(const unsigned char *buf, size_t f0, size_t nf, uint64_t 
 typedef struct bed_slice {
   size_t f0;      /* first sample kept */
   size_t nsample; /* samples in the .fam */
+  /* --keep, --remove: field f is the .fam's sample map[f], at bit pair
+   * map[f] - base of the bytes read (NULL: sample f0 + f) */
+  const uint32_t *map;
+  size_t base;
   sm_vectors_t *out;
   size_t npad;   /* SNPs read whose padding bits are not 0 ... */
   size_t pad_v;  /* ... the first one (0-based) */
@@ -381,14 +385,26 @@ static sm_err_t snp_row(void *ctx, const unsigned char *buf, size_t v, off_t off
   bed_slice_t *s = ctx;
   const size_t nf = s->out->nf;
   uint64_t *row = sm_vectors_row(s->out, i);
-  decode_snp(buf, s->f0, nf, row);
+  if (s->map) { /* the chosen samples' calls, a word at a time */
+    uint64_t acc = 0;
+    for (size_t f = 0; f < nf; f++) {
+      const size_t g = s->map[f] - s->base;
+      acc |= (uint64_t)(3u - ((buf[g / 4] >> (2 * (g % 4))) & 3u))
+             << (2 * (f % SM_GT_PER_WORD));
+      if (f % SM_GT_PER_WORD == SM_GT_PER_WORD - 1)
+        row[f / SM_GT_PER_WORD] = acc, acc = 0;
+    }
+    if (nf % SM_GT_PER_WORD)
+      row[nf / SM_GT_PER_WORD] = acc;
+  } else
+    decode_snp(buf, s->f0, nf, row);
   const size_t nw = (nf + SM_GT_PER_WORD - 1) / SM_GT_PER_WORD;
   for (size_t w = 0; s->nonf && w < nw; w++)
     row[w] =
         (row[w] & ~s->nonf[w]) | (s->nonf[w] & UINT64_C(0xAAAAAAAAAAAAAAAA)); /* 10 */
   if (s->hap && s->hap[i])
     haploid_code(row, nw, s->hap[i], s->male, s->nonmale);
-  if (s->f0 + nf == s->nsample && s->nsample % 4) {
+  if (!s->map && s->f0 + nf == s->nsample && s->nsample % 4) {
     const size_t last = (s->f0 + nf - 1) / 4 - s->f0 / 4;
     if (buf[last] >> (2 * (s->nsample % 4)) && !s->npad++) {
       s->pad_v = v;
@@ -479,16 +495,214 @@ static sm_err_t fileset_names(const char *prefix, char **bed, char **bim, char *
   return SM_OK;
 }
 
-sm_err_t sm_read_plink_samples(const char *prefix, unsigned char **st, size_t *n)
+sm_err_t sm_read_plink_samples(const char *prefix, const uint32_t *ssel, size_t nssel,
+                               unsigned char **st, size_t *n)
 {
   char *bed = NULL, *bim = NULL, *fam = NULL;
   sm_err_t err = fileset_names(prefix, &bed, &bim, &fam);
   *st = NULL, *n = 0;
   if (!err)
     err = read_fam(fam, n, st);
+  if (!err && ssel && (!nssel || ssel[nssel - 1] >= *n)) {
+    sm_log_error("%s: %zu samples, fewer than the samples chosen by --keep/--remove "
+                 "reach: it changed while it was read; run again on files that do not "
+                 "change",
+                 fam, *n);
+    err = SM_EFORMAT;
+  }
+  if (!err && ssel) { /* the chosen ones, in order (ssel increases) */
+    for (size_t q = 0; q < nssel; q++)
+      (*st)[q] = (*st)[ssel[q]];
+    *n = nssel;
+  }
   if (!err && !*st) /* no samples */
     err = (*st = calloc(1, 1)) ? SM_OK : SM_ENOMEM;
+  if (err)
+    free(*st), *st = NULL;
   free(bed), free(bim), free(fam);
+  return err;
+}
+
+/* A list of sample ids (--keep and the others): per line its first
+ * `words` words, a family id and a sample id ("FID\tIID") or the family
+ * id, sorted; blank lines skipped, as plink1.9 reads them. */
+typedef struct id_list {
+  char **k;
+  size_t n;
+} id_list_t;
+
+static int cmp_id(const void *a, const void *b)
+{
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void id_list_free(id_list_t *l)
+{
+  for (size_t i = 0; i < l->n; i++)
+    free(l->k[i]);
+  free(l->k);
+  l->k = NULL, l->n = 0;
+}
+
+static sm_err_t id_list_read(const char *path, const char *opt, int words, id_list_t *l)
+{
+  *l = (id_list_t){0};
+  FILE *f = fopen(path, "r");
+  if (!f) {
+    sm_log_error("--%s %s: cannot open: %s", opt, path, strerror(errno));
+    return SM_EIO;
+  }
+  char *line = NULL;
+  size_t cap = 0, kcap = 0, lineno = 0;
+  ssize_t len;
+  sm_err_t err = SM_OK;
+  while (!err && (len = getline(&line, &cap, f)) >= 0) {
+    lineno++;
+    char *w[2];
+    if (memchr(line, '\0', (size_t)len)) {
+      sm_log_error("--%s %s:%zu: a NUL byte: not a text file; a --%s file is text, %s "
+                   "a line",
+                   opt, path, lineno, opt,
+                   words == 2 ? "a family id and a sample id" : "a family id");
+      err = SM_EFORMAT;
+      break;
+    }
+    const size_t n = (size_t)split_words(line, w, 2);
+    if (n == 0)
+      continue;
+    if (n < (size_t)words) {
+      sm_log_error("--%s %s:%zu: one word, but a --%s file has a family id and a "
+                   "sample id a line (as plink1.9's; --%s-fam takes family ids alone)",
+                   opt, path, lineno, opt, opt);
+      err = SM_EFORMAT;
+      break;
+    }
+    if (l->n == kcap) {
+      const size_t c = kcap ? 2 * kcap : 256;
+      char **g = realloc(l->k, c * sizeof *g);
+      if (!g) {
+        err = SM_ENOMEM;
+        break;
+      }
+      l->k = g, kcap = c;
+    }
+    const size_t a = strlen(w[0]), b = words == 2 ? strlen(w[1]) : 0;
+    char *key = malloc(a + b + 2);
+    if (!key) {
+      err = SM_ENOMEM;
+      break;
+    }
+    memcpy(key, w[0], a);
+    if (words == 2)
+      key[a] = '\t', memcpy(key + a + 1, w[1], b + 1);
+    else
+      key[a] = '\0';
+    l->k[l->n++] = key;
+  }
+  if (!err && ferror(f)) {
+    sm_log_error("--%s %s: read error after line %zu: %s", opt, path, lineno,
+                 strerror(errno));
+    err = SM_EIO;
+  }
+  if (err == SM_ENOMEM)
+    sm_log_error("--%s %s: out of memory", opt, path);
+  free(line);
+  fclose(f);
+  if (err)
+    id_list_free(l);
+  else if (l->n)
+    qsort(l->k, l->n, sizeof *l->k, cmp_id);
+  return err;
+}
+
+static int id_listed(const id_list_t *l, const char *key)
+{
+  return l->n && bsearch(&key, l->k, l->n, sizeof *l->k, cmp_id) != NULL;
+}
+
+sm_err_t sm_read_plink_keep(const char *prefix, const sm_sfilter_t *f, int say,
+                            uint32_t **sel, size_t *nsel)
+{
+  /* plink1.9's order (its plink()): --keep-fam, --keep, --remove-fam,
+   * --remove; a family list is one word a line */
+  const char *const path[4] = {f->keep_fam, f->keep, f->remove_fam, f->remove};
+  const char *const opt[4] = {"keep-fam", "keep", "remove-fam", "remove"};
+  id_list_t list[4] = {{0}};
+  char *bed = NULL, *bim = NULL, *fam = NULL, *key = NULL;
+  unsigned char *in = NULL; /* per sample: drop below, or 0 */
+  size_t ns = 0, cap = 0, kcap = 0;
+  *sel = NULL, *nsel = 0;
+  sm_err_t err = fileset_names(prefix, &bed, &bim, &fam);
+  for (int k = 0; k < 4 && !err; k++)
+    if (path[k])
+      err = id_list_read(path[k], opt[k], k % 2 ? 2 : 1, &list[k]);
+  plink_text_t t = {0};
+  if (!err)
+    err = text_open(&t, fam, "fam", "sample", FAM_FIELDS);
+  int got;
+  char *w[6];
+  while (!err && !(err = text_next(&t, w, &got)) && got) {
+    const size_t a = strlen(w[0]), b = strlen(w[1]);
+    if (a + b + 2 > kcap) {
+      char *g = realloc(key, a + b + 2);
+      if (!g) {
+        err = SM_ENOMEM;
+        break;
+      }
+      key = g, kcap = a + b + 2;
+    }
+    memcpy(key, w[0], a), key[a] = '\0', memcpy(key + a + 1, w[1], b + 1);
+    unsigned char drop = 0; /* the first filter that drops it + 1 */
+    for (int k = 0; k < 4 && !drop; k++) {
+      key[a] = k % 2 ? '\t' : '\0'; /* the family id, or both ids */
+      if (path[k] && id_listed(&list[k], key) == (k >= 2))
+        drop = (unsigned char)(k + 1);
+    }
+    if (ns == cap) {
+      const size_t c = cap ? 2 * cap : 4096;
+      unsigned char *g = realloc(in, c);
+      if (!g) {
+        err = SM_ENOMEM;
+        break;
+      }
+      in = g, cap = c;
+    }
+    in[ns++] = drop;
+  }
+  text_close(&t);
+  if (err == SM_ENOMEM)
+    sm_log_error("%s: out of memory", fam);
+  size_t left = ns;
+  for (int k = 0; k < 4 && !err; k++) { /* what each filter left, in its turn */
+    if (!path[k])
+      continue;
+    for (size_t i = 0; i < ns; i++)
+      left -= in[i] == k + 1;
+    if (say)
+      sm_log_info("--%s %s: %zu of the %zu samples in %s remaining", opt[k], path[k],
+                  left, ns, fam);
+    if (!left) {
+      static const char *const why[4] = {
+          "it names none of their families (a family id, the first word of a line)",
+          "it names none of them (a family id and a sample id, the first two words of "
+          "a line)",
+          "it names every family left", "it names every one left"};
+      sm_log_error("--%s %s: no sample remaining of the %zu in %s (plink1.9: \"No "
+                   "people remaining after --%s\"): %s",
+                   opt[k], path[k], ns, fam, opt[k], why[k]);
+      err = SM_EDEGEN;
+    }
+  }
+  if (!err && !(*sel = malloc((left ? left : 1) * sizeof **sel)))
+    err = SM_ENOMEM;
+  for (size_t i = 0; !err && i < ns; i++)
+    if (!in[i])
+      (*sel)[(*nsel)++] = (uint32_t)i;
+  for (int k = 0; k < 4; k++)
+    id_list_free(&list[k]);
+  free(in), free(key), free(bed), free(bim), free(fam);
+  if (err)
+    free(*sel), *sel = NULL, *nsel = 0;
   return err;
 }
 
@@ -526,6 +740,20 @@ sm_err_t sm_read_plink(const char *prefix, const sm_read_opts_t *o, sm_vectors_t
   }
   if ((err = open_bed(bed, nsnp, nsample, bim, fam, &fd)))
     goto fail;
+  const size_t nfile = nsample; /* the .fam's samples; nsample: those kept */
+  if (o->ssel) { /* --keep, --remove: the samples chosen, statuses by kept sample */
+    if (!o->nssel || o->ssel[o->nssel - 1] >= nfile) {
+      sm_log_error("%s: %zu samples, fewer than the samples chosen by --keep/--remove "
+                   "reach: it changed while it was read; run again on files that do not "
+                   "change",
+                   fam, nfile);
+      err = SM_EFORMAT;
+      goto fail;
+    }
+    for (size_t q = 0; st && q < o->nssel; q++)
+      st[q] = st[o->ssel[q]]; /* ssel increases: q <= ssel[q] */
+    nsample = o->nssel;
+  }
   if (o->vsel && nkept != o->nvsel) { /* the variants were chosen on another .bim */
     sm_log_error("%s: %zu of the %zu SNPs chosen are in the file: it changed while it "
                  "was read; run again on files that do not change",
@@ -544,14 +772,22 @@ sm_err_t sm_read_plink(const char *prefix, const sm_read_opts_t *o, sm_vectors_t
   out->names = ids;
   ids = NULL;
 
+  /* the bytes of the slice's samples: by file position, or those from the
+   * first chosen sample's byte to the last's */
+  const size_t lo = o->ssel ? o->ssel[o->f0] : o->f0,
+               hi = o->ssel ? (size_t)o->ssel[o->f0 + nfk - 1] + 1 : o->f0 + nfk;
   const sm_read_rows_t rows = {.path = bed,
                                .what = "SNP",
                                .fd = fd,
-                               .first = (off_t)(3 + o->f0 / 4),
-                               .stride = (nsample + 3) / 4,
-                               .nbytes = (o->f0 + nfk + 3) / 4 - o->f0 / 4,
+                               .first = (off_t)(3 + lo / 4),
+                               .stride = (nfile + 3) / 4,
+                               .nbytes = (hi + 3) / 4 - lo / 4,
                                .map = o->vsel};
-  bed_slice_t slice = {.f0 = o->f0, .nsample = nsample, .out = out};
+  bed_slice_t slice = {.f0 = o->f0,
+                       .nsample = nfile,
+                       .map = o->ssel ? o->ssel + o->f0 : NULL,
+                       .base = lo / 4 * 4,
+                       .out = out};
   /* per code word of the slice's rows: its non-founders (both bits), its
    * males and its other samples (low bit) */
   const size_t nw = (nfk + SM_GT_PER_WORD - 1) / SM_GT_PER_WORD;
@@ -585,17 +821,19 @@ sm_err_t sm_read_plink(const char *prefix, const sm_read_opts_t *o, sm_vectors_t
       continue;
     /* PLINK's allele flip of an X SNP decides which homozygous male call
      * counts one copy: from the whole row, whatever the slice */
-    const size_t nwf = (nsample + SM_GT_PER_WORD - 1) / SM_GT_PER_WORD;
+    const size_t nwf = (nfile + SM_GT_PER_WORD - 1) / SM_GT_PER_WORD;
     if (!rowbuf) { /* the row, then the counted males' and others' masks */
       if (!(rowbuf = calloc(3 * nwf, sizeof *rowbuf))) {
         sm_log_error("%s: out of memory", bed);
         err = SM_ENOMEM;
         goto fail;
       }
-      for (size_t k = 0; k < nsample; k++)
-        if (!o->founders_only || o->freq_all || !(st[k] & FAM_NONFOUNDER))
-          rowbuf[(st[k] & FAM_MALE ? nwf : 2 * nwf) + k / SM_GT_PER_WORD] |=
+      for (size_t q = 0; q < nsample; q++) { /* kept sample q is the file's k */
+        const size_t k = o->ssel ? o->ssel[q] : q;
+        if (!o->founders_only || o->freq_all || !(st[q] & FAM_NONFOUNDER))
+          rowbuf[(st[q] & FAM_MALE ? nwf : 2 * nwf) + k / SM_GT_PER_WORD] |=
               UINT64_C(1) << (2 * (k % SM_GT_PER_WORD));
+      }
     }
     const size_t fv = o->vsel ? o->vsel[o->v0 + i] : o->v0 + i; /* the file's SNP */
     const int e =
@@ -626,7 +864,7 @@ sm_err_t sm_read_plink(const char *prefix, const sm_read_opts_t *o, sm_vectors_t
                 "byte offset %lld): PLINK ignores them, and so does starmet, but they "
                 "may be genotypes of a sample that %s lacks; plink --bfile %.*s "
                 "--keep-allele-order --make-bed --out NEW rewrites them as 0",
-                bed, slice.npad, nvk, nsample, slice.pad_v + 1, (long long)slice.pad_off,
+                bed, slice.npad, nvk, nfile, slice.pad_v + 1, (long long)slice.pad_off,
                 fam, (int)strlen(bed) - 4, bed);
 fail:
   free(st);

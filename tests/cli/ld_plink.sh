@@ -316,7 +316,74 @@ if command -v plink1.9 > /dev/null 2>&1; then
   grep -q "geno 0.03: [0-9]* variants removed due to missing genotype data" "$T/qc.err" &&
     grep -q "maf/--max-maf: [0-9]* variants removed due to minor allele" "$T/qc.err" && pass ||
     fail "QC counts not said: $(cat "$T/qc.err")"
+  # PLINK's sample filters --keep, --remove (family and sample id, more
+  # words ignored, ids the .fam lacks ignored, blank lines skipped),
+  # --keep-fam, --remove-fam (family ids): the samples left, not just their
+  # calls, decide everything (call rates, allele frequencies, X's flip,
+  # the MAF columns); samples whose parents are removed stay non-founders
+  # (PLINK 1.9's rule): the same .ld as plink1.9's
+  awk 'NR % 3 != 0 { print $1, $2, "extra", "words" } NR == 7 { print "" }
+    END { print "nofam noone" }' "$T/x.fam" | sort -R > "$T/keep.txt"
+  awk 'NR % 11 == 1 { print $1 "\t" $2 }' "$T/x.fam" > "$T/remove.txt"
+  awk 'NR % 5 == 2 { print $1 }' "$T/x.fam" > "$T/fams.txt"
+  # trios: every 9th sample the child of the two before it (one family)
+  cp "$T/x.bed" "$T/xt.bed" && cp "$T/x.bim" "$T/xt.bim"
+  awk '{ f[NR] = $1; i[NR] = $2; l[NR] = $0 }
+    END { for (n = 1; n <= NR; n++) {
+      if (n % 9 == 4) { print "trio" n, i[n], i[n - 2], i[n - 1], 1, -9; continue }
+      if (n % 9 == 2 || n % 9 == 3) { m = n + (n % 9 == 2 ? 2 : 1); split(l[n], w, " ")
+        print "trio" m, w[2], 0, 0, w[5], w[6]; continue }
+      print l[n] } }' "$T/x.fam" > "$T/xt.fam"
+  awk '$3 != "0" { print $1, $3; print $1, $4 }' "$T/xt.fam" > "$T/parents.txt"
+  [ "$(wc -l < "$T/parents.txt")" -gt 20 ] && pass || fail "no trio in the set"
+  for kr in "--keep $T/keep.txt" "--remove $T/remove.txt" "--keep $T/keep.txt --remove $T/remove.txt" \
+    "--keep-fam $T/fams.txt" "--remove-fam $T/fams.txt --keep $T/keep.txt"; do
+    for w in "--r2 with-freqs --ld-window 25 --ld-window-r2 0 --maf 0.05 --geno 0.05" \
+      "--r inter-chr --ld-window-r2 0.01"; do
+      # shellcheck disable=SC2086
+      like_plink "$kr $w" kr --bfile "$T/x" $kr $w
+      grep -q "people remaining" "$T/p_kr.log" && pass || fail "$kr: plink1.9 kept everyone"
+    done
+  done
+  for w in "--r2 with-freqs --ld-window 25 --ld-window-r2 0" "--r inter-chr --ld-window-r2 0.01"; do
+    # shellcheck disable=SC2086
+    like_plink "--remove parents $w" kr --bfile "$T/xt" --remove "$T/parents.txt" $w
+    grep -q "remove: $(($(wc -l < "$T/xt.fam") - $(wc -l < "$T/parents.txt"))) people remaining" \
+      "$T/p_kr.log" && pass || fail "--remove parents: $(grep remaining "$T/p_kr.log")"
+  done
+  run_ok "--r inter-chr, every sample" "$STARMET" compute --quiet --bfile "$T/xt" --r inter-chr \
+    --ld-window-r2 0.01 --out "$T/kr0"
+  cmp -s "$T/kr.ld" "$T/kr0.ld" && fail "--remove parents changed nothing" || pass
+  # ccc on the samples kept: the values of the set plink1.9 writes with
+  # them (--keep-allele-order: the alleles as written)
+  run_ok "ccc --keep --remove" "$STARMET" compute --quiet --bfile "$T/x" --metric ccc \
+    --keep "$T/keep.txt" --remove "$T/remove.txt" --output-format tsv --output "$T/kc"
+  plink1.9 --bfile "$T/x" --keep "$T/keep.txt" --remove "$T/remove.txt" --keep-allele-order \
+    --make-bed --out "$T/xk" > /dev/null 2>&1
+  run_ok "ccc on plink1.9's set" "$STARMET" compute --quiet --bfile "$T/xk" --metric ccc \
+    --output-format tsv --output "$T/kcp"
+  cmp -s "$T/kc.tsv" "$T/kcp.tsv" && pass || fail "ccc --keep: $(diff "$T/kc.tsv" "$T/kcp.tsv" | head -3)"
+  run_ok "ccc every sample" "$STARMET" compute --quiet --bfile "$T/x" --metric ccc \
+    --output-format tsv --output "$T/kca"
+  cmp -s "$T/kc.tsv" "$T/kca.tsv" && fail "ccc: --keep changed nothing" || pass
 fi
+# the sample filters' errors: a --keep line of one word (file and line
+# named), no sample left, a missing file, a VCF or a table input
+printf 'fam1 ind1\n\nlonely\n' > "$T/bad_keep.txt"
+expect_error "--keep line of one word" "bad_keep.txt:3: one word, but a --keep file has a family id and a sample id" \
+  "$T/e30" "$STARMET" compute --bfile "$T/x" --r2 --keep "$T/bad_keep.txt" --out "$T/e30"
+echo "nofam noone" > "$T/none.txt"
+expect_error "--keep of no sample" "--keep .*none.txt: no sample remaining" "$T/e31" \
+  "$STARMET" compute --bfile "$T/x" --r2 --keep "$T/none.txt" --out "$T/e31"
+awk '{ print $1 }' "$T/x.fam" | sort -u > "$T/allfam.txt"
+expect_error "--remove-fam of every family" "--remove-fam .*: no sample remaining" "$T/e32" \
+  "$STARMET" compute --bfile "$T/x" --r2 --remove-fam "$T/allfam.txt" --out "$T/e32"
+expect_error "--keep missing file" "--keep .*nosuch.txt: cannot open" "$T/e33" \
+  "$STARMET" compute --bfile "$T/x" --r2 --keep "$T/nosuch.txt" --out "$T/e33"
+expect_error "--keep on a VCF" "--keep selects the samples of a PLINK set .*bcftools view -S" \
+  "$T/e34" "$STARMET" compute --input "$T/any.vcf" --r2 --keep "$T/keep.txt" --out "$T/e34"
+expect_error "--remove on a table" "--remove selects the samples of a PLINK set \\(--bfile\\): this input has no .fam" \
+  "$T/e35" "$STARMET" compute --input "$T/any.tsv" --remove "$T/keep.txt" --out "$T/e35"
 expect_error "--maf above 0.5" "--maf: 0.6 is out of range" - \
   "$STARMET" compute --bfile "$T/x" --r2 --maf 0.6 --out "$T/e24"
 expect_error "--maf above --max-maf" "--maf 0.3 is above --max-maf 0.1" - \
@@ -429,13 +496,10 @@ EOF
   grep -q "gm.vcf: 128 multi-allelic records read as plink1.9 --vcf reads them" "$T/gm.err" &&
     pass || fail "multi-allelic records not said: $(cat "$T/gm.err")"
 fi
-# PLINK's QC filters are refused with the plink1.9 command that applies
-# them (--keep is not --keep-allele-order abbreviated); --nonfounders, as
-# in PLINK, does not change LD
+# PLINK's other filters are refused with the plink1.9 command that
+# applies them; --nonfounders, as in PLINK, does not change LD
 expect_error "--mind" "--mind is one of PLINK's filters .*plink1.9 --bfile IN --mind" - \
   "$STARMET" compute --bfile "$T/g" --r2 --mind 0.05 --out "$T/e21"
-expect_error "--keep FILE" "--keep is one of PLINK's filters" - \
-  "$STARMET" compute --bfile "$T/g" --r2 --keep "$T/g.fam" --out "$T/e22"
 expect_error "--autosome" "--autosome: give --chr 1-22" - \
   "$STARMET" compute --bfile "$T/g" --r2 --autosome --out "$T/e23"
 cp "$T/g.bed" "$T/gp.bed" && cp "$T/g.bim" "$T/gp.bim"
