@@ -503,6 +503,30 @@ static sm_err_t qc_variants(run_t *r, sm_loci_t *l)
   return err;
 }
 
+/* PLINK's --mind: the samples (r->ssel) whose missing calls over the
+ * chosen variants (r->vsel, l) plink1.9 accepts (sm_read_mind), every
+ * rank alike. */
+static sm_err_t mind_samples(run_t *r, const sm_loci_t *l)
+{
+  sm_vectors_t v = {0};
+  unsigned char *st = NULL;
+  uint32_t *keep = NULL;
+  size_t nkeep = 0;
+  sm_err_t err = read_whole(r, &v, &st);
+  if (!err)
+    err = sm_read_mind(r->o->input, &v, l, st, r->o->mind, r->me == 0, &keep, &nkeep);
+  if (!err && (r->ssel || nkeep < v.nf)) { /* the file's indices of those kept */
+    for (size_t k = 0; r->ssel && k < nkeep; k++)
+      keep[k] = r->ssel[keep[k]];
+    free(r->ssel);
+    r->ssel = keep, r->nssel = nkeep;
+    keep = NULL;
+  }
+  free(keep), free(st);
+  sm_vectors_free(&v);
+  return err;
+}
+
 /* PLINK's allele choice where the finalize's vector sums cannot make it
  * (r with --nonfounders: every sample's calls decide, the sums hold the
  * founders'; r->ld_rev) and its allele frequencies (--r2 with-freqs;
@@ -559,13 +583,13 @@ static sm_err_t select_variants(run_t *r)
 {
   const sm_options_t *o = r->o;
   const int ld_snp = o->ld_snp || o->ld_snp_list;
-  const int qc = o->geno >= 0 || o->maf >= 0 || o->max_maf >= 0;
-  if (!o->chr && !o->extract && !o->exclude && !ld_snp && !qc)
+  const int qc = o->geno >= 0 || o->maf >= 0 || o->max_maf >= 0, mind = o->mind >= 0;
+  if (!o->chr && !o->extract && !o->exclude && !ld_snp && !qc && !mind)
     return SM_OK;
   sm_loci_t l = {0};
   unsigned char *is_index = NULL;
   const sm_read_opts_t ro = read_opts(o);
-  sm_err_t err = o->extract || o->exclude || ld_snp || qc
+  sm_err_t err = o->extract || o->exclude || ld_snp || qc || mind
                      ? sm_read_loci_ids(o->input, o->input_format, &ro, &l)
                      : sm_read_loci(o->input, o->input_format, &l);
   const sm_vfilter_t f = {.chr = o->chr, .extract = o->extract, .exclude = o->exclude};
@@ -573,6 +597,8 @@ static sm_err_t select_variants(run_t *r)
     err = sm_read_select(o->input, &l, &f, r->me == 0, &r->vsel, &r->nvsel);
   if (!err)
     sm_loci_keep(&l, r->vsel, r->nvsel);
+  if (!err && mind) /* plink1.9's order: --mind, then --geno and --maf */
+    err = mind_samples(r, &l);
   if (!err && qc) { /* PLINK's .ld is as wide as the ids before these filters */
     r->ld_width = sm_ldtab_width(l.ids, l.n);
     err = qc_variants(r, &l);

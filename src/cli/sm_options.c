@@ -878,9 +878,19 @@ static const sm_opt_t options[] = {
      .arg = "[F]",
      .help = "genotypes: PLINK's filter, the variants missing in at\n"
              "most a fraction F of the samples (0.1)"},
+    {.name = "mind",
+     .kind = SM_OPT_DOUBLE,
+     .off = O(mind),
+     .range = "0 <= F <= 1",
+     .dmin = 0,
+     .dmax = 0x1.0000000000001p0,
+     .dflt = "0.1",
+     .cmds = CMD_COMPUTE,
+     .arg = "[F]",
+     .help = "PLINK sets: PLINK's filter, the samples missing in at\n"
+             "most a fraction F of the variants chosen (0.1)"},
     PLINK_FILTER("mac"),
     PLINK_FILTER("max-mac"),
-    PLINK_FILTER("mind"),
     PLINK_FILTER("hwe"),
     PLINK_FILTER("snps-only"),
     PLINK_FILTER("autosome"),
@@ -1162,7 +1172,7 @@ static void defaults(sm_options_t *o)
   o->threshold = -1;
   o->ld_window_kb = -1;
   o->ld_window_r2 = -1;
-  o->geno = o->maf = o->max_maf = -1;
+  o->geno = o->maf = o->max_maf = o->mind = -1;
   o->ld_min = -1;
   o->progress = -1;
   o->synth.seed = 1;
@@ -1240,20 +1250,23 @@ static sm_err_t check_input(args_t *a)
       return SM_EOPTION;
     }
   }
-  if (o->keep || o->remove || o->keep_fam || o->remove_fam) {
+  if (o->keep || o->remove || o->keep_fam || o->remove_fam || o->mind >= 0) {
     const sm_input_format_t f = o->input_format == SM_INPUT_AUTO && o->input
                                     ? sm_read_guess_format(o->input)
                                     : o->input_format;
-    const char *opt = o->keep       ? "keep"
-                      : o->remove   ? "remove"
-                      : o->keep_fam ? "keep-fam"
-                                    : "remove-fam";
+    const char *opt = o->keep         ? "keep"
+                      : o->remove     ? "remove"
+                      : o->keep_fam   ? "keep-fam"
+                      : o->remove_fam ? "remove-fam"
+                                      : "mind";
     if (f == SM_INPUT_VCF) {
-      sm_log_error("--%s selects the samples of a PLINK set by their .fam's ids: for a "
-                   "VCF or BCF, choose them with bcftools view -S SAMPLES.txt IN -Oz -o "
-                   "OUT.vcf.gz (or write a PLINK set, plink1.9 --vcf IN --%s FILE "
-                   "--make-bed --out SET, and give --bfile SET)",
-                   opt, opt);
+      sm_log_error("--%s selects the samples of a PLINK set (--bfile): for a VCF or BCF, "
+                   "write the PLINK set with them, plink1.9 --vcf IN --%s %s --make-bed "
+                   "--out SET, and give --bfile SET%s",
+                   opt, opt, o->mind >= 0 && !strcmp(opt, "mind") ? "F" : "FILE",
+                   strcmp(opt, "mind") ? " (or choose them with bcftools view -S "
+                                         "SAMPLES.txt IN -Oz -o OUT.vcf.gz)"
+                                       : "");
       return SM_EOPTION;
     }
     if (!o->input || f != SM_INPUT_PLINK) {

@@ -91,6 +91,7 @@ typedef struct sm_options {
   /* PLINK's QC filters of variants (--geno, --maf, --max-maf; -1: not
    * given), and --nonfounders (their allele counts of every sample) */
   double geno, maf, max_maf;
+  double mind; /* PLINK's --mind: samples' missing call rate at most (-1: not given) */
   int qc_nonfounders;
   int vcf_half_call;       /* sm_read_opts_t's */
   int ld_gz;               /* PLINK's --r2 gz: the .ld table gzip-compressed */

@@ -274,6 +274,14 @@ typedef struct sm_qc {
 sm_err_t sm_read_qc(const char *input, const sm_vectors_t *v, const sm_loci_t *l,
                     const unsigned char *st, int nonfounders, const sm_qc_t *q, int say,
                     uint32_t **keep, size_t *nkeep) SM_MUST_CHECK;
+/** PLINK's --mind (plink1.9's mind_filter): of v's samples (v, l, st as
+ * sm_read_qc's), those missing at most (int)(mind x V x (1 + 2^-44))
+ * calls, V the variants for a male, those not on Y for the others (whose
+ * Y calls are not counted). Their indices into *keep (malloc'd, *nkeep);
+ * none left is SM_EDEGEN (logged); the count removed said (say). */
+sm_err_t sm_read_mind(const char *input, const sm_vectors_t *v, const sm_loci_t *l,
+                      const unsigned char *st, double mind, int say, uint32_t **keep,
+                      size_t *nkeep) SM_MUST_CHECK;
 /** PLINK's allele choice and frequencies (v, l, st as sm_read_qc's; over
  * the founders, or every sample with nonfounders), counted as
  * calc_freqs_and_hwe counts (on X a male one allele, on Y males only):

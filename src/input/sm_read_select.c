@@ -375,6 +375,63 @@ sm_err_t sm_read_ld_alleles(const sm_vectors_t *v, const sm_loci_t *l,
   return SM_OK;
 }
 
+sm_err_t sm_read_mind(const char *input, const sm_vectors_t *v, const sm_loci_t *l,
+                      const unsigned char *st, double mind, int say, uint32_t **keep,
+                      size_t *nkeep)
+{
+  *keep = NULL, *nkeep = 0;
+  size_t nmale, ny = 0;
+  const size_t nf = v->nf, nw = (nf + SM_GT_PER_WORD - 1) / SM_GT_PER_WORD;
+  uint32_t *miss = calloc(nf ? nf : 1, sizeof *miss),
+           *k = malloc((nf ? nf : 1) * sizeof *k);
+  uint64_t *male = calloc(nw ? nw : 1, sizeof *male); /* the males' low bits */
+  signed char *hap = hap_kinds(l, st, nf, &nmale);
+  if (!miss || !k || !male || !hap) {
+    free(miss), free(k), free(male), free(hap);
+    sm_log_error("%s: out of memory for --mind", input);
+    return SM_ENOMEM;
+  }
+  for (size_t f = 0; f < nf; f++)
+    if (st[f] & SM_SAMPLE_MALE)
+      male[f / SM_GT_PER_WORD] |= UINT64_C(1) << (2 * (f % SM_GT_PER_WORD));
+  const uint64_t lo = UINT64_C(0x5555555555555555);
+  for (size_t i = 0; i < v->nv; i++) {
+    const uint64_t *row = sm_vectors_row(v, i);
+    const int y = hap[l->chrom[i]] == SM_HAP_Y; /* a non-male's Y call is not counted */
+    ny += (size_t)y;
+    for (size_t w = 0; w < nw; w++) {
+      uint64_t m = (row[w] >> 1) & ~row[w] & lo; /* code 10: missing */
+      if (y)
+        m &= male[w];
+      for (; m; m &= m - 1)
+        miss[w * SM_GT_PER_WORD + (size_t)__builtin_ctzll(m) / 2]++;
+    }
+  }
+  /* plink1.9's integer thresholds: males over every variant, the others
+   * over those not on Y */
+  const uint32_t thr[2] = {
+      (uint32_t)(int32_t)(mind * (double)(int32_t)(v->nv - ny) * (1 + QC_SMALL_EPS)),
+      (uint32_t)(int32_t)(mind * (double)(int32_t)v->nv * (1 + QC_SMALL_EPS))};
+  size_t n = 0;
+  for (size_t f = 0; f < nf; f++)
+    if (miss[f] <= thr[(st[f] & SM_SAMPLE_MALE) != 0])
+      k[n++] = (uint32_t)f;
+  free(miss), free(male), free(hap);
+  if (say)
+    sm_log_info("--mind %g: %zu sample%s removed due to missing genotype data", mind,
+                nf - n, nf - n == 1 ? "" : "s");
+  if (!n) {
+    if (say)
+      sm_log_error("%s: all %zu samples removed due to missing genotype data (--mind "
+                   "%g), as plink1.9 removes them",
+                   input, nf, mind);
+    free(k);
+    return SM_EDEGEN;
+  }
+  *keep = k, *nkeep = n;
+  return SM_OK;
+}
+
 sm_err_t sm_read_qc(const char *input, const sm_vectors_t *v, const sm_loci_t *l,
                     const unsigned char *st, int nonfounders, const sm_qc_t *q, int say,
                     uint32_t **keep, size_t *nkeep)

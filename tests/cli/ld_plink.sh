@@ -351,6 +351,17 @@ if command -v plink1.9 > /dev/null 2>&1; then
     grep -q "remove: $(($(wc -l < "$T/xt.fam") - $(wc -l < "$T/parents.txt"))) people remaining" \
       "$T/p_kr.log" && pass || fail "--remove parents: $(grep remaining "$T/p_kr.log")"
   done
+  # PLINK's --mind: the samples missing in at most a fraction of the
+  # variants chosen (males over every variant, the others over those not
+  # on Y), after --keep/--remove and --chr/--extract, before --geno/--maf
+  for mi in "--mind 0.03" "--mind 0.028 --keep $T/keep.txt --geno 0.04 --maf 0.05" \
+    "--mind 0.035 --chr 7,Y"; do
+    # shellcheck disable=SC2086
+    like_plink "$mi" mi --bfile "$T/x" $mi --r2 --ld-window 25 --ld-window-r2 0
+    grep -q "^[1-9][0-9]* people removed due to missing genotype data (--mind)" "$T/p_mi.log" &&
+      ! grep -q "^0 people remaining\|[^0-9]0 people.*remaining" "$T/p_mi.log" && pass ||
+      fail "$mi: plink1.9 removed no sample: $(grep people "$T/p_mi.log")"
+  done
   run_ok "--r inter-chr, every sample" "$STARMET" compute --quiet --bfile "$T/xt" --r inter-chr \
     --ld-window-r2 0.01 --out "$T/kr0"
   cmp -s "$T/kr.ld" "$T/kr0.ld" && fail "--remove parents changed nothing" || pass
@@ -378,9 +389,13 @@ expect_error "--keep of no sample" "--keep .*none.txt: no sample remaining" "$T/
 awk '{ print $1 }' "$T/x.fam" | sort -u > "$T/allfam.txt"
 expect_error "--remove-fam of every family" "--remove-fam .*: no sample remaining" "$T/e32" \
   "$STARMET" compute --bfile "$T/x" --r2 --remove-fam "$T/allfam.txt" --out "$T/e32"
+expect_error "--mind removing every sample" "all 150 samples removed due to missing genotype data \\(--mind 0\\)" \
+  "$T/e36" "$STARMET" compute --bfile "$T/x" --r2 --mind 0 --out "$T/e36"
+expect_error "--mind on a VCF" "--mind selects the samples of a PLINK set .*plink1.9 --vcf IN --mind F --make-bed" \
+  "$T/e37" "$STARMET" compute --input "$T/any.vcf" --r2 --mind --out "$T/e37"
 expect_error "--keep missing file" "--keep .*nosuch.txt: cannot open" "$T/e33" \
   "$STARMET" compute --bfile "$T/x" --r2 --keep "$T/nosuch.txt" --out "$T/e33"
-expect_error "--keep on a VCF" "--keep selects the samples of a PLINK set .*bcftools view -S" \
+expect_error "--keep on a VCF" "--keep selects the samples of a PLINK set .*plink1.9 --vcf IN --keep FILE --make-bed .*bcftools view -S" \
   "$T/e34" "$STARMET" compute --input "$T/any.vcf" --r2 --keep "$T/keep.txt" --out "$T/e34"
 expect_error "--remove on a table" "--remove selects the samples of a PLINK set \\(--bfile\\): this input has no .fam" \
   "$T/e35" "$STARMET" compute --input "$T/any.tsv" --remove "$T/keep.txt" --out "$T/e35"
@@ -498,8 +513,8 @@ EOF
 fi
 # PLINK's other filters are refused with the plink1.9 command that
 # applies them; --nonfounders, as in PLINK, does not change LD
-expect_error "--mind" "--mind is one of PLINK's filters .*plink1.9 --bfile IN --mind" - \
-  "$STARMET" compute --bfile "$T/g" --r2 --mind 0.05 --out "$T/e21"
+expect_error "--hwe" "--hwe is one of PLINK's filters .*plink1.9 --bfile IN --hwe" - \
+  "$STARMET" compute --bfile "$T/g" --r2 --hwe 1e-6 --out "$T/e21"
 expect_error "--autosome" "--autosome: give --chr 1-22" - \
   "$STARMET" compute --bfile "$T/g" --r2 --autosome --out "$T/e23"
 cp "$T/g.bed" "$T/gp.bed" && cp "$T/g.bim" "$T/gp.bim"

@@ -241,12 +241,13 @@ run_ok "one rank .ld.gz" "$STARMET" compute --quiet --bfile "$GENO" --r2 gz --ld
   --block-size 23 --out "$T/lz1"
 run_ok "one rank --maf --geno" "$STARMET" compute --quiet --bfile "$GENO" --r --maf 0.1 \
   --geno 0.02 --nonfounders --block-size 23 --out "$T/lq1"
-# PLINK's --keep and --remove: the fields are the samples kept, split
-# over the field ranks as the others are
+# PLINK's --keep, --remove and --mind: the fields are the samples kept,
+# split over the field ranks as the others are
 awk 'NR % 4 != 1 { print $1, $2 }' "$GENO.fam" > "$T/keep.txt"
 awk 'NR % 7 == 3 { print $1, $2 }' "$GENO.fam" > "$T/remove.txt"
 run_ok "one rank --keep --remove" "$STARMET" compute --quiet --bfile "$GENO" --r --maf 0.05 \
-  --keep "$T/keep.txt" --remove "$T/remove.txt" --ld-window 15 --block-size 23 --out "$T/lk1"
+  --keep "$T/keep.txt" --remove "$T/remove.txt" --mind 0.05 --ld-window 15 --block-size 23 \
+  --out "$T/lk1"
 for run in "2 1 1 2" "1 2 1 2" "3 1 1 3" "2 1 2 4"; do
   set -- $run
   g="--num-proc-vector $1 --num-proc-field $2 --num-proc-repl $3"
@@ -275,7 +276,7 @@ for run in "2 1 1 2" "1 2 1 2" "3 1 1 3" "2 1 2 4"; do
   cmp -s "$T/lq1.ld" "$T/lqm$1$2$3.ld" && pass || fail "--maf --geno grid $1 x $2 x $3 differs"
   # shellcheck disable=SC2086
   run_ok "--keep --remove grid $1 x $2 x $3" mpi $4 --bfile "$GENO" --r --maf 0.05 \
-    --keep "$T/keep.txt" --remove "$T/remove.txt" --ld-window 15 --block-size 23 $g \
+    --keep "$T/keep.txt" --remove "$T/remove.txt" --mind 0.05 --ld-window 15 --block-size 23 $g \
     --out "$T/lkm$1$2$3"
   cmp -s "$T/lk1.ld" "$T/lkm$1$2$3.ld" && pass || fail "--keep --remove grid $1 x $2 x $3 differs"
   # shellcheck disable=SC2086
