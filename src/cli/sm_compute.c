@@ -200,7 +200,7 @@ static void input_stamp(const sm_options_t *o, char *buf, size_t len)
 static void fingerprint(const sm_options_t *o, const sm_decomp_t *d, int sparse,
                         int czek_sparse, int rank, int P, char *buf, size_t len)
 {
-  char input[13000], compare[256] = "";
+  char input[13000], compare[512] = "";
   size_t c = 0;
   if (o->compare) /* BIOM: which axis (said only when asked, as before it was) */
     c += (size_t)snprintf(compare, sizeof compare, " compare=%d", o->compare);
@@ -222,6 +222,10 @@ static void fingerprint(const sm_options_t *o, const sm_decomp_t *d, int sparse,
         " form=%d ld_window=%zu ld_window_bp=%u ld_min=%.17g all=%d a1=%d", o->form,
         o->ld_windowed ? o->ld_window : 0, o->ld_windowed ? o->ld_window_bp : 0,
         o->ld_min, o->nonfounders, o->ld_a1);
+  /* PLINK's --mind: the samples left (its lists' files are in the input's
+   * stamp) */
+  if (o->mind >= 0 && c < sizeof compare)
+    c += (size_t)snprintf(compare + c, sizeof compare - c, " mind=%.17g", o->mind);
   /* the sparse method sums in another order: said when it runs */
   if (czek_sparse && c < sizeof compare)
     snprintf(compare + c, sizeof compare - c, " czek_method=sparse");
