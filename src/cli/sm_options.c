@@ -425,6 +425,14 @@ static void show_histogram(const void *dst, FILE *f)
     .name = n, .kind = SM_OPT_FLAG, .off = O(plink_said), .ival = 1,                     \
     .cmds = CMD_COMPUTE, .set = set_plink_filter                                         \
   }
+/* PLINK's missing-call filters (--geno, --mind): a fraction, its value
+ * optional (PLINK's default 0.1) */
+#define MISSING_RATE(n, f, h)                                                            \
+  {                                                                                      \
+    .name = n, .kind = SM_OPT_DOUBLE, .off = O(f), .range = "0 <= F <= 1", .dmin = 0,    \
+    .dmax = 0x1.0000000000001p0, .dflt = "0.1", .cmds = CMD_COMPUTE, .arg = "[F]",       \
+    .help = h                                                                            \
+  }
 #define FLAG(n, f, v, c, h)                                                              \
   {                                                                                      \
     .name = n, .kind = SM_OPT_FLAG, .off = O(f), .ival = v, .cmds = c, .help = h         \
@@ -867,28 +875,12 @@ static const sm_opt_t options[] = {
      .arg = "F",
      .help = "genotypes: PLINK's filter, minor allele frequency\n"
              "at most F"},
-    {.name = "geno",
-     .kind = SM_OPT_DOUBLE,
-     .off = O(geno),
-     .range = "0 <= F <= 1",
-     .dmin = 0,
-     .dmax = 0x1.0000000000001p0,
-     .dflt = "0.1",
-     .cmds = CMD_COMPUTE,
-     .arg = "[F]",
-     .help = "genotypes: PLINK's filter, the variants missing in at\n"
-             "most a fraction F of the samples (0.1)"},
-    {.name = "mind",
-     .kind = SM_OPT_DOUBLE,
-     .off = O(mind),
-     .range = "0 <= F <= 1",
-     .dmin = 0,
-     .dmax = 0x1.0000000000001p0,
-     .dflt = "0.1",
-     .cmds = CMD_COMPUTE,
-     .arg = "[F]",
-     .help = "PLINK sets: PLINK's filter, the samples missing in at\n"
-             "most a fraction F of the variants chosen (0.1)"},
+    MISSING_RATE("geno", geno,
+                 "genotypes: PLINK's filter, the variants missing in at\n"
+                 "most a fraction F of the samples (0.1)"),
+    MISSING_RATE("mind", mind,
+                 "PLINK sets: PLINK's filter, the samples missing in at\n"
+                 "most a fraction F of the variants chosen (0.1)"),
     PLINK_FILTER("mac"),
     PLINK_FILTER("max-mac"),
     PLINK_FILTER("hwe"),

@@ -495,6 +495,27 @@ static sm_err_t fileset_names(const char *prefix, char **bed, char **bim, char *
   return SM_OK;
 }
 
+/* The chosen samples (ssel, increasing, nssel of them; NULL: all) of a
+ * .fam of nfile samples: each one's status moved to its place among them
+ * (st may be NULL); a choice past the file's end is an error (the .fam
+ * changed since the samples were chosen). */
+static sm_err_t fam_choose(const char *fam, size_t nfile, const uint32_t *ssel,
+                           size_t nssel, unsigned char *st)
+{
+  if (!ssel)
+    return SM_OK;
+  if (!nssel || ssel[nssel - 1] >= nfile) {
+    sm_log_error("%s: %zu samples, fewer than the samples chosen by --keep/--remove/"
+                 "--mind reach: it changed while it was read; run again on files that do "
+                 "not change",
+                 fam, nfile);
+    return SM_EFORMAT;
+  }
+  for (size_t q = 0; st && q < nssel; q++)
+    st[q] = st[ssel[q]]; /* ssel increases: q <= ssel[q] */
+  return SM_OK;
+}
+
 sm_err_t sm_read_plink_samples(const char *prefix, const uint32_t *ssel, size_t nssel,
                                unsigned char **st, size_t *n)
 {
@@ -503,18 +524,8 @@ sm_err_t sm_read_plink_samples(const char *prefix, const uint32_t *ssel, size_t 
   *st = NULL, *n = 0;
   if (!err)
     err = read_fam(fam, n, st);
-  if (!err && ssel && (!nssel || ssel[nssel - 1] >= *n)) {
-    sm_log_error("%s: %zu samples, fewer than the samples chosen by --keep/--remove "
-                 "reach: it changed while it was read; run again on files that do not "
-                 "change",
-                 fam, *n);
-    err = SM_EFORMAT;
-  }
-  if (!err && ssel) { /* the chosen ones, in order (ssel increases) */
-    for (size_t q = 0; q < nssel; q++)
-      (*st)[q] = (*st)[ssel[q]];
+  if (!err && !(err = fam_choose(fam, *n, ssel, nssel, *st)) && ssel)
     *n = nssel;
-  }
   if (!err && !*st) /* no samples */
     err = (*st = calloc(1, 1)) ? SM_OK : SM_ENOMEM;
   if (err)
@@ -741,19 +752,10 @@ sm_err_t sm_read_plink(const char *prefix, const sm_read_opts_t *o, sm_vectors_t
   if ((err = open_bed(bed, nsnp, nsample, bim, fam, &fd)))
     goto fail;
   const size_t nfile = nsample; /* the .fam's samples; nsample: those kept */
-  if (o->ssel) { /* --keep, --remove: the samples chosen, statuses by kept sample */
-    if (!o->nssel || o->ssel[o->nssel - 1] >= nfile) {
-      sm_log_error("%s: %zu samples, fewer than the samples chosen by --keep/--remove "
-                   "reach: it changed while it was read; run again on files that do not "
-                   "change",
-                   fam, nfile);
-      err = SM_EFORMAT;
-      goto fail;
-    }
-    for (size_t q = 0; st && q < o->nssel; q++)
-      st[q] = st[o->ssel[q]]; /* ssel increases: q <= ssel[q] */
+  if ((err = fam_choose(fam, nfile, o->ssel, o->nssel, st)))
+    goto fail;
+  if (o->ssel) /* --keep, --remove, --mind: the samples chosen */
     nsample = o->nssel;
-  }
   if (o->vsel && nkept != o->nvsel) { /* the variants were chosen on another .bim */
     sm_log_error("%s: %zu of the %zu SNPs chosen are in the file: it changed while it "
                  "was read; run again on files that do not change",
