@@ -107,7 +107,7 @@ PYEOF
 # eager on 2 CPU workers. The rates are measured here first (the machine
 # may not be the one sim/models.tsv was written on); other tests share the
 # cores, so the bound is looser than the experiment's (docs/scheduling.md), and a
-# second attempt (calibration and runs again) is allowed: under make -j
+# new attempt (calibration and runs again) is allowed: under make -j
 # another test can hold a core through a whole calibration, which says
 # nothing of the simulation
 validate() {
@@ -136,9 +136,14 @@ print(f"simulated {sim:.3f} s, measured {real:.3f} s (fastest of 3): error {100 
 assert abs(err) < 0.35, err
 PYEOF
 }
-if validate; then pass; else
-  cat "$T/py.log"; echo "validation: a second attempt"
-  if validate; then pass; else fail "validation"; fi
-fi
+# up to three attempts: a loaded moment that lasts through one whole
+# calibration (a neighbour test on the other core) says nothing of the
+# simulator, and the error of each attempt is printed
+ok=0
+for attempt in 1 2 3; do
+  if validate; then ok=1; break; fi
+  cat "$T/py.log"; echo "validation: attempt $attempt missed the bound"
+done
+if [ "$ok" = 1 ]; then pass; else fail "validation (3 attempts)"; fi
 cat "$T/py.log"
 finish
