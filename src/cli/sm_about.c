@@ -277,6 +277,9 @@ void sm_about_man(FILE *f)
        "megabytes a process keeps of what the CPU kernels derive from a tile (its "
        "planes, lanes and lists of missing calls, kept between the tasks of its tile "
        "pairs; default 256, 0 keeps nothing; results do not depend on it)"},
+      {"STARMET_DIRECT_IO",
+       "0: PLINK's .ld table through the page cache (read back at the commit, left "
+       "cached for the next tool) instead of straight to the disk under a write lease"},
       {"POCL_CACHE_DIR", "where PoCL keeps the OpenCL kernels it compiled"},
   };
   for (size_t k = 0; k < sizeof env / sizeof env[0]; k++) {

@@ -1763,6 +1763,7 @@ static sm_err_t commit(run_t *r, sm_err_t err)
   err = sm_job_commit(&r->job, err);
   sum->t_output = sm_now() - t2;
   sum->t_readback = r->job.t_readback;
+  sum->out_check = r->job.out_check;
   sum->t_agree = r->job.t_agree;
   sum->t_total = sm_now() - r->t0;
   struct rusage ru; /* rank 0's peak, against the estimate */

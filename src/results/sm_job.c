@@ -222,6 +222,7 @@ sm_err_t sm_job_commit(sm_job_t *j, sm_err_t err)
   const double t0 = sm_now();
   if (!err)
     err = verify_part(j);
+  j->out_check = sm_writer_check(j->w);
   j->t_readback = sm_now() - t0;
   sm_mpi_max_double(&j->t_readback, 1);
   if ((err = agree(j, err)))

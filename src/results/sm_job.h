@@ -38,15 +38,16 @@ typedef struct sm_job {
   int kept;       /* this rank keeps blocks of an interrupted run */
   uint64_t *skip; /* the blocks every rank keeps, sorted */
   size_t nskip;
-  uint64_t kept_count; /* records in this rank's kept blocks */
-  size_t block_size;   /* the interrupted run's tile size (0: none kept) */
-  sm_writer_t *w;      /* this rank's output (NULL: none) */
-  uint64_t hdr_end;    /* its size after its header (fresh files) */
-  uint32_t hdr_crc;    /* and their CRC-32C */
-  const char *hint;    /* sm_job_spec_t.finish_hint */
-  int stop_at;         /* sm_job_spec_t.stop_at */
-  double t_readback;   /* the commit's read-back (slowest rank), s */
-  double t_agree;      /* this rank's time in the commit's agreements, s */
+  uint64_t kept_count;   /* records in this rank's kept blocks */
+  size_t block_size;     /* the interrupted run's tile size (0: none kept) */
+  sm_writer_t *w;        /* this rank's output (NULL: none) */
+  uint64_t hdr_end;      /* its size after its header (fresh files) */
+  uint32_t hdr_crc;      /* and their CRC-32C */
+  const char *hint;      /* sm_job_spec_t.finish_hint */
+  int stop_at;           /* sm_job_spec_t.stop_at */
+  double t_readback;     /* the commit's read-back (slowest rank), s */
+  const char *out_check; /* sm_writer_check of this rank's output */
+  double t_agree;        /* this rank's time in the commit's agreements, s */
 } sm_job_t;
 
 /** Rank 0 locks the stems stems[0..n) (sm_lock_take; what[k] the option

@@ -2,6 +2,7 @@
  * npy and lsmat matrices of sm_matrix.c, npy's ids file) with
  * write-to-temporary-then-rename completion. */
 #include "sm_output.h"
+#include "sm_dio.h"
 
 #include "sm_fmt.h"
 
@@ -36,6 +37,8 @@ struct sm_writer {
   uint64_t file_len; /* its length */
   char **names;      /* tsv, npy, lsmat: info.names as written (escape_names), or NULL */
   char *vbuf;        /* the stream's buffer (glibc ignores setvbuf's size without one) */
+  sm_dio_t *dio;     /* ld: written straight to the disk, leased (sm_dio.h); or NULL */
+  const char *check; /* sm_writer_check */
   int gather;        /* ld under mpirun: rank 0 writes the table, the other ranks
                         hold their pieces for it and have no file */
   z_stream *z;       /* ld gz: the deflate stream the table's text goes through */
@@ -58,6 +61,8 @@ static void stream_buffer(sm_writer_t *w)
 /* Append len bytes, counted for the flush's CRC. 0, or 1 on a short write. */
 static int append(sm_writer_t *w, const void *buf, size_t len)
 {
+  if (w->dio) /* (its CRC at its flushes) */
+    return sm_dio_append(w->dio, buf, len) != 0;
   w->crc = sm_crc32c(w->crc, buf, len);
   w->since += len;
   if (len && fwrite_unlocked(buf, 1, len, w->c.f) != len) /* one thread writes */
@@ -310,6 +315,9 @@ static sm_err_t create_file(sm_writer_t *w, const char *path)
     return SM_EIO;
   }
   stream_buffer(w);
+  /* PLINK's table, gigabytes for a wide window: straight to the disk */
+  if (w->info.fmt == SM_OUT_LD && !w->z)
+    w->dio = sm_dio_start(fileno(w->c.f));
   int bad = 0;
   if (w->info.fmt == SM_OUT_NPY) {
     const sm_writer_info_t *in = &w->info;
@@ -633,6 +641,18 @@ sm_err_t sm_writer_flush(sm_writer_t *w, uint64_t *off, int *fd, uint32_t *crc)
 {
   *off = 0;
   *fd = -1;
+  uint64_t dio_end = 0;
+  if (w->dio) {
+    uint32_t c;
+    uint64_t n;
+    if (sm_dio_flush(w->dio, &c, &n, &dio_end) != 0) {
+      sm_log_error("%s: write failed: %s", w->c.tmp, sm_commit_write_error(errno));
+      w->failed = 1;
+      return SM_EIO;
+    }
+    w->crc = sm_crc32c_combine(w->crc, c, n);
+    w->since += n;
+  }
   *crc = w->crc;
   w->file_crc = sm_crc32c_combine(w->file_crc, w->crc, w->since);
   w->file_len += w->since;
@@ -648,6 +668,11 @@ sm_err_t sm_writer_flush(sm_writer_t *w, uint64_t *off, int *fd, uint32_t *crc)
   }
   if (npy) { /* written in place: the end is the matrix's */
     *off = sm_matrix_end(w->mat);
+    *fd = fileno(w->c.f);
+    return SM_OK;
+  }
+  if (w->dio) { /* written by offset, not through the stream */
+    *off = dio_end;
     *fd = fileno(w->c.f);
     return SM_OK;
   }
@@ -800,6 +825,11 @@ sm_err_t sm_writer_verify(sm_writer_t *w)
     return SM_OK;
   if (sm_writer_sync(w) != SM_OK)
     return SM_EIO;
+  /* everything is written: the direct writing ends (the lease given up,
+   * the file read back without O_DIRECT when another process opened it) */
+  const int leased = sm_dio_intact(w->dio);
+  sm_dio_stop(w->dio);
+  w->dio = NULL;
   const int npy = w->info.fmt == SM_OUT_NPY;
   const uint64_t end = npy ? sm_matrix_end(w->mat) : w->file_len;
   uint32_t crc;
@@ -827,12 +857,19 @@ sm_err_t sm_writer_verify(sm_writer_t *w)
       what = "does not hold the values written";
   } else if ((uint64_t)sb.st_size != w->file_len) {
     what = "is not the size written";
+  } else if (leased) {
+    /* written straight to the disk from buffers whose CRC was taken, and
+     * no other process has opened the file since it was created: it holds
+     * what was written, without reading it back from the disk */
+    w->check = "leased";
   } else if (sm_crc32c_fd(fd, 0, w->file_len, &crc) != SM_OK) {
     sm_log_error("%s: cannot read the output back: %s", w->c.tmp,
                  errno ? strerror(errno) : "it ended early");
     return SM_EIO;
   } else if (crc != w->file_crc) {
     what = "does not hold the bytes written";
+  } else {
+    w->check = "read back";
   }
   if (!what) {
     if (w->ids_open && sm_commit_verify(&w->ids) != SM_OK) { /* logged */
@@ -851,6 +888,11 @@ sm_err_t sm_writer_verify(sm_writer_t *w)
 int sm_writer_fd(const sm_writer_t *w)
 {
   return w && w->c.f ? fileno(w->c.f) : -1;
+}
+
+const char *sm_writer_check(const sm_writer_t *w)
+{
+  return w && w->check ? w->check : "none";
 }
 
 const char *sm_writer_part(const sm_writer_t *w)
@@ -882,6 +924,8 @@ sm_err_t sm_writer_seal(sm_writer_t *w)
     bad = sm_matrix_flush(w->mat) != 0;
   if (!bad && w->info.fmt == SM_OUT_BIN)
     bad = write_bin_header(w) != SM_OK;
+  sm_dio_stop(w->dio); /* what it wrote is on the file, synced below */
+  w->dio = NULL;
   int saved = errno;
   bad |= fflush(w->c.f) != 0 || fsync(fileno(w->c.f)) != 0;
   if (!saved)
@@ -937,6 +981,8 @@ void sm_writer_close(sm_writer_t *w, int keep)
 {
   if (!w)
     return;
+  sm_dio_stop(w->dio);
+  w->dio = NULL;
   if (w->c.f && keep) {
     fclose(w->c.f); /* the partial output, for --resume */
     w->c.f = NULL;

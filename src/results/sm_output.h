@@ -171,6 +171,11 @@ sm_err_t sm_writer_verify(sm_writer_t *w) SM_MUST_CHECK;
 /** The open temporary file's descriptor and name (-1 / NULL without one). */
 int sm_writer_fd(const sm_writer_t *w);
 const char *sm_writer_part(const sm_writer_t *w);
+/** How sm_writer_verify found the output whole: "read back" (its bytes read
+ * and their CRC compared), "leased" (written straight to the disk under a
+ * lease that no other process broke: not read back, sm_dio.h), or "none"
+ * (no file, or not verified). */
+const char *sm_writer_check(const sm_writer_t *w);
 
 /** The final file's name (NULL for SM_OUT_NONE). */
 const char *sm_writer_path(const sm_writer_t *w);

@@ -455,6 +455,7 @@ static void json_checks(sm_json_t *j, const sm_summary_t *s)
   sm_json_u64(j, "failures_caught", t->failures);
   sm_json_u64(j, "reexecuted", t->reexecuted);
   sm_json_u64(j, "faults_injected", t->injected);
+  sm_json_str(j, "output_check", s->out_check ? s->out_check : "none");
   if (s->verify) {
     static const char *const arch[3] = {"cpu", "cuda", "opencl"};
     sm_json_str(j, "verify_mode", s->verify == SM_VERIFY_FULL ? "full" : "checksum");

@@ -57,6 +57,7 @@ typedef struct sm_summary {
   double t_input, t_init, t_compute, t_output, t_total;
   int names;                   /* text output keyed by vector names (else indices) */
   double t_readback;           /* the commit's read-back of the outputs (slowest rank) */
+  const char *out_check;       /* how rank 0's output was checked (sm_writer_check) */
   double t_agree;              /* rank 0's time in the commit's agreements */
   const char *output_path;     /* or NULL */
   const sm_hist_spec_t *hist;  /* --histogram, or NULL ... */

@@ -132,6 +132,41 @@ run_ok "--metric r2 --out" "$STARMET" compute --quiet --bfile "$T/w" --metric r2
   --out "$T/pm" --summary "$T/pm.json"
 cmp -s "$T/pm.ld" "$T/ps_r2.ld" && pass || fail "--metric r2 --out is not --r2 --out"
 [ "$(grep -c '"name": "CPU' "$T/pm.json")" = 1 ] && pass || fail "--threads 1: not 1 CPU worker"
+# the .ld goes straight to the disk under a lease (where the file system
+# allows both): not read back unless another process opened it. Switched
+# off (STARMET_DIRECT_IO=0), the same table through the page cache, read
+# back; a reader while the run is stopped breaks the lease (the same
+# table, read back); a byte another process changes in what is on the
+# disk fails the run
+ocheck() { sed -n 's/.*"output_check": "\([a-z ]*\)".*/\1/p' "$1"; }
+if [ "$(ocheck "$T/pm.json")" = leased ]; then
+  pass
+  run_ok "direct I/O off" env STARMET_DIRECT_IO=0 "$STARMET" compute --quiet --bfile "$T/w" \
+    --metric r2 --threads 1 --out "$T/pb" --summary "$T/pb.json"
+  cmp -s "$T/pb.ld" "$T/pm.ld" && pass || fail "STARMET_DIRECT_IO=0: another table"
+  [ "$(ocheck "$T/pb.json")" = "read back" ] && pass || fail "STARMET_DIRECT_IO=0: not read back"
+  "$PY" "$GEN" "$T/dw" --samples 200 --snps 3000 --missing 0.02 --seed 9
+  DWARGS="compute --quiet --bfile $T/dw --metric r2 --ld-window 999999 --ld-window-kb 1000 --ld-window-r2 0 --block-size 64 --output-format ld"
+  # shellcheck disable=SC2086
+  run_ok "direct I/O clean" "$STARMET" $DWARGS --output "$T/dwc"
+  # shellcheck disable=SC2086
+  while_stopped "$T/dwr" '(cat "$T/dwr.ld.part" > /dev/null) & sleep 0.3' \
+    "$STARMET" $DWARGS --output "$T/dwr" --summary "$T/dwr.json" --debug-pause-after-blocks 60 &&
+    pass || fail "direct I/O, a reader: $(cat "$T/bg.err")"
+  cmp -s "$T/dwr.ld" "$T/dwc.ld" && pass || fail "direct I/O, a reader: another table"
+  [ "$(ocheck "$T/dwr.json")" = "read back" ] && pass || fail "direct I/O, a reader: lease kept"
+  # (60 blocks: more than a 4 MiB buffer on the disk, never written again)
+  # shellcheck disable=SC2086
+  while_stopped "$T/dwt" \
+    '(printf Z | dd of="$T/dwt.ld.part" bs=1 seek=10 conv=notrunc 2> /dev/null) & sleep 0.3' \
+    "$STARMET" $DWARGS --output "$T/dwt" --debug-pause-after-blocks 60 &&
+    fail "direct I/O: succeeded with a byte of its output changed"
+  grep -q "dwt\.ld\.part: the output does not hold the bytes written" "$T/bg.err" && pass ||
+    fail "direct I/O, a byte changed: $(cat "$T/bg.err")"
+  [ ! -e "$T/dwt.ld" ] && pass || fail "direct I/O, a byte changed: committed"
+else
+  skip_part "no O_DIRECT or no leases here: the .ld through the page cache"
+fi
 run_ok "--r2 inter-chr" "$STARMET" compute --quiet --bfile "$T/w" --r2 inter-chr --ld-window-r2 0.3 \
   --out "$T/pi"
 cmp -s "$T/pi.ld" "$T/w7_r2.ld" && pass || fail "--r2 inter-chr is not --inter-chr"
