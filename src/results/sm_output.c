@@ -872,6 +872,8 @@ sm_err_t sm_writer_verify(sm_writer_t *w)
     w->check = "read back";
   }
   if (!what) {
+    if (!w->check) /* (npy: its values read back and compared) */
+      w->check = "read back";
     if (w->ids_open && sm_commit_verify(&w->ids) != SM_OK) { /* logged */
       w->failed = 1;
       return SM_EIO;

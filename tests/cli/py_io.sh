@@ -184,6 +184,9 @@ for prob in "$CZ" "$CZ --precision single" "$CZ --threshold 0.6" \
   done
 done
 grep -q '"output": ".*/n1\.npy"' "$T/n1.json" && pass || fail "summary does not name the npy file"
+# the commit read each file back (the values of the npy, the bytes of the rest)
+grep -q '"output_check": "read back"' "$T/n1.json" && pass || fail "npy: not read back"
+grep -q '"output_check": "read back"' "$T/t1.json" && pass || fail "tsv: not read back"
 if ls "$T"/*.part* > /dev/null 2>&1; then fail "temporary files left: $(ls "$T"/*.part*)"; else pass; fi
 
 # --- the module's command line and its refusals of broken files
