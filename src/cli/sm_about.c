@@ -131,7 +131,8 @@ void sm_about_version(FILE *f)
   /* what every run checks before it computes (docs/troubleshooting.md) */
   fprintf(f,
           "checks: output paths, output lock, input rules, ranks agree, memory "
-          "estimate, outputs read back at commit, resume CRC-32C (%s)\n",
+          "estimate, outputs read back at commit (or, for an .ld written direct, an "
+          "unbroken write lease), resume CRC-32C (%s)\n",
           sm_crc32c_impl());
 
   /* the --kernel variants in the binary, and those this CPU runs */

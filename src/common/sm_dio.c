@@ -50,6 +50,14 @@ static volatile sig_atomic_t lease_fd = -1;
 static struct sigaction prev_sigio;
 static pthread_mutex_t lease_mu = PTHREAD_MUTEX_INITIALIZER;
 
+/* Give fd's lease up and SIGIO back to its former handler (lease_mu held). */
+static void lease_release(int fd)
+{
+  (void)fcntl(fd, F_SETLEASE, F_UNLCK);
+  lease_fd = -1;
+  sigaction(SIGIO, &prev_sigio, NULL);
+}
+
 static void on_lease_break(int sig, siginfo_t *si, void *uc)
 {
   (void)sig, (void)si, (void)uc;
@@ -141,33 +149,20 @@ sm_dio_t *sm_dio_start(int fd)
   }
   lease_fd = fd;
   const int fl = fcntl(fd, F_GETFL);
-  if (fcntl(fd, F_SETSIG, SIGIO) != 0 || fcntl(fd, F_SETLEASE, F_WRLCK) != 0) {
-    lease_fd = -1;
-    sigaction(SIGIO, &prev_sigio, NULL);
+  pthread_mutex_init(&d->mu, NULL);
+  pthread_cond_init(&d->cv, NULL);
+  if (fcntl(fd, F_SETSIG, SIGIO) != 0 || fcntl(fd, F_SETLEASE, F_WRLCK) != 0 || fl < 0 ||
+      fcntl(fd, F_SETFL, fl | O_DIRECT) != 0 ||
+      pthread_create(&d->th, NULL, writer, d) != 0) {
+    if (fl >= 0)
+      (void)fcntl(fd, F_SETFL, fl);
+    lease_release(fd);
     pthread_mutex_unlock(&lease_mu);
-    goto fail;
-  }
-  if (fl < 0 || fcntl(fd, F_SETFL, fl | O_DIRECT) != 0) {
-    (void)fcntl(fd, F_SETLEASE, F_UNLCK);
-    lease_fd = -1;
-    sigaction(SIGIO, &prev_sigio, NULL);
-    pthread_mutex_unlock(&lease_mu);
+    pthread_mutex_destroy(&d->mu);
+    pthread_cond_destroy(&d->cv);
     goto fail;
   }
   pthread_mutex_unlock(&lease_mu);
-  pthread_mutex_init(&d->mu, NULL);
-  pthread_cond_init(&d->cv, NULL);
-  if (pthread_create(&d->th, NULL, writer, d) != 0) {
-    pthread_mutex_destroy(&d->mu);
-    pthread_cond_destroy(&d->cv);
-    (void)fcntl(fd, F_SETFL, fl);
-    pthread_mutex_lock(&lease_mu);
-    (void)fcntl(fd, F_SETLEASE, F_UNLCK);
-    lease_fd = -1;
-    sigaction(SIGIO, &prev_sigio, NULL);
-    pthread_mutex_unlock(&lease_mu);
-    goto fail;
-  }
   return d;
 fail:
   for (int k = 0; k < DIO_NBUF; k++)
@@ -203,8 +198,10 @@ static int submit(sm_dio_t *d)
 int sm_dio_append(sm_dio_t *d, const void *p, size_t n)
 {
   const unsigned char *s = p;
-  if (d->err) {
-    errno = d->err;
+  const int e = __atomic_load_n(&d->err, __ATOMIC_RELAXED); /* (the thread's, set
+                                                               under d->mu) */
+  if (e) {
+    errno = e;
     return -1;
   }
   while (n) {
@@ -275,9 +272,7 @@ void sm_dio_stop(sm_dio_t *d)
   if (fl >= 0 && (fl & O_DIRECT))
     (void)fcntl(d->fd, F_SETFL, fl & ~O_DIRECT);
   pthread_mutex_lock(&lease_mu);
-  (void)fcntl(d->fd, F_SETLEASE, F_UNLCK);
-  lease_fd = -1;
-  sigaction(SIGIO, &prev_sigio, NULL);
+  lease_release(d->fd);
   pthread_mutex_unlock(&lease_mu);
   for (int k = 0; k < DIO_NBUF; k++)
     free(d->buf[k]);

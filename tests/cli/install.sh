@@ -47,7 +47,7 @@ if [ -n "$bin" ]; then
     fail "installed --version: first line differs from the build's"
   for pat in '^starmet [0-9]' '^codelets: cpu' '^StarPU: [0-9.]+ \(built against [0-9.]+' \
              '^MPI: .+' '^htslib: [0-9]' '^features: mpi( |$)' '^features: .*htslib' \
-             '^checks: output paths, output lock, input rules, ranks agree, memory estimate, outputs read back at commit, resume CRC-32C \((sse4\.2|table)\)$' \
+             '^checks: output paths, output lock, input rules, ranks agree, memory estimate, outputs read back at commit \(or, for an \.ld written direct, an unbroken write lease\), resume CRC-32C \((sse4\.2|table)\)$' \
              '^CPU kernels: ref blocked'; do
     grep -Eq "$pat" "$T/version" && pass || { fail "--version has no line /$pat/:"; cat "$T/version" >&2; }
   done
