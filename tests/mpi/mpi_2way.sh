@@ -38,6 +38,7 @@ for run in "2 2 1 CCC" "2 2 1 CCCS" "1 2 2 CCC" "4 1 1 CCCS"; do
     same "int8 tiles $grid $prob vs one rank" "$T/ref_$prob.tsv" "$o.all.tsv"
     grep -q '"sm_ccc2_i8' "$o.json" && pass || fail "int8 tiles $grid: no int8 product ran"
     # only code tiles cross between ranks (int8 ones would be 4 to 8 times larger)
+    [ -f "$T/g_4_$1$2$3_$prob.json" ] || grid_run 7 4 "$1" "$2" "$3" "$prob"
     sent() { grep -o '"mpi_bytes_sent": [0-9]*' "$1" | tail -n 1; }
     [ "$(sent "$o.json")" = "$(sent "$T/g_4_$1$2$3_$prob.json")" ] && pass ||
       fail "int8 tiles $grid $prob: MPI moved $(sent "$o.json"), the popcount run $(sent "$T/g_4_$1$2$3_$prob.json")"
@@ -107,6 +108,7 @@ merge_ranks "$T/ph12" 2 tsv "$T/ph12.all.tsv"
 same "phase 0 + phases 1..2 = full run" "$T/ref_CCCS.tsv" "$T/ph012.tsv"
 
 # the summary reports every rank and the load balance
+[ -f "$T/g_4_221_CCC.json" ] || grid_run 7 4 2 2 1 CCC
 grep -q '"ranks": \[' "$T/g_4_221_CCC.json" && grep -q '"max_over_mean_pairs"' "$T/g_4_221_CCC.json" &&
   pass || fail "summary lacks per-rank figures"
 
