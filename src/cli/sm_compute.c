@@ -483,7 +483,11 @@ static sm_err_t read_whole(const run_t *r, sm_vectors_t *v, unsigned char **st)
 static sm_err_t qc_variants(run_t *r, sm_loci_t *l)
 {
   const sm_options_t *o = r->o;
-  const sm_qc_t q = {.geno = o->geno, .maf = o->maf, .max_maf = o->max_maf};
+  const sm_qc_t q = {.geno = o->geno,
+                     .maf = o->maf,
+                     .max_maf = o->max_maf,
+                     .mac = o->mac,
+                     .max_mac = o->max_mac};
   sm_vectors_t v = {0};
   unsigned char *st = NULL;
   size_t nkeep = 0;
@@ -504,6 +508,28 @@ static sm_err_t qc_variants(run_t *r, sm_loci_t *l)
   }
   free(keep), free(st);
   sm_vectors_free(&v);
+  return err;
+}
+
+/* PLINK's --bp-space: of the chosen variants (r->vsel, l), those
+ * sm_read_bp_space keeps, every rank alike. */
+static sm_err_t bp_space_variants(run_t *r, sm_loci_t *l)
+{
+  uint32_t *keep = NULL;
+  size_t nkeep = 0;
+  sm_err_t err = sm_read_bp_space(r->o->input, l, (uint32_t)r->o->bp_space, r->me == 0,
+                                  &keep, &nkeep);
+  uint32_t *sel = err ? NULL : malloc((nkeep ? nkeep : 1) * sizeof *sel);
+  if (!err && !sel)
+    err = SM_ENOMEM;
+  if (!err) { /* keep indexes l, whose variants are r->vsel's */
+    for (size_t k = 0; k < nkeep; k++)
+      sel[k] = r->vsel[keep[k]];
+    free(r->vsel);
+    r->vsel = sel, r->nvsel = nkeep;
+    sm_loci_keep(l, keep, nkeep);
+  }
+  free(keep);
   return err;
 }
 
@@ -587,26 +613,43 @@ static sm_err_t select_variants(run_t *r)
 {
   const sm_options_t *o = r->o;
   const int ld_snp = o->ld_snp || o->ld_snp_list;
-  const int qc = o->geno >= 0 || o->maf >= 0 || o->max_maf >= 0, mind = o->mind >= 0;
-  if (!o->chr && !o->extract && !o->exclude && !ld_snp && !qc && !mind)
+  const int qc = o->geno >= 0 || o->maf >= 0 || o->max_maf >= 0 || o->mac >= 0 ||
+                 o->max_mac >= 0,
+            mind = o->mind >= 0;
+  const int by_id = o->from || o->to || o->snp || o->exclude_snp;
+  const int by_pos = by_id || o->not_chr || o->from_bp >= 0 || o->to_bp >= 0;
+  if (!o->chr && !o->extract && !o->exclude && !ld_snp && !qc && !mind && !by_pos &&
+      !o->bp_space)
     return SM_OK;
   sm_loci_t l = {0};
   unsigned char *is_index = NULL;
   const sm_read_opts_t ro = read_opts(o);
-  sm_err_t err = o->extract || o->exclude || ld_snp || qc || mind
+  sm_err_t err = o->extract || o->exclude || ld_snp || qc || mind || by_id || o->bp_space
                      ? sm_read_loci_ids(o->input, o->input_format, &ro, &l)
                      : sm_read_loci(o->input, o->input_format, &l);
-  const sm_vfilter_t f = {.chr = o->chr, .extract = o->extract, .exclude = o->exclude};
+  const sm_vfilter_t f = {.chr = o->chr,
+                          .not_chr = o->not_chr,
+                          .extract = o->extract,
+                          .exclude = o->exclude,
+                          .from = o->from,
+                          .to = o->to,
+                          .snp = o->snp,
+                          .exclude_snp = o->exclude_snp,
+                          .from_bp = o->from_bp,
+                          .to_bp = o->to_bp,
+                          .window_bp = o->window_bp};
   if (!err)
     err = sm_read_select(o->input, &l, &f, r->me == 0, &r->vsel, &r->nvsel);
   if (!err)
     sm_loci_keep(&l, r->vsel, r->nvsel);
   if (!err && mind) /* plink1.9's order: --mind, then --geno and --maf */
     err = mind_samples(r, &l);
-  if (!err && qc) { /* PLINK's .ld is as wide as the ids before these filters */
+  if (!err && (qc || o->bp_space)) /* PLINK's .ld is as wide as the ids before these */
     r->ld_width = sm_ldtab_width(l.ids, l.n);
+  if (!err && qc)
     err = qc_variants(r, &l);
-  }
+  if (!err && o->bp_space) /* plink1.9's: after its QC filters */
+    err = bp_space_variants(r, &l);
   if (!err && ld_snp)
     err = sm_read_ld_snps(o->input, &l, o->ld_snp, o->ld_snp_list, r->me == 0, &is_index);
   if (!err && ld_snp && o->ld_windowed)

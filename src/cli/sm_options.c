@@ -145,13 +145,85 @@ static sm_err_t set_ld_snps(const sm_opt_t *d, char *arg, void *dst)
   return SM_EOPTION;
 }
 
+/* PLINK's --from-bp/--to-bp (an integer) and their -kb and -mb forms
+ * (converted as plink1.9 converts them: truncated after a factor 1 +
+ * 2^-44), one value each end */
+static sm_err_t set_bp_bound(const sm_opt_t *d, char *arg, void *dst)
+{
+  args_t *a = dst;
+  const int to = !strncmp(d->name, "to", 2);
+  long long *at = to ? &a->o.to_bp : &a->o.from_bp;
+  const char *unit = strrchr(d->name, '-') + 1;
+  const double mult = !strcmp(unit, "bp") ? 1 : !strcmp(unit, "kb") ? 1e3 : 1e6;
+  char *end;
+  const double v = strtod(arg, &end);
+  if (end == arg || *end || !(v == v) ||
+      (mult == 1 && (v < 0 || v != floor(v) || v > 2147483646.0))) {
+    sm_log_error("--%s '%s': give %s, as PLINK's", d->name, arg,
+                 mult == 1 ? "a position in bp (an integer from 0 to 2147483646)"
+                           : "a position (a number; below 0 is 0)");
+    return SM_EOPTION;
+  }
+  if (*at >= 0) {
+    sm_log_error("--%s: more than one --%s-bp/-kb/-mb value (plink1.9: \"Multiple "
+                 "--%s-bp/-kb/-mb values\")",
+                 d->name, to ? "to" : "from", to ? "to" : "from");
+    return SM_EOPTION;
+  }
+  double bp = v * mult * (1 + 0x1p-44);
+  *at = bp < 0 ? 0 : bp > 2147483646.0 ? 2147483646 : (long long)bp;
+  return SM_OK;
+}
+
+/* PLINK's --window KB: a half width of KB / 2 kb, truncated as plink1.9
+ * truncates it */
+static sm_err_t set_window(const sm_opt_t *d, char *arg, void *dst)
+{
+  char *end;
+  const double v = strtod(arg, &end);
+  if (end == arg || *end || !(v >= 0) || v > 1e12) {
+    sm_log_error("--%s '%s': give a window in kb (at least 0), as PLINK's", d->name, arg);
+    return SM_EOPTION;
+  }
+  const double w = v * 500 * (1 + 0x1p-44);
+  ((args_t *)dst)->o.window_bp = w > 2147483646.0 ? 2147483646 : (long long)w;
+  return SM_OK;
+}
+
+/* --autosome: PLINK's autosomes of a human set, --chr 1-22 */
+static sm_err_t set_autosome(const sm_opt_t *d, char *arg, void *dst)
+{
+  (void)d, (void)arg;
+  args_t *a = dst;
+  if (a->o.chr) {
+    sm_log_error(
+        "--autosome with --chr %s: give one of them (plink1.9: \"--chr cannot be "
+        "used with --autosome\")",
+        a->o.chr);
+    return SM_EOPTION;
+  }
+  a->o.chr = "1-22";
+  a->o.autosome = 1;
+  return SM_OK;
+}
+
 /* PLINK's QC and sample filters, which starmet does not apply: refused
  * with the plink1.9 command that writes the filtered set */
 static sm_err_t set_plink_filter(const sm_opt_t *d, char *arg, void *dst)
 {
   (void)arg, (void)dst;
-  if (!strcmp(d->name, "autosome")) {
-    sm_log_error("--autosome: give --chr 1-22 (PLINK's autosomes of a human set)");
+  if (!strcmp(d->name, "autosome-xy")) {
+    sm_log_error("--autosome-xy: give --chr 1-22,XY (PLINK's documented meaning; "
+                 "plink1.9 v1.90b6 keeps every chromosome when it is given alone)");
+    return SM_EOPTION;
+  }
+  if (!strcmp(d->name, "snps") || !strcmp(d->name, "exclude-snps")) {
+    sm_log_error(
+        "--%s %s: PLINK's ranges of ids are not read by starmet: write the ids "
+        "to a file for --%s (plink1.9 --bfile IN --snps %s --write-snplist --out "
+        "LIST writes them to LIST.snplist)",
+        d->name, arg ? arg : "", strcmp(d->name, "snps") ? "exclude" : "extract",
+        arg ? arg : "RANGES");
     return SM_EOPTION;
   }
   sm_log_error("--%s is one of PLINK's filters (of variants or samples), which starmet "
@@ -432,6 +504,19 @@ static void show_histogram(const void *dst, FILE *f)
     .name = n, .kind = SM_OPT_DOUBLE, .off = O(f), .range = "0 <= F <= 1", .dmin = 0,    \
     .dmax = 0x1.0000000000001p0, .dflt = "0.1", .cmds = CMD_COMPUTE, .arg = "[F]",       \
     .help = h                                                                            \
+  }
+/* PLINK's --mac, --max-mac (and their --min-ac, --max-ac; NULL help: not
+ * listed): an integer count */
+#define MAC(n, f, h)                                                                     \
+  {                                                                                      \
+    .name = n, .kind = SM_OPT_INT, .off = O(f), .min = 0, .max = 2147483646,             \
+    .cmds = CMD_COMPUTE, .arg = "N", .help = h                                           \
+  }
+/* PLINK's --from-bp ... --to-mb (set_bp_bound) */
+#define BP_BOUND(n, h)                                                                   \
+  {                                                                                      \
+    .name = n, .kind = SM_OPT_STRING, .off = O(plink_said), .cmds = CMD_COMPUTE,         \
+    .set = set_bp_bound, .arg = n[strlen(n) - 1] == 'p' ? "BP" : "X", .help = h          \
   }
 #define FLAG(n, f, v, c, h)                                                              \
   {                                                                                      \
@@ -881,25 +966,74 @@ static const sm_opt_t options[] = {
     MISSING_RATE("mind", mind,
                  "PLINK sets: PLINK's filter, the samples missing in at\n"
                  "most a fraction F of the variants chosen (0.1)"),
-    PLINK_FILTER("mac"),
-    PLINK_FILTER("max-mac"),
+    MAC("mac", mac,
+        "genotypes: PLINK's filter, the variants whose minor\n"
+        "allele count (the alleles --maf counts) is at least N"),
+    MAC("min-ac", mac, NULL),
+    MAC("max-mac", max_mac,
+        "genotypes: PLINK's filter, minor allele count at\n"
+        "most N"),
+    MAC("max-ac", max_mac, NULL),
+    {.name = "bp-space",
+     .kind = SM_OPT_INT,
+     .off = O(bp_space),
+     .min = 1,
+     .max = 2147483647,
+     .cmds = CMD_COMPUTE,
+     .arg = "N",
+     .help = "genotypes: PLINK's thinning after its QC filters:\n"
+             "the first variant of each chromosome, then each one\n"
+             "at least N bp after the last kept"},
+    {.name = "autosome",
+     .kind = SM_OPT_FLAG,
+     .off = O(autosome),
+     .ival = 1,
+     .cmds = CMD_COMPUTE,
+     .set = set_autosome,
+     .help = "genotypes: PLINK's, the variants on chromosomes 1-22"},
+    STRING("not-chr", not_chr, "LIST",
+           "genotypes: without the variants on these chromosomes\n"
+           "(--chr's forms), as PLINK's --not-chr"),
+    STRING("from", from, "ID",
+           "genotypes: with --to, the variants between two\n"
+           "variants (on their chromosome, by position, both\n"
+           "included), as PLINK's; alone, from ID on"),
+    STRING("to", to, "ID", "genotypes: see --from"),
+    BP_BOUND("from-bp", "genotypes: PLINK's, the variants at or after BP on\n"
+                        "--chr's one chromosome (or --from's)"),
+    BP_BOUND("to-bp", "genotypes: the variants at or before BP"),
+    BP_BOUND("from-kb", "--from-bp in kb (truncated to a bp, as PLINK)"),
+    BP_BOUND("to-kb", "--to-bp in kb"),
+    BP_BOUND("from-mb", "--from-bp in Mb"),
+    BP_BOUND("to-mb", "--to-bp in Mb"),
+    STRING("snp", snp, "ID",
+           "genotypes: only variant ID, or with --window the\n"
+           "variants near it, as PLINK's --snp"),
+    STRING("exclude-snp", exclude_snp, "ID",
+           "genotypes: without variant ID (with --window, the\n"
+           "variants near it)"),
+    {.name = "window",
+     .kind = SM_OPT_DOUBLE,
+     .off = O(window_bp),
+     .cmds = CMD_COMPUTE,
+     .set = set_window,
+     .arg = "KB",
+     .help = "with --snp or --exclude-snp: the variants within\n"
+             "KB/2 kb on either side (PLINK's half width, both\n"
+             "ends included)"},
     PLINK_FILTER("hwe"),
     PLINK_FILTER("snps-only"),
-    PLINK_FILTER("autosome"),
     PLINK_FILTER("autosome-xy"),
-    PLINK_FILTER("not-chr"),
-    PLINK_FILTER("from"),
-    PLINK_FILTER("to"),
-    PLINK_FILTER("from-bp"),
-    PLINK_FILTER("to-bp"),
-    PLINK_FILTER("from-kb"),
-    PLINK_FILTER("to-kb"),
-    PLINK_FILTER("from-mb"),
-    PLINK_FILTER("to-mb"),
-    PLINK_FILTER("snp"),
-    PLINK_FILTER("snps"),
-    PLINK_FILTER("exclude-snp"),
-    PLINK_FILTER("window"),
+    {.name = "snps",
+     .kind = SM_OPT_STRING,
+     .off = O(plink_said),
+     .cmds = CMD_COMPUTE,
+     .set = set_plink_filter},
+    {.name = "exclude-snps",
+     .kind = SM_OPT_STRING,
+     .off = O(plink_said),
+     .cmds = CMD_COMPUTE,
+     .set = set_plink_filter},
     PLINK_FILTER("thin"),
     PLINK_FILTER("thin-count"),
     PLINK_FILTER("filter-founders"),
@@ -1165,6 +1299,8 @@ static void defaults(sm_options_t *o)
   o->ld_window_kb = -1;
   o->ld_window_r2 = -1;
   o->geno = o->maf = o->max_maf = o->mind = -1;
+  o->mac = o->max_mac = -1;
+  o->from_bp = o->to_bp = o->window_bp = -1;
   o->ld_min = -1;
   o->progress = -1;
   o->synth.seed = 1;
@@ -1182,6 +1318,79 @@ static void synth_problem(sm_options_t *o)
   o->synth.metric = o->metric;
   o->synth.nv = o->num_vector;
   o->synth.nf = o->num_field;
+}
+
+/* PLINK's filters of positions: the combinations plink1.9 accepts, with
+ * its words for those it refuses */
+static sm_err_t check_positions(const sm_options_t *o)
+{
+  const char *chr_opt = o->autosome ? "--autosome" : "--chr";
+  if (o->not_chr && sm_read_chr_in(o->not_chr, "1") < 0) {
+    sm_log_error("--not-chr '%s': give chromosomes as for --chr (22, X, chrX, MT, a "
+                 "scaffold's name, or a range of numbers such as 1-4)",
+                 o->not_chr);
+    return SM_EOPTION;
+  }
+  if (o->not_chr && o->chr) {
+    sm_log_error("--not-chr with %s: give one of them (plink1.9 drops %s's choice then "
+                 "and keeps every chromosome but --not-chr's)",
+                 chr_opt, chr_opt);
+    return SM_EOPTION;
+  }
+  if ((o->from || o->to) && (o->chr || o->not_chr)) {
+    sm_log_error("--%s cannot be used with --autosome or --[not-]chr, as in plink1.9: "
+                 "--from/--to choose the chromosome of their variants",
+                 o->from ? "from" : "to");
+    return SM_EOPTION;
+  }
+  if (o->from && o->from_bp >= 0) {
+    sm_log_error("--from-bp/-kb/-mb cannot be used with --from, as in plink1.9");
+    return SM_EOPTION;
+  }
+  if (o->to && o->to_bp >= 0) {
+    sm_log_error("--to-bp/-kb/-mb cannot be used with --to, as in plink1.9");
+    return SM_EOPTION;
+  }
+  if (o->snp) {
+    const char *with = o->from || o->to                   ? "--from/--to"
+                       : o->from_bp >= 0 || o->to_bp >= 0 ? "--from-bp/--to-bp"
+                       : o->chr || o->not_chr             ? "--autosome or --[not-]chr"
+                       : o->exclude_snp                   ? "--exclude-snp"
+                                                          : NULL;
+    if (with) {
+      sm_log_error("--snp cannot be used with %s, as in plink1.9 (it chooses its own "
+                   "chromosome and positions)",
+                   with);
+      return SM_EOPTION;
+    }
+  }
+  if (o->window_bp >= 0 && !o->snp && !o->exclude_snp) {
+    sm_log_error("--window must be used with --snp or --exclude-snp, as in plink1.9 "
+                 "(the LD window is --ld-window-kb)");
+    return SM_EOPTION;
+  }
+  /* --chr's numbered chromosomes (a range names several) */
+  int numbered = 0;
+  for (int c = 1; o->chr && c <= 26; c++) {
+    char code[4];
+    snprintf(code, sizeof code, "%d", c);
+    numbered += sm_read_chr_in(o->chr, code) > 0;
+  }
+  if ((o->from_bp >= 0 || o->to_bp >= 0) && !o->from && !o->to &&
+      (!o->chr || o->autosome || strchr(o->chr, ',') || strchr(o->chr, ' ') ||
+       numbered > 1)) {
+    sm_log_error("--from-bp/-kb/-mb and --to-bp/-kb/-mb require a single chromosome to "
+                 "be identified (either explicitly with --chr, or implicitly with "
+                 "--from/--to), as in plink1.9");
+    return SM_EOPTION;
+  }
+  if (o->mac >= 0 && o->max_mac >= 0 && o->max_mac < o->mac) {
+    sm_log_error("--max-mac %d is below --mac %d: no variant could pass (plink1.9: "
+                 "\"--max-mac parameter cannot be smaller than --mac parameter\")",
+                 o->max_mac, o->mac);
+    return SM_EOPTION;
+  }
+  return SM_OK;
 }
 
 /* One input, its format (--bfile's is PLINK), and the metric it implies. */
@@ -1227,18 +1436,31 @@ static sm_err_t check_input(args_t *a)
     o->metric_from_input = f == SM_INPUT_PLINK || f == SM_INPUT_VCF;
     o->metric = o->metric_from_input ? SM_METRIC_CCC : SM_METRIC_CZEK;
   }
-  if (o->chr || o->extract || o->exclude) {
+  const char *pos_opt = o->autosome         ? "autosome"
+                        : o->not_chr        ? "not-chr"
+                        : o->from           ? "from"
+                        : o->to             ? "to"
+                        : o->from_bp >= 0   ? "from-bp"
+                        : o->to_bp >= 0     ? "to-bp"
+                        : o->snp            ? "snp"
+                        : o->exclude_snp    ? "exclude-snp"
+                        : o->window_bp >= 0 ? "window"
+                        : o->bp_space > 0   ? "bp-space"
+                                            : NULL;
+  if (o->chr || o->extract || o->exclude || pos_opt) {
     const sm_input_format_t f = o->input_format == SM_INPUT_AUTO && o->input
                                     ? sm_read_guess_format(o->input)
                                     : o->input_format;
     if (!o->input || (f != SM_INPUT_PLINK && f != SM_INPUT_VCF)) {
+      const int by_chr = pos_opt || o->chr;
       sm_log_error("--%s selects the variants of genotypes (a PLINK set, a VCF or "
                    "BCF) by %s: this input has %s",
-                   o->chr       ? "chr"
+                   pos_opt      ? pos_opt
+                   : o->chr     ? "chr"
                    : o->extract ? "extract"
                                 : "exclude",
-                   o->chr ? "chromosome" : "id",
-                   o->chr ? "no chromosomes" : "no variants");
+                   by_chr ? "chromosome or position" : "id",
+                   by_chr ? "no chromosomes" : "no variants");
       return SM_EOPTION;
     }
   }
@@ -1275,11 +1497,15 @@ static sm_err_t check_input(args_t *a)
                  o->var_id_tmpl);
     return SM_EOPTION;
   }
-  if (o->geno >= 0 || o->maf >= 0 || o->max_maf >= 0) {
+  if (o->geno >= 0 || o->maf >= 0 || o->max_maf >= 0 || o->mac >= 0 || o->max_mac >= 0) {
     const sm_input_format_t f = o->input_format == SM_INPUT_AUTO && o->input
                                     ? sm_read_guess_format(o->input)
                                     : o->input_format;
-    const char *name = o->geno >= 0 ? "geno" : o->maf >= 0 ? "maf" : "max-maf";
+    const char *name = o->geno >= 0      ? "geno"
+                       : o->maf >= 0     ? "maf"
+                       : o->max_maf >= 0 ? "max-maf"
+                       : o->mac >= 0     ? "mac"
+                                         : "max-mac";
     if (!o->input || (f != SM_INPUT_PLINK && f != SM_INPUT_VCF) ||
         o->metric != SM_METRIC_CCC) {
       sm_log_error("--%s filters the variants of genotypes (a PLINK set, a VCF or BCF; "
@@ -1302,7 +1528,7 @@ static sm_err_t check_input(args_t *a)
       return SM_EOPTION;
     }
   }
-  return SM_OK;
+  return check_positions(o);
 }
 
 /* What applies to the metric: precision, sparse, kernel, synthetic sizes. */

@@ -92,6 +92,16 @@ typedef struct sm_options {
    * given), and --nonfounders (their allele counts of every sample) */
   double geno, maf, max_maf;
   double mind; /* PLINK's --mind: samples' missing call rate at most (-1: not given) */
+  int mac, max_mac; /* PLINK's --mac, --max-mac: minor allele counts (-1: not given) */
+  /* PLINK's filters of positions, as plink1.9 reads its .bim: --not-chr's
+   * list, --from/--to, --snp, --exclude-snp (variant ids), or NULL;
+   * --from-bp/--to-bp (-kb, -mb converted to bp as plink1.9 does) and
+   * --window's half width (bp), or -1; --bp-space (0: not given);
+   * --autosome given (then chr is "1-22") */
+  const char *not_chr, *from, *to, *snp, *exclude_snp;
+  long long from_bp, to_bp, window_bp;
+  int bp_space;
+  int autosome;
   int qc_nonfounders;
   int vcf_half_call;       /* sm_read_opts_t's */
   int ld_gz;               /* PLINK's --r2 gz: the .ld table gzip-compressed */

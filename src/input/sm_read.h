@@ -210,18 +210,31 @@ int sm_read_chr_in(const char *list, const char *name);
  * "$2". */
 int sm_read_var_id_template_ok(const char *tmpl);
 /** PLINK's variant filters (sm_read_select.c): --chr's list (NULL: every
- * chromosome), --extract's and --exclude's files of variant ids (NULL:
- * none). */
+ * chromosome) and --not-chr's (NULL: none), --extract's and --exclude's
+ * files of variant ids (NULL: none); the positions PLINK 1.9 reads them
+ * at from its .bim: --from and --to (variant ids, NULL: none), --from-bp
+ * and --to-bp (kb and mb converted; -1: not given), --snp and
+ * --exclude-snp (ids, NULL: none) with --window's half width in bp (-1:
+ * no --window). */
 typedef struct sm_vfilter {
-  const char *chr, *extract, *exclude;
+  const char *chr, *not_chr, *extract, *exclude;
+  const char *from, *to, *snp, *exclude_snp;
+  int64_t from_bp, to_bp, window_bp;
 } sm_vfilter_t;
-/** The variants of l that f keeps, as PLINK 1.9 keeps them (a variant on a
- * chosen chromosome, whose id is listed by --extract and not by
- * --exclude; ids listed that the input lacks are ignored; a list is words
- * separated by white space): their increasing indices in *sel (malloc'd,
- * *nsel of them). l holds ids when a list is given (sm_read_loci_ids).
- * With say, logs what each filter left and the errors; no variant left is
- * SM_EDEGEN, a list that cannot be read SM_EIO. */
+/** The variants of l that f keeps, as PLINK 1.9 keeps them: on a chosen
+ * chromosome (--chr, not --not-chr); with --from/--to, on the chromosome
+ * of those variants at a position between theirs (both included, in
+ * either order; --from-bp/--to-bp likewise on --chr's one chromosome);
+ * with --snp, that variant, or with --window every variant on its
+ * chromosome within the half width of its position; without the variant
+ * of --exclude-snp (with --window every variant within the half width of
+ * it); then listed by --extract and not by --exclude (ids listed that the
+ * input lacks are ignored; a list is words separated by white space).
+ * Their increasing indices in *sel (malloc'd, *nsel of them). l holds ids
+ * when a list or an id is given (sm_read_loci_ids). With say, logs what
+ * each filter left and the errors; no variant left is SM_EDEGEN, an id
+ * not found or found twice SM_EOPTION, a list that cannot be read
+ * SM_EIO. */
 sm_err_t sm_read_select(const char *input, const sm_loci_t *l, const sm_vfilter_t *f,
                         int say, uint32_t **sel, size_t *nsel) SM_MUST_CHECK;
 /** PLINK's --ld-snp (id: the first variant of that id) or --ld-snp-list
@@ -257,10 +270,11 @@ typedef struct sm_sfilter {
 sm_err_t sm_read_plink_keep(const char *prefix, const sm_sfilter_t *f, int say,
                             uint32_t **sel, size_t *nsel) SM_MUST_CHECK;
 
-/** PLINK's QC filters of variants (plink1.9's --geno, --maf, --max-maf;
- * negative: not given). */
+/** PLINK's QC filters of variants (plink1.9's --geno, --maf, --max-maf,
+ * --mac, --max-mac; negative: not given). */
 typedef struct sm_qc {
   double geno, maf, max_maf;
+  int64_t mac, max_mac;
 } sm_qc_t;
 /** The variants of v (whole rows of every sample, codes as read without
  * PLINK's LD coding; loci l, st each sample's SM_SAMPLE_ bits) that pass q
@@ -269,11 +283,19 @@ typedef struct sm_qc {
  * frequency over the founders (all samples with nonfounders; on X males
  * count one allele, the others two; on Y males only, one allele; 0.5
  * without calls) in
- * [maf, max_maf]. Their indices into *keep (malloc'd, *nkeep; none is
+ * [maf, max_maf]; a minor allele count (the same alleles counted; 0
+ * without calls) in [mac, max_mac]. Their indices into *keep (malloc'd, *nkeep; none is
  * SM_EDEGEN, logged), the counts removed said (say). */
 sm_err_t sm_read_qc(const char *input, const sm_vectors_t *v, const sm_loci_t *l,
                     const unsigned char *st, int nonfounders, const sm_qc_t *q, int say,
                     uint32_t **keep, size_t *nkeep) SM_MUST_CHECK;
+/** PLINK's --bp-space (plink1.9's enforce_min_bp_space): of l's variants
+ * (positions sorted within each chromosome, else SM_EOPTION, logged), the
+ * first of each chromosome and each one at least space bp after the last
+ * kept; their indices into *keep (malloc'd, *nkeep), the count removed
+ * said (say). */
+sm_err_t sm_read_bp_space(const char *input, const sm_loci_t *l, uint32_t space, int say,
+                          uint32_t **keep, size_t *nkeep) SM_MUST_CHECK;
 /** PLINK's --mind (plink1.9's mind_filter): of v's samples (v, l, st as
  * sm_read_qc's), those missing at most (int)(mind x V x (1 + 2^-44))
  * calls, V the variants for a male, those not on Y for the others (whose

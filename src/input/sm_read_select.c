@@ -1,13 +1,17 @@
-/* sm_read_select.c: PLINK's variant filters on a genotype input: --chr,
- * --extract and --exclude (lists of variant ids), applied as PLINK 1.9
- * applies them (a variant is kept when its chromosome is chosen, its id is
- * in the --extract list and not in the --exclude list; ids listed that
- * the input lacks are ignored; every variant of an id listed twice in the
- * input is kept or dropped). The readers then read the kept variants only
- * (sm_read_opts_t.vsel). */
+/* sm_read_select.c: PLINK's variant filters on a genotype input: those
+ * plink1.9 applies as it reads the .bim (--chr, --not-chr, --from/--to
+ * and their positions in bp, --snp, --exclude-snp, --window), then
+ * --extract and --exclude (lists of variant ids), as PLINK 1.9 applies
+ * them (a variant is kept when its chromosome and position are chosen,
+ * its id is in the --extract list and not in the --exclude list; ids
+ * listed that the input lacks are ignored; every variant of an id listed
+ * twice in the input is kept or dropped); the QC filters of its calls
+ * (--geno, --maf, --mac, --mind) and --bp-space. The readers then read the
+ * kept variants only (sm_read_opts_t.vsel). */
 #include "sm_read.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,6 +117,77 @@ static void chrom_list(const sm_loci_t *l, char *buf, size_t len)
     c += (size_t)snprintf(buf + c, len - c, "%s%s", k ? ", " : "", l->chrom_names[k]);
 }
 
+/* The one variant of l whose id is `id` (of option --opt): its index in
+ * *at, or SM_EOPTION (said) when the input has none or several. */
+static sm_err_t id_at(const char *input, const sm_loci_t *l, const char *opt,
+                      const char *id, int say, size_t *at)
+{
+  size_t n = 0;
+  for (size_t i = 0; i < l->n; i++)
+    if (!strcmp(l->ids[i], id))
+      *at = i, n++;
+  if (n == 1)
+    return SM_OK;
+  if (say && !n)
+    sm_log_error("%s: --%s variant '%s' not found (ids are a .bim's second column, a "
+                 "VCF's ID, chrom:pos where it is \".\")",
+                 input, opt, id);
+  else if (say)
+    sm_log_error(
+        "%s: --%s '%s': %zu variants have that id (plink1.9: \"Duplicate variant "
+        "ID\"); choose them by position (--chr with --from-bp/--to-bp)",
+        input, opt, id, n);
+  return SM_EOPTION;
+}
+
+/* PLINK's positional filters (load_bim's): the chromosome they pin (-1:
+ * none) and the range of positions [*lo, *hi] kept on it; --snp without
+ * --window also pins the id (*only). */
+static sm_err_t pos_range(const char *input, const sm_loci_t *l, const sm_vfilter_t *f,
+                          int say, long *chrom, int64_t *lo, int64_t *hi, long *only)
+{
+  *chrom = -1, *lo = 0, *hi = INT64_MAX, *only = -1;
+  size_t a = 0, b = 0;
+  if (f->snp) {
+    if (id_at(input, l, "snp", f->snp, say, &a))
+      return SM_EOPTION;
+    *chrom = (long)l->chrom[a];
+    if (f->window_bp < 0) {
+      *lo = *hi = l->pos[a], *only = (long)a;
+      return SM_OK;
+    }
+    *lo = (int64_t)l->pos[a] - f->window_bp, *hi = (int64_t)l->pos[a] + f->window_bp;
+    return SM_OK;
+  }
+  if (f->from && id_at(input, l, "from", f->from, say, &a))
+    return SM_EOPTION;
+  if (f->to && id_at(input, l, "to", f->to, say, &b))
+    return SM_EOPTION;
+  if (f->from && f->to && l->chrom[a] != l->chrom[b]) {
+    if (say)
+      sm_log_error("%s: --from and --to variants are not on the same chromosome (%s on "
+                   "%s, %s on %s)",
+                   input, f->from, l->chrom_names[l->chrom[a]], f->to,
+                   l->chrom_names[l->chrom[b]]);
+    return SM_EOPTION;
+  }
+  if (f->from || f->to)
+    *chrom = (long)l->chrom[f->from ? a : b];
+  if (f->from)
+    *lo = l->pos[a];
+  else if (f->from_bp >= 0)
+    *lo = f->from_bp;
+  if (f->to)
+    *hi = l->pos[b];
+  else if (f->to_bp >= 0)
+    *hi = f->to_bp;
+  if (*lo > *hi) { /* PLINK swaps reversed bounds */
+    const int64_t t = *lo;
+    *lo = *hi, *hi = t;
+  }
+  return SM_OK;
+}
+
 sm_err_t sm_read_select(const char *input, const sm_loci_t *l, const sm_vfilter_t *f,
                         int say, uint32_t **sel, size_t *nsel)
 {
@@ -124,7 +199,8 @@ sm_err_t sm_read_select(const char *input, const sm_loci_t *l, const sm_vfilter_
   sm_err_t err = in && s ? SM_OK : SM_ENOMEM;
   if (err)
     sm_log_error("%s: out of memory for the choice of variants", input);
-  if (!err && (f->extract || f->exclude) && !l->ids) {
+  const int by_id = f->from || f->to || f->snp || f->exclude_snp;
+  if (!err && (f->extract || f->exclude || by_id) && !l->ids) {
     sm_log_error("%s: the variants' ids were not read", input); /* a caller's error */
     err = SM_EOPTION;
   }
@@ -132,12 +208,36 @@ sm_err_t sm_read_select(const char *input, const sm_loci_t *l, const sm_vfilter_
     err = idlist_read("extract", f->extract, say, &ext);
   if (!err && f->exclude)
     err = idlist_read("exclude", f->exclude, say, &exc);
+  long pin = -1, only = -1;
+  int64_t lo = 0, hi = INT64_MAX;
+  if (!err)
+    err = pos_range(input, l, f, say, &pin, &lo, &hi, &only);
+  /* --exclude-snp: that variant, or with --window its neighbourhood */
+  long xchrom = -1, xone = -1;
+  int64_t xlo = 0, xhi = -1;
+  size_t x = 0;
+  if (!err && f->exclude_snp) {
+    err = id_at(input, l, "exclude-snp", f->exclude_snp, say, &x);
+    if (!err && f->window_bp >= 0)
+      xchrom = (long)l->chrom[x], xlo = (int64_t)l->pos[x] - f->window_bp,
+      xhi = (int64_t)l->pos[x] + f->window_bp;
+    else if (!err)
+      xone = (long)x;
+  }
   for (size_t k = 0; !err && k < l->nchrom; k++) /* once a chromosome */
-    in[k] = (signed char)(!f->chr || sm_read_chr_in(f->chr, l->chrom_names[k]) > 0);
+    in[k] = (signed char)((!f->chr || sm_read_chr_in(f->chr, l->chrom_names[k]) > 0) &&
+                          (!f->not_chr ||
+                           sm_read_chr_in(f->not_chr, l->chrom_names[k]) <= 0) &&
+                          (pin < 0 || (long)k == pin));
   /* each filter's count of variants remaining, as PLINK says them */
   size_t on_chr = 0, after_ext = 0, n = 0;
   for (size_t i = 0; !err && i < l->n; i++) {
-    if (!in[l->chrom[i]])
+    if (!in[l->chrom[i]] || (int64_t)l->pos[i] < lo || (int64_t)l->pos[i] > hi)
+      continue;
+    if (only >= 0 && strcmp(l->ids[i], l->ids[only]))
+      continue;
+    if ((long)i == xone || (xchrom >= 0 && (long)l->chrom[i] == xchrom &&
+                            (int64_t)l->pos[i] >= xlo && (int64_t)l->pos[i] <= xhi))
       continue;
     on_chr++;
     if (f->extract && !idlist_has(&ext, l->ids[i]))
@@ -148,10 +248,23 @@ sm_err_t sm_read_select(const char *input, const sm_loci_t *l, const sm_vfilter_
     s[n++] = (uint32_t)i;
   }
   char chroms[512];
-  if (!err && f->chr && !on_chr) {
+  const int loaded = f->chr || f->not_chr || by_id || f->from_bp >= 0 || f->to_bp >= 0;
+  if (!err && loaded && !on_chr) {
     chrom_list(l, chroms, sizeof chroms);
-    if (say)
+    if (say && f->chr && !f->not_chr && !by_id && f->from_bp < 0 && f->to_bp < 0)
       sm_log_error("%s: no variant on --chr %s (its chromosomes: %s)", input, f->chr,
+                   chroms);
+    else if (say)
+      sm_log_error("%s: no variant left by its chromosome and position filters (%s%s%s%s"
+                   "%s%s%s; its chromosomes: %s), as plink1.9 says \"All variants "
+                   "excluded\"",
+                   input, f->chr ? "--chr " : "", f->chr ? f->chr : "",
+                   f->not_chr ? " --not-chr " : "", f->not_chr ? f->not_chr : "",
+                   f->from_bp >= 0 || f->to_bp >= 0 ? " --from-bp/--to-bp" : "",
+                   f->from || f->to ? " --from/--to" : "",
+                   f->snp           ? " --snp"
+                   : f->exclude_snp ? " --exclude-snp"
+                                    : "",
                    chroms);
     err = SM_EDEGEN;
   } else if (!err && f->extract && !after_ext) {
@@ -170,8 +283,10 @@ sm_err_t sm_read_select(const char *input, const sm_loci_t *l, const sm_vfilter_
     err = SM_EDEGEN;
   }
   if (!err && say) {
-    if (f->chr)
+    if (f->chr && !(f->not_chr || by_id || f->from_bp >= 0 || f->to_bp >= 0))
       sm_log_info("--chr %s: %zu of the %zu variants of %s", f->chr, on_chr, l->n, input);
+    else if (loaded) /* plink1.9's words */
+      sm_log_info("%zu out of %zu variants loaded from %s", on_chr, l->n, input);
     if (f->extract)
       sm_log_info("--extract %s: %zu variants remaining (%zu ids listed)", f->extract,
                   after_ext, ext.n);
@@ -321,15 +436,17 @@ static void qc_counts(const uint64_t *row, size_t nf, const unsigned char *st,
   *alleles_out = alleles, *a1_out = a1;
 }
 
-/* The call rate and minor allele frequency (0.5 without calls), as
- * plink1.9 computes them. */
+/* The call rate, minor allele frequency (0.5 without calls) and minor
+ * allele count (0 without calls), as plink1.9 computes them. */
 static void qc_stats(const uint64_t *row, size_t nf, const unsigned char *st,
-                     int nonfounders, int hap, size_t nmale, double *rate, double *maf)
+                     int nonfounders, int hap, size_t nmale, double *rate, double *maf,
+                     uint64_t *mac)
 {
   uint64_t alleles, a1;
   qc_counts(row, nf, st, nonfounders, hap, nmale, rate, &alleles, &a1);
   const double fr = alleles ? (double)a1 / (double)alleles : 0.5;
   *maf = fr <= 0.5 ? fr : 1.0 - fr;
+  *mac = a1 <= alleles - a1 ? a1 : alleles - a1;
 }
 
 /* Per chromosome of l its sm_read_haploid_chrom, and the males among st
@@ -446,18 +563,23 @@ sm_err_t sm_read_qc(const char *input, const sm_vectors_t *v, const sm_loci_t *l
     return SM_ENOMEM;
   }
   const int by_geno = q->geno >= 0 && q->geno < 1;
-  const int by_maf = (q->maf > 0 || (q->max_maf >= 0 && q->max_maf < 0.5));
+  /* plink1.9 counts alleles only when a threshold can remove a variant */
+  const int by_mac = q->mac > 0 || (q->max_mac >= 0 && (uint64_t)q->max_mac < v->nf);
+  const int by_maf = q->maf > 0 || (q->max_maf >= 0 && q->max_maf < 0.5) || by_mac;
+  const uint64_t mac_lo = q->mac > 0 ? (uint64_t)q->mac : 0,
+                 mac_hi = q->max_mac >= 0 ? (uint64_t)q->max_mac : UINT64_MAX;
   const double min_rate = by_geno ? (1.0 - q->geno) * (1 - QC_SMALL_EPS) : 0;
   const double lo = q->maf > 0 ? q->maf * (1 - QC_SMALL_EPS) : 0,
                hi = q->max_maf >= 0 ? q->max_maf * (1 + QC_SMALL_EPS) : 1;
   size_t n = 0, geno_out = 0, maf_out = 0;
   for (size_t i = 0; i < v->nv; i++) {
     double rate, maf;
+    uint64_t mac;
     qc_stats(sm_vectors_row(v, i), v->nf, st, nonfounders, hap[l->chrom[i]], nmale, &rate,
-             &maf);
+             &maf, &mac);
     if (by_geno && rate < min_rate)
       geno_out++;
-    else if (by_maf && (maf < lo || maf > hi))
+    else if (by_maf && (maf < lo || maf > hi || mac < mac_lo || mac > mac_hi))
       maf_out++;
     else
       k[n++] = (uint32_t)i;
@@ -467,21 +589,59 @@ sm_err_t sm_read_qc(const char *input, const sm_vectors_t *v, const sm_loci_t *l
     sm_log_info("--geno %g: %zu variant%s removed due to missing genotype data", q->geno,
                 geno_out, geno_out == 1 ? "" : "s");
   if (say && by_maf)
-    sm_log_info("--maf/--max-maf: %zu variant%s removed due to minor allele threshold(s)",
+    sm_log_info("--maf/--max-maf/--mac/--max-mac: %zu variant%s removed due to minor "
+                "allele threshold(s)",
                 maf_out, maf_out == 1 ? "" : "s");
   if (!n) {
     if (say)
       sm_log_error(
           "%s: all variants removed by %s (of the %zu chosen, %zu by --geno, %zu "
-          "by --maf/--max-maf)",
+          "by --maf/--max-maf/--mac/--max-mac)",
           input,
-          by_geno && by_maf ? "--geno and --maf/--max-maf"
+          by_geno && by_maf ? "--geno and --maf/--max-maf/--mac/--max-mac"
           : by_geno         ? "--geno"
-                            : "--maf/--max-maf",
+                            : "--maf/--max-maf/--mac/--max-mac",
           v->nv, geno_out, maf_out);
     free(k);
     return SM_EDEGEN;
   }
+  *keep = k, *nkeep = n;
+  return SM_OK;
+}
+
+sm_err_t sm_read_bp_space(const char *input, const sm_loci_t *l, uint32_t space, int say,
+                          uint32_t **keep, size_t *nkeep)
+{
+  *keep = NULL, *nkeep = 0;
+  for (size_t i = 1; i < l->n; i++)
+    if (l->chrom[i] == l->chrom[i - 1] && l->pos[i] < l->pos[i - 1]) {
+      if (say)
+        sm_log_error(
+            "%s: --bp-space needs the variants sorted by position, and %s (%s:%u) "
+            "comes after %s:%u; sort them (plink1.9 --bfile IN --make-bed --out "
+            "SORTED; a VCF: bcftools sort)",
+            input, l->ids ? l->ids[i] : "a variant", l->chrom_names[l->chrom[i]],
+            l->pos[i], l->chrom_names[l->chrom[i - 1]], l->pos[i - 1]);
+      return SM_EOPTION;
+    }
+  uint32_t *k = malloc((l->n ? l->n : 1) * sizeof *k);
+  if (!k) {
+    sm_log_error("%s: out of memory for --bp-space", input);
+    return SM_ENOMEM;
+  }
+  size_t n = 0;
+  int64_t last = 0;
+  for (size_t i = 0; i < l->n; i++) {
+    /* the first of a chromosome always kept (plink1.9 starts each at
+     * -2^31 + 1) */
+    if (i && l->chrom[i] == l->chrom[i - 1] && (int64_t)l->pos[i] < last + space)
+      continue;
+    last = l->pos[i];
+    k[n++] = (uint32_t)i;
+  }
+  if (say)
+    sm_log_info("--bp-space: %zu variant%s removed (%zu remaining)", l->n - n,
+                l->n - n == 1 ? "" : "s", n);
   *keep = k, *nkeep = n;
   return SM_OK;
 }

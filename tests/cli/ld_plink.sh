@@ -349,7 +349,7 @@ if command -v plink1.9 > /dev/null 2>&1; then
   "$STARMET" compute --bfile "$T/x" --r2 --maf 0.1 --geno 0.03 --out "$T/qc" > /dev/null \
     2> "$T/qc.err"
   grep -q "geno 0.03: [0-9]* variants removed due to missing genotype data" "$T/qc.err" &&
-    grep -q "maf/--max-maf: [0-9]* variants removed due to minor allele" "$T/qc.err" && pass ||
+    grep -q "maf/--max-maf/--mac/--max-mac: [0-9]* variants removed due to minor allele" "$T/qc.err" && pass ||
     fail "QC counts not said: $(cat "$T/qc.err")"
   # PLINK's sample filters --keep, --remove (family and sample id, more
   # words ignored, ids the .fam lacks ignored, blank lines skipped),
@@ -396,6 +396,37 @@ if command -v plink1.9 > /dev/null 2>&1; then
     grep -q "^[1-9][0-9]* people removed due to missing genotype data (--mind)" "$T/p_mi.log" &&
       ! grep -q "^0 people remaining\|[^0-9]0 people.*remaining" "$T/p_mi.log" && pass ||
       fail "$mi: plink1.9 removed no sample: $(grep people "$T/p_mi.log")"
+  done
+  # PLINK's filters of positions, as plink1.9 applies them while it reads
+  # the .bim (--not-chr, --autosome, --from/--to by position in either
+  # order, --from-bp ... --to-mb truncated to bp on --chr's one chromosome,
+  # --snp and --exclude-snp with --window's half width), --mac/--max-mac
+  # (founders' alleles, X's males one) with its QC, --bp-space after them:
+  # the same .ld as plink1.9's, which must have removed something
+  id() { sed -n "${1}p" "$T/x.bim" | cut -f2; }
+  for pf in "--not-chr X,25" "--autosome" "--from $(id 20) --to $(id 60)" \
+    "--from $(id 160) --to $(id 120)" "--from $(id 330)" "--chr 7 --from-bp 100000 --to-bp 900000" \
+    "--chr X --from-kb 200.5 --to-mb 0.9" "--chr 7 --to-bp 500000" \
+    "--snp $(id 50) --window 400" "--exclude-snp $(id 50)" \
+    "--exclude-snp $(id 50) --window 300 --chr 7" "--mac 20" "--mac 3 --max-mac 30" \
+    "--mac 25 --nonfounders --maf 0.05" "--bp-space 20000" "--bp-space 15000 --mac 10 --geno 0.03" \
+    "--chr 7 --from-bp 100000 --to-bp 2000000 --min-ac 5 --bp-space 5000 --exclude-snp $(id 50)"; do
+    # shellcheck disable=SC2086
+    like_plink "$pf" pf --bfile "$T/x" $pf --r2 --ld-window 10 --ld-window-r2 0
+    grep -q "^[0-9]* out of 400 variants loaded\|^[1-9][0-9]* variants\{0,1\} removed\|--bp-space: [1-9]" \
+      "$T/p_pf.log" && pass || fail "$pf: plink1.9 removed no variant: $(grep variants "$T/p_pf.log")"
+  done
+  for e in "--from $(id 20) --chr 7|--from cannot be used with --autosome or --\[not-\]chr" \
+    "--window 10|--window must be used with --snp or --exclude-snp" \
+    "--from-bp 10|require a single chromosome" "--chr 7,X --to-bp 10|require a single chromosome" \
+    "--chr 1-3 --to-kb 10|require a single chromosome" \
+    "--mac 5 --max-mac 3|--max-mac 3 is below --mac 5" "--from nosuch|--from variant 'nosuch' not found" \
+    "--not-chr 7 --chr X|--not-chr with --chr" "--from $(id 20) --to $(id 120)|not on the same chromosome" \
+    "--chr 7 --from-bp 900000000|no variant left by its chromosome and position filters" \
+    "--from-bp 1.5 --chr 7|--from-bp '1.5': give a position in bp"; do
+    # shellcheck disable=SC2086
+    expect_error "${e%%|*}" "${e#*|}" "$T/pe" "$STARMET" compute --bfile "$T/x" --r2 ${e%%|*} \
+      --out "$T/pe"
   done
   run_ok "--r inter-chr, every sample" "$STARMET" compute --quiet --bfile "$T/xt" --r inter-chr \
     --ld-window-r2 0.01 --out "$T/kr0"
@@ -550,8 +581,10 @@ fi
 # applies them; --nonfounders, as in PLINK, does not change LD
 expect_error "--hwe" "--hwe is one of PLINK's filters .*plink1.9 --bfile IN --hwe" - \
   "$STARMET" compute --bfile "$T/g" --r2 --hwe 1e-6 --out "$T/e21"
-expect_error "--autosome" "--autosome: give --chr 1-22" - \
-  "$STARMET" compute --bfile "$T/g" --r2 --autosome --out "$T/e23"
+expect_error "--autosome-xy" "--autosome-xy: give --chr 1-22,XY" - \
+  "$STARMET" compute --bfile "$T/g" --r2 --autosome-xy --out "$T/e23"
+expect_error "--snps" "--snps rs1-rs3: PLINK's ranges of ids .* --write-snplist" - \
+  "$STARMET" compute --bfile "$T/g" --r2 --snps rs1-rs3 --out "$T/e23"
 cp "$T/g.bed" "$T/gp.bed" && cp "$T/g.bim" "$T/gp.bim"
 awk 'NR % 3 == 0 { $3 = "p1" } { print }' "$T/g.fam" > "$T/gp.fam" # a third with a father
 run_ok "--nonfounders" "$STARMET" compute --quiet --bfile "$T/gp" --r2 --nonfounders --out "$T/nf"
