@@ -243,8 +243,9 @@ grid_run() {
 
 # sweep_take N: whether case N (counted from 1) of a test's sweep runs
 # here. STARMET_TEST_SWEEP=even or odd runs every second case of the sweeps
-# that repeat one check over many shapes (the rank grids, Oclgrind's
-# kernels): scripts/check's callers give the two halves to CI's later
+# that repeat one check over many shapes (the rank grids, the device
+# kernels' shapes; docs_run.py's pages likewise): .ci/run gives the two
+# halves to CI's later
 # stages (StarPU 1.4, the sanitizers), which repeat a suite whose first
 # stage ran every case; unset or all: every case.
 sweep_take() {

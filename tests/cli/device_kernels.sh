@@ -38,12 +38,19 @@ if ! grep -q '"name": "OpenCL' "$T/probe.json" 2> /dev/null; then
 fi
 opencl_tasks() { tr -d '\n' < "$1" | grep -o '"name": "OpenCL[^}]*"tasks": [0-9]*' | sed 's/.*: //' | head -n 1; }
 
-# shape: num-vector(2-way) num-vector(3-way) num-field block-size cap
+# shape: num-vector(2-way) num-vector(3-way) num-field block-size cap;
+# under a half sweep (sweep_take) each shape and way takes every second
+# problem, in turn
+dk_s=0
 for shape in "53 23 31 7 -" "131 41 257 64 -" "150 70 1001 67 -" "97 29 517 33 1"; do
   set -- $shape
+  dk_s=$((dk_s + 1))
   for way in 2 3; do
     nv=$1; [ $way = 3 ] && nv=$2
+    dk_k=0
     for prob in "ccc" "ccc --missing-rate 0.1" "czekanowski" "czekanowski --precision single" real; do
+      dk_k=$((dk_k + 1))
+      sweep_take $((dk_s + way + dk_k)) || continue
       tag=$(echo "$way $prob $shape" | tr -dc 'a-z0-9')
       tol=""
       if [ "$prob" = real ]; then
