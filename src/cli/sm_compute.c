@@ -487,7 +487,11 @@ static sm_err_t qc_variants(run_t *r, sm_loci_t *l)
                      .maf = o->maf,
                      .max_maf = o->max_maf,
                      .mac = o->mac,
-                     .max_mac = o->max_mac};
+                     .max_mac = o->max_mac,
+                     .hwe = o->hwe,
+                     .hwe_midp = o->hwe_midp,
+                     .hwe_all = o->hwe_all,
+                     .allow_no_sex = o->allow_no_sex};
   sm_vectors_t v = {0};
   unsigned char *st = NULL;
   size_t nkeep = 0;
@@ -614,7 +618,7 @@ static sm_err_t select_variants(run_t *r)
   const sm_options_t *o = r->o;
   const int ld_snp = o->ld_snp || o->ld_snp_list;
   const int qc = o->geno >= 0 || o->maf >= 0 || o->max_maf >= 0 || o->mac >= 0 ||
-                 o->max_mac >= 0,
+                 o->max_mac >= 0 || o->hwe > 0,
             mind = o->mind >= 0;
   const int by_id = o->from || o->to || o->snp || o->exclude_snp;
   const int by_pos = by_id || o->not_chr || o->from_bp >= 0 || o->to_bp >= 0;

@@ -247,9 +247,10 @@ sm_err_t sm_opt_parse(const sm_optcmd_t *cmd, int argc, char **argv, void *dst, 
       err = apply(d, optarg, dst);
       /* a flag with choices takes one of them as an optional next word
        * (--verify full); with a setter, each of the words that follow (its
-       * setter reads them: PLINK's --r2 inter-chr yes-really) */
+       * setter reads them: PLINK's --r2 inter-chr yes-really; an option
+       * with an argument, a setter and choices likewise: --hwe P midp) */
       int k;
-      while (!err && d->kind == SM_OPT_FLAG && d->choices && optind < argc &&
+      while (!err && (d->kind == SM_OPT_FLAG || d->set) && d->choices && optind < argc &&
              (k = choice_index(d->choices, argv[optind])) >= 0) {
         if (d->set)
           err = d->set(d, argv[optind], dst);

@@ -190,6 +190,36 @@ static sm_err_t set_window(const sm_opt_t *d, char *arg, void *dst)
   return SM_OK;
 }
 
+/* PLINK's --hwe P [midp] [include-nonctrl]: a threshold in [0, 1) (0
+ * filters nothing, as in plink1.9), below 0.5 with midp; the words in
+ * any order after the option */
+static const char *const hwe_words[] = {"midp", "include-nonctrl", NULL};
+static sm_err_t set_hwe(const sm_opt_t *d, char *arg, void *dst)
+{
+  (void)d;
+  sm_options_t *o = &((args_t *)dst)->o;
+  if (!strcmp(arg, "midp")) {
+    o->hwe_midp = 1;
+  } else if (!strcmp(arg, "include-nonctrl")) {
+    o->hwe_all = 1;
+  } else {
+    char *end;
+    const double p = strtod(arg, &end);
+    if (end == arg || *end || !(p >= 0 && p < 1)) {
+      sm_log_error("--hwe '%s': give a p-value threshold from 0 to 1 (1 excluded), then "
+                   "midp or include-nonctrl if wanted, as PLINK's --hwe",
+                   arg);
+      return SM_EOPTION;
+    }
+    if (o->hwe_given) {
+      sm_log_error("--hwe: two thresholds given (%g and %s)", o->hwe, arg);
+      return SM_EOPTION;
+    }
+    o->hwe = p, o->hwe_given = 1;
+  }
+  return SM_OK;
+}
+
 /* --autosome: PLINK's autosomes of a human set, --chr 1-22 */
 static sm_err_t set_autosome(const sm_opt_t *d, char *arg, void *dst)
 {
@@ -911,9 +941,11 @@ static const sm_opt_t options[] = {
     FLAG("allow-extra-chr", plink_said, 1, CMD_COMPUTE,
          "accepted from PLINK command lines: starmet reads\n"
          "any chromosome name (the .ld prints it as given)"),
-    FLAG("allow-no-sex", plink_said, 1, CMD_COMPUTE,
-         "accepted from PLINK command lines: a sample of\n"
-         "unknown sex counts in LD (diploid on X) as in PLINK"),
+    FLAG("allow-no-sex", allow_no_sex, 1, CMD_COMPUTE,
+         "PLINK's: a sample of unknown sex counts in LD\n"
+         "(diploid on X) as in PLINK, and keeps its phenotype\n"
+         "for --hwe (without it a control of unknown sex is\n"
+         "not one, as in plink1.9)"),
     {.name = "vcf-half-call",
      .kind = SM_OPT_CHOICE,
      .off = O(vcf_half_call),
@@ -1021,7 +1053,18 @@ static const sm_opt_t options[] = {
      .help = "with --snp or --exclude-snp: the variants within\n"
              "KB/2 kb on either side (PLINK's half width, both\n"
              "ends included)"},
-    PLINK_FILTER("hwe"),
+    {.name = "hwe",
+     .kind = SM_OPT_STRING,
+     .off = O(hwe_given),
+     .cmds = CMD_COMPUTE,
+     .set = set_hwe,
+     .choices = hwe_words,
+     .arg = "P [midp] [include-nonctrl]",
+     .help = "genotypes: PLINK's filter, without the variants\n"
+             "whose Hardy-Weinberg exact test p is below P, of\n"
+             "the founder controls' calls (every founder's with\n"
+             "include-nonctrl or without controls; X: non-males';\n"
+             "Y and MT not tested); midp: the mid-p test"},
     PLINK_FILTER("snps-only"),
     PLINK_FILTER("autosome-xy"),
     {.name = "snps",
@@ -1497,7 +1540,19 @@ static sm_err_t check_input(args_t *a)
                  o->var_id_tmpl);
     return SM_EOPTION;
   }
-  if (o->geno >= 0 || o->maf >= 0 || o->max_maf >= 0 || o->mac >= 0 || o->max_mac >= 0) {
+  if ((o->hwe_midp || o->hwe_all) && !o->hwe_given) {
+    sm_log_error("--hwe needs a p-value threshold (--hwe P [midp] [include-nonctrl]), as "
+                 "PLINK's");
+    return SM_EOPTION;
+  }
+  if (o->hwe_midp && o->hwe >= 0.5) {
+    sm_log_error("--hwe %g midp: the threshold must be below 0.5 with the mid-p "
+                 "adjustment, as in plink1.9",
+                 o->hwe);
+    return SM_EOPTION;
+  }
+  if (o->geno >= 0 || o->maf >= 0 || o->max_maf >= 0 || o->mac >= 0 || o->max_mac >= 0 ||
+      o->hwe_given) {
     const sm_input_format_t f = o->input_format == SM_INPUT_AUTO && o->input
                                     ? sm_read_guess_format(o->input)
                                     : o->input_format;
@@ -1505,7 +1560,8 @@ static sm_err_t check_input(args_t *a)
                        : o->maf >= 0     ? "maf"
                        : o->max_maf >= 0 ? "max-maf"
                        : o->mac >= 0     ? "mac"
-                                         : "max-mac";
+                       : o->max_mac >= 0 ? "max-mac"
+                                         : "hwe";
     if (!o->input || (f != SM_INPUT_PLINK && f != SM_INPUT_VCF) ||
         o->metric != SM_METRIC_CCC) {
       sm_log_error("--%s filters the variants of genotypes (a PLINK set, a VCF or BCF; "

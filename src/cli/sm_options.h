@@ -93,6 +93,10 @@ typedef struct sm_options {
   double geno, maf, max_maf;
   double mind; /* PLINK's --mind: samples' missing call rate at most (-1: not given) */
   int mac, max_mac; /* PLINK's --mac, --max-mac: minor allele counts (-1: not given) */
+  /* PLINK's --hwe P [midp] [include-nonctrl] (hwe 0: not given) and
+   * --allow-no-sex (a sample of unknown sex keeps its phenotype) */
+  double hwe;
+  int hwe_given, hwe_midp, hwe_all, allow_no_sex;
   /* PLINK's filters of positions, as plink1.9 reads its .bim: --not-chr's
    * list, --from/--to, --snp, --exclude-snp (variant ids), or NULL;
    * --from-bp/--to-bp (-kb, -mb converted to bp as plink1.9 does) and

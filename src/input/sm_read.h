@@ -247,7 +247,16 @@ sm_err_t sm_read_ld_snps(const char *input, const sm_loci_t *l, const char *id,
                          unsigned char **is_index) SM_MUST_CHECK;
 /** A sample's status as PLINK reads it (a .fam's parents and sex; a VCF's
  * samples are founders of unknown sex). */
-enum { SM_SAMPLE_NONFOUNDER = 1, SM_SAMPLE_MALE = 2, SM_SAMPLE_FEMALE = 4 };
+enum {
+  SM_SAMPLE_NONFOUNDER = 1,
+  SM_SAMPLE_MALE = 2,
+  SM_SAMPLE_FEMALE = 4,
+  /* a .fam's case/control phenotype as plink1.9 reads it: 1 a control, 2 a
+   * case (-9, 0 and words missing); neither bit on any sample when one value
+   * is another number (a quantitative trait) */
+  SM_SAMPLE_CONTROL = 8,
+  SM_SAMPLE_CASE = 16
+};
 /** Each sample's SM_SAMPLE_ bits of a PLINK set's .fam (*st malloc'd, *n
  * samples): of the samples ssel[0..nssel) when ssel is not NULL
  * (sm_read_opts_t.ssel). */
@@ -275,6 +284,11 @@ sm_err_t sm_read_plink_keep(const char *prefix, const sm_sfilter_t *f, int say,
 typedef struct sm_qc {
   double geno, maf, max_maf;
   int64_t mac, max_mac;
+  /* --hwe's p-value threshold (0: not given), its midp and
+   * include-nonctrl modifiers, and --allow-no-sex (then a sample of
+   * unknown sex keeps its phenotype) */
+  double hwe;
+  int hwe_midp, hwe_all, allow_no_sex;
 } sm_qc_t;
 /** The variants of v (whole rows of every sample, codes as read without
  * PLINK's LD coding; loci l, st each sample's SM_SAMPLE_ bits) that pass q
@@ -284,11 +298,20 @@ typedef struct sm_qc {
  * count one allele, the others two; on Y males only, one allele; 0.5
  * without calls) in
  * [maf, max_maf]; a minor allele count (the same alleles counted; 0
- * without calls) in [mac, max_mac]. Their indices into *keep (malloc'd, *nkeep; none is
- * SM_EDEGEN, logged), the counts removed said (say). */
+ * without calls) in [mac, max_mac]; Hardy-Weinberg's exact test (Wigginton
+ * et al. 2005, plink1.9's SNPHWE2, mid-p with hwe_midp) of the founder
+ * controls' calls (every founder's with hwe_all, or when the samples have
+ * no control, or a chromosome's variants are split; on X the non-males';
+ * Y and MT not tested) at p >= hwe (1 - 2^-44). Their indices into *keep (malloc'd,
+ * *nkeep; none is SM_EDEGEN, logged), the counts removed said (say). */
 sm_err_t sm_read_qc(const char *input, const sm_vectors_t *v, const sm_loci_t *l,
                     const unsigned char *st, int nonfounders, const sm_qc_t *q, int say,
                     uint32_t **keep, size_t *nkeep) SM_MUST_CHECK;
+/** Hardy-Weinberg's exact test of het, hom1, hom2 genotype counts
+ * (Wigginton, Cutler and Abecasis 2005), as plink1.9's SNPHWE2 sums it:
+ * the p-value, or its mid-p with midp (1, or 0.5 with midp, without
+ * calls). */
+double sm_hwe_p(int64_t het, int64_t hom1, int64_t hom2, int midp);
 /** PLINK's --bp-space (plink1.9's enforce_min_bp_space): of l's variants
  * (positions sorted within each chromosome, else SM_EOPTION, logged), the
  * first of each chromosome and each one at least space bp after the last

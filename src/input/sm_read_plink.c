@@ -250,6 +250,7 @@ static sm_err_t read_fam(const char *path, size_t *nsample, unsigned char **st)
   int got;
   char *w[6];
   size_t cap = 0;
+  int quantitative = 0;
   *nsample = 0;
   if (st)
     *st = NULL;
@@ -272,8 +273,21 @@ static sm_err_t read_fam(const char *path, size_t *nsample, unsigned char **st)
         (unsigned char)((strcmp(w[2], "0") || strcmp(w[3], "0") ? FAM_NONFOUNDER : 0) |
                         (!strcmp(w[4], "1")   ? FAM_MALE
                          : !strcmp(w[4], "2") ? SM_SAMPLE_FEMALE
+                                              : 0) |
+                        (!strcmp(w[5], "1")   ? SM_SAMPLE_CONTROL
+                         : !strcmp(w[5], "2") ? SM_SAMPLE_CASE
                                               : 0));
+    /* plink1.9's eval_affection: case/control while every phenotype is
+     * -9, a word, or exactly 0, 1 or 2; another number makes it a
+     * quantitative trait */
+    char *end;
+    const double ph = strtod(w[5], &end);
+    if (end != w[5] && ph != -9 &&
+        !((w[5][0] == '0' || w[5][0] == '1' || w[5][0] == '2') && !w[5][1]))
+      quantitative = 1;
   }
+  for (size_t k = 0; st && *st && quantitative && k < *nsample; k++)
+    (*st)[k] &= (unsigned char)~(SM_SAMPLE_CONTROL | SM_SAMPLE_CASE);
   text_close(&t);
   if (st && err) {
     free(*st);

@@ -11,6 +11,7 @@
 #include "sm_read.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -549,6 +550,120 @@ sm_err_t sm_read_mind(const char *input, const sm_vectors_t *v, const sm_loci_t 
   return SM_OK;
 }
 
+double sm_hwe_p(int64_t het, int64_t hom1, int64_t hom2, int midp)
+{
+  /* Probabilities of the configurations with the observed allele counts,
+   * relative to the observed one (set to bias, far from both overflow and
+   * underflow), from its neighbours outwards by the recurrence between
+   * configurations two heterozygotes apart: those more probable than the
+   * observed one sum to center, the others (the tails) to tail, each walk
+   * stopped once its terms no longer change the sum. */
+  const double bias = 0x1p-83, eps = 0x1p-44;
+  const int64_t homc = hom1 < hom2 ? hom2 : hom1, homr = hom1 < hom2 ? hom1 : hom2;
+  const int64_t rare = 2 * homr + het, n2 = 2 * (het + homc + homr);
+  if (!n2)
+    return midp ? 0.5 : 1;
+  double tail = (1 - eps) * bias, center = 0, p2 = tail, p1 = tail;
+  int ties = 1;
+  /* a step of the walk: from h heterozygotes (rr, cc homozygotes) down
+   * by two, or up by two */
+#define HWE_DOWN(p, h, rr, cc)                                                           \
+  (rr += 1, cc += 1, p *= (h) * ((h)-1) / (4 * (rr) * (cc)), h -= 2)
+#define HWE_UP(p, h, rr, cc)                                                             \
+  (h += 2, p *= 4 * (rr) * (cc) / ((h) * ((h)-1)), rr -= 1, cc -= 1)
+  double h2 = (double)het, r2 = (double)homr, c2 = (double)homc;
+  double h1, r1, c1, before;
+  const int upper = het * n2 > rare * (n2 - rare);
+  /* towards the mode: the more probable configurations */
+  while (upper ? h2 > 1.5 : r2 > 0.5) {
+    if (upper)
+      HWE_DOWN(p2, h2, r2, c2);
+    else
+      HWE_UP(p2, h2, r2, c2);
+    if (p2 < bias) {
+      if (p2 > (1 - 2 * eps) * bias)
+        ties++;
+      tail += p2;
+      break;
+    }
+    center += p2;
+    if (isinf(center))
+      return 0;
+  }
+  if (center == 0 && !midp)
+    return 1;
+  /* on past the mode: the far tail */
+  while (upper ? h2 > 1.5 : r2 > 0.5) {
+    if (upper)
+      HWE_DOWN(p2, h2, r2, c2);
+    else
+      HWE_UP(p2, h2, r2, c2);
+    before = tail;
+    tail += p2;
+    if (tail <= before)
+      break;
+  }
+  /* away from the mode: the near tail */
+  h1 = (double)het, r1 = (double)homr, c1 = (double)homc;
+  while (upper ? r1 > 0.5 : h1 > 1.5) {
+    if (upper) { /* up: p1 of h1 + 2 heterozygotes */
+      p1 *= 4 * r1 * c1 / ((h1 + 2) * (h1 + 1));
+      h1 += 2, r1 -= 1, c1 -= 1;
+    } else
+      HWE_DOWN(p1, h1, r1, c1);
+    before = tail;
+    tail += p1;
+    if (tail <= before)
+      break;
+  }
+#undef HWE_DOWN
+#undef HWE_UP
+  return midp ? (tail - (1 - eps) * bias * 0.5 * ties) / (tail + center)
+              : tail / (tail + center);
+}
+
+/* The genotype counts (het, and the two homozygotes) of row over the
+ * samples marked in use (on X the non-males among them) */
+static void hwe_counts(const uint64_t *row, size_t nf, const unsigned char *use,
+                       const unsigned char *st, int x, int64_t c[3])
+{
+  c[0] = c[1] = c[2] = 0;
+  for (size_t f = 0; f < nf; f++) {
+    if (!use[f] || (x && (st[f] & SM_SAMPLE_MALE)))
+      continue;
+    const unsigned g = sm_gt_get(row, f);
+    if (g != SM_GT_MISSING)
+      c[g == SM_GT_0 ? 1 : g == SM_GT_2 ? 2 : 0]++;
+  }
+}
+
+/* The samples --hwe counts (plink1.9's): the founders (every sample with
+ * nonfounders) that are controls, or all of them (q->hwe_all, no control
+ * among the samples, a chromosome split in l); a sample of unknown sex has
+ * no phenotype without --allow-no-sex. NULL without memory. */
+static unsigned char *hwe_samples(const sm_loci_t *l, const unsigned char *st, size_t nf,
+                                  int nonfounders, const sm_qc_t *q)
+{
+  unsigned char *use = malloc(nf ? nf : 1);
+  if (!use)
+    return NULL;
+  size_t ctrl = 0;
+  for (size_t f = 0; f < nf; f++) {
+    const int sexed = q->allow_no_sex || (st[f] & (SM_SAMPLE_MALE | SM_SAMPLE_FEMALE));
+    use[f] = (unsigned char)(sexed && (st[f] & SM_SAMPLE_CONTROL));
+    ctrl += use[f];
+  }
+  int all = q->hwe_all || !ctrl;
+  for (size_t i = 1; !all && i < l->n; i++) /* a chromosome in two runs */
+    if (l->chrom[i] != l->chrom[i - 1])
+      for (size_t j = 0; !all && j + 1 < i; j++)
+        all = l->chrom[j] == l->chrom[i];
+  for (size_t f = 0; f < nf; f++)
+    use[f] = (unsigned char)((all || use[f]) &&
+                             (nonfounders || !(st[f] & SM_SAMPLE_NONFOUNDER)));
+  return use;
+}
+
 sm_err_t sm_read_qc(const char *input, const sm_vectors_t *v, const sm_loci_t *l,
                     const unsigned char *st, int nonfounders, const sm_qc_t *q, int say,
                     uint32_t **keep, size_t *nkeep)
@@ -568,6 +683,24 @@ sm_err_t sm_read_qc(const char *input, const sm_vectors_t *v, const sm_loci_t *l
   const int by_maf = q->maf > 0 || (q->max_maf >= 0 && q->max_maf < 0.5) || by_mac;
   const uint64_t mac_lo = q->mac > 0 ? (uint64_t)q->mac : 0,
                  mac_hi = q->max_mac >= 0 ? (uint64_t)q->max_mac : UINT64_MAX;
+  const int by_hwe = q->hwe > 0;
+  unsigned char *hw = by_hwe ? hwe_samples(l, st, v->nf, nonfounders, q) : NULL;
+  /* per chromosome: 0 not tested (Y, MT), 1 diploid, 2 X */
+  unsigned char *hk = by_hwe ? malloc(l->nchrom ? l->nchrom : 1) : NULL;
+  if (by_hwe && (!hw || !hk)) {
+    free(k), free(hap), free(hw), free(hk);
+    sm_log_error("%s: out of memory for --hwe", input);
+    return SM_ENOMEM;
+  }
+  for (size_t c = 0; hk && c < l->nchrom; c++) {
+    char code[64];
+    sm_read_chrom_code(l->chrom_names[c], code);
+    hk[c] = (unsigned char)(!strcmp(code, "24") || !strcmp(code, "26") ? 0
+                            : !strcmp(code, "23")                      ? 2
+                                                                       : 1);
+  }
+  const double hwe_t = q->hwe * (1 - QC_SMALL_EPS);
+  size_t hwe_out = 0;
   const double min_rate = by_geno ? (1.0 - q->geno) * (1 - QC_SMALL_EPS) : 0;
   const double lo = q->maf > 0 ? q->maf * (1 - QC_SMALL_EPS) : 0,
                hi = q->max_maf >= 0 ? q->max_maf * (1 + QC_SMALL_EPS) : 1;
@@ -577,17 +710,25 @@ sm_err_t sm_read_qc(const char *input, const sm_vectors_t *v, const sm_loci_t *l
     uint64_t mac;
     qc_stats(sm_vectors_row(v, i), v->nf, st, nonfounders, hap[l->chrom[i]], nmale, &rate,
              &maf, &mac);
+    int64_t hc[3];
     if (by_geno && rate < min_rate)
       geno_out++;
+    else if (by_hwe && hk[l->chrom[i]] &&
+             (hwe_counts(sm_vectors_row(v, i), v->nf, hw, st, hk[l->chrom[i]] == 2, hc),
+              sm_hwe_p(hc[0], hc[1], hc[2], q->hwe_midp) < hwe_t))
+      hwe_out++;
     else if (by_maf && (maf < lo || maf > hi || mac < mac_lo || mac > mac_hi))
       maf_out++;
     else
       k[n++] = (uint32_t)i;
   }
-  free(hap);
+  free(hap), free(hw), free(hk);
   if (say && by_geno)
     sm_log_info("--geno %g: %zu variant%s removed due to missing genotype data", q->geno,
                 geno_out, geno_out == 1 ? "" : "s");
+  if (say && by_hwe)
+    sm_log_info("--hwe: %zu variant%s removed due to Hardy-Weinberg exact test", hwe_out,
+                hwe_out == 1 ? "" : "s");
   if (say && by_maf)
     sm_log_info("--maf/--max-maf/--mac/--max-mac: %zu variant%s removed due to minor "
                 "allele threshold(s)",
@@ -595,13 +736,9 @@ sm_err_t sm_read_qc(const char *input, const sm_vectors_t *v, const sm_loci_t *l
   if (!n) {
     if (say)
       sm_log_error(
-          "%s: all variants removed by %s (of the %zu chosen, %zu by --geno, %zu "
-          "by --maf/--max-maf/--mac/--max-mac)",
-          input,
-          by_geno && by_maf ? "--geno and --maf/--max-maf/--mac/--max-mac"
-          : by_geno         ? "--geno"
-                            : "--maf/--max-maf/--mac/--max-mac",
-          v->nv, geno_out, maf_out);
+          "%s: all variants removed by PLINK's QC filters (of the %zu chosen, %zu by "
+          "--geno, %zu by --hwe, %zu by --maf/--max-maf/--mac/--max-mac)",
+          input, v->nv, geno_out, hwe_out, maf_out);
     free(k);
     return SM_EDEGEN;
   }

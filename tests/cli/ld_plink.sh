@@ -416,7 +416,33 @@ if command -v plink1.9 > /dev/null 2>&1; then
     grep -q "^[0-9]* out of 400 variants loaded\|^[1-9][0-9]* variants\{0,1\} removed\|--bp-space: [1-9]" \
       "$T/p_pf.log" && pass || fail "$pf: plink1.9 removed no variant: $(grep variants "$T/p_pf.log")"
   done
-  for e in "--from $(id 20) --chr 7|--from cannot be used with --autosome or --\[not-\]chr" \
+  # --hwe P [midp] [include-nonctrl]: Hardy-Weinberg's exact test of the
+  # founder controls (a .fam's 1; every founder without controls, with a
+  # quantitative trait, with include-nonctrl; every sample with
+  # --nonfounders), X of the non-males, Y and MT untested, a control of
+  # unknown sex not one without --allow-no-sex: the same .ld as plink1.9's
+  cp "$T/x.bed" "$T/xh.bed" && cp "$T/x.bim" "$T/xh.bim" && cp "$T/x.bed" "$T/xq.bed" &&
+    cp "$T/x.bim" "$T/xq.bim"
+  awk '{ p = NR % 3 == 0 ? 2 : NR % 3 == 1 ? 1 : NR % 7 == 0 ? 0 : -9
+    print $1, $2, $3, $4, $5, p }' "$T/x.fam" > "$T/xh.fam"
+  awk '{ print $1, $2, $3, $4, $5, (NR % 5 == 0 ? -9 : NR / 7) }' "$T/x.fam" > "$T/xq.fam"
+  for hw in "xh --hwe 0.05" "xh --hwe 0.2 --allow-no-sex" "xh --hwe 0.2 midp" \
+    "xh --hwe 0.2 --nonfounders" "xh --hwe 0.5 include-nonctrl" "xq --hwe 0.2" \
+    "xh --hwe 0.1 midp include-nonctrl --maf 0.05 --geno 0.03"; do
+    # shellcheck disable=SC2086
+    like_plink "$hw" hw --bfile "$T"/$hw --r2 --ld-window 10 --ld-window-r2 0
+    grep -q "^--hwe: [1-9][0-9]* variants\{0,1\} removed" "$T/p_hw.log" && pass ||
+      fail "$hw: plink1.9 removed no variant: $(grep "hwe:" "$T/p_hw.log")"
+    cp "$T/hw.ld" "$T/hw_$(echo "$hw" | tr -dc 'a-z0-9')"
+  done
+  cmp -s "$T/hw_xhhwe02midp" "$T/hw_xhhwe02nonfounders" && fail "--hwe: midp and --nonfounders agree" ||
+    pass
+  "$STARMET" compute --bfile "$T/xh" --r2 --hwe 0.2 --out "$T/hw" > /dev/null 2> "$T/hw.err"
+  grep -q "^starmet: --hwe: [0-9]* variants removed due to Hardy-Weinberg exact test" "$T/hw.err" &&
+    pass || fail "--hwe's count not said: $(cat "$T/hw.err")"
+  for e in "--hwe 0.5 midp|must be below 0.5 with the mid-p" "--hwe 1|--hwe '1': give a p-value" \
+    "--hwe midp|--hwe needs a p-value threshold" \
+    "--from $(id 20) --chr 7|--from cannot be used with --autosome or --\[not-\]chr" \
     "--window 10|--window must be used with --snp or --exclude-snp" \
     "--from-bp 10|require a single chromosome" "--chr 7,X --to-bp 10|require a single chromosome" \
     "--chr 1-3 --to-kb 10|require a single chromosome" \
@@ -470,7 +496,7 @@ expect_error "--maf above 0.5" "--maf: 0.6 is out of range" - \
 expect_error "--maf above --max-maf" "--maf 0.3 is above --max-maf 0.1" - \
   "$STARMET" compute --bfile "$T/x" --r2 --maf 0.3 --max-maf 0.1 --out "$T/e25"
 awk '$1 == 7 { print $2 }' "$T/x.bim" | head -n 5 > "$T/few.txt"
-expect_error "--maf removing every variant" "all variants removed by --maf/--max-maf" - \
+expect_error "--maf removing every variant" "all variants removed by PLINK.s QC filters .*by --maf/--max-maf/--mac/--max-mac" - \
   "$STARMET" compute --bfile "$T/x" --r2 --extract "$T/few.txt" --max-maf 0 --maf 0 --out "$T/e26"
 # a VCF has no sexes: plink1.9 --vcf reads X as diploid (a haploid call
 # homozygous) and every Y call as missing (a non-male's); --vcf and --bcf
@@ -579,8 +605,8 @@ EOF
 fi
 # PLINK's other filters are refused with the plink1.9 command that
 # applies them; --nonfounders, as in PLINK, does not change LD
-expect_error "--hwe" "--hwe is one of PLINK's filters .*plink1.9 --bfile IN --hwe" - \
-  "$STARMET" compute --bfile "$T/g" --r2 --hwe 1e-6 --out "$T/e21"
+expect_error "--snps-only" "--snps-only is one of PLINK's filters .*plink1.9 --bfile IN --snps-only" - \
+  "$STARMET" compute --bfile "$T/g" --r2 --snps-only --out "$T/e21"
 expect_error "--autosome-xy" "--autosome-xy: give --chr 1-22,XY" - \
   "$STARMET" compute --bfile "$T/g" --r2 --autosome-xy --out "$T/e23"
 expect_error "--snps" "--snps rs1-rs3: PLINK's ranges of ids .* --write-snplist" - \
