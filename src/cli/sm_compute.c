@@ -620,7 +620,8 @@ static sm_err_t select_variants(run_t *r)
   const int qc = o->geno >= 0 || o->maf >= 0 || o->max_maf >= 0 || o->mac >= 0 ||
                  o->max_mac >= 0 || o->hwe > 0,
             mind = o->mind >= 0;
-  const int by_id = o->from || o->to || o->snp || o->exclude_snp;
+  const int by_id = o->from || o->to || o->snp || o->exclude_snp || o->snps ||
+                    o->exclude_snps || o->snps_only;
   const int by_pos = by_id || o->not_chr || o->from_bp >= 0 || o->to_bp >= 0;
   if (!o->chr && !o->extract && !o->exclude && !ld_snp && !qc && !mind && !by_pos &&
       !o->bp_space)
@@ -639,6 +640,9 @@ static sm_err_t select_variants(run_t *r)
                           .to = o->to,
                           .snp = o->snp,
                           .exclude_snp = o->exclude_snp,
+                          .snps = o->snps,
+                          .exclude_snps = o->exclude_snps,
+                          .snps_only = o->snps_only,
                           .from_bp = o->from_bp,
                           .to_bp = o->to_bp,
                           .window_bp = o->window_bp};

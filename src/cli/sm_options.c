@@ -220,6 +220,18 @@ static sm_err_t set_hwe(const sm_opt_t *d, char *arg, void *dst)
   return SM_OK;
 }
 
+/* PLINK's --snps-only [just-acgt] (its former no-DI the same) */
+static const char *const snps_only_words[] = {"just-acgt", "no-DI", NULL};
+static sm_err_t set_snps_only(const sm_opt_t *d, char *arg, void *dst)
+{
+  (void)d;
+  sm_options_t *o = &((args_t *)dst)->o;
+  o->snps_only |= SM_ALLELES_SNV;
+  if (arg && (!strcmp(arg, "just-acgt") || !strcmp(arg, "no-DI")))
+    o->snps_only |= SM_ALLELES_ACGT;
+  return SM_OK;
+}
+
 /* --autosome: PLINK's autosomes of a human set, --chr 1-22 */
 static sm_err_t set_autosome(const sm_opt_t *d, char *arg, void *dst)
 {
@@ -245,15 +257,6 @@ static sm_err_t set_plink_filter(const sm_opt_t *d, char *arg, void *dst)
   if (!strcmp(d->name, "autosome-xy")) {
     sm_log_error("--autosome-xy: give --chr 1-22,XY (PLINK's documented meaning; "
                  "plink1.9 v1.90b6 keeps every chromosome when it is given alone)");
-    return SM_EOPTION;
-  }
-  if (!strcmp(d->name, "snps") || !strcmp(d->name, "exclude-snps")) {
-    sm_log_error(
-        "--%s %s: PLINK's ranges of ids are not read by starmet: write the ids "
-        "to a file for --%s (plink1.9 --bfile IN --snps %s --write-snplist --out "
-        "LIST writes them to LIST.snplist)",
-        d->name, arg ? arg : "", strcmp(d->name, "snps") ? "exclude" : "extract",
-        arg ? arg : "RANGES");
     return SM_EOPTION;
   }
   sm_log_error("--%s is one of PLINK's filters (of variants or samples), which starmet "
@@ -1065,18 +1068,25 @@ static const sm_opt_t options[] = {
              "the founder controls' calls (every founder's with\n"
              "include-nonctrl or without controls; X: non-males';\n"
              "Y and MT not tested); midp: the mid-p test"},
-    PLINK_FILTER("snps-only"),
+    {.name = "snps-only",
+     .kind = SM_OPT_FLAG,
+     .off = O(snps_only),
+     .ival = SM_ALLELES_SNV,
+     .cmds = CMD_COMPUTE,
+     .set = set_snps_only,
+     .choices = snps_only_words,
+     .arg = "[just-acgt]",
+     .help = "genotypes: PLINK's, only the variants whose two\n"
+             "alleles are one character each (just-acgt: each A,\n"
+             "C, G, T or 0; a VCF: REF and the ALT read)"},
     PLINK_FILTER("autosome-xy"),
-    {.name = "snps",
-     .kind = SM_OPT_STRING,
-     .off = O(plink_said),
-     .cmds = CMD_COMPUTE,
-     .set = set_plink_filter},
-    {.name = "exclude-snps",
-     .kind = SM_OPT_STRING,
-     .off = O(plink_said),
-     .cmds = CMD_COMPUTE,
-     .set = set_plink_filter},
+    STRING("snps", snps, "RANGES",
+           "genotypes: only the variants of these ids or ranges\n"
+           "of ids (rs1-rs9,rs20: in the file's order, both\n"
+           "ends included), as PLINK's --snps"),
+    STRING("exclude-snps", exclude_snps, "RANGES",
+           "genotypes: without the variants of these ids or\n"
+           "ranges, as PLINK's --exclude-snps"),
     PLINK_FILTER("thin"),
     PLINK_FILTER("thin-count"),
     PLINK_FILTER("filter-founders"),
@@ -1407,6 +1417,20 @@ static sm_err_t check_positions(const sm_options_t *o)
       return SM_EOPTION;
     }
   }
+  if (o->snps || o->exclude_snps) {
+    const char *opt = o->snps ? "snps" : "exclude-snps";
+    const char *with = o->snps && o->exclude_snps   ? "--exclude-snps"
+                       : o->snp || o->exclude_snp   ? "--snp or --exclude-snp"
+                       : o->to                      ? "--to"
+                       : o->to_bp >= 0              ? "--to-bp/-kb/-mb"
+                       : o->snps && o->from         ? "--from"
+                       : o->snps && o->from_bp >= 0 ? "--from-bp/-kb/-mb"
+                                                    : NULL;
+    if (with) {
+      sm_log_error("--%s cannot be used with %s, as in plink1.9", opt, with);
+      return SM_EOPTION;
+    }
+  }
   if (o->window_bp >= 0 && !o->snp && !o->exclude_snp) {
     sm_log_error("--window must be used with --snp or --exclude-snp, as in plink1.9 "
                  "(the LD window is --ld-window-kb)");
@@ -1489,6 +1513,9 @@ static sm_err_t check_input(args_t *a)
                         : o->exclude_snp    ? "exclude-snp"
                         : o->window_bp >= 0 ? "window"
                         : o->bp_space > 0   ? "bp-space"
+                        : o->snps_only      ? "snps-only"
+                        : o->snps           ? "snps"
+                        : o->exclude_snps   ? "exclude-snps"
                                             : NULL;
   if (o->chr || o->extract || o->exclude || pos_opt) {
     const sm_input_format_t f = o->input_format == SM_INPUT_AUTO && o->input

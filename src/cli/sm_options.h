@@ -102,10 +102,11 @@ typedef struct sm_options {
    * --from-bp/--to-bp (-kb, -mb converted to bp as plink1.9 does) and
    * --window's half width (bp), or -1; --bp-space (0: not given);
    * --autosome given (then chr is "1-22") */
-  const char *not_chr, *from, *to, *snp, *exclude_snp;
+  const char *not_chr, *from, *to, *snp, *exclude_snp, *snps, *exclude_snps;
   long long from_bp, to_bp, window_bp;
   int bp_space;
   int autosome;
+  int snps_only; /* PLINK's --snps-only [just-acgt]: SM_ALLELES_ bits (0: not given) */
   int qc_nonfounders;
   int vcf_half_call;       /* sm_read_opts_t's */
   int ld_gz;               /* PLINK's --r2 gz: the .ld table gzip-compressed */

@@ -171,11 +171,18 @@ sm_err_t sm_read_vcf(const char *path, const sm_read_opts_t *o, sm_vectors_t *ou
 typedef struct sm_loci {
   size_t n, nchrom;
   uint32_t *chrom, *pos;
-  char **chrom_names; /* as first read */
-  char **chrom_codes; /* and as PLINK reads it (sm_read_chrom_code) */
-  char **ids;         /* with sm_read_loci_ids: each variant's id (the .bim's
-                         column 2; a VCF's ID, chrom:pos when "."), else NULL */
+  char **chrom_names;   /* as first read */
+  char **chrom_codes;   /* and as PLINK reads it (sm_read_chrom_code) */
+  char **ids;           /* with sm_read_loci_ids: each variant's id (the .bim's
+                           column 2; a VCF's ID, chrom:pos when "."), else NULL */
+  unsigned char *akind; /* with ids: each variant's alleles (the .bim's two, a
+                           VCF's REF and the ALT read): SM_ALLELES_ bits */
+  size_t akind_cap;
 } sm_loci_t;
+/** A variant's alleles as PLINK's --snps-only sees them: both one
+ * character; both one of A, C, G, T (either case) or the missing code 0
+ * (just-acgt). */
+enum { SM_ALLELES_SNV = 1, SM_ALLELES_ACGT = 2 };
 
 /** The loci of a PLINK set (its .bim) or of a VCF/BCF (CHROM, POS of the
  * records read as vectors); fmt as sm_read_input's. SM_EOPTION for an
@@ -219,6 +226,8 @@ int sm_read_var_id_template_ok(const char *tmpl);
 typedef struct sm_vfilter {
   const char *chr, *not_chr, *extract, *exclude;
   const char *from, *to, *snp, *exclude_snp;
+  const char *snps, *exclude_snps; /* PLINK's ranges of ids (NULL: none) */
+  int snps_only; /* PLINK's --snps-only: SM_ALLELES_ bits required (0: none) */
   int64_t from_bp, to_bp, window_bp;
 } sm_vfilter_t;
 /** The variants of l that f keeps, as PLINK 1.9 keeps them: on a chosen
@@ -228,7 +237,10 @@ typedef struct sm_vfilter {
  * with --snp, that variant, or with --window every variant on its
  * chromosome within the half width of its position; without the variant
  * of --exclude-snp (with --window every variant within the half width of
- * it); then listed by --extract and not by --exclude (ids listed that the
+ * it); then with --snps in (--exclude-snps out of) its ranges of ids
+ * (ID1-ID2: the variants between them in the file's order, both included,
+ * each end one of the variants left); then listed by --extract and not
+ * by --exclude (ids listed that the
  * input lacks are ignored; a list is words separated by white space).
  * Their increasing indices in *sel (malloc'd, *nsel of them). l holds ids
  * when a list or an id is given (sm_read_loci_ids). With say, logs what
@@ -337,6 +349,9 @@ sm_err_t sm_read_mind(const char *input, const sm_vectors_t *v, const sm_loci_t 
 sm_err_t sm_read_ld_alleles(const sm_vectors_t *v, const sm_loci_t *l,
                             const unsigned char *st, int nonfounders, int keep_a1,
                             unsigned char *rev, double *freq) SM_MUST_CHECK;
+/** The alleles a1, a2 of the last locus added (cap: sm_loci_add's), as
+ * its SM_ALLELES_ bits in out->akind; -1 without memory. */
+int sm_loci_alleles(sm_loci_t *out, size_t cap, const char *a1, const char *a2);
 /** Add a locus (id: kept when not NULL); -1 without memory. */
 int sm_loci_add(sm_loci_t *out, size_t *cap, const char *chrom, uint32_t pos,
                 const char *id);

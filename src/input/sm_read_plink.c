@@ -918,7 +918,8 @@ sm_err_t sm_read_plink_loci(const char *prefix, const sm_read_opts_t *o, int ids
       err = SM_EFORMAT;
     } else {
       char *id = ids ? sm_read_var_id(o->var_id_tmpl, w[1], w[0], bp, w[4], w[5]) : NULL;
-      if ((ids && !id) || sm_loci_add(out, &cap, w[0], (uint32_t)bp, id)) {
+      if ((ids && !id) || sm_loci_add(out, &cap, w[0], (uint32_t)bp, id) ||
+          (ids && sm_loci_alleles(out, cap, w[4], w[5]))) {
         sm_log_error("%s:%zu: out of memory for the SNPs' positions", bim, t.lineno);
         err = SM_ENOMEM;
       }

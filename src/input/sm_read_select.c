@@ -189,6 +189,68 @@ static sm_err_t pos_range(const char *input, const sm_loci_t *l, const sm_vfilte
   return SM_OK;
 }
 
+/* PLINK's --snps (or with excl --exclude-snps) RANGES: of the n variants
+ * s (indices into l, ascending), those in (out of) the ranges, in file
+ * order, both ends included, each end the id of one of them; an item
+ * without '-' is one variant. Into s and *n. */
+static sm_err_t snps_ranges(const char *input, const sm_loci_t *l, const char *spec,
+                            int excl, int say, uint32_t *s, size_t *n)
+{
+  const char *opt = excl ? "exclude-snps" : "snps";
+  char *text = strdup(spec), *save = NULL;
+  unsigned char *in = calloc(*n, 1);
+  sm_err_t err = text && in ? SM_OK : SM_ENOMEM;
+  size_t items = 0;
+  for (char *tok = text ? strtok_r(text, ", \t\n", &save) : NULL; !err && tok;
+       tok = strtok_r(NULL, ", \t\n", &save), items++) {
+    char *dash = strchr(tok, '-');
+    if (dash == tok || (dash && !dash[1])) {
+      if (say)
+        sm_log_error("--%s '%s': give ids or ranges of ids (ID1-ID2) separated by "
+                     "commas, as PLINK's",
+                     opt, tok);
+      err = SM_EOPTION;
+      break;
+    }
+    if (dash)
+      *dash = '\0';
+    const char *end[2] = {tok, dash ? dash + 1 : tok};
+    size_t at[2] = {0, 0};
+    for (int e = 0; !err && e < 2; e++) {
+      size_t found = 0;
+      for (size_t k = 0; k < *n; k++)
+        if (!strcmp(l->ids[s[k]], end[e]))
+          at[e] = k, found++;
+      if (!found && say)
+        sm_log_error("%s: --%s variant '%s' not found among the variants left", input,
+                     opt, end[e]);
+      else if (found > 1 && say)
+        sm_log_error("%s: --%s '%s': %zu of the variants left have that id", input, opt,
+                     end[e], found);
+      if (found != 1)
+        err = SM_EOPTION;
+    }
+    for (size_t k = at[0] < at[1] ? at[0] : at[1];
+         !err && k <= (at[0] < at[1] ? at[1] : at[0]); k++)
+      in[k] = 1;
+  }
+  if (!err && !items) {
+    if (say)
+      sm_log_error("--%s '%s': no id given", opt, spec);
+    err = SM_EOPTION;
+  }
+  if (err == SM_ENOMEM)
+    sm_log_error("%s: out of memory for --%s", input, opt);
+  size_t m = 0;
+  for (size_t k = 0; !err && k < *n; k++)
+    if (in[k] != excl)
+      s[m++] = s[k];
+  if (!err)
+    *n = m;
+  free(text), free(in);
+  return err;
+}
+
 sm_err_t sm_read_select(const char *input, const sm_loci_t *l, const sm_vfilter_t *f,
                         int say, uint32_t **sel, size_t *nsel)
 {
@@ -201,7 +263,9 @@ sm_err_t sm_read_select(const char *input, const sm_loci_t *l, const sm_vfilter_
   if (err)
     sm_log_error("%s: out of memory for the choice of variants", input);
   const int by_id = f->from || f->to || f->snp || f->exclude_snp;
-  if (!err && (f->extract || f->exclude || by_id) && !l->ids) {
+  if (!err &&
+      (((f->extract || f->exclude || by_id || f->snps || f->exclude_snps) && !l->ids) ||
+       (f->snps_only && !l->akind))) {
     sm_log_error("%s: the variants' ids were not read", input); /* a caller's error */
     err = SM_EOPTION;
   }
@@ -231,8 +295,8 @@ sm_err_t sm_read_select(const char *input, const sm_loci_t *l, const sm_vfilter_
                            sm_read_chr_in(f->not_chr, l->chrom_names[k]) <= 0) &&
                           (pin < 0 || (long)k == pin));
   /* each filter's count of variants remaining, as PLINK says them */
-  size_t on_chr = 0, after_ext = 0, n = 0;
-  for (size_t i = 0; !err && i < l->n; i++) {
+  size_t on_chr = 0, after_snps = 0, after_ext = 0, n = 0;
+  for (size_t i = 0; !err && i < l->n; i++) { /* plink1.9's load_bim */
     if (!in[l->chrom[i]] || (int64_t)l->pos[i] < lo || (int64_t)l->pos[i] > hi)
       continue;
     if (only >= 0 && strcmp(l->ids[i], l->ids[only]))
@@ -240,7 +304,16 @@ sm_err_t sm_read_select(const char *input, const sm_loci_t *l, const sm_vfilter_
     if ((long)i == xone || (xchrom >= 0 && (long)l->chrom[i] == xchrom &&
                             (int64_t)l->pos[i] >= xlo && (int64_t)l->pos[i] <= xhi))
       continue;
-    on_chr++;
+    if (f->snps_only && (l->akind[i] & f->snps_only) != f->snps_only)
+      continue;
+    s[on_chr++] = (uint32_t)i;
+  }
+  after_snps = on_chr;
+  if (!err && on_chr && (f->snps || f->exclude_snps))
+    err = snps_ranges(input, l, f->snps ? f->snps : f->exclude_snps, !f->snps, say, s,
+                      &after_snps);
+  for (size_t k = 0; !err && k < after_snps; k++) {
+    const size_t i = s[k];
     if (f->extract && !idlist_has(&ext, l->ids[i]))
       continue;
     after_ext++;
@@ -249,10 +322,12 @@ sm_err_t sm_read_select(const char *input, const sm_loci_t *l, const sm_vfilter_
     s[n++] = (uint32_t)i;
   }
   char chroms[512];
-  const int loaded = f->chr || f->not_chr || by_id || f->from_bp >= 0 || f->to_bp >= 0;
+  const int loaded =
+      f->chr || f->not_chr || by_id || f->from_bp >= 0 || f->to_bp >= 0 || f->snps_only;
   if (!err && loaded && !on_chr) {
     chrom_list(l, chroms, sizeof chroms);
-    if (say && f->chr && !f->not_chr && !by_id && f->from_bp < 0 && f->to_bp < 0)
+    if (say && f->chr && !f->not_chr && !by_id && f->from_bp < 0 && f->to_bp < 0 &&
+        !f->snps_only)
       sm_log_error("%s: no variant on --chr %s (its chromosomes: %s)", input, f->chr,
                    chroms);
     else if (say)
@@ -265,8 +340,15 @@ sm_err_t sm_read_select(const char *input, const sm_loci_t *l, const sm_vfilter_
                    f->from || f->to ? " --from/--to" : "",
                    f->snp           ? " --snp"
                    : f->exclude_snp ? " --exclude-snp"
+                   : f->snps_only   ? " --snps-only"
                                     : "",
                    chroms);
+    err = SM_EDEGEN;
+  } else if (!err && (f->snps || f->exclude_snps) && !after_snps) {
+    if (say)
+      sm_log_error("%s: no variant remains after --%s %s", input,
+                   f->snps ? "snps" : "exclude-snps",
+                   f->snps ? f->snps : f->exclude_snps);
     err = SM_EDEGEN;
   } else if (!err && f->extract && !after_ext) {
     if (say)
@@ -284,10 +366,14 @@ sm_err_t sm_read_select(const char *input, const sm_loci_t *l, const sm_vfilter_
     err = SM_EDEGEN;
   }
   if (!err && say) {
-    if (f->chr && !(f->not_chr || by_id || f->from_bp >= 0 || f->to_bp >= 0))
+    if (f->chr &&
+        !(f->not_chr || by_id || f->from_bp >= 0 || f->to_bp >= 0 || f->snps_only))
       sm_log_info("--chr %s: %zu of the %zu variants of %s", f->chr, on_chr, l->n, input);
     else if (loaded) /* plink1.9's words */
       sm_log_info("%zu out of %zu variants loaded from %s", on_chr, l->n, input);
+    if (f->snps || f->exclude_snps)
+      sm_log_info("--%s: %zu variants remaining", f->snps ? "snps" : "exclude-snps",
+                  after_snps);
     if (f->extract)
       sm_log_info("--extract %s: %zu variants remaining (%zu ids listed)", f->extract,
                   after_ext, ext.n);

@@ -301,6 +301,21 @@ int sm_loci_add(sm_loci_t *out, size_t *cap, const char *chrom, uint32_t pos,
   return 0;
 }
 
+int sm_loci_alleles(sm_loci_t *out, size_t cap, const char *a1, const char *a2)
+{
+  if (!out->akind || cap > out->akind_cap) {
+    unsigned char *k = realloc(out->akind, cap ? cap : 1);
+    if (!k)
+      return -1;
+    out->akind = k, out->akind_cap = cap;
+  }
+  int kind = a1[0] && !a1[1] && a2[0] && !a2[1] ? SM_ALLELES_SNV : 0;
+  if (kind && strchr("ACGTacgt0", a1[0]) && strchr("ACGTacgt0", a2[0]))
+    kind |= SM_ALLELES_ACGT;
+  out->akind[out->n - 1] = (unsigned char)kind;
+  return 0;
+}
+
 void sm_loci_keep(sm_loci_t *l, const uint32_t *sel, size_t n)
 {
   for (size_t k = 0, i = 0; l->ids && i < l->n; i++) { /* the others' ids freed */
@@ -314,6 +329,8 @@ void sm_loci_keep(sm_loci_t *l, const uint32_t *sel, size_t n)
     l->pos[k] = l->pos[sel[k]];
     if (l->ids)
       l->ids[k] = l->ids[sel[k]];
+    if (l->akind)
+      l->akind[k] = l->akind[sel[k]];
   }
   l->n = n;
 }
@@ -327,6 +344,7 @@ void sm_loci_free(sm_loci_t *l)
   for (size_t i = 0; l->ids && i < l->n; i++)
     free(l->ids[i]);
   free(l->ids);
+  free(l->akind);
   free(l->chrom);
   free(l->pos);
   memset(l, 0, sizeof *l);

@@ -381,8 +381,9 @@ sm_err_t sm_read_vcf_loci(const char *path, const sm_read_opts_t *o, int ids,
       continue;
     v.nvar++;
     char *name = NULL;
-    if (ids && alt < 0 && o->var_id_tmpl && !strcmp(v.rec->d.id, ".")) {
-      /* a "." id made from the ALT most called: the calls decide */
+    if (ids && alt < 0) {
+      /* the ALT most called (a "." id made from it, --snps-only's alleles):
+       * the calls decide */
       bcf_unpack(v.rec, BCF_UN_ALL);
       const int n = bcf_get_genotypes(v.hdr, v.rec, &v.gt, &v.ngt);
       alt = most_common_alt(v.rec, v.gt, v.ns, n > 0 ? n / (int)v.ns : 0, o->half_call);
@@ -390,7 +391,10 @@ sm_err_t sm_read_vcf_loci(const char *path, const sm_read_opts_t *o, int ids,
     if (ids && !(name = record_id(&v, alt)))
       err = out_of_memory(&v);
     else if (sm_loci_add(out, &cap, bcf_seqname(v.hdr, v.rec), (uint32_t)(v.rec->pos + 1),
-                         name))
+                         name) ||
+             (ids && sm_loci_alleles(
+                         out, cap, v.rec->n_allele > 0 ? v.rec->d.allele[0] : "0",
+                         alt > 0 && alt < v.rec->n_allele ? v.rec->d.allele[alt] : "0")))
       err = out_of_memory(&v);
     free(name);
   }

@@ -410,7 +410,9 @@ if command -v plink1.9 > /dev/null 2>&1; then
     "--snp $(id 50) --window 400" "--exclude-snp $(id 50)" \
     "--exclude-snp $(id 50) --window 300 --chr 7" "--mac 20" "--mac 3 --max-mac 30" \
     "--mac 25 --nonfounders --maf 0.05" "--bp-space 20000" "--bp-space 15000 --mac 10 --geno 0.03" \
-    "--chr 7 --from-bp 100000 --to-bp 2000000 --min-ac 5 --bp-space 5000 --exclude-snp $(id 50)"; do
+    "--chr 7 --from-bp 100000 --to-bp 2000000 --min-ac 5 --bp-space 5000 --exclude-snp $(id 50)" \
+    "--snps $(id 5)-$(id 40),$(id 90),$(id 230)-$(id 120) --not-chr XY" \
+    "--exclude-snps $(id 10)-$(id 60),$(id 70) --from $(id 5)"; do
     # shellcheck disable=SC2086
     like_plink "$pf" pf --bfile "$T/x" $pf --r2 --ld-window 10 --ld-window-r2 0
     grep -q "^[0-9]* out of 400 variants loaded\|^[1-9][0-9]* variants\{0,1\} removed\|--bp-space: [1-9]" \
@@ -440,10 +442,30 @@ if command -v plink1.9 > /dev/null 2>&1; then
   "$STARMET" compute --bfile "$T/xh" --r2 --hwe 0.2 --out "$T/hw" > /dev/null 2> "$T/hw.err"
   grep -q "^starmet: --hwe: [0-9]* variants removed due to Hardy-Weinberg exact test" "$T/hw.err" &&
     pass || fail "--hwe's count not said: $(cat "$T/hw.err")"
+  # --snps-only [just-acgt]: both alleles one character (just-acgt: A, C,
+  # G, T or 0), a VCF's REF and the ALT read (plink1.9 --vcf's alleles)
+  cp "$T/x.bed" "$T/xa.bed" && cp "$T/x.fam" "$T/xa.fam"
+  awk 'BEGIN { OFS = "\t" } NR % 7 == 0 { $5 = "AT" } NR % 11 == 0 { $5 = "I"; $6 = "D" }
+    NR % 13 == 0 { $6 = "N" } NR % 17 == 0 { $5 = "0" } NR % 19 == 0 { $6 = "c" } { print }' \
+    "$T/x.bim" > "$T/xa.bim"
+  plink1.9 --bfile "$T/xa" --keep-allele-order --recode vcf --out "$T/xav" > /dev/null 2>&1
+  for so in "--bfile $T/xa --snps-only" "--bfile $T/xa --snps-only just-acgt" \
+    "--vcf $T/xav.vcf --snps-only just-acgt" "--vcf $T/xav.vcf --snps-only --chr 7,X"; do
+    # shellcheck disable=SC2086
+    like_plink "$so" so $so --r2 --ld-window 10 --ld-window-r2 0
+    grep -q "^[0-9]* out of [0-9]* variants loaded" "$T/p_so.log" && pass ||
+      fail "$so: plink1.9 removed no variant: $(grep variants "$T/p_so.log")"
+    so_n=$((${so_n:-0} + 1))
+    cp "$T/so.ld" "$T/so_$so_n"
+  done
+  cmp -s "$T/so_1" "$T/so_2" && fail "--snps-only: just-acgt changed nothing" || pass
   for e in "--hwe 0.5 midp|must be below 0.5 with the mid-p" "--hwe 1|--hwe '1': give a p-value" \
     "--hwe midp|--hwe needs a p-value threshold" \
     "--from $(id 20) --chr 7|--from cannot be used with --autosome or --\[not-\]chr" \
     "--window 10|--window must be used with --snp or --exclude-snp" \
+    "--snps nosuch|--snps variant 'nosuch' not found" \
+    "--snps $(id 5) --snp $(id 6)|--snps cannot be used with --snp or --exclude-snp" \
+    "--snps $(id 5)-|--snps '$(id 5)-': give ids or ranges of ids" \
     "--from-bp 10|require a single chromosome" "--chr 7,X --to-bp 10|require a single chromosome" \
     "--chr 1-3 --to-kb 10|require a single chromosome" \
     "--mac 5 --max-mac 3|--max-mac 3 is below --mac 5" "--from nosuch|--from variant 'nosuch' not found" \
@@ -605,12 +627,12 @@ EOF
 fi
 # PLINK's other filters are refused with the plink1.9 command that
 # applies them; --nonfounders, as in PLINK, does not change LD
-expect_error "--snps-only" "--snps-only is one of PLINK's filters .*plink1.9 --bfile IN --snps-only" - \
-  "$STARMET" compute --bfile "$T/g" --r2 --snps-only --out "$T/e21"
+expect_error "--thin-count" "--thin-count is one of PLINK's filters .*plink1.9 --bfile IN --thin-count" - \
+  "$STARMET" compute --bfile "$T/g" --r2 --thin-count --out "$T/e21"
 expect_error "--autosome-xy" "--autosome-xy: give --chr 1-22,XY" - \
   "$STARMET" compute --bfile "$T/g" --r2 --autosome-xy --out "$T/e23"
-expect_error "--snps" "--snps rs1-rs3: PLINK's ranges of ids .* --write-snplist" - \
-  "$STARMET" compute --bfile "$T/g" --r2 --snps rs1-rs3 --out "$T/e23"
+expect_error "--thin" "--thin is one of PLINK's filters .*plink1.9 --bfile IN --thin" - \
+  "$STARMET" compute --bfile "$T/g" --r2 --thin 0.5 --out "$T/e23"
 cp "$T/g.bed" "$T/gp.bed" && cp "$T/g.bim" "$T/gp.bim"
 awk 'NR % 3 == 0 { $3 = "p1" } { print }' "$T/g.fam" > "$T/gp.fam" # a third with a father
 run_ok "--nonfounders" "$STARMET" compute --quiet --bfile "$T/gp" --r2 --nonfounders --out "$T/nf"
