@@ -436,7 +436,10 @@ static sm_err_t ld_snp_windows(run_t *r, sm_loci_t *l, const unsigned char *is_i
   r->ld_index = flag;
   if (r->me == 0)
     sm_log_info("--%s: %zu variant%s in the windows of its variants read",
-                o->ld_snp ? "ld-snp" : "ld-snp-list", nk, nk == 1 ? "" : "s");
+                o->ld_snp    ? "ld-snp"
+                : o->ld_snps ? "ld-snps"
+                             : "ld-snp-list",
+                nk, nk == 1 ? "" : "s");
   return SM_OK;
 }
 
@@ -616,7 +619,7 @@ static sm_err_t select_samples(run_t *r)
 static sm_err_t select_variants(run_t *r)
 {
   const sm_options_t *o = r->o;
-  const int ld_snp = o->ld_snp || o->ld_snp_list;
+  const int ld_snp = o->ld_snp || o->ld_snp_list || o->ld_snps;
   const int qc = o->geno >= 0 || o->maf >= 0 || o->max_maf >= 0 || o->mac >= 0 ||
                  o->max_mac >= 0 || o->hwe > 0,
             mind = o->mind >= 0;
@@ -659,7 +662,8 @@ static sm_err_t select_variants(run_t *r)
   if (!err && o->bp_space) /* plink1.9's: after its QC filters */
     err = bp_space_variants(r, &l);
   if (!err && ld_snp)
-    err = sm_read_ld_snps(o->input, &l, o->ld_snp, o->ld_snp_list, r->me == 0, &is_index);
+    err = sm_read_ld_snps(o->input, &l, o->ld_snp, o->ld_snp_list, o->ld_snps, r->me == 0,
+                          &is_index);
   if (!err && ld_snp && o->ld_windowed)
     err = ld_snp_windows(r, &l, is_index);
   else if (!err && ld_snp) { /* inter-chr: every variant, the index ones marked */

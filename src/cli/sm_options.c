@@ -133,18 +133,6 @@ static sm_err_t set_id_list(const sm_opt_t *d, char *arg, void *dst)
   return SM_OK;
 }
 
-/* PLINK's --ld-snps (ranges of ids): refused with what reads its ids */
-static sm_err_t set_ld_snps(const sm_opt_t *d, char *arg, void *dst)
-{
-  (void)d, (void)dst;
-  sm_log_error("--ld-snps %s: PLINK's ranges of ids are not read by starmet: write the "
-               "ids to a file, one or several a line, for --ld-snp-list FILE (plink1.9 "
-               "--bfile IN --snps %s --write-snplist --out LIST writes them to "
-               "LIST.snplist)",
-               arg, arg);
-  return SM_EOPTION;
-}
-
 /* PLINK's --from-bp/--to-bp (an integer) and their -kb and -mb forms
  * (converted as plink1.9 converts them: truncated after a factor 1 +
  * 2^-44), one value each end */
@@ -936,11 +924,10 @@ static const sm_opt_t options[] = {
      .arg = "FILE",
      .help = "r2, r: --ld-snp for each variant whose id FILE\n"
              "lists (PLINK's --ld-snp-list)"},
-    {.name = "ld-snps",
-     .kind = SM_OPT_STRING,
-     .off = O(ld_snp),
-     .cmds = CMD_COMPUTE,
-     .set = set_ld_snps}, /* (not listed: refused with what to give) */
+    STRING("ld-snps", ld_snps, "RANGES",
+           "r2, r: --ld-snp for each variant of these ids or\n"
+           "ranges of ids (rs1-rs9,rs20: in the file's order),\n"
+           "as PLINK's --ld-snps"),
     FLAG("allow-extra-chr", plink_said, 1, CMD_COMPUTE,
          "accepted from PLINK command lines: starmet reads\n"
          "any chromosome name (the .ld prints it as given)"),
@@ -1786,13 +1773,20 @@ static sm_err_t check_ld_window(sm_options_t *o)
     sm_log_error("--ld-snp and --ld-snp-list: give one of them (a list may hold one id)");
     return SM_EOPTION;
   }
-  if ((o->ld_snp || o->ld_snp_list) &&
+  if (o->ld_snps && (o->ld_snp || o->ld_snp_list)) {
+    sm_log_error(
+        "--ld-snps cannot be used with --ld-snp or --ld-snp-list, as in plink1.9");
+    return SM_EOPTION;
+  }
+  if ((o->ld_snp || o->ld_snp_list || o->ld_snps) &&
       (!ld || o->output_format != SM_OUT_LD || o->num_way != 2)) {
     sm_log_error(
         "--%s chooses lines of PLINK's .ld table of r2 or r: give --metric r2 or "
         "r (PLINK's --r2, --r) with the .ld output (--output-format ld, or no "
         "--output-format)",
-        o->ld_snp ? "ld-snp" : "ld-snp-list");
+        o->ld_snp    ? "ld-snp"
+        : o->ld_snps ? "ld-snps"
+                     : "ld-snp-list");
     return SM_EOPTION;
   }
   if (o->inter_chr && (o->ld_window || o->ld_window_kb >= 0)) {

@@ -633,7 +633,7 @@ sm_err_t sm_preflight_compute(const sm_options_t *o, const sm_decomp_t *d)
    * variants', which the variants' loci (read later) decide: the size is
    * not known here, and every pair's would overstate it by orders of
    * magnitude */
-  if (o->ld_windowed || o->ld_snp || o->ld_snp_list)
+  if (o->ld_windowed || o->ld_snp || o->ld_snp_list || o->ld_snps)
     p.out_bytes = 0, p.out_exact = 0;
   return sm_preflight_check(&p);
 }

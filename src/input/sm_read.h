@@ -253,9 +253,12 @@ sm_err_t sm_read_select(const char *input, const sm_loci_t *l, const sm_vfilter_
  * (list, a file of ids: every variant's id must be unique, as PLINK
  * requires, else SM_EINCONSIST): per variant of l (read with ids) whether
  * it is one of them, in *is_index (malloc'd, l->n bytes). None of them is
- * SM_EDEGEN (logged with say). */
+ * SM_EDEGEN (logged with say). With ranges (PLINK's --ld-snps, id and
+ * list NULL): the variants of l in those ranges of ids (in the file's
+ * order, both ends included; each end one of l's variants, the second
+ * not before the first). */
 sm_err_t sm_read_ld_snps(const char *input, const sm_loci_t *l, const char *id,
-                         const char *list, int say,
+                         const char *list, const char *ranges, int say,
                          unsigned char **is_index) SM_MUST_CHECK;
 /** A sample's status as PLINK reads it (a .fam's parents and sex; a VCF's
  * samples are founders of unknown sex). */

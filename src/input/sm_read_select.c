@@ -189,17 +189,18 @@ static sm_err_t pos_range(const char *input, const sm_loci_t *l, const sm_vfilte
   return SM_OK;
 }
 
-/* PLINK's --snps (or with excl --exclude-snps) RANGES: of the n variants
- * s (indices into l, ascending), those in (out of) the ranges, in file
- * order, both ends included, each end the id of one of them; an item
- * without '-' is one variant. Into s and *n. */
-static sm_err_t snps_ranges(const char *input, const sm_loci_t *l, const char *spec,
-                            int excl, int say, uint32_t *s, size_t *n)
+/* PLINK's ranges of ids (--snps, --exclude-snps, --ld-snps: opt) in
+ * spec, over the n variants s (indices into l, ascending; NULL: l's
+ * variants): in[k] set for those in a range (the variants between its ends
+ * in the file's order, both included; an item without '-' one variant),
+ * each end the id of one of them; a reversed range is an error when
+ * ordered (plink1.9's --ld-snps), else turned round (its --snps). */
+static sm_err_t id_ranges(const char *input, const sm_loci_t *l, const char *opt,
+                          const char *spec, int ordered, int say, const uint32_t *s,
+                          size_t n, unsigned char *in)
 {
-  const char *opt = excl ? "exclude-snps" : "snps";
   char *text = strdup(spec), *save = NULL;
-  unsigned char *in = calloc(*n, 1);
-  sm_err_t err = text && in ? SM_OK : SM_ENOMEM;
+  sm_err_t err = text ? SM_OK : SM_ENOMEM;
   size_t items = 0;
   for (char *tok = text ? strtok_r(text, ", \t\n", &save) : NULL; !err && tok;
        tok = strtok_r(NULL, ", \t\n", &save), items++) {
@@ -218,8 +219,8 @@ static sm_err_t snps_ranges(const char *input, const sm_loci_t *l, const char *s
     size_t at[2] = {0, 0};
     for (int e = 0; !err && e < 2; e++) {
       size_t found = 0;
-      for (size_t k = 0; k < *n; k++)
-        if (!strcmp(l->ids[s[k]], end[e]))
+      for (size_t k = 0; k < n; k++)
+        if (!strcmp(l->ids[s ? s[k] : k], end[e]))
           at[e] = k, found++;
       if (!found && say)
         sm_log_error("%s: --%s variant '%s' not found among the variants left", input,
@@ -229,6 +230,14 @@ static sm_err_t snps_ranges(const char *input, const sm_loci_t *l, const char *s
                      end[e], found);
       if (found != 1)
         err = SM_EOPTION;
+    }
+    if (!err && ordered && at[1] < at[0]) {
+      if (say)
+        sm_log_error("--%s %s-%s: the range's second variant comes before its first in "
+                     "the file (plink1.9: \"Second element of --%s range appears before "
+                     "first\")",
+                     opt, end[0], end[1], opt);
+      err = SM_EOPTION;
     }
     for (size_t k = at[0] < at[1] ? at[0] : at[1];
          !err && k <= (at[0] < at[1] ? at[1] : at[0]); k++)
@@ -241,13 +250,26 @@ static sm_err_t snps_ranges(const char *input, const sm_loci_t *l, const char *s
   }
   if (err == SM_ENOMEM)
     sm_log_error("%s: out of memory for --%s", input, opt);
+  free(text);
+  return err;
+}
+
+/* PLINK's --snps (or with excl --exclude-snps) RANGES: of the n variants
+ * s, those in (out of) the ranges (id_ranges). Into s and *n. */
+static sm_err_t snps_ranges(const char *input, const sm_loci_t *l, const char *spec,
+                            int excl, int say, uint32_t *s, size_t *n)
+{
+  unsigned char *in = calloc(*n, 1);
+  sm_err_t err =
+      in ? id_ranges(input, l, excl ? "exclude-snps" : "snps", spec, 0, say, s, *n, in)
+         : SM_ENOMEM;
   size_t m = 0;
   for (size_t k = 0; !err && k < *n; k++)
     if (in[k] != excl)
       s[m++] = s[k];
   if (!err)
     *n = m;
-  free(text), free(in);
+  free(in);
   return err;
 }
 
@@ -409,9 +431,26 @@ static const char *repeated_id(const sm_loci_t *l)
 }
 
 sm_err_t sm_read_ld_snps(const char *input, const sm_loci_t *l, const char *id,
-                         const char *list, int say, unsigned char **is_index)
+                         const char *list, const char *ranges, int say,
+                         unsigned char **is_index)
 {
   *is_index = NULL;
+  if (ranges) { /* PLINK's --ld-snps: its ranges over the variants chosen */
+    unsigned char *x = l->ids ? calloc(l->n ? l->n : 1, 1) : NULL;
+    sm_err_t err = x ? id_ranges(input, l, "ld-snps", ranges, 1, say, NULL, l->n, x)
+                   : l->ids ? SM_ENOMEM
+                            : SM_EOPTION;
+    size_t n = 0;
+    for (size_t k = 0; !err && k < l->n; k++)
+      n += x[k];
+    if (!err && say)
+      sm_log_info("--ld-snps %s: %zu variant%s", ranges, n, n == 1 ? "" : "s");
+    if (err)
+      free(x);
+    else
+      *is_index = x;
+    return err;
+  }
   idlist_t ids = {0};
   char *one[1] = {(char *)id};
   sm_err_t err = SM_OK;

@@ -868,8 +868,23 @@ expect_error "ld-snp absent" "no variant of id absent_id \(--ld-snp\)" "$T/e33" 
   "$STARMET" compute --bfile "$T/x" --r2 --ld-snp absent_id --out "$T/e33"
 expect_error "ld-snp tsv" "--ld-snp chooses lines of PLINK's .ld table" "$T/e34" \
   "$STARMET" compute --bfile "$T/x" --r2 --ld-snp "$mono" --output-format tsv --out "$T/e34"
-expect_error "ld-snps" "--ld-snps snp1-snp9: PLINK's ranges of ids are not read" "$T/e37" \
-  "$STARMET" compute --bfile "$T/x" --r2 --ld-snps snp1-snp9 --out "$T/e37"
+# --ld-snps RANGES: the index variants of PLINK's ranges of ids (file
+# order, over the variants chosen), windowed and inter-chr: plink1.9's .ld
+xid() { sed -n "${1}p" "$T/x.bim" | cut -f2; }
+if command -v plink1.9 > /dev/null 2>&1; then
+  for ls in "--r2 --ld-snps $(xid 5)-$(xid 9),$(xid 40) --ld-window-kb 200 --ld-window 99999 --ld-window-r2 0" \
+    "--r --ld-snps $(xid 95)-$(xid 105) --ld-window 20 --ld-window-r2 0 --chr 7,X" \
+    "--r2 inter-chr --ld-snps $(xid 90)-$(xid 110) --ld-window-r2 0.05"; do
+    # shellcheck disable=SC2086
+    like_plink "$ls" ls --bfile "$T/x" $ls
+  done
+fi
+expect_error "ld-snps reversed" "the range's second variant comes before its first" "$T/e37" \
+  "$STARMET" compute --bfile "$T/x" --r2 --ld-snps "$(xid 60)-$(xid 50)" --out "$T/e37"
+expect_error "ld-snps absent" "--ld-snps variant 'nosuch' not found" "$T/e37" \
+  "$STARMET" compute --bfile "$T/x" --r2 --ld-snps nosuch --out "$T/e37"
+expect_error "ld-snps with ld-snp" "--ld-snps cannot be used with --ld-snp" "$T/e37" \
+  "$STARMET" compute --bfile "$T/x" --r2 --ld-snps "$(xid 60)" --ld-snp "$(xid 3)" --out "$T/e37"
 expect_error "ld-snp and list" "give one of them" "$T/e35" \
   "$STARMET" compute --bfile "$T/x" --r2 --ld-snp "$mono" --ld-snp-list "$T/ldx.txt" --out "$T/e35"
 # --all-samples: every sample, as PLINK reads the .fam without parents
