@@ -779,10 +779,18 @@ static unsigned char *hwe_samples(const sm_loci_t *l, const unsigned char *st, s
     ctrl += use[f];
   }
   int all = q->hwe_all || !ctrl;
-  for (size_t i = 1; !all && i < l->n; i++) /* a chromosome in two runs */
-    if (l->chrom[i] != l->chrom[i - 1])
-      for (size_t j = 0; !all && j + 1 < i; j++)
-        all = l->chrom[j] == l->chrom[i];
+  /* a chromosome in two runs of the file: a run's chromosome seen before */
+  unsigned char *seen = all ? NULL : calloc(l->nchrom ? l->nchrom : 1, 1);
+  if (!all && !seen) {
+    free(use);
+    return NULL;
+  }
+  for (size_t i = 0; !all && i < l->n; i++)
+    if (!i || l->chrom[i] != l->chrom[i - 1]) {
+      all = seen[l->chrom[i]];
+      seen[l->chrom[i]] = 1;
+    }
+  free(seen);
   for (size_t f = 0; f < nf; f++)
     use[f] = (unsigned char)((all || use[f]) &&
                              (nonfounders || !(st[f] & SM_SAMPLE_NONFOUNDER)));
