@@ -601,19 +601,68 @@ static sm_err_t ld_alleles(run_t *r)
   return (sm_err_t)sm_mpi_agree(err);
 }
 
+/* PLINK's --filter-males/-females, --filter-founders/-nonfounders,
+ * --filter-controls/-cases, after its sample lists: of the samples chosen
+ * (r->ssel, or every one), those of that sex, parents and phenotype (a
+ * sample of unknown sex has none without --allow-no-sex, as plink1.9
+ * reads it). */
+static sm_err_t status_samples(run_t *r)
+{
+  const sm_options_t *o = r->o;
+  unsigned char *st = NULL;
+  size_t n = 0, k = 0;
+  sm_err_t err = sm_read_plink_samples(o->input, r->ssel, r->nssel, &st, &n);
+  uint32_t *keep = err ? NULL : malloc((n ? n : 1) * sizeof *keep);
+  if (!err && !keep)
+    err = SM_ENOMEM;
+  for (size_t q = 0; !err && q < n; q++) {
+    const int male = st[q] & SM_SAMPLE_MALE, female = st[q] & SM_SAMPLE_FEMALE;
+    const int nonf = st[q] & SM_SAMPLE_NONFOUNDER;
+    const int pheno = o->allow_no_sex || male || female;
+    if ((o->filter_sex == 1 && !male) || (o->filter_sex == 2 && !female) ||
+        (o->filter_founder == 1 && nonf) || (o->filter_founder == 2 && !nonf) ||
+        (o->filter_pheno == 1 && !(pheno && (st[q] & SM_SAMPLE_CONTROL))) ||
+        (o->filter_pheno == 2 && !(pheno && (st[q] & SM_SAMPLE_CASE))))
+      continue;
+    keep[k++] = r->ssel ? r->ssel[q] : (uint32_t)q;
+  }
+  free(st);
+  if (!err && !k) {
+    if (r->me == 0)
+      sm_log_error("%s: no sample left by --filter-%s", o->input,
+                   o->filter_sex ? (o->filter_sex == 1 ? "males" : "females")
+                   : o->filter_founder
+                       ? (o->filter_founder == 1 ? "founders" : "nonfounders")
+                       : (o->filter_pheno == 1 ? "controls" : "cases"));
+    err = SM_EDEGEN;
+  }
+  if (err) {
+    free(keep);
+    return err;
+  }
+  if (r->me == 0)
+    sm_log_info("--filter-*: %zu of %zu samples remaining", k, n);
+  free(r->ssel);
+  r->ssel = keep, r->nssel = k;
+  return SM_OK;
+}
+
 /* PLINK's sample filters (--keep, --remove, --keep-fam, --remove-fam):
  * the samples the readers read, every rank alike (the fields). */
 static sm_err_t select_samples(run_t *r)
 {
   const sm_options_t *o = r->o;
-  if (!o->keep && !o->remove && !o->keep_fam && !o->remove_fam)
-    return SM_OK;
-  const sm_sfilter_t f = {.keep = o->keep,
-                          .remove = o->remove,
-                          .keep_fam = o->keep_fam,
-                          .remove_fam = o->remove_fam};
-  return (sm_err_t)sm_mpi_agree(
-      sm_read_plink_keep(o->input, &f, r->me == 0, &r->ssel, &r->nssel));
+  sm_err_t err = SM_OK;
+  if (o->keep || o->remove || o->keep_fam || o->remove_fam) {
+    const sm_sfilter_t f = {.keep = o->keep,
+                            .remove = o->remove,
+                            .keep_fam = o->keep_fam,
+                            .remove_fam = o->remove_fam};
+    err = sm_read_plink_keep(o->input, &f, r->me == 0, &r->ssel, &r->nssel);
+  }
+  if (!err && (o->filter_sex || o->filter_founder || o->filter_pheno))
+    err = status_samples(r);
+  return (sm_err_t)sm_mpi_agree(err);
 }
 
 static sm_err_t select_variants(run_t *r)

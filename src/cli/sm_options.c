@@ -220,6 +220,22 @@ static sm_err_t set_snps_only(const sm_opt_t *d, char *arg, void *dst)
   return SM_OK;
 }
 
+/* PLINK's --filter-males and the like: two of one kind (males and
+ * females) keep nobody, refused as plink1.9 refuses them */
+static sm_err_t set_sample_filter(const sm_opt_t *d, char *arg, void *dst)
+{
+  (void)arg;
+  int *at = (int *)((char *)dst + d->off);
+  if (*at && *at != d->ival) {
+    sm_log_error("--%s with the other filter of its kind: no sample could pass (plink1.9 "
+                 "refuses them together)",
+                 d->name);
+    return SM_EOPTION;
+  }
+  *at = d->ival;
+  return SM_OK;
+}
+
 /* --autosome: PLINK's autosomes of a human set, --chr 1-22 */
 static sm_err_t set_autosome(const sm_opt_t *d, char *arg, void *dst)
 {
@@ -525,6 +541,12 @@ static void show_histogram(const void *dst, FILE *f)
     .name = n, .kind = SM_OPT_DOUBLE, .off = O(f), .range = "0 <= F <= 1", .dmin = 0,    \
     .dmax = 0x1.0000000000001p0, .dflt = "0.1", .cmds = CMD_COMPUTE, .arg = "[F]",       \
     .help = h                                                                            \
+  }
+/* PLINK's --filter-males ... --filter-cases (set_sample_filter) */
+#define SAMPLE_FILTER(n, f, v, h)                                                        \
+  {                                                                                      \
+    .name = n, .kind = SM_OPT_FLAG, .off = O(f), .ival = v, .cmds = CMD_COMPUTE,         \
+    .set = set_sample_filter, .help = h                                                  \
   }
 /* PLINK's --mac, --max-mac (and their --min-ac, --max-ac; NULL help: not
  * listed): an integer count */
@@ -1076,10 +1098,20 @@ static const sm_opt_t options[] = {
            "ranges, as PLINK's --exclude-snps"),
     PLINK_FILTER("thin"),
     PLINK_FILTER("thin-count"),
-    PLINK_FILTER("filter-founders"),
-    PLINK_FILTER("filter-nonfounders"),
-    PLINK_FILTER("filter-males"),
-    PLINK_FILTER("filter-females"),
+    SAMPLE_FILTER("filter-males", filter_sex, 1,
+                  "PLINK sets: PLINK's, only the males (sex code 1)"),
+    SAMPLE_FILTER("filter-females", filter_sex, 2,
+                  "PLINK sets: only the females (sex code 2)"),
+    SAMPLE_FILTER("filter-founders", filter_founder, 1,
+                  "PLINK sets: only the founders (both parents 0)"),
+    SAMPLE_FILTER("filter-nonfounders", filter_founder, 2,
+                  "PLINK sets: only the non-founders"),
+    SAMPLE_FILTER("filter-controls", filter_pheno, 1,
+                  "PLINK sets: only the controls (phenotype 1; a\n"
+                  "sample of unknown sex has none without\n"
+                  "--allow-no-sex, as in plink1.9)"),
+    SAMPLE_FILTER("filter-cases", filter_pheno, 2,
+                  "PLINK sets: only the cases (phenotype 2)"),
     PLINK_FILTER("bp-space"),
     FLAG("all-samples", nonfounders, 1, CMD_COMPUTE,
          "r2, r: every sample of a PLINK set; without it, as\n"
@@ -1521,15 +1553,22 @@ static sm_err_t check_input(args_t *a)
       return SM_EOPTION;
     }
   }
-  if (o->keep || o->remove || o->keep_fam || o->remove_fam || o->mind >= 0) {
+  if (o->keep || o->remove || o->keep_fam || o->remove_fam || o->mind >= 0 ||
+      o->filter_sex || o->filter_founder || o->filter_pheno) {
     const sm_input_format_t f = o->input_format == SM_INPUT_AUTO && o->input
                                     ? sm_read_guess_format(o->input)
                                     : o->input_format;
-    const char *opt = o->keep         ? "keep"
-                      : o->remove     ? "remove"
-                      : o->keep_fam   ? "keep-fam"
-                      : o->remove_fam ? "remove-fam"
-                                      : "mind";
+    const char *opt = o->keep                  ? "keep"
+                      : o->remove              ? "remove"
+                      : o->keep_fam            ? "keep-fam"
+                      : o->remove_fam          ? "remove-fam"
+                      : o->filter_sex == 1     ? "filter-males"
+                      : o->filter_sex == 2     ? "filter-females"
+                      : o->filter_founder == 1 ? "filter-founders"
+                      : o->filter_founder == 2 ? "filter-nonfounders"
+                      : o->filter_pheno == 1   ? "filter-controls"
+                      : o->filter_pheno == 2   ? "filter-cases"
+                                               : "mind";
     if (f == SM_INPUT_VCF) {
       sm_log_error("--%s selects the samples of a PLINK set (--bfile): for a VCF or BCF, "
                    "write the PLINK set with them, plink1.9 --vcf IN --%s %s --make-bed "

@@ -83,6 +83,9 @@ typedef struct sm_options {
   /* PLINK's --keep, --remove (files of family and sample ids), --keep-fam,
    * --remove-fam (of family ids): the samples kept, dropped (or NULL) */
   const char *keep, *remove, *keep_fam, *remove_fam;
+  /* PLINK's --filter-males/-females (1, 2), --filter-founders/-nonfounders
+   * (1, 2), --filter-controls/-cases (1, 2); 0: not given */
+  int filter_sex, filter_founder, filter_pheno;
   const char *ld_snps;              /* PLINK's --ld-snps RANGES (of ids), or NULL */
   const char *ld_snp, *ld_snp_list; /* PLINK's --ld-snp ID, --ld-snp-list FILE:
                                        the .ld's pairs with these variants */

@@ -322,11 +322,13 @@ typedef struct sm_qc {
 sm_err_t sm_read_qc(const char *input, const sm_vectors_t *v, const sm_loci_t *l,
                     const unsigned char *st, int nonfounders, const sm_qc_t *q, int say,
                     uint32_t **keep, size_t *nkeep) SM_MUST_CHECK;
-/** Hardy-Weinberg's exact test of het, hom1, hom2 genotype counts
- * (Wigginton, Cutler and Abecasis 2005), as plink1.9's SNPHWE2 sums it:
- * the p-value, or its mid-p with midp (1, or 0.5 with midp, without
- * calls). */
-double sm_hwe_p(int64_t het, int64_t hom1, int64_t hom2, int midp);
+/** Whether genotype counts het, hom1, hom2 fail Hardy-Weinberg's exact
+ * test (Wigginton, Cutler and Abecasis 2005; Graffelman and Moreno's
+ * mid-p with midp, thresh then below 0.5) at thresh (already widened by
+ * the caller), decided as plink1.9's --hwe decides it (SNPHWE_t,
+ * SNPHWE_midp_t): p < thresh, except where its walk of the far tail ends
+ * undecided, which fails (then p may be above thresh). */
+int sm_hwe_fails(int64_t het, int64_t hom1, int64_t hom2, double thresh, int midp);
 /** PLINK's --bp-space (plink1.9's enforce_min_bp_space): of l's variants
  * (positions sorted within each chromosome, else SM_EOPTION, logged), the
  * first of each chromosome and each one at least space bp after the last

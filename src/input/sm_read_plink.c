@@ -827,6 +827,16 @@ sm_err_t sm_read_plink(const char *prefix, const sm_read_opts_t *o, sm_vectors_t
     nmale += (st[k] & FAM_MALE) != 0, nnonf_all += (st[k] & FAM_NONFOUNDER) != 0;
   if (nnonf) /* their calls read as missing: PLINK's LD counts founders only */
     slice.nonf = nonf_words;
+  if (st && o->founders_only && nsample - nnonf_all < 2) {
+    /* plink1.9: "Skipping --r2 since there are less than two founders" */
+    sm_log_error(
+        "%s: %zu founder%s among the %zu samples chosen: PLINK's LD uses founders "
+        "only and plink1.9 skips --r2 with fewer than two (--all-samples counts "
+        "every sample)",
+        fam, nsample - nnonf_all, nsample - nnonf_all == 1 ? "" : "s", nsample);
+    err = SM_EDEGEN;
+    goto fail;
+  }
   if (say && o->founders_only && nnonf_all)
     sm_log_info("%s: %zu sample%s with a parent in the file left out (PLINK's LD uses "
                 "founders only; --all-samples keeps every sample)",

@@ -675,76 +675,98 @@ sm_err_t sm_read_mind(const char *input, const sm_vectors_t *v, const sm_loci_t 
   return SM_OK;
 }
 
-double sm_hwe_p(int64_t het, int64_t hom1, int64_t hom2, int midp)
+int sm_hwe_fails(int64_t het, int64_t hom1, int64_t hom2, double thresh, int midp)
 {
-  /* Probabilities of the configurations with the observed allele counts,
-   * relative to the observed one (set to bias, far from both overflow and
-   * underflow), from its neighbours outwards by the recurrence between
-   * configurations two heterozygotes apart: those more probable than the
-   * observed one sum to center, the others (the tails) to tail, each walk
-   * stopped once its terms no longer change the sum. */
+  /* plink1.9's decision (its SNPHWE_t, SNPHWE_midp_t): the probabilities
+   * of the configurations with the observed allele counts, relative to the
+   * observed one (set to 2^-83, far from both overflow and underflow),
+   * by the recurrence between configurations two heterozygotes apart,
+   * walked from the observed configuration:
+   * towards the mode the center (failing at once past a bound), then each
+   * tail only as far as needed, bounded by geometric series. When the
+   * tail beyond the mode ends before it decides, the variant fails, as in
+   * plink1.9 (whose exact p there can be above the threshold). */
   const double bias = 0x1p-83, eps = 0x1p-44;
   const int64_t homc = hom1 < hom2 ? hom2 : hom1, homr = hom1 < hom2 ? hom1 : hom2;
   const int64_t rare = 2 * homr + het, n2 = 2 * (het + homc + homr);
   if (!n2)
-    return midp ? 0.5 : 1;
-  double tail = (1 - eps) * bias, center = 0, p2 = tail, p1 = tail;
-  int ties = 1;
-  /* a step of the walk: from h heterozygotes (rr, cc homozygotes) down
-   * by two, or up by two */
-#define HWE_DOWN(p, h, rr, cc)                                                           \
-  (rr += 1, cc += 1, p *= (h) * ((h)-1) / (4 * (rr) * (cc)), h -= 2)
-#define HWE_UP(p, h, rr, cc)                                                             \
-  (h += 2, p *= 4 * (rr) * (cc) / ((h) * ((h)-1)), rr -= 1, cc -= 1)
-  double h2 = (double)het, r2 = (double)homr, c2 = (double)homc;
-  double h1, r1, c1, before;
+    return 0;
+  const double t = (1 - thresh) / thresh; /* reverse odds */
   const int upper = het * n2 > rare * (n2 - rare);
-  /* towards the mode: the more probable configurations */
-  while (upper ? h2 > 1.5 : r2 > 0.5) {
+  if (upper ? het < 2 : !homr)
+    return 0;
+  double h2 = (double)het, r2 = (double)homr, c2 = (double)homc;
+  double tail1 = (1 - eps) * bias * (midp ? 0.5 : 1), center = midp ? tail1 : 0;
+  double p2 = (1 - eps) * bias, tail2 = 0, p1, before;
+  double exit = (double)(1 + rare / 2) * t * bias;
+  /* towards the mode (upper: fewer heterozygotes) */
+  do {
     if (upper)
-      HWE_DOWN(p2, h2, r2, c2);
+      r2 += 1, c2 += 1, p2 *= h2 * (h2 - 1) / (4 * r2 * c2), h2 -= 2;
     else
-      HWE_UP(p2, h2, r2, c2);
+      h2 += 2, p2 *= 4 * r2 * c2 / (h2 * (h2 - 1)), r2 -= 1, c2 -= 1;
     if (p2 < bias) {
-      if (p2 > (1 - 2 * eps) * bias)
-        ties++;
-      tail += p2;
+      if (midp && p2 > (1 - 2 * eps) * bias) /* a tie: half of it each side */
+        tail2 = tail1, center += tail1;
+      else
+        tail2 = p2;
       break;
     }
     center += p2;
-    if (isinf(center))
-      return 0;
+    if (center > exit)
+      return 1;
+  } while (upper ? h2 > 1.5 : r2 > 0.5);
+  exit = center / t;
+  if (tail1 + tail2 >= exit)
+    return 0;
+  const double ratio = upper ? h2 * (h2 - 1) / (4 * (r2 + 1) * (c2 + 1))
+                             : 4 * r2 * c2 / ((h2 + 2) * (h2 + 1));
+  const double tail2_ceil = midp ? tail2 + p2 * ratio / (1 - ratio) : tail2 / (1 - ratio);
+  /* the near tail (upper: more heterozygotes) */
+  double h1 = (double)het + (upper ? 2 : 0), r1 = (double)homr + (upper ? 0 : 1),
+         c1 = (double)homc + (upper ? 0 : 1);
+  p1 = upper ? 4 * r1 * c1 / (h1 * (h1 - 1)) : h1 * (h1 - 1) / (4 * r1 * c1);
+  const double tail1_ceil = midp ? 2 * tail1 / (1 - p1) - tail1 : tail1 / (1 - p1);
+  if (upper && tail1_ceil + tail2_ceil < exit)
+    return 1;
+  p1 *= midp ? 2 * tail1 : tail1;
+  tail1 += p1;
+  if (!upper && tail1_ceil + tail2_ceil < exit)
+    return 1;
+  if (upper ? homr > 1 : het >= 4) {
+    const double exitx = exit - tail2;
+    do {
+      if (upper)
+        h1 += 2, r1 -= 1, c1 -= 1, p1 *= 4 * r1 * c1 / (h1 * (h1 - 1));
+      else
+        h1 -= 2, r1 += 1, c1 += 1, p1 *= h1 * (h1 - 1) / (4 * r1 * c1);
+      before = tail1;
+      tail1 += p1;
+      if (tail1 > exitx)
+        return 0;
+      if (tail1 <= before)
+        break;
+    } while (upper ? r1 > 1.5 : h1 > 3.5);
   }
-  if (center == 0 && !midp)
+  if (tail1 + tail2_ceil < exit)
     return 1;
   /* on past the mode: the far tail */
-  while (upper ? h2 > 1.5 : r2 > 0.5) {
+  const double exitx = exit - tail1;
+  while (upper ? h2 > 1 : r2 > 0.5) {
     if (upper)
-      HWE_DOWN(p2, h2, r2, c2);
+      r2 += 1, c2 += 1, p2 *= h2 * (h2 - 1) / (4 * r2 * c2);
     else
-      HWE_UP(p2, h2, r2, c2);
-    before = tail;
-    tail += p2;
-    if (tail <= before)
-      break;
+      h2 += 2, p2 *= 4 * r2 * c2 / (h2 * (h2 - 1)), r2 -= 1, c2 -= 1;
+    before = tail2;
+    tail2 += p2;
+    if (tail2 >= exitx)
+      return 0;
+    if (tail2 <= before)
+      return 1;
+    if (upper)
+      h2 -= 2;
   }
-  /* away from the mode: the near tail */
-  h1 = (double)het, r1 = (double)homr, c1 = (double)homc;
-  while (upper ? r1 > 0.5 : h1 > 1.5) {
-    if (upper) { /* up: p1 of h1 + 2 heterozygotes */
-      p1 *= 4 * r1 * c1 / ((h1 + 2) * (h1 + 1));
-      h1 += 2, r1 -= 1, c1 -= 1;
-    } else
-      HWE_DOWN(p1, h1, r1, c1);
-    before = tail;
-    tail += p1;
-    if (tail <= before)
-      break;
-  }
-#undef HWE_DOWN
-#undef HWE_UP
-  return midp ? (tail - (1 - eps) * bias * 0.5 * ties) / (tail + center)
-              : tail / (tail + center);
+  return 1;
 }
 
 /* The genotype counts (het, and the two homozygotes) of row over the
@@ -848,7 +870,7 @@ sm_err_t sm_read_qc(const char *input, const sm_vectors_t *v, const sm_loci_t *l
       geno_out++;
     else if (by_hwe && hk[l->chrom[i]] &&
              (hwe_counts(sm_vectors_row(v, i), v->nf, hw, st, hk[l->chrom[i]] == 2, hc),
-              sm_hwe_p(hc[0], hc[1], hc[2], q->hwe_midp) < hwe_t))
+              sm_hwe_fails(hc[0], hc[1], hc[2], hwe_t, q->hwe_midp)))
       hwe_out++;
     else if (by_maf && (maf < lo || maf > hi || mac < mac_lo || mac > mac_hi))
       maf_out++;

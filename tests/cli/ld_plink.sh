@@ -428,7 +428,9 @@ if command -v plink1.9 > /dev/null 2>&1; then
   awk '{ p = NR % 3 == 0 ? 2 : NR % 3 == 1 ? 1 : NR % 7 == 0 ? 0 : -9
     print $1, $2, $3, $4, $5, p }' "$T/x.fam" > "$T/xh.fam"
   awk '{ print $1, $2, $3, $4, $5, (NR % 5 == 0 ? -9 : NR / 7) }' "$T/x.fam" > "$T/xq.fam"
-  for hw in "xh --hwe 0.05" "xh --hwe 0.2 --allow-no-sex" "xh --hwe 0.2 midp" \
+  # (with the males alone one XY variant's controls are 4/3/5, p 0.1031,
+  # which plink1.9 --hwe 0.1 drops: its far tail's walk ends undecided)
+  for hw in "xh --hwe 0.1 --filter-males" "xh --hwe 0.05" "xh --hwe 0.2 --allow-no-sex" "xh --hwe 0.2 midp" \
     "xh --hwe 0.2 --nonfounders" "xh --hwe 0.5 include-nonctrl" "xq --hwe 0.2" \
     "xh --hwe 0.1 midp include-nonctrl --maf 0.05 --geno 0.03"; do
     # shellcheck disable=SC2086
@@ -439,6 +441,19 @@ if command -v plink1.9 > /dev/null 2>&1; then
   done
   cmp -s "$T/hw_xhhwe02midp" "$T/hw_xhhwe02nonfounders" && fail "--hwe: midp and --nonfounders agree" ||
     pass
+  # PLINK's sample filters by sex, parents and phenotype (after --keep,
+  # before --mind; a control of unknown sex none without --allow-no-sex)
+  for sf in "--filter-males" "--filter-females --maf 0.05" "--filter-founders" "--filter-controls" \
+    "--filter-cases --allow-no-sex" "--filter-controls --filter-males --keep $T/keep.txt"; do
+    # shellcheck disable=SC2086
+    like_plink "$sf" sf --bfile "$T/xh" $sf --r2 --ld-window 10 --ld-window-r2 0
+    grep -q "^[1-9][0-9]* people removed due to" "$T/p_sf.log" && pass ||
+      fail "$sf: plink1.9 removed nobody: $(grep people "$T/p_sf.log")"
+  done
+  expect_error "--filter-nonfounders" "0 founders among the [0-9]* samples chosen: PLINK's LD uses founders only" \
+    "$T/sfe" "$STARMET" compute --bfile "$T/xh" --r2 --filter-nonfounders --out "$T/sfe"
+  expect_error "--filter-males --filter-females" "--filter-females with the other filter of its kind" \
+    "$T/sfe" "$STARMET" compute --bfile "$T/xh" --r2 --filter-males --filter-females --out "$T/sfe"
   "$STARMET" compute --bfile "$T/xh" --r2 --hwe 0.2 --out "$T/hw" > /dev/null 2> "$T/hw.err"
   grep -q "^starmet: --hwe: [0-9]* variants removed due to Hardy-Weinberg exact test" "$T/hw.err" &&
     pass || fail "--hwe's count not said: $(cat "$T/hw.err")"
