@@ -344,27 +344,25 @@ sm_err_t sm_read_select(const char *input, const sm_loci_t *l, const sm_vfilter_
     s[n++] = (uint32_t)i;
   }
   char chroms[512];
-  const int loaded =
-      f->chr || f->not_chr || by_id || f->from_bp >= 0 || f->to_bp >= 0 || f->snps_only;
+  /* --chr alone keeps its own words; with the others, plink1.9's */
+  const int by_pos =
+      f->not_chr || by_id || f->from_bp >= 0 || f->to_bp >= 0 || f->snps_only;
+  const int chr_only = f->chr && !by_pos, loaded = f->chr || by_pos;
   if (!err && loaded && !on_chr) {
     chrom_list(l, chroms, sizeof chroms);
-    if (say && f->chr && !f->not_chr && !by_id && f->from_bp < 0 && f->to_bp < 0 &&
-        !f->snps_only)
+    if (say && chr_only)
       sm_log_error("%s: no variant on --chr %s (its chromosomes: %s)", input, f->chr,
                    chroms);
     else if (say)
       sm_log_error("%s: no variant left by its chromosome and position filters (%s%s%s%s"
-                   "%s%s%s; its chromosomes: %s), as plink1.9 says \"All variants "
+                   "%s%s%s%s%s; its chromosomes: %s), as plink1.9 says \"All variants "
                    "excluded\"",
                    input, f->chr ? "--chr " : "", f->chr ? f->chr : "",
                    f->not_chr ? " --not-chr " : "", f->not_chr ? f->not_chr : "",
                    f->from_bp >= 0 || f->to_bp >= 0 ? " --from-bp/--to-bp" : "",
-                   f->from || f->to ? " --from/--to" : "",
-                   f->snp           ? " --snp"
-                   : f->exclude_snp ? " --exclude-snp"
-                   : f->snps_only   ? " --snps-only"
-                                    : "",
-                   chroms);
+                   f->from || f->to ? " --from/--to" : "", f->snp ? " --snp" : "",
+                   f->exclude_snp ? " --exclude-snp" : "",
+                   f->snps_only ? " --snps-only" : "", chroms);
     err = SM_EDEGEN;
   } else if (!err && (f->snps || f->exclude_snps) && !after_snps) {
     if (say)
@@ -388,8 +386,7 @@ sm_err_t sm_read_select(const char *input, const sm_loci_t *l, const sm_vfilter_
     err = SM_EDEGEN;
   }
   if (!err && say) {
-    if (f->chr &&
-        !(f->not_chr || by_id || f->from_bp >= 0 || f->to_bp >= 0 || f->snps_only))
+    if (chr_only)
       sm_log_info("--chr %s: %zu of the %zu variants of %s", f->chr, on_chr, l->n, input);
     else if (loaded) /* plink1.9's words */
       sm_log_info("%zu out of %zu variants loaded from %s", on_chr, l->n, input);
