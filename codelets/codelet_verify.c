@@ -172,23 +172,37 @@ static int check_tile(const sm_cl_num_t *a, size_t m, size_t n, const void *A, s
       m, n, a->nf, A, lda, B, ldb, a->family == SM_VF_CCC2_SPARSE, C, ldc);
 }
 
-/* Whether the tile pair's LD windows are computed pair by pair (the
- * sparse moments and PLINK's homozygous tallies: sm_band_direct); then
- * rows [*r0, *r1) hold its pairs. */
-static int band_direct(const sm_cl_num_t *a, size_t m, size_t n, size_t *r0, size_t *r1)
+/* Whether the tile pair's pairs in LD windows are checked (and faults
+ * injected) run by run: the sparse moments and PLINK's homozygous
+ * tallies in windows without an index (sm_band_span), whichever way they
+ * were computed (pair by pair, strips, the counters' bands or whole);
+ * then rows [*r0, *r1) hold its pairs. */
+static int band_runs(const sm_cl_num_t *a, size_t m, size_t n, size_t *r0, size_t *r1)
 {
-  size_t c0, c1;
+  size_t c0, c1, run;
   return (a->family == SM_VF_CCC2_SPARSE || a->family == SM_VF_LD_HOM) &&
-         sm_band_direct(&a->band, m, n, r0, r1, &c0, &c1);
+         sm_band_span(&a->band, m, n, r0, r1, &c0, &c1, &run);
 }
 
 static int check_ccc2(const sm_cl_num_t *a, void *b[])
 {
   const sm_cl_mat_t C = sm_cl_mat(b, 0), A = sm_cl_mat(b, 1), B = sm_cl_mat(b, 2);
   size_t r0, r1;
-  if (band_direct(a, A.ny, B.ny, &r0, &r1)) /* each row's run as it slides */
-    return sm_kern_abft_ld_band(&a->band, A.ny, B.ny, a->nf, A.ptr, A.ld, B.ptr, B.ld,
-                                C.ptr, C.ld, a->family == SM_VF_LD_HOM);
+  if (band_runs(a, A.ny, B.ny, &r0, &r1)) {
+    if (res.verify != SM_VERIFY_FULL || a->family == SM_VF_LD_HOM)
+      /* each row's run as it slides */
+      return sm_kern_abft_ld_band(&a->band, A.ny, B.ny, a->nf, A.ptr, A.ld, B.ptr, B.ld,
+                                  C.ptr, C.ld, a->family == SM_VF_LD_HOM);
+    for (size_t i = r0; i < r1; i++) { /* --verify full: each row's run again */
+      size_t lo, hi;
+      sm_band_run(&a->band, B.ny, i, &lo, &hi);
+      if (hi > lo &&
+          !check_tile(a, 1, hi - lo, sm_cl_mat_row(A, i), A.ld, sm_cl_mat_row(B, lo),
+                      B.ld, sm_cl_mat_at(C, i, lo), C.ld))
+        return 0;
+    }
+    return 1;
+  }
   if (sm_band_whole(&a->band, A.ny, B.ny))
     return check_tile(a, A.ny, B.ny, A.ptr, A.ld, B.ptr, B.ld, C.ptr, C.ld);
   size_t row = 0;
@@ -250,7 +264,7 @@ static void corrupt(const sm_cl_num_t *a, void *b[], uint64_t pick)
   const sm_cl_mat_t C = sm_cl_mat(b, 0), A = ccc2 ? sm_cl_mat(b, 1) : C,
                     B = ccc2 ? sm_cl_mat(b, 2) : C;
   size_t r0, r1;
-  if (ccc2 && band_direct(a, A.ny, B.ny, &r0, &r1)) {
+  if (ccc2 && band_runs(a, A.ny, B.ny, &r0, &r1)) {
     /* a row with pairs in the windows (from the bits the word and bit
      * picks leave alone), its run */
     size_t rows = 0, lo = 0, hi = 0, k = 0;

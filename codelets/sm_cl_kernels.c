@@ -126,6 +126,16 @@ int sm_cl_ld_hom_tile(const sm_cl_num_t *a, sm_cl_mat_t A, sm_cl_mat_t B, sm_cl_
 int sm_cl_ccc2_ld_tile(const sm_cl_num_t *a, sm_cl_mat_t A, sm_cl_mat_t B, sm_cl_mat_t C,
                        sm_cl_mat_t H)
 {
+  size_t r0, r1, c0, c1;
+  if (a->band.win && !sm_band_direct(&a->band, A.ny, B.ny, &r0, &r1, &c0, &c1)) {
+    /* windows' runs longer than pair by pair's: with AVX-512 the counters
+     * compute the runs' pairs alone, whole tile pairs too */
+    const int r =
+        sm_kern_ccc2_ld_band((sm_kvar_t)sm_cl_kernel, &a->band, A.ny, B.ny, a->nf, A.ptr,
+                             A.ld, B.ptr, B.ld, C.ptr, C.ld, H.ptr, H.ld);
+    if (r <= 0)
+      return r;
+  }
   if (!sm_band_whole(&a->band, A.ny, B.ny)) {
     sm_cl_ccc2_tile(a, A, B, C, 1);
     return sm_cl_ld_hom_tile(a, A, B, H);

@@ -186,6 +186,16 @@ uint64_t sm_band_area(const sm_band_t *b, size_t m, size_t n)
   return area;
 }
 
+int sm_band_span(const sm_band_t *b, size_t m, size_t n, size_t *r0, size_t *r1,
+                 size_t *c0, size_t *c1, size_t *run)
+{
+  if (!b || !b->win || b->index)
+    return 0;
+  const band_scan_t sc = band_scan(b, m, n);
+  *r0 = sc.r0, *r1 = sc.r1, *c0 = sc.c0, *c1 = sc.c1, *run = sc.run;
+  return 1;
+}
+
 int sm_band_direct(const sm_band_t *b, size_t m, size_t n, size_t *r0, size_t *r1,
                    size_t *c0, size_t *c1)
 {

@@ -37,6 +37,11 @@ int sm_band_next(const sm_band_t *b, size_t m, size_t n, size_t *row, sm_strip_t
 /** The columns [*lo, *hi) of row i in the windows (*lo >= *hi: none);
  * without an index, both ends never decrease from row to row. */
 void sm_band_run(const sm_band_t *b, size_t n, size_t i, size_t *lo, size_t *hi);
+/** Windows without an index: rows [*r0, *r1) hold the pairs in the
+ * windows, within columns [*c0, *c1), the longest run *run long (all 0
+ * without a pair); 0 without windows or with an index. */
+int sm_band_span(const sm_band_t *b, size_t m, size_t n, size_t *r0, size_t *r1,
+                 size_t *c0, size_t *c1, size_t *run);
 /** Runs of at most this many columns are computed pair by pair (the
  * default window's 9 partners a variant), longer ones as strips. */
 #define SM_BAND_DIRECT_RUN 48
@@ -352,17 +357,18 @@ int sm_kern_abft_ccc2(size_t m, size_t n, size_t nf, const uint64_t *A, size_t l
  * side's column sums of calls. */
 int sm_kern_abft_ld_hom(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
                         const uint64_t *B, size_t ldb, const uint32_t *C, size_t ldc);
+/* LD windows without an index (sm_band_span), however the pairs were
+ * computed: each row's sum over its run against the run's column sums,
+ * as the run slides; hom 0 the sparse moments (4 per pair, one check of
+ * their sum), 1 PLINK's homozygous tallies (2 per pair). Only the pairs
+ * in the windows are read. 0 also when not such a band. */
+int sm_kern_abft_ld_band(const sm_band_t *b, size_t m, size_t n, size_t nf,
+                         const uint64_t *A, size_t lda, const uint64_t *B, size_t ldb,
+                         const uint32_t *C, size_t ldc, int hom);
 /* The variant of the checksum checks (CCC and Czekanowski) the next calls
  * use: REF and BLOCKED the portable one, AVX2 and AVX512 those (when the
  * CPU runs them: returns 0 and keeps the fastest otherwise), anything
  * else the fastest this CPU runs. Not thread-safe: set before the run. */
-/* LD windows pair by pair (sm_band_direct): each row's sum over its run
- * against the run's column sums, as the run slides; hom 0 the sparse
- * moments (4 per pair, one check of their sum), 1 PLINK's homozygous
- * tallies (2 per pair). 0 also when not a direct band. */
-int sm_kern_abft_ld_band(const sm_band_t *b, size_t m, size_t n, size_t nf,
-                         const uint64_t *A, size_t lda, const uint64_t *B, size_t ldb,
-                         const uint32_t *C, size_t ldc, int hom);
 int sm_kern_abft_use(sm_kvar_t v);
 /* The variant in use: 0 portable, 1 AVX2, 2 AVX-512. */
 int sm_kern_abft_isa(void);

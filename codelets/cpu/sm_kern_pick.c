@@ -439,6 +439,17 @@ int sm_kern_ccc2_ld(sm_kvar_t v, size_t m, size_t n, size_t nf, const uint64_t *
   return sm_kern_ld_hom(m, n, nf, A, lda, B, ldb, H, ldh);
 }
 
+int sm_kern_ccc2_ld_band(sm_kvar_t v, const sm_band_t *b, size_t m, size_t n, size_t nf,
+                         const uint64_t *A, size_t lda, const uint64_t *B, size_t ldb,
+                         uint32_t *C, size_t ldc, uint32_t *H, size_t ldh)
+{
+  sm_ccc2_fn f = sm_kern_ccc2_popc;
+  sm_kern_pick_ccc2(v, 1, &f);
+  if (f != sm_kern_ccc2_avx512)
+    return 1;
+  return sm_ccc2_band_fix(b, m, n, nf, A, lda, B, ldb, C, ldc, H, ldh);
+}
+
 /* ---- LD windows pair by pair: the popcount kernels' word pairs (AVX2's
  * where the CPU has it, also under AVX-512: pairs of short runs gain
  * nothing from wider vectors); the reference and int8 kernels compute

@@ -225,6 +225,14 @@ const char *sm_kern_pick_ccc2(sm_kvar_t v, int sparse, sm_ccc2_fn *fn);
 int sm_kern_ccc2_ld(sm_kvar_t v, size_t m, size_t n, size_t nf, const uint64_t *A,
                     size_t lda, const uint64_t *B, size_t ldb, int sym, uint32_t *C,
                     size_t ldc, uint32_t *H, size_t ldh);
+/** The same for the pairs of LD windows without an index alone (b; A may
+ * be B, a diagonal tile pair), by 16 rows and the columns their runs
+ * reach, from the tiles' kept sides: the AVX-512 counters, where variant
+ * v's kernel is AVX-512's and the missing calls are few. 0 done, 1 not
+ * for this kernel or these tiles (nothing written), -1 out of memory. */
+int sm_kern_ccc2_ld_band(sm_kvar_t v, const sm_band_t *b, size_t m, size_t n, size_t nf,
+                         const uint64_t *A, size_t lda, const uint64_t *B, size_t ldb,
+                         uint32_t *C, size_t ldc, uint32_t *H, size_t ldh);
 
 /** The popcount kernels' crossover: below this many fields the CCC 2-way
  * kernel of variant v (AVX512, AVX2, POPC, BLOCKED; 0 for the others)

@@ -113,6 +113,40 @@ for args in "--ld-window 10" "--ld-window-r2 0" "--ld-window 999999 --ld-window-
     fi
   done
 done
+# long windows (runs of 100 to 300 variants) on 900 samples with few
+# missing calls: with AVX-512 the counters compute the runs' pairs alone
+# (whole tile pairs too, tiles of 256 and of 100); the same .ld as
+# plink1.9's and as the portable strips' without AVX-512; faults injected
+# into those tile pairs' tallies are caught, the table the same
+"$PY" "$GEN" "$T/lw" --samples 900 --snps 700 --missing 0.004 --mono 3 --chroms 2 \
+  --span 1500000 --seed 12
+LW="--bfile $T/lw --ld-window 999999 --ld-window-kb 1000 --ld-window-r2 0 --output-format ld"
+for m in r2 r; do
+  for bs in 256 100; do
+    # shellcheck disable=SC2086
+    run_ok "$m long windows, tiles of $bs" "$STARMET" compute --quiet --metric $m $LW \
+      --block-size $bs --output "$T/lw${bs}_$m"
+  done
+  same_text "$m long windows: tiles of 100" "$T/lw256_$m.ld" "$T/lw100_$m.ld"
+  # shellcheck disable=SC2086
+  run_ok "$m long windows portable" env STARMET_CPU_DISABLE=avx512,vpopcntdq "$STARMET" \
+    compute --quiet --metric $m $LW --output "$T/lwp_$m"
+  same_text "$m long windows without AVX-512" "$T/lw256_$m.ld" "$T/lwp_$m.ld"
+  # shellcheck disable=SC2086
+  run_ok "$m long windows, faults" "$STARMET" compute --quiet --metric $m $LW --block-size 100 \
+    --verify --inject-faults 0.3,4 --output "$T/lwf_$m" --summary "$T/lwf_$m.json"
+  same_text "$m long windows, faults caught" "$T/lw256_$m.ld" "$T/lwf_$m.ld"
+  inj=$(tr -d '\n' < "$T/lwf_$m.json" | sed -n 's/.*"faults_injected": \([0-9]*\).*/\1/p')
+  cau=$(tr -d '\n' < "$T/lwf_$m.json" | sed -n 's/.*"failures_caught": \([0-9]*\).*/\1/p')
+  [ "${inj:-0}" -gt 0 ] && [ "$inj" = "$cau" ] && pass ||
+    fail "$m long windows: $inj faults injected, $cau caught"
+  if command -v plink1.9 > /dev/null 2>&1; then
+    plink1.9 --bfile "$T/lw" --$m --ld-window 999999 --ld-window-kb 1000 --ld-window-r2 0 \
+      --out "$T/plw_$m" > /dev/null 2>&1 || fail "plink1.9 --$m long windows"
+    cmp -s "$T/lw256_$m.ld" "$T/plw_$m.ld" && pass ||
+      fail "$m long windows: .ld differs from plink1.9's: $(diff "$T/lw256_$m.ld" "$T/plw_$m.ld" | head -4)"
+  fi
+done
 # a PLINK user's own command line: --r2 / --r, --out, --threads, and
 # without a format or window option PLINK's .ld table in plink1.9 --r2's
 # default window (the log says so); the same table as plink1.9's and as

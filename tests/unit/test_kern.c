@@ -585,6 +585,39 @@ START_TEST(band_strips_index_vectors)
 }
 END_TEST
 
+/* The runs' check (sm_kern_abft_ld_band) of moments got and homozygous
+ * tallies hg, by every variant this CPU runs: passes them, and refuses a
+ * random bit flipped in one tally of the first and last pair of the run
+ * of every step-th row from r0 (then flipped back). */
+static void band_check_flips(const sm_band_t *b, size_t m, size_t n, size_t nf,
+                             const uint64_t *A, const uint64_t *B, size_t ld,
+                             uint32_t *got, uint32_t *hg, size_t r0, size_t r1,
+                             size_t step, uint64_t *seed)
+{
+  for (int cv = 0; cv < 3; cv++) {
+    static const sm_kvar_t checks[] = {SM_KVAR_REF, SM_KVAR_AVX2, SM_KVAR_AVX512};
+    if (!sm_kern_abft_use(checks[cv]))
+      continue;
+    ck_assert_int_eq(sm_kern_abft_ld_band(b, m, n, nf, A, ld, B, ld, got, n, 0), 1);
+    ck_assert_int_eq(sm_kern_abft_ld_band(b, m, n, nf, A, ld, B, ld, hg, n, 1), 1);
+    for (size_t i = r0; i < r1; i += step) {
+      size_t lo, hi;
+      sm_band_run(b, n, i, &lo, &hi);
+      for (size_t j = lo; j<hi; j += hi - lo> 1 ? hi - lo - 1 : 1) {
+        *seed = *seed * 6364136223846793005ull + 1442695040888963407ull;
+        const uint32_t bit = 1u << (*seed >> 59), q = (uint32_t)(*seed >> 20) % 4;
+        got[(i * n + j) * 4 + q] ^= bit;
+        ck_assert_int_eq(sm_kern_abft_ld_band(b, m, n, nf, A, ld, B, ld, got, n, 0), 0);
+        got[(i * n + j) * 4 + q] ^= bit;
+        hg[(i * n + j) * 2 + q % 2] ^= bit;
+        ck_assert_int_eq(sm_kern_abft_ld_band(b, m, n, nf, A, ld, B, ld, hg, n, 1), 0);
+        hg[(i * n + j) * 2 + q % 2] ^= bit;
+      }
+    }
+  }
+  sm_kern_abft_use(SM_KVAR_AUTO);
+}
+
 /* LD windows pair by pair (sm_band_direct): the band kernels write the
  * pairs of each row's run as the whole-tile kernels compute them and no
  * other; their check passes them and refuses a flipped bit in any one
@@ -640,37 +673,114 @@ START_TEST(band_direct_vs_ref)
       }
       /* a flipped bit in a tally of a run, each row's first and last pair,
        * refused by every variant of the check this CPU runs */
-      for (int cv = 0; cv < 3; cv++) {
-        static const sm_kvar_t checks[] = {SM_KVAR_REF, SM_KVAR_AVX2, SM_KVAR_AVX512};
-        if (!sm_kern_abft_use(checks[cv]))
-          continue;
-        ck_assert_int_eq(sm_kern_abft_ld_band(&b, m, n, NF, A, LD, B, LD, got, n, 0), 1);
-        ck_assert_int_eq(sm_kern_abft_ld_band(&b, m, n, NF, A, LD, B, LD, hg, n, 1), 1);
-        for (size_t i = r0; i < r1; i++) {
-          size_t lo, hi;
-          sm_band_run(&b, n, i, &lo, &hi);
-          if (hi <= lo)
-            continue;
-          for (size_t j = lo; j<hi; j += hi - lo> 1 ? hi - lo - 1 : 1) {
-            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-            const uint32_t bit = 1u << (seed >> 59), q = (uint32_t)(seed >> 20) % 4;
-            got[(i * n + j) * 4 + q] ^= bit;
-            ck_assert_int_eq(sm_kern_abft_ld_band(&b, m, n, NF, A, LD, B, LD, got, n, 0),
-                             0);
-            got[(i * n + j) * 4 + q] ^= bit;
-            hg[(i * n + j) * 2 + q % 2] ^= bit;
-            ck_assert_int_eq(sm_kern_abft_ld_band(&b, m, n, NF, A, LD, B, LD, hg, n, 1),
-                             0);
-            hg[(i * n + j) * 2 + q % 2] ^= bit;
-          }
-        }
-      }
-      sm_kern_abft_use(SM_KVAR_AUTO);
+      band_check_flips(&b, m, n, NF, A, B, LD, got, hg, r0, r1, 1, &seed);
       free(want), free(got), free(hw), free(hg);
     }
   }
   ck_assert_int_ge(direct_tiles, 20);
   free(X);
+}
+END_TEST
+
+/* LD windows with runs longer than pair by pair's (sm_kern_ccc2_ld_band,
+ * the ccc2_ld codelet's with AVX-512, whole tile pairs too): every pair
+ * of every row's run equals the reference kernel's moments and the
+ * homozygous tallies by hand, and any other pair written holds its own
+ * values; the runs' check (sums in 32 bits for runs past 85 columns)
+ * passes them and refuses a flipped bit in one tally of a run. Tile pairs
+ * before, on and after the diagonal, partial blocks of 256 and of 16,
+ * windows of many widths. Without AVX-512 the counters decline (1,
+ * nothing written) and the check's part runs on the reference's values. */
+START_TEST(band_counters_vs_ref)
+{
+  enum { NV = 1000, NF = 500, LD = (NF + 31) / 32 + 1 };
+  static uint32_t win[NV];
+  static const uint32_t reach[] = {60, 120, 250, 400, 700};
+  static const uint32_t tiles[][4] = {{0, 0, 300, 300},     {300, 300, 260, 260},
+                                      {0, 300, 300, 280},   {200, 560, 270, 300},
+                                      {700, 100, 200, 300}, {610, 610, 17, 17}};
+  uint64_t *X = calloc((size_t)NV * LD, 8), seed = 5;
+  fill_codes(X, NV, NF, LD, 0.01);
+  const int x512 = !sm_kern_unusable(SM_KVAR_AVX512, 1) && sm_xc_usable();
+  int ran = 0, wide = 0;
+  for (size_t t = 0; t < sizeof reach / sizeof reach[0]; t++) {
+    random_windows(win, NV, reach[t], 0, &seed);
+    for (size_t k = 0; k < sizeof tiles / sizeof tiles[0]; k++) {
+      const sm_band_t b = {.win = win, .a0 = tiles[k][0], .b0 = tiles[k][1]};
+      const size_t m = tiles[k][2], n = b.a0 == b.b0 ? m : tiles[k][3];
+      size_t r0, r1, c0, c1, run;
+      ck_assert(sm_band_span(&b, m, n, &r0, &r1, &c0, &c1, &run));
+      if (r0 >= r1)
+        continue;
+      const uint64_t *A = X + (size_t)b.a0 * LD, *B = X + (size_t)b.b0 * LD;
+      uint32_t *want = calloc(m * n * 4, 4), *got = malloc(m * n * 16),
+               *hw = calloc(m * n * 2, 4), *hg = malloc(m * n * 8);
+      sm_kern_ccc2_ref(m, n, NF, A, LD, B, LD, 1, want, n);
+      hom_by_hand(m, n, NF, A, B, LD, hw);
+      memset(got, 0xa5, m * n * 16), memset(hg, 0x5a, m * n * 8);
+      const int r = sm_kern_ccc2_ld_band(x512 ? SM_KVAR_AVX512 : SM_KVAR_POPC, &b, m, n,
+                                         NF, A, LD, B, LD, got, n, hg, n);
+      /* with AVX-512 taken on tile pairs of 200 or more (the smallest,
+       * too little work for the counters, left to the other kernels) */
+      ck_assert_int_eq(r, x512 && m >= 200 ? 0 : r == 0 && x512 ? 0 : 1);
+      if (r) /* declined: the check's part on the reference's values */
+        memcpy(got, want, m * n * 16), memcpy(hg, hw, m * n * 8);
+      ran += !r;
+      for (size_t i = 0; i < m; i++) {
+        size_t lo, hi;
+        sm_band_run(&b, n, i, &lo, &hi);
+        for (size_t j = 0; j < n; j++) {
+          const int in = j >= lo && j < hi;
+          const uint32_t *g = got + (i * n + j) * 4, *w = want + (i * n + j) * 4;
+          ck_assert_msg(!memcmp(g, w, 16) ||
+                            (!in && g[0] == 0xa5a5a5a5u && g[1] == g[0] && g[2] == g[0] &&
+                             g[3] == g[0]),
+                        "reach %u tile %zu pair (%zu, %zu)", reach[t], k, i, j);
+          const uint32_t *gh = hg + (i * n + j) * 2, *wh = hw + (i * n + j) * 2;
+          ck_assert(!memcmp(gh, wh, 8) ||
+                    (!in && gh[0] == 0x5a5a5a5au && gh[1] == 0x5a5a5a5au));
+        }
+      }
+      wide += 3 * run > 255;
+      /* every 23rd row's run: its first and last pair */
+      band_check_flips(&b, m, n, NF, A, B, LD, got, hg, r0, r1, 23, &seed);
+      free(want), free(got), free(hw), free(hg);
+    }
+  }
+  if (x512)
+    ck_assert_int_ge(ran, 20);
+  ck_assert_int_ge(wide, 15);
+  free(X);
+  /* runs past 21,845 columns (the check's sums in 32 bits): 3 rows, each
+   * pairing with the 22,000 columns after it, a flipped bit refused */
+  enum { NL = 22003, NFL = 70, LDL = (NFL + 31) / 32 };
+  uint32_t *wl = malloc(NL * sizeof *wl);
+  uint64_t *XL = calloc((size_t)NL * LDL, 8);
+  fill_codes(XL, NL, NFL, LDL, 0.05);
+  for (size_t x = 0; x < NL; x++)
+    wl[x] = NL - 1;
+  const sm_band_t bl = {.win = wl, .a0 = 0, .b0 = 3};
+  const size_t ml = 3, nl = NL - 3;
+  uint32_t *cl = calloc(ml * nl * 4, 4), *hl = calloc(ml * nl * 2, 4);
+  sm_kern_ccc2_ref(ml, nl, NFL, XL, LDL, XL + 3 * LDL, LDL, 1, cl, nl);
+  hom_by_hand(ml, nl, NFL, XL, XL + 3 * LDL, LDL, hl);
+  for (int cv = 0; cv < 3; cv++) {
+    static const sm_kvar_t checks[] = {SM_KVAR_REF, SM_KVAR_AVX2, SM_KVAR_AVX512};
+    if (!sm_kern_abft_use(checks[cv]))
+      continue;
+    ck_assert_int_eq(
+        sm_kern_abft_ld_band(&bl, ml, nl, NFL, XL, LDL, XL + 3 * LDL, LDL, cl, nl, 0), 1);
+    ck_assert_int_eq(
+        sm_kern_abft_ld_band(&bl, ml, nl, NFL, XL, LDL, XL + 3 * LDL, LDL, hl, nl, 1), 1);
+    cl[(2 * nl + 20000) * 4 + 1] ^= 1u << 30, hl[(1 * nl + 7) * 2] ^= 1u;
+    ck_assert_int_eq(
+        sm_kern_abft_ld_band(&bl, ml, nl, NFL, XL, LDL, XL + 3 * LDL, LDL, cl, nl, 0), 0);
+    ck_assert_int_eq(
+        sm_kern_abft_ld_band(&bl, ml, nl, NFL, XL, LDL, XL + 3 * LDL, LDL, hl, nl, 1), 0);
+    cl[(2 * nl + 20000) * 4 + 1] ^= 1u << 30, hl[(1 * nl + 7) * 2] ^= 1u;
+  }
+  sm_kern_abft_use(SM_KVAR_AUTO);
+  free(wl), free(XL), free(cl), free(hl);
 }
 END_TEST
 
@@ -1158,6 +1268,7 @@ static Suite *kern_suite(void)
   tcase_add_test(tc, band_strips_cover_windows);
   tcase_add_test(tc, band_strips_index_vectors);
   tcase_add_test(tc, band_direct_vs_ref);
+  tcase_add_test(tc, band_counters_vs_ref);
   tcase_add_test(tc, finalize_czek_and_ccc);
   tcase_add_test(tc, formulas_symmetric);
   tcase_add_test(tc, czek3_blocked_vs_ref);

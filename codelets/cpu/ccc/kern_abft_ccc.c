@@ -610,12 +610,13 @@ int sm_kern_abft_ld_hom(size_t m, size_t n, size_t nf, const uint64_t *A, size_t
   return SM_ABFT_CALL(abft_ld_hom_v, (m, n, nf, A, lda, B, ldb, C, ldc));
 }
 
-/* ---- LD windows pair by pair (sm_band_direct): each row's sum over its
+/* ---- LD windows without an index (sm_band_span), whether their pairs
+ * were computed pair by pair, in strips or whole: each row's sum over its
  * run of columns against the row's values dotted with the run's column
- * sums, kept per sample in a byte as the run slides right (a column in at
- * its end, one out at its start: O(nf) a row for the row's O(run nf)
- * pairs; every run is at most SM_BAND_DIRECT_RUN long, so a sum fits a
- * byte). The values come from the packed calls by table, not from the
+ * sums, kept per sample as the run slides right (a column in at its end,
+ * one out at its start: O(nf) a row for the row's O(run nf) pairs; in a
+ * byte for runs up to 85 columns, else in 16 bits, or 32 past 21,845).
+ * The values come from the packed calls by table, not from the
  * kernels' planes. Moments: one check of the four at once, their sum
  * being sum u_i u_j with u = r + m (0 missing, else the allele count plus
  * one): a change of any one moment changes it. PLINK's homozygous
@@ -758,28 +759,37 @@ band_dot(const unsigned char *x, const unsigned char *c, size_t n, int vec)
   return band_dot_portable(x, c, n);
 }
 
+/* sum of x[t] c[t] over n bytes, modulo 2^32: c a long run's sums, 16
+ * or 32 bits each (one loop for both widths, vectorized by the variant's
+ * target). */
+#define BAND_DOT_WIDE(x, c, n)                                                           \
+  __extension__({                                                                        \
+    uint32_t s_ = 0;                                                                     \
+    for (size_t t_ = 0; t_ < (n); t_++)                                                  \
+      s_ += (uint32_t)(x)[t_] * (c)[t_];                                                 \
+    s_;                                                                                  \
+  })
+
 static inline __attribute__((always_inline)) int
 abft_ld_band(const sm_band_t *bd, size_t m, size_t n, size_t nf, const uint64_t *A,
              size_t lda, const uint64_t *B, size_t ldb, const uint32_t *C, size_t ldc,
              int hom, int vec)
 {
-  size_t r0, r1, c0, c1, run = 0;
-  if (!sm_band_direct(bd, m, n, &r0, &r1, &c0, &c1))
+  size_t r0, r1, c0, c1, run;
+  if (!sm_band_span(bd, m, n, &r0, &r1, &c0, &c1, &run))
     return 0;
-  for (size_t i = r0; i < r1; i++) {
-    size_t lo, hi;
-    sm_band_run(bd, n, i, &lo, &hi);
-    run = hi > lo && hi - lo > run ? hi - lo : run;
-  }
-  if (3 * run > 255)
-    return 0; /* (sm_band_direct's runs are shorter) not vouched for */
+  /* the run's sums: a byte each when 3 run fits one (and the columns'
+   * bytes kept in a ring of run + 2 as they slide), else 16 bits or,
+   * past 3 run = 65535, 32 (each column's bytes derived as it enters and
+   * as it leaves) */
+  const int wide = 3 * run > 255, cw = !wide ? 1 : 3 * run > 65535 ? 4 : 2;
   /* a row's bytes: Lp, in one or two (hom) halves of h */
   const size_t nm = hom ? 2 : 4, h = (nf + 63) / 64 * 64, Lp = hom ? 2 * h : h;
-  const size_t R = run + 2;             /* the columns' bytes, column j at j % R */
-  const int one = A == B && lda == ldb; /* a diagonal tile pair */
+  const size_t R = wide ? 2 : run + 2;           /* column j's bytes at j % R */
+  const int one = !wide && A == B && lda == ldb; /* a diagonal tile pair */
   band_lut_t *lut = malloc(sizeof *lut);
   size_t *held = malloc(R * sizeof *held); /* the column in each slot */
-  unsigned char *mem = calloc((R + 3) * Lp + 64, 1);
+  unsigned char *mem = calloc((R + 2 + (size_t)cw) * Lp + 64, 1);
   if (!lut || !held || !mem) {
     free(lut), free(held), free(mem);
     return 0; /* not vouched for */
@@ -787,8 +797,10 @@ abft_ld_band(const sm_band_t *bd, size_t m, size_t n, size_t nf, const uint64_t 
   band_lut(*lut);
   for (size_t k = 0; k < R; k++)
     held[k] = SIZE_MAX;
-  unsigned char *cnt = mem + (64 - (uintptr_t)mem % 64) % 64, *x = cnt + Lp,
+  unsigned char *cnt = mem + (64 - (uintptr_t)mem % 64) % 64, *x = cnt + (size_t)cw * Lp,
                 *zero = x + Lp, *ring = zero + Lp;
+  uint16_t *c16 = (uint16_t *)(void *)cnt;
+  uint32_t *c32 = (uint32_t *)(void *)cnt;
   size_t cl = c0, ch = c0; /* the columns in cnt */
   int ok = 1;
   for (size_t i = r0; ok && i < r1; i++) {
@@ -797,18 +809,29 @@ abft_ld_band(const sm_band_t *bd, size_t m, size_t n, size_t nf, const uint64_t 
     if (hi <= lo)
       continue;
     if (lo < cl || hi < ch || lo >= ch) { /* not a slide: start again */
-      memset(cnt, 0, Lp);
+      memset(cnt, 0, (size_t)cw * Lp);
       cl = ch = lo;
     }
     for (; ch < hi || cl < lo;) { /* a column in, one out, or both */
       unsigned char *in = ch < hi ? ring + (ch % R) * Lp : zero;
-      const unsigned char *out = cl < lo ? ring + (cl % R) * Lp : zero;
+      unsigned char *out = cl < lo ? ring + ((wide ? ch + 1 : cl) % R) * Lp : zero;
       if (ch < hi && held[ch % R] != ch) {
         band_values(B + ch * ldb, nf, hom, h, *lut, vec, in);
         held[ch % R] = ch;
       }
-      for (size_t t = 0; t < Lp; t++)
-        cnt[t] = (unsigned char)(cnt[t] + in[t] - out[t]);
+      if (wide && cl < lo) { /* the leaving column's bytes again */
+        band_values(B + cl * ldb, nf, hom, h, *lut, vec, out);
+        held[(ch + 1) % R] = SIZE_MAX;
+      }
+      if (cw == 4)
+        for (size_t t = 0; t < Lp; t++)
+          c32[t] = c32[t] + in[t] - out[t];
+      else if (cw == 2)
+        for (size_t t = 0; t < Lp; t++)
+          c16[t] = (uint16_t)(c16[t] + in[t] - out[t]);
+      else
+        for (size_t t = 0; t < Lp; t++)
+          cnt[t] = (unsigned char)(cnt[t] + in[t] - out[t]);
       ch += ch < hi, cl += cl < lo;
     }
     /* row i's bytes: its column's when still held (a diagonal tile pair) */
@@ -818,13 +841,20 @@ abft_ld_band(const sm_band_t *bd, size_t m, size_t n, size_t nf, const uint64_t 
     else
       band_values(A + i * lda, nf, hom, h, *lut, vec, x);
     /* moments u_i . U; hom p2_i . M + m_i . P2 */
-    const uint32_t want =
-        hom ? band_dot(xi + h, cnt, h, vec) + band_dot(xi, cnt + h, h, vec)
-            : band_dot(xi, cnt, h, vec);
+    uint32_t want;
+    if (cw == 4)
+      want =
+          BAND_DOT_WIDE(xi + h * hom, c32, h) + (hom ? BAND_DOT_WIDE(xi, c32 + h, h) : 0);
+    else if (cw == 2)
+      want =
+          BAND_DOT_WIDE(xi + h * hom, c16, h) + (hom ? BAND_DOT_WIDE(xi, c16 + h, h) : 0);
+    else
+      want = hom ? band_dot(xi + h, cnt, h, vec) + band_dot(xi, cnt + h, h, vec)
+                 : band_dot(xi, cnt, h, vec);
     uint32_t got = 0;
-    for (size_t j = lo; j < hi; j++)
-      for (size_t q = 0; q < nm; q++)
-        got += C[(i * ldc + j) * nm + q];
+    const uint32_t *ci = C + (i * ldc + lo) * nm;
+    for (size_t t = 0; t < (hi - lo) * nm; t++)
+      got += ci[t];
     ok = got == want;
   }
   free(lut), free(held), free(mem);

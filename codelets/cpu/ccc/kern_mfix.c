@@ -430,12 +430,13 @@ static void fix_rows(size_t i0, size_t nr, size_t n, const int64_t *ga,
   }
 }
 
-/* The counters' strips (sm_xc_moments_strips): the missing calls of both
- * tiles decide whether they are worth it, from their kept sides, or else
- * from the counts alone (cheap), before any side is built. */
-static int strips(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
-                  const uint64_t *B, size_t ldb, int force, uint32_t *C, size_t ldc,
-                  uint32_t *H, size_t ldh)
+/* The counters' strips (sm_xc_moments_strips; with band, only its
+ * windows' pairs): the missing calls of both tiles decide whether they
+ * are worth it, from their kept sides, or else from the counts alone
+ * (cheap), before any side is built. */
+static int strips(const sm_band_t *band, size_t m, size_t n, size_t nf, const uint64_t *A,
+                  size_t lda, const uint64_t *B, size_t ldb, int force, uint32_t *C,
+                  size_t ldc, uint32_t *H, size_t ldh)
 {
   sm_xc_kept_t k;
   size_t xa = 0, xb = 0;
@@ -455,7 +456,18 @@ static int strips(size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
       sm_xc_kept_release(&k);
     return 1;
   }
-  return sm_xc_moments_strips(kept ? &k : NULL, m, n, nf, A, lda, B, ldb, C, ldc, H, ldh);
+  return sm_xc_moments_strips(kept ? &k : NULL, band, m, n, nf, A, lda, B, ldb, C, ldc, H,
+                              ldh);
+}
+
+int sm_ccc2_band_fix(const sm_band_t *band, size_t m, size_t n, size_t nf,
+                     const uint64_t *A, size_t lda, const uint64_t *B, size_t ldb,
+                     uint32_t *C, size_t ldc, uint32_t *H, size_t ldh)
+{
+  if (!band || !band->win || band->index || !sm_xc_usable() || !sm_xc_fits(m, n, nf) ||
+      !sm_xc_strips(nf, 0))
+    return 1;
+  return strips(band, m, n, nf, A, lda, B, ldb, 0, C, ldc, H, ldh);
 }
 
 int sm_ccc2_sparse_fix(sm_ccc2_fn dense, sm_ccc2_syrk_fn dsyrk, sm_mfix_isa_t isa,
@@ -474,7 +486,7 @@ int sm_ccc2_sparse_fix(sm_ccc2_fn dense, sm_ccc2_syrk_fn dsyrk, sm_mfix_isa_t is
   /* the counts decide; the lists are written only for a kernel that reads them */
   const int x512 = isa == SM_MFIX_ISA_avx512 && sm_xc_usable() && sm_xc_fits(m, n, nf);
   if (x512 && sm_xc_strips(nf, sym)) /* the counters make the product */
-    return strips(m, n, nf, A, lda, B, ldb, force, C, ldc, H, ldh);
+    return strips(NULL, m, n, nf, A, lda, B, ldb, force, C, ldc, H, ldh);
   if (sm_mfix_count(&la, m, nf, A, lda))
     return -1;
   if (!sym && sm_mfix_count(&lb, n, nf, B, ldb)) {

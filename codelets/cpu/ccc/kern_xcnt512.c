@@ -18,6 +18,7 @@
 #include "sm_ccc_planes.h"
 #include "sm_ccc_short.h"
 #include "sm_cpu.h"
+#include "sm_kern.h"
 #include "sm_sidecache.h"
 #include "sm_xcnt512.h"
 
@@ -374,6 +375,35 @@ XC_T static void mom_rows(const uint32_t *colr, const uint32_t *colx, const uint
   }
 }
 
+/* LD windows (sm_kern.h): the columns of block (i0, j0) (in rows from
+ * i0, jn columns from j0) that rows k0.. k0 + 15 pair with, [gl, gh) per
+ * 16 rows relative to j0, gl a multiple of 16 (the short kernel's
+ * lanes), and the block's [*lo, *hi) holding them all; 0 when the block
+ * holds no pair in the windows. A row's run moves right from row to row,
+ * so its 16 rows' runs span [first row's lo, last row's hi). */
+static int xc_band_block(const sm_band_t *bd, size_t n, size_t i0, size_t in, size_t j0,
+                         size_t jn, size_t *gl, size_t *gh, size_t *lo, size_t *hi)
+{
+  *lo = jn, *hi = 0;
+  for (size_t k0 = 0; k0 < in; k0 += 16) {
+    const size_t kn = in - k0 < 16 ? in - k0 : 16;
+    size_t l = jn, h = 0;
+    for (size_t k = 0; k < kn; k++) {
+      size_t a, b;
+      sm_band_run(bd, n, i0 + k0 + k, &a, &b);
+      a = a < j0 ? 0 : a - j0, b = b < j0 ? 0 : b - j0 > jn ? jn : b - j0;
+      if (a < b)
+        l = a < l ? a : l, h = b > h ? b : h;
+    }
+    if (l >= h)
+      l = h = 0;
+    gl[k0 / 16] = l / 16 * 16, gh[k0 / 16] = h;
+    if (h > l)
+      *lo = gl[k0 / 16] < *lo ? gl[k0 / 16] : *lo, *hi = h > *hi ? h : *hi;
+  }
+  return *hi > *lo;
+}
+
 /* Both tallies, block by block (kind XC_HOM or XC_MOM; the moments'
  * dense product at rr, ldr, or when dl is not NULL computed from its
  * lanes a strip of 16 rows at a time, into L1 before its rows are
@@ -385,8 +415,8 @@ XC_T static void mom_rows(const uint32_t *colr, const uint32_t *colx, const uint
  * the partners' (bb: nS or R; xb: nX_j). */
 XC_T static int xc_run(int kind, size_t m, size_t n, size_t nf, const xc_set_t *sa,
                        const xc_set_t *sb, const uint32_t *rr, size_t ldr,
-                       const sm_clanes_t *dl, uint32_t *C, size_t ldc, uint32_t *H,
-                       size_t ldh)
+                       const sm_clanes_t *dl, const sm_band_t *bd, uint32_t *C,
+                       size_t ldc, uint32_t *H, size_t ldh)
 {
   const size_t nbuf =
       (H ? 3 : 2) * CR * COLS + (H ? 2 : 1) * 16 * CR + 6 * CR + 16 * COLS;
@@ -411,6 +441,11 @@ XC_T static int xc_run(int kind, size_t m, size_t n, size_t nf, const xc_set_t *
     }
     for (size_t j0 = 0; j0 < n; j0 += CR) {
       const size_t jn = n - j0 < CR ? n - j0 : CR;
+      /* the block's columns [lo, hi): all, or with windows those of
+       * each 16 rows' runs (gl, gh: 16 columns at a time) */
+      size_t lo = 0, hi = jn, gl[CR / 16], gh[CR / 16];
+      if (bd && !xc_band_block(bd, n, i0, in, j0, jn, gl, gh, &lo, &hi))
+        continue;
       const uint64_t *cb = xc_chunk(sb, j0);
       xc_warm(sb, cb);
       for (size_t k = 0; k < CR; k++) {
@@ -418,7 +453,7 @@ XC_T static int xc_run(int kind, size_t m, size_t n, size_t nf, const xc_set_t *
         xb[k] = k < jn ? sb->g[3 * (j0 + k) + 1] : 0;
         sbb[k] = k < jn ? sb->g[3 * (j0 + k) + 2] : 0;
       }
-      for (size_t jj = 0; jj < jn; jj++) {
+      for (size_t jj = lo; jj < hi; jj++) {
         const uint32_t *idx = sb->idx + sb->off[j0 + jj];
         const size_t nidx = sb->off[j0 + jj + 1] - sb->off[j0 + jj];
         if (kind == XC_HOM)
@@ -430,6 +465,10 @@ XC_T static int xc_run(int kind, size_t m, size_t n, size_t nf, const xc_set_t *
       }
       for (size_t k0 = 0; k0 < in; k0 += 16) {
         const size_t kn = in - k0 < 16 ? in - k0 : 16;
+        /* the columns [g0, g0 + gn) of these rows */
+        const size_t g0 = bd ? gl[k0 / 16] : 0, gn = bd ? gh[k0 / 16] - g0 : jn;
+        if (!gn)
+          continue;
         for (size_t k = 0; k < kn; k++) {
           const uint32_t *idx = sa->idx + sa->off[i0 + k0 + k];
           const size_t nidx = sa->off[i0 + k0 + k + 1] - sa->off[i0 + k0 + k];
@@ -439,21 +478,24 @@ XC_T static int xc_run(int kind, size_t m, size_t n, size_t nf, const xc_set_t *
             xc_count(idx, nidx, cb, XC_MOM, 0, 1, -1, bb, rc + k * CR, sbb,
                      H ? rch + k * CR : NULL, NULL);
         }
+        const size_t c0 = j0 + g0; /* the first column, in the tile */
         if (kind == XC_HOM) {
-          hom_rows(col0, rc, k0, kn, jn, C + ((i0 + k0) * ldc + j0) * 2, ldc);
+          hom_rows(col0 + g0 * COLS, rc + g0, k0, kn, gn, C + ((i0 + k0) * ldc + c0) * 2,
+                   ldc);
           continue;
         }
-        const uint32_t *pr = rr ? rr + (i0 + k0) * ldr + j0 : strip;
+        const uint32_t *pr = rr ? rr + (i0 + k0) * ldr + c0 : strip;
         if (dl) {
           const sm_clanes_t va = sm_clanes_view(&dl[0], i0 + k0),
-                            vb = sm_clanes_view(&dl[1], j0);
-          sm_ccc2_short_tiles(&sm_short_avx512, kn, jn, &va, &vb, nf, 0, strip, COLS, 1,
+                            vb = sm_clanes_view(&dl[1], c0);
+          sm_ccc2_short_tiles(&sm_short_avx512, kn, gn, &va, &vb, nf, 0, strip, COLS, 1,
                               NULL, 0);
         }
-        mom_rows(col0, col1, rc, pr, rr ? ldr : COLS, fa + k0, xb, k0, kn, jn,
-                 C + ((i0 + k0) * ldc + j0) * 4, ldc);
+        mom_rows(col0 + g0 * COLS, col1 + g0 * COLS, rc + g0, pr, rr ? ldr : COLS,
+                 fa + k0, xb + g0, k0, kn, gn, C + ((i0 + k0) * ldc + c0) * 4, ldc);
         if (H)
-          hom_rows(colh, rch, k0, kn, jn, H + ((i0 + k0) * ldh + j0) * 2, ldh);
+          hom_rows(colh + g0 * COLS, rch + g0, k0, kn, gn, H + ((i0 + k0) * ldh + c0) * 2,
+                   ldh);
       }
     }
   }
@@ -470,7 +512,7 @@ static int xc_run_built(int kind, size_t m, size_t n, size_t nf, const uint64_t 
   xc_sides_t x;
   if (xc_sides(&x, m, n, nf, A, lda, B, ldb, same, kind))
     return -1;
-  const int ret = xc_run(kind, m, n, nf, &x.a, &x.b, rr, ldr, dl, C, ldc, H, ldh);
+  const int ret = xc_run(kind, m, n, nf, &x.a, &x.b, rr, ldr, dl, NULL, C, ldc, H, ldh);
   xc_sides_free(&x);
   return ret;
 }
@@ -556,9 +598,9 @@ void sm_xc_kept_release(sm_xc_kept_t *k)
   sm_side_release(&k->r[0]);
 }
 
-int sm_xc_moments_strips(sm_xc_kept_t *kept, size_t m, size_t n, size_t nf,
-                         const uint64_t *A, size_t lda, const uint64_t *B, size_t ldb,
-                         uint32_t *C, size_t ldc, uint32_t *H, size_t ldh)
+int sm_xc_moments_strips(sm_xc_kept_t *kept, const sm_band_t *band, size_t m, size_t n,
+                         size_t nf, const uint64_t *A, size_t lda, const uint64_t *B,
+                         size_t ldb, uint32_t *C, size_t ldc, uint32_t *H, size_t ldh)
 {
   sm_xc_kept_t own, *k = kept ? kept : &own;
   if (!kept) {
@@ -575,7 +617,8 @@ int sm_xc_moments_strips(sm_xc_kept_t *kept, size_t m, size_t n, size_t nf,
   }
   const xc_side_t *a = k->s[0], *b = k->s[1];
   const sm_clanes_t dl[2] = {a->dl, b->dl};
-  const int ret = xc_run(XC_MOM, m, n, nf, &a->set, &b->set, NULL, 0, dl, C, ldc, H, ldh);
+  const int ret =
+      xc_run(XC_MOM, m, n, nf, &a->set, &b->set, NULL, 0, dl, band, C, ldc, H, ldh);
   sm_xc_kept_release(k);
   return ret;
 }
@@ -617,12 +660,12 @@ void sm_xc_kept_release(sm_xc_kept_t *k)
   (void)k;
 }
 
-int sm_xc_moments_strips(sm_xc_kept_t *kept, size_t m, size_t n, size_t nf,
-                         const uint64_t *A, size_t lda, const uint64_t *B, size_t ldb,
-                         uint32_t *C, size_t ldc, uint32_t *H, size_t ldh)
+int sm_xc_moments_strips(sm_xc_kept_t *kept, const sm_band_t *band, size_t m, size_t n,
+                         size_t nf, const uint64_t *A, size_t lda, const uint64_t *B,
+                         size_t ldb, uint32_t *C, size_t ldc, uint32_t *H, size_t ldh)
 {
-  (void)kept, (void)m, (void)n, (void)nf, (void)A, (void)lda, (void)B, (void)ldb, (void)C,
-      (void)ldc, (void)H, (void)ldh;
+  (void)kept, (void)band, (void)m, (void)n, (void)nf, (void)A, (void)lda, (void)B,
+      (void)ldb, (void)C, (void)ldc, (void)H, (void)ldh;
   return -1;
 }
 

@@ -76,5 +76,13 @@ int sm_ccc2_sparse_fix(sm_ccc2_fn dense, sm_ccc2_syrk_fn dsyrk, sm_mfix_isa_t is
                        size_t m, size_t n, size_t nf, const uint64_t *A, size_t lda,
                        const uint64_t *B, size_t ldb, int sym, int force, uint32_t *C,
                        size_t ldc, uint32_t *H, size_t ldh);
+/* The same with the AVX-512 counters for the pairs of LD windows without
+ * an index alone (sm_xc_moments_strips with band; A may be B, a diagonal
+ * tile pair), C and H both: 0 done, 1 not for them (no AVX-512, windows
+ * with an index, long vectors, too many missing calls: nothing written),
+ * -1 out of memory (C, H partly written). */
+int sm_ccc2_band_fix(const sm_band_t *band, size_t m, size_t n, size_t nf,
+                     const uint64_t *A, size_t lda, const uint64_t *B, size_t ldb,
+                     uint32_t *C, size_t ldc, uint32_t *H, size_t ldh);
 
 #endif

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sm_kern.h"
 #include "sm_mfix.h"
 #include "sm_sidecache.h"
 
@@ -51,11 +52,14 @@ void sm_xc_kept_release(sm_xc_kept_t *k);
  * by strip (16 rows x 256 columns, in L1 when the counters read it), for
  * A and B apart (sm_xc_strips), from kept (released here) or, when NULL,
  * from each tile's planes, lists and lanes got from sm_side_get (built,
- * then kept for the tile's next pairs). 0 done; -1 out of memory (C, H
- * partly written). */
-int sm_xc_moments_strips(sm_xc_kept_t *kept, size_t m, size_t n, size_t nf,
-                         const uint64_t *A, size_t lda, const uint64_t *B, size_t ldb,
-                         uint32_t *C, size_t ldc, uint32_t *H, size_t ldh);
+ * then kept for the tile's next pairs). band not NULL (LD windows without
+ * an index; A may be B, a diagonal tile pair): only the pairs in its
+ * windows, by 16 rows x the 16 columns their runs reach (the other pairs
+ * of C and H untouched). 0 done; -1 out of memory (C, H partly
+ * written). */
+int sm_xc_moments_strips(sm_xc_kept_t *kept, const sm_band_t *band, size_t m, size_t n,
+                         size_t nf, const uint64_t *A, size_t lda, const uint64_t *B,
+                         size_t ldb, uint32_t *C, size_t ldc, uint32_t *H, size_t ldh);
 /* Whether sm_xc_moments_strips serves: not for the symmetric form (the
  * product of half the pairs, mirrored, is less work) nor for long vectors
  * (256 columns' dense planes past 256 KB: the product's own blocking then
