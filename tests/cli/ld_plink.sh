@@ -117,9 +117,16 @@ done
 # missing calls: with AVX-512 the counters compute the runs' pairs alone
 # (whole tile pairs too, tiles of 256 and of 100); the same .ld as
 # plink1.9's and as the portable strips' without AVX-512; faults injected
-# into those tile pairs' tallies are caught, the table the same
+# into those tile pairs' tallies are caught (--verify full too), the table the same
 "$PY" "$GEN" "$T/lw" --samples 900 --snps 700 --missing 0.004 --mono 3 --chroms 2 \
   --span 1500000 --seed 12
+# caught_all NAME SUMMARY: faults were injected and every one was caught
+caught_all() {
+  ca_inj=$(tr -d '\n' < "$2" | sed -n 's/.*"faults_injected": \([0-9]*\).*/\1/p')
+  ca_cau=$(tr -d '\n' < "$2" | sed -n 's/.*"failures_caught": \([0-9]*\).*/\1/p')
+  [ "${ca_inj:-0}" -gt 0 ] && [ "$ca_inj" = "$ca_cau" ] && pass ||
+    fail "$1: $ca_inj faults injected, $ca_cau caught"
+}
 LW="--bfile $T/lw --ld-window 999999 --ld-window-kb 1000 --ld-window-r2 0 --output-format ld"
 for m in r2 r; do
   for bs in 256 100; do
@@ -136,10 +143,13 @@ for m in r2 r; do
   run_ok "$m long windows, faults" "$STARMET" compute --quiet --metric $m $LW --block-size 100 \
     --verify --inject-faults 0.3,4 --output "$T/lwf_$m" --summary "$T/lwf_$m.json"
   same_text "$m long windows, faults caught" "$T/lw256_$m.ld" "$T/lwf_$m.ld"
-  inj=$(tr -d '\n' < "$T/lwf_$m.json" | sed -n 's/.*"faults_injected": \([0-9]*\).*/\1/p')
-  cau=$(tr -d '\n' < "$T/lwf_$m.json" | sed -n 's/.*"failures_caught": \([0-9]*\).*/\1/p')
-  [ "${inj:-0}" -gt 0 ] && [ "$inj" = "$cau" ] && pass ||
-    fail "$m long windows: $inj faults injected, $cau caught"
+  caught_all "$m long windows" "$T/lwf_$m.json"
+  # --verify full: each row's run computed again and compared
+  # shellcheck disable=SC2086
+  run_ok "$m long windows, full check" "$STARMET" compute --quiet --metric $m $LW \
+    --verify full --inject-faults 0.3,7 --output "$T/lwv_$m" --summary "$T/lwv_$m.json"
+  same_text "$m long windows, full check" "$T/lw256_$m.ld" "$T/lwv_$m.ld"
+  caught_all "$m long windows, full check" "$T/lwv_$m.json"
   if command -v plink1.9 > /dev/null 2>&1; then
     plink1.9 --bfile "$T/lw" --$m --ld-window 999999 --ld-window-kb 1000 --ld-window-r2 0 \
       --out "$T/plw_$m" > /dev/null 2>&1 || fail "plink1.9 --$m long windows"
