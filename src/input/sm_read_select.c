@@ -781,6 +781,18 @@ static void hwe_counts(const uint64_t *row, size_t nf, const unsigned char *use,
   }
 }
 
+/* A tested variant's observations (c's sum) into the most and the fewest
+ * (on X apart); 0, so that it goes in a condition's comma list. */
+static int hwe_obs(const int64_t c[3], int x, int64_t *most, int64_t *fewest,
+                   int64_t *fewest_x)
+{
+  const int64_t o = c[0] + c[1] + c[2];
+  *most = o > *most ? o : *most;
+  int64_t *f = x ? fewest_x : fewest;
+  *f = o < *f ? o : *f;
+  return 0;
+}
+
 /* The samples --hwe counts (plink1.9's): the founders (every sample with
  * nonfounders) that are controls, or all of them (q->hwe_all, no control
  * among the samples, a chromosome split in l); a sample of unknown sex has
@@ -857,6 +869,9 @@ sm_err_t sm_read_qc(const char *input, const sm_vectors_t *v, const sm_loci_t *l
   const double lo = q->maf > 0 ? q->maf * (1 - QC_SMALL_EPS) : 0,
                hi = q->max_maf >= 0 ? q->max_maf * (1 + QC_SMALL_EPS) : 1;
   size_t n = 0, geno_out = 0, maf_out = 0;
+  /* the observations of the variants --hwe tests: the most, the fewest
+   * off X, the fewest on X (plink1.9's warning when they vary by 10%) */
+  int64_t obs_max = 0, obs_min = INT64_MAX, obs_min_x = INT64_MAX;
   for (size_t i = 0; i < v->nv; i++) {
     double rate, maf;
     uint64_t mac;
@@ -867,6 +882,7 @@ sm_err_t sm_read_qc(const char *input, const sm_vectors_t *v, const sm_loci_t *l
       geno_out++;
     else if (by_hwe && hk[l->chrom[i]] &&
              (hwe_counts(sm_vectors_row(v, i), v->nf, hw, st, hk[l->chrom[i]] == 2, hc),
+              hwe_obs(hc, hk[l->chrom[i]] == 2, &obs_max, &obs_min, &obs_min_x),
               sm_hwe_fails(hc[0], hc[1], hc[2], hwe_t, q->hwe_midp)))
       hwe_out++;
     else if (by_maf && (maf < lo || maf > hi || mac < mac_lo || mac > mac_hi))
@@ -878,6 +894,17 @@ sm_err_t sm_read_qc(const char *input, const sm_vectors_t *v, const sm_loci_t *l
   if (say && by_geno)
     sm_log_info("--geno %g: %zu variant%s removed due to missing genotype data", q->geno,
                 geno_out, geno_out == 1 ? "" : "s");
+  if (say && by_hwe && obs_min < INT64_MAX && obs_max * 9 > obs_min * 10)
+    sm_log_warn(
+        "--hwe observation counts vary by more than 10%%: consider --geno, and/or "
+        "different p-value thresholds for distinct subsets of your data (as "
+        "plink1.9 warns)");
+  else if (say && by_hwe && obs_min_x < INT64_MAX && obs_max * 9 > obs_min_x * 10)
+    sm_log_warn(
+        "--hwe observation counts vary by more than 10%%, due to the X chromosome: "
+        "its males are left out of the test there, so the same departure from "
+        "Hardy-Weinberg gives a less extreme p than elsewhere; consider a more "
+        "stringent --hwe threshold for X variants (as plink1.9 warns)");
   if (say && by_hwe)
     sm_log_info("--hwe: %zu variant%s removed due to Hardy-Weinberg exact test", hwe_out,
                 hwe_out == 1 ? "" : "s");

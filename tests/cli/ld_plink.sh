@@ -482,7 +482,18 @@ if command -v plink1.9 > /dev/null 2>&1; then
     grep -q "^--hwe: [1-9][0-9]* variants\{0,1\} removed" "$T/p_hw.log" && pass ||
       fail "$hw: plink1.9 removed no variant: $(grep "hwe:" "$T/p_hw.log")"
     cp "$T/hw.ld" "$T/hw_$(echo "$hw" | tr -dc 'a-z0-9')"
+    # plink1.9's warning when the tested variants' observations vary by
+    # more than 10% (off X, or because of X), given when plink1.9 gives it
+    for w in "observation counts vary" "due to the X"; do
+      [ "$(grep -c "$w" "$T/p_hw.log")" = "$(grep -c "$w" "$T/log.err")" ] && pass ||
+        fail "$hw: '$w': plink1.9 $(grep -c "$w" "$T/p_hw.log"), starmet $(grep -c "$w" "$T/log.err")"
+    done
+    hw_x=$((${hw_x:-0} + $(grep -c "due to the X" "$T/p_hw.log")))
   done
+  [ "${hw_x:-0}" -gt 0 ] && pass || fail "--hwe: no run had plink1.9's X warning"
+  like_plink "--hwe, calls alike" hwh --bfile "$T/h" --hwe 0.01 --r2 --ld-window-r2 0
+  ! grep -q "observation counts vary" "$T/log.err" "$T/p_hwh.log" && pass ||
+    fail "--hwe warned on a set without missing calls: $(cat "$T/log.err")"
   cmp -s "$T/hw_xhhwe02midp" "$T/hw_xhhwe02nonfounders" && fail "--hwe: midp and --nonfounders agree" ||
     pass
   # PLINK's sample filters by sex, parents and phenotype (after --keep,
